@@ -1,0 +1,46 @@
+// Command hmmgo runs the dynamic-programming kernels of biological sequence
+// search (HMMER3 and HMMER2 search, GATK's Pair-HMM, PaPaRa) on CPUs and GPUs.
+package main
+
+import (
+	"fmt"
+	"os"
+	"sort"
+
+	"github.com/hmmgo/hmmgo/internal/cli"
+)
+
+// commands lists every subcommand; each lives in its own package.
+var commands = []cli.Command{}
+
+func main() {
+	env := cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	os.Exit(run(env, os.Args[1:]))
+}
+
+func run(env cli.Env, args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(env)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands {
+		if c.Name == args[0] {
+			return c.Run(env, args[1:])
+		}
+	}
+	fmt.Fprintf(env.Stderr, "hmmgo: unknown command %q (try 'hmmgo help')\n", args[0])
+	return 2
+}
+
+func usage(env cli.Env) {
+	fmt.Fprintln(env.Stderr, "usage: hmmgo <command> [options] [arguments]")
+	fmt.Fprintln(env.Stderr, "\ncommands:")
+	cs := append([]cli.Command(nil), commands...)
+	sort.Slice(cs, func(i, j int) bool { return cs[i].Name < cs[j].Name })
+	for _, c := range cs {
+		fmt.Fprintf(env.Stderr, "  %-12s %s\n", c.Name, c.Summary)
+	}
+}

@@ -1,0 +1,3 @@
+module github.com/hmmgo/hmmgo
+
+go 1.24
