@@ -1,0 +1,180 @@
+package fwdback
+
+import (
+	"math"
+
+	"github.com/hmmgo/hmmgo/easel"
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
+)
+
+// Backward fills bck with the Backward matrix of dsq, rescaled with the
+// Forward matrix fwd's scale factors unless they prove insufficient (then
+// it switches to its own, as HMMER does), and returns the score in nats.
+func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (float32, error) {
+	fb := &om.FB
+	L := len(dsq)
+	bck.grow(om.M, L, full)
+	Q := bck.Q
+	bck.HasOwnScales = false
+	tf := fb.TF
+	dd := tf[7*Q:]
+	xfN, xfC, xfJ, xfE := fb.XF[profile.XN], fb.XF[profile.XC], fb.XF[profile.XJ], fb.XF[profile.XE]
+
+	// Row L.
+	dpc := bck.row(L)
+	xJ, xB, xN := float32(0), float32(0), float32(0)
+	xC := xfC[profile.Move]
+	xE := xC * xfE[profile.Move]
+	xEv := splat(xE)
+	for q := 0; q < Q; q++ {
+		dpc[q*3+cM] = xEv
+		dpc[q*3+cD] = xEv
+		dpc[q*3+cI] = vec{}
+	}
+	dpv := leftshift(dpc[(Q-1)*3+cD])
+	var dcv vec
+	for q := Q - 1; q >= 0; q-- {
+		dcv = vmul(dpv, dd[q])
+		dpc[q*3+cD] = vadd(dpc[q*3+cD], dcv)
+		dpv = dpc[q*3+cD]
+	}
+	for j := 1; j < 4; j++ {
+		dcv = leftshift(dcv)
+		for q := Q - 1; q >= 0; q-- {
+			dcv = vmul(dcv, dd[q])
+			dpc[q*3+cD] = vadd(dpc[q*3+cD], dcv)
+		}
+	}
+	dcv = leftshift(dpc[cD])
+	for q := Q - 1; q >= 0; q-- {
+		dpc[q*3+cM] = vadd(dpc[q*3+cM], vmul(dcv, tf[7*q+oprofile.FMD]))
+		dcv = dpc[q*3+cD]
+	}
+	if s := fwd.X[L][XScale]; s > 1.0 {
+		xE /= s
+		xN /= s
+		xC /= s
+		xJ /= s
+		xB /= s
+		inv := splat(float32(1.0 / float64(s)))
+		scaleRow(dpc, inv)
+	}
+	bck.X[L] = [NXCells]float32{XE: xE, XN: xN, XJ: xJ, XB: xB, XC: xC, XScale: fwd.X[L][XScale]}
+	bck.TotScale = float32(easel.Log(float64(fwd.X[L][XScale])))
+
+	for i := L - 1; i >= 1; i-- {
+		dpc = bck.row(i)
+		dpp := bck.row(i + 1)
+		rf := fb.RF[dsq[i]] // residue i+1
+
+		// Phase 1: B(i) collected; complete I(i,k), partial M and D.
+		tmmv := leftshift(tf[oprofile.FMM])
+		timv := leftshift(tf[oprofile.FIM])
+		tdmv := leftshift(tf[oprofile.FDM])
+		mpv := leftshift(vmul(dpp[cM], rf[0]))
+		var xBv vec
+		for q := Q - 1; q >= 0; q-- {
+			t := tf[7*q : 7*q+7]
+			ipv := dpp[q*3+cI]
+			dpc[q*3+cI] = vadd(vmul(ipv, t[oprofile.FII]), vmul(mpv, timv))
+			dpc[q*3+cD] = vmul(mpv, tdmv)
+			mcv := vadd(vmul(ipv, t[oprofile.FMI]), vmul(mpv, tmmv))
+			mpv = vmul(dpp[q*3+cM], rf[q])
+			dpc[q*3+cM] = mcv
+			tdmv = t[oprofile.FDM]
+			timv = t[oprofile.FIM]
+			tmmv = t[oprofile.FMM]
+			xBv = vadd(xBv, vmul(mpv, t[oprofile.FBM]))
+		}
+
+		// Phase 2: specials.
+		xB = hsum(xBv)
+		xC = xC * xfC[profile.Loop]
+		xJ = float32(xB*xfJ[profile.Move]) + float32(xJ*xfJ[profile.Loop])
+		xN = float32(xB*xfN[profile.Move]) + float32(xN*xfN[profile.Loop])
+		xE = float32(xC*xfE[profile.Move]) + float32(xJ*xfE[profile.Loop])
+		xEv = splat(xE)
+
+		// Phase 3: {MD}->E paths and one step of D->D.
+		dpv = leftshift(vadd(dpc[cD], xEv))
+		for q := Q - 1; q >= 0; q-- {
+			dcv = vmul(dpv, dd[q])
+			dpc[q*3+cD] = vadd(dpc[q*3+cD], vadd(dcv, xEv))
+			dpv = dpc[q*3+cD]
+			dpc[q*3+cM] = vadd(dpc[q*3+cM], xEv)
+		}
+		// Phase 4: three more D->D passes.
+		for j := 1; j < 4; j++ {
+			dcv = leftshift(dcv)
+			for q := Q - 1; q >= 0; q-- {
+				dcv = vmul(dcv, dd[q])
+				dpc[q*3+cD] = vadd(dpc[q*3+cD], dcv)
+			}
+		}
+		// Phase 5: M->D paths.
+		dcv = leftshift(dpc[cD])
+		for q := Q - 1; q >= 0; q-- {
+			dpc[q*3+cM] = vadd(dpc[q*3+cM], vmul(dcv, tf[7*q+oprofile.FMD]))
+			dcv = dpc[q*3+cD]
+		}
+
+		if xB > 1.0e16 {
+			bck.HasOwnScales = true
+		}
+		var s float32
+		if bck.HasOwnScales {
+			s = 1.0
+			if xB > 1.0e4 {
+				s = xB
+			}
+		} else {
+			s = fwd.X[i][XScale]
+		}
+		if s > 1.0 {
+			xE /= s
+			xN /= s
+			xJ /= s
+			xB /= s
+			xC /= s
+			scaleRow(dpc, splat(float32(1.0/float64(s))))
+			bck.TotScale = float32(float64(bck.TotScale) + easel.Log(float64(s)))
+		}
+		bck.X[i] = [NXCells]float32{XE: xE, XN: xN, XJ: xJ, XB: xB, XC: xC, XScale: s}
+	}
+
+	// Row 0: only N and B are reachable.
+	dpp := bck.row(1)
+	if L == 0 {
+		dpp = bck.row(0)
+	}
+	rp := fb.RF[0]
+	if L > 0 {
+		rp = fb.RF[dsq[0]]
+	}
+	var xBv vec
+	for q := 0; q < Q; q++ {
+		mpv := vmul(dpp[q*3+cM], rp[q])
+		mpv = vmul(mpv, tf[7*q+oprofile.FBM])
+		xBv = vadd(xBv, mpv)
+	}
+	xB = hsum(xBv)
+	xN = float32(xB*xfN[profile.Move]) + float32(xN*xfN[profile.Loop])
+	bck.X[0] = [NXCells]float32{XB: xB, XN: xN, XScale: 1.0}
+
+	switch {
+	case math.IsNaN(float64(xN)):
+		return 0, ErrRange
+	case L > 0 && xN == 0:
+		return 0, ErrRange
+	case math.IsInf(float64(xN), 1):
+		return 0, ErrRange
+	}
+	return float32(float64(bck.TotScale) + easel.Log(float64(xN))), nil
+}
+
+func scaleRow(dpc []vec, inv vec) {
+	for q := range dpc {
+		dpc[q] = vmul(dpc[q], inv)
+	}
+}

@@ -1,0 +1,90 @@
+package fwdback
+
+import (
+	"math"
+
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
+)
+
+// Decoding fills pp with posterior probabilities of each M and I cell and
+// of the N, C, J emissions (p7_Decoding), from full Forward and Backward
+// matrices. It returns ErrRange when the scale factors overflow, which
+// HMMER treats as a domain too repetitive to score.
+func Decoding(om *oprofile.Profile, fwd, bck, pp *Matrix) error {
+	L := fwd.L
+	Q := fwd.Q
+	if pp != bck {
+		pp.grow(om.M, L, true)
+	}
+	scaleproduct := float32(1.0 / float64(bck.X[0][XN]))
+	row0 := pp.row(0)
+	for q := range row0 {
+		row0[q] = vec{}
+	}
+	pp.X[0] = [NXCells]float32{}
+	xf := &om.FB.XF
+	for i := 1; i <= L; i++ {
+		ppr, fv, bv := pp.row(i), fwd.row(i), bck.row(i)
+		totr := splat(scaleproduct * fwd.X[i][XScale])
+		for q := 0; q < Q; q++ {
+			ppr[q*3+cM] = vmul(vmul(fv[q*3+cM], bv[q*3+cM]), totr)
+			ppr[q*3+cD] = vec{}
+			ppr[q*3+cI] = vmul(vmul(fv[q*3+cI], bv[q*3+cI]), totr)
+		}
+		bN, bJ, bC := bck.X[i][XN], bck.X[i][XJ], bck.X[i][XC]
+		bScale := bck.X[i][XScale]
+		pp.X[i] = [NXCells]float32{
+			XN: fwd.X[i-1][XN] * bN * xf[profile.XN][profile.Loop] * scaleproduct,
+			XJ: fwd.X[i-1][XJ] * bJ * xf[profile.XJ][profile.Loop] * scaleproduct,
+			XC: fwd.X[i-1][XC] * bC * xf[profile.XC][profile.Loop] * scaleproduct,
+		}
+		if bck.HasOwnScales {
+			scaleproduct *= fwd.X[i][XScale] / bScale
+		}
+	}
+	pp.L = L
+	if math.IsInf(float64(scaleproduct), 0) {
+		return ErrRange
+	}
+	return nil
+}
+
+// Domains holds the per-position posterior sums of domain definition:
+// BTot[i] and ETot[i] are the expected numbers of B and E states up to i,
+// MOcc[i] the probability that residue i is emitted by the core model.
+type Domains struct {
+	BTot, ETot, MOcc []float32
+}
+
+// DomainDecoding computes the B, E and core-occupancy posteriors of the
+// whole target from the parser matrices (p7_DomainDecoding).
+func DomainDecoding(om *oprofile.Profile, fwd, bck *Matrix, d *Domains) error {
+	L := fwd.L
+	if cap(d.BTot) < L+1 {
+		d.BTot = make([]float32, L+1)
+		d.ETot = make([]float32, L+1)
+		d.MOcc = make([]float32, L+1)
+	}
+	d.BTot, d.ETot, d.MOcc = d.BTot[:L+1], d.ETot[:L+1], d.MOcc[:L+1]
+	xf := &om.FB.XF
+	scaleproduct := float32(1.0 / float64(bck.X[0][XN]))
+	d.BTot[0], d.ETot[0], d.MOcc[0] = 0, 0, 0
+	for i := 1; i <= L; i++ {
+		f0, b0 := &fwd.X[i-1], &bck.X[i-1]
+		d.BTot[i] = d.BTot[i-1] + float32(f0[XB]*b0[XB]*f0[XScale]*scaleproduct)
+		if bck.HasOwnScales {
+			scaleproduct *= f0[XScale] / b0[XScale]
+		}
+		f, b := &fwd.X[i], &bck.X[i]
+		d.ETot[i] = d.ETot[i-1] + float32(f[XE]*b[XE]*f[XScale]*scaleproduct)
+		njcp := f0[XN] * b[XN] * xf[profile.XN][profile.Loop] * scaleproduct
+		njcp += float32(f0[XJ] * b[XJ] * xf[profile.XJ][profile.Loop] * scaleproduct)
+		njcp += float32(f0[XC] * b[XC] * xf[profile.XC][profile.Loop] * scaleproduct)
+		d.MOcc[i] = float32(1.0 - float64(njcp))
+	}
+	if math.IsInf(float64(scaleproduct), 0) {
+		return ErrRange
+	}
+	return nil
+}

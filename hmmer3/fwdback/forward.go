@@ -1,0 +1,139 @@
+package fwdback
+
+import (
+	"errors"
+	"math"
+
+	"github.com/hmmgo/hmmgo/easel"
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
+)
+
+// ErrRange reports a Forward or Backward score that is NaN, infinite, or
+// underflows to zero, which HMMER treats as an exception.
+var ErrRange = errors.New("fwdback: score out of range")
+
+// Forward fills ox with the Forward matrix of dsq (residues 1..L are
+// dsq[0..L-1]) and returns the score in nats (p7_Forward when full,
+// p7_ForwardParser otherwise: the same numbers, one vector row kept).
+func Forward(dsq []byte, om *oprofile.Profile, ox *Matrix, full bool) (float32, error) {
+	fb := &om.FB
+	L := len(dsq)
+	ox.grow(om.M, L, full)
+	Q := ox.Q
+	ox.HasOwnScales = true
+	dpc := ox.row(0)
+	for q := range dpc {
+		dpc[q] = vec{}
+	}
+	xE, xN, xJ, xC := float32(0), float32(1), float32(0), float32(0)
+	xB := fb.XF[profile.XN][profile.Move]
+	ox.X[0] = [NXCells]float32{XE: xE, XN: xN, XJ: xJ, XB: xB, XC: xC, XScale: 1.0}
+	ox.TotScale = 0
+
+	xfN, xfC, xfJ, xfE := fb.XF[profile.XN], fb.XF[profile.XC], fb.XF[profile.XJ], fb.XF[profile.XE]
+	for i := 1; i <= L; i++ {
+		dpp := dpc
+		dpc = ox.row(i)
+		rp := fb.RF[dsq[i-1]]
+		tp := fb.TF
+		var dcv, xEv vec
+		xBv := splat(xB)
+		mpv := rightshift(dpp[(Q-1)*3+cM], 0)
+		dpv := rightshift(dpp[(Q-1)*3+cD], 0)
+		ipv := rightshift(dpp[(Q-1)*3+cI], 0)
+		for q := 0; q < Q; q++ {
+			t := tp[7*q : 7*q+7]
+			sv := vmul(xBv, t[oprofile.FBM])
+			sv = vadd(sv, vmul(mpv, t[oprofile.FMM]))
+			sv = vadd(sv, vmul(ipv, t[oprofile.FIM]))
+			sv = vadd(sv, vmul(dpv, t[oprofile.FDM]))
+			sv = vmul(sv, rp[q])
+			xEv = vadd(xEv, sv)
+
+			mpv = dpp[q*3+cM]
+			dpv = dpp[q*3+cD]
+			ipv = dpp[q*3+cI]
+
+			dpc[q*3+cM] = sv
+			dpc[q*3+cD] = dcv
+
+			dcv = vmul(sv, t[oprofile.FMD])
+			dpc[q*3+cI] = vadd(vmul(mpv, t[oprofile.FMI]), vmul(ipv, t[oprofile.FII]))
+		}
+
+		// D->D paths: one full pass, then up to three more that only
+		// extend the carry (always all three for M < 100, as HMMER does).
+		dcv = rightshift(dcv, 0)
+		dpc[cD] = vec{}
+		dd := tp[7*Q:]
+		for q := 0; q < Q; q++ {
+			dpc[q*3+cD] = vadd(dcv, dpc[q*3+cD])
+			dcv = vmul(dpc[q*3+cD], dd[q])
+		}
+		if om.M < 100 {
+			for j := 1; j < 4; j++ {
+				dcv = rightshift(dcv, 0)
+				for q := 0; q < Q; q++ {
+					dpc[q*3+cD] = vadd(dcv, dpc[q*3+cD])
+					dcv = vmul(dcv, dd[q])
+				}
+			}
+		} else {
+			for j := 1; j < 4; j++ {
+				changed := false
+				dcv = rightshift(dcv, 0)
+				for q := 0; q < Q; q++ {
+					sv := vadd(dcv, dpc[q*3+cD])
+					for z := 0; z < 4; z++ {
+						if sv[z] > dpc[q*3+cD][z] {
+							changed = true
+						}
+					}
+					dpc[q*3+cD] = sv
+					dcv = vmul(dcv, dd[q])
+				}
+				if !changed {
+					break
+				}
+			}
+		}
+		for q := 0; q < Q; q++ {
+			xEv = vadd(dpc[q*3+cD], xEv)
+		}
+		xE = hsum(xEv)
+
+		xN = xN * xfN[profile.Loop]
+		xC = float32(xC*xfC[profile.Loop]) + float32(xE*xfE[profile.Move])
+		xJ = float32(xJ*xfJ[profile.Loop]) + float32(xE*xfE[profile.Loop])
+		xB = float32(xJ*xfJ[profile.Move]) + float32(xN*xfN[profile.Move])
+
+		scale := float32(1.0)
+		if xE > 1.0e4 {
+			xN /= xE
+			xC /= xE
+			xJ /= xE
+			xB /= xE
+			inv := splat(float32(1.0 / float64(xE)))
+			for q := 0; q < Q; q++ {
+				dpc[q*3+cM] = vmul(dpc[q*3+cM], inv)
+				dpc[q*3+cD] = vmul(dpc[q*3+cD], inv)
+				dpc[q*3+cI] = vmul(dpc[q*3+cI], inv)
+			}
+			scale = xE
+			ox.TotScale = float32(float64(ox.TotScale) + easel.Log(float64(xE)))
+			xE = 1.0
+		}
+		ox.X[i] = [NXCells]float32{XE: xE, XN: xN, XJ: xJ, XB: xB, XC: xC, XScale: scale}
+	}
+
+	switch {
+	case math.IsNaN(float64(xC)):
+		return 0, ErrRange
+	case L > 0 && xC == 0:
+		return 0, ErrRange
+	case math.IsInf(float64(xC), 1):
+		return 0, ErrRange
+	}
+	return float32(float64(ox.TotScale) + easel.Log(float64(xC*xfC[profile.Move]))), nil
+}

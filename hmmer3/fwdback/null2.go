@@ -1,0 +1,97 @@
+package fwdback
+
+import (
+	"github.com/hmmgo/hmmgo/hmmer3/hits"
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+)
+
+// Null2ByExpectation computes the null2 odds ratios of a domain envelope
+// from its posterior matrix pp (p7_Null2_ByExpectation), into null2[0..Kp-1].
+// It uses pp's row 0 as scratch space, as HMMER does.
+func Null2ByExpectation(om *oprofile.Profile, pp *Matrix, null2 []float32) {
+	Q := pp.Q
+	Ld := pp.L
+	row0 := pp.row(0)
+	copy(row0, pp.row(1))
+	xN, xC, xJ := pp.X[1][XN], pp.X[1][XC], pp.X[1][XJ]
+	for i := 2; i <= Ld; i++ {
+		ri := pp.row(i)
+		for q := 0; q < Q; q++ {
+			row0[q*3+cM] = vadd(ri[q*3+cM], row0[q*3+cM])
+			row0[q*3+cI] = vadd(ri[q*3+cI], row0[q*3+cI])
+		}
+		xN += pp.X[i][XN]
+		xC += pp.X[i][XC]
+		xJ += pp.X[i][XJ]
+	}
+	norm := float32(1.0 / float64(float32(Ld)))
+	null2Sum(om, row0, xN, xC, xJ, norm, null2)
+}
+
+// Null2ByTrace computes null2 odds ratios from the emitting states of
+// trace positions zstart..zend (p7_Null2_ByTrace). As in HMMER, an insert
+// state counts as a use of its node's match emissions. wrk's row 0 is
+// scratch space.
+func Null2ByTrace(om *oprofile.Profile, tr *hits.Trace, zstart, zend int, wrk *Matrix, null2 []float32) {
+	Q := oprofile.NumVecF(om.M)
+	if len(wrk.dp) < 3*Q {
+		wrk.grow(om.M, 0, false)
+	}
+	row0 := wrk.dp[:3*Q]
+	for q := range row0 {
+		row0[q] = vec{}
+	}
+	var xN, xC, xJ float32
+	Ld := 0
+	for z := zstart; z <= zend; z++ {
+		if tr.I[z] == 0 {
+			continue
+		}
+		Ld++
+		if k := tr.K[z]; k > 0 {
+			q, r := (k-1)%Q, (k-1)/Q
+			row0[q*3+cM][r] += 1.0
+			continue
+		}
+		switch tr.St[z] {
+		case hits.StN:
+			xN += 1.0
+		case hits.StC:
+			xC += 1.0
+		case hits.StJ:
+			xJ += 1.0
+		}
+	}
+	norm := float32(1.0 / float64(float32(Ld)))
+	null2Sum(om, row0, xN, xC, xJ, norm, null2)
+}
+
+// null2Sum scales the usage counts by norm and takes the usage-weighted
+// sum of emission odds for each residue, then fills the degenerate and
+// special codes.
+func null2Sum(om *oprofile.Profile, row0 []vec, xN, xC, xJ, norm float32, null2 []float32) {
+	Q := len(row0) / 3
+	sv := splat(norm)
+	for q := 0; q < Q; q++ {
+		row0[q*3+cM] = vmul(row0[q*3+cM], sv)
+		row0[q*3+cI] = vmul(row0[q*3+cI], sv)
+	}
+	xN *= norm
+	xC *= norm
+	xJ *= norm
+	xfactor := xN + xC + xJ
+	abc := om.Abc
+	for x := 0; x < abc.K; x++ {
+		var s vec
+		rf := om.FB.RF[x]
+		for q := 0; q < Q; q++ {
+			s = vadd(s, vmul(row0[q*3+cM], rf[q]))
+			s = vadd(s, row0[q*3+cI])
+		}
+		null2[x] = hsum(s) + xfactor
+	}
+	abc.FAvgScVec(null2)
+	null2[abc.K] = 1.0
+	null2[abc.Kp-2] = 1.0
+	null2[abc.Kp-1] = 1.0
+}
