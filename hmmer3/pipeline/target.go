@@ -1,0 +1,207 @@
+package pipeline
+
+import (
+	"math"
+
+	"github.com/hmmgo/hmmgo/easel"
+	"github.com/hmmgo/hmmgo/hmmer3/domaindef"
+	"github.com/hmmgo/hmmgo/hmmer3/fwdback"
+	"github.com/hmmgo/hmmgo/hmmer3/hits"
+	"github.com/hmmgo/hmmgo/hmmer3/hmm"
+	"github.com/hmmgo/hmmgo/hmmer3/msvfilter"
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
+	"github.com/hmmgo/hmmgo/hmmer3/vitfilter"
+	"github.com/hmmgo/hmmgo/seqio"
+)
+
+// worker is one goroutine's copy of everything the pipeline mutates per
+// target: the length-configured profile and null model, DP matrices and
+// the domain definition workspace.
+type worker struct {
+	m          *Model
+	cfg        *Config
+	f1, f2, f3 float64
+	bias       bool
+	om         oprofile.Profile
+	bg         profile.Background
+	oxf, oxb   *fwdback.Matrix
+	def        *domaindef.Definer
+	stats      hits.Stats
+}
+
+func newWorker(m *Model, cfg *Config, arbitrarySeed uint32) *worker {
+	w := &worker{m: m, cfg: cfg, om: *m.OM, bg: *m.BG, bias: cfg.biasFilter(),
+		oxf: fwdback.NewMatrix(), oxb: fwdback.NewMatrix(), def: domaindef.New(cfg.Seed, arbitrarySeed)}
+	w.f1, w.f2, w.f3 = cfg.filterThresholds()
+	return w
+}
+
+// bits converts a nats score difference to bits, rounding as HMMER does
+// (float difference, double division, float result).
+func bits(a, b float32) float32 { return float32(float64(a-b) / math.Ln2) }
+
+// run is p7_Pipeline for one target; idx is its 0-based position in the
+// database, which decides the provisional E-value test (HMMER's serial
+// pipeline uses the number of targets read so far as Z).
+func (w *worker) run(sq *seqio.Sequence, idx int64) (*hits.Hit, error) {
+	dsq := sq.Dsq
+	L := len(dsq)
+	w.stats.NSeqs++
+	w.stats.NRes += int64(L)
+	if L == 0 {
+		return nil, nil
+	}
+	om, bg, ev := &w.om, &w.bg, &w.m.OM.EvParam
+	bg.SetLength(L)
+	om.ReconfigLength(L)
+	nullsc := bg.NullOne(L)
+
+	usc := msvfilter.Score(dsq, &om.MSV)
+	P := easel.GumbelSurv(float64(bits(usc, nullsc)), float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
+	if P > w.f1 {
+		return nil, nil
+	}
+	w.stats.NPastMSV++
+
+	filtersc := nullsc
+	if w.bias {
+		filtersc = bg.FilterScore(dsq)
+		P = easel.GumbelSurv(float64(bits(usc, filtersc)), float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
+		if P > w.f1 {
+			return nil, nil
+		}
+	}
+	w.stats.NPastBias++
+
+	// The Viterbi filter runs only when the MSV P-value has not already
+	// passed F2.
+	if P > w.f2 {
+		vfsc := vitfilter.Score(dsq, &om.Vit)
+		P = easel.GumbelSurv(float64(bits(vfsc, filtersc)), float64(ev[hmm.VitMu]), float64(ev[hmm.VitLambda]))
+		if P > w.f2 {
+			return nil, nil
+		}
+	}
+	w.stats.NPastVit++
+
+	fwdsc, err := fwdback.Forward(dsq, om, w.oxf, false)
+	if err != nil {
+		return nil, err
+	}
+	P = easel.ExpSurv(float64(bits(fwdsc, filtersc)), float64(ev[hmm.FwdTau]), float64(ev[hmm.FwdLambda]))
+	if P > w.f3 {
+		return nil, nil
+	}
+	w.stats.NPastFwd++
+
+	if _, err := fwdback.Backward(dsq, om, w.oxf, w.oxb, false); err != nil {
+		return nil, err
+	}
+	res, err := w.def.Define(dsq, om, w.oxf, w.oxb)
+	if err != nil {
+		return nil, err
+	}
+	if res.NRegions == 0 || res.NEnvelopes == 0 || len(res.Domains) == 0 {
+		return nil, nil
+	}
+	return w.score(sq, idx, nullsc, fwdsc, res), nil
+}
+
+// score turns a defined target into a hit (the end of p7_Pipeline): the
+// null2-corrected sequence score, the domain-sum reconstruction, per-domain
+// scores, and the provisional reporting test.
+func (w *worker) score(sq *seqio.Sequence, idx int64, nullsc, fwdsc float32, res *domaindef.Result) *hits.Hit {
+	L := len(sq.Dsq)
+	ev := &w.m.OM.EvParam
+	null2 := !w.cfg.NoNull2
+	logOmega := easel.Log(float64(w.bg.Omega))
+	lengthTerm := easel.Log(float64(float32(L) / float32(L+3)))
+
+	var seqbias float32
+	if null2 {
+		seqbias = easel.FSum(res.N2Sc)
+		seqbias = profile.FLogsum(0, float32(logOmega+float64(seqbias)))
+	}
+	preScore := bits(fwdsc, nullsc)
+	seqScore := bits(fwdsc, nullsc+seqbias)
+
+	var sumScore float32
+	seqbias = 0
+	Ld := 0
+	for i := range res.Domains {
+		d := &res.Domains[i]
+		if (null2 && d.EnvSc-d.DomCorrection > 0) || (!null2 && d.EnvSc > 0) {
+			sumScore += d.EnvSc
+			Ld += int(d.JEnv-d.IEnv) + 1
+			if null2 {
+				seqbias += d.DomCorrection
+			}
+		}
+	}
+	if null2 {
+		seqbias = profile.FLogsum(0, float32(logOmega+float64(seqbias)))
+	}
+	sumScore = float32(float64(sumScore) + float64(L-Ld)*lengthTerm)
+	pre2Score := bits(sumScore, nullsc)
+	sumScore = bits(sumScore, nullsc+seqbias)
+	if Ld > 0 && sumScore > seqScore {
+		seqScore = sumScore
+		preScore = pre2Score
+	}
+
+	tau, lambda := float64(ev[hmm.FwdTau]), float64(ev[hmm.FwdLambda])
+	lnP := easel.ExpLogSurv(float64(seqScore), tau, lambda)
+	th := w.m.Thresholds
+	if !th.ZFromOption {
+		th.Z = float64(idx + 1)
+	}
+	if !th.TargetReportable(seqScore, lnP) {
+		return nil
+	}
+
+	hit := &hits.Hit{
+		Name: sq.Name, Acc: sq.Acc, Desc: sq.Desc,
+		NExpected: res.NExpected, NRegions: res.NRegions, NClustered: res.NClustered,
+		NOverlaps: res.NOverlaps, NEnvelopes: res.NEnvelopes,
+		PreScore: preScore, PreLnP: easel.ExpLogSurv(float64(preScore), tau, lambda),
+		Score: seqScore, LnP: lnP, SortKey: th.SortKey(seqScore, lnP),
+		SumScore: sumScore, SumLnP: easel.ExpLogSurv(float64(sumScore), tau, lambda),
+		SeqIdx: idx,
+	}
+	hit.Domains = make([]hits.Domain, len(res.Domains))
+	for i := range res.Domains {
+		rd := &res.Domains[i]
+		d := rd.Domain
+		Ld := int(d.JEnv-d.IEnv) + 1
+		bs := float32(float64(d.EnvSc) + float64(L-Ld)*lengthTerm)
+		if null2 {
+			d.DomBias = profile.FLogsum(0, float32(logOmega+float64(d.DomCorrection)))
+		}
+		d.BitScore = bits(bs, nullsc+d.DomBias)
+		d.LnP = easel.ExpLogSurv(float64(d.BitScore), tau, lambda)
+		d.Ad = hits.NewAliDisplay(&rd.Trace, 0, w.m.Display, sq)
+		hit.Domains[i] = d
+		if d.BitScore > hit.Domains[hit.BestDomain].BitScore {
+			hit.BestDomain = i
+		}
+	}
+	if th.Cutoff != hits.NoCutoff {
+		if th.TargetReportable(hit.Score, hit.LnP) {
+			hit.Flags |= hits.IsReported
+			if th.TargetIncludable(hit.Score, hit.LnP) {
+				hit.Flags |= hits.IsIncluded
+			}
+		}
+		for i := range hit.Domains {
+			d := &hit.Domains[i]
+			if th.DomainReportable(d.BitScore, d.LnP) {
+				d.IsReported = true
+				if th.DomainIncludable(d.BitScore, d.LnP) {
+					d.IsIncluded = true
+				}
+			}
+		}
+	}
+	return hit
+}
