@@ -20,7 +20,7 @@ func FNorm(v []float32) {
 	sum := FSum(v)
 	if sum != 0 {
 		for i := range v {
-			v[i] /= sum
+			v[i] = Flush32(v[i] / sum) // hmmsearch runs in flush-to-zero mode
 		}
 		return
 	}

@@ -25,7 +25,7 @@ func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (fl
 	dpc := bck.row(L)
 	xJ, xB, xN := float32(0), float32(0), float32(0)
 	xC := xfC[profile.Move]
-	xE := xC * xfE[profile.Move]
+	xE := fmul(xC, xfE[profile.Move])
 	xEv := splat(xE)
 	for q := 0; q < Q; q++ {
 		dpc[q*3+cM] = xEv
@@ -52,12 +52,12 @@ func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (fl
 		dcv = dpc[q*3+cD]
 	}
 	if s := fwd.X[L][XScale]; s > 1.0 {
-		xE /= s
-		xN /= s
-		xC /= s
-		xJ /= s
-		xB /= s
-		inv := splat(float32(1.0 / float64(s)))
+		xE = fdiv(xE, s)
+		xN = fdiv(xN, s)
+		xC = fdiv(xC, s)
+		xJ = fdiv(xJ, s)
+		xB = fdiv(xB, s)
+		inv := splat(ftz(float32(1.0 / float64(s))))
 		scaleRow(dpc, inv)
 	}
 	bck.X[L] = [NXCells]float32{XE: xE, XN: xN, XJ: xJ, XB: xB, XC: xC, XScale: fwd.X[L][XScale]}
@@ -90,10 +90,10 @@ func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (fl
 
 		// Phase 2: specials.
 		xB = hsum(xBv)
-		xC = xC * xfC[profile.Loop]
-		xJ = float32(xB*xfJ[profile.Move]) + float32(xJ*xfJ[profile.Loop])
-		xN = float32(xB*xfN[profile.Move]) + float32(xN*xfN[profile.Loop])
-		xE = float32(xC*xfE[profile.Move]) + float32(xJ*xfE[profile.Loop])
+		xC = fmul(xC, xfC[profile.Loop])
+		xJ = fmul(xB, xfJ[profile.Move]) + fmul(xJ, xfJ[profile.Loop])
+		xN = fmul(xB, xfN[profile.Move]) + fmul(xN, xfN[profile.Loop])
+		xE = fmul(xC, xfE[profile.Move]) + fmul(xJ, xfE[profile.Loop])
 		xEv = splat(xE)
 
 		// Phase 3: {MD}->E paths and one step of D->D.
@@ -132,12 +132,12 @@ func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (fl
 			s = fwd.X[i][XScale]
 		}
 		if s > 1.0 {
-			xE /= s
-			xN /= s
-			xJ /= s
-			xB /= s
-			xC /= s
-			scaleRow(dpc, splat(float32(1.0/float64(s))))
+			xE = fdiv(xE, s)
+			xN = fdiv(xN, s)
+			xJ = fdiv(xJ, s)
+			xB = fdiv(xB, s)
+			xC = fdiv(xC, s)
+			scaleRow(dpc, splat(ftz(float32(1.0/float64(s)))))
 			bck.TotScale = float32(float64(bck.TotScale) + easel.Log(float64(s)))
 		}
 		bck.X[i] = [NXCells]float32{XE: xE, XN: xN, XJ: xJ, XB: xB, XC: xC, XScale: s}
@@ -159,7 +159,7 @@ func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (fl
 		xBv = vadd(xBv, mpv)
 	}
 	xB = hsum(xBv)
-	xN = float32(xB*xfN[profile.Move]) + float32(xN*xfN[profile.Loop])
+	xN = fmul(xB, xfN[profile.Move]) + fmul(xN, xfN[profile.Loop])
 	bck.X[0] = [NXCells]float32{XB: xB, XN: xN, XScale: 1.0}
 
 	switch {

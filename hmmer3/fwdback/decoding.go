@@ -17,7 +17,7 @@ func Decoding(om *oprofile.Profile, fwd, bck, pp *Matrix) error {
 	if pp != bck {
 		pp.grow(om.M, L, true)
 	}
-	scaleproduct := float32(1.0 / float64(bck.X[0][XN]))
+	scaleproduct := ftz(float32(1.0 / float64(bck.X[0][XN])))
 	row0 := pp.row(0)
 	for q := range row0 {
 		row0[q] = vec{}
@@ -26,7 +26,7 @@ func Decoding(om *oprofile.Profile, fwd, bck, pp *Matrix) error {
 	xf := &om.FB.XF
 	for i := 1; i <= L; i++ {
 		ppr, fv, bv := pp.row(i), fwd.row(i), bck.row(i)
-		totr := splat(scaleproduct * fwd.X[i][XScale])
+		totr := splat(fmul(scaleproduct, fwd.X[i][XScale]))
 		for q := 0; q < Q; q++ {
 			ppr[q*3+cM] = vmul(vmul(fv[q*3+cM], bv[q*3+cM]), totr)
 			ppr[q*3+cD] = vec{}
@@ -35,12 +35,12 @@ func Decoding(om *oprofile.Profile, fwd, bck, pp *Matrix) error {
 		bN, bJ, bC := bck.X[i][XN], bck.X[i][XJ], bck.X[i][XC]
 		bScale := bck.X[i][XScale]
 		pp.X[i] = [NXCells]float32{
-			XN: fwd.X[i-1][XN] * bN * xf[profile.XN][profile.Loop] * scaleproduct,
-			XJ: fwd.X[i-1][XJ] * bJ * xf[profile.XJ][profile.Loop] * scaleproduct,
-			XC: fwd.X[i-1][XC] * bC * xf[profile.XC][profile.Loop] * scaleproduct,
+			XN: prod4(fwd.X[i-1][XN], bN, xf[profile.XN][profile.Loop], scaleproduct),
+			XJ: prod4(fwd.X[i-1][XJ], bJ, xf[profile.XJ][profile.Loop], scaleproduct),
+			XC: prod4(fwd.X[i-1][XC], bC, xf[profile.XC][profile.Loop], scaleproduct),
 		}
 		if bck.HasOwnScales {
-			scaleproduct *= fwd.X[i][XScale] / bScale
+			scaleproduct = fmul(scaleproduct, fdiv(fwd.X[i][XScale], bScale))
 		}
 	}
 	pp.L = L
@@ -68,19 +68,19 @@ func DomainDecoding(om *oprofile.Profile, fwd, bck *Matrix, d *Domains) error {
 	}
 	d.BTot, d.ETot, d.MOcc = d.BTot[:L+1], d.ETot[:L+1], d.MOcc[:L+1]
 	xf := &om.FB.XF
-	scaleproduct := float32(1.0 / float64(bck.X[0][XN]))
+	scaleproduct := ftz(float32(1.0 / float64(bck.X[0][XN])))
 	d.BTot[0], d.ETot[0], d.MOcc[0] = 0, 0, 0
 	for i := 1; i <= L; i++ {
 		f0, b0 := &fwd.X[i-1], &bck.X[i-1]
-		d.BTot[i] = d.BTot[i-1] + float32(f0[XB]*b0[XB]*f0[XScale]*scaleproduct)
+		d.BTot[i] = d.BTot[i-1] + prod4(f0[XB], b0[XB], f0[XScale], scaleproduct)
 		if bck.HasOwnScales {
-			scaleproduct *= f0[XScale] / b0[XScale]
+			scaleproduct = fmul(scaleproduct, fdiv(f0[XScale], b0[XScale]))
 		}
 		f, b := &fwd.X[i], &bck.X[i]
-		d.ETot[i] = d.ETot[i-1] + float32(f[XE]*b[XE]*f[XScale]*scaleproduct)
-		njcp := f0[XN] * b[XN] * xf[profile.XN][profile.Loop] * scaleproduct
-		njcp += float32(f0[XJ] * b[XJ] * xf[profile.XJ][profile.Loop] * scaleproduct)
-		njcp += float32(f0[XC] * b[XC] * xf[profile.XC][profile.Loop] * scaleproduct)
+		d.ETot[i] = d.ETot[i-1] + prod4(f[XE], b[XE], f[XScale], scaleproduct)
+		njcp := prod4(f0[XN], b[XN], xf[profile.XN][profile.Loop], scaleproduct)
+		njcp += prod4(f0[XJ], b[XJ], xf[profile.XJ][profile.Loop], scaleproduct)
+		njcp += prod4(f0[XC], b[XC], xf[profile.XC][profile.Loop], scaleproduct)
 		d.MOcc[i] = float32(1.0 - float64(njcp))
 	}
 	if math.IsInf(float64(scaleproduct), 0) {
@@ -88,3 +88,6 @@ func DomainDecoding(om *oprofile.Profile, fwd, bck *Matrix, d *Domains) error {
 	}
 	return nil
 }
+
+// prod4 is ((a*b)*c)*d in flush-to-zero float arithmetic.
+func prod4(a, b, c, d float32) float32 { return fmul(fmul(fmul(a, b), c), d) }

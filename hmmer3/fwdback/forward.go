@@ -103,18 +103,18 @@ func Forward(dsq []byte, om *oprofile.Profile, ox *Matrix, full bool) (float32, 
 		}
 		xE = hsum(xEv)
 
-		xN = xN * xfN[profile.Loop]
-		xC = float32(xC*xfC[profile.Loop]) + float32(xE*xfE[profile.Move])
-		xJ = float32(xJ*xfJ[profile.Loop]) + float32(xE*xfE[profile.Loop])
-		xB = float32(xJ*xfJ[profile.Move]) + float32(xN*xfN[profile.Move])
+		xN = fmul(xN, xfN[profile.Loop])
+		xC = fmul(xC, xfC[profile.Loop]) + fmul(xE, xfE[profile.Move])
+		xJ = fmul(xJ, xfJ[profile.Loop]) + fmul(xE, xfE[profile.Loop])
+		xB = fmul(xJ, xfJ[profile.Move]) + fmul(xN, xfN[profile.Move])
 
 		scale := float32(1.0)
 		if xE > 1.0e4 {
-			xN /= xE
-			xC /= xE
-			xJ /= xE
-			xB /= xE
-			inv := splat(float32(1.0 / float64(xE)))
+			xN = fdiv(xN, xE)
+			xC = fdiv(xC, xE)
+			xJ = fdiv(xJ, xE)
+			xB = fdiv(xB, xE)
+			inv := splat(ftz(float32(1.0 / float64(xE))))
 			for q := 0; q < Q; q++ {
 				dpc[q*3+cM] = vmul(dpc[q*3+cM], inv)
 				dpc[q*3+cD] = vmul(dpc[q*3+cD], inv)
@@ -135,5 +135,5 @@ func Forward(dsq []byte, om *oprofile.Profile, ox *Matrix, full bool) (float32, 
 	case math.IsInf(float64(xC), 1):
 		return 0, ErrRange
 	}
-	return float32(float64(ox.TotScale) + easel.Log(float64(xC*xfC[profile.Move]))), nil
+	return float32(float64(ox.TotScale) + easel.Log(float64(fmul(xC, xfC[profile.Move])))), nil
 }

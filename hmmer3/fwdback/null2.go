@@ -76,9 +76,9 @@ func null2Sum(om *oprofile.Profile, row0 []vec, xN, xC, xJ, norm float32, null2 
 		row0[q*3+cM] = vmul(row0[q*3+cM], sv)
 		row0[q*3+cI] = vmul(row0[q*3+cI], sv)
 	}
-	xN *= norm
-	xC *= norm
-	xJ *= norm
+	xN = fmul(xN, norm)
+	xC = fmul(xC, norm)
+	xJ = fmul(xJ, norm)
 	xfactor := xN + xC + xJ
 	abc := om.Abc
 	for x := 0; x < abc.K; x++ {

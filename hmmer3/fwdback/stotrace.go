@@ -59,16 +59,16 @@ func StochasticTrace(rng *easel.Random, om *oprofile.Profile, ox *Matrix, tr *hi
 				s1 = hits.StS
 			}
 		case hits.StC:
-			s1 = choose2(ox.X[i-1][XC]*xf[profile.XC][profile.Loop],
-				ox.X[i][XE]*xf[profile.XE][profile.Move]*ox.X[i][XScale], hits.StC, hits.StE)
+			s1 = choose2(fmul(ox.X[i-1][XC], xf[profile.XC][profile.Loop]),
+				fmul(fmul(ox.X[i][XE], xf[profile.XE][profile.Move]), ox.X[i][XScale]), hits.StC, hits.StE)
 		case hits.StJ:
-			s1 = choose2(ox.X[i-1][XJ]*xf[profile.XJ][profile.Loop],
-				ox.X[i][XE]*xf[profile.XE][profile.Loop]*ox.X[i][XScale], hits.StJ, hits.StE)
+			s1 = choose2(fmul(ox.X[i-1][XJ], xf[profile.XJ][profile.Loop]),
+				fmul(fmul(ox.X[i][XE], xf[profile.XE][profile.Loop]), ox.X[i][XScale]), hits.StJ, hits.StE)
 		case hits.StE:
 			s1, k = stoSelectE(rng, ox, i)
 		case hits.StB:
-			s1 = choose2(ox.X[i][XN]*xf[profile.XN][profile.Move],
-				ox.X[i][XJ]*xf[profile.XJ][profile.Move], hits.StN, hits.StJ)
+			s1 = choose2(fmul(ox.X[i][XN], xf[profile.XN][profile.Move]),
+				fmul(ox.X[i][XJ], xf[profile.XJ][profile.Move]), hits.StN, hits.StJ)
 		default:
 			panic("fwdback: bogus state in stochastic traceback")
 		}
@@ -106,7 +106,7 @@ func stoSelectE(rng *easel.Random, ox *Matrix, i int) (hits.State, int) {
 	Q := ox.Q
 	row := ox.row(i)
 	roll := rng.Float64()
-	norm := splat(float32(1.0 / float64(ox.X[i][XE])))
+	norm := splat(ftz(float32(1.0 / float64(ox.X[i][XE]))))
 	sum := 0.0
 	for {
 		for q := 0; q < Q; q++ {

@@ -1,10 +1,19 @@
 package fwdback
 
-import "github.com/hmmgo/hmmgo/hmmer3/oprofile"
+import (
+	"math"
+
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+)
 
 // The four-lane operations HMMER's SSE code is made of. Each product is
 // wrapped in float32() so the compiler can never fuse it with an addition
 // into an FMA: the spec allows that fusion, and it would change bits.
+//
+// hmmsearch runs with the SSE flush-to-zero and denormals-are-zero modes
+// on (impl_Init), so a product that would be subnormal is zero there;
+// products and quotients here are flushed the same way. Sums of the
+// non-negative normal values these kernels hold cannot be subnormal.
 
 type vec = oprofile.Vec
 
@@ -13,8 +22,21 @@ func splat(x float32) vec { return vec{x, x, x, x} }
 func vadd(a, b vec) vec { return vec{a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]} }
 
 func vmul(a, b vec) vec {
-	return vec{float32(a[0] * b[0]), float32(a[1] * b[1]), float32(a[2] * b[2]), float32(a[3] * b[3])}
+	return vec{fmul(a[0], b[0]), fmul(a[1], b[1]), fmul(a[2], b[2]), fmul(a[3], b[3])}
 }
+
+// ftz flushes a subnormal to a zero of the same sign.
+func ftz(x float32) float32 {
+	u := math.Float32bits(x)
+	if u&0x7f800000 == 0 {
+		return math.Float32frombits(u & 0x80000000)
+	}
+	return x
+}
+
+// fmul and fdiv are float32 multiplication and division in flush-to-zero mode.
+func fmul(a, b float32) float32 { return ftz(float32(a * b)) }
+func fdiv(a, b float32) float32 { return ftz(a / b) }
 
 // rightshift moves lanes up one, shifting fill into lane 0 (esl_sse_rightshift_ps).
 func rightshift(a vec, fill float32) vec { return vec{fill, a[0], a[1], a[2]} }

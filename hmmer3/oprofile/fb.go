@@ -64,7 +64,7 @@ func (p *FBProfile) convert(gm *profile.Profile) {
 				if k <= M {
 					sc = gm.MSC[x][k]
 				}
-				p.RF[x][q][z] = easel.SSEExpf(sc)
+				p.RF[x][q][z] = easel.SSEExpfFTZ(sc)
 			}
 		}
 	}
@@ -93,7 +93,7 @@ func (p *FBProfile) convert(gm *profile.Profile) {
 				if k := kb + z*Q; k < M {
 					sc = gm.TSC[k][tg]
 				}
-				p.TF[7*q+t][z] = easel.SSEExpf(sc)
+				p.TF[7*q+t][z] = easel.SSEExpfFTZ(sc)
 			}
 		}
 	}
@@ -103,12 +103,12 @@ func (p *FBProfile) convert(gm *profile.Profile) {
 			if k := q + 1 + z*Q; k < M {
 				sc = gm.TSC[k][profile.PDD]
 			}
-			p.TF[7*Q+q][z] = easel.SSEExpf(sc)
+			p.TF[7*Q+q][z] = easel.SSEExpfFTZ(sc)
 		}
 	}
 	for s := 0; s < 4; s++ {
 		for t := 0; t < 2; t++ {
-			p.XF[s][t] = easel.Expf(gm.XSC[s][t])
+			p.XF[s][t] = easel.ExpfFTZ(gm.XSC[s][t])
 		}
 	}
 }
