@@ -1,5 +1,7 @@
 // Package hmm holds HMMER3's Plan 7 profile HMM in probability space and
-// reads it from HMMER3 ASCII model files.
+// reads it as HMMER 3.3.2's hmmsearch does: HMMER3 ASCII formats 3/a to
+// 3/f, their binary (hmmpress'd .h3m) forms, and HMMER2.0 ASCII files,
+// plain or gzip'd, with many models per file.
 package hmm
 
 import "github.com/hmmgo/hmmgo/alphabet"
@@ -68,4 +70,14 @@ type HMM struct {
 	HasTC     bool
 	HasNC     bool
 	Compo     []float32 // mean match composition, nil when absent
+
+	Format Format // the file format the model was read from
+	Date   string // DATE line; empty when absent
+	ComLog string // COM lines, joined with newlines; empty when absent
+
+	// Calibrate is set for HMMER2 models. They carry no HMMER3 E-value
+	// parameters, so hmmsearch 3.3.2 computes them when it reads the
+	// model (p7_Calibrate with its own seed-42 RNG and default sample
+	// sizes); HasStats stays false here and the pipeline must do that.
+	Calibrate bool
 }
