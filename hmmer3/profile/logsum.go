@@ -25,12 +25,12 @@ var flogsumTable = func() [logsumTable]float32 {
 // FLogsum returns an approximation of log(exp(a) + exp(b)) exactly as
 // HMMER 3.3.2 computes it.
 func FLogsum(a, b float32) float32 {
-	max, min := a, b
-	if !(a > b) {
-		max = b
+	max, min := b, b // C's ESL_MAX(a,b) and ESL_MIN(a,b)
+	if a > b {
+		max = a
 	}
-	if !(a < b) {
-		min = b
+	if a < b {
+		min = a
 	}
 	if math.IsInf(float64(min), -1) || max-min >= 15.7 {
 		return max
