@@ -23,6 +23,9 @@ type MSVProfile struct {
 	// SBV is RBV-Bias as a signed byte, capped at +127 (the SSV filter's form).
 	RBV [][]uint8
 	SBV [][]int8
+	// Padded is RBV with cost 255 (an impossible cell) past node M, to a
+	// multiple of 8 nodes plus one 8-byte load: the vector kernels' form.
+	Padded [][]byte
 }
 
 // unbiasedByteify turns a score into a byte cost, saturating at 255.
@@ -61,6 +64,15 @@ func (p *MSVProfile) convert(gm *profile.Profile) {
 			r := biasedByteify(p.Scale, p.Bias, gm.MSC[x][k])
 			p.RBV[x][k] = r
 			p.SBV[x][k] = signedCost(r, p.Bias)
+		}
+	}
+	n := (M+7)/8*8 + 8
+	p.Padded = make([][]byte, len(p.RBV))
+	for x := range p.RBV {
+		p.Padded[x] = make([]byte, n)
+		copy(p.Padded[x], p.RBV[x])
+		for k := M + 1; k < n; k++ {
+			p.Padded[x][k] = 255
 		}
 	}
 	p.TBM = unbiasedByteify(p.Scale, easel.Logf(2.0/(float32(M)*float32(M+1))))

@@ -1,0 +1,77 @@
+package msvfilter
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+)
+
+// randomProfile makes a byte profile with arbitrary costs and bias, the
+// extremes (cost 0 and 255) included, to exercise saturation and overflow.
+func randomProfile(rng *rand.Rand, M, Kp int) *oprofile.MSVProfile {
+	p := &oprofile.MSVProfile{M: M, Scale: float32(3 / math.Ln2), Base: 190}
+	p.Bias = uint8(rng.Intn(30))
+	p.TBM = uint8(10 + rng.Intn(60))
+	p.TEC = 3
+	p.TJB = uint8(5 + rng.Intn(40))
+	p.RBV = make([][]uint8, Kp)
+	p.SBV = make([][]int8, Kp)
+	n := (M+7)/8*8 + 8
+	p.Padded = make([][]byte, Kp)
+	for x := 0; x < Kp; x++ {
+		p.RBV[x] = make([]uint8, M+1)
+		p.SBV[x] = make([]int8, M+1)
+		p.Padded[x] = make([]byte, n)
+		for k := 1; k <= M; k++ {
+			var c int
+			switch rng.Intn(10) {
+			case 0:
+				c = 255
+			case 1:
+				c = 0
+			default:
+				c = int(p.Bias) + rng.Intn(40) - 10
+			}
+			c = max(0, min(255, c))
+			p.RBV[x][k] = uint8(c)
+			p.SBV[x][k] = int8(uint8(max(0, int(p.Bias)+127-c)) ^ 127)
+			p.Padded[x][k] = uint8(c)
+		}
+		for k := M + 1; k < n; k++ {
+			p.Padded[x][k] = 255
+		}
+	}
+	return p
+}
+
+func TestSWARMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	for trial := 0; trial < 3000; trial++ {
+		M := 1 + rng.Intn(70)
+		p := randomProfile(rng, M, 29)
+		dsq := make([]byte, rng.Intn(300))
+		for i := range dsq {
+			dsq[i] = byte(rng.Intn(29))
+		}
+		want, got := RefScore(dsq, p), Score(dsq, p)
+		if math.Float32bits(want) != math.Float32bits(got) {
+			t.Fatalf("trial %d (M=%d L=%d bias=%d): swar %v, reference %v", trial, M, len(dsq), p.Bias, got, want)
+		}
+	}
+}
+
+func FuzzSWARMatchesReference(f *testing.F) {
+	f.Add(int64(1), []byte{1, 2, 3, 4, 5})
+	f.Fuzz(func(t *testing.T, seed int64, dsq []byte) {
+		rng := rand.New(rand.NewSource(seed))
+		p := randomProfile(rng, 1+rng.Intn(100), 29)
+		for i := range dsq {
+			dsq[i] %= 29
+		}
+		if w, g := RefScore(dsq, p), Score(dsq, p); math.Float32bits(w) != math.Float32bits(g) {
+			t.Fatalf("swar %v, reference %v", g, w)
+		}
+	})
+}
