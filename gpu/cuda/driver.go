@@ -23,20 +23,20 @@ type driverAPI struct {
 	version int
 
 	cuInit, cuDriverGetVersion, cuGetErrorName, cuGetErrorString                      dl.Proc
-	cuDeviceGetCount, cuDeviceGet, cuDeviceGetName, cuDeviceGetAttribute               dl.Proc
-	cuDeviceTotalMem, cuDeviceGetPCIBusId                                              dl.Proc
-	cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRelease, cuCtxSetCurrent               dl.Proc
-	cuCtxSynchronize, cuMemGetInfo                                                     dl.Proc
-	cuModuleLoadDataEx, cuModuleUnload, cuModuleGetFunction, cuModuleGetGlobal         dl.Proc
-	cuFuncSetAttribute, cuFuncGetAttribute, cuLaunchKernel                             dl.Proc
-	cuMemAlloc, cuMemFree, cuMemsetD8, cuMemsetD32, cuMemsetD8Async, cuMemsetD32Async  dl.Proc
-	cuMemcpyHtoD, cuMemcpyDtoH, cuMemcpyDtoD                                           dl.Proc
-	cuMemcpyHtoDAsync, cuMemcpyDtoHAsync, cuMemcpyDtoDAsync                            dl.Proc
-	cuMemHostAlloc, cuMemFreeHost                                                      dl.Proc
-	cuStreamCreate, cuStreamDestroy, cuStreamSynchronize, cuStreamQuery                dl.Proc
-	cuStreamWaitEvent                                                                  dl.Proc
-	cuEventCreate, cuEventDestroy, cuEventRecord, cuEventSynchronize, cuEventQuery     dl.Proc
-	cuEventElapsedTime                                                                 dl.Proc
+	cuDeviceGetCount, cuDeviceGet, cuDeviceGetName, cuDeviceGetAttribute              dl.Proc
+	cuDeviceTotalMem, cuDeviceGetPCIBusId                                             dl.Proc
+	cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRelease, cuCtxSetCurrent              dl.Proc
+	cuCtxSynchronize, cuMemGetInfo                                                    dl.Proc
+	cuModuleLoadDataEx, cuModuleUnload, cuModuleGetFunction, cuModuleGetGlobal        dl.Proc
+	cuFuncSetAttribute, cuFuncGetAttribute, cuLaunchKernel                            dl.Proc
+	cuMemAlloc, cuMemFree, cuMemsetD8, cuMemsetD32, cuMemsetD8Async, cuMemsetD32Async dl.Proc
+	cuMemcpyHtoD, cuMemcpyDtoH, cuMemcpyDtoD                                          dl.Proc
+	cuMemcpyHtoDAsync, cuMemcpyDtoHAsync, cuMemcpyDtoDAsync                           dl.Proc
+	cuMemHostAlloc, cuMemFreeHost                                                     dl.Proc
+	cuStreamCreate, cuStreamDestroy, cuStreamSynchronize, cuStreamQuery               dl.Proc
+	cuStreamWaitEvent                                                                 dl.Proc
+	cuEventCreate, cuEventDestroy, cuEventRecord, cuEventSynchronize, cuEventQuery    dl.Proc
+	cuEventElapsedTime                                                                dl.Proc
 }
 
 // symbols maps each slot to the exported names to try, newest first.
