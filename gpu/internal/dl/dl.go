@@ -111,6 +111,20 @@ func (p *Proc) Call(args ...uintptr) int32 {
 	return int32(callC(p.Addr, args...))
 }
 
+// CallString invokes a function that returns a C string (const char *)
+// and copies the string.
+//
+//go:uintptrescapes
+func (p *Proc) CallString(args ...uintptr) string {
+	if p.Addr == 0 {
+		panic("dl: call of unresolved symbol " + p.Name)
+	}
+	r := callC(p.Addr, args...)
+	// Reinterpret the returned address as a pointer; it points into the
+	// library's static data, not the Go heap.
+	return GoString(*(**byte)(unsafe.Pointer(&r)))
+}
+
 // CString returns a NUL-terminated copy of s for C.
 func CString(s string) *byte {
 	b := make([]byte, len(s)+1)
