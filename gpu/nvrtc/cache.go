@@ -195,4 +195,3 @@ func (c *Cache) Entries() (n int, size int64) {
 	}
 	return n, size
 }
-
