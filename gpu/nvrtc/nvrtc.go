@@ -84,11 +84,11 @@ func open(cands []string) (*api, error) {
 	l, err := dl.Open(cands)
 	if err != nil {
 		if errors.Is(err, dl.ErrNotFound) {
-			where := cands[0]
+			what := cands[0] + " does not exist"
 			if len(cands) > 1 {
-				where = "libnvrtc.so.13/.12 (searched $CUDA_HOME, /usr/local/cuda and the loader path)"
+				what = "no libnvrtc.so.13, .so.12 or .so in $CUDA_HOME, /usr/local/cuda or the loader's path"
 			}
-			return nil, fmt.Errorf("%w: %s not found; install the CUDA toolkit's NVRTC or set CUDA_HOME", ErrNotFound, where)
+			return nil, fmt.Errorf("%w: %s; install the CUDA toolkit's NVRTC or set CUDA_HOME", ErrNotFound, what)
 		}
 		return nil, fmt.Errorf("NVRTC would not load: %v", err)
 	}

@@ -13,7 +13,7 @@ func TestOpenMissingLibrary(t *testing.T) {
 	if !errors.Is(err, ErrNotFound) {
 		t.Fatalf("got %v, want ErrNotFound", err)
 	}
-	want := "NVRTC not found: /nonexistent/libnvrtc.so.13 not found; install the CUDA toolkit's NVRTC or set CUDA_HOME"
+	want := "NVRTC not found: /nonexistent/libnvrtc.so.13 does not exist; install the CUDA toolkit's NVRTC or set CUDA_HOME"
 	if err.Error() != want {
 		t.Errorf("error %q, want %q", err, want)
 	}
