@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"unsafe"
@@ -142,11 +143,11 @@ func openDriver(candidates []string) (*driverAPI, error) {
 	lib, err := dl.Open(candidates)
 	if err != nil {
 		if errors.Is(err, dl.ErrNotFound) {
-			name := "libcuda.so.1"
 			if len(candidates) == 1 {
-				name = candidates[0]
+				return nil, &loadError{ErrNoDriver, candidates[0] + " not found: no NVIDIA driver on this machine"}
 			}
-			return nil, &loadError{ErrNoDriver, fmt.Sprintf("%s not found: no NVIDIA driver on this machine (%v)", name, err)}
+			return nil, &loadError{ErrNoDriver, "libcuda.so.1 not found: no NVIDIA driver on this machine (searched the loader's path and " +
+				strings.Join(dirsOf(candidates), ", ") + ")"}
 		}
 		return nil, &loadError{ErrDriverBroken, fmt.Sprintf("the NVIDIA driver library would not load: %v", err)}
 	}
@@ -208,6 +209,17 @@ func (d *driverAPI) start() error {
 		return &loadError{ErrNoDevice, "no CUDA devices: the driver sees none" + visibleDevicesNote()}
 	}
 	return nil
+}
+
+// dirsOf lists the directories of the absolute candidates.
+func dirsOf(candidates []string) []string {
+	var dirs []string
+	for _, c := range candidates {
+		if filepath.IsAbs(c) {
+			dirs = append(dirs, filepath.Dir(c))
+		}
+	}
+	return dirs
 }
 
 func visibleDevicesNote() string {

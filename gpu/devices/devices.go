@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/hmmgo/hmmgo/gpu/cuda"
+	"github.com/hmmgo/hmmgo/gpu/nvrtc"
 	"github.com/hmmgo/hmmgo/internal/cli"
 )
 
@@ -75,6 +76,9 @@ func ParseGPU(value string) (Request, error) {
 	}
 	return r, nil
 }
+
+// CPUOnly reports whether --nogpu, --cpu-only or --gpu=false was given.
+func (r Request) CPUOnly() bool { return r.Mode == Never || r.cpuFlag != "" }
 
 // flagText renders the request as the user would have typed it.
 func (r Request) flagText() string {
@@ -263,10 +267,23 @@ func (r Request) Resolve(probe Prober, need Needs) (Choice, error) {
 	return Choice{Devices: chosen, Note: note}, nil
 }
 
+// Usable is the production Prober: the driver's devices, provided NVRTC
+// is there too, since every hmmgo kernel is compiled at run time.
+func Usable() ([]*cuda.Device, error) {
+	ds, err := cuda.Devices()
+	if err != nil {
+		return nil, err
+	}
+	if err := nvrtc.Load(); err != nil {
+		return nil, fmt.Errorf("%d GPU(s) present but kernels cannot be compiled: %w", len(ds), err)
+	}
+	return ds, nil
+}
+
 // Select resolves r against this machine's GPUs and prints the note as
 // "hmmgo <cmd>: <note>" on stderr.
 func Select(stderr io.Writer, cmd string, r Request, need Needs) ([]*cuda.Device, error) {
-	c, err := r.Resolve(cuda.Devices, need)
+	c, err := r.Resolve(Usable, need)
 	if err != nil {
 		return nil, err
 	}

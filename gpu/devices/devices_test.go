@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hmmgo/hmmgo/gpu/cuda"
+	"github.com/hmmgo/hmmgo/gpu/internal/mockgpu"
 	"github.com/hmmgo/hmmgo/internal/cli"
 )
 
@@ -168,7 +169,7 @@ func TestSelectOnThisMachine(t *testing.T) {
 	if err != nil {
 		t.Fatalf("auto mode failed: %v", err)
 	}
-	if err := cuda.Load(); err != nil {
+	if _, err := Usable(); err != nil {
 		if len(ds) != 0 {
 			t.Errorf("devices chosen without a driver: %v", ds)
 		}
@@ -177,7 +178,15 @@ func TestSelectOnThisMachine(t *testing.T) {
 		}
 		return
 	}
+	t.Logf("stderr: %s", stderr.String())
 	if len(ds) != 1 || !strings.HasPrefix(stderr.String(), "hmmgo test: using GPU 0") {
 		t.Errorf("with a GPU: devices %v, stderr %q", ds, stderr.String())
+	}
+}
+
+func TestSelectWithMockDriver(t *testing.T) {
+	out := mockgpu.RunTests(t, "^TestSelectOnThisMachine$")
+	if !strings.Contains(out, "PASS: TestSelectOnThisMachine") {
+		t.Errorf("child output:\n%s", out)
 	}
 }
