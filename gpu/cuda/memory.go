@@ -11,8 +11,11 @@ type DevicePtr uint64
 // Add offsets the address by n bytes.
 func (p DevicePtr) Add(n int) DevicePtr { return p + DevicePtr(n) }
 
-// Buffer is device memory from Alloc. Its methods copy synchronously
-// from the host's point of view; Stream has the asynchronous forms.
+// Buffer is device memory from Alloc. Its copy and memset methods run on
+// the default stream and return only once the operation is complete, so
+// work queued afterwards on any stream sees the result; reading back with
+// CopyToHost after a kernel on a Stream needs that stream synchronised
+// first. Stream has the asynchronous forms.
 type Buffer struct {
 	ctx  *Context
 	ptr  DevicePtr
@@ -57,6 +60,16 @@ func (b *Buffer) Free() error {
 	return err
 }
 
+// completeDefaultStream waits for the default stream. The driver's
+// "synchronous" memset and device-side copies may return before the
+// device has finished them, and our streams do not wait for the default
+// stream (they are non-blocking), so without this a kernel on a Stream
+// could read memory a Buffer method had not finished writing. The caller
+// holds the context binding.
+func completeDefaultStream() error {
+	return result(drv.cuStreamSynchronize.Call(0), "cuStreamSynchronize(default stream)")
+}
+
 // check rejects a transfer that would run past the buffer.
 func (b *Buffer) check(op string, off, n int) error {
 	if b.ptr == 0 {
@@ -78,8 +91,11 @@ func (b *Buffer) CopyFromHost(off int, src []byte) error {
 		return err
 	}
 	defer unbind()
-	return result(drv.cuMemcpyHtoD.Call(uintptr(b.ptr.Add(off)), uintptr(unsafe.Pointer(&src[0])), uintptr(len(src))),
-		"cuMemcpyHtoD(%d bytes)", len(src))
+	if err := result(drv.cuMemcpyHtoD.Call(uintptr(b.ptr.Add(off)), uintptr(unsafe.Pointer(&src[0])), uintptr(len(src))),
+		"cuMemcpyHtoD(%d bytes)", len(src)); err != nil {
+		return err
+	}
+	return completeDefaultStream()
 }
 
 // CopyToHost fills dst from the buffer starting at byte offset off.
@@ -107,7 +123,10 @@ func (b *Buffer) CopyFrom(off int, src DevicePtr, n int) error {
 		return err
 	}
 	defer unbind()
-	return result(drv.cuMemcpyDtoD.Call(uintptr(b.ptr.Add(off)), uintptr(src), uintptr(n)), "cuMemcpyDtoD(%d bytes)", n)
+	if err := result(drv.cuMemcpyDtoD.Call(uintptr(b.ptr.Add(off)), uintptr(src), uintptr(n)), "cuMemcpyDtoD(%d bytes)", n); err != nil {
+		return err
+	}
+	return completeDefaultStream()
 }
 
 // Memset8 sets every byte of the buffer to v.
@@ -120,7 +139,10 @@ func (b *Buffer) Memset8(v byte) error {
 		return err
 	}
 	defer unbind()
-	return result(drv.cuMemsetD8.Call(uintptr(b.ptr), uintptr(v), uintptr(b.size)), "cuMemsetD8(%d bytes)", b.size)
+	if err := result(drv.cuMemsetD8.Call(uintptr(b.ptr), uintptr(v), uintptr(b.size)), "cuMemsetD8(%d bytes)", b.size); err != nil {
+		return err
+	}
+	return completeDefaultStream()
 }
 
 // Memset32 sets every 4-byte word of the buffer to v; the size must be a
@@ -137,7 +159,10 @@ func (b *Buffer) Memset32(v uint32) error {
 		return err
 	}
 	defer unbind()
-	return result(drv.cuMemsetD32.Call(uintptr(b.ptr), uintptr(v), uintptr(b.size/4)), "cuMemsetD32(%d words)", b.size/4)
+	if err := result(drv.cuMemsetD32.Call(uintptr(b.ptr), uintptr(v), uintptr(b.size/4)), "cuMemsetD32(%d words)", b.size/4); err != nil {
+		return err
+	}
+	return completeDefaultStream()
 }
 
 // HostBuffer is page-locked ("pinned") host memory: the copy engines read

@@ -206,15 +206,16 @@ func CopyBandwidth(ctx *cuda.Context, k *nvrtc.Kernels, bytes, reps int) (Bandwi
 	if err != nil {
 		return res, err
 	}
-	// A non-zero pattern, so that a copy that did nothing cannot pass.
-	if err := src.Memset32(0x9e3779b9); err != nil {
-		return res, err
-	}
 	s, err := ctx.NewStream()
 	if err != nil {
 		return res, err
 	}
 	defer s.Destroy()
+	// A non-zero pattern, so that a copy that did nothing cannot pass.
+	// Memsets go on s: it does not wait for the default stream.
+	if err := s.Memset32(src.Ptr(), 0x9e3779b9, bytes/4); err != nil {
+		return res, err
+	}
 	start, err := ctx.NewEvent(true)
 	if err != nil {
 		return res, err
@@ -264,7 +265,7 @@ func CopyBandwidth(ctx *cuda.Context, k *nvrtc.Kernels, bytes, reps int) (Bandwi
 	if res.Memcpy, err = median(byMemcpy); err != nil {
 		return res, err
 	}
-	if err := dst.Memset8(0); err != nil {
+	if err := s.Memset8(dst.Ptr(), 0, bytes); err != nil {
 		return res, err
 	}
 	if res.Kernel, err = median(byKernel); err != nil {
@@ -277,6 +278,9 @@ func CopyBandwidth(ctx *cuda.Context, k *nvrtc.Kernels, bytes, reps int) (Bandwi
 		return 2 * float64(bytes) / t.Seconds() / 1e9
 	}
 	res.MemcpyGBps, res.KernelGBps = rate(res.Memcpy), rate(res.Kernel)
+	if err := s.Synchronize(); err != nil {
+		return res, err
+	}
 	// Check the kernel's copy at both ends and the middle.
 	chunk := min(bytes, 1<<20) &^ 3
 	got := make([]byte, chunk)
