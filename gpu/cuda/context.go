@@ -1,0 +1,80 @@
+package cuda
+
+import (
+	"runtime"
+	"unsafe"
+)
+
+// Context is a device's primary context: the one the CUDA runtime and
+// other libraries in the process share. Every method may be called from
+// any goroutine.
+//
+// The driver keeps a "current context" per OS thread. Each method
+// therefore pins its goroutine to its thread and makes the context current
+// for the duration of the driver call; this costs a fraction of a
+// microsecond and frees callers from thinking about threads.
+type Context struct {
+	dev    *Device
+	handle uintptr
+}
+
+// Context retains the device's primary context (once; it then lives as
+// long as the process).
+func (d *Device) Context() (*Context, error) {
+	d.ctxOnce.Do(func() {
+		var h uintptr
+		d.ctxErr = result(drv.cuDevicePrimaryCtxRetain.Call(uintptr(unsafe.Pointer(&h)), uintptr(d.handle)),
+			"cuDevicePrimaryCtxRetain(GPU %d)", d.Ordinal)
+		d.ctx = &Context{dev: d, handle: h}
+	})
+	if d.ctxErr != nil {
+		return nil, d.ctxErr
+	}
+	return d.ctx, nil
+}
+
+// Device returns the context's GPU.
+func (c *Context) Device() *Device { return c.dev }
+
+// bind locks the calling goroutine to its OS thread and makes c current
+// there. The caller must call the returned function when done.
+func (c *Context) bind() (func(), error) {
+	runtime.LockOSThread()
+	if err := result(drv.cuCtxSetCurrent.Call(c.handle), "cuCtxSetCurrent(GPU %d)", c.dev.Ordinal); err != nil {
+		runtime.UnlockOSThread()
+		return nil, err
+	}
+	return runtime.UnlockOSThread, nil
+}
+
+// Do runs fn with the context current on the calling goroutine's locked
+// OS thread, for code that makes several driver calls of its own.
+func (c *Context) Do(fn func() error) error {
+	unbind, err := c.bind()
+	if err != nil {
+		return err
+	}
+	defer unbind()
+	return fn()
+}
+
+// Synchronize waits for all work queued on the device by this process.
+func (c *Context) Synchronize() error {
+	unbind, err := c.bind()
+	if err != nil {
+		return err
+	}
+	defer unbind()
+	return result(drv.cuCtxSynchronize.Call(), "cuCtxSynchronize(GPU %d)", c.dev.Ordinal)
+}
+
+// MemInfo returns the device memory free and in total, in bytes.
+func (c *Context) MemInfo() (free, total uint64, err error) {
+	unbind, err := c.bind()
+	if err != nil {
+		return 0, 0, err
+	}
+	defer unbind()
+	err = result(drv.cuMemGetInfo.Call(uintptr(unsafe.Pointer(&free)), uintptr(unsafe.Pointer(&total))), "cuMemGetInfo(GPU %d)", c.dev.Ordinal)
+	return free, total, err
+}
