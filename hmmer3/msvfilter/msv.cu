@@ -1,0 +1,172 @@
+// SSV and MSV filters on the GPU, bit-exact with HMMER 3.3.2's byte
+// arithmetic, in the design of CUDAMPF/CUDAMPF++: a warp runs S = 32/T
+// sequences of similar length in lock-step, T threads per sequence, each
+// thread holding C consecutive model nodes as 16-bit lanes packed in
+// pairs, so a cell update is one Hopper DPX instruction per two cells.
+// The row-to-row diagonal shift is a byte permute inside a thread and one
+// shuffle between neighbouring threads; no block-level synchronisation is
+// needed after the profile is in shared memory.
+//
+// Compile-time parameters (NVRTC -D): T threads per sequence (power of
+// two, 1..32), C nodes per thread (even), KP residue codes plus one
+// padding code (KP-1) that ends every diagonal.
+//
+// Arithmetic. SSV cells are kept as w = v+128 of HMMER's signed SSV cell
+// v: w' = max(w + s, 0) with s = bias - cost. HMMER's overflow test is
+// exactly "some w >= 127-bias"; until a cell gets there nothing saturates,
+// so plain 16-bit lanes reproduce it (the host applies the test). MSV
+// cells are HMMER's unsigned bytes: m' = max(min(max(m, xB) + bias, 255)
+// - cost, 0).
+
+#define NW (C / 2)             // packed words per thread
+#define ROWW (T * NW)          // packed words per residue code
+
+typedef unsigned int u32;
+
+// One warp block: S sequences (by index), padded length, residue offset.
+// Residues are laid out [L/4][S][4 bytes]: group g reads a word holding
+// four consecutive residues of its sequence, and a warp's S words are
+// contiguous (coalesced).
+struct Block {
+    int seq[32];
+    int len[32];
+    int maxLen;   // multiple of 4
+    int nseq;
+    long long off;
+};
+
+__device__ __forceinline__ u32 shift_in(u32 lo_word, u32 hi_word) {
+    // (hi16 of lo_word, lo16 of hi_word): the pair one node to the left.
+    return __byte_perm(lo_word, hi_word, 0x5432);
+}
+
+__device__ __forceinline__ int hmax16(u32 v) {
+    int a = (short)(v & 0xffff), b = (short)(v >> 16);
+    return a > b ? a : b;
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
+           const Block* __restrict__ blocks, int nblocks, unsigned int* next,
+           unsigned short* __restrict__ out)
+{
+    extern __shared__ u32 sprof[];
+    for (int i = threadIdx.x; i < KP * ROWW; i += blockDim.x) sprof[i] = prof[i];
+    __syncthreads();
+
+    const int lane = threadIdx.x & 31;
+    const int g = lane / T, t = lane % T;
+    const u32* myprof = sprof + t * NW;
+
+    for (;;) {
+        int b = 0;
+        if (lane == 0) b = atomicAdd(next, 1);
+        b = __shfl_sync(0xffffffffu, b, 0);
+        if (b >= nblocks) return;
+        const Block* blk = &blocks[b];
+        const int S = 32 / T;
+        const bool active = g < blk->nseq;
+        const u32* words = (const u32*)(res + blk->off);
+
+        u32 w[NW];
+#pragma unroll
+        for (int j = 0; j < NW; j++) w[j] = 0;
+        u32 xE = 0;
+
+        for (int i = 0; i < blk->maxLen; i += 4) {
+            u32 four = active ? words[(i / 4) * S + g] : 0xffffffffu;
+#pragma unroll
+            for (int r = 0; r < 4; r++) {
+                int x = (four >> (8 * r)) & 0xff;
+                if (x >= KP) x = KP - 1;
+                const u32* s = myprof + x * ROWW;
+                // The cell of node k-1 in the previous row: last node of the
+                // previous thread for our first node; 0 (begin) for thread 0.
+                u32 carry = __shfl_up_sync(0xffffffffu, w[NW - 1], 1, T);
+                if (t == 0) carry = 0;
+#pragma unroll
+                for (int j = NW - 1; j >= 0; j--) {
+                    u32 prev = (j > 0) ? w[j - 1] : carry;
+                    w[j] = __viaddmax_s16x2(shift_in(prev, w[j]), s[j], 0u);
+                }
+#pragma unroll
+                for (int j = 0; j + 1 < NW; j += 2) xE = __vimax3_s16x2(xE, w[j], w[j + 1]);
+                if (NW & 1) xE = __vimax_s16x2(xE, w[NW - 1]);
+            }
+        }
+        int m = hmax16(xE);
+        for (int o = T / 2; o > 0; o /= 2) m = max(m, __shfl_down_sync(0xffffffffu, m, o, T));
+        if (t == 0 && active) out[blk->seq[g]] = (unsigned short)min(m, 0xffff);
+    }
+}
+
+// MSV: the full program with the J state, for the targets SSV leaves
+// undecided. prof holds -cost pairs; result per sequence is xJ, or 0xffff
+// for byte overflow.
+extern "C" __global__ void __launch_bounds__(256)
+msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
+           const Block* __restrict__ blocks, int nblocks, unsigned int* next,
+           int bias, int base, int tec, const int* __restrict__ tjbm,
+           unsigned short* __restrict__ out)
+{
+    extern __shared__ u32 sprof[];
+    for (int i = threadIdx.x; i < KP * ROWW; i += blockDim.x) sprof[i] = prof[i];
+    __syncthreads();
+
+    const int lane = threadIdx.x & 31;
+    const int g = lane / T, t = lane % T;
+    const u32* myprof = sprof + t * NW;
+    const u32 biasv = (u32)bias * 0x10001u;
+    const u32 capv = 255u * 0x10001u;
+
+    for (;;) {
+        int b = 0;
+        if (lane == 0) b = atomicAdd(next, 1);
+        b = __shfl_sync(0xffffffffu, b, 0);
+        if (b >= nblocks) return;
+        const Block* blk = &blocks[b];
+        const int S = 32 / T;
+        const bool active = g < blk->nseq;
+        const int len = active ? blk->len[g] : 0;
+        const int seq = active ? blk->seq[g] : 0;
+        const int tjbm_g = active ? tjbm[seq] : 0;
+        const u32* words = (const u32*)(res + blk->off);
+
+        u32 w[NW];
+#pragma unroll
+        for (int j = 0; j < NW; j++) w[j] = 0;
+        int xJ = 0, overflow = 0;
+        int xB = max(base - tjbm_g, 0);
+
+        for (int i = 0; i < blk->maxLen; i += 4) {
+            u32 four = active ? words[(i / 4) * S + g] : 0xffffffffu;
+#pragma unroll
+            for (int r = 0; r < 4; r++) {
+                int x = (four >> (8 * r)) & 0xff;
+                if (x >= KP) x = KP - 1;
+                const u32* s = myprof + x * ROWW;
+                const u32 xBv = (u32)xB * 0x10001u;
+                u32 carry = __shfl_up_sync(0xffffffffu, w[NW - 1], 1, T);
+                if (t == 0) carry = 0;
+                u32 xE = 0;
+#pragma unroll
+                for (int j = NW - 1; j >= 0; j--) {
+                    u32 prev = (j > 0) ? w[j - 1] : carry;
+                    u32 v = __vimax_s16x2(shift_in(prev, w[j]), xBv);
+                    v = __viaddmin_s16x2(v, biasv, capv);
+                    w[j] = __viaddmax_s16x2(v, s[j], 0u);
+                    xE = __vimax_s16x2(xE, w[j]);
+                }
+                int e = hmax16(xE);
+                for (int o = T / 2; o > 0; o /= 2) e = max(e, __shfl_xor_sync(0xffffffffu, e, o, T));
+                if (i + r < len && !overflow) {
+                    if (e + bias >= 255) overflow = 1;
+                    e = max(e - tec, 0);
+                    xJ = max(xJ, e);
+                    xB = max(max(base, xJ) - tjbm_g, 0);
+                }
+            }
+        }
+        if (t == 0 && active) out[seq] = overflow ? 0xffffu : (unsigned short)xJ;
+    }
+}
