@@ -13,8 +13,11 @@ type laneBatch struct {
 	// which makes their cells zero and keeps them harmless.
 	lanes []laneRow
 	// endAt[i] is true when some read ends at row i.
-	endAt []bool
-	s     scratch
+	endAt       []bool
+	interleaved bool
+	s           scratch
+	// vm, vx, vy are the lane-interleaved DP rows of the SIMD kernels.
+	vm, vx, vy []float32
 }
 
 // laneRow is one DP row for eight reads, each field one AVX2 register.
@@ -25,6 +28,7 @@ type laneRow struct {
 
 func (b *laneBatch) load(reads []preparedRead) {
 	b.reads = reads
+	b.interleaved = false
 	b.maxLen = 0
 	for i := range reads {
 		b.maxLen = max(b.maxLen, len(reads[i].rows32))
@@ -52,6 +56,7 @@ func (b *laneBatch) interleave() {
 		}
 		b.endAt[len(rows)-1] = true
 	}
+	b.interleaved = true
 }
 
 // goLaneKernel is the portable float pass: one read at a time.
