@@ -137,10 +137,10 @@ func newGPUDevice(rt GPURuntime) (*gpuDevice, error) {
 		d.streams[i] = s
 	}
 	var err error
-	if d.tabs32, err = d.upload(floatBytes(t32.ph2pr[:]), floatBytes(t32.matchToMatch)); err != nil {
+	if d.tabs32, err = d.upload(floatBytes(t32.ph2pr[:]), floatBytes(t32.fullMatchToMatch())); err != nil {
 		return nil, err
 	}
-	if d.tabs64, err = d.upload(doubleBytes(t64.ph2pr[:]), doubleBytes(t64.matchToMatch)); err != nil {
+	if d.tabs64, err = d.upload(doubleBytes(t64.ph2pr[:]), doubleBytes(t64.fullMatchToMatch())); err != nil {
 		return nil, err
 	}
 	return d, d.streams[0].Synchronize()

@@ -46,6 +46,12 @@ type tables[T float32 | float64] struct {
 	// matchToMatch[max*(max+1)/2+min], the probability of staying in the
 	// match state given the insertion and deletion open qualities.
 	matchToMatch []T
+	// The double table costs about 0.3 s of 160-bit arithmetic to fill, and
+	// only the double pass (a few pairs in ten thousand) needs it, so its
+	// entries are computed when first used.
+	lazy   bool
+	mu     sync.Mutex
+	filled []bool
 }
 
 var (
@@ -78,7 +84,9 @@ func tables64() *tables[float64] {
 			t.ph2pr[q] = exp10(-float64(q) / 10)
 		}
 		t.jacobian = jacobianTable[float64]()
-		t.matchToMatch = matchToMatchTable(t.jacobian, exp10, math.Log1p)
+		t.matchToMatch = make([]float64, (MaxQual+1)*(MaxQual+2)/2)
+		t.filled = make([]bool, len(t.matchToMatch))
+		t.lazy = true
 		tab64 = t
 	})
 	return tab64
@@ -113,21 +121,25 @@ func approxLog10SumLog10[T float32 | float64](jac []T, a, b T) T {
 }
 
 // matchToMatchTable fills the triangular table for qualities 0..MaxQual.
-// GKL computes each entry in double from a T-precision log-sum and then
-// rounds to T; INV_LN10 is the truncated 0.434294 of the original code,
-// which matters in the last bits.
 func matchToMatchTable[T float32 | float64](jac []T, pow10, ln1p func(float64) float64) []T {
-	const invLn10 = 0.434294
 	tab := make([]T, (MaxQual+1)*(MaxQual+2)/2)
 	for hi, off := 0, 0; hi <= MaxQual; hi++ {
 		for lo := 0; lo <= hi; lo++ {
-			s := float64(approxLog10SumLog10(jac, T(-0.1)*T(hi), T(-0.1)*T(lo)))
-			l := ln1p(-math.Min(1, pow10(s))) * invLn10
-			tab[off+lo] = T(pow10(l))
+			tab[off+lo] = matchToMatchEntry(jac, hi, lo, pow10, ln1p)
 		}
 		off += hi + 1
 	}
 	return tab
+}
+
+// matchToMatchEntry is one entry: GKL computes it in double from a
+// T-precision log-sum and then rounds to T; INV_LN10 is the truncated
+// 0.434294 of the original code, which matters in the last bits.
+func matchToMatchEntry[T float32 | float64](jac []T, hi, lo int, pow10, ln1p func(float64) float64) T {
+	const invLn10 = 0.434294
+	s := float64(approxLog10SumLog10(jac, T(-0.1)*T(hi), T(-0.1)*T(lo)))
+	l := ln1p(-math.Min(1, pow10(s))) * invLn10
+	return T(pow10(l))
 }
 
 // matchToMatchProb looks up the probability for one pair of open qualities.
@@ -136,5 +148,27 @@ func (t *tables[T]) matchToMatchProb(ins, del uint8) T {
 	if lo > hi {
 		lo, hi = hi, lo
 	}
-	return t.matchToMatch[hi*(hi+1)/2+lo]
+	i := hi*(hi+1)/2 + lo
+	if !t.lazy {
+		return t.matchToMatch[i]
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.filled[i] {
+		t.matchToMatch[i] = matchToMatchEntry(t.jacobian, hi, lo, exp10, math.Log1p)
+		t.filled[i] = true
+	}
+	return t.matchToMatch[i]
+}
+
+// fullMatchToMatch returns the whole table (for the GPU, which needs every
+// entry up front).
+func (t *tables[T]) fullMatchToMatch() []T {
+	out := make([]T, len(t.matchToMatch))
+	for hi := 0; hi <= MaxQual; hi++ {
+		for lo := 0; lo <= hi; lo++ {
+			out[hi*(hi+1)/2+lo] = t.matchToMatchProb(uint8(hi), uint8(lo))
+		}
+	}
+	return out
 }

@@ -102,7 +102,7 @@ func process(env cli.Env, inName, outName, format string, backend pairhmm.Backen
 		return err
 	}
 	defer rr.Close()
-	of, err := cli.CreateOutput(outName, env.Stdout)
+	of, err := createOutput(outName, env.Stdout)
 	if err != nil {
 		return err
 	}
@@ -140,6 +140,34 @@ func process(env cli.Env, inName, outName, format string, backend pairhmm.Backen
 	}
 	return of.Commit()
 }
+
+// output is where results go: an atomic file (cli.OutputFile), or a
+// device or pipe written in place.
+type output interface {
+	io.Writer
+	Commit() error
+	Abort()
+}
+
+// createOutput opens the output. A path that names an existing device or
+// pipe (/dev/null, /dev/stdout, a FIFO) is written directly: the atomic
+// temporary-file-and-rename of cli.OutputFile would create a file in /dev
+// and rename it over the device.
+func createOutput(path string, stdout io.Writer) (output, error) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &deviceOutput{f}, nil
+	}
+	return cli.CreateOutput(path, stdout)
+}
+
+type deviceOutput struct{ *os.File }
+
+func (d *deviceOutput) Commit() error { return d.Close() }
+func (d *deviceOutput) Abort()        { d.Close() }
 
 // readChunk reads records until about chunkCells cells are held.
 func readChunk(rr *pairhmm.RecordReader) ([]pairhmm.Group, error) {

@@ -215,3 +215,20 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("good input: exit %d, %q %q", code, out, errs)
 	}
 }
+
+// TestOutputToDevice: -o /dev/null must write to the device, not replace it.
+func TestOutputToDevice(t *testing.T) {
+	st, err := os.Stat(os.DevNull)
+	if err != nil || st.Mode().IsRegular() {
+		t.Skip("no /dev/null device here")
+	}
+	in := filepath.Join(t.TempDir(), "in.txt")
+	os.WriteFile(in, []byte("1 1\nACGT IIII IIII IIII ++++\nACGT\n"), 0o644)
+	if code, _, errs := runCmd(t, "", in, "-o", os.DevNull); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	st, err = os.Stat(os.DevNull)
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("%s is no longer a character device: %v", os.DevNull, st.Mode())
+	}
+}
