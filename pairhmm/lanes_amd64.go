@@ -55,6 +55,10 @@ func runAVX2(b *laneBatch, hap []uint8, out *[laneWidth]float32) {
 		b.interleave()
 	}
 	h := len(hap)
+	if h == 0 { // the assembly loop needs a column; validation rejects empty haplotypes
+		*out = [laneWidth]float32{}
+		return
+	}
 	n := (h + 1) * laneWidth
 	if cap(b.vm) < n {
 		b.vm, b.vx, b.vy = make([]float32, n), make([]float32, n), make([]float32, n)
