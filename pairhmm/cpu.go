@@ -24,10 +24,12 @@ type CPU struct {
 }
 
 // laneKernel runs the float pass of up to laneWidth reads against one
-// haplotype at once, each read in its own lane.
+// haplotype at once, each read in its own lane; run2 (optional) runs two
+// such batches together.
 type laneKernel struct {
 	name string
 	run  func(b *laneBatch, hap []uint8, out *[laneWidth]float32)
+	run2 func(a, b *laneBatch, hap []uint8, outA, outB *[laneWidth]float32)
 }
 
 // NewCPU returns the CPU backend.
@@ -52,8 +54,9 @@ func NewCPU(opt CPUOptions) *CPU {
 // Name implements Backend.
 func (c *CPU) Name() string { return fmt.Sprintf("cpu/%s (%d threads)", c.lanes.name, c.threads) }
 
-// job is one batch of reads of one group (similar lengths, so that lanes
-// waste little) to be scored against all haplotypes of the group.
+// job is up to two lane batches of reads of one group (similar lengths,
+// so that lanes waste little) to be scored against all haplotypes of the
+// group.
 type job struct {
 	group int
 	reads []int
@@ -78,8 +81,8 @@ func (c *CPU) Compute(groups []Group, out [][]float64) error {
 		}
 		rs := groups[g].Reads
 		sort.SliceStable(order, func(a, b int) bool { return len(rs[order[a]].Bases) > len(rs[order[b]].Bases) })
-		for i := 0; i < len(order); i += laneWidth {
-			jobs = append(jobs, job{g, order[i:min(i+laneWidth, len(order))]})
+		for i := 0; i < len(order); i += 2 * laneWidth {
+			jobs = append(jobs, job{g, order[i:min(i+2*laneWidth, len(order))]})
 		}
 	}
 	// Longest batches first, so the tail of the run is short batches.
@@ -117,8 +120,8 @@ func jobCells(groups []Group, j job) int64 {
 
 // worker holds one goroutine's scratch memory.
 type worker struct {
-	prepared [laneWidth]preparedRead
-	batch    laneBatch
+	prepared [2 * laneWidth]preparedRead
+	batch    [2]laneBatch
 	s        scratch
 }
 
@@ -129,11 +132,22 @@ func (w *worker) run(k laneKernel, g *Group, reads []int, haps [][]uint8, out []
 	for l, r := range reads {
 		w.prepared[l].prepare(&g.Reads[r])
 	}
-	w.batch.load(w.prepared[:n])
+	na := min(n, laneWidth)
+	w.batch[0].load(w.prepared[:na])
+	w.batch[1].load(w.prepared[na:n])
 	nh := len(haps)
-	var raw [laneWidth]float32
+	var raw [2 * laneWidth]float32
 	for h, hap := range haps {
-		k.run(&w.batch, hap, &raw)
+		a, b := (*[laneWidth]float32)(raw[:laneWidth]), (*[laneWidth]float32)(raw[laneWidth:])
+		switch {
+		case n > laneWidth && k.run2 != nil:
+			k.run2(&w.batch[0], &w.batch[1], hap, a, b)
+		case n > laneWidth:
+			k.run(&w.batch[0], hap, a)
+			k.run(&w.batch[1], hap, b)
+		default:
+			k.run(&w.batch[0], hap, a)
+		}
 		for l, r := range reads {
 			out[r*nh+h] = w.s.finish(raw[l], &w.prepared[l], hap)
 		}

@@ -112,3 +112,106 @@ sumloop:
 	VMOVUPS Y0, (DX)
 	VZEROUPPER
 	RET
+
+// func rowPass2AVX2(la, lb *laneRow, hap *uint8, h int, ma, xa, ya, mb, xb, yb *float32)
+//
+// rowPassAVX2 for two batches of eight reads against the same haplotype,
+// interleaved: the deletion chain (Y from the left) is a serial dependency
+// along the row, and two independent chains keep the floating-point units
+// busy while each waits on its own. Per lane the operations are those of
+// rowPassAVX2.
+TEXT ·rowPass2AVX2(SB), NOSPLIT, $0-80
+	MOVQ la+0(FP), SI
+	MOVQ lb+8(FP), DX
+	MOVQ hap+16(FP), BX
+	MOVQ h+24(FP), CX
+	MOVQ ma+32(FP), DI
+	MOVQ xa+40(FP), R9
+	MOVQ ya+48(FP), R10
+	MOVQ mb+56(FP), R11
+	MOVQ xb+64(FP), R12
+	MOVQ yb+72(FP), R13
+
+	// batch A state: Y0 dM, Y1 dX, Y2 dY, Y3 lM, Y4 lY
+	// batch B state: Y5 dM, Y6 dX, Y7 dY, Y8 lM, Y9 lY
+	// temporaries: Y10-Y15
+	VMOVUPS (DI), Y0
+	VMOVUPS (R9), Y1
+	VMOVUPS (R10), Y2
+	VMOVUPS (R11), Y5
+	VMOVUPS (R12), Y6
+	VMOVUPS (R13), Y7
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VMOVUPS Y3, (DI)
+	VMOVUPS Y3, (R9)
+	VMOVUPS Y3, (R10)
+	VMOVUPS Y3, (R11)
+	VMOVUPS Y3, (R12)
+	VMOVUPS Y3, (R13)
+	ADDQ $32, DI
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $32, R12
+	ADDQ $32, R13
+
+loop2:
+	MOVBLZX (BX), R8
+	SHLQ $5, R8
+	// batch A: M = ((dM*mm + dX*gapm) + dY*gapm) * prior
+	VMULPS 0(SI), Y0, Y10
+	VMULPS 32(SI), Y1, Y11
+	VADDPS Y11, Y10, Y10
+	VMULPS 32(SI), Y2, Y11
+	VADDPS Y11, Y10, Y10
+	VMULPS 160(SI)(R8*1), Y10, Y10
+	// batch B: the same
+	VMULPS 0(DX), Y5, Y13
+	VMULPS 32(DX), Y6, Y14
+	VADDPS Y14, Y13, Y13
+	VMULPS 32(DX), Y7, Y14
+	VADDPS Y14, Y13, Y13
+	VMULPS 160(DX)(R8*1), Y13, Y13
+	// the row above becomes next column's diagonal
+	VMOVUPS (DI), Y0
+	VMOVUPS (R9), Y1
+	VMOVUPS (R10), Y2
+	VMOVUPS (R11), Y5
+	VMOVUPS (R12), Y6
+	VMOVUPS (R13), Y7
+	// batch A: X = uM*mx + uX*gcp ; Y = lM*my + lY*gcp
+	VMULPS 64(SI), Y0, Y11
+	VMULPS 96(SI), Y1, Y12
+	VADDPS Y12, Y11, Y11
+	VMULPS 128(SI), Y3, Y12
+	VMULPS 96(SI), Y4, Y4
+	VADDPS Y4, Y12, Y4
+	// batch B
+	VMULPS 64(DX), Y5, Y14
+	VMULPS 96(DX), Y6, Y15
+	VADDPS Y15, Y14, Y14
+	VMULPS 128(DX), Y8, Y15
+	VMULPS 96(DX), Y9, Y9
+	VADDPS Y9, Y15, Y9
+	VMOVUPS Y10, (DI)
+	VMOVUPS Y11, (R9)
+	VMOVUPS Y4, (R10)
+	VMOVUPS Y13, (R11)
+	VMOVUPS Y14, (R12)
+	VMOVUPS Y9, (R13)
+	VMOVAPS Y10, Y3
+	VMOVAPS Y13, Y8
+	ADDQ $32, DI
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $32, R12
+	ADDQ $32, R13
+	INCQ BX
+	DECQ CX
+	JNZ loop2
+	VZEROUPPER
+	RET
