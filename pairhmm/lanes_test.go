@@ -1,6 +1,7 @@
 package pairhmm
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -61,4 +62,20 @@ func TestKernelsIdentical(t *testing.T) {
 		}
 	}
 	t.Logf("%d pairs identical", len(a))
+	// Through the backend, which also pairs batches of eight (run2).
+	ra, err := ComputeGroups(groups, Options{Backend: NewCPU(CPUOptions{Kernel: "go"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := ComputeGroups(groups, Options{Backend: NewCPU(CPUOptions{Kernel: "avx2"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for g := range ra {
+		for i := range ra[g] {
+			if math.Float64bits(ra[g][i]) != math.Float64bits(rb[g][i]) {
+				t.Fatalf("group %d pair %d: go %v, avx2 %v", g, i, ra[g][i], rb[g][i])
+			}
+		}
+	}
 }
