@@ -9,11 +9,13 @@ import (
 
 	"github.com/hmmgo/hmmgo/gpu/gpuinfo"
 	"github.com/hmmgo/hmmgo/internal/cli"
+	"github.com/hmmgo/hmmgo/internal/pairhmmcmd"
 )
 
 // commands lists every subcommand; each lives in its own package.
 var commands = []cli.Command{
 	gpuinfo.Command,
+	pairhmmcmd.Command,
 }
 
 func main() {

@@ -1,0 +1,14 @@
+// Package pairhmm computes the read/haplotype likelihoods of GATK
+// HaplotypeCaller's pair-HMM: the forward algorithm over match, insertion
+// and deletion states, with the probabilities, constants and floating-point
+// arithmetic of GATK's native implementation (Intel GKL): a single-precision
+// pass, recomputed in double precision when its result is below GKL's
+// MIN_ACCEPTED (1e-28, before the log), and log10 of the result.
+//
+// Compute and ComputeGroups are the entry points; RecordReader reads the
+// text format of GATK's PairHMM test data and gpuPairHMM. Work runs on a
+// Backend: the CPU backend (NewCPU) uses all cores and an AVX2 kernel when
+// the CPU has it; a CUDA backend (pairhmm.cu) gives identical numbers.
+// docs/pairhmm.md describes the model, the measured agreement with GKL and
+// the few deliberate differences.
+package pairhmm
