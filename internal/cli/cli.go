@@ -40,18 +40,28 @@ func (e *UsageError) Error() string { return e.Msg }
 
 // OutputFile writes to a temporary file beside path and renames it into
 // place only on Commit, so a failed run leaves no file that looks complete.
-// Path "-" writes to the given stdout and Commit/Abort do nothing.
+// Path "-" writes to the given stdout and Commit/Abort do nothing. An
+// existing path that is not a regular file (/dev/null, a named pipe, a
+// terminal) is written directly: renaming over it would replace the device.
 type OutputFile struct {
 	io.Writer
-	f     *os.File
-	path  string
-	close bool
+	f      *os.File
+	path   string
+	close  bool
+	direct bool
 }
 
 // CreateOutput opens path for an output that becomes visible on Commit.
 func CreateOutput(path string, stdout io.Writer) (*OutputFile, error) {
 	if path == "-" {
 		return &OutputFile{Writer: stdout, path: path}, nil
+	}
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, fmt.Errorf("cannot open output file %s: %w", path, err)
+		}
+		return &OutputFile{Writer: f, f: f, path: path, close: true, direct: true}, nil
 	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -70,6 +80,12 @@ func (o *OutputFile) Commit() error {
 		return nil
 	}
 	o.close = false
+	if o.direct {
+		if err := o.f.Close(); err != nil {
+			return fmt.Errorf("writing %s: %w", o.path, err)
+		}
+		return nil
+	}
 	if err := o.f.Close(); err != nil {
 		os.Remove(o.f.Name())
 		return fmt.Errorf("writing %s: %w", o.path, err)
@@ -88,7 +104,9 @@ func (o *OutputFile) Abort() {
 	}
 	o.close = false
 	o.f.Close()
-	os.Remove(o.f.Name())
+	if !o.direct {
+		os.Remove(o.f.Name())
+	}
 }
 
 // IsTerminal reports whether w is a character device (a terminal), the
