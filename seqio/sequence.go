@@ -1,6 +1,7 @@
-// Package seqio reads biological sequence databases (FASTA, plain, gzip'd
-// or on stdin) into digital sequences, with Easel's rules for which
-// characters are residues, which are ignored and which are errors.
+// Package seqio reads biological sequence databases (FASTA, EMBL/UniProt
+// and GenBank; plain, gzip'd or on stdin) into digital sequences, with
+// Easel's rules for which characters are residues, which are ignored and
+// which are errors, as HMMER 3.3.2's hmmsearch reads its targets.
 package seqio
 
 // Sequence is one digital sequence. Dsq holds the residue codes of the
