@@ -148,7 +148,7 @@ func TestStageScoresMatchHMMER(t *testing.T) {
 					if !sameFloat(got[s], w.vals[s]) {
 						bad++
 						if bad <= 10 {
-							t.Errorf("%s %s: %s = %v (%a), HMMER %v (%a)", model, sq.Name, stageNames[s], got[s], got[s], w.vals[s], w.vals[s])
+							t.Errorf("%s %s: %s = %v (%#08x), HMMER %v (%#08x)", model, sq.Name, stageNames[s], got[s], math.Float32bits(got[s]), w.vals[s], math.Float32bits(w.vals[s]))
 						}
 					}
 				}
