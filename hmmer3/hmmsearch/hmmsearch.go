@@ -87,10 +87,10 @@ func (e *usageError) Error() string { return e.msg }
 
 func (e *engine) run(env cli.Env, args []string) int {
 	g := newGetopts(options())
-	err := g.processEnvironment(e.lookupEnv)
-	if err == nil {
-		err = g.processCmdline(args)
+	if err := g.processEnvironment(e.lookupEnv); err != nil {
+		return e.usageFail(env, g, "Failed to process environment: "+err.Error())
 	}
+	err := g.processCmdline(args)
 	if err == nil {
 		err = g.verify()
 	}
