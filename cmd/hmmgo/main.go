@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/hmmgo/hmmgo/gpu/gpuinfo"
+	"github.com/hmmgo/hmmgo/hmmer3/hmmsearch"
 	"github.com/hmmgo/hmmgo/internal/cli"
 	"github.com/hmmgo/hmmgo/internal/pairhmmcmd"
 )
@@ -15,6 +16,7 @@ import (
 // commands lists every subcommand; each lives in its own package.
 var commands = []cli.Command{
 	gpuinfo.Command,
+	hmmsearch.Command,
 	pairhmmcmd.Command,
 }
 

@@ -1,0 +1,437 @@
+// Package hmmsearch is `hmmgo hmmsearch`, a drop-in replacement for
+// HMMER 3.3.2's hmmsearch: the same options (Easel's option rules), the
+// same standard output, --tblout and --domtblout, and the same numbers.
+//
+// For each model of the HMM file it searches the whole sequence database
+// (re-reading it per model, as hmmsearch rewinds it), ranks and
+// thresholds the hits and prints them. Not supported: -A and
+// --pfamtblout (refused with a clear message) and --tformat other than
+// fasta.
+package hmmsearch
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/hmmgo/hmmgo/alphabet"
+	"github.com/hmmgo/hmmgo/hmmer3/hits"
+	"github.com/hmmgo/hmmgo/hmmer3/hmm"
+	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
+	"github.com/hmmgo/hmmgo/hmmer3/report"
+	"github.com/hmmgo/hmmgo/internal/cli"
+)
+
+const (
+	name    = "hmmsearch"
+	summary = "search profile(s) against a sequence database"
+	usage   = "[options] <hmmfile> <seqdb>"
+	prog    = "hmmgo hmmsearch"
+)
+
+// Command is the `hmmgo hmmsearch` entry of the command table.
+var Command = cli.Command{
+	Name:    name,
+	Summary: "search profile HMMs against a sequence database (HMMER 3.3.2 hmmsearch)",
+	Run:     Run,
+}
+
+// Run runs hmmsearch with the process environment's readers and pipeline.
+func Run(env cli.Env, args []string) int { return defaultEngine().run(env, args) }
+
+// ModelReader yields the query models of an HMM file; Read returns io.EOF
+// after the last one.
+type ModelReader interface {
+	Read() (*hmm.HMM, error)
+}
+
+// engine is everything the command calls outside itself, so that tests
+// can run the whole command on recorded inputs.
+type engine struct {
+	openModels    func(path string, stdin io.Reader) (ModelReader, error)
+	openSequences func(path string, stdin io.Reader, abc *alphabet.Alphabet) (pipeline.SequenceSource, error)
+	newModel      func(h *hmm.HMM, cfg *pipeline.Config) (*pipeline.Model, error)
+	search        func(m *pipeline.Model, src pipeline.SequenceSource, cfg *pipeline.Config) ([]*hits.Hit, *hits.Stats, error)
+	lookupEnv     func(string) (string, bool)
+	now           func() time.Time
+	getwd         func() (string, error)
+}
+
+// openModelFile and openSequenceFile are the file readers; readers.go sets
+// them once packages hmm and seqio provide OpenFile and Open.
+var (
+	openModelFile    func(path string, stdin io.Reader) (ModelReader, error)
+	openSequenceFile func(path string, stdin io.Reader, abc *alphabet.Alphabet) (pipeline.SequenceSource, error)
+)
+
+func defaultEngine() *engine {
+	return &engine{
+		openModels:    openModelFile,
+		openSequences: openSequenceFile,
+		newModel:      pipeline.NewModel,
+		search:        pipeline.Search,
+		lookupEnv:     os.LookupEnv,
+		now:           time.Now,
+		getwd:         os.Getwd,
+	}
+}
+
+// usageError is a command-line mistake: exit status 2, with the usage.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func (e *engine) run(env cli.Env, args []string) int {
+	g := newGetopts(options())
+	if err := g.processEnvironment(e.lookupEnv); err != nil {
+		return e.usageFail(env, g, "Failed to process environment: "+err.Error())
+	}
+	err := g.processCmdline(args)
+	if err == nil {
+		err = g.verify()
+	}
+	if err != nil {
+		return e.usageFail(env, g, "Failed to parse command line: "+err.Error())
+	}
+	if g.isOn("-h") {
+		e.help(env.Stdout, g)
+		return 0
+	}
+	if len(g.args) != 2 {
+		return e.usageFail(env, g, "Incorrect number of command line arguments.")
+	}
+	if g.args[0] == "-" && g.args[1] == "-" {
+		return e.usageFail(env, g, "Either <hmmfile> or <seqdb> may be '-' (to read from stdin), but not both.")
+	}
+	for _, opt := range []string{"-A", "--pfamtblout"} {
+		if g.isOn(opt) {
+			fmt.Fprintf(env.Stderr, "%s: option %s is not supported\n", prog, opt)
+			return 2
+		}
+	}
+	if g.isOn("--tformat") {
+		if err := checkFormat(g.str("--tformat")); err != nil {
+			return cli.Fail(env, name, err)
+		}
+	}
+	if e.openModels == nil || e.openSequences == nil {
+		return cli.Fail(env, name, errors.New("this build has no HMM or sequence file reader (see hmmer3/hmmsearch/readers.go)"))
+	}
+	s := &search{engine: e, env: env, g: g, hmmfile: g.args[0], seqfile: g.args[1]}
+	if err := s.run(); err != nil {
+		s.abort()
+		return cli.Fail(env, name, err)
+	}
+	return 0
+}
+
+// usageFail prints msg and the short usage on stderr (hmmsearch prints
+// them on stdout; hmmgo keeps stdout for results).
+func (e *engine) usageFail(env cli.Env, g *getopts, msg string) int {
+	fmt.Fprintf(env.Stderr, "%s: %s\n", prog, msg)
+	fmt.Fprintf(env.Stderr, "Usage: %s %s\n", prog, usage)
+	fmt.Fprintln(env.Stderr, "\nwhere most common options are:")
+	g.displayHelp(env.Stderr, 1, 2, 80)
+	fmt.Fprintf(env.Stderr, "\nTo see more help on available options, do %s -h\n\n", prog)
+	return 2
+}
+
+func (e *engine) help(w io.Writer, g *getopts) {
+	report.Banner(w, name, summary)
+	fmt.Fprintf(w, "Usage: %s %s\n", prog, usage)
+	for _, hg := range helpGroups {
+		fmt.Fprintf(w, "\n%s\n", hg.title)
+		g.displayHelp(w, hg.group, 2, 80)
+	}
+}
+
+// checkFormat accepts --tformat fasta, the one format hmmgo reads.
+func checkFormat(f string) error {
+	switch strings.ToLower(f) {
+	case "fasta":
+		return nil
+	case "embl", "genbank", "ddbj", "uniprot", "daemon", "hmmpgmd", "fmindex", "ncbi",
+		"stockholm", "pfam", "a2m", "psiblast", "selex", "afa", "clustal", "clustallike", "phylip", "phylips":
+		return fmt.Errorf("--tformat %s: only fasta target databases are supported", f)
+	}
+	return fmt.Errorf("%s is not a recognized sequence database file format", f)
+}
+
+// search is one run of the command.
+type search struct {
+	*engine
+	env              cli.Env
+	g                *getopts
+	hmmfile, seqfile string
+
+	outputs   []*cli.OutputFile
+	text      *bufio.Writer // the report: stdout or -o
+	tbl, dtbl *bufio.Writer
+	textFile  *cli.OutputFile
+}
+
+func (s *search) create(path string) (*cli.OutputFile, *bufio.Writer, error) {
+	o, err := cli.CreateOutput(path, s.env.Stdout)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.outputs = append(s.outputs, o)
+	return o, bufio.NewWriterSize(o, 64<<10), nil
+}
+
+// abort removes unfinished output files; what already went to stdout
+// stays, as with hmmsearch.
+func (s *search) abort() {
+	if s.textFile == nil && s.text != nil {
+		s.text.Flush()
+	}
+	for _, o := range s.outputs {
+		o.Abort()
+	}
+}
+
+func (s *search) config() pipeline.Config {
+	g := s.g
+	cfg := pipeline.DefaultConfig()
+	cfg.F1, cfg.F2, cfg.F3 = g.real("--F1"), g.real("--F2"), g.real("--F3")
+	cfg.Max = g.isOn("--max")
+	cfg.NoBias = g.isOn("--nobias")
+	cfg.NoNull2 = g.isOn("--nonull2")
+	cfg.Seed = uint32(g.integer("--seed"))
+	cfg.CPUs = max(1, g.integer("--cpu"))
+
+	t := &cfg.Thresholds
+	*t = hits.Thresholds{E: g.real("-E"), DomE: g.real("--domE"), IncE: g.real("--incE"), IncDomE: g.real("--incdomE")}
+	if g.isOn("-T") {
+		t.ByBits, t.T = true, g.real("-T")
+	}
+	if g.isOn("--domT") {
+		t.DomByBits, t.DomT = true, g.real("--domT")
+	}
+	if g.isOn("--incT") {
+		t.IncByBits, t.IncT = true, g.real("--incT")
+	}
+	if g.isOn("--incdomT") {
+		t.IncDomByBits, t.IncDomT = true, g.real("--incdomT")
+	}
+	for _, c := range []struct {
+		opt string
+		cut hits.Cutoff
+	}{{"--cut_ga", hits.CutGA}, {"--cut_nc", hits.CutNC}, {"--cut_tc", hits.CutTC}} {
+		if g.isOn(c.opt) {
+			t.Cutoff = c.cut
+			t.ApplyCutoffs(0, 0) // the model's own values replace these per query
+		}
+	}
+	if g.isOn("-Z") {
+		t.Z, t.ZFromOption = g.real("-Z"), true
+	}
+	if g.isOn("--domZ") {
+		t.DomZ, t.DomZFromOpt = g.real("--domZ"), true
+	}
+	return cfg
+}
+
+// used lists the options in effect for the report header.
+func (s *search) used() []report.Setting {
+	var out []report.Setting
+	for _, o := range s.g.opts {
+		if s.g.isUsed(o.name) {
+			out = append(out, report.Setting{Name: o.name, Value: s.g.str(o.name)})
+		}
+	}
+	return out
+}
+
+func (s *search) run() error {
+	g := s.g
+	if s.seqfile != "-" {
+		if f, err := os.Open(s.seqfile); err != nil {
+			return fmt.Errorf("Failed to open sequence file %s for reading", s.seqfile)
+		} else {
+			f.Close()
+		}
+	}
+	models, err := s.openModels(s.hmmfile, s.env.Stdin)
+	if err != nil {
+		return err
+	}
+	if g.isOn("-o") {
+		s.textFile, s.text, err = s.create(g.str("-o"))
+	} else {
+		s.text = bufio.NewWriterSize(s.env.Stdout, 64<<10)
+	}
+	if err == nil && g.isOn("--tblout") {
+		_, s.tbl, err = s.create(g.str("--tblout"))
+	}
+	if err == nil && g.isOn("--domtblout") {
+		_, s.dtbl, err = s.create(g.str("--domtblout"))
+	}
+	if err != nil {
+		return err
+	}
+
+	opts := report.Options{TextWidth: g.integer("--textw"), ShowAccessions: g.isOn("--acc"), ShowAlignments: !g.isOn("--noali")}
+	if g.isOn("--notextw") {
+		opts.TextWidth = 0
+	}
+	base := s.config()
+
+	var abc *alphabet.Alphabet
+	for nquery := 1; ; nquery++ {
+		h, err := models.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if nquery == 1 {
+			abc = h.Alph
+			if err := report.Banner(s.text, name, summary); err != nil {
+				return err
+			}
+			if err := report.SearchHeader(s.text, s.hmmfile, s.seqfile, s.used()); err != nil {
+				return err
+			}
+		} else if h.Alph.Type != abc.Type {
+			return fmt.Errorf("HMM file %s contains different alphabets", s.hmmfile)
+		}
+		if err := s.query(h, nquery, base, opts); err != nil {
+			return err
+		}
+	}
+	return s.finish()
+}
+
+// query searches the database with one model and prints its results.
+func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, opts report.Options) error {
+	userStart, sysStart := cpuTimes()
+	start := time.Now()
+	if nquery > 1 && s.seqfile == "-" {
+		return fmt.Errorf("Target sequence file %s isn't rewindable; can't search it with multiple queries", s.seqfile)
+	}
+	if err := report.Query(s.text, h.Name, h.Acc, h.Desc, h.M); err != nil {
+		return err
+	}
+	cfg := base
+	thr, err := modelThresholds(h, cfg.Thresholds)
+	if err != nil {
+		return err
+	}
+	cfg.Thresholds = thr
+	src, err := s.openSequences(s.seqfile, s.env.Stdin, h.Alph)
+	if err != nil {
+		return err
+	}
+	if c, ok := src.(io.Closer); ok {
+		defer c.Close()
+	}
+	m, err := s.newModel(h, &cfg)
+	if err != nil {
+		return err
+	}
+	list, st, err := s.search(m, src, &cfg)
+	if err != nil {
+		if h.Alph.Type != alphabet.Amino {
+			return fmt.Errorf("%v (query %s is a %s model, so targets are read as %s)", err, h.Name, h.Alph.Type, h.Alph.Type)
+		}
+		return err
+	}
+	if !thr.ZFromOption {
+		thr.Z = float64(st.NSeqs)
+	}
+	th := &hits.TopHits{Hits: list}
+	th.Sort()
+	th.Threshold(&thr)
+
+	w := s.text
+	if err := report.Targets(w, th, &thr, opts); err != nil {
+		return err
+	}
+	w.WriteString("\n\n")
+	if err := report.Domains(w, th, &thr, opts); err != nil {
+		return err
+	}
+	w.WriteString("\n\n")
+	if s.tbl != nil {
+		if err := report.TabularTargets(s.tbl, h.Name, h.Acc, th, &thr, nquery == 1); err != nil {
+			return err
+		}
+	}
+	if s.dtbl != nil {
+		if err := report.TabularDomains(s.dtbl, h.Name, h.Acc, th, &thr, nquery == 1); err != nil {
+			return err
+		}
+	}
+	user, sys := cpuTimes()
+	timing := &report.Timing{User: user - userStart, Sys: sys - sysStart, Elapsed: time.Since(start).Seconds()}
+	if err := report.Statistics(w, st, &thr, timing); err != nil {
+		return err
+	}
+	_, err = w.WriteString("//\n")
+	return err
+}
+
+// modelThresholds applies --cut_ga/tc/nc with the model's own cutoffs
+// (p7_pli_NewModelThresholds), failing as hmmsearch does when the model
+// has none.
+func modelThresholds(h *hmm.HMM, t hits.Thresholds) (hits.Thresholds, error) {
+	var ok bool
+	var label string
+	var i1, i2 int
+	switch t.Cutoff {
+	case hits.NoCutoff:
+		return t, nil
+	case hits.CutGA:
+		ok, label, i1, i2 = h.HasGA, "GA", hmm.GA1, hmm.GA2
+	case hits.CutTC:
+		ok, label, i1, i2 = h.HasTC, "TC", hmm.TC1, hmm.TC2
+	case hits.CutNC:
+		ok, label, i1, i2 = h.HasNC, "NC", hmm.NC1, hmm.NC2
+	}
+	if !ok {
+		return t, fmt.Errorf("%s bit thresholds unavailable on model %s", label, h.Name)
+	}
+	t.ApplyCutoffs(h.Cutoff[i1], h.Cutoff[i2])
+	return t, nil
+}
+
+// finish writes the table trailers and "[ok]", then makes the files
+// visible.
+func (s *search) finish() error {
+	cwd, _ := s.getwd()
+	tail := report.Tail{
+		Program: name, Version: report.Version, QueryFile: s.hmmfile, TargetFile: s.seqfile,
+		Options: s.g.spoof(prog), Cwd: cwd, Date: s.now(),
+	}
+	for _, w := range []*bufio.Writer{s.tbl, s.dtbl} {
+		if w == nil {
+			continue
+		}
+		if err := report.TabularTail(w, tail); err != nil {
+			return err
+		}
+	}
+	if _, err := s.text.WriteString("[ok]\n"); err != nil {
+		return err
+	}
+	for _, w := range []*bufio.Writer{s.text, s.tbl, s.dtbl} {
+		if w == nil {
+			continue
+		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.outputs {
+		if err := o.Commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
