@@ -7,9 +7,10 @@
 // shuffle between neighbouring threads; no block-level synchronisation is
 // needed after the profile is in shared memory.
 //
-// Compile-time parameters (NVRTC -D): T threads per sequence (power of
-// two, 1..32), C nodes per thread (even), KP residue codes plus one
-// padding code (KP-1) that ends every diagonal.
+// Compile-time parameters (#defines the host prepends): T threads per
+// sequence (power of two, 1..32), C nodes per thread (even), KP residue
+// codes plus one padding code (KP-1) that ends every diagonal, BLOCK
+// threads per CUDA block.
 //
 // Arithmetic. SSV cells are kept as w = v+128 of HMMER's signed SSV cell
 // v: w' = max(w + s, 0) with s = bias - cost. HMMER's overflow test is
@@ -22,6 +23,9 @@
 #define ROWW (T * NW)          // packed words per residue code
 
 typedef unsigned int u32;
+
+// All cells here are >= 0, so the relu form of the two-way DPX max is a
+// plain max.
 
 // One warp block: S sequences (by index), padded length, residue offset.
 // Residues are laid out [L/4][S][4 bytes]: group g reads a word holding
@@ -45,7 +49,7 @@ __device__ __forceinline__ int hmax16(u32 v) {
     return a > b ? a : b;
 }
 
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void __launch_bounds__(BLOCK)
 ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
            const Block* __restrict__ blocks, int nblocks, unsigned int* next,
            unsigned short* __restrict__ out)
@@ -91,7 +95,7 @@ ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
                 }
 #pragma unroll
                 for (int j = 0; j + 1 < NW; j += 2) xE = __vimax3_s16x2(xE, w[j], w[j + 1]);
-                if (NW & 1) xE = __vimax_s16x2(xE, w[NW - 1]);
+                if (NW & 1) xE = __vimax_s16x2_relu(xE, w[NW - 1]);
             }
         }
         int m = hmax16(xE);
@@ -103,7 +107,7 @@ ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
 // MSV: the full program with the J state, for the targets SSV leaves
 // undecided. prof holds -cost pairs; result per sequence is xJ, or 0xffff
 // for byte overflow.
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void __launch_bounds__(BLOCK)
 msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
            const Block* __restrict__ blocks, int nblocks, unsigned int* next,
            int bias, int base, int tec, const int* __restrict__ tjbm,
@@ -152,10 +156,10 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
 #pragma unroll
                 for (int j = NW - 1; j >= 0; j--) {
                     u32 prev = (j > 0) ? w[j - 1] : carry;
-                    u32 v = __vimax_s16x2(shift_in(prev, w[j]), xBv);
+                    u32 v = __vimax_s16x2_relu(shift_in(prev, w[j]), xBv);
                     v = __viaddmin_s16x2(v, biasv, capv);
                     w[j] = __viaddmax_s16x2(v, s[j], 0u);
-                    xE = __vimax_s16x2(xE, w[j]);
+                    xE = __vimax_s16x2_relu(xE, w[j]);
                 }
                 int e = hmax16(xE);
                 for (int o = T / 2; o > 0; o /= 2) e = max(e, __shfl_xor_sync(0xffffffffu, e, o, T));

@@ -89,3 +89,9 @@ func signedCost(rbv, bias uint8) int8 {
 	}
 	return int8(uint8(t) ^ 127)
 }
+
+// TJBFor is the N/J->B cost for a target of length L (what
+// p7_oprofile_ReconfigMSVLength sets); batch kernels use it per target.
+func (p *MSVProfile) TJBFor(L int) uint8 {
+	return unbiasedByteify(p.Scale, easel.Logf(3.0/float32(L+3)))
+}

@@ -43,7 +43,7 @@ func Convert(gm *profile.Profile, h *hmm.HMM) *Profile {
 // ReconfigLength sets every score system's length model for a target of
 // length L (p7_oprofile_ReconfigLength).
 func (om *Profile) ReconfigLength(L int) {
-	om.MSV.TJB = unbiasedByteify(om.MSV.Scale, easel.Logf(3.0/float32(L+3)))
+	om.MSV.TJB = om.MSV.TJBFor(L)
 	om.ReconfigRestLength(L)
 }
 

@@ -1,0 +1,157 @@
+package msvfilter_test
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/hmmgo/hmmgo/alphabet"
+	"github.com/hmmgo/hmmgo/hmmer3/hmm"
+	"github.com/hmmgo/hmmgo/hmmer3/msvfilter"
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
+	"github.com/hmmgo/hmmgo/internal/testutil"
+	"github.com/hmmgo/hmmgo/seqio"
+)
+
+func msvProfile(h *hmm.HMM) *oprofile.Profile {
+	bg := profile.NewBackground(h.Alph)
+	return oprofile.Convert(profile.Config(h, bg, 100), h)
+}
+
+func readAll(t testing.TB, path string, abc *alphabet.Alphabet) [][]byte {
+	r, err := seqio.Open(path, nil, abc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var out [][]byte
+	for {
+		sq, err := r.Read()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, sq.Dsq)
+	}
+}
+
+func readModels(t testing.TB, pattern string) []*hmm.HMM {
+	files, _ := filepath.Glob(pattern)
+	sort.Strings(files)
+	var hs []*hmm.HMM
+	for _, f := range files {
+		r, err := hmm.OpenFile(f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := r.Read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs = append(hs, h)
+	}
+	return hs
+}
+
+// compareGPU scores every target on the CPU and the GPU and fails on any
+// difference in bits.
+func compareGPU(t *testing.T, g *msvfilter.GPU, h *hmm.HMM, dsqs [][]byte) {
+	t.Helper()
+	om := msvProfile(h)
+	got := make([]float32, len(dsqs))
+	if err := g.Scores(&om.MSV, h.Alph.Kp, dsqs, got); err != nil {
+		t.Fatalf("%s (M=%d): %v", h.Name, h.M, err)
+	}
+	bad := 0
+	for i, d := range dsqs {
+		p := om.MSV
+		p.TJB = p.TJBFor(len(d))
+		want := msvfilter.RefScore(d, &p)
+		if len(d) == 0 {
+			continue // the pipeline never scores empty targets
+		}
+		if math.Float32bits(want) != math.Float32bits(got[i]) {
+			bad++
+			if bad <= 5 {
+				t.Errorf("%s (M=%d) target %d (L=%d): GPU %v, CPU %v", h.Name, h.M, i, len(d), got[i], want)
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%s: %d of %d targets differ", h.Name, bad, len(dsqs))
+	}
+}
+
+func TestGPUMatchesCPU(t *testing.T) {
+	ctx := testutil.GPUContext(t)
+	g := msvfilter.NewGPU(ctx)
+	dir := testutil.Testdata(t, "hmmer3")
+	amino, dna := alphabet.New(alphabet.Amino), alphabet.New(alphabet.DNA)
+	prot := readAll(t, filepath.Join(dir, "prot.fa"), amino)
+	nuc := readAll(t, filepath.Join(dir, "synth_dna.fa"), dna)
+	rng := rand.New(rand.NewSource(7))
+	for _, L := range []int{1, 2, 3, 4, 5, 7, 1000, 20000, 100001} {
+		prot = append(prot, testutil.RandomDsq(rng, amino, L))
+	}
+	for _, h := range readModels(t, filepath.Join(dir, "models", "*.hmm.gz")) {
+		if h.Alph.Type == alphabet.DNA {
+			compareGPU(t, g, h, nuc)
+		} else {
+			compareGPU(t, g, h, prot)
+		}
+	}
+	for _, M := range []int{1, 2, 3, 5, 8, 10, 11, 16, 20, 24, 31, 32, 33, 50, 64, 65, 100, 129, 200, 385} {
+		compareGPU(t, g, testutil.RandomHMM(rng, amino, M), prot)
+	}
+	// The CUDAMPF query models against a real proteome, when the data is here.
+	proteome := readAll(t, testutil.GPUData(t, "pyhmmer/seqs/938293.PRJEB85.HG003687.faa"), amino)
+	for _, h := range readModels(t, filepath.Join(testutil.GPUData(t, "CUDAMPF/query_models"), "*.hmm.gz")) {
+		compareGPU(t, g, h, proteome)
+	}
+}
+
+// TestGPUThroughput measures the kernels (HMMGO_GPU_BENCH=residues, e.g.
+// 100000000) on a synthetic database with Swiss-Prot-like lengths and
+// prints GCUPS per model length. It is a benchmark, not a check.
+func TestGPUThroughput(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("HMMGO_GPU_BENCH"))
+	if n == 0 {
+		t.Skip("set HMMGO_GPU_BENCH=<residues> to measure GPU throughput")
+	}
+	ctx := testutil.GPUContext(t)
+	g := msvfilter.NewGPU(ctx)
+	amino := alphabet.New(alphabet.Amino)
+	rng := rand.New(rand.NewSource(1))
+	var dsqs [][]byte
+	total := 0
+	for total < n {
+		L := int(math.Exp(rng.NormFloat64()*0.6+5.6)) + 1
+		dsqs = append(dsqs, testutil.RandomDsq(rng, amino, L))
+		total += L
+	}
+	fmt.Printf("%-8s %8s %12s %12s %10s\n", "M", "targets", "kernel_ms", "wall_ms", "GCUPS")
+	for _, M := range []int{10, 25, 50, 100, 200, 400, 800, 1200, 1600, 2000, 2500} {
+		h := testutil.RandomHMM(rng, amino, M)
+		om := msvProfile(h)
+		out := make([]float32, len(dsqs))
+		g.Scores(&om.MSV, amino.Kp, dsqs[:1000], out) // compile and warm up
+		g.KernelTime = 0
+		t0 := time.Now()
+		if err := g.Scores(&om.MSV, amino.Kp, dsqs, out); err != nil {
+			t.Fatal(err)
+		}
+		wall := time.Since(t0)
+		cells := float64(total) * float64(M)
+		fmt.Printf("%-8d %8d %12.2f %12.2f %10.1f\n", M, len(dsqs), g.KernelTime.Seconds()*1e3, wall.Seconds()*1e3, cells/g.KernelTime.Seconds()/1e9)
+	}
+}
