@@ -1,4 +1,3 @@
-
 // The file readers are wired here: models through hmm.OpenFile and
 // targets through seqio.Open.
 

@@ -7,16 +7,20 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/hmmgo/hmmgo/alphabet"
+	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
 	"github.com/hmmgo/hmmgo/hmmer3/msvfilter"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 	"github.com/hmmgo/hmmgo/hmmer3/profile"
+	"github.com/hmmgo/hmmgo/internal/testmodels"
 	"github.com/hmmgo/hmmgo/internal/testutil"
 	"github.com/hmmgo/hmmgo/seqio"
 )
@@ -64,26 +68,43 @@ func readModels(t testing.TB, pattern string) []*hmm.HMM {
 }
 
 // compareGPU scores every target on the CPU and the GPU and fails on any
-// difference in bits.
-func compareGPU(t *testing.T, g *msvfilter.GPU, h *hmm.HMM, dsqs [][]byte) {
+// difference in bits. With ForceMSV the reference is the MSV program
+// alone (HMMER's SSV shortcut can give a different, higher score).
+func compareGPU(t *testing.T, g *msvfilter.GPU, h *hmm.HMM, db *gpudb.DB) {
 	t.Helper()
 	om := msvProfile(h)
+	dsqs := db.Dsqs
 	got := make([]float32, len(dsqs))
-	if err := g.Scores(&om.MSV, h.Alph.Kp, dsqs, got); err != nil {
+	if err := g.Scores(&om.MSV, h.Alph.Kp, db, got); err != nil {
 		t.Fatalf("%s (M=%d): %v", h.Name, h.M, err)
 	}
+	want := make([]float32, len(dsqs))
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.NumCPU(); w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < len(dsqs); i += runtime.NumCPU() {
+				p := om.MSV
+				p.TJB = p.TJBFor(len(dsqs[i]))
+				if g.ForceMSV {
+					want[i] = msvfilter.DPScore(dsqs[i], &p)
+				} else {
+					want[i] = msvfilter.Score(dsqs[i], &p)
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
 	bad := 0
 	for i, d := range dsqs {
-		p := om.MSV
-		p.TJB = p.TJBFor(len(d))
-		want := msvfilter.RefScore(d, &p)
 		if len(d) == 0 {
 			continue // the pipeline never scores empty targets
 		}
-		if math.Float32bits(want) != math.Float32bits(got[i]) {
+		if math.Float32bits(want[i]) != math.Float32bits(got[i]) {
 			bad++
 			if bad <= 5 {
-				t.Errorf("%s (M=%d) target %d (L=%d): GPU %v, CPU %v", h.Name, h.M, i, len(d), got[i], want)
+				t.Errorf("%s (M=%d) target %d (L=%d): GPU %v, CPU %v", h.Name, h.M, i, len(d), got[i], want[i])
 			}
 		}
 	}
@@ -101,20 +122,28 @@ func TestGPUMatchesCPU(t *testing.T) {
 	nuc := readAll(t, filepath.Join(dir, "synth_dna.fa"), dna)
 	rng := rand.New(rand.NewSource(7))
 	for _, L := range []int{1, 2, 3, 4, 5, 7, 1000, 20000, 100001} {
-		prot = append(prot, testutil.RandomDsq(rng, amino, L))
+		prot = append(prot, testmodels.RandomDsq(rng, amino, L))
 	}
-	for _, h := range readModels(t, filepath.Join(dir, "models", "*.hmm.gz")) {
-		if h.Alph.Type == alphabet.DNA {
-			compareGPU(t, g, h, nuc)
-		} else {
-			compareGPU(t, g, h, prot)
+	protDB, nucDB := gpudb.New(ctx, prot), gpudb.New(ctx, nuc)
+	defer protDB.Free()
+	defer nucDB.Free()
+	for _, force := range []bool{false, true} {
+		g.ForceMSV = force
+		for _, h := range readModels(t, filepath.Join(dir, "models", "*.hmm.gz")) {
+			if h.Alph.Type == alphabet.DNA {
+				compareGPU(t, g, h, nucDB)
+			} else {
+				compareGPU(t, g, h, protDB)
+			}
+		}
+		for _, M := range []int{1, 2, 3, 5, 8, 10, 11, 16, 20, 24, 31, 32, 33, 50, 64, 65, 100, 129, 200, 385, 1000} {
+			compareGPU(t, g, testmodels.RandomHMM(rng, amino, M), protDB)
 		}
 	}
-	for _, M := range []int{1, 2, 3, 5, 8, 10, 11, 16, 20, 24, 31, 32, 33, 50, 64, 65, 100, 129, 200, 385} {
-		compareGPU(t, g, testutil.RandomHMM(rng, amino, M), prot)
-	}
+	g.ForceMSV = false
 	// The CUDAMPF query models against a real proteome, when the data is here.
-	proteome := readAll(t, testutil.GPUData(t, "pyhmmer/seqs/938293.PRJEB85.HG003687.faa"), amino)
+	proteome := gpudb.New(ctx, readAll(t, testutil.GPUData(t, "pyhmmer/seqs/938293.PRJEB85.HG003687.faa"), amino))
+	defer proteome.Free()
 	for _, h := range readModels(t, filepath.Join(testutil.GPUData(t, "CUDAMPF/query_models"), "*.hmm.gz")) {
 		compareGPU(t, g, h, proteome)
 	}
@@ -136,22 +165,33 @@ func TestGPUThroughput(t *testing.T) {
 	total := 0
 	for total < n {
 		L := int(math.Exp(rng.NormFloat64()*0.6+5.6)) + 1
-		dsqs = append(dsqs, testutil.RandomDsq(rng, amino, L))
+		dsqs = append(dsqs, testmodels.RandomDsq(rng, amino, L))
 		total += L
 	}
-	fmt.Printf("%-8s %8s %12s %12s %10s\n", "M", "targets", "kernel_ms", "wall_ms", "GCUPS")
-	for _, M := range []int{10, 25, 50, 100, 200, 400, 800, 1200, 1600, 2000, 2500} {
-		h := testutil.RandomHMM(rng, amino, M)
+	db := gpudb.New(ctx, dsqs)
+	defer db.Free()
+	fmt.Printf("%d targets, %d residues, resident on the GPU; GCUPS from kernel time (CUDA events)\n", len(dsqs), total)
+	fmt.Printf("%-6s %-6s %12s %12s %10s\n", "M", "path", "kernel_ms", "host_ms", "GCUPS")
+	for _, M := range []int{10, 25, 50, 100, 200, 400, 800, 1200, 1600, 2000, 2405, 2500} {
+		h := testmodels.RandomHMM(rng, amino, M)
 		om := msvProfile(h)
 		out := make([]float32, len(dsqs))
-		g.Scores(&om.MSV, amino.Kp, dsqs[:1000], out) // compile and warm up
-		g.KernelTime = 0
-		t0 := time.Now()
-		if err := g.Scores(&om.MSV, amino.Kp, dsqs, out); err != nil {
-			t.Fatal(err)
+		for _, force := range []bool{false, true} {
+			g.ForceMSV = force
+			g.Scores(&om.MSV, amino.Kp, db, out) // compile, upload, warm up
+			g.KernelTime = 0
+			t0 := time.Now()
+			if err := g.Scores(&om.MSV, amino.Kp, db, out); err != nil {
+				t.Fatal(err)
+			}
+			wall := time.Since(t0)
+			path := "ssv"
+			if force {
+				path = "msv"
+			}
+			cells := float64(total) * float64(M)
+			fmt.Printf("%-6d %-6s %12.2f %12.2f %10.1f\n", M, path, g.KernelTime.Seconds()*1e3, (wall-g.KernelTime).Seconds()*1e3, cells/g.KernelTime.Seconds()/1e9)
 		}
-		wall := time.Since(t0)
-		cells := float64(total) * float64(M)
-		fmt.Printf("%-8d %8d %12.2f %12.2f %10.1f\n", M, len(dsqs), g.KernelTime.Seconds()*1e3, wall.Seconds()*1e3, cells/g.KernelTime.Seconds()/1e9)
+		g.ForceMSV = false
 	}
 }

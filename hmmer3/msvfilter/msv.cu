@@ -20,7 +20,8 @@
 // - cost, 0).
 
 #define NW (C / 2)             // packed words per thread
-#define ROWW (T * NW)          // packed words per residue code
+#define STRIDE (NW | 1)        // words between threads: odd, so a warp's reads hit 32 banks
+#define ROWW (T * STRIDE)      // words per residue code
 
 typedef unsigned int u32;
 
@@ -60,7 +61,7 @@ ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
 
     const int lane = threadIdx.x & 31;
     const int g = lane / T, t = lane % T;
-    const u32* myprof = sprof + t * NW;
+    const u32* myprof = sprof + t * STRIDE;
 
     for (;;) {
         int b = 0;
@@ -119,7 +120,7 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
 
     const int lane = threadIdx.x & 31;
     const int g = lane / T, t = lane % T;
-    const u32* myprof = sprof + t * NW;
+    const u32* myprof = sprof + t * STRIDE;
     const u32 biasv = (u32)bias * 0x10001u;
     const u32 capv = 255u * 0x10001u;
 

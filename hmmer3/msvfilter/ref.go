@@ -110,6 +110,11 @@ func ssvMaxCell(dsq []byte, om *oprofile.MSVProfile) uint8 {
 	return xE
 }
 
+// DPScore is the full MSV program alone, without the SSV shortcut. It
+// differs from Score where HMMER's SSV result is used and SSV and MSV
+// disagree (SSV floors cells at the begin level); GPU.ForceMSV computes it.
+func DPScore(dsq []byte, om *oprofile.MSVProfile) float32 { return msvDP(dsq, om) }
+
 // msvDP is the full MSV filter (multihit local, ungapped, with the J state).
 func msvDP(dsq []byte, om *oprofile.MSVProfile) float32 {
 	M := om.M

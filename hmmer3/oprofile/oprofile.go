@@ -10,7 +10,6 @@ import (
 	"math"
 
 	"github.com/hmmgo/hmmgo/alphabet"
-	"github.com/hmmgo/hmmgo/easel"
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
 	"github.com/hmmgo/hmmgo/hmmer3/profile"
 )
@@ -52,10 +51,11 @@ func (om *Profile) ReconfigLength(L int) {
 func (om *Profile) ReconfigRestLength(L int) {
 	pmove := (2.0 + om.NJ) / (float32(L) + 2.0 + om.NJ)
 	ploop := 1.0 - pmove
+	move := om.Vit.MoveFor(L, om.NJ)
 	for _, s := range []int{profile.XN, profile.XC, profile.XJ} {
 		om.FB.XF[s][profile.Loop] = ploop
 		om.FB.XF[s][profile.Move] = pmove
-		om.Vit.XW[s][profile.Move] = wordify(om.Vit.Scale, easel.Logf(pmove))
+		om.Vit.XW[s][profile.Move] = move
 	}
 	om.L = L
 }

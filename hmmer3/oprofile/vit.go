@@ -3,6 +3,8 @@ package oprofile
 import (
 	"math"
 
+	"github.com/hmmgo/hmmgo/easel"
+
 	"github.com/hmmgo/hmmgo/hmmer3/profile"
 )
 
@@ -86,4 +88,12 @@ func (p *VitProfile) convert(gm *profile.Profile) {
 		// Loops are 0: HMMER's "-3 nats" approximation replaces them.
 		p.XW[s][profile.Loop] = 0
 	}
+}
+
+// MoveFor is the N/C/J->move score for a target of length L with nj
+// expected J passes (1 multihit, 0 unihit), as ReconfigRestLength sets it;
+// batch kernels use it per target.
+func (p *VitProfile) MoveFor(L int, nj float32) int16 {
+	pmove := (2.0 + nj) / (float32(L) + 2.0 + nj)
+	return wordify(p.Scale, easel.Logf(pmove))
 }

@@ -1,4 +1,6 @@
-package testutil
+// Package testmodels makes random but valid HMMER3 models and digital
+// sequences for kernel tests, at sizes no model file in the repository has.
+package testmodels
 
 import (
 	"math/rand"

@@ -1,0 +1,163 @@
+// Package gpudb holds a target database on a GPU in the layout the
+// HMMER3 filter kernels read: CUDAMPF++'s warp-based blocks. Targets are
+// sorted by length and grouped S at a time (S = 32/T for kernels running
+// T threads per target), so the S targets a warp aligns in lock-step
+// have similar lengths (its Algorithm 1 balances blocks greedily; sorting
+// by length gives the same balance). Residues are interleaved so that a
+// warp's S four-residue reads are one coalesced access.
+//
+// The packing for each T is done once and kept on the device, so every
+// query of a run reuses it.
+package gpudb
+
+import (
+	"encoding/binary"
+	"sort"
+	"sync"
+
+	"github.com/hmmgo/hmmgo/gpu/cuda"
+)
+
+// BlockBytes is the size of the kernels' Block struct: target numbers
+// and lengths of up to 32 targets, the padded length, the count and the
+// residue offset.
+const BlockBytes = 32*4 + 32*4 + 4 + 4 + 8
+
+// Pad is the residue code of padding positions; kernels map it to a
+// profile row that ends every path.
+const Pad = 0xff
+
+// Packed is one layout (one T) of a set of targets.
+type Packed struct {
+	Res, Table []byte // host copies
+	NBlocks    int
+}
+
+// Pack lays out targets idx of dsqs for kernels with T threads per target.
+func Pack(dsqs [][]byte, idx []int, T int) *Packed {
+	S := 32 / T
+	order := append([]int(nil), idx...)
+	sort.SliceStable(order, func(a, b int) bool { return len(dsqs[order[a]]) > len(dsqs[order[b]]) })
+	p := &Packed{}
+	total := 0
+	for start := 0; start < len(order); start += S {
+		total += ((len(dsqs[order[start]]) + 3) &^ 3) * S
+	}
+	p.Res = make([]byte, 0, total)
+	p.Table = make([]byte, 0, (len(order)+S-1)/S*BlockBytes)
+	var blk [BlockBytes]byte
+	for start := 0; start < len(order); start += S {
+		group := order[start:min(start+S, len(order))]
+		maxLen := (len(dsqs[group[0]]) + 3) &^ 3
+		clear(blk[:])
+		for g, i := range group {
+			binary.LittleEndian.PutUint32(blk[4*g:], uint32(i))
+			binary.LittleEndian.PutUint32(blk[128+4*g:], uint32(len(dsqs[i])))
+		}
+		binary.LittleEndian.PutUint32(blk[256:], uint32(maxLen))
+		binary.LittleEndian.PutUint32(blk[260:], uint32(len(group)))
+		binary.LittleEndian.PutUint64(blk[264:], uint64(len(p.Res)))
+		p.Table = append(p.Table, blk[:]...)
+		base := len(p.Res)
+		p.Res = p.Res[:base+maxLen*S]
+		body := p.Res[base:]
+		for i := range body {
+			body[i] = Pad
+		}
+		for g, i := range group {
+			for pos, x := range dsqs[i] {
+				body[(pos/4)*S*4+g*4+pos%4] = x
+			}
+		}
+		p.NBlocks++
+	}
+	return p
+}
+
+// DB is a target database resident on one GPU.
+type DB struct {
+	ctx  *cuda.Context
+	Dsqs [][]byte // the targets, database order
+	mu   sync.Mutex
+	dev  map[int]*Device
+}
+
+// Device is one layout on the device.
+type Device struct {
+	Res, Table *cuda.Buffer
+	NBlocks    int
+}
+
+// New makes a database of dsqs for ctx; layouts are uploaded on demand.
+func New(ctx *cuda.Context, dsqs [][]byte) *DB {
+	return &DB{ctx: ctx, Dsqs: dsqs, dev: map[int]*Device{}}
+}
+
+// Layout returns the T-threads-per-target layout of all targets,
+// packing and uploading it the first time.
+func (db *DB) Layout(T int) (*Device, error) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if d := db.dev[T]; d != nil {
+		return d, nil
+	}
+	all := make([]int, len(db.Dsqs))
+	for i := range all {
+		all[i] = i
+	}
+	d, err := Upload(db.ctx, Pack(db.Dsqs, all, T))
+	if err != nil {
+		return nil, err
+	}
+	db.dev[T] = d
+	return d, nil
+}
+
+// Upload copies a packed layout to the device.
+func Upload(ctx *cuda.Context, p *Packed) (*Device, error) {
+	res, err := ctx.Alloc(len(p.Res) + 16)
+	if err != nil {
+		return nil, err
+	}
+	table, err := ctx.Alloc(len(p.Table) + BlockBytes)
+	if err != nil {
+		res.Free()
+		return nil, err
+	}
+	if len(p.Res) > 0 {
+		if err := res.CopyFromHost(0, p.Res); err != nil {
+			return nil, err
+		}
+	}
+	if len(p.Table) > 0 {
+		if err := table.CopyFromHost(0, p.Table); err != nil {
+			return nil, err
+		}
+	}
+	return &Device{Res: res, Table: table, NBlocks: p.NBlocks}, nil
+}
+
+// Free releases a layout's device memory.
+func (d *Device) Free() {
+	d.Res.Free()
+	d.Table.Free()
+}
+
+// Free releases every layout of the database.
+func (db *DB) Free() {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	for T, d := range db.dev {
+		d.Free()
+		delete(db.dev, T)
+	}
+}
+
+// Residues is the number of residues in the database.
+func (db *DB) Residues() int64 {
+	var n int64
+	for _, d := range db.Dsqs {
+		n += int64(len(d))
+	}
+	return n
+}

@@ -1,0 +1,214 @@
+package vitfilter
+
+import (
+	_ "embed"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/hmmgo/hmmgo/gpu/cuda"
+	"github.com/hmmgo/hmmgo/gpu/nvrtc"
+	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
+)
+
+//go:embed vit.cu
+var cudaSource string
+
+// GPU runs the Viterbi filter on one device, with Score's result for
+// every target.
+type GPU struct {
+	ctx     *cuda.Context
+	mu      sync.Mutex
+	kernels map[gpuShape]*nvrtc.Kernels
+	bufs    *gpudb.Buffers
+	// KernelTime accumulates device time (CUDA events), for benchmarks.
+	KernelTime time.Duration
+}
+
+type gpuShape struct{ T, C, KP, Block int }
+
+// NewGPU prepares the filter on a device context.
+func NewGPU(ctx *cuda.Context) *GPU {
+	return &GPU{ctx: ctx, kernels: map[gpuShape]*nvrtc.Kernels{}, bufs: gpudb.NewBuffers(ctx)}
+}
+
+func (s gpuShape) emisWords() int  { return s.KP * s.T * (s.C/2 | 1) }
+func (s gpuShape) transWords() int { return 4 * s.T * (s.C | 1) }
+func (s gpuShape) sharedBytes() int {
+	return 4*s.emisWords() + 4*s.transWords() + 16 // +16: uint4 alignment of the transitions
+}
+
+// shapeFor gives each thread at least eight nodes; its M, I and D cells
+// live in registers as 16-bit pairs.
+func shapeFor(M, Kp int) gpuShape {
+	T := 32
+	for T > 1 && M/T < 8 {
+		T /= 2
+	}
+	C := (M + T - 1) / T
+	C += C & 1
+	return gpuShape{T: T, C: C, KP: Kp + 1, Block: 256}
+}
+
+func (g *GPU) kernel(s gpuShape) (*cuda.Function, error) {
+	k := g.kernels[s]
+	if k == nil {
+		var err error
+		k, err = nvrtc.Build(g.ctx, nvrtc.Program{
+			Name:    "vit.cu",
+			Source:  fmt.Sprintf("#define T %d\n#define C %d\n#define KP %d\n#define BLOCK %d\n", s.T, s.C, s.KP, s.Block) + cudaSource,
+			Options: []string{"-std=c++17"},
+		})
+		if err != nil {
+			return nil, err
+		}
+		g.kernels[s] = k
+	}
+	f, err := k.Function("vit_kernel")
+	if err != nil {
+		return nil, err
+	}
+	return f, f.SetMaxDynamicSharedMemory(s.sharedBytes())
+}
+
+func pair(lo, hi int16) uint32 { return uint32(uint16(lo)) | uint32(uint16(hi))<<16 }
+
+// profile lays out the emission and transition words (see vit.cu).
+func profileWords(s gpuShape, om *oprofile.VitProfile, Kp int) (emis, trans []byte) {
+	const neg = -32768
+	est := s.C/2 | 1
+	emis = make([]byte, 4*s.emisWords())
+	rw := func(x, k int) int16 {
+		if x >= Kp || k > om.M {
+			return neg
+		}
+		return om.RWV[x][k]
+	}
+	for x := 0; x < s.KP; x++ {
+		for t := 0; t < s.T; t++ {
+			for j := 0; j < s.C/2; j++ {
+				k := t*s.C + 2*j + 1
+				binary.LittleEndian.PutUint32(emis[4*((x*s.T+t)*est+j):], pair(rw(x, k), rw(x, k+1)))
+			}
+		}
+	}
+	tst := s.C | 1
+	trans = make([]byte, 4*s.transWords())
+	for t := 0; t < s.T; t++ {
+		for j := 0; j < s.C; j++ {
+			k := t*s.C + j + 1
+			var tr [8]int16
+			for i := range tr {
+				tr[i] = neg
+			}
+			if k <= om.M {
+				tr = om.T[k]
+			}
+			off := 16 * (t*tst + j)
+			binary.LittleEndian.PutUint32(trans[off:], pair(tr[oprofile.VBM], tr[oprofile.VMM]))
+			binary.LittleEndian.PutUint32(trans[off+4:], pair(tr[oprofile.VIM], tr[oprofile.VDM]))
+			binary.LittleEndian.PutUint32(trans[off+8:], pair(tr[oprofile.VMI], tr[oprofile.VII]))
+			binary.LittleEndian.PutUint32(trans[off+12:], pair(tr[oprofile.VMD], tr[oprofile.VDD]))
+		}
+	}
+	return emis, trans
+}
+
+// Scores sets out[i] to the Viterbi filter score of db.Dsqs[i], for
+// targets whose want[i] is true (all when want is nil). om must be in
+// multihit mode (as the pipeline keeps it between targets).
+func (g *GPU) Scores(om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool, out []float32) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	dsqs := db.Dsqs
+	s := shapeFor(om.M, Kp)
+	f, err := g.kernel(s)
+	if err != nil {
+		return err
+	}
+	var layout *gpudb.Device
+	if want == nil {
+		if layout, err = db.Layout(s.T); err != nil {
+			return err
+		}
+	} else {
+		var idx []int
+		for i, w := range want {
+			if w {
+				idx = append(idx, i)
+			}
+		}
+		if len(idx) == 0 {
+			return nil
+		}
+		if layout, err = gpudb.Upload(g.ctx, gpudb.Pack(dsqs, idx, s.T)); err != nil {
+			return err
+		}
+		defer layout.Free()
+	}
+	emis, trans := profileWords(s, om, Kp)
+	moves := make([]byte, 4*len(dsqs))
+	for i, d := range dsqs {
+		binary.LittleEndian.PutUint32(moves[4*i:], uint32(int32(om.MoveFor(len(d), 1))))
+	}
+	be, err := g.bufs.Upload("emis", emis)
+	if err != nil {
+		return err
+	}
+	bt, err := g.bufs.Upload("trans", trans)
+	if err != nil {
+		return err
+	}
+	bm, err := g.bufs.Upload("moves", moves)
+	if err != nil {
+		return err
+	}
+	bn, err := g.bufs.Get("next", 4)
+	if err != nil {
+		return err
+	}
+	if err := bn.Memset32(0); err != nil {
+		return err
+	}
+	bo, err := g.bufs.Get("out", 4*len(dsqs))
+	if err != nil {
+		return err
+	}
+	var a cuda.Args
+	a.Buffer(be).Buffer(bt).Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).Buffer(bn).
+		Int32(int32(om.Base)).Int32(int32(om.XW[profile.XE][profile.Move])).Int32(int32(om.XW[profile.XE][profile.Loop])).
+		Buffer(bm).Buffer(bo)
+	d, err := gpudb.Timed(g.ctx, func() error {
+		return f.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: gpudb.PersistentGrid(g.ctx, s.Block, s.sharedBytes())},
+			Block: cuda.Dim3{X: s.Block}, SharedMem: s.sharedBytes()}, &a)
+	})
+	if err != nil {
+		return fmt.Errorf("viterbi filter on GPU %d: %w", g.ctx.Device().Ordinal, err)
+	}
+	g.KernelTime += d
+	raw := make([]byte, 4*len(dsqs))
+	if err := bo.CopyToHost(raw, 0); err != nil {
+		return err
+	}
+	for i, dsq := range dsqs {
+		if want != nil && !want[i] {
+			continue
+		}
+		xC := int32(binary.LittleEndian.Uint32(raw[4*i:]))
+		switch {
+		case xC == math.MaxInt32:
+			out[i] = float32(math.Inf(1))
+		case xC > -32768:
+			sc := float32(xC) + float32(om.MoveFor(len(dsq), 1)) - float32(om.Base)
+			sc /= om.Scale
+			out[i] = float32(float64(sc) - 3.0)
+		default:
+			out[i] = float32(math.Inf(-1))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,194 @@
+package vitfilter_test
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hmmgo/hmmgo/alphabet"
+	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
+	"github.com/hmmgo/hmmgo/hmmer3/hmm"
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
+	"github.com/hmmgo/hmmgo/hmmer3/vitfilter"
+	"github.com/hmmgo/hmmgo/internal/testmodels"
+	"github.com/hmmgo/hmmgo/internal/testutil"
+	"github.com/hmmgo/hmmgo/seqio"
+)
+
+func optimized(h *hmm.HMM) *oprofile.Profile {
+	bg := profile.NewBackground(h.Alph)
+	return oprofile.Convert(profile.Config(h, bg, 100), h)
+}
+
+func readAll(t testing.TB, path string, abc *alphabet.Alphabet) [][]byte {
+	r, err := seqio.Open(path, nil, abc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var out [][]byte
+	for {
+		sq, err := r.Read()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, sq.Dsq)
+	}
+}
+
+func readModels(t testing.TB, pattern string) []*hmm.HMM {
+	files, _ := filepath.Glob(pattern)
+	sort.Strings(files)
+	var hs []*hmm.HMM
+	for _, f := range files {
+		r, err := hmm.OpenFile(f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := r.Read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs = append(hs, h)
+	}
+	return hs
+}
+
+// cpuScores is the reference on every core.
+func cpuScores(om *oprofile.Profile, dsqs [][]byte) []float32 {
+	want := make([]float32, len(dsqs))
+	var wg sync.WaitGroup
+	n := runtime.NumCPU()
+	for w := 0; w < n; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			p := *om
+			for i := w; i < len(dsqs); i += n {
+				p.ReconfigLength(len(dsqs[i]))
+				want[i] = vitfilter.Score(dsqs[i], &p.Vit)
+			}
+		}(w)
+	}
+	wg.Wait()
+	return want
+}
+
+func compareGPU(t *testing.T, g *vitfilter.GPU, h *hmm.HMM, db *gpudb.DB) {
+	t.Helper()
+	om := optimized(h)
+	got := make([]float32, len(db.Dsqs))
+	if err := g.Scores(&om.Vit, h.Alph.Kp, db, nil, got); err != nil {
+		t.Fatalf("%s (M=%d): %v", h.Name, h.M, err)
+	}
+	want := cpuScores(om, db.Dsqs)
+	bad := 0
+	for i, d := range db.Dsqs {
+		if len(d) > 0 && math.Float32bits(want[i]) != math.Float32bits(got[i]) {
+			bad++
+			if bad <= 5 {
+				t.Errorf("%s (M=%d) target %d (L=%d): GPU %v, CPU %v", h.Name, h.M, i, len(d), got[i], want[i])
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%s: %d of %d targets differ", h.Name, bad, len(db.Dsqs))
+	}
+}
+
+func TestGPUMatchesCPU(t *testing.T) {
+	ctx := testutil.GPUContext(t)
+	g := vitfilter.NewGPU(ctx)
+	dir := testutil.Testdata(t, "hmmer3")
+	amino, dna := alphabet.New(alphabet.Amino), alphabet.New(alphabet.DNA)
+	prot := readAll(t, filepath.Join(dir, "prot.fa"), amino)
+	rng := rand.New(rand.NewSource(11))
+	for _, L := range []int{1, 2, 3, 4, 5, 7, 1000, 20000} {
+		prot = append(prot, testmodels.RandomDsq(rng, amino, L))
+	}
+	protDB := gpudb.New(ctx, prot)
+	defer protDB.Free()
+	nucDB := gpudb.New(ctx, readAll(t, filepath.Join(dir, "synth_dna.fa"), dna))
+	defer nucDB.Free()
+	for _, h := range readModels(t, filepath.Join(dir, "models", "*.hmm.gz")) {
+		if h.Alph.Type == alphabet.DNA {
+			compareGPU(t, g, h, nucDB)
+		} else {
+			compareGPU(t, g, h, protDB)
+		}
+	}
+	for _, M := range []int{1, 2, 3, 5, 8, 10, 16, 20, 31, 32, 33, 50, 64, 100, 129, 200, 257, 600} {
+		compareGPU(t, g, testmodels.RandomHMM(rng, amino, M), protDB)
+	}
+	// Subsets (the pipeline's Viterbi survivors) use a temporary layout.
+	h := testmodels.RandomHMM(rng, amino, 77)
+	om := optimized(h)
+	want := cpuScores(om, prot)
+	sel := make([]bool, len(prot))
+	for i := range sel {
+		sel[i] = i%3 == 0
+	}
+	got := make([]float32, len(prot))
+	if err := g.Scores(&om.Vit, amino.Kp, protDB, sel, got); err != nil {
+		t.Fatal(err)
+	}
+	for i := range sel {
+		if sel[i] && len(prot[i]) > 0 && math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+			t.Errorf("subset target %d: GPU %v, CPU %v", i, got[i], want[i])
+		}
+	}
+	proteome := gpudb.New(ctx, readAll(t, testutil.GPUData(t, "pyhmmer/seqs/938293.PRJEB85.HG003687.faa"), amino))
+	defer proteome.Free()
+	for _, h := range readModels(t, filepath.Join(testutil.GPUData(t, "CUDAMPF/query_models"), "*.hmm.gz")) {
+		compareGPU(t, g, h, proteome)
+	}
+}
+
+// TestGPUThroughput measures the Viterbi filter kernel
+// (HMMGO_GPU_BENCH=residues) on synthetic targets and prints GCUPS.
+func TestGPUThroughput(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("HMMGO_GPU_BENCH"))
+	if n == 0 {
+		t.Skip("set HMMGO_GPU_BENCH=<residues> to measure GPU throughput")
+	}
+	ctx := testutil.GPUContext(t)
+	g := vitfilter.NewGPU(ctx)
+	amino := alphabet.New(alphabet.Amino)
+	rng := rand.New(rand.NewSource(1))
+	var dsqs [][]byte
+	total := 0
+	for total < n {
+		L := int(math.Exp(rng.NormFloat64()*0.6+5.6)) + 1
+		dsqs = append(dsqs, testmodels.RandomDsq(rng, amino, L))
+		total += L
+	}
+	db := gpudb.New(ctx, dsqs)
+	defer db.Free()
+	fmt.Printf("%d targets, %d residues resident; GCUPS from kernel time\n", len(dsqs), total)
+	fmt.Printf("%-6s %12s %12s %10s\n", "M", "kernel_ms", "host_ms", "GCUPS")
+	for _, M := range []int{10, 25, 50, 100, 200, 400, 800, 1200, 1600, 2000, 2405} {
+		om := optimized(testmodels.RandomHMM(rng, amino, M))
+		out := make([]float32, len(dsqs))
+		g.Scores(&om.Vit, amino.Kp, db, nil, out)
+		g.KernelTime = 0
+		t0 := time.Now()
+		if err := g.Scores(&om.Vit, amino.Kp, db, nil, out); err != nil {
+			t.Fatal(err)
+		}
+		wall := time.Since(t0)
+		fmt.Printf("%-6d %12.2f %12.2f %10.1f\n", M, g.KernelTime.Seconds()*1e3, (wall-g.KernelTime).Seconds()*1e3, float64(total)*float64(M)/g.KernelTime.Seconds()/1e9)
+	}
+}
