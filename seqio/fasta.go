@@ -91,7 +91,7 @@ func (r *Reader) fastaHeader(s *Sequence) error {
 // that is buffered at a time.
 func (r *Reader) fastaData(s *Sequence) error {
 	codes := r.codes
-	dsq := s.Dsq
+	dsq := r.work
 	for {
 		if r.pos == r.end && !r.fill() {
 			if r.err != nil {
@@ -112,13 +112,13 @@ func (r *Reader) fastaData(s *Sequence) error {
 		}
 		r.line += bytes.Count(seg[:stop], []byte{'\n'})
 		if codes[seg[stop]] != codeEnd {
-			s.Dsq = dsq
+			r.work = dsq
 			return r.errorf(r.line, "%s in sequence %s", describe(seg[stop]), s.Name)
 		}
 		r.pos += stop
 		break
 	}
-	s.Dsq = dsq
+	r.work = dsq
 	return nil
 }
 

@@ -106,11 +106,11 @@ func (r *Reader) genbankHeader(s *Sequence) error {
 // flatData reads sequence lines up to the "//" line.
 func (r *Reader) flatData(s *Sequence) error {
 	codes := r.codes
-	dsq := s.Dsq
+	dsq := r.work
 	for {
 		line := r.readLine()
 		if line == nil {
-			s.Dsq = dsq
+			r.work = dsq
 			return r.truncated("no // at the end of the record of " + s.Name)
 		}
 		if cap(dsq)-len(dsq) < len(line) {
@@ -119,11 +119,11 @@ func (r *Reader) flatData(s *Sequence) error {
 		n, bad := convert(dsq[len(dsq):len(dsq)+len(line)], line, codes)
 		dsq = dsq[:len(dsq)+n]
 		if bad >= 0 && codes[line[bad]] != codeEnd {
-			s.Dsq = dsq
+			r.work = dsq
 			return r.errorf(r.lastLine, "%s in sequence %s", describe(line[bad]), s.Name)
 		}
 		if bad >= 0 {
-			s.Dsq = dsq
+			r.work = dsq
 			if !bytes.HasPrefix(line, []byte("//")) {
 				return r.errorf(r.lastLine, "a '/' in sequence %s on a line that is not the // record end", s.Name)
 			}

@@ -43,10 +43,10 @@ type Reader struct {
 	buf      []byte
 	pos, end int
 	srcEOF   bool
-	err      error // sticky read or parse error
-	line     int   // line number of buf[pos]
-	lastLine int   // number of the line readLine last returned
-	scratch  []byte
+	err      error  // sticky read or parse error
+	line     int    // line number of buf[pos]
+	lastLine int    // number of the line readLine last returned
+	work     []byte // the current record's residues; bounded by the longest record plus the buffer
 	nread    int
 }
 
@@ -149,23 +149,35 @@ func (r *Reader) Format() Format { return r.format }
 // Read returns the next sequence, or io.EOF after the last. Each
 // sequence is newly allocated, exactly sized, and stays valid.
 func (r *Reader) Read() (*Sequence, error) {
-	s := &Sequence{Dsq: r.scratch[:0]}
-	err := r.ReadInto(s)
-	r.scratch = s.Dsq[:0] // keep the grown buffer for the next record
-	if err != nil {
+	s := &Sequence{}
+	if err := r.read(s); err != nil {
 		return nil, err
 	}
-	s.Dsq = append(make([]byte, 0, len(s.Dsq)), s.Dsq...)
+	s.Dsq = append(make([]byte, 0, len(r.work)), r.work...)
 	return s, nil
 }
 
 // ReadInto reads the next sequence into s, reusing the capacity of
-// s.Dsq; it returns io.EOF after the last sequence.
+// s.Dsq (and growing it only to the sequence's length); it returns
+// io.EOF after the last sequence.
 func (r *Reader) ReadInto(s *Sequence) error {
+	if err := r.read(s); err != nil {
+		return err
+	}
+	if cap(s.Dsq) < len(r.work) {
+		s.Dsq = make([]byte, 0, len(r.work))
+	}
+	s.Dsq = append(s.Dsq[:0], r.work...)
+	return nil
+}
+
+// read parses the next record: its residues into r.work, the rest into s.
+func (r *Reader) read(s *Sequence) error {
 	if r.err != nil {
 		return r.err
 	}
 	s.Name, s.Acc, s.Desc, s.Dsq = "", "", "", s.Dsq[:0]
+	r.work = r.work[:0]
 	var err error
 	switch r.format {
 	case FASTA:

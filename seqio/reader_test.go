@@ -211,3 +211,27 @@ func TestReadIntoReuses(t *testing.T) {
 		t.Error("a sequence from Read changed when the next one was read")
 	}
 }
+
+// Memory stays bounded: the read buffer keeps its size and the scratch
+// space only grows to the longest sequence, however many are read.
+func TestBoundedMemory(t *testing.T) {
+	data := syntheticFASTA(8 << 20)
+	r, err := Open("-", bytes.NewReader(data), alphabet.New(alphabet.Amino))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, maxL := 0, 0
+	for {
+		s, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, maxL = n+1, max(maxL, s.L())
+	}
+	if n < 10000 || len(r.buf) != bufSize || cap(r.work) > 2*(bufSize+maxL) {
+		t.Errorf("%d sequences: buffer %d bytes (want %d), scratch %d for longest sequence %d", n, len(r.buf), bufSize, cap(r.work), maxL)
+	}
+}

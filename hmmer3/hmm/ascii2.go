@@ -288,7 +288,7 @@ func h2prob(tok []byte, null float32) (float32, bool) {
 	if !ok {
 		return 0, false
 	}
-	return easel.Flush32(float32(float64(null) * easel.Exp(float64(n)*0.00069314718))), true
+	return easel.Flush32(float32(float64(null) * easel.ExpFTZ(float64(n)*0.00069314718))), true
 }
 
 // renormalize is p7_hmm_Renormalize: every emission and transition

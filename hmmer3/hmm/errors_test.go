@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/hmmgo/hmmgo/internal/testutil"
 )
 
 // readAll opens path and reads every model, returning the first error.
@@ -30,7 +28,7 @@ func readAll(path string) error {
 
 // Each broken model must fail with one line naming the file and the line.
 func TestMalformedModels(t *testing.T) {
-	good, err := os.ReadFile(testutil.Testdata(t, "globins4.hmm"))
+	good, err := os.ReadFile(repoTestdata(t, "globins4.hmm"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +97,7 @@ func TestMalformedBinaryAndGzip(t *testing.T) {
 	gz, _ := os.ReadFile("testdata/globins4.3a.bin.gz")
 	var textgz bytes.Buffer
 	zw := gzip.NewWriter(&textgz)
-	g, _ := os.ReadFile(testutil.Testdata(t, "globins4.hmm"))
+	g, _ := os.ReadFile(repoTestdata(t, "globins4.hmm"))
 	zw.Write(g)
 	zw.Close()
 	badMagic := append([]byte{0xb6, 0xed, 0xed, 0xe9}, bin[4:]...)

@@ -12,8 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/hmmgo/hmmgo/internal/testutil"
 )
 
 func readGz(t *testing.T, path string) string {
@@ -61,7 +59,7 @@ func TestGoldenDumps(t *testing.T) {
 		})
 	}
 	t.Run("globins4.hmm", func(t *testing.T) {
-		got := dumpFile(t, testutil.Testdata(t, "globins4.hmm"))
+		got := dumpFile(t, repoTestdata(t, "globins4.hmm"))
 		compareDumps(t, "globins4.hmm", got, readGz(t, "testdata/globins4.hmm.dump.gz"))
 	})
 }
@@ -102,9 +100,9 @@ func TestManyModels(t *testing.T) {
 			var path string
 			switch {
 			case strings.HasPrefix(id, "examples:"):
-				path = testutil.HMMERExamples(t, strings.TrimPrefix(id, "examples:"))
+				path = hmmerExamples(t, strings.TrimPrefix(id, "examples:"))
 			case strings.HasPrefix(id, "shared:"):
-				path = testutil.SharedData(t, strings.TrimPrefix(id, "shared:"))
+				path = sharedData(t, strings.TrimPrefix(id, "shared:"))
 			default:
 				t.Fatalf("bad id %q", id)
 			}
@@ -230,9 +228,9 @@ func copyFile(t *testing.T, from, to string) {
 // parsed; our binary reader must find the same values our text reader
 // computed.
 func TestLiveHmmconvert(t *testing.T) {
-	hmmconvert := testutil.Tool(t, "hmmconvert")
+	hmmconvert := tool(t, "hmmconvert")
 	files := []string{"testdata/globins4.3b.hmm", "testdata/MADE1.hmm", "testdata/minifam.hmm.gz",
-		"testdata/globins4.hmm2", testutil.Testdata(t, "globins4.hmm")}
+		"testdata/globins4.hmm2", repoTestdata(t, "globins4.hmm")}
 	for _, f := range files {
 		out, err := exec.Command(hmmconvert, "-b", f).Output()
 		if err != nil {
