@@ -153,3 +153,12 @@ func Flush32(x float32) float32 {
 	}
 	return x
 }
+
+// Flush64 is Flush32 for doubles: a subnormal becomes a zero of the same
+// sign, as SSE arithmetic gives it in flush-to-zero mode.
+func Flush64(x float64) float64 {
+	if b := math.Float64bits(x); b&0x7ff0000000000000 == 0 {
+		return math.Float64frombits(b & (1 << 63))
+	}
+	return x
+}

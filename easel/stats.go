@@ -9,11 +9,11 @@ const smallX1 = 5e-9
 // (esl_gumbel_surv), with Easel's small-tail approximation.
 func GumbelSurv(x, mu, lambda float64) float64 {
 	y := lambda * (x - mu)
-	ey := -Exp(-y)
+	ey := -ExpFTZ(-y)
 	if math.Abs(ey) < smallX1 {
 		return -ey
 	}
-	return 1 - Exp(ey)
+	return 1 - ExpFTZ(ey)
 }
 
 // ExpSurv is P(S > x) for an exponential tail starting at mu (esl_exp_surv).
@@ -21,7 +21,7 @@ func ExpSurv(x, mu, lambda float64) float64 {
 	if x < mu {
 		return 1.0
 	}
-	return Exp(-lambda * (x - mu))
+	return ExpFTZ(-lambda * (x - mu))
 }
 
 // ExpLogSurv is log P(S > x) for the exponential tail (esl_exp_logsurv).

@@ -1,7 +1,7 @@
 package hits
 
 import (
-	"math"
+	"github.com/hmmgo/hmmgo/easel"
 	"sort"
 	"strings"
 )
@@ -14,12 +14,10 @@ type TopHits struct {
 	NIncluded int // hits flagged IsIncluded
 }
 
-// Exp is the exponential used to turn log P-values into E-values, kept in
-// one place so that every report and threshold uses the same one. Go's
-// math.Exp and glibc's exp differ in the last bit for about one argument
-// in eight; E-values are printed with 2 significant digits and compared
-// with user thresholds, where a last-bit difference does not show.
-func Exp(x float64) float64 { return math.Exp(x) }
+// EValue is exp(lnP)*Z as hmmsearch computes it: glibc's exp, in the
+// flush-to-zero mode hmmsearch runs in, so P-values below the smallest
+// normal double give E-value 0 as HMMER prints them.
+func EValue(lnP, z float64) float64 { return easel.Flush64(easel.ExpFTZ(lnP) * z) }
 
 // ApplyCutoffs switches t to model-specific bit-score thresholds (Pfam
 // GA, TC or NC lines): seq for sequences and dom for domains, both for
@@ -36,7 +34,7 @@ func (t *Thresholds) TargetReportable(score float32, lnP float64) bool {
 	if t.ByBits {
 		return float64(score) >= t.T
 	}
-	return Exp(lnP)*t.Z <= t.E
+	return EValue(lnP, t.Z) <= t.E
 }
 
 // TargetIncludable is p7_pli_TargetIncludable.
@@ -44,7 +42,7 @@ func (t *Thresholds) TargetIncludable(score float32, lnP float64) bool {
 	if t.IncByBits {
 		return float64(score) >= t.IncT
 	}
-	return Exp(lnP)*t.Z <= t.IncE
+	return EValue(lnP, t.Z) <= t.IncE
 }
 
 // DomainReportable is p7_pli_DomainReportable: conditional E-value
@@ -53,7 +51,7 @@ func (t *Thresholds) DomainReportable(bits float32, lnP float64) bool {
 	if t.DomByBits {
 		return float64(bits) >= t.DomT
 	}
-	return Exp(lnP)*t.DomZ <= t.DomE
+	return EValue(lnP, t.DomZ) <= t.DomE
 }
 
 // DomainIncludable is p7_pli_DomainIncludable.
@@ -61,7 +59,7 @@ func (t *Thresholds) DomainIncludable(bits float32, lnP float64) bool {
 	if t.IncDomByBits {
 		return float64(bits) >= t.IncDomT
 	}
-	return Exp(lnP)*t.DomZ <= t.IncDomE
+	return EValue(lnP, t.DomZ) <= t.IncDomE
 }
 
 // SortKey is the key a new hit gets in p7_Pipeline: -lnP, or the bit

@@ -173,7 +173,7 @@ func ExampleTopHits_Threshold() {
 	th.Sort()
 	th.Threshold(&thr)
 	for _, h := range th.Hits {
-		fmt.Printf("%s E=%.2g reported=%v included=%v\n", h.Name, Exp(h.LnP)*thr.Z,
+		fmt.Printf("%s E=%.2g reported=%v included=%v\n", h.Name, EValue(h.LnP, thr.Z),
 			h.Flags&IsReported != 0, h.Flags&IsIncluded != 0)
 	}
 	fmt.Println("domZ", thr.DomZ)

@@ -44,7 +44,7 @@ func maxAccLength(th *hits.TopHits) int {
 }
 
 // evalue is exp(lnP) times a search space size, as HMMER prints E-values.
-func evalue(lnP, z float64) float64 { return hits.Exp(lnP) * z }
+func evalue(lnP, z float64) float64 { return hits.EValue(lnP, z) }
 
 // Targets writes the "Scores for complete sequences" table
 // (p7_tophits_Targets). th must be sorted and thresholded; t gives Z.
