@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/hmmgo/hmmgo/alphabet"
+	"github.com/hmmgo/hmmgo/gpu/devices"
 	"github.com/hmmgo/hmmgo/hmmer3/hits"
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
 	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
@@ -90,7 +91,7 @@ func (e *engine) run(env cli.Env, args []string) int {
 	if err := g.processEnvironment(e.lookupEnv); err != nil {
 		return e.usageFail(env, g, "Failed to process environment: "+err.Error())
 	}
-	err := g.processCmdline(args)
+	err := g.processCmdline(normalizeGPUArgs(args))
 	if err == nil {
 		err = g.verify()
 	}
@@ -172,6 +173,7 @@ type search struct {
 	text      *bufio.Writer // the report: stdout or -o
 	tbl, dtbl *bufio.Writer
 	textFile  *cli.OutputFile
+	gpu       *gpuSearch // nil: the filters run on the CPU
 }
 
 func (s *search) create(path string) (*cli.OutputFile, *bufio.Writer, error) {
@@ -260,6 +262,18 @@ func (s *search) run() error {
 	if err != nil {
 		return err
 	}
+	req, err := s.gpuRequest()
+	if err != nil {
+		return err
+	}
+	devs, err := devices.Select(s.env.Stderr, name, req, devices.Needs{})
+	if err != nil {
+		return err
+	}
+	if len(devs) > 0 {
+		s.gpu = &gpuSearch{devs: devs}
+		defer s.gpu.free()
+	}
 	if g.isOn("-o") {
 		s.textFile, s.text, err = s.create(g.str("-o"))
 	} else {
@@ -324,16 +338,32 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, opts report
 		return err
 	}
 	cfg.Thresholds = thr
-	src, err := s.openSequences(s.seqfile, s.env.Stdin, h.Alph)
-	if err != nil {
-		return err
-	}
-	if c, ok := src.(io.Closer); ok {
-		defer c.Close()
+	var src pipeline.SequenceSource
+	if s.gpu == nil || s.gpu.seqs == nil {
+		src, err = s.openSequences(s.seqfile, s.env.Stdin, h.Alph)
+		if err != nil {
+			return err
+		}
+		if c, ok := src.(io.Closer); ok {
+			defer c.Close()
+		}
 	}
 	m, err := s.newModel(h, &cfg)
 	if err != nil {
 		return err
+	}
+	if s.gpu != nil {
+		if s.gpu.seqs == nil {
+			if err := s.gpu.load(src, h.Alph); err != nil {
+				return err
+			}
+		}
+		scores, err := s.gpu.msvScores(&m.OM.MSV)
+		if err != nil {
+			return err
+		}
+		cfg.MSVScore = func(idx int64) float32 { return scores[idx] }
+		src = &pipeline.SliceSource{Seqs: s.gpu.seqs}
 	}
 	list, st, err := s.search(m, src, &cfg)
 	if err != nil {

@@ -27,6 +27,7 @@ var helpGroups = []struct {
 	{6, "Options controlling model-specific thresholding:"},
 	{7, "Options controlling acceleration heuristics:"},
 	{12, "Other expert options:"},
+	{13, "GPU options (hmmgo):"},
 }
 
 // options is HMMER 3.3.2 hmmsearch's option table (a threaded, non-MPI
@@ -71,6 +72,8 @@ func options() []option {
 		{name: "--domZ", typ: argReal, rng: "x>0", help: "set # of significant seqs, for domain E-value calculation", group: 12},
 		{name: "--seed", typ: argInt, def: "42", rng: "n>=0", help: "set RNG seed to <n> (if 0: one-time arbitrary seed)", group: 12},
 		{name: "--tformat", typ: argString, help: "assert target <seqfile> is in format <s>: no autodetection", group: 12},
+		{name: "--gpu", typ: argString, incompat: "--nogpu", help: "run the filters on GPUs: N, a list 0,2, or all; alone: the first GPU, required", group: 13},
+		{name: "--nogpu", typ: argNone, incompat: "--gpu", help: "never use a GPU (default: use one when present)", group: 13},
 		{name: "--cpu", typ: argInt, def: strconv.Itoa(runtime.NumCPU()), env: "HMMER_NCPU", rng: "n>=0", help: "number of parallel CPU workers to use for multithreads", group: 12},
 	}
 }

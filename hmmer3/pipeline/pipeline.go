@@ -5,6 +5,7 @@ package pipeline
 
 import (
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/hmmgo/hmmgo/alphabet"
@@ -25,6 +26,11 @@ type Config struct {
 	Seed       uint32 // --seed; 0 means an arbitrary seed, never reset
 	Thresholds hits.Thresholds
 	CPUs       int // worker goroutines; results do not depend on it
+
+	// MSVScore, when set, supplies the MSV filter score of the target
+	// with database index idx, computed in bulk elsewhere (on a GPU);
+	// otherwise each worker runs the CPU filter.
+	MSVScore func(idx int64) float32
 }
 
 // DefaultConfig returns hmmsearch's defaults.
@@ -49,6 +55,21 @@ func (c *Config) biasFilter() bool { return !c.Max && !c.NoBias }
 // SequenceSource yields targets in database order; Read returns io.EOF at the end.
 type SequenceSource interface {
 	Read() (*seqio.Sequence, error)
+}
+
+// SliceSource reads targets held in memory.
+type SliceSource struct {
+	Seqs []*seqio.Sequence
+	next int
+}
+
+// Read returns the next target, io.EOF after the last.
+func (s *SliceSource) Read() (*seqio.Sequence, error) {
+	if s.next >= len(s.Seqs) {
+		return nil, io.EOF
+	}
+	s.next++
+	return s.Seqs[s.next-1], nil
 }
 
 // Model is one query prepared for searching: its profile in every score

@@ -57,7 +57,12 @@ func (w *worker) run(sq *seqio.Sequence, idx int64) (*hits.Hit, error) {
 	om.ReconfigLength(L)
 	nullsc := bg.NullOne(L)
 
-	usc := msvfilter.Score(dsq, &om.MSV)
+	var usc float32
+	if w.cfg.MSVScore != nil {
+		usc = w.cfg.MSVScore(idx)
+	} else {
+		usc = msvfilter.Score(dsq, &om.MSV)
+	}
 	P := easel.GumbelSurv(float64(bits(usc, nullsc)), float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
 	if P > w.f1 {
 		return nil, nil
