@@ -33,6 +33,11 @@ type VitProfile struct {
 	// capped at 0 and II at -1, as HMMER does.
 	T  [][8]int16
 	XW [4][2]int16
+	// DDBound bounds what a D->D path can add over the B->M entry it
+	// competes with (HMMER's ddbound_w, "lazy F"): when the largest M->D
+	// cell of a row plus DDBound does not exceed xB, no D->D path can
+	// change the next row.
+	DDBound int
 }
 
 // wordify turns a score into a 16-bit score, saturating.
@@ -80,6 +85,12 @@ func (p *VitProfile) convert(gm *profile.Profile) {
 		t[VMI] = capped(k, profile.PMI, 0)
 		t[VII] = capped(k, profile.PII, -1)
 		t[VDD] = capped(k, profile.PDD, 32767) // DD is not capped
+	}
+	p.DDBound = -32768
+	for k := 2; k < M-1; k++ {
+		b := int(wordify(p.Scale, gm.TSC[k][profile.PDD])) + int(wordify(p.Scale, gm.TSC[k+1][profile.PDM])) -
+			int(wordify(p.Scale, gm.TSC[k+1][profile.PBM]))
+		p.DDBound = max(p.DDBound, b)
 	}
 	p.XW[profile.XE][profile.Loop] = wordify(p.Scale, gm.XSC[profile.XE][profile.Loop])
 	p.XW[profile.XE][profile.Move] = wordify(p.Scale, gm.XSC[profile.XE][profile.Move])

@@ -180,7 +180,7 @@ func (g *GPU) Scores(om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool,
 	}
 	var a cuda.Args
 	a.Buffer(be).Buffer(bt).Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).Buffer(bn).
-		Int32(int32(om.Base)).Int32(int32(om.XW[profile.XE][profile.Move])).Int32(int32(om.XW[profile.XE][profile.Loop])).
+		Int32(int32(om.Base)).Int32(int32(om.XW[profile.XE][profile.Move])).Int32(int32(om.XW[profile.XE][profile.Loop])).Int32(int32(om.DDBound)).
 		Buffer(bm).Buffer(bo)
 	d, err := gpudb.Timed(g.ctx, func() error {
 		return f.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: gpudb.PersistentGrid(g.ctx, s.Block, s.sharedBytes())},

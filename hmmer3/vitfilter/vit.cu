@@ -9,10 +9,12 @@
 // Transitions are never positive, so a floor applied once after a max of
 // sums equals HMMER's saturation of each sum.
 //
-// The D->D chain crosses threads: each thread summarises its chunk as a
-// max-plus map x -> max(x + a, b), a shuffle scan composes the maps, and
-// a second pass recomputes the chunk from the true incoming value. (HMMER
-// evaluates D->D lazily; the values that reach M are the same.)
+// D->D paths are evaluated lazily, as HMMER's "lazy F" does: a row keeps
+// its M->D values unless the largest of them plus the model's ddbound
+// exceeds xB. Then the chain, which crosses threads, is computed exactly:
+// each thread summarises its chunk as a max-plus map x -> max(x + a, b),
+// a shuffle scan composes the maps, and a second pass recomputes the
+// chunk from the true incoming value.
 //
 // Compile-time parameters: T, C (even), KP (codes + 1 padding), BLOCK.
 
@@ -44,7 +46,7 @@ __device__ __forceinline__ int floor16(int v) { return max(v, -32768); }
 extern "C" __global__ void __launch_bounds__(BLOCK)
 vit_kernel(const u32* __restrict__ emis, const uint4* __restrict__ trans,
            const unsigned char* __restrict__ res, const Block* __restrict__ blocks,
-           int nblocks, unsigned int* next, int base, int emove, int eloop,
+           int nblocks, unsigned int* next, int base, int emove, int eloop, int ddbound,
            const int* __restrict__ move, int* __restrict__ out)
 {
     extern __shared__ u32 smem[];
@@ -91,14 +93,15 @@ vit_kernel(const u32* __restrict__ emis, const uint4* __restrict__ trans,
                 u32 ci = __shfl_up_sync(0xffffffffu, Iw[NW - 1], 1, T);
                 u32 cd = __shfl_up_sync(0xffffffffu, Dw[NW - 1], 1, T);
                 if (t == 0) { cm = NEGW; ci = NEGW; cd = NEGW; }
-                int xE = -32768;
+                int xE = -32768, dmax = -32768, dout = -32768;
+                u32 Dn[NW];   // this row's M->D values (HMMER's D cells when D->D is skipped)
 #pragma unroll
                 for (int j = NW - 1; j >= 0; j--) {
                     u32 md = shift_in(j > 0 ? Mw[j - 1] : cm, Mw[j]);
                     u32 id = shift_in(j > 0 ? Iw[j - 1] : ci, Iw[j]);
                     u32 dd = shift_in(j > 0 ? Dw[j - 1] : cd, Dw[j]);
                     u32 ew = e[j];
-                    int mnew[2], inew[2];
+                    int mnew[2], inew[2], dnext[2];
 #pragma unroll
                     for (int h = 0; h < 2; h++) {
                         uint4 tr = mytrans[2 * j + h];
@@ -115,12 +118,42 @@ vit_kernel(const u32* __restrict__ emis, const uint4* __restrict__ trans,
                         int mk = h ? hi16(Mw[j]) : lo16(Mw[j]);
                         int ik = h ? hi16(Iw[j]) : lo16(Iw[j]);
                         inew[h] = __viaddmax_s32(mk, lo16(tr.z), __viaddmax_s32(ik, hi16(tr.z), -32768));
+                        dnext[h] = __viaddmax_s32(v, lo16(tr.w), -32768);   // M(k)+MD(k) -> D(k+1)
+                        dmax = max(dmax, dnext[h]);
                     }
                     Mw[j] = pack16(mnew[0], mnew[1]);
                     Iw[j] = pack16(inew[0], inew[1]);
+                    // D of node b is M(a)+MD(a); node a of the next pair gets M(b)+MD(b).
+                    Dn[j] = ((u32)dnext[0]) << 16;
+                    if (j + 1 < NW) Dn[j + 1] = (Dn[j + 1] & 0xffff0000u) | ((u32)dnext[1] & 0xffffu);
+                    else dout = dnext[1];
+                }
+                {
+                    int din = __shfl_up_sync(0xffffffffu, dout, 1, T);
+                    if (t == 0) din = -32768;
+                    Dn[0] = (Dn[0] & 0xffff0000u) | ((u32)din & 0xffffu);
                 }
 
-                // D: summarise the chunk as x -> max(x + a, b), scan, recompute.
+#pragma unroll
+                for (int o = T / 2; o > 0; o /= 2) {
+                    xE = max(xE, __shfl_xor_sync(0xffffffffu, xE, o, T));
+                    dmax = max(dmax, __shfl_xor_sync(0xffffffffu, dmax, o, T));
+                }
+                if (i + r < len && !overflow) {
+                    if (xE >= 32767) overflow = 1;
+                    xC = (short)max(xC, xE + emove);
+                    xJ = (short)max(xJ, xE + eloop);
+                    xB = (short)max(xJ + nmove, xN + nmove);
+                }
+
+                // Lazy F (as HMMER): D->D paths can only matter to the next
+                // row when dmax + ddbound > xB; then run the full chain.
+                if (!__any_sync(0xffffffffu, dmax + ddbound > xB)) {
+#pragma unroll
+                    for (int j = 0; j < NW; j++) Dw[j] = Dn[j];
+                    continue;
+                }
+                // Full chain: summarise the chunk as x -> max(x + a, b), scan, recompute.
                 int a = 0, bb = NEG, dloc = NEG;
 #pragma unroll
                 for (int j = 0; j < C; j++) {
@@ -150,15 +183,6 @@ vit_kernel(const u32* __restrict__ emis, const uint4* __restrict__ trans,
                     int m1 = hi16(Mw[j / 2]);
                     dcur = max(m1 + lo16(w1), d1 + hi16(w1));
                     Dw[j / 2] = pack16(d0, d1);
-                }
-
-#pragma unroll
-                for (int o = T / 2; o > 0; o /= 2) xE = max(xE, __shfl_xor_sync(0xffffffffu, xE, o, T));
-                if (i + r < len && !overflow) {
-                    if (xE >= 32767) overflow = 1;
-                    xC = (short)max(xC, xE + emove);
-                    xJ = (short)max(xJ, xE + eloop);
-                    xB = (short)max(xJ + nmove, xN + nmove);
                 }
             }
         }
