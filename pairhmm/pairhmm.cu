@@ -22,6 +22,9 @@
 // row's sums are accumulated unconditionally (adding +0 before the first
 // column changes nothing).
 //
+// Every global read goes through __ldg (the read-only data path; the
+// tests' C++ emulation of this file also bounds-checks them there).
+//
 // Exactness: every product and sum is an explicitly rounded __fmul_rn /
 // __fadd_rn (__dmul_rn / __dadd_rn), so nothing is contracted into FMA,
 // and the operations and their order are those of forward() in forward.go
@@ -102,17 +105,16 @@ __device__ __forceinline__ void ph_forward(const PairInputs& in, const T* __rest
 	const int groupInBlock = threadIdx.x / PH_GROUP;
 	// Shuffles involve only this group's lanes: groups sharing a warp run
 	// pairs of different lengths and leave the loop at different steps.
-	const unsigned groupMask = PH_GROUP == 32 ? 0xffffffffu
-		: ((1u << PH_GROUP) - 1u) << (warpLane / PH_GROUP * PH_GROUP);
+	const unsigned groupMask = (0xffffffffu >> (32 - PH_GROUP)) << (warpLane / PH_GROUP * PH_GROUP);
 	const int task = blockIdx.x * (WARPS * 32 / PH_GROUP) + groupInBlock;
 	// Groups of the last block without a task skip the loop and store
 	// nothing; their reads of pair 0's inputs are harmless.
 	const bool live = task < in.ntasks;
-	const int rIdx = live ? in.taskRead[task] : 0;
-	const int hIdx = live ? in.taskHap[task] : 0;
-	const int R = in.rlen[rIdx];
-	const int H = in.hlen[hIdx];
-	const int roff = in.roff[rIdx];
+	const int rIdx = live ? __ldg(in.taskRead + task) : 0;
+	const int hIdx = live ? __ldg(in.taskHap + task) : 0;
+	const int R = __ldg(in.rlen + rIdx);
+	const int H = __ldg(in.hlen + hIdx);
+	const int roff = __ldg(in.roff + rIdx);
 	const int shift = (PH_ROWS - R % PH_ROWS) % PH_ROWS; // carrier rows above the read
 	const int lastLane = (R + shift) / PH_ROWS - 1;
 	const T initY = ph_div(initial, T(H));
@@ -133,12 +135,12 @@ __device__ __forceinline__ void ph_forward(const PairInputs& in, const T* __rest
 			Y[r] = initY;
 		} else if (row < R) {
 			const int qi = __ldg(in.ri + roff + row), qd = __ldg(in.rd + roff + row), qc = __ldg(in.rc + roff + row);
-			mm[r] = mmTab[ph_mm_index(qi, qd)];
-			gcp[r] = ph2pr[qc];
+			mm[r] = __ldg(mmTab + ph_mm_index(qi, qd));
+			gcp[r] = __ldg(ph2pr + qc);
 			gapm[r] = ph_add(T(1), -gcp[r]); // 1 - gcp, rounded like the CPU's subtraction
-			mx[r] = ph2pr[qi];
-			my[r] = ph2pr[qd];
-			const T e = ph2pr[__ldg(in.rq + roff + row)];
+			mx[r] = __ldg(ph2pr + qi);
+			my[r] = __ldg(ph2pr + qd);
+			const T e = __ldg(ph2pr + __ldg(in.rq + roff + row));
 			match = ph_add(T(1), -e);
 			mismatch = ph_div(e, T(3)); // GATK's tristate correction
 			rb = __ldg(in.rbase + roff + row);
@@ -158,7 +160,7 @@ __device__ __forceinline__ void ph_forward(const PairInputs& in, const T* __rest
 	// The last row's thread finishes column H-1 at step H-1+lastLane.
 	const int steps = live ? H + lastLane : 0;
 	// Base of this thread's column k - lane, one step ahead.
-	const u8* __restrict__ hcol = in.hap + in.hoff[hIdx] - lane;
+	const u8* __restrict__ hcol = in.hap + __ldg(in.hoff + hIdx) - lane;
 	int code = __ldg(hcol);
 
 	for (int k = 0; k < steps; k++) {
