@@ -13,6 +13,10 @@ import (
 // the kernel cache) and reserves the streams and tables of every device.
 // Close releases them.
 func NewGPU(devs []*cuda.Device, opt GPUOptions) (*GPU, error) {
+	return newGPUOnDevices(devs, opt)
+}
+
+func newGPUOnDevices(devs []*cuda.Device, opt GPUOptions) (*GPU, error) {
 	rts := make([]gpuRuntime, 0, len(devs))
 	for _, d := range devs {
 		ctx, err := d.Context()
