@@ -401,7 +401,7 @@ func (d *gpuDevice) run(g *GPU, groups []Group, chunks <-chan chunk, out [][]flo
 			d.abandon(prev)
 			return err
 		}
-		if err := d.launchFloat(g, s); err != nil {
+		if err := d.launchFloat(g, s, prev); err != nil {
 			d.abandon(prev, s)
 			return err
 		}

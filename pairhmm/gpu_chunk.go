@@ -241,11 +241,19 @@ func (d *gpuDevice) pack(g *GPU, s *gpuSlot, groups []Group, c chunk) error {
 
 // launchFloat queues the chunk's upload, one float kernel per non-empty
 // length bin between two timing events, and the download of the raw sums.
-func (d *gpuDevice) launchFloat(g *GPU, s *gpuSlot) error {
+// The kernels wait for those of the previous chunk (after, on the other
+// stream): the upload still overlaps them, and the event spans of
+// successive chunks do not overlap, so their sum is the kernels' time.
+func (d *gpuDevice) launchFloat(g *GPU, s, after *gpuSlot) error {
 	lay := &s.lay
 	buf := s.host.Bytes()
 	if err := s.s.CopyHtoD(s.dev, 0, buf[:lay.inputEnd]); err != nil {
 		return err
+	}
+	if after != nil {
+		if err := s.s.WaitEvent(after.end); err != nil {
+			return err
+		}
 	}
 	if err := s.s.Record(s.start); err != nil {
 		return err

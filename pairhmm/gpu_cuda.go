@@ -97,6 +97,7 @@ func (s cudaStream) Launch(f gpuFunction, grid, block int, args ...any) error {
 	return f.(*cuda.Function).Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: block}, Stream: s.s}, &a)
 }
 
-func (s cudaStream) Record(e gpuEvent) error { return e.(*cuda.Event).Record(s.s) }
-func (s cudaStream) Synchronize() error      { return s.s.Synchronize() }
-func (s cudaStream) Destroy() error          { return s.s.Destroy() }
+func (s cudaStream) Record(e gpuEvent) error    { return e.(*cuda.Event).Record(s.s) }
+func (s cudaStream) WaitEvent(e gpuEvent) error { return s.s.WaitEvent(e.(*cuda.Event)) }
+func (s cudaStream) Synchronize() error         { return s.s.Synchronize() }
+func (s cudaStream) Destroy() error             { return s.s.Destroy() }

@@ -152,6 +152,17 @@ func (s *fakeStream) Record(e gpuEvent) error {
 	return nil
 }
 
+func (s *fakeStream) WaitEvent(e gpuEvent) error {
+	ev := e.(*fakeEvent)
+	s.queue = append(s.queue, func() error {
+		if ev.t.IsZero() {
+			return fmt.Errorf("fake: waiting for an event that was never recorded")
+		}
+		return nil
+	})
+	return nil
+}
+
 func (s *fakeStream) Launch(fn gpuFunction, grid, block int, args ...any) error {
 	f := fn.(fakeFunc)
 	if block != f.block {

@@ -56,6 +56,9 @@ type gpuStream interface {
 	// int32, float32 or float64, in the kernel's parameter order.
 	Launch(f gpuFunction, grid, block int, args ...any) error
 	Record(e gpuEvent) error
+	// WaitEvent makes later work on the stream wait for e (recorded on
+	// another stream) without blocking the host.
+	WaitEvent(e gpuEvent) error
 	Synchronize() error
 	Destroy() error
 }

@@ -111,7 +111,7 @@ func syntheticGPUGroups() []Group {
 	add([]int{100, 80, 60, 40, 20}, []int{150, 160, 170}, 0, 15, true) // low qualities
 	add([]int{300, 400, 500, 512, 513, 700}, []int{1000, 1200}, 20, 45, true)
 	add([]int{150, 250, 100}, []int{3000, 5000}, 10, 40, true)
-	add([]int{60, 90, 120}, []int{120, 200}, 20, 40, false)  // double pass
+	add([]int{60, 90, 120}, []int{120, 200}, 20, 40, false)   // double pass
 	add([]int{500, 450, 700}, []int{800, 900}, 40, 60, false) // rescaled pass
 	for i := 0; i < 40; i++ {                                 // many small groups of realistic reads
 		add([]int{151, 151, 150, 101, 100, 36}, []int{250 + i, 260, 300}, 6, 41, true)
