@@ -162,69 +162,96 @@ func (d *gpuDevice) pack(g *GPU, s *gpuSlot, groups []Group, c chunk) error {
 	taskRead, taskHap := cuda.View[int32](arr(aTaskRead))[:c.pairs], cuda.View[int32](arr(aTaskHap))[:c.pairs]
 	hap := arr(aHap)[:hapBytes+2*hapPad]
 
+	// First, serially, where each unit's reads, haplotypes and tasks go;
+	// then the units are written in parallel (on big batches packing is
+	// as long as the GPU's work on the previous chunk).
 	nb := len(g.configs)
 	s.binStart = append(s.binStart[:0], make([]int, nb+1)...)
 	count := s.binStart[1:]
-	bins := make([][]int, len(c.units))
+	type plan struct {
+		readAt, readID, hapAt, hapID int
+		bins                         []int // per read
+		cursor                       []int // per bin: the unit's first task
+	}
+	plans := make([]plan, len(c.units))
+	readAt, hapAt, readID, hapID := 0, hapPad, 0, 0
 	for ui, u := range c.units {
-		bins[ui] = make([]int, len(u.reads))
+		p := &plans[ui]
+		p.readAt, p.readID, p.hapAt, p.hapID = readAt, readID, hapAt, hapID
+		p.bins = make([]int, len(u.reads))
 		for i, r := range u.reads {
-			b := gpuBin(g.configs, len(groups[u.g].Reads[r].Bases))
-			bins[ui][i] = b
+			n := len(groups[u.g].Reads[r].Bases)
+			b := gpuBin(g.configs, n)
+			p.bins[i] = b
 			count[b] += u.h1 - u.h0
+			readAt += n
 		}
+		readID += len(u.reads)
+		for _, h := range groups[u.g].Haplotypes[u.h0:u.h1] {
+			hapAt += len(h)
+		}
+		hapID += u.h1 - u.h0
 	}
 	for b := 1; b <= nb; b++ {
 		s.binStart[b] += s.binStart[b-1]
 	}
-	cursor := append([]int(nil), s.binStart[:nb]...)
+	running := append([]int(nil), s.binStart[:nb]...)
+	for ui, u := range c.units {
+		plans[ui].cursor = append([]int(nil), running...)
+		for _, b := range plans[ui].bins {
+			running[b] += u.h1 - u.h0
+		}
+	}
 	if cap(s.dest) < c.pairs {
 		s.dest = make([]pairDest, c.pairs)
 	}
 	s.dest = s.dest[:c.pairs]
-
 	for i := 0; i < hapPad; i++ {
 		hap[i] = codeN
 		hap[hapPad+hapBytes+i] = codeN
 	}
-	readAt, hapAt, readID, hapID := 0, hapPad, 0, 0
-	for ui, u := range c.units {
-		grp := &groups[u.g]
-		firstRead, firstHap := readID, hapID
-		for _, r := range u.reads {
-			rd := &grp.Reads[r]
-			n := len(rd.Bases)
-			codes := arr(aBase)[readAt : readAt+n]
-			for i, b := range rd.Bases {
-				codes[i] = uint8(baseCode[b]) // validated: 0..4
+	parallelCollectMin(len(c.units), g.threads, 4, func(lo, hi int, _ []int) []int {
+		for ui := lo; ui < hi; ui++ {
+			u, p := c.units[ui], &plans[ui]
+			grp := &groups[u.g]
+			readAt, readID, hapAt, hapID := p.readAt, p.readID, p.hapAt, p.hapID
+			for _, r := range u.reads {
+				rd := &grp.Reads[r]
+				n := len(rd.Bases)
+				codes := arr(aBase)[readAt : readAt+n]
+				for i, b := range rd.Bases {
+					codes[i] = uint8(baseCode[b]) // validated: 0..4
+				}
+				copy(arr(aQual)[readAt:], rd.BaseQuals)
+				copy(arr(aIns)[readAt:], rd.InsQuals)
+				copy(arr(aDel)[readAt:], rd.DelQuals)
+				copy(arr(aGCP)[readAt:], rd.GCPQuals)
+				roff[readID], rlen[readID] = int32(readAt), int32(n)
+				readAt += n
+				readID++
 			}
-			copy(arr(aQual)[readAt:], rd.BaseQuals)
-			copy(arr(aIns)[readAt:], rd.InsQuals)
-			copy(arr(aDel)[readAt:], rd.DelQuals)
-			copy(arr(aGCP)[readAt:], rd.GCPQuals)
-			roff[readID], rlen[readID] = int32(readAt), int32(n)
-			readAt += n
-			readID++
-		}
-		for _, h := range grp.Haplotypes[u.h0:u.h1] {
-			for i, b := range h {
-				hap[hapAt+i] = uint8(baseCode[b])
+			for _, h := range grp.Haplotypes[u.h0:u.h1] {
+				for i, b := range h {
+					hap[hapAt+i] = uint8(baseCode[b])
+				}
+				hoff[hapID], hlen[hapID] = int32(hapAt), int32(len(h))
+				hapAt += len(h)
+				hapID++
 			}
-			hoff[hapID], hlen[hapID] = int32(hapAt), int32(len(h))
-			hapAt += len(h)
-			hapID++
-		}
-		H := len(grp.Haplotypes)
-		for h := u.h0; h < u.h1; h++ {
-			for i, r := range u.reads {
-				k := cursor[bins[ui][i]]
-				cursor[bins[ui][i]]++
-				taskRead[k] = int32(firstRead + i)
-				taskHap[k] = int32(firstHap + h - u.h0)
-				s.dest[k] = pairDest{u.g, int(r)*H + h}
+			H := len(grp.Haplotypes)
+			cursor := p.cursor
+			for h := u.h0; h < u.h1; h++ {
+				for i, r := range u.reads {
+					k := cursor[p.bins[i]]
+					cursor[p.bins[i]]++
+					taskRead[k] = int32(p.readID + i)
+					taskHap[k] = int32(p.hapID + h - u.h0)
+					s.dest[k] = pairDest{u.g, int(r)*H + h}
+				}
 			}
 		}
-	}
+		return nil
+	})
 	s.stats = GPUStats{Pairs: int64(c.pairs), Chunks: 1, BytesIn: int64(lay.inputEnd)}
 	for _, u := range c.units {
 		var rl, hl int64
@@ -403,7 +430,12 @@ func (d *gpuDevice) doublePass(g *GPU, s *gpuSlot, redo []int, groups []Group, o
 // parallelCollect runs fn over [0, n) split among up to workers
 // goroutines, each collecting indices; it returns them in ascending order.
 func parallelCollect(n, workers int, fn func(lo, hi int, acc []int) []int) []int {
-	const minPerWorker = 1 << 14
+	return parallelCollectMin(n, workers, 1<<14, fn)
+}
+
+// parallelCollectMin is parallelCollect with at least minPerWorker items
+// per goroutine.
+func parallelCollectMin(n, workers, minPerWorker int, fn func(lo, hi int, acc []int) []int) []int {
 	workers = max(1, min(workers, n/minPerWorker))
 	if workers == 1 {
 		return fn(0, n, nil)
