@@ -1,64 +1,190 @@
 #!/usr/bin/env bash
-# GPU checks and timings for `hmmgo pairhmm`, once pairhmm's CUDA backend is
-# wired to gpu/cuda and the command has --gpu (docs/pairhmm.md says how).
+# GPU checks and timings of `hmmgo pairhmm` (issue 6), in two steps:
 #
-# Here (has Go):      bash bench/pairhmm_gpu.sh build
-# On the GPU host:    bash bench/pairhmm_gpu.sh run [path/to/gpuPairHMM]
+#   here (Go, no GPU):  bash bench/pairhmm_gpu.sh build
+#   GPU host (no Go):   bash bench/pairhmm_gpu.sh run [path/to/gpuPairHMM]
+#                       (from the repository root, with .dev carried)
 #
-# build: CGO_ENABLED=0 binaries into .dev/ (hmmgo, pairhmmsynth) and the
-#        synthetic inputs into .dev/pairhmm/.
-# run:   for 10s, 1m, equal-length batches (read 64/128/150/250 against
-#        haplotypes twice as long) and a realistic mix: CPU output, GPU output,
-#        `cmp` of the two (must be identical), wall times and GCUPS/TCUPS; with
-#        gpuPairHMM's binary given, the same files through it side by side.
-set -euo pipefail
+# build: CGO_ENABLED=0 binaries into .dev/ (hmmgo, pairhmm.test,
+#        pairhmmcmd.test) and the inputs into .dev/pairhmm-data/ (the shared
+#        PairHMM sets, laid out as ../shared/data is, and gzip'd synthetic
+#        sets); about 35 MB in all.
+# run:   1. the test binaries with -test.v (GPU = CPU bit for bit on tiny, 10s,
+#           1m and synthetic sets; the GPU tests skip only without a GPU);
+#        2. for 10s, 1m and the synthetic sets: `hmmgo pairhmm` on the CPU
+#           (all cores) and on the GPU, `cmp` of the two outputs, wall times;
+#        3. peak TCUPS on equal-length batches (Go benchmark in pairhmm.test:
+#           float kernels timed by CUDA events, and end to end: packing,
+#           copies both ways, kernels, double pass, log10), and a sweep of
+#           kernel configurations for 100- and 150-base reads;
+#        4. optional: gpuPairHMM on the same files when its binary is given;
+#           otherwise its paper's figure is printed as the reference.
+#        Logs go to $OUT (default /tmp/hmmgo-pairhmm-gpu); a short table is
+#        printed last. Meant to finish in about 3-4 minutes on an H100.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-data=${HMMGO_SHARED_DATA:-../shared/data}
+root=$(pwd)
 dev=.dev
-mode=${1:-}
+data=$dev/pairhmm-data
 
-cells() {
-	zcat -f "$1" | awk '
-		NF == 2 && left == 0 { total += rl * hl; r = $1; h = $2; left = r + h; rl = 0; hl = 0; next }
-		left > 0 { if (left > h) rl += length($1); else hl += length($1); left-- }
-		END { total += rl * hl; print total }'
+build() {
+	set -e
+	local shared=${HMMGO_SHARED_DATA:-../shared/data}
+	export CGO_ENABLED=0 GOOS=linux GOARCH=amd64
+	local flags=(-trimpath -ldflags=-s -ldflags=-w)
+	mkdir -p $dev
+	go build "${flags[@]}" -o $dev/hmmgo ./cmd/hmmgo
+	go test -c "${flags[@]}" -o $dev/pairhmm.test ./pairhmm
+	go test -c "${flags[@]}" -o $dev/pairhmmcmd.test ./internal/pairhmmcmd
+	rm -rf $data
+	mkdir -p $data/PairHMM/generated $data/gpuPairHMM $data/synthetic
+	cp "$shared"/PairHMM/{tiny.in,10s.in,1m.in.gz} $data/PairHMM/
+	cp "$shared"/PairHMM/generated/* $data/PairHMM/generated/
+	cp "$shared"/gpuPairHMM/readme_example.{in,out} $data/gpuPairHMM/
+	mkdir -p $data/gpuPairHMM/expected_H200_cuda13
+	cp "$shared"/gpuPairHMM/expected_H200_cuda13/10s.gpuPairHMM.out $data/gpuPairHMM/expected_H200_cuda13/
+	local synth=$dev/pairhmmsynth
+	go build -o $synth ./bench/pairhmmsynth
+	# equal: peak-style batch through the command (37 G cells); mix: realistic
+	# lengths (reads 10-250, haplotypes 150-500); hard: long reads and
+	# haplotypes, low qualities, many errors (double pass on the GPU, reads
+	# over 512 bases on the CPU).
+	$synth -records 1200 -reads 64 -haps 16 -readlen 100 -haplen 300 | gzip -6 > $data/synthetic/equal100x300.in.gz
+	$synth -mix -records 300 -seed 2 | gzip -6 > $data/synthetic/mix.in.gz
+	$synth -records 40 -reads 8 -haps 4 -readlen 500 -haplen 2000 -qlo 2 -qhi 20 -gapq 10 -errors 0.1 -seed 3 | gzip -6 > $data/synthetic/hard500x2000.in.gz
+	$synth -records 30 -reads 6 -haps 3 -readlen 600 -haplen 1200 -qlo 10 -qhi 30 -seed 4 | gzip -6 > $data/synthetic/long600x1200.in.gz
+	rm -f $synth
+	ls -l $dev $data/*
+	du -sh $dev
 }
 
-case "$mode" in
-build)
-	mkdir -p $dev/pairhmm
-	CGO_ENABLED=0 go build -o $dev/hmmgo ./cmd/hmmgo
-	CGO_ENABLED=0 go build -o $dev/pairhmmsynth ./bench/pairhmmsynth
-	for L in 64 128 150 250; do
-		$dev/pairhmmsynth -records 400 -reads 128 -haps 16 -readlen $L -haplen $((2 * L)) > $dev/pairhmm/equal$L.in
+# cells of a record file: sum over records of (sum of read lengths) x
+# (sum of haplotype lengths)
+cells() {
+	awk '
+		NF == 2 && left == 0 { total += rl * hl; left = $1 + $2; h = $2; rl = 0; hl = 0; next }
+		left > 0 { if (left > h) rl += length($1); else hl += length($1); left-- }
+		END { total += rl * hl; printf "%.0f\n", total }' "$1"
+}
+
+now() { date +%s.%N; }
+
+work=
+
+run() {
+	local gpuph=${1:-}
+	local out=${OUT:-/tmp/hmmgo-pairhmm-gpu}
+	mkdir -p "$out"
+	for f in $dev/hmmgo $dev/pairhmm.test $dev/pairhmmcmd.test $data/PairHMM/10s.in; do
+		[ -e "$f" ] || { echo "pairhmm_gpu: $f missing: run 'bash bench/pairhmm_gpu.sh build' where Go is, and carry .dev" >&2; exit 2; }
 	done
-	$dev/pairhmmsynth -mix -records 3000 > $dev/pairhmm/mix.in
-	cp "$data/PairHMM/10s.in" $dev/pairhmm/10s.in
-	zcat "$data/PairHMM/1m.in.gz" > $dev/pairhmm/1m.in
-	ls -la $dev/pairhmm
-	;;
-run)
-	gpuph=${2:-}
-	echo "host: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1); $(date -u +%F)"
-	for set in 10s 1m equal64 equal128 equal150 equal250 mix; do
-		in=$dev/pairhmm/$set.in
+	# A fresh kernel cache: the first GPU use compiles every length bin
+	# (timed below), later ones load the cached CUBINs.
+	export HMMGO_KERNEL_CACHE="$out/kernel-cache"
+	rm -rf "$HMMGO_KERNEL_CACHE"
+	export HMMGO_SHARED_DATA="$root/$data"
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' EXIT
+	local summary=()
+	note() { summary+=("$1"); echo "$1"; }
+
+	{ uname -a; nproc; nvidia-smi 2>&1; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.sm,power.limit --format=csv 2>&1; } > "$out/host.txt"
+	note "host: $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>/dev/null | head -1); $(nproc) CPU cores; $(date -u +%FT%TZ)"
+	$dev/hmmgo gpuinfo > "$out/gpuinfo.txt" 2>&1
+	note "gpuinfo: $(grep -E '^(NVRTC|Commands use)' "$out/gpuinfo.txt" | tr '\n' ' ')"
+
+	# 0. First GPU use: compiles the kernels (NVRTC), then from the cache.
+	local t0 t1
+	for pass in cold cached; do
+		t0=$(now)
+		$dev/hmmgo pairhmm --gpu $data/PairHMM/tiny.in -o "$work/tiny.gpu" 2> "$out/first-$pass.txt"
+		local rc=$?
+		t1=$(now)
+		note "hmmgo pairhmm --gpu tiny ($pass kernel cache): exit $rc, $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f s", b - a }')"
+	done
+
+	# 1. Tests (all of both packages; the GPU ones compare with the CPU bit for bit).
+	for p in pairhmm:pairhmm internal/pairhmmcmd:pairhmmcmd; do
+		local dir=${p%%:*} bin=${p##*:}
+		(cd "$dir" && timeout 300 "$root/$dev/$bin.test" -test.v -test.count=1 -test.timeout=280s) > "$out/test-$bin.log" 2>&1
+		local rc=$?
+		local pass fail skip
+		pass=$(grep -c -- '^--- PASS' "$out/test-$bin.log")
+		fail=$(grep -c -- '^--- FAIL' "$out/test-$bin.log")
+		skip=$(grep -- '^--- SKIP' "$out/test-$bin.log" | awk '{print $3}' | tr '\n' ' ')
+		note "test $bin: exit $rc, $pass passed, $fail failed${skip:+, skipped: $skip}"
+		grep -E '^\s+gpu_test.go:[0-9]+: .* on cuda' "$out/test-$bin.log" | sed 's/^ *gpu_test.go:[0-9]*: /  /' | head -8
+	done
+
+	# 2. The command on each set: CPU vs GPU, identical outputs required.
+	local rows=()
+	for src in $data/PairHMM/10s.in $data/PairHMM/1m.in.gz $data/synthetic/*.in.gz; do
+		local name in
+		name=$(basename "$src" | sed 's/\.in.*//')
+		in="$work/$name.in"
+		zcat -f "$src" > "$in"
+		local c
 		c=$(cells "$in")
-		t0=$(date +%s.%N); $dev/hmmgo pairhmm --threads "$(nproc)" "$in" -o $dev/pairhmm/$set.cpu; t1=$(date +%s.%N)
-		$dev/hmmgo pairhmm --gpu "$in" -o $dev/pairhmm/$set.gpu; t2=$(date +%s.%N)
-		same=identical
-		cmp -s $dev/pairhmm/$set.cpu $dev/pairhmm/$set.gpu || same=DIFFERENT
-		awk -v s="$set" -v c="$c" -v a="$t0" -v b="$t1" -v d="$t2" -v same="$same" 'BEGIN {
-			printf "%-9s cells=%-12d cpu %7.3fs %7.2f GCUPS | gpu %7.3fs %8.3f TCUPS | outputs %s\n", s, c, b - a, c / (b - a) / 1e9, d - b, c / (d - b) / 1e12, same }'
+		t0=$(now)
+		timeout 300 $dev/hmmgo pairhmm --nogpu --verbose "$in" -o "$work/$name.cpu" 2> "$out/cmd-$name-cpu.txt"
+		t1=$(now)
+		local t2 t3
+		t2=$(now)
+		timeout 300 $dev/hmmgo pairhmm --gpu --verbose "$in" -o "$work/$name.gpu" 2> "$out/cmd-$name-gpu.txt"
+		local grc=$?
+		t3=$(now)
+		local same=identical
+		cmp -s "$work/$name.cpu" "$work/$name.gpu" || same=DIFFERENT
+		[ $grc -eq 0 ] || same="GPU exit $grc"
+		local ktcups
+		ktcups=$(grep -o '([0-9.]* TCUPS)' "$out/cmd-$name-gpu.txt" | tr -d '()' | awk '{print $1}')
+		rows+=("$(awk -v s="$name" -v c="$c" -v a="$t0" -v b="$t1" -v d="$t2" -v e="$t3" -v k="${ktcups:-?}" -v same="$same" -v n="$(nproc)" 'BEGIN {
+			printf "%-14s %9.2f Gcells | CPU %7.3f s %6.1f GCUPS (%4.1f/core) | GPU %7.3f s %6.3f TCUPS, kernels %s TCUPS | %s",
+				s, c / 1e9, b - a, c / (b - a) / 1e9, c / (b - a) / 1e9 / n, e - d, c / (e - d) / 1e12, k, same }')")
+		echo "${rows[-1]}"
 		if [ -n "$gpuph" ]; then
-			t3=$(date +%s.%N); "$gpuph" --inputfile "$in" --outputfile $dev/pairhmm/$set.gpupairhmm; t4=$(date +%s.%N)
-			$dev/hmmgo pairhmm --gpu --format matrix "$in" -o $dev/pairhmm/$set.matrix
-			awk -v s="$set" -v c="$c" -v a="$t3" -v b="$t4" 'BEGIN { printf "%-9s gpuPairHMM %7.3fs %8.3f TCUPS\n", s, b - a, c / (b - a) / 1e12 }'
-			paste -d' ' $dev/pairhmm/$set.matrix $dev/pairhmm/$set.gpupairhmm | awk '
-				{ n = NF / 2; for (i = 1; i <= n; i++) { d = $i - $(i + n); if (d < 0) d = -d; if ($(i + n) ~ /inf|nan/) bad++; if (d > m) m = d } }
-				END { printf "          vs gpuPairHMM: max |diff| %.2g, non-finite gpuPairHMM values %d\n", m, bad }'
+			t0=$(now)
+			timeout 300 "$gpuph" --inputfile "$in" --outputfile "$work/$name.gpupairhmm" --verbose > "$out/gpupairhmm-$name.txt" 2>&1
+			t1=$(now)
+			$dev/hmmgo pairhmm --gpu --format matrix "$in" -o "$work/$name.matrix" 2>/dev/null
+			local cmpres
+			cmpres=$(paste -d' ' "$work/$name.matrix" "$work/$name.gpupairhmm" | awk '
+				{ n = NF / 2; for (i = 1; i <= n; i++) { if ($(i + n) ~ /inf|nan/) { bad++; continue } d = $i - $(i + n); if (d < 0) d = -d; if (d > m) m = d } }
+				END { printf "max |diff| %.2g, non-finite gpuPairHMM values %d", m, bad }')
+			rows+=("$(awk -v s="$name" -v c="$c" -v a="$t0" -v b="$t1" -v g="$(grep -o 'Batch processing time.*' "$out/gpupairhmm-$name.txt" | head -1)" -v r="$cmpres" 'BEGIN {
+				printf "%-14s gpuPairHMM: %7.3f s wall (%6.3f TCUPS incl. its I/O); %s; vs hmmgo: %s", s, b - a, c / (b - a) / 1e12, g, r }')")
+			echo "${rows[-1]}"
 		fi
 	done
-	;;
+
+	# 3. Peak throughput on equal-length batches, and the configuration sweep.
+	(cd pairhmm && timeout 240 "$root/$dev/pairhmm.test" -test.run '^$' -test.bench 'GPUEqual' -test.benchtime 3x -test.timeout 230s) > "$out/bench-equal.log" 2>&1
+	note "benchmark GPUEqual: exit $?"
+	(cd pairhmm && timeout 200 "$root/$dev/pairhmm.test" -test.run '^$' -test.bench 'GPUConfigs' -test.benchtime 2x -test.timeout 190s) > "$out/bench-configs.log" 2>&1
+	note "benchmark GPUConfigs: exit $?"
+	local bench=()
+	while read -r line; do bench+=("$line"); done < <(grep -h '^BenchmarkGPU' "$out/bench-equal.log" "$out/bench-configs.log" | awk '{
+		name = $1; sub(/^BenchmarkGPU/, "", name); sub(/-[0-9]+$/, "", name)
+		k = e = g = "?"
+		for (i = 2; i < NF; i++) { if ($(i+1) == "TCUPS-kernel") k = $i; if ($(i+1) == "TCUPS-e2e") e = $i; if ($(i+1) == "Gcells") g = $i }
+		printf "%-28s %8s Gcells  kernels %6s TCUPS  end to end %6s TCUPS\n", name, g, k, e }')
+
+	echo
+	echo "== hmmgo pairhmm GPU summary (logs in $out) =="
+	printf '%s\n' "${summary[@]}"
+	echo "-- hmmgo pairhmm, CPU vs GPU (wall time of the whole command: parsing, scoring, printing) --"
+	printf '%s\n' "${rows[@]}"
+	echo "-- peak (Go benchmark: batch in memory; kernels by CUDA events; end to end = Compute call) --"
+	printf '%s\n' "${bench[@]}"
+	if [ -z "$gpuph" ]; then
+		echo "-- gpuPairHMM: not measured side by side (no binary given). Its paper reports 2.37 TCUPS peak on an H100"
+		echo "   (kernel only, equal-length batches, FMA arithmetic); its H200 run on 10s/1m in shared/data: 27.3 / 158.6 GCUPS."
+	fi
+}
+
+case "${1:-}" in
+build) build ;;
+run) run "${2:-}" ;;
 *)
 	echo "usage: bash bench/pairhmm_gpu.sh build | run [gpuPairHMM binary]" >&2
 	exit 2

@@ -8,7 +8,9 @@
 // Compute and ComputeGroups are the entry points; RecordReader reads the
 // text format of GATK's PairHMM test data and gpuPairHMM. Work runs on a
 // Backend: the CPU backend (NewCPU) uses all cores and an AVX2 kernel when
-// the CPU has it; a CUDA backend (pairhmm.cu) gives identical numbers.
+// the CPU has it; the CUDA backend (NewGPU: kernels in pairhmm.cu, compiled
+// at run time through gpu/nvrtc, one or more GPUs through gpu/cuda) gives
+// identical numbers, bit for bit.
 // docs/pairhmm.md describes the model, the measured agreement with GKL and
 // the few deliberate differences.
 package pairhmm

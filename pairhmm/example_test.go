@@ -2,7 +2,9 @@ package pairhmm_test
 
 import (
 	"fmt"
+	"os"
 
+	"github.com/hmmgo/hmmgo/gpu/devices"
 	"github.com/hmmgo/hmmgo/pairhmm"
 )
 
@@ -48,4 +50,34 @@ func ExampleCompute() {
 	// Output:
 	// -5.97153 -3.19660
 	// -6.34042 -1.66333
+}
+
+// Scoring on a GPU when there is one: gpu/devices applies hmmgo's --gpu
+// policy (here: the first usable GPU, else none), and the CUDA backend
+// gives the CPU's numbers bit for bit. Without a GPU this runs on the CPU.
+func ExampleNewGPU() {
+	groups := []pairhmm.Group{{
+		Reads: []pairhmm.Read{{
+			Bases:     []byte("ACGTACGT"),
+			BaseQuals: phred("IIIIIIII"), InsQuals: phred("IIIIIIII"),
+			DelQuals: phred("IIIIIIII"), GCPQuals: phred("++++++++"),
+		}},
+		Haplotypes: [][]byte{[]byte("TTACGTACGTTT")},
+	}}
+	var backend pairhmm.Backend = pairhmm.NewCPU(pairhmm.CPUOptions{})
+	devs, err := devices.Select(os.Stderr, "example", devices.Request{}, devices.Needs{})
+	if err == nil && len(devs) > 0 {
+		if gpu, err := pairhmm.NewGPU(devs, pairhmm.GPUOptions{}); err == nil {
+			defer gpu.Close()
+			backend = gpu
+		}
+	}
+	lk, err := pairhmm.ComputeGroups(groups, pairhmm.Options{Backend: backend})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%.4f\n", lk[0][0])
+	// Output:
+	// -1.1258
 }

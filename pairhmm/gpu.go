@@ -1,99 +1,90 @@
-//go:build hmmgo_gpu_pending
-
-// This file is the host side of the CUDA backend. It is kept out of the
-// default build until the project's GPU runtime (gpu/cuda) lands; it only
-// needs the small GPURuntime interface below, which an adapter over
-// gpu/cuda provides (see docs/pairhmm.md).
-
 package pairhmm
 
 import (
-	"encoding/binary"
+	"errors"
 	"fmt"
-	"math"
-	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 )
-
-// GPURuntime is what the CUDA backend needs from one device.
-type GPURuntime interface {
-	// Name describes the device, e.g. "NVIDIA H100 (sm_90)".
-	Name() string
-	// Compile builds CUDA C++ source with NVRTC options and returns a
-	// module (cached by the runtime).
-	Compile(src string, options []string) (GPUModule, error)
-	// Alloc returns device memory.
-	Alloc(bytes int) (GPUBuffer, error)
-	// NewStream returns an asynchronous stream.
-	NewStream() (GPUStream, error)
-}
-
-// GPUModule is a compiled module.
-type GPUModule interface {
-	Function(name string) (GPUFunction, error)
-}
-
-// GPUFunction is a kernel entry point.
-type GPUFunction any
-
-// GPUBuffer is device memory.
-type GPUBuffer interface {
-	Free()
-}
-
-// GPUStream queues copies and launches in order. Host slices passed to the
-// copies must stay untouched until Synchronize returns.
-type GPUStream interface {
-	CopyToDevice(dst GPUBuffer, src []byte) error
-	CopyFromDevice(dst []byte, src GPUBuffer) error
-	// Launch runs f on grid x block threads; args are GPUBuffer (a device
-	// pointer), int32, float32 or float64, in the kernel's order.
-	Launch(f GPUFunction, grid, block int, args ...any) error
-	Synchronize() error
-}
 
 // GPUOptions configures the CUDA backend.
 type GPUOptions struct {
-	// ChunkPairs bounds the pairs sent to a device at once, so that any
-	// batch fits in device memory; chunks alternate between two streams
-	// so that transfers overlap computation. 0 means 1<<20.
+	// ChunkPairs and ChunkBytes bound one chunk: the pairs, and the read
+	// and haplotype bytes, sent to a device at once. Any batch is streamed
+	// through two such chunks per device (one computing while the next is
+	// copied in and the previous finished on the host), so batches larger
+	// than device memory work. 0 means 1<<21 pairs and 64 MiB.
 	ChunkPairs int
-	// Threads for the CPU work (reads longer than the kernels take, and
-	// the rescaled pass).
+	ChunkBytes int
+	// Threads for the host work (finishing results, reads longer than the
+	// kernels take); 0 means all cores.
 	Threads int
+	// Kernel is the CPU kernel for reads longer than the GPU kernels take
+	// (see CPUOptions.Kernel).
+	Kernel string
+
+	configs []gpuConfig // length bins; nil means gpuConfigs (tests and benchmarks vary them)
+}
+
+// GPUStats counts what the backend did since it was created.
+type GPUStats struct {
+	Pairs, Cells int64 // scored on the GPUs (float pass)
+	DoublePairs  int64 // recomputed in double precision on the GPUs
+	ScaledPairs  int64 // below the double range: rescaled pass on the CPU
+	CPUPairs     int64 // reads longer than the kernels take, on the CPU
+	Chunks       int64
+	BytesIn      int64         // host-to-device copies
+	KernelTime   time.Duration // float kernels, per chunk from event to event, summed
 }
 
 // GPU is the CUDA backend. It gives the same numbers as the CPU backend:
-// the kernels perform the same operations in the same order, and the
-// conversion to log10 (and the choice of the double pass) is shared code.
+// the kernels perform the same operations in the same order on the same
+// quality tables, and the choice of the double pass and the conversion to
+// log10 are the CPU's own code.
 type GPU struct {
-	devs []*gpuDevice
-	opt  GPUOptions
-	cpu  *CPU
+	devs    []*gpuDevice
+	opt     GPUOptions
+	configs []gpuConfig
+	maxLen  int
+	cpu     *CPU
+	threads int
+
+	mu    sync.Mutex
+	stats GPUStats
 }
 
 type gpuDevice struct {
-	rt      GPURuntime
-	float   []GPUFunction // per gpuConfigs entry
-	double  []GPUFunction
-	blocks  []int
-	tabs32  [2]GPUBuffer // ph2pr, matchToMatch
-	tabs64  [2]GPUBuffer
-	streams [2]GPUStream
+	rt             gpuRuntime
+	float, double  []gpuFunction // per configuration
+	tabs32, tabs64 [2]gpuBuffer  // ph2pr, matchToMatch
+	slots          [2]*gpuSlot
 }
 
-// NewGPU prepares the kernels on every runtime (one per device to use).
-func NewGPU(rts []GPURuntime, opt GPUOptions) (*GPU, error) {
+func newGPU(rts []gpuRuntime, opt GPUOptions) (*GPU, error) {
 	if len(rts) == 0 {
-		return nil, fmt.Errorf("pairhmm: no GPU device")
+		return nil, errors.New("pairhmm: no GPU device")
 	}
 	if opt.ChunkPairs <= 0 {
-		opt.ChunkPairs = 1 << 20
+		opt.ChunkPairs = 1 << 21
 	}
-	g := &GPU{opt: opt, cpu: NewCPU(CPUOptions{Threads: opt.Threads})}
+	if opt.ChunkBytes <= 0 {
+		opt.ChunkBytes = 64 << 20
+	}
+	g := &GPU{opt: opt, configs: opt.configs, threads: defaultThreads(opt.Threads)}
+	if g.configs == nil {
+		g.configs = gpuConfigs
+	}
+	g.maxLen = g.configs[len(g.configs)-1].maxLen()
+	g.cpu = NewCPU(CPUOptions{Threads: opt.Threads, Kernel: opt.Kernel})
+	if g.cpu.err != nil {
+		return nil, g.cpu.err
+	}
 	for _, rt := range rts {
-		d, err := newGPUDevice(rt)
+		d, err := newGPUDevice(rt, g.configs)
 		if err != nil {
+			g.Close()
 			return nil, err
 		}
 		g.devs = append(g.devs, d)
@@ -101,94 +92,189 @@ func NewGPU(rts []GPURuntime, opt GPUOptions) (*GPU, error) {
 	return g, nil
 }
 
-// blockThreads keeps the static shared memory of a block (the emission
-// tables of its groups) under 48 KB in double precision.
-func blockThreads(c gpuConfig) int {
-	perGroup := 5 * c.group * c.rows * 8
-	groups := max(1, min(128/c.group, 40*1024/perGroup))
-	return max(32, groups*c.group)
-}
-
-func newGPUDevice(rt GPURuntime) (*gpuDevice, error) {
-	d := &gpuDevice{rt: rt}
-	for _, c := range gpuConfigs {
-		block := blockThreads(c)
-		opts := []string{"-DPH_GROUP=" + strconv.Itoa(c.group), "-DPH_ROWS=" + strconv.Itoa(c.rows), "-DPH_BLOCK=" + strconv.Itoa(block)}
-		mod, err := rt.Compile(CUDASource, opts)
-		if err != nil {
-			return nil, fmt.Errorf("pairhmm: compiling the kernels for %s: %w", rt.Name(), err)
-		}
-		ff, err := mod.Function("pairhmm_float")
-		if err != nil {
+func newGPUDevice(rt gpuRuntime, configs []gpuConfig) (*gpuDevice, error) {
+	d := &gpuDevice{rt: rt, float: make([]gpuFunction, len(configs)), double: make([]gpuFunction, len(configs))}
+	// One NVRTC compilation per length bin; they are independent, so they
+	// run side by side (only the first run on a machine compiles: the
+	// images are cached).
+	errs := make([]error, len(configs))
+	var wg sync.WaitGroup
+	for i, c := range configs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			opts := kernelOptions(c)
+			if bad := unsafeKernelOption(opts); bad != "" {
+				errs[i] = fmt.Errorf("pairhmm: refusing NVRTC option %s", bad)
+				return
+			}
+			mod, err := rt.Build("pairhmm_"+c.String()+".cu", CUDASource, opts)
+			if err != nil {
+				errs[i] = fmt.Errorf("pairhmm: compiling the %s kernels for %s: %w", c, rt.Name(), err)
+				return
+			}
+			if d.float[i], err = mod.Function("pairhmm_float"); err != nil {
+				errs[i] = err
+				return
+			}
+			d.double[i], errs[i] = mod.Function("pairhmm_double")
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	for i := range d.slots {
+		s := &gpuSlot{}
+		d.slots[i] = s
+		var err error
+		if s.s, err = rt.NewStream(); err != nil {
+			d.close()
 			return nil, err
 		}
-		fd, err := mod.Function("pairhmm_double")
-		if err != nil {
+		if s.start, err = rt.NewEvent(); err != nil {
+			d.close()
 			return nil, err
 		}
-		d.float, d.double, d.blocks = append(d.float, ff), append(d.double, fd), append(d.blocks, block)
+		if s.end, err = rt.NewEvent(); err != nil {
+			d.close()
+			return nil, err
+		}
 	}
 	t32, t64 := tables32(), tables64()
-	for i := 0; i < 2; i++ {
-		s, err := rt.NewStream()
-		if err != nil {
-			return nil, err
-		}
-		d.streams[i] = s
-	}
 	var err error
-	if d.tabs32, err = d.upload(floatBytes(t32.ph2pr[:]), floatBytes(t32.fullMatchToMatch())); err != nil {
+	if d.tabs32, err = d.upload(floatBytes(t32.ph2pr[:]), floatBytes(t32.fullMatchToMatch())); err == nil {
+		d.tabs64, err = d.upload(doubleBytes(t64.ph2pr[:]), doubleBytes(t64.fullMatchToMatch()))
+	}
+	if err == nil {
+		err = d.slots[0].s.Synchronize()
+	}
+	if err != nil {
+		d.close()
 		return nil, err
 	}
-	if d.tabs64, err = d.upload(doubleBytes(t64.ph2pr[:]), doubleBytes(t64.fullMatchToMatch())); err != nil {
-		return nil, err
-	}
-	return d, d.streams[0].Synchronize()
+	return d, nil
 }
 
-func (d *gpuDevice) upload(parts ...[]byte) ([2]GPUBuffer, error) {
-	var out [2]GPUBuffer
+// upload copies the tables to the device (from Go memory: the driver
+// stages it before the copy call returns).
+func (d *gpuDevice) upload(parts ...[]byte) ([2]gpuBuffer, error) {
+	var out [2]gpuBuffer
 	for i, p := range parts {
 		b, err := d.rt.Alloc(len(p))
 		if err != nil {
 			return out, err
 		}
-		if err := d.streams[0].CopyToDevice(b, p); err != nil {
+		out[i] = b
+		if err := d.slots[0].s.CopyHtoD(b, 0, p); err != nil {
 			return out, err
 		}
-		out[i] = b
 	}
 	return out, nil
 }
 
-// Name implements Backend.
-func (g *GPU) Name() string {
-	s := "cuda"
+// Close releases the devices' memory, streams and events.
+func (g *GPU) Close() error {
+	var errs []error
 	for _, d := range g.devs {
-		s += " [" + d.rt.Name() + "]"
+		errs = append(errs, d.close())
 	}
-	return s
+	g.devs = nil
+	return errors.Join(errs...)
 }
 
-// gpuTask is one pair: group, read, haplotype.
-type gpuTask struct{ g, r, h int32 }
+func (d *gpuDevice) close() error {
+	var errs []error
+	free := func(b gpuBuffer) {
+		if b != nil {
+			errs = append(errs, b.Free())
+		}
+	}
+	for _, s := range d.slots {
+		if s == nil {
+			continue
+		}
+		if s.s != nil {
+			errs = append(errs, s.s.Synchronize(), s.s.Destroy())
+		}
+		for _, e := range []gpuEvent{s.start, s.end} {
+			if e != nil {
+				errs = append(errs, e.Destroy())
+			}
+		}
+		for _, h := range []hostMemory{s.host, s.redoHost} {
+			if h != nil {
+				errs = append(errs, h.Free())
+			}
+		}
+		free(s.dev)
+		free(s.redoDev)
+	}
+	for _, b := range append(d.tabs32[:], d.tabs64[:]...) {
+		free(b)
+	}
+	return errors.Join(errs...)
+}
+
+// Name implements Backend.
+func (g *GPU) Name() string {
+	names := make([]string, len(g.devs))
+	for i, d := range g.devs {
+		names[i] = d.rt.Name()
+	}
+	return "cuda [" + strings.Join(names, "; ") + "]"
+}
+
+// Stats returns the counters accumulated since the backend was created.
+func (g *GPU) Stats() GPUStats {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.stats
+}
+
+func (g *GPU) addStats(s GPUStats) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.stats.Pairs += s.Pairs
+	g.stats.Cells += s.Cells
+	g.stats.DoublePairs += s.DoublePairs
+	g.stats.ScaledPairs += s.ScaledPairs
+	g.stats.CPUPairs += s.CPUPairs
+	g.stats.Chunks += s.Chunks
+	g.stats.BytesIn += s.BytesIn
+	g.stats.KernelTime += s.KernelTime
+}
+
+// unit is a piece of a group for one chunk: some of its reads (all short
+// enough for the kernels) against a range of its haplotypes.
+type unit struct {
+	g      int32
+	reads  []int32
+	h0, h1 int
+}
+
+type chunk struct {
+	units        []unit
+	pairs, bytes int
+}
 
 // Compute implements Backend.
 func (g *GPU) Compute(groups []Group, out [][]float64) error {
-	// Reads longer than the largest kernel go to the CPU.
+	if len(g.devs) == 0 {
+		return errors.New("pairhmm: the GPU backend is closed")
+	}
+	// Reads longer than the largest kernel go to the CPU, concurrently.
+	gpuReads := make([][]int32, len(groups))
 	var long []Group
-	var longAt [][2]int // (group, read) of each long read
-	var tasks []gpuTask
+	var longAt [][2]int
 	for gi := range groups {
 		for ri, r := range groups[gi].Reads {
-			if len(r.Bases) > gpuMaxReadLen() {
+			if len(r.Bases) > g.maxLen {
 				long = append(long, Group{Reads: groups[gi].Reads[ri : ri+1], Haplotypes: groups[gi].Haplotypes})
 				longAt = append(longAt, [2]int{gi, ri})
 				continue
 			}
-			for h := range groups[gi].Haplotypes {
-				tasks = append(tasks, gpuTask{int32(gi), int32(ri), int32(h)})
-			}
+			gpuReads[gi] = append(gpuReads[gi], int32(ri))
 		}
 	}
 	var wg sync.WaitGroup
@@ -198,8 +284,10 @@ func (g *GPU) Compute(groups []Group, out [][]float64) error {
 		go func() {
 			defer wg.Done()
 			res := make([][]float64, len(long))
+			var pairs int64
 			for i := range long {
 				res[i] = make([]float64, long[i].Pairs())
+				pairs += int64(len(res[i]))
 			}
 			if cpuErr = g.cpu.Compute(long, res); cpuErr != nil {
 				return
@@ -208,324 +296,135 @@ func (g *GPU) Compute(groups []Group, out [][]float64) error {
 				nh := len(groups[at[0]].Haplotypes)
 				copy(out[at[0]][at[1]*nh:(at[1]+1)*nh], res[i])
 			}
+			g.addStats(GPUStats{CPUPairs: pairs})
 		}()
 	}
-	// Chunks are dealt to the devices in turn; each device runs its own
-	// chunks one after the other, two in flight.
-	var chunks [][]gpuTask
-	for i := 0; i < len(tasks); i += g.opt.ChunkPairs {
-		chunks = append(chunks, tasks[i:min(i+g.opt.ChunkPairs, len(tasks))])
-	}
+	// Chunks go to whichever device asks first; each device keeps two in
+	// flight.
+	chunks := make(chan chunk, len(g.devs))
+	var failed atomic.Bool
+	go func() {
+		defer close(chunks)
+		g.makeChunks(groups, gpuReads, func(c chunk) bool {
+			chunks <- c
+			return !failed.Load()
+		})
+	}()
 	errs := make([]error, len(g.devs))
 	for di, d := range g.devs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var mine [][]gpuTask
-			for ci := di; ci < len(chunks); ci += len(g.devs) {
-				mine = append(mine, chunks[ci])
+			if errs[di] = d.run(g, groups, chunks, out); errs[di] != nil {
+				failed.Store(true)
+				for range chunks { // let the producer finish
+				}
 			}
-			errs[di] = d.run(groups, mine, out)
 		}()
 	}
 	wg.Wait()
-	if cpuErr != nil {
-		return cpuErr
+	return errors.Join(append(errs, cpuErr)...)
+}
+
+// makeChunks cuts the work into chunks of at most ChunkPairs pairs and
+// about ChunkBytes bytes, in input order; emit returns false to stop.
+func (g *GPU) makeChunks(groups []Group, gpuReads [][]int32, emit func(chunk) bool) {
+	maxPairs, maxBytes := g.opt.ChunkPairs, g.opt.ChunkBytes
+	var cur chunk
+	add := func(u unit, bytes int) bool {
+		pairs := len(u.reads) * (u.h1 - u.h0)
+		if len(cur.units) > 0 && (cur.pairs+pairs > maxPairs || cur.bytes+bytes > maxBytes) {
+			if !emit(cur) {
+				return false
+			}
+			cur = chunk{}
+		}
+		cur.units = append(cur.units, u)
+		cur.pairs += pairs
+		cur.bytes += bytes
+		return true
 	}
-	for _, err := range errs {
-		if err != nil {
+	for gi := range groups {
+		rs, haps := gpuReads[gi], groups[gi].Haplotypes
+		H := len(haps)
+		if len(rs) == 0 || H == 0 {
+			continue
+		}
+		hapBytes := 0
+		for _, h := range haps {
+			hapBytes += len(h) + 8
+		}
+		readBytes := func(ids []int32) int {
+			n := 0
+			for _, r := range ids {
+				n += 5*len(groups[gi].Reads[r].Bases) + 8
+			}
+			return n
+		}
+		if H > maxPairs {
+			// More haplotypes than a chunk takes: one read at a time
+			// against ranges of them.
+			for i := range rs {
+				for h0 := 0; h0 < H; h0 += maxPairs {
+					h1 := min(h0+maxPairs, H)
+					u := unit{g: int32(gi), reads: rs[i : i+1], h0: h0, h1: h1}
+					if !add(u, readBytes(u.reads)+hapBytes*(h1-h0)/H) {
+						return
+					}
+				}
+			}
+			continue
+		}
+		per := maxPairs / H
+		for r0 := 0; r0 < len(rs); r0 += per {
+			u := unit{g: int32(gi), reads: rs[r0:min(r0+per, len(rs))], h0: 0, h1: H}
+			if !add(u, readBytes(u.reads)+hapBytes) {
+				return
+			}
+		}
+	}
+	if len(cur.units) > 0 {
+		emit(cur)
+	}
+}
+
+// run processes chunks until the channel closes: chunk i is packed and
+// queued on one stream while chunk i-1 computes on the other; then the
+// host finishes chunk i-1.
+func (d *gpuDevice) run(g *GPU, groups []Group, chunks <-chan chunk, out [][]float64) error {
+	var prev *gpuSlot
+	i := 0
+	for c := range chunks {
+		s := d.slots[i%2]
+		i++
+		if err := d.pack(g, s, groups, c); err != nil {
+			d.abandon(prev)
 			return err
 		}
-	}
-	return nil
-}
-
-// packed is one chunk laid out for the kernels: reads and haplotypes
-// deduplicated and concatenated, tasks sorted into length bins.
-type packed struct {
-	tasks    []gpuTask
-	binStart []int // tasks of bin b are taskOrder[binStart[b]:binStart[b+1]]
-	order    []int // position in tasks of each kernel task
-	arrays   [][]byte
-	rawFloat []byte
-}
-
-// The order of the kernels' array parameters.
-const (
-	aBase = iota
-	aQual
-	aIns
-	aDel
-	aGCP
-	aReadOff
-	aReadLen
-	aHap
-	aHapOff
-	aHapLen
-	aTaskRead
-	aTaskHap
-	nArrays
-)
-
-func pack(groups []Group, tasks []gpuTask) *packed {
-	p := &packed{tasks: tasks, arrays: make([][]byte, nArrays)}
-	readID := map[[2]int32]int32{}
-	hapID := map[[2]int32]int32{}
-	var roff, rlen, hoff, hlen []int32
-	taskRead := make([]int32, 0, len(tasks))
-	taskHap := make([]int32, 0, len(tasks))
-	bins := make([][]int, len(gpuConfigs))
-	for i, t := range tasks {
-		r := &groups[t.g].Reads[t.r]
-		bins[gpuBin(len(r.Bases))] = append(bins[gpuBin(len(r.Bases))], i)
-	}
-	p.binStart = append(p.binStart, 0)
-	for _, b := range bins {
-		for _, i := range b {
-			t := tasks[i]
-			rk, hk := [2]int32{t.g, t.r}, [2]int32{t.g, t.h}
-			rid, ok := readID[rk]
-			if !ok {
-				r := &groups[t.g].Reads[t.r]
-				rid = int32(len(roff))
-				readID[rk] = rid
-				roff = append(roff, int32(len(p.arrays[aBase])))
-				rlen = append(rlen, int32(len(r.Bases)))
-				codes, _ := encodeBases(nil, r.Bases)
-				p.arrays[aBase] = append(p.arrays[aBase], codes...)
-				p.arrays[aQual] = append(p.arrays[aQual], r.BaseQuals...)
-				p.arrays[aIns] = append(p.arrays[aIns], r.InsQuals...)
-				p.arrays[aDel] = append(p.arrays[aDel], r.DelQuals...)
-				p.arrays[aGCP] = append(p.arrays[aGCP], r.GCPQuals...)
-			}
-			hid, ok := hapID[hk]
-			if !ok {
-				h := groups[t.g].Haplotypes[t.h]
-				hid = int32(len(hoff))
-				hapID[hk] = hid
-				hoff = append(hoff, int32(len(p.arrays[aHap])))
-				hlen = append(hlen, int32(len(h)))
-				codes, _ := encodeBases(nil, h)
-				p.arrays[aHap] = append(p.arrays[aHap], codes...)
-			}
-			taskRead = append(taskRead, rid)
-			taskHap = append(taskHap, hid)
-			p.order = append(p.order, i)
-		}
-		p.binStart = append(p.binStart, len(p.order))
-	}
-	p.arrays[aReadOff], p.arrays[aReadLen] = intBytes(roff), intBytes(rlen)
-	p.arrays[aHapOff], p.arrays[aHapLen] = intBytes(hoff), intBytes(hlen)
-	p.arrays[aTaskRead], p.arrays[aTaskHap] = intBytes(taskRead), intBytes(taskHap)
-	return p
-}
-
-// inflight is a chunk queued on a stream.
-type inflight struct {
-	p       *packed
-	s       GPUStream
-	buffers []GPUBuffer
-}
-
-func (d *gpuDevice) run(groups []Group, chunks [][]gpuTask, out [][]float64) error {
-	var prev *inflight
-	for i, c := range chunks {
-		cur, err := d.launchFloat(pack(groups, c), d.streams[i%2])
-		if err != nil {
+		if err := d.launchFloat(g, s, prev); err != nil {
+			d.abandon(prev, s)
 			return err
 		}
 		if prev != nil {
-			if err := d.finish(groups, prev, out); err != nil {
+			if err := d.finish(g, prev, groups, out); err != nil {
+				d.abandon(s)
 				return err
 			}
 		}
-		prev = cur
+		prev = s
 	}
 	if prev != nil {
-		return d.finish(groups, prev, out)
+		return d.finish(g, prev, groups, out)
 	}
 	return nil
 }
 
-// launchFloat queues the uploads, the float kernels of every bin and the
-// download of the raw sums.
-func (d *gpuDevice) launchFloat(p *packed, s GPUStream) (*inflight, error) {
-	f := &inflight{p: p, s: s}
-	args := make([]any, 0, nArrays+1)
-	for _, a := range p.arrays {
-		b, err := d.rt.Alloc(max(len(a), 4))
-		if err != nil {
-			f.free()
-			return nil, err
-		}
-		f.buffers = append(f.buffers, b)
-		if len(a) > 0 {
-			if err := s.CopyToDevice(b, a); err != nil {
-				f.free()
-				return nil, err
-			}
-		}
-		args = append(args, b)
-	}
-	outBuf, err := d.rt.Alloc(4 * max(len(p.order), 1))
-	if err != nil {
-		f.free()
-		return nil, err
-	}
-	f.buffers = append(f.buffers, outBuf)
-	if err := d.launchBins(p, s, args, d.float, outBuf, float32(initial32), d.tabs32, 4); err != nil {
-		f.free()
-		return nil, err
-	}
-	p.rawFloat = make([]byte, 4*len(p.order))
-	if err := s.CopyFromDevice(p.rawFloat, outBuf); err != nil {
-		f.free()
-		return nil, err
-	}
-	return f, nil
-}
-
-// launchBins launches one kernel per non-empty length bin. The kernels
-// index tasks from 0, so each bin gets views of the task arrays and of the
-// output starting at its first task: the runtime adapter must support
-// offset buffers, which SubBuffer asks for.
-func (d *gpuDevice) launchBins(p *packed, s GPUStream, args []any, fns []GPUFunction, outBuf GPUBuffer, initial any, tabs [2]GPUBuffer, size int) error {
-	for b := range gpuConfigs {
-		lo, hi := p.binStart[b], p.binStart[b+1]
-		if lo == hi {
-			continue
-		}
-		a := append([]any(nil), args[:aTaskRead]...)
-		a = append(a, subBuffer(args[aTaskRead].(GPUBuffer), 4*lo), subBuffer(args[aTaskHap].(GPUBuffer), 4*lo), int32(hi-lo))
-		a = append(a, tabs[0], tabs[1], initial, subBuffer(outBuf, size*lo))
-		groupsPerBlock := d.blocks[b] / gpuConfigs[b].group
-		grid := (hi - lo + groupsPerBlock - 1) / groupsPerBlock
-		if err := s.Launch(fns[b], grid, d.blocks[b], a...); err != nil {
-			return fmt.Errorf("pairhmm: kernel launch (%d x %d rows): %w", gpuConfigs[b].group, gpuConfigs[b].rows, err)
+// abandon waits for slots whose work is no longer wanted (after an error)
+// so that their buffers are idle when the backend is used again.
+func (d *gpuDevice) abandon(slots ...*gpuSlot) {
+	for _, s := range slots {
+		if s != nil {
+			s.s.Synchronize()
 		}
 	}
-	return nil
-}
-
-// SubBuffer is implemented by runtimes whose buffers can be viewed from a
-// byte offset (a device pointer plus offset).
-type SubBuffer interface {
-	Sub(offset int) GPUBuffer
-}
-
-func subBuffer(b GPUBuffer, off int) GPUBuffer {
-	if off == 0 {
-		return b
-	}
-	return b.(SubBuffer).Sub(off)
-}
-
-// finish waits for a chunk, runs the double kernels for the pairs GATK
-// recomputes in double, and writes the log10 likelihoods.
-func (d *gpuDevice) finish(groups []Group, f *inflight, out [][]float64) error {
-	defer f.free()
-	if err := f.s.Synchronize(); err != nil {
-		return err
-	}
-	p := f.p
-	var redo []int // kernel task positions that need the double pass
-	for k, ti := range p.order {
-		raw := math.Float32frombits(binary.LittleEndian.Uint32(p.rawFloat[4*k:]))
-		if raw < minAccepted {
-			redo = append(redo, k)
-			continue
-		}
-		t := p.tasks[ti]
-		out[t.g][int(t.r)*len(groups[t.g].Haplotypes)+int(t.h)] = fromFloat(raw)
-	}
-	if len(redo) == 0 {
-		return nil
-	}
-	// The double pass reuses the chunk's read and haplotype arrays with a
-	// task list of its own, binned like the float tasks.
-	sub := make([]gpuTask, len(redo))
-	for i, k := range redo {
-		sub[i] = p.tasks[p.order[k]]
-	}
-	q := pack(groups, sub)
-	g2 := &inflight{p: q, s: f.s}
-	defer g2.free()
-	args := make([]any, 0, nArrays)
-	for _, a := range q.arrays {
-		b, err := d.rt.Alloc(max(len(a), 4))
-		if err != nil {
-			return err
-		}
-		g2.buffers = append(g2.buffers, b)
-		if len(a) > 0 {
-			if err := f.s.CopyToDevice(b, a); err != nil {
-				return err
-			}
-		}
-		args = append(args, b)
-	}
-	outBuf, err := d.rt.Alloc(8 * len(q.order))
-	if err != nil {
-		return err
-	}
-	g2.buffers = append(g2.buffers, outBuf)
-	if err := d.launchBins(q, f.s, args, d.double, outBuf, initial64, d.tabs64, 8); err != nil {
-		return err
-	}
-	raw := make([]byte, 8*len(q.order))
-	if err := f.s.CopyFromDevice(raw, outBuf); err != nil {
-		return err
-	}
-	if err := f.s.Synchronize(); err != nil {
-		return err
-	}
-	var s scratch
-	for k, ti := range q.order {
-		t := q.tasks[ti]
-		r := &groups[t.g].Reads[t.r]
-		hap, _ := encodeBases(nil, groups[t.g].Haplotypes[t.h])
-		v := math.Float64frombits(binary.LittleEndian.Uint64(raw[8*k:]))
-		var lk float64
-		if v >= 0x1p-1022 {
-			lk = math.Log10(v) - log10Initial64
-		} else {
-			var pr preparedRead
-			pr.prepare(r)
-			s.grow(len(hap) + 1)
-			lk = forwardScaled(pr.doubleRows(), hap, s.m64, s.x64, s.y64)
-		}
-		out[t.g][int(t.r)*len(groups[t.g].Haplotypes)+int(t.h)] = lk
-	}
-	return nil
-}
-
-func (f *inflight) free() {
-	for _, b := range f.buffers {
-		b.Free()
-	}
-	f.buffers = nil
-}
-
-func intBytes(v []int32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
-	}
-	return b
-}
-
-func floatBytes(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
-func doubleBytes(v []float64) []byte {
-	b := make([]byte, 8*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
-	}
-	return b
 }

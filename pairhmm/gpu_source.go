@@ -1,37 +1,81 @@
 package pairhmm
 
-import _ "embed"
+import (
+	_ "embed"
+	"fmt"
+	"strconv"
+)
 
-// CUDASource is the CUDA C++ source of the GPU kernels (pairhmm.cu), to be
-// compiled at run time with NVRTC once per configuration of gpuConfigs,
-// with -DPH_GROUP, -DPH_ROWS and -DPH_BLOCK.
+// CUDASource is the CUDA C++ source of the GPU kernels (pairhmm.cu),
+// compiled at run time with NVRTC once per length bin (gpuConfigs), with
+// the options of kernelOptions.
 //
 //go:embed pairhmm.cu
 var CUDASource string
 
 // gpuConfig is one compiled specialisation of the kernels: reads of up to
-// group*rows bases, one group of threads per pair.
+// group*rows bases, one group of threads per pair, rows DP rows per thread.
 type gpuConfig struct{ group, rows int }
 
+// maxLen is the longest read the configuration takes.
+func (c gpuConfig) maxLen() int { return c.group * c.rows }
+
+func (c gpuConfig) String() string { return fmt.Sprintf("%dx%d", c.group, c.rows) }
+
+// staticSharedLimit is what a block may declare without opting in to more.
+const staticSharedLimit = 48 << 10
+
+// warps is the number of warps per block of the kernel in a precision of
+// elemBytes bytes: as many as fit the emission tables (5 x rows x 32
+// values per warp) in 48 KiB of static shared memory, at most four.
+func (c gpuConfig) warps(elemBytes int) int {
+	return max(1, min(4, staticSharedLimit/(5*c.rows*32*elemBytes)))
+}
+
 // gpuConfigs are the length bins, smallest first: a read goes to the first
-// configuration that holds it. Sub-warps serve short reads so that few
-// threads idle; rows per thread grow with the length to keep the wavefront
-// (group-1 idle steps at each end) short relative to the haplotype.
+// configuration that holds it. Few threads per pair with many rows each
+// keep the wavefront's idle steps (group-1 at each end of a pair) few; the
+// bins at 104 and 152 bases fit the common Illumina read lengths (100,
+// 101, 150, 151) closely. Rows per thread stay at or below 20 where the
+// float kernel's registers (8 values per row) allow it without spills.
 var gpuConfigs = []gpuConfig{
-	{4, 4}, {8, 4}, {16, 4}, {16, 8}, {32, 6}, {32, 8}, {32, 12}, {32, 16},
+	{4, 4}, {4, 8}, {4, 12}, {4, 16}, {4, 20},
+	{8, 13}, {8, 16}, {8, 19},
+	{16, 12}, {16, 16},
+	{32, 10}, {32, 12}, {32, 14}, {32, 16},
 }
 
-// gpuMaxReadLen is the longest read the GPU kernels take; longer reads are
-// computed by the CPU backend (same numbers).
-func gpuMaxReadLen() int {
-	c := gpuConfigs[len(gpuConfigs)-1]
-	return c.group * c.rows
+// kernelOptions are the NVRTC options of one configuration. Fast math and
+// flush-to-zero would change the numbers (the kernels' explicitly rounded
+// intrinsics already forbid contraction; the options say so again), so the
+// IEEE settings are spelled out rather than left to defaults.
+func kernelOptions(c gpuConfig) []string {
+	return []string{
+		"-DPH_GROUP=" + strconv.Itoa(c.group),
+		"-DPH_ROWS=" + strconv.Itoa(c.rows),
+		"-DPH_WARPS_F=" + strconv.Itoa(c.warps(4)),
+		"-DPH_WARPS_D=" + strconv.Itoa(c.warps(8)),
+		"--fmad=false", "--ftz=false", "--prec-div=true", "--prec-sqrt=true",
+	}
 }
 
-// gpuBin returns the index of the configuration for a read length, or -1.
-func gpuBin(readLen int) int {
-	for i, c := range gpuConfigs {
-		if readLen <= c.group*c.rows {
+// unsafeKernelOption reports an option that would break exactness.
+func unsafeKernelOption(opts []string) string {
+	for _, o := range opts {
+		switch o {
+		case "--use_fast_math", "-use_fast_math", "--ftz=true", "-ftz=true", "--fmad=true", "-fmad=true",
+			"--prec-div=false", "-prec-div=false", "--prec-sqrt=false", "-prec-sqrt=false":
+			return o
+		}
+	}
+	return ""
+}
+
+// gpuBin returns the index of the configuration for a read length, or -1
+// when the read is longer than every configuration takes.
+func gpuBin(configs []gpuConfig, readLen int) int {
+	for i, c := range configs {
+		if readLen <= c.maxLen() {
 			return i
 		}
 	}

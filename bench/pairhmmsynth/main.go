@@ -4,6 +4,7 @@
 //
 //	go run ./bench/pairhmmsynth -records 200 -reads 64 -haps 16 -readlen 150 -haplen 300 > equal150.in
 //	go run ./bench/pairhmmsynth -mix -records 2000 > mix.in
+//	go run ./bench/pairhmmsynth -records 20 -reads 8 -haps 4 -readlen 500 -haplen 2000 -qlo 2 -qhi 20 -gapq 10 -errors 0.1 > hard.in
 //
 // Reads are copies of a haplotype window with errors and indels, so the
 // likelihoods are realistic (mostly float pass, a few double).
@@ -25,6 +26,10 @@ func main() {
 	hapLen := flag.Int("haplen", 300, "haplotype length")
 	mix := flag.Bool("mix", false, "realistic mix: reads 10-250 (mostly 100-150), haplotypes 150-500, 2-16 haplotypes, 10-200 reads per record")
 	seed := flag.Uint64("seed", 1, "random seed")
+	qlo := flag.Int("qlo", 18, "lowest base quality (besides the Q6 of 1 base in 20)")
+	qhi := flag.Int("qhi", 41, "highest base quality")
+	gapq := flag.Int("gapq", 40, "lowest insertion/deletion open quality (up to 5 above)")
+	sub := flag.Float64("errors", 0.02, "substitution rate of reads against their haplotype")
 	flag.Parse()
 	rng := rand.New(rand.NewPCG(*seed, 7))
 	w := bufio.NewWriterSize(os.Stdout, 1<<20)
@@ -50,11 +55,11 @@ func main() {
 			}
 			rl = min(rl, hl)
 			start := rng.IntN(hl - rl + 1)
-			bases := mutate(rng, hs[rng.IntN(nh)][start:start+rl], 0.02)
+			bases := mutate(rng, hs[rng.IntN(nh)][start:start+rl], *sub)
 			w.Write(bases)
 			w.WriteByte(' ')
 			for i := 0; i < rl; i++ { // base qualities, Q6 or Q18-Q41 as HaplotypeCaller passes them
-				q := 18 + rng.IntN(24)
+				q := *qlo + rng.IntN(*qhi-*qlo+1)
 				if rng.IntN(20) == 0 {
 					q = 6
 				}
@@ -63,7 +68,7 @@ func main() {
 			for k := 0; k < 2; k++ { // insertion and deletion open qualities
 				w.WriteByte(' ')
 				for i := 0; i < rl; i++ {
-					w.WriteByte(byte(33 + 40 + rng.IntN(6)))
+					w.WriteByte(byte(33 + *gapq + rng.IntN(6)))
 				}
 			}
 			w.WriteByte(' ')

@@ -10,7 +10,9 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"time"
 
+	"github.com/hmmgo/hmmgo/gpu/devices"
 	"github.com/hmmgo/hmmgo/internal/cli"
 	"github.com/hmmgo/hmmgo/pairhmm"
 )
@@ -38,11 +40,23 @@ options:
                    values with 5 decimals, like gpuPairHMM's output
   --threads N      CPU threads (default: all cores)
   --kernel K       CPU float kernel: auto (default), go, avx2
+  --gpu [N|0,2|all] use GPUs (an error when none is usable); default: the
+                   first usable GPU, announced on stderr, else the CPU
+  --nogpu          never use a GPU (also --cpu-only)
+  --verbose        print the backend and its counters on stderr at the end
+
+Results are identical on the CPU and the GPU, bit for bit.
 `
 
-// chunkCells bounds how much input is held at once: records are read,
-// scored and written in chunks of about this many DP cells.
-const chunkCells = 1 << 28
+// Records are read, scored and written in chunks, so memory stays bounded
+// on any input: about cpuChunkCells DP cells for the CPU; for a GPU larger
+// chunks (gpuChunkCells, a few milliseconds of its work) keep it busy
+// between chunks. Reading the next chunk overlaps scoring the current one.
+const (
+	cpuChunkCells = 1 << 28
+	gpuChunkCells = 1 << 34
+	chunkPairs    = 1 << 22
+)
 
 func run(env cli.Env, args []string) int {
 	fs := flag.NewFlagSet("pairhmm", flag.ContinueOnError)
@@ -51,6 +65,10 @@ func run(env cli.Env, args []string) int {
 	format := fs.String("format", "lines", "")
 	threads := fs.Int("threads", 0, "")
 	kernel := fs.String("kernel", "auto", "")
+	verbose := fs.Bool("verbose", false, "")
+	var gpu devices.Request
+	gpu.AddFlags(fs)
+	args = devices.NormalizeArgs(args)
 	// Options may come before or after the input name.
 	var inputs []string
 	for {
@@ -80,14 +98,75 @@ func run(env cli.Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "hmmgo pairhmm: --threads must be positive\n")
 		return 2
 	}
-	backend := pairhmm.NewCPU(pairhmm.CPUOptions{Threads: *threads, Kernel: *kernel})
-	if err := process(env, inputs[0], *out, *format, backend); err != nil {
+	backend, cells, err := chooseBackend(env, gpu, *threads, *kernel)
+	if err != nil {
+		var ue *cli.UsageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(env.Stderr, "hmmgo pairhmm: %v\n", err)
+			return 2
+		}
 		return cli.Fail(env, "pairhmm", err)
+	}
+	if c, ok := backend.(io.Closer); ok {
+		defer c.Close()
+	}
+	start := time.Now()
+	if err := process(env, inputs[0], *out, *format, backend, cells); err != nil {
+		return cli.Fail(env, "pairhmm", err)
+	}
+	if *verbose {
+		report(env.Stderr, backend, time.Since(start))
 	}
 	return 0
 }
 
-func process(env cli.Env, inName, outName, format string, backend pairhmm.Backend) error {
+// chooseBackend applies the --gpu policy (gpu/devices) and returns the
+// backend with its chunk size. A GPU that is present but cannot be set up
+// (e.g. the kernels do not compile) is an error with --gpu and a note
+// before falling back to the CPU without it.
+func chooseBackend(env cli.Env, gpu devices.Request, threads int, kernel string) (pairhmm.Backend, int64, error) {
+	cpu := pairhmm.NewCPU(pairhmm.CPUOptions{Threads: threads, Kernel: kernel})
+	devs, err := devices.Select(env.Stderr, "pairhmm", gpu, devices.Needs{})
+	if err != nil || len(devs) == 0 {
+		return cpu, cpuChunkCells, err
+	}
+	g, err := pairhmm.NewGPU(devs, pairhmm.GPUOptions{Threads: threads, Kernel: kernel})
+	if err != nil {
+		if gpu.Mode == devices.Require {
+			return nil, 0, err
+		}
+		fmt.Fprintf(env.Stderr, "hmmgo pairhmm: the GPU cannot be used (%v); running on the CPU\n", err)
+		return cpu, cpuChunkCells, nil
+	}
+	return g, gpuChunkCells, nil
+}
+
+// report prints what ran, for --verbose.
+func report(w io.Writer, backend pairhmm.Backend, wall time.Duration) {
+	fmt.Fprintf(w, "hmmgo pairhmm: %s; wall time %.3f s\n", backend.Name(), wall.Seconds())
+	g, ok := backend.(*pairhmm.GPU)
+	if !ok {
+		return
+	}
+	st := g.Stats()
+	tcups := 0.0
+	if st.KernelTime > 0 {
+		tcups = float64(st.Cells) / st.KernelTime.Seconds() / 1e12
+	}
+	fmt.Fprintf(w, "hmmgo pairhmm: GPU: %d pairs, %d cells in %d chunks, %.1f MB copied in; float kernels %.3f ms (%.3f TCUPS); "+
+		"%d pairs recomputed in double, %d rescaled on the CPU; %d pairs of reads too long for the kernels on the CPU\n",
+		st.Pairs, st.Cells, st.Chunks, float64(st.BytesIn)/1e6, st.KernelTime.Seconds()*1e3, tcups,
+		st.DoublePairs, st.ScaledPairs, st.CPUPairs)
+}
+
+// scored is one chunk with its results, or the error that ended reading.
+type scored struct {
+	groups []pairhmm.Group
+	res    [][]float64
+	err    error
+}
+
+func process(env cli.Env, inName, outName, format string, backend pairhmm.Backend, cells int64) error {
 	var in io.Reader = env.Stdin
 	if inName != "-" {
 		f, err := os.Open(inName)
@@ -109,28 +188,61 @@ func process(env cli.Env, inName, outName, format string, backend pairhmm.Backen
 	defer of.Abort()
 	w := bufio.NewWriterSize(of, 1<<20)
 	progress := cli.IsTerminal(env.Stderr)
-	var done int64
-	for {
-		chunk, err := readChunk(rr)
-		if len(chunk) > 0 {
-			res, cerr := pairhmm.ComputeGroups(chunk, pairhmm.Options{Backend: backend})
-			if cerr != nil {
-				return cerr
+	// Three stages overlap: reading chunk i+1, scoring chunk i, writing
+	// chunk i-1.
+	stop := make(chan struct{})
+	defer close(stop)
+	read := make(chan scored, 1)
+	go func() {
+		defer close(read)
+		for {
+			chunk, err := readChunk(rr, cells)
+			if len(chunk) > 0 || err != io.EOF {
+				select {
+				case read <- scored{groups: chunk, err: err}:
+				case <-stop:
+					return
+				}
 			}
-			writeResults(w, chunk, res, format)
-			for i := range chunk {
-				done += int64(chunk[i].Pairs())
+			if err != nil {
+				return
+			}
+		}
+	}()
+	written := make(chan scored, 1)
+	writerDone := make(chan int64)
+	go func() {
+		var done int64
+		for c := range written {
+			writeResults(w, c.groups, c.res, format)
+			for i := range c.groups {
+				done += int64(c.groups[i].Pairs())
 			}
 			if progress {
 				fmt.Fprintf(env.Stderr, "\rhmmgo pairhmm: %d pairs", done)
 			}
 		}
-		if err == io.EOF {
+		writerDone <- done
+	}()
+	var failure error
+	for c := range read {
+		if len(c.groups) > 0 {
+			res, err := pairhmm.ComputeGroups(c.groups, pairhmm.Options{Backend: backend})
+			if err != nil {
+				failure = err
+				break
+			}
+			written <- scored{groups: c.groups, res: res}
+		}
+		if c.err != nil && c.err != io.EOF {
+			failure = c.err
 			break
 		}
-		if err != nil {
-			return err
-		}
+	}
+	close(written)
+	<-writerDone
+	if failure != nil {
+		return failure
 	}
 	if progress {
 		fmt.Fprintln(env.Stderr)
@@ -169,17 +281,19 @@ type deviceOutput struct{ *os.File }
 func (d *deviceOutput) Commit() error { return d.Close() }
 func (d *deviceOutput) Abort()        { d.Close() }
 
-// readChunk reads records until about chunkCells cells are held.
-func readChunk(rr *pairhmm.RecordReader) ([]pairhmm.Group, error) {
+// readChunk reads records until about maxCells cells (or chunkPairs
+// pairs) are held.
+func readChunk(rr *pairhmm.RecordReader, maxCells int64) ([]pairhmm.Group, error) {
 	var chunk []pairhmm.Group
-	var cells int64
-	for cells < chunkCells {
+	var cells, pairs int64
+	for cells < maxCells && pairs < chunkPairs {
 		g, err := rr.Next()
 		if err != nil {
 			return chunk, err
 		}
 		chunk = append(chunk, *g)
 		cells += g.Cells()
+		pairs += int64(g.Pairs())
 	}
 	return chunk, nil
 }

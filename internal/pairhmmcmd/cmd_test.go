@@ -38,7 +38,14 @@ func TestFormatsMatchC(t *testing.T) {
 	}
 }
 
+// runCmd runs the command on the CPU (--nogpu), so that these tests
+// behave the same on a GPU host; gpu_test.go covers the GPU.
 func runCmd(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	return runRaw(t, stdin, append([]string{"--nogpu"}, args...)...)
+}
+
+func runRaw(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := Command.Run(cli.Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb}, args)

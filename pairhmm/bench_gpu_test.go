@@ -1,0 +1,131 @@
+package pairhmm
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// equalBatch returns groups of 64 reads of readLen against 16 haplotypes
+// of hapLen, about cells DP cells in all: 64 distinct groups (reads are
+// copies of haplotype windows with errors, qualities as HaplotypeCaller
+// passes them) repeated, which the backend packs like any others.
+func equalBatch(readLen, hapLen int, cells int64) []Group {
+	rng := rand.New(rand.NewPCG(uint64(readLen), uint64(hapLen)))
+	const nr, nh = 64, 16
+	templates := make([]Group, 64)
+	for i := range templates {
+		base := synthHap(rng, hapLen)
+		haps := make([][]byte, nh)
+		for h := range haps {
+			haps[h] = append([]byte(nil), base...)
+			haps[h][rng.IntN(hapLen)] = "ACGT"[rng.IntN(4)]
+		}
+		reads := make([]Read, nr)
+		for r := range reads {
+			reads[r] = synthRead(rng, haps[r%nh], readLen, 18, 41, true)
+			for k := range reads[r].InsQuals {
+				reads[r].InsQuals[k], reads[r].DelQuals[k], reads[r].GCPQuals[k] = 45, 45, 10
+			}
+		}
+		templates[i] = Group{Reads: reads, Haplotypes: haps}
+	}
+	per := templates[0].Cells()
+	groups := make([]Group, max(1, int(cells/per)))
+	for i := range groups {
+		groups[i] = templates[i%len(templates)]
+	}
+	return groups
+}
+
+// benchCells is the size of a benchmark batch: HMMGO_BENCH_CELLS, else
+// 2.5e11 cells (about a tenth of a second of an H100's work).
+func benchCells() int64 {
+	if v, err := strconv.ParseFloat(os.Getenv("HMMGO_BENCH_CELLS"), 64); err == nil && v > 0 {
+		return int64(v)
+	}
+	return 2.5e11
+}
+
+// runGPUBench times Compute on groups: the float kernels by events (per
+// chunk, summed) and the whole call (packing, copies both ways, kernels,
+// double pass, log10 conversion) by the wall clock. The first 64 groups'
+// results are checked against the CPU once.
+func runGPUBench(b *testing.B, g *GPU, groups []Group) {
+	var cells int64
+	out := make([][]float64, len(groups))
+	for i := range groups {
+		cells += groups[i].Cells()
+		out[i] = make([]float64, groups[i].Pairs())
+	}
+	if err := g.Compute(groups, out); err != nil { // warm-up: buffers, clocks
+		b.Fatal(err)
+	}
+	check := groups[:min(64, len(groups))]
+	want, err := ComputeGroups(check, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range check {
+		for k := range want[i] {
+			if out[i][k] != want[i][k] {
+				b.Fatalf("group %d pair %d: GPU %v, CPU %v", i, k, out[i][k], want[i][k])
+			}
+		}
+	}
+	var kernel, wall time.Duration
+	for b.Loop() {
+		before := g.Stats().KernelTime
+		start := time.Now()
+		if err := g.Compute(groups, out); err != nil {
+			b.Fatal(err)
+		}
+		wall += time.Since(start)
+		kernel += g.Stats().KernelTime - before
+	}
+	n := float64(b.N) * float64(cells)
+	b.ReportMetric(n/kernel.Seconds()/1e12, "TCUPS-kernel")
+	b.ReportMetric(n/wall.Seconds()/1e12, "TCUPS-e2e")
+	b.ReportMetric(float64(cells)/1e9, "Gcells")
+}
+
+// BenchmarkGPUEqual: peak throughput on equal-length batches.
+//
+//	pairhmm.test -test.run '^$' -test.bench GPUEqual -test.benchtime 3x
+func BenchmarkGPUEqual(b *testing.B) {
+	g := realGPU(b)
+	for _, sz := range [][2]int{{100, 300}, {150, 300}, {250, 500}} {
+		b.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(b *testing.B) {
+			runGPUBench(b, g, equalBatch(sz[0], sz[1], benchCells()))
+		})
+	}
+}
+
+// BenchmarkGPUConfigs compares kernel configurations (threads per pair x
+// rows per thread) on one read length, each as the only length bin, to
+// tune gpuConfigs.
+func BenchmarkGPUConfigs(b *testing.B) {
+	devs := usableGPUs(b)
+	for _, c := range []struct {
+		readLen int
+		cfgs    []gpuConfig
+	}{
+		{100, []gpuConfig{{4, 25}, {8, 13}, {16, 7}, {32, 4}, {16, 8}}},
+		{150, []gpuConfig{{8, 19}, {16, 10}, {32, 5}, {4, 38}}},
+	} {
+		groups := equalBatch(c.readLen, 300, benchCells()/2)
+		for _, cfg := range c.cfgs {
+			b.Run(fmt.Sprintf("%dx300/%s", c.readLen, cfg), func(b *testing.B) {
+				g, err := newGPUOnDevices(devs[:1], GPUOptions{configs: []gpuConfig{cfg}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer g.Close()
+				runGPUBench(b, g, groups)
+			})
+		}
+	}
+}
