@@ -8,10 +8,13 @@ import (
 	"sort"
 
 	"github.com/hmmgo/hmmgo/internal/cli"
+	paparacmd "github.com/hmmgo/hmmgo/papara/cmd"
 )
 
 // commands lists every subcommand; each lives in its own package.
-var commands = []cli.Command{}
+var commands = []cli.Command{
+	paparacmd.Command,
+}
 
 func main() {
 	env := cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}

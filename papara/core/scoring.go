@@ -1,0 +1,246 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// Params are PaPaRa's alignment scores, "-p open:extend:match:match_cgap".
+// PaPaRa maximises; the gap penalties are waived on CGAP columns, where a
+// matched residue also gets MatchCGap added.
+type Params struct {
+	GapOpen, GapExtend, Match, MatchCGap int
+}
+
+// DefaultParams are PaPaRa 2.5's defaults, "-p -3:-1:2:-3".
+var DefaultParams = Params{GapOpen: -3, GapExtend: -1, Match: 2, MatchCGap: -3}
+
+// Check rejects scores PaPaRa cannot use: its kernel recognises CGAP
+// columns by a negative match increment, so Match+MatchCGap must be < 0
+// (PaPaRa aborts on an assertion otherwise).
+func (p Params) Check() error {
+	if p.Match+p.MatchCGap >= 0 {
+		return fmt.Errorf("scores %d:%d:%d:%d: PaPaRa needs match + match_cgap < 0", p.GapOpen, p.GapExtend, p.Match, p.MatchCGap)
+	}
+	return nil
+}
+
+// Scoring selects the scoring scheme.
+type Scoring int
+
+const (
+	// ScoringPaPaRa is PaPaRa 2.5's scheme (maximised, -p scores).
+	ScoringPaPaRa Scoring = iota
+	// ScoringPaper is Equation 1 of Alachiotis, Berger & Stamatakis (2012),
+	// minimised: gap open 4, extension 1, mismatch 3, CGAP 3, insertion 3,
+	// gap penalties waived on CGAP columns.
+	ScoringPaper
+)
+
+// Query is a read ready for alignment: its residues as c-states.
+type Query struct {
+	Name    string
+	CStates []uint8
+}
+
+// BlockWidth is the number of branches scored together (16 lanes of 16
+// bits in a 256-bit vector, the inter-reference layout of the paper).
+const BlockWidth = 16
+
+// Job is what the scoring phase reads.
+type Job struct {
+	Model    *Model
+	Params   Params
+	Scoring  Scoring
+	Branches *Branches
+	Queries  []Query
+}
+
+// Cells is the number of DP cells the scoring phase computes.
+func (j *Job) Cells() int64 {
+	var q int64
+	for _, x := range j.Queries {
+		q += int64(len(x.CStates))
+	}
+	return q * int64(j.Branches.Len) * int64(j.Branches.N)
+}
+
+// Block is a range of consecutive branches [Start, End), End-Start <=
+// BlockWidth.
+type Block struct{ Start, End int }
+
+// Queue hands out the blocks of branches to every scorer, CPU or GPU,
+// from one list, so faster scorers simply take more.
+type Queue struct {
+	mu     sync.Mutex
+	blocks []Block
+	next   int
+}
+
+// NewQueue splits n branches into blocks of BlockWidth.
+func NewQueue(n int) *Queue {
+	q := &Queue{}
+	for s := 0; s < n; s += BlockWidth {
+		q.blocks = append(q.blocks, Block{s, min(s+BlockWidth, n)})
+	}
+	return q
+}
+
+// Take removes up to n blocks from the queue; none when it is empty.
+func (q *Queue) Take(n int) []Block {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	k := min(n, len(q.blocks)-q.next)
+	b := q.blocks[q.next : q.next+k]
+	q.next += k
+	return b
+}
+
+// Len is the number of blocks not taken yet.
+func (q *Queue) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.blocks) - q.next
+}
+
+// Results keeps the best branch of every query. Scores are "higher is
+// better" keys (the paper scheme, which minimises, stores negated scores);
+// ties go to the lowest branch index, as in PaPaRa, so the outcome does not
+// depend on which scorer saw a branch first.
+type Results struct {
+	Score  []int32
+	Branch []int32
+}
+
+// NewResults makes an empty result set for n queries.
+func NewResults(n int) *Results {
+	r := &Results{Score: make([]int32, n), Branch: make([]int32, n)}
+	for i := range r.Score {
+		r.Score[i] = -1 << 31
+		r.Branch[i] = -1
+	}
+	return r
+}
+
+// Offer records score for query q at branch b if it beats the best so far.
+func (r *Results) Offer(q, b int, score int32) {
+	if score > r.Score[q] || (score == r.Score[q] && int32(b) < r.Branch[q]) {
+		r.Score[q], r.Branch[q] = score, int32(b)
+	}
+}
+
+// Merge folds other into r.
+func (r *Results) Merge(other *Results) {
+	for q := range r.Score {
+		if other.Branch[q] >= 0 {
+			r.Offer(q, int(other.Branch[q]), other.Score[q])
+		}
+	}
+}
+
+// A Scorer computes the scores of every query against blocks of branches
+// and offers them to a Results. The CPU scorer takes one block at a time; a
+// GPU scorer (another package) would take many and run beside the CPU
+// scorers on the same Queue.
+type Scorer interface {
+	Name() string
+	// Take is how many blocks the scorer takes from the queue at once.
+	Take() int
+	// Score scores job's queries against the branches of blocks.
+	Score(job *Job, blocks []Block, res *Results) error
+}
+
+// WorkerStats reports what one scorer did.
+type WorkerStats struct {
+	Name    string
+	Cells   int64
+	Elapsed time.Duration
+}
+
+// GCUPS is giga cell updates per second.
+func (w WorkerStats) GCUPS() float64 {
+	if w.Elapsed <= 0 {
+		return 0
+	}
+	return float64(w.Cells) / w.Elapsed.Seconds() / 1e9
+}
+
+// ScoreAll runs the scorers concurrently on one queue of the job's
+// branches until it is empty and returns the merged results. progress, if
+// not nil, is called now and then with the fraction of blocks taken.
+func ScoreAll(job *Job, scorers []Scorer, progress func(done float64)) (*Results, []WorkerStats, error) {
+	if len(scorers) == 0 {
+		return nil, nil, errors.New("no scorer")
+	}
+	q := NewQueue(job.Branches.N)
+	total := q.Len()
+	var qcells int64
+	for _, x := range job.Queries {
+		qcells += int64(len(x.CStates))
+	}
+	res := NewResults(len(job.Queries))
+	stats := make([]WorkerStats, len(scorers))
+	errs := make([]error, len(scorers))
+	locals := make([]*Results, len(scorers))
+	var wg sync.WaitGroup
+	var pmu sync.Mutex
+	lastReport := time.Now()
+	for i, s := range scorers {
+		wg.Add(1)
+		go func(i int, s Scorer) {
+			defer wg.Done()
+			local := NewResults(len(job.Queries))
+			locals[i] = local
+			start := time.Now()
+			st := WorkerStats{Name: s.Name()}
+			for {
+				blocks := q.Take(s.Take())
+				if len(blocks) == 0 {
+					break
+				}
+				if err := s.Score(job, blocks, local); err != nil {
+					errs[i] = err
+					break
+				}
+				for _, b := range blocks {
+					st.Cells += qcells * int64(b.End-b.Start) * int64(job.Branches.Len)
+				}
+				if progress != nil {
+					pmu.Lock()
+					if time.Since(lastReport) > 2*time.Second {
+						lastReport = time.Now()
+						progress(1 - float64(q.Len())/float64(total))
+					}
+					pmu.Unlock()
+				}
+			}
+			st.Elapsed = time.Since(start)
+			stats[i] = st
+		}(i, s)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, l := range locals {
+		res.Merge(l)
+	}
+	return res, stats, nil
+}
+
+// CPUScorers returns n CPU scorers (n <= 0: one per CPU).
+func CPUScorers(n int) []Scorer {
+	if n <= 0 {
+		n = runtime.NumCPU()
+	}
+	s := make([]Scorer, n)
+	for i := range s {
+		s[i] = &CPUScorer{}
+	}
+	return s
+}
