@@ -269,7 +269,7 @@ func papara(env cli.Env, o *options, args []string) error {
 	fmt.Fprintf(&log, "scoring: %d reads x %d branches x %d columns, %.3f s, %.2f GCUPS\n",
 		len(prep.Queries), prep.Ref.Branches.N, prep.Ref.Branches.Len, res.ScoreTime.Seconds(), total/res.ScoreTime.Seconds()/1e9)
 	for i, w := range res.Workers {
-		fmt.Fprintf(&log, "  scorer %d (%s): %.2f GCUPS\n", i, w.Name, w.GCUPS())
+		fmt.Fprintf(&log, "  scorer %d (%s): %.2f GCUPS, %.2f GCUPS per CPU second\n", i, w.Name, w.GCUPS(), w.CPUGCUPS())
 	}
 	fmt.Fprintf(&log, "alignment of the best branches: %.3f s\n", res.AlignTime.Seconds())
 

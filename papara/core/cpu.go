@@ -1,14 +1,21 @@
 package core
 
-import "sync"
+import (
+	"sync"
+	"unsafe"
+)
 
-// CPUScorer scores blocks of branches on one CPU core. It uses the AVX2
-// kernels when the CPU has them and the portable kernel otherwise.
+// CPUScorer scores blocks of branches on one CPU core, with the AVX2
+// kernels when the CPU has them and the portable kernel otherwise. Reads
+// short enough for 8-bit lanes are scored 32 branches per vector.
 type CPUScorer struct {
+	prof8      []int8
 	prof16     []int16
 	prof32     []int32
-	buf16      [2][]int16
-	buf32      [2][]int32
+	state8     []int8
+	state16    []int16
+	state32    []int32
+	best8      [32]int8
 	best16     [16]int16
 	best32     [8]int32
 	paperState []int32
@@ -27,19 +34,17 @@ func planFor(job *Job) *scoringPlan {
 	if p, ok := plans.Load(job); ok {
 		return p.(*scoringPlan)
 	}
-	p, _ := plans.LoadOrStore(job, newScoringPlan(job))
+	p, _ := plans.LoadOrStore(job, newScoringPlan(job, useAVX2()))
 	return p.(*scoringPlan)
 }
 
 // forgetPlan drops the cached plan of a finished job.
 func forgetPlan(job *Job) { plans.Delete(job) }
 
-func grow[T any](b []T, n int) []T {
-	if cap(b) < n {
-		return make([]T, n)
-	}
-	return b[:n]
-}
+// haveAVX2Override lets tests force the portable kernel (1).
+var haveAVX2Override int
+
+func useAVX2() bool { return haveAVX2 && haveAVX2Override == 0 }
 
 // Score implements Scorer.
 func (c *CPUScorer) Score(job *Job, blocks []Block, res *Results) error {
@@ -50,29 +55,64 @@ func (c *CPUScorer) Score(job *Job, blocks []Block, res *Results) error {
 		return nil
 	}
 	p := planFor(job)
+	avx := useAVX2() && p.fastCosts
+	pr := job.Params
 	L := job.Branches.Len
-	stride := p.stride()
 	for _, b := range blocks {
-		for first := b.Start; first < b.End; first += p.lanes {
-			n := min(p.lanes, b.End-first)
-			if p.wide {
-				c.prof32 = grow(c.prof32, L*stride)
-				p.buildProfile32(job, first, n, c.prof32)
-			} else {
-				c.prof16 = grow(c.prof16, L*stride)
-				p.buildProfile16(job, first, n, c.prof16)
-			}
-			for qi := range job.Queries {
+		if qs := p.class[lanes8]; len(qs) > 0 {
+			n := b.End - b.Start
+			s := p.stride(32)
+			c.prof8 = growAligned(c.prof8, L*s)
+			buildProfile(p, job, b.Start, n, 32, c.prof8)
+			for _, qi := range qs {
 				rows := p.qRows[qi]
-				if p.wide {
-					c.run32(job, p, rows)
-					for l := 0; l < n; l++ {
-						res.Offer(qi, first+l, c.best32[l])
+				c.state8 = growAligned(c.state8, len(rows)*64)
+				scoreAVX2x32(c.prof8, s, L, rows, pr.GapOpen, pr.GapExtend, p.bias8, c.state8, &c.best8)
+				for l := 0; l < n; l++ {
+					res.Offer(qi, b.Start+l, int32(int(c.best8[l])-p.bias8))
+				}
+			}
+		}
+		if qs := p.class[lanes16]; len(qs) > 0 {
+			s := p.stride(16)
+			for first := b.Start; first < b.End; first += 16 {
+				n := min(16, b.End-first)
+				c.prof16 = growAligned(c.prof16, L*s)
+				buildProfile(p, job, first, n, 16, c.prof16)
+				for _, qi := range qs {
+					rows := p.qRows[qi]
+					if avx {
+						c.state16 = growAligned(c.state16, len(rows)*32)
+						scoreAVX2x16(c.prof16, s, L, rows, pr.GapOpen, pr.GapExtend, c.state16, &c.best16)
+					} else {
+						c.state16 = growAligned(c.state16, 2*L*16)
+						scoreBlockGo(c.prof16, s, L, 16, rows, int16(pr.GapOpen), int16(pr.GapExtend), int16Small,
+							c.state16[:L*16], c.state16[L*16:], c.best16[:])
 					}
-				} else {
-					c.run16(job, p, rows)
 					for l := 0; l < n; l++ {
 						res.Offer(qi, first+l, int32(c.best16[l]))
+					}
+				}
+			}
+		}
+		if qs := p.class[lanes32]; len(qs) > 0 {
+			s := p.stride(8)
+			for first := b.Start; first < b.End; first += 8 {
+				n := min(8, b.End-first)
+				c.prof32 = growAligned(c.prof32, L*s)
+				buildProfile(p, job, first, n, 8, c.prof32)
+				for _, qi := range qs {
+					rows := p.qRows[qi]
+					if avx {
+						c.state32 = growAligned(c.state32, len(rows)*16)
+						scoreAVX2x8(c.prof32, s, L, rows, pr.GapOpen, pr.GapExtend, c.state32, &c.best32)
+					} else {
+						c.state32 = growAligned(c.state32, 2*L*8)
+						scoreBlockGo(c.prof32, s, L, 8, rows, int32(pr.GapOpen), int32(pr.GapExtend), int32Small,
+							c.state32[:L*8], c.state32[L*8:], c.best32[:])
+					}
+					for l := 0; l < n; l++ {
+						res.Offer(qi, first+l, c.best32[l])
 					}
 				}
 			}
@@ -81,30 +121,25 @@ func (c *CPUScorer) Score(job *Job, blocks []Block, res *Results) error {
 	return nil
 }
 
-func (c *CPUScorer) run16(job *Job, p *scoringPlan, rows []uint16) {
-	L := job.Branches.Len
-	pr := job.Params
-	if p.fastCosts && haveAVX2 {
-		c.buf16[0] = grow(c.buf16[0], len(rows)*16)
-		c.buf16[1] = grow(c.buf16[1], len(rows)*16)
-		scoreBlockAVX2x16(c.prof16, p.stride(), L, rows, int16(pr.GapOpen), int16(pr.GapExtend), c.buf16[0], c.buf16[1], &c.best16)
-		return
+func grow[T any](b []T, n int) []T {
+	if cap(b) < n {
+		return make([]T, n)
 	}
-	c.buf16[0] = grow(c.buf16[0], L*16)
-	c.buf16[1] = grow(c.buf16[1], L*16)
-	scoreBlockGo(c.prof16, p.stride(), L, 16, rows, int16(pr.GapOpen), int16(pr.GapExtend), int16Small, c.buf16[0], c.buf16[1], c.best16[:])
+	return b[:n]
 }
 
-func (c *CPUScorer) run32(job *Job, p *scoringPlan, rows []uint16) {
-	L := job.Branches.Len
-	pr := job.Params
-	if p.fastCosts && haveAVX2 {
-		c.buf32[0] = grow(c.buf32[0], len(rows)*8)
-		c.buf32[1] = grow(c.buf32[1], len(rows)*8)
-		scoreBlockAVX2x8(c.prof32, p.stride(), L, rows, int32(pr.GapOpen), int32(pr.GapExtend), c.buf32[0], c.buf32[1], &c.best32)
-		return
+// growAligned is grow for kernel buffers: the slice starts on a 64-byte
+// boundary, so no 256-bit access straddles two cache lines.
+func growAligned[T int8 | int16 | int32](b []T, n int) []T {
+	if cap(b) >= n && uintptr(unsafe.Pointer(unsafe.SliceData(b)))%64 == 0 {
+		return b[:n]
 	}
-	c.buf32[0] = grow(c.buf32[0], L*8)
-	c.buf32[1] = grow(c.buf32[1], L*8)
-	scoreBlockGo(c.prof32, p.stride(), L, 8, rows, int32(pr.GapOpen), int32(pr.GapExtend), int32Small, c.buf32[0], c.buf32[1], c.best32[:])
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	buf := make([]T, n+64/size)
+	off := 0
+	for uintptr(unsafe.Pointer(&buf[off]))%64 != 0 {
+		off++
+	}
+	return buf[off : off+n : off+n]
 }

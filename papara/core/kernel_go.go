@@ -10,7 +10,7 @@ type lane interface{ ~int16 | ~int32 }
 // gap penalties are waived where its match increment is negative — so it
 // is correct for any scores that pass Params.Check.
 //
-// s and si hold one row of cell scores and of gap-from-above scores
+// rows holds the profile row of each read residue. s and si hold one row of cell scores and of gap-from-above scores
 // (L*lanes each); best receives the score per lane: the maximum over the
 // last row and the last column (free end gaps on both sequences).
 func scoreBlockGo[T lane](prof []T, stride, L, lanes int, rows []uint16, open, ext, small T, s, si, best []T) {
@@ -27,7 +27,7 @@ func scoreBlockGo[T lane](prof []T, stride, L, lanes int, rows []uint16, open, e
 			diag[l], sl[l], left[l] = 0, small, 0
 		}
 		for c := 0; c < L; c++ {
-			inc := prof[c*stride+int(rk) : c*stride+int(rk)+lanes]
+			inc := prof[c*stride+int(rk)*lanes : c*stride+int(rk)*lanes+lanes]
 			sc := s[c*lanes : (c+1)*lanes]
 			su := si[c*lanes : (c+1)*lanes]
 			for l := 0; l < lanes; l++ {

@@ -7,7 +7,7 @@ package core
 //
 //	column c: inc[k=0][lanes] ... inc[k=K-1][lanes] open[lanes] ext[lanes]
 //
-// PaPaRa's "match increment" is Match when the read residue is in the
+// PaPaRa's match increment is Match when the read residue is in the
 // ancestral state set, plus MatchCGap in CGAP columns.
 
 // int16Small and int32Small are PaPaRa's "minus infinity" seeds for the
@@ -17,28 +17,32 @@ const (
 	int32Small = -2100000000
 )
 
-// scoringPlan is what all kernels share for one job: the residues that
-// occur in the reads (the profile rows) and the integer width.
+// Lane widths a read can be scored with.
+const (
+	lanes8  = iota // 32 branches per vector, saturating, biased
+	lanes16        // 16 branches per vector (PaPaRa's DNA arithmetic)
+	lanes32        // 8 branches per vector (PaPaRa's protein arithmetic)
+)
+
+// scoringPlan is what all kernels share for one job.
 type scoringPlan struct {
 	kStates []uint8    // c-state of each profile row
-	qRows   [][]uint16 // per query, per residue: offset of its row in a column
-	wide    bool       // 32-bit lanes (protein, or scores that may overflow 16 bits)
+	qRows   [][]uint16 // per query, per residue: its profile row
+	class   [3][]int   // queries by lane width
 	// fastCosts: the per-column open/extend vectors equal PaPaRa's rule
-	// (a column's gap penalties are waived when its match increment is
-	// negative) for every residue, so kernels may use them.
+	// (a lane's gap penalties are waived when its match increment is
+	// negative) for every residue, so the AVX2 kernels may use them.
 	fastCosts bool
-	lanes     int // lanes per kernel call: 16 (int16) or 8 (int32)
+	bias8     int // lane value of a score of 0 in the 8-bit kernel
 }
 
-func newScoringPlan(job *Job) *scoringPlan {
+func newScoringPlan(job *Job, avx2 bool) *scoringPlan {
 	p := &scoringPlan{}
 	var kOf [256]int
 	for i := range kOf {
 		kOf[i] = -1
 	}
-	maxLen := 0
 	for _, q := range job.Queries {
-		maxLen = max(maxLen, len(q.CStates))
 		for _, c := range q.CStates {
 			if kOf[c] < 0 {
 				kOf[c] = len(p.kStates)
@@ -48,44 +52,52 @@ func newScoringPlan(job *Job) *scoringPlan {
 	}
 	pr := job.Params
 	p.fastCosts = pr.Match >= 0 && pr.MatchCGap < 0 && pr.Match+pr.MatchCGap < 0
-	// 16-bit lanes are exact when no value can wrap: with the fast-cost
-	// conditions every cell score lies in [0, Match*len(read)] and the gap
-	// states in [GapOpen, that], and the seed -32000 must survive one
-	// extension.
-	fits16 := p.fastCosts && pr.GapOpen <= 0 && pr.GapExtend <= 0 &&
-		pr.GapOpen >= -1000 && pr.GapExtend >= -700 &&
-		int64(pr.Match)*int64(maxLen) <= 32000
-	p.wide = job.Model.Protein || !fits16
-	p.lanes = 16
-	if p.wide {
-		p.lanes = 8
-	}
-	vec := p.lanes
+	// With the fast-cost conditions and non-positive gap scores every cell
+	// score lies in [0, Match*len(read)] and every other value, once it can
+	// matter, in [minV, that]. Narrow lanes are exact while that range fits:
+	// 16-bit lanes also need the seed -32000 to survive one extension; the
+	// 8-bit lanes saturate, and a value clamped at minV only ever meets a
+	// max() against a value >= minV, so clamping changes nothing.
+	gapsOK := p.fastCosts && pr.GapOpen <= 0 && pr.GapExtend <= 0
+	minV := min(pr.GapOpen, pr.MatchCGap, 0)
+	in8 := func(v int) bool { return v >= -128 && v <= 127 }
+	ok8 := avx2 && gapsOK && in8(pr.Match) && in8(pr.MatchCGap) && in8(pr.GapOpen) && in8(pr.GapExtend) && minV >= -128
+	ok16 := gapsOK && pr.GapOpen >= -1000 && pr.GapExtend >= -700
+	p.bias8 = -128 - minV
 	p.qRows = make([][]uint16, len(job.Queries))
 	for i, q := range job.Queries {
 		r := make([]uint16, len(q.CStates))
 		for j, c := range q.CStates {
-			r[j] = uint16(kOf[c] * vec)
+			r[j] = uint16(kOf[c])
 		}
 		p.qRows[i] = r
+		top := int64(pr.Match) * int64(len(q.CStates))
+		switch {
+		case ok8 && top-int64(minV) <= 255:
+			p.class[lanes8] = append(p.class[lanes8], i)
+		case ok16 && top <= 32000:
+			p.class[lanes16] = append(p.class[lanes16], i)
+		default:
+			p.class[lanes32] = append(p.class[lanes32], i)
+		}
 	}
 	return p
 }
 
-// stride is the number of elements per column of a profile.
-func (p *scoringPlan) stride() int { return (len(p.kStates) + 2) * p.lanes }
+// stride is the number of elements per profile column for a lane count.
+func (p *scoringPlan) stride(lanes int) int { return (len(p.kStates) + 2) * lanes }
 
-// buildProfile16 fills prof for branches [first, first+16) (lanes beyond
-// the branch count repeat the last branch, as PaPaRa pads its blocks).
-func (p *scoringPlan) buildProfile16(job *Job, first, n int, prof []int16) {
+// buildProfile fills prof (lanes wide) for branches [first, first+n);
+// lanes beyond n repeat the last branch, as PaPaRa pads its blocks.
+func buildProfile[T int8 | int16 | int32](p *scoringPlan, job *Job, first, n, lanes int, prof []T) {
 	br := job.Branches
 	m := job.Model
 	pr := job.Params
-	stride := p.stride()
+	stride := p.stride(lanes)
 	K := len(p.kStates)
 	for c := 0; c < br.Len; c++ {
 		col := prof[c*stride : (c+1)*stride]
-		for l := 0; l < 16; l++ {
+		for l := 0; l < lanes; l++ {
 			e := first + min(l, n-1)
 			st, cg := br.At(e, c)
 			for k, cs := range p.kStates {
@@ -96,44 +108,12 @@ func (p *scoringPlan) buildProfile16(job *Job, first, n int, prof []int16) {
 				if cg {
 					v += pr.MatchCGap
 				}
-				col[k*16+l] = int16(v)
+				col[k*lanes+l] = T(v)
 			}
 			if cg {
-				col[K*16+l], col[(K+1)*16+l] = 0, 0
+				col[K*lanes+l], col[(K+1)*lanes+l] = 0, 0
 			} else {
-				col[K*16+l], col[(K+1)*16+l] = int16(pr.GapOpen), int16(pr.GapExtend)
-			}
-		}
-	}
-}
-
-// buildProfile32 fills prof for the 8 branches [first, first+8) of a
-// 32-bit plan (lanes beyond n repeat the last branch).
-func (p *scoringPlan) buildProfile32(job *Job, first, n int, prof []int32) {
-	br := job.Branches
-	m := job.Model
-	pr := job.Params
-	stride := p.stride()
-	K := len(p.kStates)
-	for c := 0; c < br.Len; c++ {
-		col := prof[c*stride : (c+1)*stride]
-		for l := 0; l < 8; l++ {
-			e := first + min(l, n-1)
-			st, cg := br.At(e, c)
-			for k, cs := range p.kStates {
-				v := 0
-				if m.States[cs]&st != 0 {
-					v = pr.Match
-				}
-				if cg {
-					v += pr.MatchCGap
-				}
-				col[k*8+l] = int32(v)
-			}
-			if cg {
-				col[K*8+l], col[(K+1)*8+l] = 0, 0
-			} else {
-				col[K*8+l], col[(K+1)*8+l] = int32(pr.GapOpen), int32(pr.GapExtend)
+				col[K*lanes+l], col[(K+1)*lanes+l] = T(pr.GapOpen), T(pr.GapExtend)
 			}
 		}
 	}

@@ -16,10 +16,22 @@ const (
 	tbFromUp               // the cell's score comes from the above gap state
 )
 
-// aligner holds the traceback matrix between calls.
+// aligner holds the traceback matrix and one branch's columns between
+// calls.
 type aligner struct {
 	s, si []int
 	tb    []uint8
+	state []uint32
+	cgap  []bool
+}
+
+// loadBranch copies the states and CGAP flags of a branch.
+func (a *aligner) loadBranch(br *Branches, edge int) {
+	a.state = grow(a.state, br.Len)
+	a.cgap = grow(a.cgap, br.Len)
+	for i := range a.state {
+		a.state[i], a.cgap[i] = br.At(edge, i)
+	}
 }
 
 // alignPaPaRa is PaPaRa 2.5's full aligner (align_freeshift_pvec): the
@@ -43,6 +55,8 @@ func (a *aligner) alignPaPaRa(br *Branches, edge int, m *Model, q []uint8, pr Pa
 		a.tb = make([]uint8, L*n)
 	}
 	tb := a.tb[:L*n]
+	a.loadBranch(br, edge)
+	states, cgaps := a.state, a.cgap
 	best, bestA, bestB := small, 0, 0
 	for ib := 0; ib < n; ib++ {
 		bc := m.States[q[ib]]
@@ -51,7 +65,7 @@ func (a *aligner) alignPaPaRa(br *Branches, edge int, m *Model, q []uint8, pr Pa
 		lastRow := ib == n-1
 		for ia := 0; ia < L; ia++ {
 			var flags uint8
-			ac, cgap := br.At(edge, ia)
+			ac, cgap := states[ia], cgaps[ia]
 			sm := lastDiag
 			if ac&bc != 0 {
 				sm += pr.Match
