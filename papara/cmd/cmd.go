@@ -254,8 +254,7 @@ func papara(env cli.Env, o *options, args []string) error {
 	if cli.IsTerminal(env.Stderr) {
 		progress = func(f float64) { fmt.Fprintf(env.Stderr, "\rscoring: %5.1f%% done", 100*f) }
 	}
-	res, err := core.Run(prep, core.Options{Params: params, Scoring: scoring, RefGaps: !o.noRefGaps,
-		Scorers: scorers, Progress: progress})
+	res, err := core.Run(prep, core.Options{Params: params, Scoring: scoring, Scorers: scorers, Progress: progress})
 	if progress != nil {
 		fmt.Fprint(env.Stderr, "\r                         \r")
 	}
@@ -273,11 +272,12 @@ func papara(env cli.Env, o *options, args []string) error {
 	}
 	fmt.Fprintf(&log, "alignment of the best branches: %.3f s\n", res.AlignTime.Seconds())
 
+	names, rows := res.Render(!o.noRefGaps)
 	if err := writeOutput(env, alnPath, func(w io.Writer) error {
 		if o.fasta {
-			return alignio.WriteFasta(w, res.Names, res.Rows)
+			return alignio.WriteFasta(w, names, rows)
 		}
-		return alignio.WritePhylip(w, res.Names, res.Rows)
+		return alignio.WritePhylip(w, names, rows)
 	}); err != nil {
 		return err
 	}

@@ -11,9 +11,6 @@ import (
 type Options struct {
 	Params  Params
 	Scoring Scoring
-	// RefGaps keeps the columns reads insert (PaPaRa's default); false is
-	// PaPaRa's -r: the output has the reference's width.
-	RefGaps bool
 	// Scorers score the branch blocks (default: one CPU scorer per CPU).
 	Scorers []Scorer
 	// Progress, if set, receives the fraction of the scoring phase done.
@@ -27,20 +24,20 @@ type Placement struct {
 	Score  int
 }
 
-// Result is the extended alignment and the placements.
+// Result holds every read's best branch and its alignment to it; Render
+// turns them into the extended alignment.
 type Result struct {
-	Names      []string // reference rows, then reads
-	Rows       [][]byte
-	NumRefs    int
 	Placements []Placement
 	Job        *Job
 	Workers    []WorkerStats
 	ScoreTime  time.Duration
 	AlignTime  time.Duration
+	prep       *Prepared
+	traces     [][]uint8
 }
 
-// Run scores every read against every branch, aligns each read to its
-// best branch and builds the extended alignment.
+// Run scores every read against every branch and aligns each read to its
+// best branch.
 func Run(p *Prepared, opt Options) (*Result, error) {
 	if opt.Scoring == ScoringPaPaRa {
 		if err := opt.Params.Check(); err != nil {
@@ -58,43 +55,55 @@ func Run(p *Prepared, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Result{Job: job, Workers: stats, ScoreTime: time.Since(t0), NumRefs: len(p.Ref.Names)}
+	out := &Result{Job: job, Workers: stats, ScoreTime: time.Since(t0), prep: p}
 
 	t1 := time.Now()
 	traces, scores, err := alignBest(job, res, len(scorers))
 	if err != nil {
 		return nil, err
 	}
+	out.traces = traces
+	for qi, q := range p.Queries {
+		out.Placements = append(out.Placements, Placement{Query: q.Name, Branch: int(res.Branch[qi]), Score: scores[qi]})
+	}
+	out.AlignTime = time.Since(t1)
+	return out, nil
+}
+
+// Render builds the extended alignment, reference rows first. With
+// refGaps (PaPaRa's default) every residue a read inserts between
+// reference columns gets a column; without (PaPaRa's -r) inserted
+// residues are dropped and the alignment keeps the reference's width.
+func (r *Result) Render(refGaps bool) (names []string, rows [][]byte) {
+	p := r.prep
 	m := p.Ref.Model
 	gaps := newRefGaps(p.Ref.Branches.Len)
-	if opt.RefGaps {
-		for _, t := range traces {
+	if refGaps {
+		for _, t := range r.traces {
 			gaps.add(t)
 		}
 	}
 	for i, name := range p.Ref.Names {
-		out.Names = append(out.Names, name)
-		if opt.RefGaps {
-			out.Rows = append(out.Rows, gaps.expandRef(p.Ref.Rows[i]))
+		names = append(names, name)
+		if refGaps {
+			rows = append(rows, gaps.expandRef(p.Ref.Rows[i]))
 		} else {
 			row := make([]byte, len(p.Ref.Rows[i]))
 			for k, c := range p.Ref.Rows[i] {
 				row[k] = m.Normalize(c)
 			}
-			out.Rows = append(out.Rows, row)
+			rows = append(rows, row)
 		}
 	}
 	for qi, q := range p.Queries {
-		out.Names = append(out.Names, q.Name)
-		if opt.RefGaps {
-			out.Rows = append(out.Rows, gaps.readRow(traces[qi], m, q.CStates))
+		names = append(names, q.Name)
+		if refGaps {
+			rows = append(rows, gaps.readRow(r.traces[qi], m, q.CStates))
 		} else {
-			out.Rows = append(out.Rows, readRowNoRefGaps(traces[qi], m, q.CStates))
+			rows = append(rows, readRowNoRefGaps(r.traces[qi], m, q.CStates))
 		}
-		out.Placements = append(out.Placements, Placement{Query: q.Name, Branch: int(res.Branch[qi]), Score: scores[qi]})
 	}
-	out.AlignTime = time.Since(t1)
-	return out, nil
+	return names, rows
 }
 
 // alignBest computes the trace of every read against its best branch, in
