@@ -33,7 +33,7 @@ func TestKernelsAgree(t *testing.T) {
 		DefaultParams,
 		{GapOpen: -5, GapExtend: -2, Match: 3, MatchCGap: -4},
 		{GapOpen: -1, GapExtend: 0, Match: 1, MatchCGap: -2},
-		{GapOpen: 2, GapExtend: 1, Match: 2, MatchCGap: -3},   // positive gaps: 32-bit lanes
+		{GapOpen: 2, GapExtend: 1, Match: 2, MatchCGap: -3},    // positive gaps: 32-bit lanes
 		{GapOpen: -3, GapExtend: -1, Match: -1, MatchCGap: -3}, // negative match: portable rule
 		{GapOpen: -40, GapExtend: -9, Match: 60, MatchCGap: -70},
 	}
