@@ -265,8 +265,8 @@ func papara(env cli.Env, o *options, args []string) error {
 	for _, w := range res.Workers {
 		total += float64(w.Cells)
 	}
-	fmt.Fprintf(&log, "scoring: %d reads x %d branches x %d columns, %.3f s, %.2f GCUPS\n",
-		len(prep.Queries), prep.Ref.Branches.N, prep.Ref.Branches.Len, res.ScoreTime.Seconds(), total/res.ScoreTime.Seconds()/1e9)
+	fmt.Fprintf(&log, "scoring: %d reads x %d branches x %d columns = %d cells, %.3f s, %.2f GCUPS\n",
+		len(prep.Queries), prep.Ref.Branches.N, prep.Ref.Branches.Len, res.Job.Cells(), res.ScoreTime.Seconds(), total/res.ScoreTime.Seconds()/1e9)
 	for i, w := range res.Workers {
 		fmt.Fprintf(&log, "  scorer %d (%s): %.2f GCUPS, %.2f GCUPS per CPU second\n", i, w.Name, w.GCUPS(), w.CPUGCUPS())
 	}

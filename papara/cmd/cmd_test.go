@@ -13,6 +13,7 @@ import (
 
 	"github.com/hmmgo/hmmgo/internal/cli"
 	"github.com/hmmgo/hmmgo/internal/testutil"
+	"github.com/hmmgo/hmmgo/papara/core"
 )
 
 // runPapara runs the subcommand in-process.
@@ -59,8 +60,20 @@ func firstDiff(got, want []byte) string {
 	return fmt.Sprintf("%d lines, want %d", len(gl), len(wl))
 }
 
+// slowOK skips a test whose scoring phase would take minutes on the
+// portable kernel (no AVX2), unless HMMGO_PAPARA_SLOW=1. The portable
+// kernel itself is checked against the AVX2 ones and the scalar aligner in
+// papara/core on every machine.
+func slowOK(t *testing.T) {
+	t.Helper()
+	if !core.FastKernel() && os.Getenv("HMMGO_PAPARA_SLOW") == "" {
+		t.Skip("no AVX2 kernel on this machine: skipped (HMMGO_PAPARA_SLOW=1 runs it on the portable kernel)")
+	}
+}
+
 // golden is one fixture: inputs and PaPaRa 2.5's outputs with and without -r.
 type golden struct {
+	big                  bool // billions of DP cells
 	name                 string
 	tree, aln, reads     string
 	extra                []string
@@ -74,12 +87,12 @@ func fixtures(t *testing.T) []golden {
 	return []golden{
 		{name: "epa_small", tree: td("epa/ref.tre"), aln: td("epa/aln.phy"), reads: td("epa/query.fasta"),
 			want: td("epa/papara_alignment.epa_small"), wantR: td("epa/papara_alignment.epa_small_r")},
-		{name: "pyrg", tree: td("pyrg/sate.tre"), aln: td("pyrg/sate.phy.gz"), reads: td("pyrg/pyrg.even.fas"),
+		{big: true, name: "pyrg", tree: td("pyrg/sate.tre"), aln: td("pyrg/sate.phy.gz"), reads: td("pyrg/pyrg.even.fas"),
 			want: td("pyrg/papara_alignment.pyrg.gz"), wantR: td("pyrg/papara_alignment.pyrg_r.gz")},
-		{name: "q2tiny", tree: td("q2tiny/reference_phylogeny_tiny.unrooted.nwk"), aln: td("q2tiny/ref_tiny.phy.gz"),
+		{big: true, name: "q2tiny", tree: td("q2tiny/reference_phylogeny_tiny.unrooted.nwk"), aln: td("q2tiny/ref_tiny.phy.gz"),
 			reads: td("q2tiny/input_fragments.fasta"),
 			want:  td("q2tiny/papara_alignment.q2tiny.gz"), wantR: td("q2tiny/papara_alignment.q2tiny_r.gz")},
-		{name: "q2tiny_rooted", tree: td("q2tiny/reference_phylogeny_tiny.nwk.gz"), aln: td("q2tiny/ref_tiny.phy.gz"),
+		{big: true, name: "q2tiny_rooted", tree: td("q2tiny/reference_phylogeny_tiny.nwk.gz"), aln: td("q2tiny/ref_tiny.phy.gz"),
 			reads: td("q2tiny/input_fragments.fasta"),
 			want:  td("q2tiny/papara_alignment.q2tiny.gz"), wantR: td("q2tiny/papara_alignment.q2tiny_r.gz"),
 			liveReason: "PaPaRa aborts on this rooted tree"},
@@ -109,6 +122,9 @@ func TestGolden(t *testing.T) {
 			place := filepath.Join(dir, "place."+label)
 			args = append(args, "-o", out, "--placement", place)
 			t.Run(label, func(t *testing.T) {
+				if g.big {
+					slowOK(t)
+				}
 				t.Chdir(dir)
 				code, _, stderr := runPapara(args...)
 				if code != 0 {
@@ -140,6 +156,9 @@ func TestLivePaPaRa(t *testing.T) {
 		}
 		for _, r := range []string{"", "-r"} {
 			t.Run(g.name+r, func(t *testing.T) {
+				if g.big {
+					slowOK(t)
+				}
 				t.Chdir(dir)
 				// PaPaRa reads no gzip: give it a plain copy.
 				for _, p := range []*string{&g.tree, &g.aln, &g.reads} {

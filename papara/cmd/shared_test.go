@@ -56,6 +56,7 @@ func phylipRows(t *testing.T, data []byte) ([]string, map[string]string) {
 }
 
 func TestSharedSubsets(t *testing.T) {
+	slowOK(t)
 	for _, s := range sharedSets(t) {
 		t.Run(s.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -96,6 +97,7 @@ func TestSharedFull(t *testing.T) {
 	if os.Getenv("HMMGO_PAPARA_BIG") == "" {
 		t.Skip("set HMMGO_PAPARA_BIG=1 to align all of rpsS and gut16S (about a minute on 2 cores)")
 	}
+	slowOK(t)
 	for _, s := range sharedSets(t) {
 		t.Run(s.name, func(t *testing.T) {
 			tree, err := newick.ReadFile(s.tree)

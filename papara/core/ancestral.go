@@ -32,6 +32,18 @@ func (b *Branches) At(e, col int) (state uint32, cgap bool) {
 	return v &^ cgapBit32, v&cgapBit32 != 0
 }
 
+// PackedDNA returns the DNA branches as one array of N*Len bytes, branch
+// by branch: the 4-bit parsimony state (A=1 C=2 G=4 T=8) with bit 7 set
+// on CGAP columns. It is nil for protein. A GPU scorer can upload it as is.
+func (b *Branches) PackedDNA() []uint8 { return b.dna }
+
+// PackedProtein returns the protein branches as N*Len words: the 20-bit
+// parsimony state with bit 31 set on CGAP columns (nil for DNA).
+func (b *Branches) PackedProtein() []uint32 { return b.aa }
+
+// Model is the sequence model of the branches.
+func (b *Branches) Model() *Model { return b.model }
+
 func (b *Branches) set(e, col int, state uint32, cgap bool) {
 	i := e*b.Len + col
 	if b.dna != nil {

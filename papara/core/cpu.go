@@ -18,6 +18,8 @@ type CPUScorer struct {
 	best8      [32]int8
 	best16     [16]int16
 	best32     [8]int32
+	stateGo    []int
+	bestGo     [16]int32
 	paperState []int32
 }
 
@@ -85,9 +87,11 @@ func (c *CPUScorer) Score(job *Job, blocks []Block, res *Results) error {
 						c.state16 = growAligned(c.state16, len(rows)*32)
 						scoreAVX2x16(c.prof16, s, L, rows, pr.GapOpen, pr.GapExtend, c.state16, &c.best16)
 					} else {
-						c.state16 = growAligned(c.state16, 2*L*16)
-						scoreBlockGo(c.prof16, s, L, 16, rows, int16(pr.GapOpen), int16(pr.GapExtend), int16Small,
-							c.state16[:L*16], c.state16[L*16:], c.best16[:])
+						c.stateGo = grow(c.stateGo, 4*len(rows))
+						scoreBlockGo(c.prof16, s, L, 16, rows, pr.GapOpen, pr.GapExtend, int16Small, c.stateGo, c.bestGo[:16])
+						for l := range c.best16 {
+							c.best16[l] = int16(c.bestGo[l])
+						}
 					}
 					for l := 0; l < n; l++ {
 						res.Offer(qi, first+l, int32(c.best16[l]))
@@ -107,9 +111,8 @@ func (c *CPUScorer) Score(job *Job, blocks []Block, res *Results) error {
 						c.state32 = growAligned(c.state32, len(rows)*16)
 						scoreAVX2x8(c.prof32, s, L, rows, pr.GapOpen, pr.GapExtend, c.state32, &c.best32)
 					} else {
-						c.state32 = growAligned(c.state32, 2*L*8)
-						scoreBlockGo(c.prof32, s, L, 8, rows, int32(pr.GapOpen), int32(pr.GapExtend), int32Small,
-							c.state32[:L*8], c.state32[L*8:], c.best32[:])
+						c.stateGo = grow(c.stateGo, 4*len(rows))
+						scoreBlockGo(c.prof32, s, L, 8, rows, pr.GapOpen, pr.GapExtend, int32Small, c.stateGo, c.best32[:])
 					}
 					for l := 0; l < n; l++ {
 						res.Offer(qi, first+l, c.best32[l])

@@ -72,3 +72,7 @@ func scoreAVX2x8(prof []int32, stride, L int, rows []uint16, open, ext int, stat
 	K := stride/8 - 2
 	kernelAVX2x8(&prof[0], stride*4, L, &rows[0], len(rows), K*32, open, ext, 0, int32Small, &state[0], best)
 }
+
+// FastKernel reports whether the scoring phase runs on the AVX2 kernels
+// (tests skip their largest inputs on the portable kernel).
+func FastKernel() bool { return useAVX2() }
