@@ -27,13 +27,12 @@ type GapModel struct {
 func NewGapModel(gapFreq float64) (*GapModel, error) {
 	f0, f1 := gapFreq, 1-gapFreq
 	rate := [2][2]float64{{-f0, f0}, {f1, -f1}}
-	if rate[0][1] == rate[1][0] {
-		// JAMA takes its symmetric (tridiagonal QL) branch here, which we
-		// do not reproduce; it needs a gap frequency of exactly 1/2.
-		return nil, errors.New("the reference alignment has exactly as many gaps as residues; PaPaRa's gap model is not reproduced for this case")
-	}
 	m := &GapModel{GapFreq: gapFreq}
-	if err := m.eigen(rate); err != nil {
+	if rate[0][1] == rate[1][0] {
+		// A symmetric matrix (gap frequency exactly 1/2): JAMA uses its
+		// Householder tridiagonalisation and QL iteration instead.
+		m.eigenSymmetric(rate)
+	} else if err := m.eigen(rate); err != nil {
 		return nil, err
 	}
 	if err := m.invert(); err != nil {
@@ -170,6 +169,203 @@ func (m *GapModel) eigen(a [2][2]float64) error {
 	m.evals = d
 	m.evecs = v
 	return nil
+}
+
+// hypot is Boost's hypot (used by JAMA's QL iteration).
+func hypot(x, y float64) float64 {
+	x, y = math.Abs(x), math.Abs(y)
+	if y > x {
+		x, y = y, x
+	}
+	if float64(x*0x1p-52) >= y {
+		return x
+	}
+	r := y / x
+	return x * math.Sqrt(1+float64(r*r))
+}
+
+// eigenSymmetric follows JAMA's symmetric branch (EISPACK tred2 and tql2)
+// for a 2x2 matrix.
+func (m *GapModel) eigenSymmetric(a [2][2]float64) {
+	const n = 2
+	const eps = 0x1p-52
+	v := a
+	var d, e [n]float64
+
+	// tred2: Householder reduction to tridiagonal form.
+	for j := 0; j < n; j++ {
+		d[j] = v[n-1][j]
+	}
+	for i := n - 1; i > 0; i-- {
+		scale, h := 0.0, 0.0
+		for k := 0; k < i; k++ {
+			scale = scale + math.Abs(d[k])
+		}
+		if scale == 0 {
+			e[i] = d[i-1]
+			for j := 0; j < i; j++ {
+				d[j] = v[i-1][j]
+				v[i][j] = 0
+				v[j][i] = 0
+			}
+		} else {
+			for k := 0; k < i; k++ {
+				d[k] /= scale
+				h += float64(d[k] * d[k])
+			}
+			f := d[i-1]
+			g := math.Sqrt(h)
+			if f > 0 {
+				g = -g
+			}
+			e[i] = scale * g
+			h = h - float64(f*g)
+			d[i-1] = f - g
+			for j := 0; j < i; j++ {
+				e[j] = 0
+			}
+			for j := 0; j < i; j++ {
+				f = d[j]
+				v[j][i] = f
+				g = e[j] + float64(v[j][j]*f)
+				for k := j + 1; k <= i-1; k++ {
+					g += float64(v[k][j] * d[k])
+					e[k] += float64(v[k][j] * f)
+				}
+				e[j] = g
+			}
+			f = 0
+			for j := 0; j < i; j++ {
+				e[j] /= h
+				f += float64(e[j] * d[j])
+			}
+			hh := f / (h + h)
+			for j := 0; j < i; j++ {
+				e[j] -= float64(hh * d[j])
+			}
+			for j := 0; j < i; j++ {
+				f = d[j]
+				g = e[j]
+				for k := j; k <= i-1; k++ {
+					v[k][j] -= float64(f*e[k]) + float64(g*d[k])
+				}
+				d[j] = v[i-1][j]
+				v[i][j] = 0
+			}
+		}
+		d[i] = h
+	}
+	for i := 0; i < n-1; i++ {
+		v[n-1][i] = v[i][i]
+		v[i][i] = 1
+		h := d[i+1]
+		if h != 0 {
+			for k := 0; k <= i; k++ {
+				d[k] = v[k][i+1] / h
+			}
+			for j := 0; j <= i; j++ {
+				g := 0.0
+				for k := 0; k <= i; k++ {
+					g += float64(v[k][i+1] * v[k][j])
+				}
+				for k := 0; k <= i; k++ {
+					v[k][j] -= float64(g * d[k])
+				}
+			}
+		}
+		for k := 0; k <= i; k++ {
+			v[k][i+1] = 0
+		}
+	}
+	for j := 0; j < n; j++ {
+		d[j] = v[n-1][j]
+		v[n-1][j] = 0
+	}
+	v[n-1][n-1] = 1
+	e[0] = 0
+
+	// tql2: symmetric tridiagonal QL.
+	for i := 1; i < n; i++ {
+		e[i-1] = e[i]
+	}
+	e[n-1] = 0
+	f, tst1 := 0.0, 0.0
+	for l := 0; l < n; l++ {
+		tst1 = max(tst1, math.Abs(d[l])+math.Abs(e[l]))
+		mm := l
+		for mm < n {
+			if math.Abs(e[mm]) <= float64(eps*tst1) {
+				break
+			}
+			mm++
+		}
+		if mm > l {
+			for iter := 0; iter < 100; iter++ {
+				g := d[l]
+				p := (d[l+1] - g) / float64(2.0*e[l])
+				r := hypot(p, 1.0)
+				if p < 0 {
+					r = -r
+				}
+				d[l] = e[l] / (p + r)
+				d[l+1] = e[l] * (p + r)
+				dl1 := d[l+1]
+				h := g - d[l]
+				for i := l + 2; i < n; i++ {
+					d[i] -= h
+				}
+				f = f + h
+				p = d[mm]
+				c, c2, c3 := 1.0, 1.0, 1.0
+				el1 := e[l+1]
+				s, s2 := 0.0, 0.0
+				for i := mm - 1; i >= l; i-- {
+					c3 = c2
+					c2 = c
+					s2 = s
+					g = float64(c * e[i])
+					h = float64(c * p)
+					r = hypot(p, e[i])
+					e[i+1] = float64(s * r)
+					s = e[i] / r
+					c = p / r
+					p = float64(c*d[i]) - float64(s*g)
+					d[i+1] = h + float64(s*(float64(c*g)+float64(s*d[i])))
+					for k := 0; k < n; k++ {
+						h = v[k][i+1]
+						v[k][i+1] = float64(s*v[k][i]) + float64(c*h)
+						v[k][i] = float64(c*v[k][i]) - float64(s*h)
+					}
+				}
+				p = float64(float64(float64(float64(-s*s2)*c3)*el1)*e[l]) / dl1
+				e[l] = float64(s * p)
+				d[l] = float64(c * p)
+				if math.Abs(e[l]) <= float64(eps*tst1) {
+					break
+				}
+			}
+		}
+		d[l] = d[l] + f
+		e[l] = 0
+	}
+	// Sort eigenvalues (and vectors) in ascending order.
+	for i := 0; i < n-1; i++ {
+		k, p := i, d[i]
+		for j := i + 1; j < n; j++ {
+			if d[j] < p {
+				k, p = j, d[j]
+			}
+		}
+		if k != i {
+			d[k] = d[i]
+			d[i] = p
+			for j := 0; j < n; j++ {
+				v[j][i], v[j][k] = v[j][k], v[j][i]
+			}
+		}
+	}
+	m.evals = d
+	m.evecs = v
 }
 
 // invert computes the inverse of the eigenvector matrix as uBLAS does:
