@@ -57,6 +57,7 @@ func TestBadInput(t *testing.T) {
 		{"duplicate tip", "((A,B),C,(D,A));", goodAln, goodReads, nil, 1, []string{"tree.nwk", `"A"`, "twice"}},
 		{"PHYLIP header says more taxa", goodTree, strings.Replace(goodAln, "5 12", "6 12", 1), goodReads, nil, 1,
 			[]string{"aln.phy", "6 taxa"}},
+		{"alignment row not in the tree (--strict)", "((A,B),C,(D,E));", goodAln + "", goodReads, []string{"--strict"}, 1, nil},
 		{"bad -p", goodTree, goodAln, goodReads, []string{"-p", "1:2:3"}, 2, []string{"-p"}},
 		{"-p PaPaRa cannot use", goodTree, goodAln, goodReads, []string{"-p", "-3:-1:3:-3"}, 2, []string{"match + match_cgap < 0"}},
 		{"bad --scoring", goodTree, goodAln, goodReads, []string{"--scoring", "fast"}, 2, []string{"--scoring"}},
@@ -67,6 +68,9 @@ func TestBadInput(t *testing.T) {
 	// a duplicate name: two rows called B
 	cases[7].aln = "3 4\nA ACGT\nB ACGT\nB ACGA\n"
 	cases[7].want = []string{"aln.phy:4", `"B"`, "duplicate"}
+	// a sixth row, F, that the tree does not have
+	cases[12].aln = strings.Replace(goodAln, "5 12", "6 12", 1) + "F ACGTACGTACGA\n"
+	cases[12].want = []string{"aln.phy:7", `"F"`, "not a tip of the tree", "--strict"}
 
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

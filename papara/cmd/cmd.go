@@ -41,6 +41,7 @@ type options struct {
 	placement              string
 	scoring                string
 	gpu, noGPU             bool
+	strict                 bool
 }
 
 func usage(w io.Writer, fs *flag.FlagSet) {
@@ -77,6 +78,7 @@ func run(env cli.Env, args []string) int {
 	fs.StringVar(&o.scoring, "scoring", "papara", "scoring scheme: papara (PaPaRa 2.5, -p scores) or paper (Equation 1 of the 2012 paper)")
 	fs.BoolVar(&o.gpu, "gpu", false, "score on the GPU as well (error if no GPU backend is available)")
 	fs.BoolVar(&o.noGPU, "no-gpu", false, "never use a GPU")
+	fs.BoolVar(&o.strict, "strict", false, "alignment rows that are not tips of the tree are an error (PaPaRa aligns them as reads)")
 	help := fs.Bool("h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(env.Stderr, "hmmgo %s: %v (try 'hmmgo papara -h')\n", name, err)
@@ -197,7 +199,7 @@ func papara(env cli.Env, o *options, args []string) error {
 		}
 	}
 	prep, err := core.Prepare(&core.Input{Model: model, Tree: tree, TreeFile: o.tree,
-		Alignment: aln, Reads: reads, ReadsFile: o.reads})
+		Alignment: aln, Reads: reads, ReadsFile: o.reads, Strict: o.strict})
 	if err != nil {
 		return err
 	}

@@ -31,6 +31,9 @@ type Input struct {
 	Alignment *alignio.Alignment
 	Reads     []alignio.Record // may be empty when the alignment holds the queries
 	ReadsFile string
+	// Strict makes alignment rows that are not tips of the tree an error
+	// instead of reads (PaPaRa's behaviour).
+	Strict bool
 }
 
 // Prepared is a reference plus the reads ready for scoring.
@@ -64,6 +67,9 @@ func Prepare(in *Input) (*Prepared, error) {
 		if _, ok := tips[r.Name]; ok {
 			refRecs = append(refRecs, r)
 			delete(tips, r.Name)
+		} else if in.Strict {
+			return nil, &alignio.Error{File: aln.File, Line: r.Line, Record: r.Name,
+				Reason: fmt.Sprintf("row is not a tip of the tree %s (--strict)", in.TreeFile)}
 		} else {
 			extra = append(extra, r)
 		}
@@ -80,7 +86,7 @@ func Prepare(in *Input) (*Prepared, error) {
 			missing = missing[:10]
 		}
 		return nil, fmt.Errorf("%s: %d tree tip(s) have no row in the alignment %s: %s%s",
-			in.TreeFile, len(tips)+0, aln.File, strings.Join(missing, ", "), more)
+			in.TreeFile, len(tips), aln.File, strings.Join(missing, ", "), more)
 	}
 
 	// Keep the columns where some reference row has a residue.
