@@ -124,7 +124,7 @@ func TestOptionsAndOutputs(t *testing.T) {
 		}
 	}
 	pl, _ := os.ReadFile("papara_placement.run1")
-	if lines := strings.Split(strings.TrimSpace(string(pl)), "\n"); len(lines) != 3 || !strings.HasPrefix(lines[1], "r1\t") {
+	if lines := strings.Split(strings.TrimSpace(string(pl)), "\n"); len(lines) != 4 || !strings.HasPrefix(lines[2], "r1\t") {
 		t.Errorf("placement table:\n%s", pl)
 	}
 

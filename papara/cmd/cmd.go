@@ -285,7 +285,7 @@ func papara(env cli.Env, o *options, args []string) error {
 	}
 	if placePath != "" {
 		if err := writeOutput(env, placePath, func(w io.Writer) error {
-			return writePlacements(w, prep, res, scoring)
+			return writePlacements(w, prep, res, scoring, params)
 		}); err != nil {
 			return err
 		}
@@ -315,18 +315,4 @@ func writeOutput(env cli.Env, path string, write func(io.Writer) error) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return f.Commit()
-}
-
-// writePlacements writes one line per read: its best branch (an index in
-// PaPaRa's branch order), the score, and the branch described by the tips
-// on its two sides (a tip name for a terminal branch, else the number of
-// tips and the first tip in file order).
-func writePlacements(w io.Writer, p *core.Prepared, res *core.Result, scoring core.Scoring) error {
-	desc := core.DescribeBranches(p.Ref.Tree, p.Ref.Edges)
-	fmt.Fprintf(w, "#read\tbranch\tscore\tside_a\tside_b\n")
-	for _, pl := range res.Placements {
-		d := desc[pl.Branch]
-		fmt.Fprintf(w, "%s\t%d\t%d\t%s\t%s\n", pl.Query, pl.Branch, pl.Score, d[0], d[1])
-	}
-	return nil
 }
