@@ -91,30 +91,61 @@ func (p *scoringPlan) stride(lanes int) int { return (len(p.kStates) + 2) * lane
 // lanes beyond n repeat the last branch, as PaPaRa pads its blocks.
 func buildProfile[T int8 | int16 | int32](p *scoringPlan, job *Job, first, n, lanes int, prof []T) {
 	br := job.Branches
-	m := job.Model
-	pr := job.Params
 	stride := p.stride(lanes)
 	K := len(p.kStates)
+	if br.dna != nil {
+		// DNA columns are one byte (state | CGAP bit): look the whole
+		// column vector up in a table of the 32 possible bytes.
+		var table [32][]T
+		for v := range table {
+			st, cg := uint32(v&15), v&16 != 0
+			table[v] = columnValues(p, job, st, cg, make([]T, K+2))
+		}
+		for l := 0; l < lanes; l++ {
+			e := first + min(l, n-1)
+			col := br.dna[e*br.Len : (e+1)*br.Len]
+			for c, v := range col {
+				t := table[v&15|(v>>3)&16]
+				out := prof[c*stride+l:]
+				for k, x := range t {
+					out[k*lanes] = x
+				}
+			}
+		}
+		return
+	}
+	vals := make([]T, K+2)
 	for c := 0; c < br.Len; c++ {
 		col := prof[c*stride : (c+1)*stride]
 		for l := 0; l < lanes; l++ {
-			e := first + min(l, n-1)
-			st, cg := br.At(e, c)
-			for k, cs := range p.kStates {
-				v := 0
-				if m.States[cs]&st != 0 {
-					v = pr.Match
-				}
-				if cg {
-					v += pr.MatchCGap
-				}
-				col[k*lanes+l] = T(v)
-			}
-			if cg {
-				col[K*lanes+l], col[(K+1)*lanes+l] = 0, 0
-			} else {
-				col[K*lanes+l], col[(K+1)*lanes+l] = T(pr.GapOpen), T(pr.GapExtend)
+			st, cg := br.At(first+min(l, n-1), c)
+			for k, x := range columnValues(p, job, st, cg, vals) {
+				col[k*lanes+l] = x
 			}
 		}
 	}
+}
+
+// columnValues fills v with a lane's profile entries for a column with
+// ancestral state st: the match increment of every profile residue, then
+// the gap-open and gap-extension scores (0 on CGAP columns).
+func columnValues[T int8 | int16 | int32](p *scoringPlan, job *Job, st uint32, cg bool, v []T) []T {
+	pr := job.Params
+	for k, cs := range p.kStates {
+		x := 0
+		if job.Model.States[cs]&st != 0 {
+			x = pr.Match
+		}
+		if cg {
+			x += pr.MatchCGap
+		}
+		v[k] = T(x)
+	}
+	K := len(p.kStates)
+	if cg {
+		v[K], v[K+1] = 0, 0
+	} else {
+		v[K], v[K+1] = T(pr.GapOpen), T(pr.GapExtend)
+	}
+	return v
 }
