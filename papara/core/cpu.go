@@ -1,9 +1,6 @@
 package core
 
-import (
-	"sync"
-	"unsafe"
-)
+import "unsafe"
 
 // CPUScorer scores blocks of branches on one CPU core, with the AVX2
 // kernels when the CPU has them and the portable kernel otherwise. Reads
@@ -29,19 +26,23 @@ func (c *CPUScorer) Name() string { return "cpu-" + kernelName() }
 // Take implements Scorer: a CPU worker takes one block at a time.
 func (c *CPUScorer) Take() int { return 1 }
 
-// plans caches one scoring plan per job (shared by its scorers).
-var plans sync.Map // *Job -> *scoringPlan
-
+// planFor returns the job's scoring plan, made by the first scorer that
+// needs it and shared by all.
 func planFor(job *Job) *scoringPlan {
-	if p, ok := plans.Load(job); ok {
-		return p.(*scoringPlan)
+	job.planMu.Lock()
+	defer job.planMu.Unlock()
+	if job.plan == nil {
+		job.plan = newScoringPlan(job, useAVX2())
 	}
-	p, _ := plans.LoadOrStore(job, newScoringPlan(job, useAVX2()))
-	return p.(*scoringPlan)
+	return job.plan
 }
 
-// forgetPlan drops the cached plan of a finished job.
-func forgetPlan(job *Job) { plans.Delete(job) }
+// forgetPlan drops the job's plan (tests switch kernels between runs).
+func forgetPlan(job *Job) {
+	job.planMu.Lock()
+	job.plan = nil
+	job.planMu.Unlock()
+}
 
 // haveAVX2Override lets tests force the portable kernel (1).
 var haveAVX2Override int

@@ -51,7 +51,7 @@ func Run(p *Prepared, opt Options) (*Result, error) {
 	}
 	t0 := time.Now()
 	res, stats, err := ScoreAll(job, scorers, opt.Progress)
-	forgetPlan(job)
+	forgetPlan(job) // free its tables
 	if err != nil {
 		return nil, err
 	}

@@ -58,6 +58,9 @@ type Job struct {
 	Scoring  Scoring
 	Branches *Branches
 	Queries  []Query
+
+	planMu sync.Mutex
+	plan   *scoringPlan // the CPU kernels' shared tables
 }
 
 // Cells is the number of DP cells the scoring phase computes.
