@@ -271,6 +271,9 @@ func papara(env cli.Env, o *options, args []string) error {
 		len(prep.Queries), prep.Ref.Branches.N, prep.Ref.Branches.Len, res.Job.Cells(), res.ScoreTime.Seconds(), total/res.ScoreTime.Seconds()/1e9)
 	for i, w := range res.Workers {
 		fmt.Fprintf(&log, "  scorer %d (%s): %.2f GCUPS, %.2f GCUPS per CPU second\n", i, w.Name, w.GCUPS(), w.CPUGCUPS())
+		if w.Err != nil {
+			warn("%v; the other scorers took over its blocks", w.Err)
+		}
 	}
 	fmt.Fprintf(&log, "alignment of the best branches: %.3f s\n", res.AlignTime.Seconds())
 

@@ -107,3 +107,35 @@ func TestLaneClasses(t *testing.T) {
 		t.Errorf("bias %d, want -125", p.bias8)
 	}
 }
+
+// failing is a scorer that gives up after its first block, as a GPU might.
+type failing struct{ calls int }
+
+func (f *failing) Name() string { return "failing" }
+func (f *failing) Take() int    { return 3 }
+func (f *failing) Score(job *Job, blocks []Block, res *Results) error {
+	f.calls++
+	res.Offer(0, blocks[0].Start, 1<<30) // a partial, wrong result must be dropped
+	return fmt.Errorf("device lost")
+}
+
+// TestScoreAllSurvivesAFailingScorer checks that the blocks of a scorer
+// that fails go back to the queue and the CPU scorers finish them.
+func TestScoreAllSurvivesAFailingScorer(t *testing.T) {
+	job := syntheticJob(DNA, 200, 40, 5, 20, 4)
+	want, _, err := ScoreAll(job, CPUScorers(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &failing{}
+	got, stats, err := ScoreAll(job, append([]Scorer{f}, CPUScorers(2)...), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got.Score, got.Branch) != fmt.Sprint(want.Score, want.Branch) || stats[0].Err == nil || f.calls != 1 {
+		t.Errorf("results differ or failure not recorded: %v", stats[0].Err)
+	}
+	if _, _, err := ScoreAll(job, []Scorer{&failing{}}, nil); err == nil {
+		t.Error("a run whose only scorer fails must fail")
+	}
+}

@@ -98,9 +98,17 @@ func (q *Queue) Take(n int) []Block {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	k := min(n, len(q.blocks)-q.next)
-	b := q.blocks[q.next : q.next+k]
+	b := append([]Block(nil), q.blocks[q.next:q.next+k]...)
 	q.next += k
 	return b
+}
+
+// PutBack returns blocks a failed scorer could not finish, for the other
+// scorers to take.
+func (q *Queue) PutBack(blocks []Block) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.blocks = append(q.blocks, blocks...)
 }
 
 // Len is the number of blocks not taken yet.
@@ -122,11 +130,15 @@ type Results struct {
 // NewResults makes an empty result set for n queries.
 func NewResults(n int) *Results {
 	r := &Results{Score: make([]int32, n), Branch: make([]int32, n)}
+	r.reset()
+	return r
+}
+
+func (r *Results) reset() {
 	for i := range r.Score {
 		r.Score[i] = -1 << 31
 		r.Branch[i] = -1
 	}
-	return r
 }
 
 // Offer records score for query q at branch b if it beats the best so far.
@@ -163,6 +175,9 @@ type WorkerStats struct {
 	Cells   int64
 	Elapsed time.Duration // wall time
 	CPU     time.Duration // CPU time of the worker's thread (0 if unknown)
+	// Err is why the scorer stopped early; its blocks went back to the
+	// queue and the other scorers finished them.
+	Err error
 }
 
 // GCUPS is giga cell updates per second of wall time.
@@ -183,8 +198,10 @@ func (w WorkerStats) CPUGCUPS() float64 {
 }
 
 // ScoreAll runs the scorers concurrently on one queue of the job's
-// branches until it is empty and returns the merged results. progress, if
-// not nil, is called now and then with the fraction of blocks taken.
+// branches until it is empty and returns the merged results. A scorer that
+// fails (say, a GPU running out of memory) puts its blocks back and stops;
+// the run fails only when every scorer has failed. progress, if not nil,
+// is called now and then with the fraction of blocks taken.
 func ScoreAll(job *Job, scorers []Scorer, progress func(done float64)) (*Results, []WorkerStats, error) {
 	if len(scorers) == 0 {
 		return nil, nil, errors.New("no scorer")
@@ -195,57 +212,74 @@ func ScoreAll(job *Job, scorers []Scorer, progress func(done float64)) (*Results
 	for _, x := range job.Queries {
 		qcells += int64(len(x.CStates))
 	}
-	res := NewResults(len(job.Queries))
 	stats := make([]WorkerStats, len(scorers))
-	errs := make([]error, len(scorers))
 	locals := make([]*Results, len(scorers))
-	var wg sync.WaitGroup
+	for i, s := range scorers {
+		stats[i].Name = s.Name()
+		locals[i] = NewResults(len(job.Queries))
+	}
 	var pmu sync.Mutex
 	lastReport := time.Now()
-	for i, s := range scorers {
-		wg.Add(1)
-		go func(i int, s Scorer) {
-			defer wg.Done()
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			local := NewResults(len(job.Queries))
-			locals[i] = local
-			start, cpu0 := time.Now(), threadCPUTime()
-			st := WorkerStats{Name: s.Name()}
-			for {
-				blocks := q.Take(s.Take())
-				if len(blocks) == 0 {
-					break
-				}
-				if err := s.Score(job, blocks, local); err != nil {
-					errs[i] = err
-					break
-				}
-				for _, b := range blocks {
-					st.Cells += qcells * int64(b.End-b.Start) * int64(job.Branches.Len)
-				}
-				if progress != nil {
-					pmu.Lock()
-					if time.Since(lastReport) > 2*time.Second {
-						lastReport = time.Now()
-						progress(1 - float64(q.Len())/float64(total))
-					}
-					pmu.Unlock()
-				}
-			}
-			st.Elapsed = time.Since(start)
+	work := func(i int) {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		s, st := scorers[i], &stats[i]
+		// Each call writes into scratch results, merged only when the call
+		// succeeds, so a failing scorer leaves nothing half done behind.
+		scratch := NewResults(len(job.Queries))
+		start, cpu0 := time.Now(), threadCPUTime()
+		defer func() {
+			st.Elapsed += time.Since(start)
 			if cpu0 > 0 {
-				st.CPU = threadCPUTime() - cpu0
+				st.CPU += threadCPUTime() - cpu0
 			}
-			stats[i] = st
-		}(i, s)
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, nil, err
+		}()
+		for {
+			blocks := q.Take(s.Take())
+			if len(blocks) == 0 {
+				return
+			}
+			scratch.reset()
+			if err := s.Score(job, blocks, scratch); err != nil {
+				st.Err = fmt.Errorf("scorer %s: %w", s.Name(), err)
+				q.PutBack(blocks)
+				return
+			}
+			locals[i].Merge(scratch)
+			for _, b := range blocks {
+				st.Cells += qcells * int64(b.End-b.Start) * int64(job.Branches.Len)
+			}
+			if progress != nil {
+				pmu.Lock()
+				if time.Since(lastReport) > 2*time.Second {
+					lastReport = time.Now()
+					progress(1 - float64(q.Len())/float64(total))
+				}
+				pmu.Unlock()
+			}
 		}
 	}
+	// Rounds: a scorer that fails puts its blocks back, possibly after the
+	// others have emptied the queue, so the survivors go again.
+	for q.Len() > 0 {
+		var wg sync.WaitGroup
+		alive := 0
+		for i := range scorers {
+			if stats[i].Err == nil {
+				alive++
+				wg.Add(1)
+				go func(i int) {
+					defer wg.Done()
+					work(i)
+				}(i)
+			}
+		}
+		if alive == 0 {
+			return nil, stats, stats[0].Err
+		}
+		wg.Wait()
+	}
+	res := NewResults(len(job.Queries))
 	for _, l := range locals {
 		res.Merge(l)
 	}
