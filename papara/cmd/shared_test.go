@@ -16,10 +16,11 @@ import (
 
 // The two large sets of ../shared/data (rpsS: 2,101 reads x 2,551
 // branches; gut16S: 500 reads up to 521 bp x 1,013 branches) take about
-// 35 and 25 CPU seconds. By default we check a tenth of their reads with
-// -r, where every read's row depends on that read alone, so the rows must
-// equal PaPaRa's rows for those reads. HMMGO_PAPARA_BIG=1 runs them whole,
-// with and without -r.
+// 40 CPU seconds together (25 s on two idle cores): TestSharedFull aligns
+// them whole and compares both outputs (with and without -r) with
+// PaPaRa's. With -short, TestSharedSubsets instead checks a tenth of their
+// reads with -r, where every read's row depends on that read alone, so the
+// rows must equal PaPaRa's rows for those reads.
 
 type sharedSet struct {
 	name, tree, aln, reads string
@@ -56,6 +57,9 @@ func phylipRows(t *testing.T, data []byte) ([]string, map[string]string) {
 }
 
 func TestSharedSubsets(t *testing.T) {
+	if !testing.Short() {
+		t.Skip("TestSharedFull covers these reads (go test -short runs this quicker subset instead)")
+	}
 	slowOK(t)
 	for _, s := range sharedSets(t) {
 		t.Run(s.name, func(t *testing.T) {
@@ -94,8 +98,8 @@ func TestSharedSubsets(t *testing.T) {
 }
 
 func TestSharedFull(t *testing.T) {
-	if os.Getenv("HMMGO_PAPARA_BIG") == "" {
-		t.Skip("set HMMGO_PAPARA_BIG=1 to align all of rpsS and gut16S (about a minute on 2 cores)")
+	if testing.Short() {
+		t.Skip("-short: TestSharedSubsets checks a tenth of the reads instead")
 	}
 	slowOK(t)
 	for _, s := range sharedSets(t) {
