@@ -11,6 +11,7 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/hmmsearch"
 	"github.com/hmmgo/hmmgo/internal/cli"
 	"github.com/hmmgo/hmmgo/internal/pairhmmcmd"
+	paparacmd "github.com/hmmgo/hmmgo/papara/cmd"
 )
 
 // commands lists every subcommand; each lives in its own package.
@@ -18,6 +19,7 @@ var commands = []cli.Command{
 	gpuinfo.Command,
 	hmmsearch.Command,
 	pairhmmcmd.Command,
+	paparacmd.Command,
 }
 
 func main() {
