@@ -1,0 +1,93 @@
+package oprofile
+
+import "unsafe"
+
+// The vector filter kernels read their costs in Farrar's striped order:
+// with V lanes and Q = ceil(M/V) vectors per row, lane z of vector q holds
+// node k = z*Q + q + 1. A row of the DP is then Q vectors, and a cell's
+// diagonal predecessor (node k-1, previous row) is the same lane of vector
+// q-1, or for q = 0 the previous lane of vector Q-1: one lane shift per
+// row instead of one per vector. The filters' integer results do not
+// depend on the layout; these tables only serve speed.
+
+// SSVExtra is how many vectors of each SSV cost row are repeated past
+// vector Q-1. The SSV kernel keeps a band of up to SSVExtra consecutive
+// vectors in registers and reads them as one contiguous run even when the
+// band wraps around the row's end.
+const SSVExtra = 16
+
+// MSVStripes is the byte score system in the striped order for vectors
+// of Lanes bytes (16 for SSE, 32 for AVX2).
+type MSVStripes struct {
+	Lanes, Q int
+	// RBV holds, per residue code, Q vectors of biased match costs (MSV),
+	// cost 255 past node M; residue x starts at x*RStride.
+	RBV     []byte
+	RStride int
+	// SBV holds, per residue code, Q+SSVExtra vectors of signed SSV costs
+	// (SBV), 127 past node M; vector Q+j repeats vector j mod Q.
+	SBV     []byte
+	SStride int
+}
+
+// StripeLanes are the vector widths Stripe builds tables for.
+var StripeLanes = [...]int{16, 32}
+
+// Stripe (re)builds the striped tables from RBV and SBV; Convert calls
+// it, and so must anyone who fills an MSVProfile by hand.
+func (p *MSVProfile) Stripe() {
+	p.Stripes = make([]*MSVStripes, len(StripeLanes))
+	for i, V := range StripeLanes {
+		p.Stripes[i] = stripeBytes(p, V)
+	}
+}
+
+// StripesFor returns the tables for vectors of V lanes, or nil.
+func (p *MSVProfile) StripesFor(V int) *MSVStripes {
+	for _, s := range p.Stripes {
+		if s.Lanes == V {
+			return s
+		}
+	}
+	return nil
+}
+
+func stripeBytes(p *MSVProfile, V int) *MSVStripes {
+	M := p.M
+	Q := max(1, (M+V-1)/V)
+	Kp := len(p.RBV)
+	s := &MSVStripes{Lanes: V, Q: Q, RStride: Q * V, SStride: (Q + SSVExtra) * V}
+	s.RBV = AlignedBytes(Kp*s.RStride, 32)
+	s.SBV = AlignedBytes(Kp*s.SStride, 32)
+	for x := 0; x < Kp; x++ {
+		r := s.RBV[x*s.RStride:]
+		sb := s.SBV[x*s.SStride:]
+		for u := 0; u < Q+SSVExtra; u++ {
+			q := u % Q
+			for z := 0; z < V; z++ {
+				k := z*Q + q + 1
+				rc, sc := uint8(255), int8(127)
+				if k <= M {
+					rc, sc = p.RBV[x][k], p.SBV[x][k]
+				}
+				if u < Q {
+					r[u*V+z] = rc
+				}
+				sb[u*V+z] = uint8(sc)
+			}
+		}
+	}
+	return s
+}
+
+// AlignedBytes returns n zeroed bytes starting at a multiple of align (a
+// power of two), so that vector loads never split a cache line and SSE
+// memory operands are legal.
+func AlignedBytes(n, align int) []byte {
+	b := make([]byte, n+align)
+	off := int(uintptr(unsafe.Pointer(unsafe.SliceData(b))) & uintptr(align-1))
+	if off != 0 {
+		off = align - off
+	}
+	return b[off : off+n : off+n]
+}
