@@ -21,13 +21,7 @@ var scratch = sync.Pool{New: func() any { return new([]byte) }}
 // (oprofile.MSVStripes). ok is false when l has no vector kernel or om
 // has no striped tables.
 func vectorScore(l simd.Level, dsq []byte, om *oprofile.MSVProfile) (sc float32, ok bool) {
-	var st *oprofile.MSVStripes
-	switch l {
-	case simd.AVX2:
-		st = om.StripesFor(32)
-	case simd.SSE:
-		st = om.StripesFor(16)
-	}
+	st := stripesFor(l, om)
 	if st == nil {
 		return 0, false
 	}
@@ -37,6 +31,17 @@ func vectorScore(l simd.Level, dsq []byte, om *oprofile.MSVProfile) (sc float32,
 		}
 	}
 	return msvVector(l, dsq, om, st), true
+}
+
+// stripesFor returns om's tables for level l's vector width, or nil.
+func stripesFor(l simd.Level, om *oprofile.MSVProfile) *oprofile.MSVStripes {
+	switch l {
+	case simd.AVX2:
+		return om.StripesFor(32)
+	case simd.SSE:
+		return om.StripesFor(16)
+	}
+	return nil
 }
 
 // ssvMaxCellVector splits the Q striped columns into bands of at most

@@ -9,3 +9,7 @@ import (
 
 // vectorScore: no vector kernels on this architecture.
 func vectorScore(simd.Level, []byte, *oprofile.MSVProfile) (float32, bool) { return 0, false }
+
+func stripesFor(simd.Level, *oprofile.MSVProfile) *oprofile.MSVStripes { return nil }
+
+func msvVector(simd.Level, []byte, *oprofile.MSVProfile, *oprofile.MSVStripes) float32 { return 0 }

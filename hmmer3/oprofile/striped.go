@@ -91,3 +91,72 @@ func AlignedBytes(n, align int) []byte {
 	}
 	return b[off : off+n : off+n]
 }
+
+// VitStripes is the Viterbi filter's word score system in the striped
+// order for vectors of Lanes words (8 for SSE, 16 for AVX2).
+type VitStripes struct {
+	Lanes, Q int
+	// RWV holds, per residue code, Q vectors of match scores; residue x
+	// starts at x*RStride. Nodes past M score -32768.
+	RWV     []int16
+	RStride int
+	// T holds, per vector q, the eight transition vectors of its nodes in
+	// the V* order (VBM..VDD) at T[(8q+t)*Lanes:]; -32768 past node M.
+	T []int16
+}
+
+// VitStripeLanes are the vector widths VitProfile.Stripe builds.
+var VitStripeLanes = [...]int{8, 16}
+
+// Stripe (re)builds the striped tables from RWV and T; Convert calls it,
+// and so must anyone who fills a VitProfile by hand.
+func (p *VitProfile) Stripe() {
+	p.Stripes = make([]*VitStripes, len(VitStripeLanes))
+	for i, V := range VitStripeLanes {
+		p.Stripes[i] = stripeWords(p, V)
+	}
+}
+
+// StripesFor returns the tables for vectors of V words, or nil.
+func (p *VitProfile) StripesFor(V int) *VitStripes {
+	for _, s := range p.Stripes {
+		if s.Lanes == V {
+			return s
+		}
+	}
+	return nil
+}
+
+func stripeWords(p *VitProfile, V int) *VitStripes {
+	M := p.M
+	Q := max(1, (M+V-1)/V)
+	Kp := len(p.RWV)
+	s := &VitStripes{Lanes: V, Q: Q, RStride: Q * V}
+	s.RWV = alignedInt16(Kp*s.RStride, 32)
+	s.T = alignedInt16(Q*8*V, 32)
+	for q := 0; q < Q; q++ {
+		for z := 0; z < V; z++ {
+			k := z*Q + q + 1
+			for x := 0; x < Kp; x++ {
+				v := int16(-32768)
+				if k <= M {
+					v = p.RWV[x][k]
+				}
+				s.RWV[x*s.RStride+q*V+z] = v
+			}
+			for t := 0; t < 8; t++ {
+				v := int16(-32768)
+				if k <= M {
+					v = p.T[k][t]
+				}
+				s.T[(8*q+t)*V+z] = v
+			}
+		}
+	}
+	return s
+}
+
+func alignedInt16(n, align int) []int16 {
+	b := AlignedBytes(2*n, align)
+	return unsafe.Slice((*int16)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}

@@ -31,6 +31,9 @@ type VitProfile struct {
 	// capped at 0 and II at -1, as HMMER does.
 	T  [][8]int16
 	XW [4][2]int16
+	// Stripes are RWV and T in the vector kernels' striped order, one
+	// table per vector width (see Stripe).
+	Stripes []*VitStripes
 }
 
 // wordify turns a score into a 16-bit score, saturating.
@@ -79,6 +82,7 @@ func (p *VitProfile) convert(gm *profile.Profile) {
 		t[VII] = capped(k, profile.PII, -1)
 		t[VDD] = capped(k, profile.PDD, 32767) // DD is not capped
 	}
+	p.Stripe()
 	p.XW[profile.XE][profile.Loop] = wordify(p.Scale, gm.XSC[profile.XE][profile.Loop])
 	p.XW[profile.XE][profile.Move] = wordify(p.Scale, gm.XSC[profile.XE][profile.Move])
 	for _, s := range []int{profile.XN, profile.XC, profile.XJ} {

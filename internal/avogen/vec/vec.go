@@ -64,6 +64,9 @@ func (s *ISA) three(sse op2, avx op3, a, b, dst Op) {
 		avx(b, a, dst)
 		return
 	}
+	if dst == b && dst != a {
+		panic("vec: dst may be the first operand, not only the second")
+	}
 	if dst != a {
 		if IsMem(a) {
 			panic("vec: SSE form needs a register first operand")
