@@ -2,9 +2,9 @@
 
 #include "textflag.h"
 
-// func vitSSE(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int16, xw *[4][2]int16, base int) (xC int, overflow bool)
+// func vitSSE(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int16, xw *[4][2]int16, base int, skip int) (xC int, overflow bool)
 // Requires: CMOV, SSE2
-TEXT ·vitSSE(SB), NOSPLIT, $8-81
+TEXT ·vitSSE(SB), NOSPLIT, $8-89
 	MOVQ   dsq+0(FP), AX
 	MOVQ   n+8(FP), CX
 	ADDQ   AX, CX
@@ -52,6 +52,7 @@ SSE_row:
 	MOVQ    SI, R15
 	MOVOU   X10, X5
 	MOVOU   X10, X1
+	MOVOU   X10, X11
 	MOVOU   -48(R8), X2
 	PSLLDQ  $0x02, X2
 	POR     X8, X2
@@ -86,6 +87,7 @@ SSE_cell:
 	PADDSW  64(R15), X7
 	PADDSW  112(R15), X5
 	PMAXSW  X7, X5
+	PMAXSW  X5, X11
 	MOVOU   X2, X7
 	PADDSW  80(R15), X7
 	MOVOU   X3, X9
@@ -135,6 +137,22 @@ SSE_cell:
 	CMPQ    R10, R14
 	CMOVQGT R10, R14
 	MOVWQSX R14, R14
+	MOVOU   X11, X7
+	PSRLDQ  $0x08, X7
+	PMAXSW  X7, X11
+	MOVOU   X11, X7
+	PSRLDQ  $0x04, X7
+	PMAXSW  X7, X11
+	MOVOU   X11, X7
+	PSRLDQ  $0x02, X7
+	PMAXSW  X7, X11
+	MOVQ    X11, R10
+	MOVWLSX R10, R10
+	MOVLQSX R10, R10
+	MOVQ    skip+72(FP), R15
+	ADDQ    R15, R10
+	CMPQ    R10, R14
+	JLE     SSE_lazydone
 
 SSE_lazy:
 	PSLLDQ $0x02, X5
@@ -165,20 +183,20 @@ SSE_lazydone:
 	JB   SSE_row
 
 SSE_finish:
-	MOVQ R13, xC+72(FP)
+	MOVQ R13, xC+80(FP)
 	MOVB $0x00, R10
-	MOVB R10, overflow+80(FP)
+	MOVB R10, overflow+88(FP)
 	RET
 
 SSE_overflow:
-	MOVQ R13, xC+72(FP)
+	MOVQ R13, xC+80(FP)
 	MOVB $0x01, R10
-	MOVB R10, overflow+80(FP)
+	MOVB R10, overflow+88(FP)
 	RET
 
-// func vitAVX2(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int16, xw *[4][2]int16, base int) (xC int, overflow bool)
+// func vitAVX2(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int16, xw *[4][2]int16, base int, skip int) (xC int, overflow bool)
 // Requires: AVX, AVX2, CMOV
-TEXT ·vitAVX2(SB), NOSPLIT, $8-81
+TEXT ·vitAVX2(SB), NOSPLIT, $8-89
 	MOVQ         dsq+0(FP), AX
 	MOVQ         n+8(FP), CX
 	ADDQ         AX, CX
@@ -225,6 +243,7 @@ AVX2_row:
 	MOVQ         SI, R15
 	VMOVDQU      Y10, Y5
 	VMOVDQU      Y10, Y1
+	VMOVDQU      Y10, Y11
 	VMOVDQU      -96(R8), Y2
 	VPERM2I128   $0x20, Y2, Y8, Y7
 	VPALIGNR     $0x0e, Y7, Y2, Y2
@@ -254,6 +273,7 @@ AVX2_cell:
 	VPADDSW      128(R15), Y6, Y7
 	VPADDSW      224(R15), Y5, Y5
 	VPMAXSW      Y7, Y5, Y5
+	VPMAXSW      Y5, Y11, Y11
 	VPADDSW      160(R15), Y2, Y7
 	VPADDSW      192(R15), Y3, Y9
 	VPMAXSW      Y9, Y7, Y7
@@ -300,6 +320,21 @@ AVX2_cell:
 	CMPQ         R10, R14
 	CMOVQGT      R10, R14
 	MOVWQSX      R14, R14
+	VEXTRACTI128 $0x01, Y11, X7
+	VPMAXSW      X7, X11, X11
+	VPSRLDQ      $0x08, X11, X7
+	VPMAXSW      X7, X11, X11
+	VPSRLDQ      $0x04, X11, X7
+	VPMAXSW      X7, X11, X11
+	VPSRLDQ      $0x02, X11, X7
+	VPMAXSW      X7, X11, X11
+	VMOVD        X11, R10
+	MOVWLSX      R10, R10
+	MOVLQSX      R10, R10
+	MOVQ         skip+72(FP), R15
+	ADDQ         R15, R10
+	CMPQ         R10, R14
+	JLE          AVX2_lazydone
 
 AVX2_lazy:
 	VPERM2I128 $0x20, Y5, Y8, Y7
@@ -328,15 +363,15 @@ AVX2_lazydone:
 	JB   AVX2_row
 
 AVX2_finish:
-	MOVQ R13, xC+72(FP)
+	MOVQ R13, xC+80(FP)
 	MOVB $0x00, R10
-	MOVB R10, overflow+80(FP)
+	MOVB R10, overflow+88(FP)
 	VZEROUPPER
 	RET
 
 AVX2_overflow:
-	MOVQ R13, xC+72(FP)
+	MOVQ R13, xC+80(FP)
 	MOVB $0x01, R10
-	MOVB R10, overflow+80(FP)
+	MOVB R10, overflow+88(FP)
 	VZEROUPPER
 	RET

@@ -44,9 +44,9 @@ func vectorScore(l simd.Level, dsq []byte, om *oprofile.VitProfile) (float32, bo
 	var xC int
 	var overflow bool
 	if l == simd.AVX2 {
-		xC, overflow = vitAVX2(&dsq[0], len(dsq), &st.RWV[0], st.RStride*2, &st.T[0], st.Q, dp, &om.XW, int(om.Base))
+		xC, overflow = vitAVX2(&dsq[0], len(dsq), &st.RWV[0], st.RStride*2, &st.T[0], st.Q, dp, &om.XW, int(om.Base), st.SkipDD)
 	} else {
-		xC, overflow = vitSSE(&dsq[0], len(dsq), &st.RWV[0], st.RStride*2, &st.T[0], st.Q, dp, &om.XW, int(om.Base))
+		xC, overflow = vitSSE(&dsq[0], len(dsq), &st.RWV[0], st.RStride*2, &st.T[0], st.Q, dp, &om.XW, int(om.Base), st.SkipDD)
 	}
 	if overflow {
 		return float32(math.Inf(1)), true

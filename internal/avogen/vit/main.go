@@ -50,7 +50,7 @@ func xwOff(s, t int) int { return (s*2 + t) * 2 }
 // HMMER's int arithmetic and int16 stores.
 func vit(s *vec.ISA) {
 	V := s.Bytes
-	TEXT("vit"+s.Name, NOSPLIT, "func(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int16, xw *[4][2]int16, base int) (xC int, overflow bool)")
+	TEXT("vit"+s.Name, NOSPLIT, "func(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int16, xw *[4][2]int16, base int, skip int) (xC int, overflow bool)")
 	Pragma("noescape")
 	Doc(fmt.Sprintf("vit%s runs the Viterbi filter over dsq[0:n]; dp is scratch for 3q vectors.", s.Name))
 	rowp := Load(Param("dsq"), GP64())
@@ -65,7 +65,7 @@ func vit(s *vec.ISA) {
 	ADDQ(dp, dpEnd)
 	xw := Load(Param("xw"), GP64())
 
-	xBv, xEv, mpv, ipv, dpv, dcv, sv, tmp, fill, tmp2, neg := s.R(0), s.R(1), s.R(2), s.R(3), s.R(4), s.R(5), s.R(6), s.R(7), s.R(8), s.R(9), s.R(10)
+	xBv, xEv, mpv, ipv, dpv, dcv, sv, tmp, fill, tmp2, neg, dmaxv := s.R(0), s.R(1), s.R(2), s.R(3), s.R(4), s.R(5), s.R(6), s.R(7), s.R(8), s.R(9), s.R(10), s.R(11)
 	t := GP64()
 	MOVL(U32(0x8000), t.As32())
 	s.SplatW(t.As32(), neg)
@@ -112,6 +112,7 @@ func vit(s *vec.ISA) {
 	MOVQ(tr, tsc)
 	s.Mov(neg, dcv)
 	s.Mov(neg, xEv)
+	s.Mov(neg, dmaxv)
 	s.Mov(Mem{Base: dpEnd, Disp: -3 * V}, mpv)
 	s.ShiftInB(mpv, fill, tmp, 2)
 	s.Mov(Mem{Base: dpEnd, Disp: -2 * V}, ipv)
@@ -139,6 +140,7 @@ func vit(s *vec.ISA) {
 	s.AddsW(sv, tm(tMD), tmp)
 	s.AddsW(dcv, tm(tDD), dcv)
 	s.MaxsW(dcv, tmp, dcv)
+	s.MaxsW(dmaxv, dcv, dmaxv)
 	s.AddsW(mpv, tm(tMI), tmp)
 	s.AddsW(ipv, tm(tII), tmp2)
 	s.MaxsW(tmp, tmp2, tmp)
@@ -182,6 +184,20 @@ func vit(s *vec.ISA) {
 	CMPQ(b, xBr)
 	CMOVQGT(b, xBr)
 	MOVWQSX(xBr.As16(), xBr)
+
+	// The lane-crossing D paths cannot change the next row when even the
+	// largest D value of this row (every D cell is at most the largest
+	// of the values carried along the lanes, D->D never being positive
+	// when skip is finite) enters no node's M better than B does:
+	// Dmax + max_k(DM(k) - BM(k)) <= xB. Then the next row's M cells
+	// are the same with the partial D values, and D itself feeds nothing
+	// else; skip is that max_k, or huge when some D->D score is positive.
+	dmax := GP64()
+	s.HMaxSW(dmaxv, tmp, dmax.As32())
+	MOVLQSX(dmax.As32(), dmax)
+	ADDQ(Load(Param("skip"), GP64()), dmax)
+	CMPQ(dmax, xBr)
+	JLE(LabelRef(s.Label("lazydone")))
 
 	// Lazy F: carry D across lane boundaries until nothing changes.
 	mask := GP32()
