@@ -4,9 +4,9 @@ import (
 	"fmt"
 
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
-	"github.com/hmmgo/hmmgo/hmmer3/vitfilter"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 	"github.com/hmmgo/hmmgo/hmmer3/profile"
+	"github.com/hmmgo/hmmgo/hmmer3/vitfilter"
 )
 
 // Score a target with the fastest kernel this CPU has; the scalar
