@@ -2,7 +2,7 @@
 
 package msvfilter
 
-// ssvBandSSE runs SSV over w (1..13) striped columns from col on; see ssvBand in the generator.
+// ssvBandSSE runs SSV over w (1..11) striped columns from col on; see ssvBand in the generator.
 //
 //go:noescape
 func ssvBandSSE(dsq *byte, n int, sbv *byte, stride int, q int, col int, w int) uint8
@@ -12,7 +12,7 @@ func ssvBandSSE(dsq *byte, n int, sbv *byte, stride int, q int, col int, w int) 
 //go:noescape
 func msvSSE(dsq *byte, n int, rbv *byte, stride int, q int, dp *byte, bias int, base int, tjbm int, tec int) (xJ int, overflow bool)
 
-// ssvBandAVX2 runs SSV over w (1..13) striped columns from col on; see ssvBand in the generator.
+// ssvBandAVX2 runs SSV over w (1..11) striped columns from col on; see ssvBand in the generator.
 //
 //go:noescape
 func ssvBandAVX2(dsq *byte, n int, sbv *byte, stride int, q int, col int, w int) uint8

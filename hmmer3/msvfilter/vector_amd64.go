@@ -13,7 +13,7 @@ import (
 
 // maxBand is how many striped columns one SSV pass keeps in registers
 // (the generator's limit).
-const maxBand = 13
+const maxBand = 11
 
 var scratch = sync.Pool{New: func() any { return new([]byte) }}
 

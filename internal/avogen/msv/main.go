@@ -7,14 +7,13 @@ import (
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
-	"github.com/mmcloughlin/avo/reg"
 
 	"github.com/hmmgo/hmmgo/internal/avogen/vec"
 )
 
 // maxBand is the most vectors an SSV band keeps in registers: 16 less
-// the running maximum, the begin vector and a temporary.
-const maxBand = 13
+// two running maxima, the begin vector and two temporaries.
+const maxBand = 11
 
 func main() {
 	for _, s := range []*vec.ISA{vec.SSE, vec.AVX2} {
@@ -35,6 +34,12 @@ func main() {
 // register 0's column for the current row, unwrapped: register j reads
 // colp + j vectors, which may run past column Q-1 into the repeated
 // vectors that follow every row of costs.
+//
+// The rows come in periods of Q: first rows where no register wraps
+// ("plain", a counted loop), then w rows where registers w-1, w-2, .., 0
+// wrap in turn (unrolled, with constant offsets). Only the last, partial
+// period checks the sequence end row by row. Two running maxima halve
+// the max chain's latency.
 func ssvBand(s *vec.ISA) {
 	V := s.Bytes
 	TEXT("ssvBand"+s.Name, NOSPLIT, "func(dsq *byte, n int, sbv *byte, stride int, q int, col int, w int) uint8")
@@ -50,19 +55,20 @@ func ssvBand(s *vec.ISA) {
 	colp := Load(Param("col"), GP64())
 	SHLQ(U8(log2(V)), colp)
 	ADDQ(sbv, colp)
-	limA := GP64() // sbv + (q-w)*V: past it some register sits in column Q-1
+	limA := GP64() // sbv + (q-w)*V: from there on some register sits in column Q-1
 	MOVQ(qv, limA)
 	SUBQ(w, limA)
 	SHLQ(U8(log2(V)), limA)
 	ADDQ(sbv, limA)
 	SHLQ(U8(log2(V)), qv)
 
-	xE, begin, tmp := s.R(13), s.R(14), s.R(15)
+	xE, xE2, begin, tmp, pair := s.R(maxBand), s.R(maxBand+1), s.R(maxBand+2), s.R(maxBand+3), s.R(maxBand+4)
 	t := GP32()
 	MOVL(U32(0x80808080), t)
 	s.Splat32(t, begin)
 	s.Mov(begin, xE)
-	var fill reg.VecPhysical = begin
+	s.Mov(begin, xE2)
+	var fill = begin
 	if !s.AVX {
 		// SSE shifts in zero and ORs the begin byte into lane 0 only.
 		MOVL(U32(0x80), t)
@@ -75,14 +81,27 @@ func ssvBand(s *vec.ISA) {
 	}
 	JMP(LabelRef(s.Label("done")))
 
-	x := GP64()
-	step := func(k int) {
-		MOVBQZX(Mem{Base: rowp}, x)
+	x, cnt, r := GP64(), GP64(), GP64()
+	// step advances every register one row: row rowp+dr, costs colp+dc.
+	step := func(k, dr, dc int) {
+		MOVBQZX(Mem{Base: rowp, Disp: dr}, x)
 		IMULQ(stride, x)
-		ADDQ(colp, x)
 		for j := 0; j < k; j++ {
-			s.SubsB(s.R(j), Mem{Base: x, Disp: j * V}, s.R(j))
-			s.MaxuB(xE, s.R(j), xE)
+			s.SubsB(s.R(j), Mem{Base: colp, Index: x, Scale: 1, Disp: dc + j*V}, s.R(j))
+		}
+		// Fold pairs first so that each running maximum takes one max
+		// per two registers.
+		for j := 0; j < k; j += 2 {
+			acc := xE
+			if (j/2)%2 == 1 {
+				acc = xE2
+			}
+			if j+1 < k {
+				s.MaxuB(s.R(j), s.R(j+1), pair)
+				s.MaxuB(acc, pair, acc)
+			} else {
+				s.MaxuB(acc, s.R(j), acc)
+			}
 		}
 	}
 	for k := 1; k <= maxBand; k++ {
@@ -91,32 +110,58 @@ func ssvBand(s *vec.ISA) {
 			s.Mov(begin, s.R(j))
 		}
 		Label(s.Label("plain%d", k))
-		CMPQ(colp, limA)
-		JAE(LabelRef(s.Label("wrap%d", k)))
-		CMPQ(rowp, end)
-		JAE(LabelRef(s.Label("done")))
-		step(k)
+		// cnt = min((limA-colp)/V, end-rowp) rows without a wrap.
+		MOVQ(limA, cnt)
+		SUBQ(colp, cnt)
+		SARQ(U8(log2(V)), cnt)
+		MOVQ(end, r)
+		SUBQ(rowp, r)
+		CMPQ(r, cnt)
+		CMOVQLT(r, cnt)
+		TESTQ(cnt, cnt)
+		JLE(LabelRef(s.Label("wrap%d", k)))
+		Label(s.Label("plainrow%d", k))
+		step(k, 0, 0)
 		INCQ(rowp)
 		ADDQ(U8(V), colp)
-		JMP(LabelRef(s.Label("plain%d", k)))
+		DECQ(cnt)
+		JNZ(LabelRef(s.Label("plainrow%d", k)))
 
 		// The next k rows each wrap one register, the last one first.
 		Label(s.Label("wrap%d", k))
+		MOVQ(end, r)
+		SUBQ(rowp, r)
+		CMPQ(r, U8(k))
+		JL(LabelRef(s.Label("tail%d", k)))
+		for tt := 0; tt < k; tt++ {
+			step(k, tt, tt*V)
+			s.ShiftInB(s.R(k-1-tt), fill, tmp, 1)
+		}
+		ADDQ(U8(k), rowp)
+		ADDQ(U32(k*V), colp)
+		SUBQ(qv, colp)
+		// With w == Q every row wraps a register: straight to the next block.
+		CMPQ(colp, limA)
+		JAE(LabelRef(s.Label("wrap%d", k)))
+		JMP(LabelRef(s.Label("plain%d", k)))
+
+		// Fewer than k rows left: the same rows, checking the end.
+		Label(s.Label("tail%d", k))
 		for tt := 0; tt < k; tt++ {
 			CMPQ(rowp, end)
 			JAE(LabelRef(s.Label("done")))
-			step(k)
+			step(k, 0, 0)
 			s.ShiftInB(s.R(k-1-tt), fill, tmp, 1)
 			INCQ(rowp)
 			ADDQ(U8(V), colp)
 		}
-		SUBQ(qv, colp)
-		JMP(LabelRef(s.Label("plain%d", k)))
+		JMP(LabelRef(s.Label("done")))
 	}
 	Label(s.Label("done"))
-	r := GP32()
-	s.HMaxUB(xE, tmp, r)
-	Store(r.As8(), ReturnIndex(0))
+	s.MaxuB(xE, xE2, xE)
+	rr := GP32()
+	s.HMaxUB(xE, tmp, rr)
+	Store(rr.As8(), ReturnIndex(0))
 	if s.AVX {
 		VZEROUPPER()
 	}
