@@ -103,9 +103,10 @@ type VitStripes struct {
 	// T holds, per vector q, the eight transition vectors of its nodes in
 	// the V* order (VBM..VDD) at T[(8q+t)*Lanes:]; -32768 past node M.
 	T []int16
-	// SkipDD is max_k (DM(k) - BM(k)) when no D->D score is positive, else
-	// 1<<20: the kernels skip a row's lane-crossing D->D passes when the
-	// row's largest D value plus SkipDD is at most the next row's B.
+	// SkipDD is max_k (DD(k-2) + DM(k) - BM(k)) when no D->D or D->M
+	// score is positive, else 1<<20: the kernels skip a row's lane-crossing
+	// D->D passes when the row's largest D value plus SkipDD is at most
+	// the next row's B (see the vit generator).
 	SkipDD int
 }
 
@@ -139,10 +140,12 @@ func stripeWords(p *VitProfile, V int) *VitStripes {
 	s.RWV = alignedInt16(Kp*s.RStride, 32)
 	s.T = alignedInt16(Q*8*V, 32)
 	s.SkipDD = -1 << 20
+	for k := 3; k <= M; k++ {
+		s.SkipDD = max(s.SkipDD, int(p.T[k-2][VDD])+int(p.T[k][VDM])-int(p.T[k][VBM]))
+	}
 	for k := 1; k <= M; k++ {
-		s.SkipDD = max(s.SkipDD, int(p.T[k][VDM])-int(p.T[k][VBM]))
-		if p.T[k][VDD] > 0 {
-			s.SkipDD = 1 << 20
+		if p.T[k][VDD] > 0 || p.T[k][VDM] > 0 {
+			s.SkipDD = 1 << 20 // the bound needs D->D and D->M <= 0
 			break
 		}
 	}

@@ -137,6 +137,8 @@ SSE_cell:
 	CMPQ    R10, R14
 	CMOVQGT R10, R14
 	MOVWQSX R14, R14
+	PSLLDQ  $0x02, X5
+	POR     X8, X5
 	MOVOU   X11, X7
 	PSRLDQ  $0x08, X7
 	PMAXSW  X7, X11
@@ -152,13 +154,15 @@ SSE_cell:
 	MOVQ    skip+72(FP), R15
 	ADDQ    R15, R10
 	CMPQ    R10, R14
-	JLE     SSE_lazydone
+	JG      SSE_lazy
+	MOVOU   32(DI), X4
+	PMAXSW  X5, X4
+	MOVOU   X4, 32(DI)
+	JMP     SSE_lazydone
 
 SSE_lazy:
-	PSLLDQ $0x02, X5
-	POR    X8, X5
-	MOVQ   DI, R10
-	MOVQ   SI, R15
+	MOVQ DI, R10
+	MOVQ SI, R15
 
 SSE_lazycell:
 	MOVOU    32(R10), X4
@@ -175,6 +179,8 @@ SSE_lazycell:
 	ADDQ     $0x30, R10
 	CMPQ     R10, R8
 	JB       SSE_lazycell
+	PSLLDQ   $0x02, X5
+	POR      X8, X5
 	JMP      SSE_lazy
 
 SSE_lazydone:
@@ -320,6 +326,8 @@ AVX2_cell:
 	CMPQ         R10, R14
 	CMOVQGT      R10, R14
 	MOVWQSX      R14, R14
+	VPERM2I128   $0x20, Y5, Y8, Y7
+	VPALIGNR     $0x0e, Y7, Y5, Y5
 	VEXTRACTI128 $0x01, Y11, X7
 	VPMAXSW      X7, X11, X11
 	VPSRLDQ      $0x08, X11, X7
@@ -334,28 +342,32 @@ AVX2_cell:
 	MOVQ         skip+72(FP), R15
 	ADDQ         R15, R10
 	CMPQ         R10, R14
-	JLE          AVX2_lazydone
+	JG           AVX2_lazy
+	VMOVDQU      64(DI), Y4
+	VPMAXSW      Y5, Y4, Y4
+	VMOVDQU      Y4, 64(DI)
+	JMP          AVX2_lazydone
 
 AVX2_lazy:
-	VPERM2I128 $0x20, Y5, Y8, Y7
-	VPALIGNR   $0x0e, Y7, Y5, Y5
-	MOVQ       DI, R10
-	MOVQ       SI, R15
+	MOVQ DI, R10
+	MOVQ SI, R15
 
 AVX2_lazycell:
-	VMOVDQU   64(R10), Y4
-	VPCMPGTW  Y4, Y5, Y7
-	VPMOVMSKB Y7, BP
-	TESTL     BP, BP
-	JZ        AVX2_lazydone
-	VPMAXSW   Y5, Y4, Y4
-	VMOVDQU   Y4, 64(R10)
-	VPADDSW   224(R15), Y4, Y5
-	ADDQ      $0x00000100, R15
-	ADDQ      $0x60, R10
-	CMPQ      R10, R8
-	JB        AVX2_lazycell
-	JMP       AVX2_lazy
+	VMOVDQU    64(R10), Y4
+	VPCMPGTW   Y4, Y5, Y7
+	VPMOVMSKB  Y7, BP
+	TESTL      BP, BP
+	JZ         AVX2_lazydone
+	VPMAXSW    Y5, Y4, Y4
+	VMOVDQU    Y4, 64(R10)
+	VPADDSW    224(R15), Y4, Y5
+	ADDQ       $0x00000100, R15
+	ADDQ       $0x60, R10
+	CMPQ       R10, R8
+	JB         AVX2_lazycell
+	VPERM2I128 $0x20, Y5, Y8, Y7
+	VPALIGNR   $0x0e, Y7, Y5, Y5
+	JMP        AVX2_lazy
 
 AVX2_lazydone:
 	INCQ AX

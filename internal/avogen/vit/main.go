@@ -185,24 +185,32 @@ func vit(s *vec.ISA) {
 	CMOVQGT(b, xBr)
 	MOVWQSX(xBr.As16(), xBr)
 
-	// The lane-crossing D paths cannot change the next row when even the
-	// largest D value of this row (every D cell is at most the largest
-	// of the values carried along the lanes, D->D never being positive
-	// when skip is finite) enters no node's M better than B does:
-	// Dmax + max_k(DM(k) - BM(k)) <= xB. Then the next row's M cells
-	// are the same with the partial D values, and D itself feeds nothing
-	// else; skip is that max_k, or huge when some D->D score is positive.
+	// The D values that must cross a lane boundary: first the carry out
+	// of each lane's last node into the next lane's first.
+	s.ShiftInB(dcv, fill, tmp, 2)
+
+	// The remaining lane-crossing D paths cannot change the next row when
+	// they enter no node's M better than B does. With the carry stored,
+	// each of them ends in a D->D step into node k-1, so it is at most
+	// Dmax + DD(k-2), Dmax being the largest D value this row carried
+	// (D->D and D->M never positive when skip is finite). skip is
+	// max_k (DD(k-2) + DM(k) - BM(k)), or huge otherwise; when
+	// Dmax + skip <= xB the next row's M cells are the same with the
+	// partial D values, and D feeds nothing else.
 	dmax := GP64()
 	s.HMaxSW(dmaxv, tmp, dmax.As32())
 	MOVLQSX(dmax.As32(), dmax)
 	ADDQ(Load(Param("skip"), GP64()), dmax)
 	CMPQ(dmax, xBr)
-	JLE(LabelRef(s.Label("lazydone")))
+	JG(LabelRef(s.Label("lazy")))
+	s.Mov(Mem{Base: dp, Disp: 2 * V}, dpv)
+	s.MaxsW(dpv, dcv, dpv)
+	s.Mov(dpv, Mem{Base: dp, Disp: 2 * V})
+	JMP(LabelRef(s.Label("lazydone")))
 
 	// Lazy F: carry D across lane boundaries until nothing changes.
 	mask := GP32()
 	Label(s.Label("lazy"))
-	s.ShiftInB(dcv, fill, tmp, 2)
 	MOVQ(dp, p)
 	MOVQ(tr, tsc)
 	Label(s.Label("lazycell"))
@@ -218,6 +226,7 @@ func vit(s *vec.ISA) {
 	ADDQ(U8(3*V), p)
 	CMPQ(p, dpEnd)
 	JB(LabelRef(s.Label("lazycell")))
+	s.ShiftInB(dcv, fill, tmp, 2)
 	JMP(LabelRef(s.Label("lazy")))
 	Label(s.Label("lazydone"))
 
