@@ -57,8 +57,7 @@ func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (fl
 		xC = fdiv(xC, s)
 		xJ = fdiv(xJ, s)
 		xB = fdiv(xB, s)
-		inv := splat(ftz(float32(1.0 / float64(s))))
-		scaleRow(dpc, inv)
+		scaleRow(dpc, ftz(float32(1.0/float64(s))))
 	}
 	bck.X[L] = [NXCells]float32{XE: xE, XN: xN, XJ: xJ, XB: xB, XC: xC, XScale: fwd.X[L][XScale]}
 	bck.TotScale = float32(easel.Log(float64(fwd.X[L][XScale])))
@@ -69,24 +68,7 @@ func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (fl
 		rf := fb.RF[dsq[i]] // residue i+1
 
 		// Phase 1: B(i) collected; complete I(i,k), partial M and D.
-		tmmv := leftshift(tf[oprofile.FMM])
-		timv := leftshift(tf[oprofile.FIM])
-		tdmv := leftshift(tf[oprofile.FDM])
-		mpv := leftshift(vmul(dpp[cM], rf[0]))
-		var xBv vec
-		for q := Q - 1; q >= 0; q-- {
-			t := tf[7*q : 7*q+7]
-			ipv := dpp[q*3+cI]
-			dpc[q*3+cI] = vadd(vmul(ipv, t[oprofile.FII]), vmul(mpv, timv))
-			dpc[q*3+cD] = vmul(mpv, tdmv)
-			mcv := vadd(vmul(ipv, t[oprofile.FMI]), vmul(mpv, tmmv))
-			mpv = vmul(dpp[q*3+cM], rf[q])
-			dpc[q*3+cM] = mcv
-			tdmv = t[oprofile.FDM]
-			timv = t[oprofile.FIM]
-			tmmv = t[oprofile.FMM]
-			xBv = vadd(xBv, vmul(mpv, t[oprofile.FBM]))
-		}
+		xBv := backwardRowIn(dpp, dpc, tf, rf, Q)
 
 		// Phase 2: specials.
 		xB = hsum(xBv)
@@ -94,30 +76,7 @@ func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (fl
 		xJ = fmul(xB, xfJ[profile.Move]) + fmul(xJ, xfJ[profile.Loop])
 		xN = fmul(xB, xfN[profile.Move]) + fmul(xN, xfN[profile.Loop])
 		xE = fmul(xC, xfE[profile.Move]) + fmul(xJ, xfE[profile.Loop])
-		xEv = splat(xE)
-
-		// Phase 3: {MD}->E paths and one step of D->D.
-		dpv = leftshift(vadd(dpc[cD], xEv))
-		for q := Q - 1; q >= 0; q-- {
-			dcv = vmul(dpv, dd[q])
-			dpc[q*3+cD] = vadd(dpc[q*3+cD], vadd(dcv, xEv))
-			dpv = dpc[q*3+cD]
-			dpc[q*3+cM] = vadd(dpc[q*3+cM], xEv)
-		}
-		// Phase 4: three more D->D passes.
-		for j := 1; j < 4; j++ {
-			dcv = leftshift(dcv)
-			for q := Q - 1; q >= 0; q-- {
-				dcv = vmul(dcv, dd[q])
-				dpc[q*3+cD] = vadd(dpc[q*3+cD], dcv)
-			}
-		}
-		// Phase 5: M->D paths.
-		dcv = leftshift(dpc[cD])
-		for q := Q - 1; q >= 0; q-- {
-			dpc[q*3+cM] = vadd(dpc[q*3+cM], vmul(dcv, tf[7*q+oprofile.FMD]))
-			dcv = dpc[q*3+cD]
-		}
+		backwardRowOut(dpc, tf, Q, xE)
 
 		if xB > 1.0e16 {
 			bck.HasOwnScales = true
@@ -137,16 +96,16 @@ func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (fl
 			xJ = fdiv(xJ, s)
 			xB = fdiv(xB, s)
 			xC = fdiv(xC, s)
-			scaleRow(dpc, splat(ftz(float32(1.0/float64(s)))))
+			scaleRow(dpc, ftz(float32(1.0/float64(s))))
 			bck.TotScale = float32(float64(bck.TotScale) + easel.Log(float64(s)))
 		}
 		bck.X[i] = [NXCells]float32{XE: xE, XN: xN, XJ: xJ, XB: xB, XC: xC, XScale: s}
 	}
 
 	// Row 0: only N and B are reachable.
-	dpp := bck.row(1)
-	if L == 0 {
-		dpp = bck.row(0)
+	dpp := bck.row(0) // a full matrix of an empty target has no row 1
+	if L > 0 {
+		dpp = bck.row(1)
 	}
 	rp := fb.RF[0]
 	if L > 0 {
@@ -173,8 +132,80 @@ func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (fl
 	return float32(float64(bck.TotScale) + easel.Log(float64(xN))), nil
 }
 
-func scaleRow(dpc []vec, inv vec) {
-	for q := range dpc {
-		dpc[q] = vmul(dpc[q], inv)
+// scaleRow multiplies every cell of a row by inv (flushing to zero).
+func scaleRow(dpc []vec, inv float32) {
+	if useAsm() {
+		scaleRowSSE(asVec4(dpc), len(dpc), inv)
+		return
 	}
+	v := splat(inv)
+	for q := range dpc {
+		dpc[q] = vmul(dpc[q], v)
+	}
+}
+
+// backwardRowIn is phase 1 of Backward row i: complete I(i), partial M(i)
+// and D(i) from row i+1 (dpp; the same memory as dpc in a parser matrix)
+// and the match odds rf of residue i+1; it returns the B vector sum.
+func backwardRowIn(dpp, dpc, tf, rf []vec, Q int) vec {
+	if useAsm() {
+		var xBv vec
+		bckRowInSSE(asVec4(dpp), asVec4(dpc), asVec4(tf), asVec4(rf), Q, (*[4]float32)(&xBv))
+		return xBv
+	}
+	tmmv := leftshift(tf[oprofile.FMM])
+	timv := leftshift(tf[oprofile.FIM])
+	tdmv := leftshift(tf[oprofile.FDM])
+	mpv := leftshift(vmul(dpp[cM], rf[0]))
+	var xBv vec
+	for q := Q - 1; q >= 0; q-- {
+		t := tf[7*q : 7*q+7]
+		ipv := dpp[q*3+cI]
+		dpc[q*3+cI] = vadd(vmul(ipv, t[oprofile.FII]), vmul(mpv, timv))
+		dpc[q*3+cD] = vmul(mpv, tdmv)
+		mcv := vadd(vmul(ipv, t[oprofile.FMI]), vmul(mpv, tmmv))
+		mpv = vmul(dpp[q*3+cM], rf[q])
+		dpc[q*3+cM] = mcv
+		tdmv = t[oprofile.FDM]
+		timv = t[oprofile.FIM]
+		tmmv = t[oprofile.FMM]
+		xBv = vadd(xBv, vmul(mpv, t[oprofile.FBM]))
+	}
+
+	return xBv
+}
+
+// backwardRowOut is phases 3 to 5 of a Backward row: the M->E and D->E
+// paths with one D->D step, three more D->D passes, then M->D.
+func backwardRowOut(dpc, tf []vec, Q int, xE float32) {
+	if useAsm() {
+		bckRowOutSSE(asVec4(dpc), asVec4(tf), Q, xE)
+		return
+	}
+	dd := tf[7*Q:]
+	xEv := splat(xE)
+	var dpv, dcv vec
+	// Phase 3: {MD}->E paths and one step of D->D.
+	dpv = leftshift(vadd(dpc[cD], xEv))
+	for q := Q - 1; q >= 0; q-- {
+		dcv = vmul(dpv, dd[q])
+		dpc[q*3+cD] = vadd(dpc[q*3+cD], vadd(dcv, xEv))
+		dpv = dpc[q*3+cD]
+		dpc[q*3+cM] = vadd(dpc[q*3+cM], xEv)
+	}
+	// Phase 4: three more D->D passes.
+	for j := 1; j < 4; j++ {
+		dcv = leftshift(dcv)
+		for q := Q - 1; q >= 0; q-- {
+			dcv = vmul(dcv, dd[q])
+			dpc[q*3+cD] = vadd(dpc[q*3+cD], dcv)
+		}
+	}
+	// Phase 5: M->D paths.
+	dcv = leftshift(dpc[cD])
+	for q := Q - 1; q >= 0; q-- {
+		dpc[q*3+cM] = vadd(dpc[q*3+cM], vmul(dcv, tf[7*q+oprofile.FMD]))
+		dcv = dpc[q*3+cD]
+	}
+
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/internal/simd"
 )
 
 // randomProfile makes a byte profile with arbitrary costs and bias, the
@@ -43,7 +44,69 @@ func randomProfile(rng *rand.Rand, M, Kp int) *oprofile.MSVProfile {
 			p.Padded[x][k] = 255
 		}
 	}
+	p.Stripe()
 	return p
+}
+
+// TestKernelsMatchReference runs every kernel this machine has (generic
+// SWAR, SSE2, AVX2) against the scalar reference on random profiles,
+// costs 0 and 255 and every bias included, so that saturation, the SSV
+// overflow and fallback paths and MSV's row overflow all occur. Models
+// span 1 to 4 SSV bands and sequences include the empty one.
+func TestKernelsMatchReference(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	for trial := 0; trial < 3000; trial++ {
+		M := 1 + rng.Intn(70)
+		if trial%10 == 0 {
+			M = 1 + rng.Intn(1700)
+		}
+		p := randomProfile(rng, M, 29)
+		dsq := make([]byte, rng.Intn(300))
+		for i := range dsq {
+			dsq[i] = byte(rng.Intn(29))
+		}
+		want := RefScore(dsq, p)
+		for _, l := range simd.Available() {
+			if got := scoreWith(l, dsq, p); math.Float32bits(want) != math.Float32bits(got) {
+				t.Fatalf("trial %d (M=%d L=%d bias=%d): %s kernel %v, reference %v", trial, M, len(dsq), p.Bias, l, got, want)
+			}
+		}
+	}
+}
+
+// TestKernelPathsCovered checks that the random profiles above reach each
+// of the reference's outcomes: an SSV score, an SSV overflow, and the
+// full MSV program (with and without overflow), so a kernel cannot pass
+// by never meeting one.
+func TestKernelPathsCovered(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	var ssvScore, ssvInf, msvScore, msvInf int
+	for trial := 0; trial < 3000; trial++ {
+		M := 1 + rng.Intn(70)
+		if trial%10 == 0 {
+			M = 1 + rng.Intn(1700)
+		}
+		p := randomProfile(rng, M, 29)
+		dsq := make([]byte, rng.Intn(300))
+		for i := range dsq {
+			dsq[i] = byte(rng.Intn(29))
+		}
+		sc, ok := ssv(dsq, p)
+		switch {
+		case ok && math.IsInf(float64(sc), 1):
+			ssvInf++
+		case ok:
+			ssvScore++
+		case math.IsInf(float64(msvDP(dsq, p)), 1):
+			msvInf++
+		default:
+			msvScore++
+		}
+	}
+	t.Logf("SSV score %d, SSV overflow %d, MSV score %d, MSV overflow %d", ssvScore, ssvInf, msvScore, msvInf)
+	if ssvScore == 0 || ssvInf == 0 || msvScore == 0 || msvInf == 0 {
+		t.Errorf("a path is never exercised: SSV score %d, SSV overflow %d, MSV score %d, MSV overflow %d", ssvScore, ssvInf, msvScore, msvInf)
+	}
 }
 
 func TestSWARMatchesReference(t *testing.T) {
@@ -62,7 +125,7 @@ func TestSWARMatchesReference(t *testing.T) {
 	}
 }
 
-func FuzzSWARMatchesReference(f *testing.F) {
+func FuzzKernelsMatchReference(f *testing.F) {
 	f.Add(int64(1), []byte{1, 2, 3, 4, 5})
 	f.Fuzz(func(t *testing.T, seed int64, dsq []byte) {
 		rng := rand.New(rand.NewSource(seed))
@@ -70,8 +133,11 @@ func FuzzSWARMatchesReference(f *testing.F) {
 		for i := range dsq {
 			dsq[i] %= 29
 		}
-		if w, g := RefScore(dsq, p), Score(dsq, p); math.Float32bits(w) != math.Float32bits(g) {
-			t.Fatalf("swar %v, reference %v", g, w)
+		w := RefScore(dsq, p)
+		for _, l := range simd.Available() {
+			if g := scoreWith(l, dsq, p); math.Float32bits(w) != math.Float32bits(g) {
+				t.Fatalf("%s kernel %v, reference %v", l, g, w)
+			}
 		}
 	})
 }

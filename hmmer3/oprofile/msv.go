@@ -26,6 +26,9 @@ type MSVProfile struct {
 	// Padded is RBV with cost 255 (an impossible cell) past node M, to a
 	// multiple of 8 nodes plus one 8-byte load: the vector kernels' form.
 	Padded [][]byte
+	// Stripes are RBV and SBV in the vector kernels' striped order, one
+	// table per vector width (see Stripe).
+	Stripes []*MSVStripes
 }
 
 // unbiasedByteify turns a score into a byte cost, saturating at 255.
@@ -75,6 +78,7 @@ func (p *MSVProfile) convert(gm *profile.Profile) {
 			p.Padded[x][k] = 255
 		}
 	}
+	p.Stripe()
 	p.TBM = unbiasedByteify(p.Scale, easel.Logf(2.0/(float32(M)*float32(M+1))))
 	p.TEC = unbiasedByteify(p.Scale, easel.Logf(0.5))
 	p.TJB = unbiasedByteify(p.Scale, easel.Logf(3.0/float32(gm.L+3)))

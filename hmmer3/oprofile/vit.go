@@ -38,6 +38,9 @@ type VitProfile struct {
 	// cell of a row plus DDBound does not exceed xB, no D->D path can
 	// change the next row.
 	DDBound int
+	// Stripes are RWV and T in the vector kernels' striped order, one
+	// table per vector width (see Stripe).
+	Stripes []*VitStripes
 }
 
 // wordify turns a score into a 16-bit score, saturating.
@@ -92,6 +95,7 @@ func (p *VitProfile) convert(gm *profile.Profile) {
 			int(wordify(p.Scale, gm.TSC[k+1][profile.PBM]))
 		p.DDBound = max(p.DDBound, b)
 	}
+	p.Stripe()
 	p.XW[profile.XE][profile.Loop] = wordify(p.Scale, gm.XSC[profile.XE][profile.Loop])
 	p.XW[profile.XE][profile.Move] = wordify(p.Scale, gm.XSC[profile.XE][profile.Move])
 	for _, s := range []int{profile.XN, profile.XC, profile.XJ} {

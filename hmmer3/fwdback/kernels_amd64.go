@@ -1,0 +1,9 @@
+package fwdback
+
+import "github.com/hmmgo/hmmgo/internal/simd"
+
+//go:generate go run -C ../../internal/avogen ./fwd -out ../../hmmer3/fwdback/kernels_amd64.s -stubs ../../hmmer3/fwdback/kernels_stubs_amd64.go -pkg fwdback
+
+// useAsm reports whether the SSE row kernels run (every amd64 CPU has
+// SSE2; HMMGO_KERNEL=generic or a test can turn them off).
+func useAsm() bool { return level >= simd.SSE }

@@ -1,0 +1,15 @@
+//go:build !amd64
+
+package fwdback
+
+// useAsm: no assembly row kernels on this architecture.
+func useAsm() bool { return false }
+
+func fwdRowSSE(dpp, dpc, tf, rf *[4]float32, q int, xB float32, all4 bool, xEv *[4]float32) {
+	panic("fwdback: no SSE kernels")
+}
+func bckRowInSSE(dpp, dpc, tf, rf *[4]float32, q int, xBv *[4]float32) {
+	panic("fwdback: no SSE kernels")
+}
+func bckRowOutSSE(dpc, tf *[4]float32, q int, xE float32) { panic("fwdback: no SSE kernels") }
+func scaleRowSSE(dp *[4]float32, n int, inv float32)      { panic("fwdback: no SSE kernels") }

@@ -1,0 +1,52 @@
+package msvfilter
+
+import (
+	"io"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/hmmgo/hmmgo/internal/simd"
+	"github.com/hmmgo/hmmgo/internal/testutil"
+	"github.com/hmmgo/hmmgo/seqio"
+)
+
+// TestRealModels runs every testdata model against its test database
+// (testdata/hmmer3/prot.fa or synth_dna.fa, homologs included) on every
+// kernel, each target with the length configuration hmmsearch gives it.
+func TestRealModels(t *testing.T) {
+	models, _ := filepath.Glob(filepath.Join(testutil.Testdata(t, "hmmer3/models"), "*.hmm.gz"))
+	if len(models) == 0 {
+		t.Fatal("no testdata models")
+	}
+	for _, path := range models {
+		name := filepath.Base(path)
+		name = name[:len(name)-len(".hmm.gz")]
+		om := loadModel(t, name)
+		db := "prot.fa"
+		if om.Abc.K == 4 {
+			db = "synth_dna.fa"
+		}
+		sr, err := seqio.Open(testutil.Testdata(t, "hmmer3/"+db), nil, om.Abc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			sq, err := sr.Read()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			om.ReconfigLength(sq.L())
+			want := RefScore(sq.Dsq, &om.MSV)
+			for _, l := range simd.Available() {
+				if got := scoreWith(l, sq.Dsq, &om.MSV); math.Float32bits(got) != math.Float32bits(want) {
+					t.Errorf("%s vs %s: %s kernel %v, reference %v", name, sq.Name, l, got, want)
+				}
+			}
+		}
+		sr.Close()
+	}
+}

@@ -1,0 +1,33 @@
+package vitfilter_test
+
+import (
+	"fmt"
+
+	"github.com/hmmgo/hmmgo/hmmer3/hmm"
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
+	"github.com/hmmgo/hmmgo/hmmer3/vitfilter"
+)
+
+// Score a target with the fastest kernel this CPU has; the scalar
+// reference gives the same bits.
+func ExampleScore() {
+	r, err := hmm.OpenFile("../../testdata/hmmer3/models/globins4.hmm.gz", nil)
+	if err != nil {
+		panic(err)
+	}
+	defer r.Close()
+	h, err := r.Read()
+	if err != nil {
+		panic(err)
+	}
+	om := oprofile.Convert(profile.Config(h, profile.NewBackground(h.Alph), 100), h)
+	var dsq []byte
+	for _, c := range []byte("MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQAPILSRVGDGTQDNLSGAEKAVQVKVKALPDAQFEVVHSLAKWKRQTLGQHDFSAGEGLYTHMKALRPDEDRLSPLHSVYVDQWDWERVMGDG") {
+		dsq = append(dsq, h.Alph.Inmap[c])
+	}
+	om.ReconfigLength(len(dsq))
+	sc := vitfilter.Score(dsq, &om.Vit)
+	fmt.Printf("%.4f nats, same as the reference: %v\n", sc, sc == vitfilter.RefScore(dsq, &om.Vit))
+	// Output: -13.6052 nats, same as the reference: true
+}

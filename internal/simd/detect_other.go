@@ -1,0 +1,5 @@
+//go:build !amd64
+
+package simd
+
+func detect() Level { return Generic }
