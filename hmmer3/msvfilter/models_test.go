@@ -2,9 +2,9 @@ package msvfilter
 
 import (
 	"io"
-	"runtime"
 	"math"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/internal/simd"

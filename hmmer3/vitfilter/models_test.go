@@ -2,8 +2,8 @@ package vitfilter
 
 import (
 	"io"
-	"runtime"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
