@@ -88,8 +88,10 @@ fwd_dd1:
 	ADDQ   $0x30, DI
 	CMPQ   DI, SI
 	JB     fwd_dd1
-	MOVB   all4+44(FP), BL
-	MOVQ   $0x00000003, R8
+	MOVB   all4+44(FP), DL
+	MOVQ   $0x00000003, BX
+	TESTB  DL, DL
+	JNZ    fwd_pass4
 
 fwd_pass:
 	PSLLDQ $0x04, X5
@@ -110,13 +112,31 @@ fwd_ddn:
 	ADDQ     $0x30, DI
 	CMPQ     DI, SI
 	JB       fwd_ddn
-	DECQ     R8
+	DECQ     BX
 	JZ       fwd_sum
-	TESTB    BL, BL
-	JNZ      fwd_pass
 	MOVMSKPS X0, DX
 	TESTL    DX, DX
 	JNZ      fwd_pass
+	JMP      fwd_sum
+
+fwd_pass4:
+	PSLLDQ $0x04, X5
+	XORQ   DI, DI
+	MOVQ   AX, DX
+
+fwd_dd4:
+	MOVUPS 16(CX)(DI*1), X0
+	MOVAPS X5, X7
+	ADDPS  X0, X7
+	MOVUPS X7, 16(CX)(DI*1)
+	MOVUPS (DX), X0
+	MULPS  X0, X5
+	ADDQ   $0x10, DX
+	ADDQ   $0x30, DI
+	CMPQ   DI, SI
+	JB     fwd_dd4
+	DECQ   BX
+	JNZ    fwd_pass4
 
 fwd_sum:
 	XORQ DI, DI

@@ -4,6 +4,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/internal/simd"
@@ -40,6 +41,13 @@ func TestRealModels(t *testing.T) {
 				t.Fatal(err)
 			}
 			om.ReconfigLength(sq.L())
+			for _, l := range simd.Available() {
+				// A converted profile must reach the vector kernels, not
+				// fall back to the generic path for want of tables.
+				if _, ok := vectorScore(l, sq.Dsq, &om.MSV); ok != (l > simd.Generic && runtime.GOARCH == "amd64") {
+					t.Fatalf("%s: %s kernel taken: %v", name, l, ok)
+				}
+			}
 			want := RefScore(sq.Dsq, &om.MSV)
 			for _, l := range simd.Available() {
 				if got := scoreWith(l, sq.Dsq, &om.MSV); math.Float32bits(got) != math.Float32bits(want) {

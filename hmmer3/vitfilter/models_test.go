@@ -3,6 +3,7 @@ package vitfilter
 import (
 	"io"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
@@ -58,6 +59,13 @@ func TestRealModels(t *testing.T) {
 				t.Fatal(err)
 			}
 			om.ReconfigLength(sq.L())
+			for _, l := range simd.Available() {
+				// A converted profile must reach the vector kernels, not
+				// fall back to the generic path for want of tables.
+				if _, ok := vectorScore(l, sq.Dsq, &om.Vit); ok != (l > simd.Generic && runtime.GOARCH == "amd64") {
+					t.Fatalf("%s: %s kernel taken: %v", name, l, ok)
+				}
+			}
 			want := RefScore(sq.Dsq, &om.Vit)
 			for _, l := range simd.Available() {
 				if got := scoreWith(l, sq.Dsq, &om.Vit); !same(got, want) {

@@ -178,13 +178,15 @@ func fwdRow() {
 	CMPQ(off, n)
 	JB(LabelRef("fwd_dd1"))
 
-	// Three more passes that only extend the carry; when all4 is false,
-	// stop after a pass in which no D cell grew.
+	// Three more passes that only extend the carry: all three when all4
+	// (no test needed), else stopping after a pass in which no D cell grew.
 	all4 := Load(Param("all4"), GP8())
 	passes := GP64()
 	MOVQ(U32(3), passes)
 	changed := XMM()
 	mask := GP32()
+	TESTB(all4, all4)
+	JNZ(LabelRef("fwd_pass4"))
 	Label("fwd_pass")
 	PSLLDQ(U8(4), dcv)
 	XORPS(changed, changed)
@@ -204,11 +206,25 @@ func fwdRow() {
 	JB(LabelRef("fwd_ddn"))
 	DECQ(passes)
 	JZ(LabelRef("fwd_sum"))
-	TESTB(all4, all4)
-	JNZ(LabelRef("fwd_pass"))
 	MOVMSKPS(changed, mask)
 	TESTL(mask, mask)
 	JNZ(LabelRef("fwd_pass"))
+	JMP(LabelRef("fwd_sum"))
+
+	Label("fwd_pass4")
+	PSLLDQ(U8(4), dcv)
+	XORQ(off, off)
+	MOVQ(dd, tp)
+	Label("fwd_dd4")
+	add(dcv, d, tmp)
+	MOVUPS(tmp, d)
+	mul(dcv, Mem{Base: tp}, dcv)
+	ADDQ(U8(vb), tp)
+	ADDQ(U8(3*vb), off)
+	CMPQ(off, n)
+	JB(LabelRef("fwd_dd4"))
+	DECQ(passes)
+	JNZ(LabelRef("fwd_pass4"))
 
 	Label("fwd_sum")
 	XORQ(off, off)
