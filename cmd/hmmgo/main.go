@@ -11,6 +11,7 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/hmmsearch"
 	"github.com/hmmgo/hmmgo/internal/cli"
 	"github.com/hmmgo/hmmgo/internal/pairhmmcmd"
+	"github.com/hmmgo/hmmgo/internal/synthdb"
 )
 
 // commands lists every subcommand; each lives in its own package.
@@ -18,6 +19,7 @@ var commands = []cli.Command{
 	gpuinfo.Command,
 	hmmsearch.Command,
 	pairhmmcmd.Command,
+	synthdb.Command,
 }
 
 func main() {
