@@ -10,6 +10,7 @@ import (
 	"github.com/hmmgo/hmmgo/gpu/gpuinfo"
 	"github.com/hmmgo/hmmgo/hmmer3/hmmsearch"
 	"github.com/hmmgo/hmmgo/internal/cli"
+	"github.com/hmmgo/hmmgo/internal/makedb"
 	"github.com/hmmgo/hmmgo/internal/pairhmmcmd"
 	"github.com/hmmgo/hmmgo/internal/synthdb"
 )
@@ -18,6 +19,7 @@ import (
 var commands = []cli.Command{
 	gpuinfo.Command,
 	hmmsearch.Command,
+	makedb.Command,
 	pairhmmcmd.Command,
 	synthdb.Command,
 }
