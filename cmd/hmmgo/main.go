@@ -10,7 +10,9 @@ import (
 	"github.com/hmmgo/hmmgo/gpu/gpuinfo"
 	"github.com/hmmgo/hmmgo/hmmer3/hmmsearch"
 	"github.com/hmmgo/hmmgo/internal/cli"
+	"github.com/hmmgo/hmmgo/internal/makedb"
 	"github.com/hmmgo/hmmgo/internal/pairhmmcmd"
+	"github.com/hmmgo/hmmgo/internal/synthdb"
 	paparacmd "github.com/hmmgo/hmmgo/papara/cmd"
 )
 
@@ -18,8 +20,10 @@ import (
 var commands = []cli.Command{
 	gpuinfo.Command,
 	hmmsearch.Command,
+	makedb.Command,
 	pairhmmcmd.Command,
 	paparacmd.Command,
+	synthdb.Command,
 }
 
 func main() {
