@@ -12,6 +12,7 @@ package gpudb
 
 import (
 	"encoding/binary"
+	"runtime"
 	"sort"
 	"sync"
 
@@ -34,44 +35,57 @@ type Packed struct {
 }
 
 // Pack lays out targets idx of dsqs for kernels with T threads per target.
+// Blocks are planned in one pass and filled in parallel.
 func Pack(dsqs [][]byte, idx []int, T int) *Packed {
 	S := 32 / T
 	order := append([]int(nil), idx...)
 	sort.SliceStable(order, func(a, b int) bool { return len(dsqs[order[a]]) > len(dsqs[order[b]]) })
-	p := &Packed{}
-	total := 0
-	for start := 0; start < len(order); start += S {
-		total += ((len(dsqs[order[start]]) + 3) &^ 3) * S
+	nb := (len(order) + S - 1) / S
+	p := &Packed{NBlocks: nb, Table: make([]byte, nb*BlockBytes)}
+	offs := make([]int, nb+1)
+	for b := 0; b < nb; b++ {
+		offs[b+1] = offs[b] + ((len(dsqs[order[b*S]])+3)&^3)*S
 	}
-	p.Res = make([]byte, 0, total)
-	p.Table = make([]byte, 0, (len(order)+S-1)/S*BlockBytes)
-	var blk [BlockBytes]byte
-	for start := 0; start < len(order); start += S {
-		group := order[start:min(start+S, len(order))]
-		maxLen := (len(dsqs[group[0]]) + 3) &^ 3
-		clear(blk[:])
-		for g, i := range group {
-			binary.LittleEndian.PutUint32(blk[4*g:], uint32(i))
-			binary.LittleEndian.PutUint32(blk[128+4*g:], uint32(len(dsqs[i])))
-		}
-		binary.LittleEndian.PutUint32(blk[256:], uint32(maxLen))
-		binary.LittleEndian.PutUint32(blk[260:], uint32(len(group)))
-		binary.LittleEndian.PutUint64(blk[264:], uint64(len(p.Res)))
-		p.Table = append(p.Table, blk[:]...)
-		base := len(p.Res)
-		p.Res = p.Res[:base+maxLen*S]
-		body := p.Res[base:]
-		for i := range body {
-			body[i] = Pad
-		}
-		for g, i := range group {
-			for pos, x := range dsqs[i] {
-				body[(pos/4)*S*4+g*4+pos%4] = x
+	p.Res = make([]byte, offs[nb])
+	var wg sync.WaitGroup
+	workers := runtime.GOMAXPROCS(0)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for b := w; b < nb; b += workers {
+				group := order[b*S : min(b*S+S, len(order))]
+				packBlock(p.Table[b*BlockBytes:(b+1)*BlockBytes], p.Res[offs[b]:offs[b+1]], offs[b], dsqs, group, S)
 			}
-		}
-		p.NBlocks++
+		}(w)
 	}
+	wg.Wait()
 	return p
+}
+
+// packBlock writes one block's table entry and residues.
+func packBlock(blk, body []byte, off int, dsqs [][]byte, group []int, S int) {
+	maxLen := len(body) / S
+	for g, i := range group {
+		binary.LittleEndian.PutUint32(blk[4*g:], uint32(i))
+		binary.LittleEndian.PutUint32(blk[128+4*g:], uint32(len(dsqs[i])))
+	}
+	binary.LittleEndian.PutUint32(blk[256:], uint32(maxLen))
+	binary.LittleEndian.PutUint32(blk[260:], uint32(len(group)))
+	binary.LittleEndian.PutUint64(blk[264:], uint64(off))
+	for i := range body {
+		body[i] = Pad
+	}
+	for g, i := range group {
+		d := dsqs[i]
+		pos := 0
+		for ; pos+4 <= len(d); pos += 4 {
+			copy(body[(pos/4)*S*4+g*4:], d[pos:pos+4])
+		}
+		for ; pos < len(d); pos++ {
+			body[(pos/4)*S*4+g*4+pos%4] = d[pos]
+		}
+	}
 }
 
 // DB is a target database resident on one GPU.
