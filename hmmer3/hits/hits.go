@@ -5,6 +5,8 @@
 // (which print them).
 package hits
 
+import "time"
+
 // State is a Plan 7 trace state, numbered as HMMER numbers them.
 type State byte
 
@@ -143,7 +145,10 @@ type Stats struct {
 	NPastBias       int64
 	NPastVit        int64
 	NPastFwd        int64
-	F1, F2, F3      float64
+	// StageTime is the time spent in each stage, summed over workers,
+	// when the pipeline was asked to measure it (Config.TimeStages).
+	StageTime  [NStages]time.Duration
+	F1, F2, F3 float64
 }
 
 // Add accumulates another worker's counters into s.
@@ -154,4 +159,20 @@ func (s *Stats) Add(o *Stats) {
 	s.NPastBias += o.NPastBias
 	s.NPastVit += o.NPastVit
 	s.NPastFwd += o.NPastFwd
+	for i := range s.StageTime {
+		s.StageTime[i] += o.StageTime[i]
+	}
 }
+
+// Pipeline stages whose time Stats.StageTime records.
+const (
+	StageMSV = iota
+	StageBias
+	StageVit
+	StageFwd
+	StageDomains
+	NStages
+)
+
+// StageNames names the stages for reports.
+var StageNames = [NStages]string{"MSV", "bias", "Viterbi", "Forward", "domains"}

@@ -112,6 +112,7 @@ func (e *engine) run(env cli.Env, args []string) int {
 		}
 	}
 	s := &search{engine: e, env: env, g: g, hmmfile: g.args[0], seqfile: g.args[1]}
+	_, s.stageTimes = e.lookupEnv("HMMGO_STAGE_TIMES")
 	if err := s.run(); err != nil {
 		s.abort()
 		return cli.Fail(env, name, err)
@@ -163,6 +164,21 @@ type search struct {
 	tbl, dtbl *bufio.Writer
 	textFile  *cli.OutputFile
 	gpu       *gpuSearch // nil: the filters run on the CPU
+	// stageTimes ($HMMGO_STAGE_TIMES set) prints each query's time per
+	// pipeline stage on stderr.
+	stageTimes bool
+}
+
+func (s *search) printStageTimes(query string, st *hits.Stats, gpu time.Duration) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "hmmgo hmmsearch: %s: CPU time per stage (all workers):", query)
+	for i, d := range st.StageTime {
+		fmt.Fprintf(&b, " %s %.3fs", hits.StageNames[i], d.Seconds())
+	}
+	if s.gpu != nil {
+		fmt.Fprintf(&b, "; GPU MSV filter (load, pack, kernels, decisions) %.3fs wall", gpu.Seconds())
+	}
+	fmt.Fprintln(s.env.Stderr, b.String())
 }
 
 func (s *search) create(path string) (*cli.OutputFile, *bufio.Writer, error) {
@@ -341,7 +357,10 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, opts report
 	if err != nil {
 		return err
 	}
+	cfg.TimeStages = s.stageTimes
+	var gpuTime time.Duration
 	if s.gpu != nil {
+		tg := time.Now()
 		if s.gpu.seqs == nil {
 			if err := s.gpu.load(src, h.Alph); err != nil {
 				return err
@@ -353,6 +372,7 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, opts report
 		}
 		cfg.MSVScore = func(idx int64) float32 { return scores[idx] }
 		src = &pipeline.SliceSource{Seqs: s.gpu.seqs}
+		gpuTime = time.Since(tg)
 	}
 	list, st, err := s.search(m, src, &cfg)
 	if err != nil {
@@ -363,6 +383,9 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, opts report
 	}
 	if !thr.ZFromOption {
 		thr.Z = float64(st.NSeqs)
+	}
+	if s.stageTimes {
+		s.printStageTimes(h.Name, st, gpuTime)
 	}
 	th := &hits.TopHits{Hits: list}
 	th.Sort()

@@ -31,6 +31,9 @@ type Config struct {
 	// with database index idx, computed in bulk elsewhere (on a GPU);
 	// otherwise each worker runs the CPU filter.
 	MSVScore func(idx int64) float32
+
+	// TimeStages records the time of each stage in Stats.StageTime.
+	TimeStages bool
 }
 
 // DefaultConfig returns hmmsearch's defaults.

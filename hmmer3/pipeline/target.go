@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"math"
+	"time"
 
 	"github.com/hmmgo/hmmgo/easel"
 	"github.com/hmmgo/hmmgo/hmmer3/domaindef"
@@ -56,6 +57,17 @@ func (w *worker) run(sq *seqio.Sequence, idx int64) (*hits.Hit, error) {
 	bg.SetLength(L)
 	om.ReconfigLength(L)
 	nullsc := bg.NullOne(L)
+	var t0 time.Time
+	lap := func(stage int) {
+		if w.cfg.TimeStages {
+			t1 := time.Now()
+			w.stats.StageTime[stage] += t1.Sub(t0)
+			t0 = t1
+		}
+	}
+	if w.cfg.TimeStages {
+		t0 = time.Now()
+	}
 
 	var usc float32
 	if w.cfg.MSVScore != nil {
@@ -63,6 +75,7 @@ func (w *worker) run(sq *seqio.Sequence, idx int64) (*hits.Hit, error) {
 	} else {
 		usc = msvfilter.Score(dsq, &om.MSV)
 	}
+	lap(hits.StageMSV)
 	P := easel.GumbelSurv(float64(bits(usc, nullsc)), float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
 	if P > w.f1 {
 		return nil, nil
@@ -73,6 +86,7 @@ func (w *worker) run(sq *seqio.Sequence, idx int64) (*hits.Hit, error) {
 	if w.bias {
 		filtersc = bg.FilterScore(dsq)
 		P = easel.GumbelSurv(float64(bits(usc, filtersc)), float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
+		lap(hits.StageBias)
 		if P > w.f1 {
 			return nil, nil
 		}
@@ -84,6 +98,7 @@ func (w *worker) run(sq *seqio.Sequence, idx int64) (*hits.Hit, error) {
 	if P > w.f2 {
 		vfsc := vitfilter.Score(dsq, &om.Vit)
 		P = easel.GumbelSurv(float64(bits(vfsc, filtersc)), float64(ev[hmm.VitMu]), float64(ev[hmm.VitLambda]))
+		lap(hits.StageVit)
 		if P > w.f2 {
 			return nil, nil
 		}
@@ -95,6 +110,7 @@ func (w *worker) run(sq *seqio.Sequence, idx int64) (*hits.Hit, error) {
 		return nil, err
 	}
 	P = easel.ExpSurv(float64(bits(fwdsc, filtersc)), float64(ev[hmm.FwdTau]), float64(ev[hmm.FwdLambda]))
+	lap(hits.StageFwd)
 	if P > w.f3 {
 		return nil, nil
 	}
@@ -107,6 +123,7 @@ func (w *worker) run(sq *seqio.Sequence, idx int64) (*hits.Hit, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer lap(hits.StageDomains)
 	if res.NRegions == 0 || res.NEnvelopes == 0 || len(res.Domains) == 0 {
 		return nil, nil
 	}
