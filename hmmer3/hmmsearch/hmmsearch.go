@@ -309,6 +309,9 @@ func (s *search) run() error {
 		if err != nil {
 			return err
 		}
+		if h.Calibrate {
+			return fmt.Errorf("%s: model %s is in HMMER2 format, which hmmsearch 3.3.2 calibrates by simulation before searching; hmmgo does not: convert it with hmmconvert and rebuild it with hmmbuild first", s.hmmfile, h.Name)
+		}
 		if nquery == 1 {
 			abc = h.Alph
 			if err := report.Banner(s.text, name, summary); err != nil {
