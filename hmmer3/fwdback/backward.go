@@ -78,7 +78,8 @@ func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (fl
 		xE = fmul(xC, xfE[profile.Move]) + fmul(xJ, xfE[profile.Loop])
 		backwardRowOut(dpc, tf, Q, xE)
 
-		if xB > 1.0e16 {
+		// HMMER compares the float in double: float32(1e16) is above 1e16.
+		if float64(xB) > 1.0e16 {
 			bck.HasOwnScales = true
 		}
 		var s float32
