@@ -190,6 +190,18 @@ func homolog(rng *rand.Rand, h *hmm.HMM, reps int) []byte {
 	return d
 }
 
+// deletionHeavy makes long D->D chains likely, so that every D->D pass of
+// a row changes values (the later passes only matter then).
+func deletionHeavy(h *hmm.HMM) *hmm.HMM {
+	for k := 1; k < h.M; k++ {
+		t := &h.T[k]
+		t[hmm.TMM], t[hmm.TMI], t[hmm.TMD] = 0.6, 0.05, 0.35
+		t[hmm.TDM], t[hmm.TDD] = 0.05, 0.95
+	}
+	h.Name = "deletion-heavy"
+	return h
+}
+
 func randomTargets(rng *rand.Rand, h *hmm.HMM, n, maxLen int) [][]byte {
 	ds := [][]byte{{}, testmodels.RandomDsq(rng, h.Alph, 1), testmodels.RandomDsq(rng, h.Alph, 2), testmodels.RandomDsq(rng, h.Alph, 5)}
 	for len(ds) < n {
@@ -209,8 +221,14 @@ func randomTargets(rng *rand.Rand, h *hmm.HMM, n, maxLen int) [][]byte {
 func TestKernelScheduleMatchesForward(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
 	amino := alphabet.New(alphabet.Amino)
-	for _, M := range []int{1, 2, 3, 4, 5, 8, 13, 50, 99, 100, 101, 160, 333} {
-		h := testmodels.RandomHMM(rng, amino, M)
+	for _, M := range []int{1, 2, 3, 4, 5, 8, 13, 50, 99, 100, 101, 160, 333, -60, -140} {
+		var h *hmm.HMM
+		if M < 0 {
+			M = -M
+			h = deletionHeavy(testmodels.RandomHMM(rng, amino, M))
+		} else {
+			h = testmodels.RandomHMM(rng, amino, M)
+		}
 		om := optimizedProfile(h)
 		n, maxLen := 40, 400
 		if M > 100 {

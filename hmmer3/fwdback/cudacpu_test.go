@@ -1,0 +1,206 @@
+package fwdback
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/hmmgo/hmmgo/alphabet"
+	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
+	"github.com/hmmgo/hmmgo/hmmer3/hmm"
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/internal/testmodels"
+	"github.com/hmmgo/hmmgo/internal/testutil"
+)
+
+// These tests run fwd.cu itself, not a transcription of it, on the CPU:
+// testdata/cudacpu/shim.h stands in for the CUDA built-ins (each GPU
+// thread a coroutine, shuffles and votes exchanged between the 32 lanes
+// of a warp), and the host's SSE arithmetic in flush-to-zero mode stands
+// in for the GPU's -ftz=true single precision. They check the kernel's
+// indexing, lane exchanges, warp-uniform control flow, padding and
+// records against Forward, through the same plan, packing and assembly
+// code the GPU path uses. What they cannot check is NVRTC and the device;
+// gpu_test.go does that on a GPU host.
+
+// shimCompiler returns a C++ compiler, or skips.
+func shimCompiler(t *testing.T) string {
+	t.Helper()
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the CUDA shim sets x86 MXCSR flags; skipped on " + runtime.GOARCH)
+	}
+	for _, cc := range []string{"c++", "g++", "clang++"} {
+		if p, err := exec.LookPath(cc); err == nil {
+			return p
+		}
+	}
+	t.Skip("no C++ compiler: fwd.cu not run on the CPU")
+	return ""
+}
+
+// buildShim compiles the kernel with the shim for one shape.
+func buildShim(t *testing.T, cc string, s fwdShape) string {
+	t.Helper()
+	exe := filepath.Join(t.TempDir(), "fwdcpu")
+	b2i := map[bool]int{false: 0, true: 1}
+	cmd := exec.Command(cc, "-std=c++17", "-O1", "-ffp-contract=off", "-fno-strict-aliasing", "-msse2",
+		fmt.Sprintf("-DBLOCK=%d", s.Block), fmt.Sprintf("-DPROF_SHARED=%d", b2i[s.ProfShared]), fmt.Sprintf("-DSTATE_SHARED=%d", b2i[s.StateShared]),
+		"-I", ".", "-I", filepath.Join("testdata", "cudacpu"), "-o", exe, filepath.Join("testdata", "cudacpu", "driver.cc"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("compiling fwd.cu with the CPU shim: %v\n%s", err, out)
+	}
+	return exe
+}
+
+// shimShape is a small launch: warps warps per block, grid blocks.
+func shimShape(p *fwdPlan, warps, grid int, profShared, stateShared bool) fwdShape {
+	s := fwdShape{Block: 32 * warps, ProfShared: profShared, StateShared: stateShared, grid: grid}
+	if profShared {
+		s.sharedBytes += p.profileBytes()
+	}
+	if stateShared {
+		s.sharedBytes += warps * p.stateBytesPerWarp()
+	}
+	return s
+}
+
+// runShim runs the compiled kernel over dsqs and returns what the GPU
+// path's launch returns.
+func runShim(t *testing.T, exe string, p *fwdPlan, s fwdShape, dsqs [][]byte) ([]float32, []scaleRecord) {
+	t.Helper()
+	var idx []int
+	residues := 0
+	for i, d := range dsqs {
+		if len(d) > 0 {
+			idx = append(idx, i)
+			residues += len(d)
+		}
+	}
+	packed := gpudb.Pack(dsqs, idx, threadsPerTarget)
+	stateFloats := 0
+	if !s.StateShared {
+		stateFloats = s.grid * (s.Block / 32) * p.stateBytesPerWarp() / 4
+	}
+	check := 0
+	if p.Check {
+		check = 1
+	}
+	var in bytes.Buffer
+	w := func(v any) { binary.Write(&in, binary.LittleEndian, v) }
+	w([]int32{int32(p.Q), int32(p.QS), int32(p.Kp), int32(check), int32(packed.NBlocks), int32(len(dsqs)),
+		int32(s.grid), int32(s.sharedBytes), int32(residues)})
+	w(int64(stateFloats))
+	w([]float32{p.EMove, p.ELoop})
+	for _, a := range [][]byte{bytesOf(p.Trans), bytesOf(p.Odds), packed.Res, packed.Table, bytesOf(p.LoopMove)} {
+		w(int64(len(a)))
+		in.Write(a)
+	}
+	dir := t.TempDir()
+	inPath, outPath := filepath.Join(dir, "in"), filepath.Join(dir, "out")
+	if err := os.WriteFile(inPath, in.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(exe, inPath, outPath).CombinedOutput(); err != nil {
+		t.Fatalf("kernel on the CPU: %v\n%s", err, out)
+	}
+	raw, err := os.ReadFile(outPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(dsqs)
+	if len(raw) < 4*n+4 {
+		t.Fatalf("kernel output: %d bytes for %d targets", len(raw), n)
+	}
+	outC := make([]float32, n)
+	for i := range outC {
+		outC[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+	}
+	nrec := int(binary.LittleEndian.Uint32(raw[4*n:]))
+	if nrec > residues || len(raw) != 4*n+4+scaleRecordBytes*nrec {
+		t.Fatalf("kernel output: %d records, %d bytes", nrec, len(raw))
+	}
+	return outC, decodeScaleRecords(raw[4*n+4:])
+}
+
+func bytesOf(f []float32) []byte {
+	b := make([]byte, 4*len(f))
+	for i, x := range f {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+func checkShim(t *testing.T, exe string, what string, om *oprofile.Profile, s func(*fwdPlan) fwdShape, dsqs [][]byte) {
+	t.Helper()
+	lengths := ownLengths(dsqs)
+	plan, err := newFwdPlan(om, lengths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outC, recs := runShim(t, exe, plan, s(plan), dsqs)
+	got, gotErr, err := assembleScores(plan, dsqs, outC, recs)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	want, wantErr := cpuScores(om, dsqs, lengths)
+	compareScores(t, what, dsqs, got, gotErr, want, wantErr)
+}
+
+func TestKernelSourceOnCPU(t *testing.T) {
+	cc := shimCompiler(t)
+	rng := rand.New(rand.NewSource(17))
+	amino := alphabet.New(alphabet.Amino)
+	type variant struct {
+		name                    string
+		profShared, stateShared bool
+		Ms                      []int
+	}
+	for _, v := range []variant{
+		{"shared", true, true, []int{1, 6, 64, -40}},
+		{"state-shared", false, true, []int{120, -130}},
+		{"global", false, false, []int{3, 101}},
+		{"global+profile", true, false, []int{230}},
+	} {
+		exe := buildShim(t, cc, fwdShape{Block: 64, ProfShared: v.profShared, StateShared: v.stateShared})
+		for _, M := range v.Ms {
+			var h *hmm.HMM
+			if M < 0 { // negative: a deletion-heavy model of length -M
+				M = -M
+				h = deletionHeavy(testmodels.RandomHMM(rng, amino, M))
+			} else {
+				h = testmodels.RandomHMM(rng, amino, M)
+			}
+			// Two blocks of two warps: 32 targets at a time, so the 40
+			// targets make the warps come back for more work; lengths
+			// differ within a warp (padding rows, early-stopping passes).
+			dsqs := randomTargets(rng, h, 40, 150)
+			dsqs = append(dsqs, testmodels.RandomDsq(rng, amino, 700), homolog(rng, h, 4))
+			shape := func(p *fwdPlan) fwdShape { return shimShape(p, 2, 2, v.profShared, v.stateShared) }
+			checkShim(t, exe, fmt.Sprintf("%s M=%d", v.name, M), optimizedProfile(h), shape, dsqs)
+		}
+	}
+}
+
+func TestKernelSourceOnCPURealModels(t *testing.T) {
+	cc := shimCompiler(t)
+	dir := testutil.Testdata(t, "hmmer3")
+	amino, dna := alphabet.New(alphabet.Amino), alphabet.New(alphabet.DNA)
+	prot := readTargets(t, filepath.Join(dir, "prot.fa"), amino)
+	nuc := readTargets(t, filepath.Join(dir, "synth_dna.fa"), dna)
+	exe := buildShim(t, cc, fwdShape{Block: 32, ProfShared: true, StateShared: false})
+	shape := func(p *fwdPlan) fwdShape { return shimShape(p, 1, 3, true, false) }
+	for _, h := range readModels(t, filepath.Join(dir, "models", "*.hmm.gz")) {
+		dsqs := prot
+		if h.Alph.Type == alphabet.DNA {
+			dsqs = nuc
+		}
+		checkShim(t, exe, h.Name, optimizedProfile(h), shape, dsqs[:min(len(dsqs), 24)])
+	}
+}
