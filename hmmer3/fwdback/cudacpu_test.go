@@ -204,3 +204,41 @@ func TestKernelSourceOnCPURealModels(t *testing.T) {
 		checkShim(t, exe, h.Name, optimizedProfile(h), shape, dsqs[:min(len(dsqs), 24)])
 	}
 }
+
+// TestKernelCompilesForNVPTX compiles fwd.cu for a GPU with clang's NVPTX
+// back end (no CUDA toolkit needed), every variant, and checks that no
+// multiply-add was contracted. It skips where clang cannot target NVPTX.
+func TestKernelCompilesForNVPTX(t *testing.T) {
+	clang, err := exec.LookPath("clang")
+	if err != nil {
+		t.Skip("clang not on PATH: device compilation of fwd.cu not checked")
+	}
+	dir := t.TempDir()
+	nvptx := func(src string, defs ...string) ([]byte, error) {
+		out := filepath.Join(dir, "out.ptx")
+		args := append([]string{"-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib", "--cuda-gpu-arch=sm_80",
+			"-Xclang", "-target-feature", "-Xclang", "+ptx70", "-ffp-contract=off", "-O2", "-S", "-o", out,
+			"-include", filepath.Join("testdata", "cudacpu", "nvptx.h")}, defs...)
+		if msg, err := exec.Command(clang, append(args, src)...).CombinedOutput(); err != nil {
+			return msg, err
+		}
+		return os.ReadFile(out)
+	}
+	probe := filepath.Join(dir, "probe.cu")
+	os.WriteFile(probe, []byte("extern \"C\" __global__ void k(float* p) { p[threadIdx.x] = __shfl_xor_sync(0xffffffffu, p[0], 1); }\n"), 0o644)
+	if msg, err := nvptx(probe); err != nil {
+		t.Skipf("clang cannot compile CUDA for NVPTX here: %v\n%s", err, msg)
+	}
+	for _, v := range [][2]int{{1, 1}, {0, 1}, {0, 0}, {1, 0}} {
+		ptx, err := nvptx("fwd.cu", "-DBLOCK=256", fmt.Sprintf("-DPROF_SHARED=%d", v[0]), fmt.Sprintf("-DSTATE_SHARED=%d", v[1]))
+		if err != nil {
+			t.Fatalf("PROF_SHARED=%d STATE_SHARED=%d: %v\n%s", v[0], v[1], err, ptx)
+		}
+		if bytes.Contains(ptx, []byte("fma.")) {
+			t.Errorf("PROF_SHARED=%d STATE_SHARED=%d: the PTX has fused multiply-adds", v[0], v[1])
+		}
+		if !bytes.Contains(ptx, []byte(".entry fwd_kernel")) {
+			t.Errorf("PROF_SHARED=%d STATE_SHARED=%d: no fwd_kernel entry in the PTX", v[0], v[1])
+		}
+	}
+}
