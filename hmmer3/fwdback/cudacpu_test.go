@@ -71,9 +71,9 @@ func shimShape(p *fwdPlan, warps, grid int, profShared, stateShared bool) fwdSha
 	return s
 }
 
-// runShim runs the compiled kernel over dsqs and returns what the GPU
-// path's launch returns.
-func runShim(t *testing.T, exe string, p *fwdPlan, s fwdShape, dsqs [][]byte) ([]float32, []scaleRecord) {
+// runShim runs the compiled kernels over dsqs and returns what the GPU
+// path's launch returns; with rows, Backward too and the special rows.
+func runShim(t *testing.T, exe string, p *fwdPlan, s fwdShape, dsqs [][]byte, rows bool) (*fwdRun, []int64) {
 	t.Helper()
 	var idx []int
 	residues := 0
@@ -84,21 +84,24 @@ func runShim(t *testing.T, exe string, p *fwdPlan, s fwdShape, dsqs [][]byte) ([
 		}
 	}
 	packed := gpudb.Pack(dsqs, idx, threadsPerTarget)
+	xoff, rowFloats := rowOffsets(dsqs, idx)
+	if !rows {
+		rowFloats = 0
+	}
 	stateFloats := 0
 	if !s.StateShared {
 		stateFloats = s.grid * (s.Block / 32) * p.stateBytesPerWarp() / 4
 	}
-	check := 0
-	if p.Check {
-		check = 1
-	}
+	b2i := map[bool]int32{false: 0, true: 1}
 	var in bytes.Buffer
 	w := func(v any) { binary.Write(&in, binary.LittleEndian, v) }
-	w([]int32{int32(p.Q), int32(p.QS), int32(p.Kp), int32(check), int32(packed.NBlocks), int32(len(dsqs)),
-		int32(s.grid), int32(s.sharedBytes), int32(residues)})
-	w(int64(stateFloats))
+	w([]int32{int32(p.Q), int32(p.QS), int32(p.Kp), b2i[p.Check], int32(packed.NBlocks), int32(len(dsqs)),
+		int32(s.grid), int32(s.sharedBytes), int32(residues), b2i[rows]})
+	w([]int64{int64(stateFloats), int64(rowFloats)})
 	w([]float32{p.EMove, p.ELoop})
-	for _, a := range [][]byte{bytesOf(p.Trans), bytesOf(p.Odds), packed.Res, packed.Table, bytesOf(p.LoopMove)} {
+	xoffBytes := new(bytes.Buffer)
+	binary.Write(xoffBytes, binary.LittleEndian, xoff)
+	for _, a := range [][]byte{bytesOf(p.Trans), bytesOf(p.Odds), packed.Res, packed.Table, bytesOf(p.LoopMove), xoffBytes.Bytes()} {
 		w(int64(len(a)))
 		in.Write(a)
 	}
@@ -118,15 +121,33 @@ func runShim(t *testing.T, exe string, p *fwdPlan, s fwdShape, dsqs [][]byte) ([
 	if len(raw) < 4*n+4 {
 		t.Fatalf("kernel output: %d bytes for %d targets", len(raw), n)
 	}
-	outC := make([]float32, n)
-	for i := range outC {
-		outC[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
-	}
+	r := &fwdRun{outC: floatsOf(raw[:4*n])}
 	nrec := int(binary.LittleEndian.Uint32(raw[4*n:]))
-	if nrec > residues || len(raw) != 4*n+4+scaleRecordBytes*nrec {
+	recEnd := 4*n + 4 + scaleRecordBytes*nrec
+	want := recEnd
+	if rows {
+		want += 8*rowFloats + 4*n
+	}
+	if nrec > residues || len(raw) != want {
 		t.Fatalf("kernel output: %d records, %d bytes", nrec, len(raw))
 	}
-	return outC, decodeScaleRecords(raw[4*n+4:])
+	r.recs = decodeScaleRecords(raw[4*n+4 : recEnd])
+	if rows {
+		r.fx = floatsOf(raw[recEnd : recEnd+4*rowFloats])
+		r.bx = floatsOf(raw[recEnd+4*rowFloats : recEnd+8*rowFloats])
+		for o := recEnd + 8*rowFloats; o < len(raw); o += 4 {
+			r.own = append(r.own, int32(binary.LittleEndian.Uint32(raw[o:])))
+		}
+	}
+	return r, xoff
+}
+
+func floatsOf(b []byte) []float32 {
+	f := make([]float32, len(b)/4)
+	for i := range f {
+		f[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return f
 }
 
 func bytesOf(f []float32) []byte {
@@ -144,8 +165,8 @@ func checkShim(t *testing.T, exe string, what string, om *oprofile.Profile, s fu
 	if err != nil {
 		t.Fatal(err)
 	}
-	outC, recs := runShim(t, exe, plan, s(plan), dsqs)
-	got, gotErr, err := assembleScores(plan, dsqs, outC, recs)
+	r, _ := runShim(t, exe, plan, s(plan), dsqs, false)
+	got, gotErr, err := assembleScores(plan, dsqs, r.outC, r.recs)
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
@@ -205,7 +226,7 @@ func TestKernelSourceOnCPURealModels(t *testing.T) {
 	}
 }
 
-// TestKernelCompilesForNVPTX compiles fwd.cu for a GPU with clang's NVPTX
+// TestKernelCompilesForNVPTX compiles fwd.cu and bwd.cu for a GPU with clang's NVPTX
 // back end (no CUDA toolkit needed), every variant, and checks that no
 // multiply-add was contracted. It skips where clang cannot target NVPTX.
 func TestKernelCompilesForNVPTX(t *testing.T) {
@@ -229,16 +250,111 @@ func TestKernelCompilesForNVPTX(t *testing.T) {
 	if msg, err := nvptx(probe); err != nil {
 		t.Skipf("clang cannot compile CUDA for NVPTX here: %v\n%s", err, msg)
 	}
+	// The program as gpu.go builds it: fwd.cu, then bwd.cu.
+	prog := filepath.Join(dir, "fwdback.cu")
+	wd, _ := os.Getwd()
+	os.WriteFile(prog, []byte(fmt.Sprintf("#include \"%s\"\n#include \"%s\"\n", filepath.Join(wd, "fwd.cu"), filepath.Join(wd, "bwd.cu"))), 0o644)
 	for _, v := range [][2]int{{1, 1}, {0, 1}, {0, 0}, {1, 0}} {
-		ptx, err := nvptx("fwd.cu", "-DBLOCK=256", fmt.Sprintf("-DPROF_SHARED=%d", v[0]), fmt.Sprintf("-DSTATE_SHARED=%d", v[1]))
+		ptx, err := nvptx(prog, "-DBLOCK=256", fmt.Sprintf("-DPROF_SHARED=%d", v[0]), fmt.Sprintf("-DSTATE_SHARED=%d", v[1]))
 		if err != nil {
 			t.Fatalf("PROF_SHARED=%d STATE_SHARED=%d: %v\n%s", v[0], v[1], err, ptx)
 		}
 		if bytes.Contains(ptx, []byte("fma.")) {
 			t.Errorf("PROF_SHARED=%d STATE_SHARED=%d: the PTX has fused multiply-adds", v[0], v[1])
 		}
-		if !bytes.Contains(ptx, []byte(".entry fwd_kernel")) {
-			t.Errorf("PROF_SHARED=%d STATE_SHARED=%d: no fwd_kernel entry in the PTX", v[0], v[1])
+		for _, k := range []string{"fwd_kernel", "bwd_kernel"} {
+			if !bytes.Contains(ptx, []byte(".entry "+k)) {
+				t.Errorf("PROF_SHARED=%d STATE_SHARED=%d: no %s entry in the PTX", v[0], v[1], k)
+			}
 		}
+	}
+}
+
+// sameParser fails the test where a parser result differs from the CPU's
+// in any special-row bit, scale sum, flag, score or error.
+func sameParser(t *testing.T, what string, got, want Parser) {
+	t.Helper()
+	bits := math.Float32bits
+	if (got.Err == nil) != (want.Err == nil) || bits(got.FwdScore) != bits(want.FwdScore) || bits(got.BckScore) != bits(want.BckScore) {
+		t.Errorf("%s: scores %v/%v (%v), CPU %v/%v (%v)", what, got.FwdScore, got.BckScore, got.Err, want.FwdScore, want.BckScore, want.Err)
+	}
+	for _, m := range []struct {
+		name      string
+		got, want *Matrix
+	}{{"forward", got.Fwd, want.Fwd}, {"backward", got.Bck, want.Bck}} {
+		if m.got.L != m.want.L || len(m.got.X) != len(m.want.X) || m.got.HasOwnScales != m.want.HasOwnScales || bits(m.got.TotScale) != bits(m.want.TotScale) {
+			t.Errorf("%s %s: L %d/%d, %d/%d rows, own scales %v/%v, total scale %v/%v", what, m.name,
+				m.got.L, m.want.L, len(m.got.X), len(m.want.X), m.got.HasOwnScales, m.want.HasOwnScales, m.got.TotScale, m.want.TotScale)
+			continue
+		}
+		for i := range m.got.X {
+			for c := 0; c < NXCells; c++ {
+				if bits(m.got.X[i][c]) != bits(m.want.X[i][c]) {
+					t.Errorf("%s %s row %d cell %d: %v, CPU %v", what, m.name, i, c, m.got.X[i][c], m.want.X[i][c])
+					return
+				}
+			}
+		}
+	}
+}
+
+// The Backward kernel and the special rows of both kernels, run on the
+// CPU: every row bit for bit with Forward and Backward's parser matrices,
+// including Backward's switch to its own scale factors (unihit repeats).
+func TestParsersOnCPU(t *testing.T) {
+	cc := shimCompiler(t)
+	rng := rand.New(rand.NewSource(23))
+	amino := alphabet.New(alphabet.Amino)
+	own := 0
+	for _, v := range []struct {
+		M                       int
+		unihit, heavy           bool
+		profShared, stateShared bool
+	}{{7, false, false, true, true}, {30, true, false, true, true}, {30, false, false, false, false}, {104, true, true, false, true}} {
+		exe := buildShim(t, cc, fwdShape{Block: 64, ProfShared: v.profShared, StateShared: v.stateShared})
+		h := testmodels.RandomHMM(rng, amino, v.M)
+		if v.heavy {
+			h = deletionHeavy(h)
+		}
+		om := optimizedProfile(h)
+		if v.unihit {
+			om.ReconfigUnihit(om.L)
+		}
+		dsqs := randomTargets(rng, h, 24, 200)
+		for r := 0; r < 6; r++ {
+			dsqs = append(dsqs, homolog(rng, h, 2+r))
+		}
+		lengths := ownLengths(dsqs)
+		plan, err := newFwdPlan(om, lengths)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var idx []int
+		for i, d := range dsqs {
+			if len(d) > 0 {
+				idx = append(idx, i)
+			}
+		}
+		r, xoff := runShim(t, exe, plan, shimShape(plan, 2, 2, v.profShared, v.stateShared), dsqs, true)
+		got := finishParsers(om, plan, dsqs, lengths, idx, xoff, r)
+		for i, d := range dsqs {
+			want := cpuParser(om, d, lengths[i])
+			sameParser(t, fmt.Sprintf("M=%d unihit=%v target %d (L=%d)", v.M, v.unihit, i, len(d)), got[i], want)
+			if want.Bck.HasOwnScales {
+				own++
+			}
+			var gd, wd Domains
+			if len(d) > 0 && DomainDecoding(om, got[i].Fwd, got[i].Bck, &gd) == nil && DomainDecoding(om, want.Fwd, want.Bck, &wd) == nil {
+				for j := range wd.MOcc {
+					if math.Float32bits(gd.MOcc[j]) != math.Float32bits(wd.MOcc[j]) || math.Float32bits(gd.BTot[j]) != math.Float32bits(wd.BTot[j]) {
+						t.Errorf("M=%d target %d: domain decoding differs at %d", v.M, i, j)
+						break
+					}
+				}
+			}
+		}
+	}
+	if own == 0 {
+		t.Error("no target made Backward switch to its own scale factors: that path went untested")
 	}
 }

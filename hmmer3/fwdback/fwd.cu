@@ -41,6 +41,10 @@
 // same two floats as in HMMER, only computed later, so the bits agree and a
 // sweep over the row is saved.
 //
+// With xrows, the kernel also stores every row's special states (E, N, J,
+// B, C, scale: fwdback.Matrix's X) from float xoff[target] on, which the
+// Backward kernel (bwd.cu) and posterior decoding need.
+//
 // Compile-time parameters: BLOCK (threads per block, a multiple of 32),
 // PROF_SHARED (copy the profile to shared memory), STATE_SHARED (keep the
 // row state in shared memory rather than in gstate).
@@ -90,6 +94,17 @@ __device__ __forceinline__ float from_left(float v, int z)
     return z == 0 ? 0.0f : w;
 }
 
+// put_xrow stores one row of special states in HMMER's p7X order.
+__device__ __forceinline__ void put_xrow(float* r, float e, float n, float j, float b, float c, float scale)
+{
+    r[0] = e;
+    r[1] = n;
+    r[2] = j;
+    r[3] = b;
+    r[4] = c;
+    r[5] = scale;
+}
+
 // Profile layout (fwdPlan): trans[q][lane z][8] = BM MM IM DM MD MI II DD
 // (the first seven are HMMER's transition vectors of q, the eighth its D->D
 // vector), odds[x][q][z] with a row stride of QS vectors (QS odd, so that
@@ -105,7 +120,8 @@ fwd_kernel(const float* __restrict__ gtrans, const float* __restrict__ godds,
            const unsigned char* __restrict__ res, const Block* __restrict__ blocks, int nblocks,
            unsigned int* next, const float2* __restrict__ loopmove, float emove, float eloop,
            float* gstate, float* __restrict__ outC,
-           ScaleRecord* __restrict__ rec, unsigned int* nrec, unsigned int reccap)
+           ScaleRecord* __restrict__ rec, unsigned int* nrec, unsigned int reccap,
+           float* __restrict__ xrows, const long long* __restrict__ xoff)
 {
     const int ntrans = Q * 32;
     const int nodds = (KP + 1) * QS * 4;
@@ -156,6 +172,11 @@ fwd_kernel(const float* __restrict__ gtrans, const float* __restrict__ godds,
         float xN = 1.0f, xJ = 0.0f, xC = 0.0f, xB = pmove;
         float inv = 1.0f;  // the pending rescaling of the stored row
         u32 four = 0;
+        float* xr = 0;  // this target's special rows, when asked for
+        if (xrows != 0 && z == 0 && len > 0) {
+            xr = xrows + xoff[seq];
+            put_xrow(xr, 0.0f, xN, xJ, xB, xC, 1.0f);
+        }
 
         for (int i = 0; i < maxLen; i++) {
             if ((i & 3) == 0) four = active ? words[(i >> 2) * TPW + g] : 0xffffffffu;
@@ -237,12 +258,15 @@ fwd_kernel(const float* __restrict__ gtrans, const float* __restrict__ godds,
             xJ = fadd(fmul(xJ, ploop), fmul(xE, eloop));
             xB = fadd(fmul(xJ, pmove), fmul(xN, pmove));
             inv = 1.0f;
+            float xEr = xE, scale = 1.0f;  // the row's E and scale as HMMER keeps them
             if (xE > 1.0e4f) {
                 xN = __fdiv_rn(xN, xE);
                 xC = __fdiv_rn(xC, xE);
                 xJ = __fdiv_rn(xJ, xE);
                 xB = __fdiv_rn(xB, xE);
                 inv = flush((float)(1.0 / (double)xE));
+                xEr = 1.0f;
+                scale = xE;
                 if (z == 0 && i < len) {
                     const unsigned int k = atomicAdd(nrec, 1u);
                     if (k < reccap) {
@@ -252,6 +276,7 @@ fwd_kernel(const float* __restrict__ gtrans, const float* __restrict__ godds,
                     }
                 }
             }
+            if (xr != 0 && i < len) put_xrow(xr + 6 * (i + 1), xEr, xN, xJ, xB, xC, scale);
             if (z == 0 && i == len - 1) outC[seq] = xC;
         }
     }

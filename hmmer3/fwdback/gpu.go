@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"encoding/binary"
 	"fmt"
-	"math"
 	"runtime"
 	"sync"
 	"time"
@@ -15,8 +14,14 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 )
 
-//go:embed fwd.cu
-var cudaSource string
+// The program: fwd.cu, then bwd.cu, which uses fwd.cu's definitions.
+var (
+	//go:embed fwd.cu
+	fwdSource string
+	//go:embed bwd.cu
+	bwdSource  string
+	cudaSource = fwdSource + "\n" + bwdSource
+)
 
 // threadsPerTarget is the kernel's lane split: one thread per SSE lane.
 const threadsPerTarget = 4
@@ -30,7 +35,7 @@ var nvrtcOptions = []string{"--fmad=false", "--ftz=true", "--prec-div=true", "--
 type GPU struct {
 	ctx     *cuda.Context
 	mu      sync.Mutex
-	kernels map[fwdShape]*cuda.Function
+	kernels map[fwdShape][2]*cuda.Function
 	bufs    *gpudb.Buffers
 	// Placement overrides where the kernel keeps profile and row state
 	// (benchmarks); the default picks by model size.
@@ -44,7 +49,7 @@ type GPU struct {
 
 // NewGPU prepares Forward on a device context.
 func NewGPU(ctx *cuda.Context) *GPU {
-	return &GPU{ctx: ctx, kernels: map[fwdShape]*cuda.Function{}, bufs: gpudb.NewBuffers(ctx)}
+	return &GPU{ctx: ctx, kernels: map[fwdShape][2]*cuda.Function{}, bufs: gpudb.NewBuffers(ctx)}
 }
 
 func (g *GPU) limits() deviceLimits {
@@ -52,29 +57,37 @@ func (g *GPU) limits() deviceLimits {
 	return deviceLimits{SMs: d.Multiprocessors, SharedOptin: d.SharedMemPerBlockOptin, SharedPerSM: d.SharedMemPerSM, ThreadsPerSM: d.MaxThreadsPerSM}
 }
 
-func (g *GPU) kernel(s fwdShape) (*cuda.Function, error) {
+// kernel returns the Forward and Backward kernels of a shape, compiled
+// on first use and allowed the shape's shared memory.
+func (g *GPU) kernel(s fwdShape) (fwd, bwd *cuda.Function, err error) {
 	key := fwdShape{Block: s.Block, ProfShared: s.ProfShared, StateShared: s.StateShared}
-	if f := g.kernels[key]; f != nil {
-		return f, f.SetMaxDynamicSharedMemory(s.sharedBytes)
-	}
-	b2i := func(b bool) int {
-		if b {
-			return 1
+	fs, ok := g.kernels[key]
+	if !ok {
+		b2i := func(b bool) int {
+			if b {
+				return 1
+			}
+			return 0
 		}
-		return 0
+		opts := append([]string{fmt.Sprintf("-DBLOCK=%d", s.Block), fmt.Sprintf("-DPROF_SHARED=%d", b2i(s.ProfShared)),
+			fmt.Sprintf("-DSTATE_SHARED=%d", b2i(s.StateShared))}, nvrtcOptions...)
+		k, err := nvrtc.Build(g.ctx, nvrtc.Program{Name: "fwdback.cu", Source: cudaSource, Options: opts})
+		if err != nil {
+			return nil, nil, err
+		}
+		for i, name := range []string{"fwd_kernel", "bwd_kernel"} {
+			if fs[i], err = k.Function(name); err != nil {
+				return nil, nil, err
+			}
+		}
+		g.kernels[key] = fs
 	}
-	opts := append([]string{fmt.Sprintf("-DBLOCK=%d", s.Block), fmt.Sprintf("-DPROF_SHARED=%d", b2i(s.ProfShared)),
-		fmt.Sprintf("-DSTATE_SHARED=%d", b2i(s.StateShared))}, nvrtcOptions...)
-	k, err := nvrtc.Build(g.ctx, nvrtc.Program{Name: "fwd.cu", Source: cudaSource, Options: opts})
-	if err != nil {
-		return nil, err
+	for _, f := range fs {
+		if err := f.SetMaxDynamicSharedMemory(s.sharedBytes); err != nil {
+			return nil, nil, err
+		}
 	}
-	f, err := k.Function("fwd_kernel")
-	if err != nil {
-		return nil, err
-	}
-	g.kernels[key] = f
-	return f, f.SetMaxDynamicSharedMemory(s.sharedBytes)
+	return fs[0], fs[1], nil
 }
 
 // ForwardScores returns the Forward parser score (nats) of every target,
@@ -124,14 +137,13 @@ func (g *GPU) forward(om *oprofile.Profile, dsqs [][]byte, lengths []int, db *gp
 		scores, errs := cpuForwardScores(om, dsqs, lengths, selected)
 		return scores, errs, nil
 	}
-	outC := make([]float32, len(dsqs))
-	var recs []scaleRecord
+	r := &fwdRun{outC: make([]float32, len(dsqs))}
 	if len(idx) > 0 {
-		if outC, recs, err = g.launch(plan, dsqs, idx, residues, db, want == nil); err != nil {
+		if r, err = g.launch(plan, dsqs, idx, residues, db, want == nil, nil, 0); err != nil {
 			return nil, nil, fmt.Errorf("forward on GPU %d: %w", g.ctx.Device().Ordinal, err)
 		}
 	}
-	scores, errs, err := assembleScores(plan, dsqs, outC, recs)
+	scores, errs, err := assembleScores(plan, dsqs, r.outC, r.recs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -143,109 +155,189 @@ func (g *GPU) forward(om *oprofile.Profile, dsqs [][]byte, lengths []int, db *gp
 	return scores, errs, nil
 }
 
-// launch runs the kernel over targets idx of dsqs and returns each one's
-// final C value and the rescaled rows.
-func (g *GPU) launch(plan *fwdPlan, dsqs [][]byte, idx []int, residues int, db *gpudb.DB, all bool) ([]float32, []scaleRecord, error) {
+// Parsers runs the parser Forward and Backward of every target on the
+// GPU and returns what domain definition needs of them: the special rows
+// of both matrices, bit for bit those of Forward(targets[i], om', fwd,
+// false) and Backward(targets[i], om', fwd, bck, false), with om' as in
+// ForwardScores, and both scores. The pipeline calls it for the targets
+// that pass the Forward filter; domaindef.Define can take the matrices
+// as they are (with om configured for the target as usual). Empty targets
+// are computed on the CPU.
+func (g *GPU) Parsers(om *oprofile.Profile, targets [][]byte, lengths []int) ([]Parser, error) {
+	if lengths == nil {
+		lengths = make([]int, len(targets))
+		for i, d := range targets {
+			lengths[i] = len(d)
+		}
+	} else if len(lengths) != len(targets) {
+		return nil, fmt.Errorf("fwdback: %d lengths for %d targets", len(lengths), len(targets))
+	}
+	plan, err := newFwdPlan(om, lengths)
+	if err != nil {
+		return nil, err
+	}
+	var idx []int
+	residues := 0
+	for i, d := range targets {
+		if len(d) > 0 {
+			idx = append(idx, i)
+			residues += len(d)
+		}
+	}
+	if !plan.exactOnGPU() {
+		idx = nil
+	}
+	var r *fwdRun
+	xoff, rowFloats := rowOffsets(targets, idx)
+	if len(idx) > 0 {
+		if r, err = g.launch(plan, targets, idx, residues, nil, false, xoff, rowFloats); err != nil {
+			return nil, fmt.Errorf("forward/backward on GPU %d: %w", g.ctx.Device().Ordinal, err)
+		}
+	}
+	return finishParsers(om, plan, targets, lengths, idx, xoff, r), nil
+}
+
+// fwdRun is what one launch sequence returns, per target of the call
+// (database numbering): the final C value, the rescaled rows and, when the
+// special rows were asked for, those of Forward and Backward (from
+// xoff[i] floats on) and Backward's switch to its own scale factors.
+type fwdRun struct {
+	outC   []float32
+	recs   []scaleRecord
+	fx, bx []float32
+	own    []int32
+}
+
+// launch runs Forward (and with xoff, Backward) over targets idx of dsqs.
+// residues is their total length; rowFloats the size of the special rows.
+func (g *GPU) launch(plan *fwdPlan, dsqs [][]byte, idx []int, residues int, db *gpudb.DB, all bool, xoff []int64, rowFloats int) (*fwdRun, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	s, err := chooseShape(g.Placement, plan, g.limits())
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	f, err := g.kernel(s)
+	fwdK, bwdK, err := g.kernel(s)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var layout *gpudb.Device
 	if db != nil && all {
 		if layout, err = db.Layout(threadsPerTarget); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	} else {
 		if layout, err = gpudb.Upload(g.ctx, gpudb.Pack(dsqs, idx, threadsPerTarget)); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		defer layout.Free()
 	}
 	n := len(dsqs)
-	bt, err := g.bufs.Upload("trans", cuda.Bytes(plan.Trans))
-	if err != nil {
-		return nil, nil, err
+	up := func(name string, b []byte) *cuda.Buffer {
+		if err != nil {
+			return nil
+		}
+		var buf *cuda.Buffer
+		buf, err = g.bufs.Upload(name, b)
+		return buf
 	}
-	bo, err := g.bufs.Upload("odds", cuda.Bytes(plan.Odds))
-	if err != nil {
-		return nil, nil, err
+	get := func(name string, size int) *cuda.Buffer {
+		if err != nil {
+			return nil
+		}
+		var buf *cuda.Buffer
+		buf, err = g.bufs.Get(name, size)
+		return buf
 	}
-	blm, err := g.bufs.Upload("loopmove", cuda.Bytes(plan.LoopMove))
-	if err != nil {
-		return nil, nil, err
-	}
-	// One word each: the work counter and the record counter.
-	bcount, err := g.bufs.Get("counters", 8)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := bcount.Memset32(0); err != nil {
-		return nil, nil, err
-	}
-	bc, err := g.bufs.Get("outC", 4*n)
-	if err != nil {
-		return nil, nil, err
-	}
+	bt, bo, blm := up("trans", cuda.Bytes(plan.Trans)), up("odds", cuda.Bytes(plan.Odds)), up("loopmove", cuda.Bytes(plan.LoopMove))
+	bcount := get("counters", 8) // the work counter, the record counter
+	bc := get("outC", 4*n)
 	// At most one rescaled row per residue, so the records cannot overflow.
 	reccap := residues
-	brec, err := g.bufs.Get("records", scaleRecordBytes*reccap)
-	if err != nil {
-		return nil, nil, err
-	}
-	var bstate *cuda.Buffer
+	brec := get("records", scaleRecordBytes*reccap)
+	stateBytes := 4
 	if !s.StateShared {
-		if bstate, err = g.bufs.Get("state", s.grid*(s.Block/32)*plan.stateBytesPerWarp()); err != nil {
-			return nil, nil, err
-		}
-	} else if bstate, err = g.bufs.Get("state", 4); err != nil {
-		return nil, nil, err
+		stateBytes = s.grid * (s.Block / 32) * plan.stateBytesPerWarp()
+	}
+	bstate := get("state", stateBytes)
+	var bxoff, bfx, bbx, bown *cuda.Buffer
+	if xoff != nil {
+		bxoff, bfx, bbx, bown = up("xoff", cuda.Bytes(xoff)), get("fxrows", 4*rowFloats), get("bxrows", 4*rowFloats), get("own", 4*n)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := bcount.Memset32(0); err != nil {
+		return nil, err
 	}
 	check := int32(0)
 	if plan.Check {
 		check = 1
 	}
+	ptr := func(b *cuda.Buffer) cuda.DevicePtr {
+		if b == nil {
+			return 0
+		}
+		return b.Ptr()
+	}
 	var a cuda.Args
 	a.Buffer(bt).Buffer(bo).Int32(int32(plan.Q)).Int32(int32(plan.QS)).Int32(int32(plan.Kp)).Int32(check).
 		Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).
 		Ptr(bcount.Ptr()).Buffer(blm).Float32(plan.EMove).Float32(plan.ELoop).
-		Buffer(bstate).Buffer(bc).Buffer(brec).Ptr(bcount.Ptr().Add(4)).Uint32(uint32(reccap))
-	d, err := gpudb.Timed(g.ctx, func() error {
-		return f.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: s.grid}, Block: cuda.Dim3{X: s.Block}, SharedMem: s.sharedBytes}, &a)
-	})
+		Buffer(bstate).Buffer(bc).Buffer(brec).Ptr(bcount.Ptr().Add(4)).Uint32(uint32(reccap)).
+		Ptr(ptr(bfx)).Ptr(ptr(bxoff))
+	cfg := cuda.LaunchConfig{Grid: cuda.Dim3{X: s.grid}, Block: cuda.Dim3{X: s.Block}, SharedMem: s.sharedBytes}
+	d, err := gpudb.Timed(g.ctx, func() error { return fwdK.Launch(cfg, &a) })
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	g.KernelTime += d
 	g.LastShape = fmt.Sprintf("%s, %d threads x %d blocks, %d B shared", s.place, s.Block, s.grid, s.sharedBytes)
 	counters := make([]byte, 8)
 	if err := bcount.CopyToHost(counters, 0); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	nrec := int(binary.LittleEndian.Uint32(counters[4:]))
 	if nrec > reccap {
-		return nil, nil, fmt.Errorf("kernel reported %d rescaled rows for %d residues", nrec, reccap)
+		return nil, fmt.Errorf("kernel reported %d rescaled rows for %d residues", nrec, reccap)
 	}
-	rawC := make([]byte, 4*n)
-	if err := bc.CopyToHost(rawC, 0); err != nil {
-		return nil, nil, err
-	}
-	outC := make([]float32, n)
-	for i := range outC {
-		outC[i] = math.Float32frombits(binary.LittleEndian.Uint32(rawC[4*i:]))
+	r := &fwdRun{outC: make([]float32, n)}
+	if err := bc.CopyToHost(cuda.Bytes(r.outC), 0); err != nil {
+		return nil, err
 	}
 	rawRec := make([]byte, scaleRecordBytes*nrec)
 	if nrec > 0 {
 		if err := brec.CopyToHost(rawRec, 0); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	return outC, decodeScaleRecords(rawRec), nil
+	r.recs = decodeScaleRecords(rawRec)
+	if xoff == nil {
+		return r, nil
+	}
+
+	if err := bcount.Memset32(0); err != nil {
+		return nil, err
+	}
+	a.Reset()
+	a.Buffer(bt).Buffer(bo).Int32(int32(plan.Q)).Int32(int32(plan.QS)).Int32(int32(plan.Kp)).
+		Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).
+		Ptr(bcount.Ptr()).Buffer(blm).Float32(plan.EMove).Float32(plan.ELoop).
+		Buffer(bstate).Buffer(bfx).Buffer(bxoff).Buffer(bbx).Buffer(bown)
+	if d, err = gpudb.Timed(g.ctx, func() error { return bwdK.Launch(cfg, &a) }); err != nil {
+		return nil, err
+	}
+	g.KernelTime += d
+	r.fx, r.bx, r.own = make([]float32, rowFloats), make([]float32, rowFloats), make([]int32, n)
+	for _, c := range []struct {
+		b   *cuda.Buffer
+		dst []byte
+	}{{bfx, cuda.Bytes(r.fx)}, {bbx, cuda.Bytes(r.bx)}, {bown, cuda.Bytes(r.own)}} {
+		if err := c.b.CopyToHost(c.dst, 0); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
 }
 
 // cpuForwardScores is the fallback for profiles the kernel cannot

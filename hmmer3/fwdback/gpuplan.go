@@ -282,3 +282,117 @@ func chooseShape(pl Placement, p *fwdPlan, d deviceLimits) (fwdShape, error) {
 	}
 	return fwdShape{}, fmt.Errorf("fwdback: M=%d does not fit the %s placement (%d bytes of shared memory per block)", p.M, pl, d.SharedOptin)
 }
+
+// Parser is one target's parser Forward and Backward as domain definition
+// needs them (DomainDecoding, domaindef.Define): the special-state rows
+// 0..L of both matrices, with L, TotScale and HasOwnScales set, and no DP
+// cells (a GPU result; the CPU fallback also has its one parser row).
+type Parser struct {
+	Fwd, Bck           *Matrix
+	FwdScore, BckScore float32
+	Err                error // ErrRange where Forward (first) or Backward returns it
+}
+
+// rowOffsets places each non-empty target's special rows (L+1 rows of
+// NXCells floats) one after another and returns the total size.
+func rowOffsets(dsqs [][]byte, idx []int) ([]int64, int) {
+	off := make([]int64, len(dsqs))
+	n := 0
+	for _, i := range idx {
+		off[i] = int64(n)
+		n += (len(dsqs[i]) + 1) * NXCells
+	}
+	return off, n
+}
+
+// xRows copies a target's special rows out of a kernel's row buffer.
+func xRows(buf []float32, off int64, L int) [][NXCells]float32 {
+	rows := make([][NXCells]float32, L+1)
+	for r := range rows {
+		copy(rows[r][:], buf[int(off)+r*NXCells:])
+	}
+	return rows
+}
+
+// backwardFinish is the end of fwdback.Backward for a target of length L,
+// from its special rows: the log of row L's (Forward) scale factor, then of
+// every row's factor above 1 from L-1 down to 1, added in double to a
+// float total; the range checks on N of row 0; the score.
+func backwardFinish(L int, rows [][NXCells]float32) (tot, score float32, err error) {
+	tot = float32(easel.Log(float64(rows[L][XScale])))
+	for i := L - 1; i >= 1; i-- {
+		if s := rows[i][XScale]; s > 1 {
+			tot = float32(float64(tot) + easel.Log(float64(s)))
+		}
+	}
+	xN := rows[0][XN]
+	switch {
+	case math.IsNaN(float64(xN)):
+		return tot, 0, ErrRange
+	case L > 0 && xN == 0:
+		return tot, 0, ErrRange
+	case math.IsInf(float64(xN), 1):
+		return tot, 0, ErrRange
+	}
+	return tot, float32(float64(tot) + easel.Log(float64(xN))), nil
+}
+
+// assembleParsers builds the parser results of the targets idx of dsqs
+// from the kernels' special rows (fx, bx from xoff[i] on) and Backward's
+// own-scale flags.
+func assembleParsers(p *fwdPlan, dsqs [][]byte, idx []int, xoff []int64, fx, bx []float32, own []int32) []Parser {
+	out := make([]Parser, len(dsqs))
+	for _, i := range idx {
+		L := len(dsqs[i])
+		fwd := &Matrix{M: p.M, Q: p.Q, L: L, X: xRows(fx, xoff[i], L), HasOwnScales: true}
+		var scales []float32
+		for r := 1; r <= L; r++ {
+			if s := fwd.X[r][XScale]; s > 1 {
+				scales = append(scales, s)
+				fwd.TotScale = float32(float64(fwd.TotScale) + easel.Log(float64(s)))
+			}
+		}
+		res := &out[i]
+		res.Fwd = fwd
+		res.FwdScore, res.Err = forwardFinish(L, fwd.X[L][XC], p.LoopMove[2*i+1], scales)
+		bck := &Matrix{M: p.M, Q: p.Q, L: L, X: xRows(bx, xoff[i], L), HasOwnScales: own[i] != 0}
+		var berr error
+		bck.TotScale, res.BckScore, berr = backwardFinish(L, bck.X)
+		res.Bck = bck
+		if res.Err == nil {
+			res.Err = berr
+		}
+	}
+	return out
+}
+
+// finishParsers gives every target its Parser: from the kernels' run r
+// for the targets idx, on the CPU for the others (empty targets, or all
+// when r is nil).
+func finishParsers(om *oprofile.Profile, p *fwdPlan, dsqs [][]byte, lengths []int, idx []int, xoff []int64, r *fwdRun) []Parser {
+	out := make([]Parser, len(dsqs))
+	if r != nil {
+		out = assembleParsers(p, dsqs, idx, xoff, r.fx, r.bx, r.own)
+	}
+	for i, d := range dsqs {
+		if out[i].Fwd == nil {
+			out[i] = cpuParser(om, d, lengths[i])
+		}
+	}
+	return out
+}
+
+// cpuParser is Parser computed by Forward and Backward on the CPU.
+func cpuParser(om *oprofile.Profile, dsq []byte, L int) Parser {
+	p := *om
+	p.ReconfigRestLength(L)
+	var r Parser
+	r.Fwd, r.Bck = NewMatrix(), NewMatrix()
+	var berr error
+	r.FwdScore, r.Err = Forward(dsq, &p, r.Fwd, false)
+	r.BckScore, berr = Backward(dsq, &p, r.Fwd, r.Bck, false)
+	if r.Err == nil {
+		r.Err = berr
+	}
+	return r
+}

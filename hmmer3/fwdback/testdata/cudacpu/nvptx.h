@@ -21,9 +21,12 @@ DEV float __uint_as_float(unsigned x) { return __nvvm_bitcast_i2f((int)x); }
 // The shuffles' last operand packs the segment mask (32 - width) << 8 and
 // the clamp (31 for idx/bfly/down, 0 for up).
 DEV float __shfl_up_sync(unsigned m, float v, unsigned d, int w = 32) { return __nvvm_shfl_sync_up_f32(m, v, d, (32 - w) << 8); }
+DEV float __shfl_down_sync(unsigned m, float v, unsigned d, int w = 32) { return __nvvm_shfl_sync_down_f32(m, v, d, ((32 - w) << 8) | 0x1f); }
 DEV float __shfl_xor_sync(unsigned m, float v, int l, int w = 32) { return __nvvm_shfl_sync_bfly_f32(m, v, l, ((32 - w) << 8) | 0x1f); }
 DEV int __shfl_xor_sync(unsigned m, int v, int l, int w = 32) { return __nvvm_shfl_sync_bfly_i32(m, v, l, ((32 - w) << 8) | 0x1f); }
 DEV int __shfl_sync(unsigned m, int v, int l, int w = 32) { return __nvvm_shfl_sync_idx_i32(m, v, l, ((32 - w) << 8) | 0x1f); }
 DEV int __any_sync(unsigned m, int p) { return __nvvm_vote_any_sync(m, p); }
 DEV unsigned atomicAdd(unsigned* p, unsigned v) { return (unsigned)__nvvm_atom_add_gen_i((int*)p, (int)v); }
+DEV int min(int a, int b) { return a < b ? a : b; }
+DEV int max(int a, int b) { return a > b ? a : b; }
 #define __syncthreads() __nvvm_bar_sync(0)

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <vector>
@@ -219,6 +220,9 @@ static inline float __uint_as_float(unsigned u)
     return f;
 }
 
+using std::max;
+using std::min;
+
 static inline unsigned atomicAdd(unsigned* p, unsigned v)
 {
     unsigned old = *p;
@@ -238,6 +242,14 @@ T __shfl_up_sync(unsigned mask, T v, unsigned delta, int width = 32, int site = 
 {
     int l = emu::lane();
     int src = (l & (width - 1)) < (int)delta ? l : l - (int)delta;
+    return emu::exchange(mask, v, src, site);
+}
+
+template <class T>
+T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = 32, int site = __builtin_LINE())
+{
+    int l = emu::lane();
+    int src = (l & (width - 1)) + (int)delta >= width ? l : l + (int)delta;
     return emu::exchange(mask, v, src, site);
 }
 
