@@ -13,7 +13,7 @@ mkdir -p "$out"
 export HMMGO_GPU_DATA=$(pwd)/.dev/gpudata HMMGO_KERNEL_CACHE="$out/kernel-cache"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$out/host.txt" 2>&1
 echo "host: $(tail -1 "$out/host.txt")"
-(cd hmmer3/fwdback && ../../.dev/fwdback.test -test.v -test.run 'TestGPUMatchesCPU' -test.timeout 500s) > "$out/fwd.log" 2>&1
+(cd hmmer3/fwdback && ../../.dev/fwdback.test -test.v -test.run 'TestGPUMatchesCPU|TestGPUParsersMatchCPU' -test.timeout 500s) > "$out/fwd.log" 2>&1
 echo "forward exactness: $(grep -E '^(--- |ok|FAIL|PASS)' "$out/fwd.log" | tr '\n' ' ')"
 grep -E 'targets compared' "$out/fwd.log"
 grep -E 'differ|GPU .* CPU|error|nvrtc|panic|no GPU' "$out/fwd.log" | head -12

@@ -297,7 +297,19 @@ func TestGPUThroughput(t *testing.T) {
 	if os.Getenv("HMMGO_FWD_PLACEMENTS") == "all" {
 		places = append(places, fwdback.PlaceShared, fwdback.PlaceStateShared, fwdback.PlaceGlobal)
 	}
+	// Forward+Backward with special rows (the domain-definition input) on
+	// a subset: the rows take 48 bytes per residue.
+	var sub [][]byte
+	subTotal := 0
+	for _, d := range dsqs {
+		if subTotal >= 5_000_000 {
+			break
+		}
+		sub = append(sub, d)
+		subTotal += len(d)
+	}
 	fmt.Printf("%d targets, %d residues resident; GCUPS from kernel time\n", len(dsqs), total)
+	fmt.Printf("fwd+bwd rows: Parsers over %d targets, %d residues, 2 x M x residues cells (host time includes packing)\n", len(sub), subTotal)
 	fmt.Printf("%-6s %-8s %10s %10s %8s  %s\n", "M", "place", "kernel_ms", "host_ms", "GCUPS", "shape")
 	for _, M := range []int{50, 100, 200, 400, 800, 1200, 1600, 2000, 2500} {
 		om := optimized(testmodels.RandomHMM(rng, amino, M))
@@ -318,5 +330,17 @@ func TestGPUThroughput(t *testing.T) {
 			fmt.Printf("%-6d %-8s %10.2f %10.2f %8.1f  %s\n", M, pl, g.KernelTime.Seconds()*1e3, (wall-g.KernelTime).Seconds()*1e3,
 				float64(total)*float64(M)/g.KernelTime.Seconds()/1e9, g.LastShape)
 		}
+		g.Placement = fwdback.PlaceAuto
+		if _, err := g.Parsers(om, sub, nil); err != nil {
+			t.Fatal(err)
+		}
+		g.KernelTime = 0
+		t0 := time.Now()
+		if _, err := g.Parsers(om, sub, nil); err != nil {
+			t.Fatal(err)
+		}
+		wall := time.Since(t0)
+		fmt.Printf("%-6d %-8s %10.2f %10.2f %8.1f  %s\n", M, "fwd+bwd", g.KernelTime.Seconds()*1e3, (wall-g.KernelTime).Seconds()*1e3,
+			2*float64(subTotal)*float64(M)/g.KernelTime.Seconds()/1e9, g.LastShape)
 	}
 }
