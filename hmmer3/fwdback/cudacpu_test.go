@@ -175,6 +175,7 @@ func checkShim(t *testing.T, exe string, what string, om *oprofile.Profile, s fu
 }
 
 func TestKernelSourceOnCPU(t *testing.T) {
+	t.Parallel() // mostly a single-threaded child process
 	cc := shimCompiler(t)
 	rng := rand.New(rand.NewSource(17))
 	amino := alphabet.New(alphabet.Amino)
@@ -210,6 +211,7 @@ func TestKernelSourceOnCPU(t *testing.T) {
 }
 
 func TestKernelSourceOnCPURealModels(t *testing.T) {
+	t.Parallel() // mostly a single-threaded child process
 	cc := shimCompiler(t)
 	dir := testutil.Testdata(t, "hmmer3")
 	amino, dna := alphabet.New(alphabet.Amino), alphabet.New(alphabet.DNA)
@@ -222,7 +224,7 @@ func TestKernelSourceOnCPURealModels(t *testing.T) {
 		if h.Alph.Type == alphabet.DNA {
 			dsqs = nuc
 		}
-		checkShim(t, exe, h.Name, optimizedProfile(h), shape, dsqs[:min(len(dsqs), 24)])
+		checkShim(t, exe, h.Name, optimizedProfile(h), shape, dsqs[:min(len(dsqs), 16)])
 	}
 }
 
@@ -230,6 +232,7 @@ func TestKernelSourceOnCPURealModels(t *testing.T) {
 // back end (no CUDA toolkit needed), every variant, and checks that no
 // multiply-add was contracted. It skips where clang cannot target NVPTX.
 func TestKernelCompilesForNVPTX(t *testing.T) {
+	t.Parallel() // mostly a single-threaded child process
 	clang, err := exec.LookPath("clang")
 	if err != nil {
 		t.Skip("clang not on PATH: device compilation of fwd.cu not checked")
@@ -302,6 +305,7 @@ func sameParser(t *testing.T, what string, got, want Parser) {
 // CPU: every row bit for bit with Forward and Backward's parser matrices,
 // including Backward's switch to its own scale factors (unihit repeats).
 func TestParsersOnCPU(t *testing.T) {
+	t.Parallel() // mostly a single-threaded child process
 	cc := shimCompiler(t)
 	rng := rand.New(rand.NewSource(23))
 	amino := alphabet.New(alphabet.Amino)

@@ -295,8 +295,8 @@ func TestKernelScheduleRealModels(t *testing.T) {
 		if h.Alph.Type == alphabet.DNA {
 			dsqs = nuc
 		}
-		if len(dsqs) > 60 {
-			dsqs = dsqs[:60]
+		if len(dsqs) > 40 {
+			dsqs = dsqs[:40]
 		}
 		checkEmulation(t, h.Name, optimizedProfile(h), dsqs, ownLengths(dsqs))
 	}
