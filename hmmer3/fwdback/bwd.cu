@@ -199,12 +199,15 @@ bwd_kernel(const float* __restrict__ gtrans, const float* __restrict__ godds,
                 dpv = d;
                 MI[q * 32].x = fadd(MI[q * 32].x, xE);
             }
-            // Phase 4: three more D->D passes.
+            // Phase 4: three more D->D passes (a sum equal to the old value
+            // is not stored: see fwd.cu).
             for (int j = 1; j < 4; j++) {
                 dcv = from_right(dcv, z);
                 for (int q = Q - 1; q >= 0; q--) {
                     dcv = fmul(dcv, tz[q * 32 + 7]);
-                    D[q * 32] = fadd(D[q * 32], dcv);
+                    const float d = D[q * 32];
+                    const float s = fadd(d, dcv);
+                    if (s != d) D[q * 32] = s;
                 }
             }
             // Phase 5: M->D paths.

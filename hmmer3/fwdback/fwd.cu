@@ -236,7 +236,10 @@ fwd_kernel(const float* __restrict__ gtrans, const float* __restrict__ godds,
                     const float d = D[q * 32];
                     const float s = fadd(dcv, d);
                     changed = changed || s > d;
-                    if (run) D[q * 32] = s;
+                    // s == d: nothing to store (D values are never -0, so
+                    // equal means the same bits); saves memory traffic
+                    // once the carry has died out.
+                    if (run && s != d) D[q * 32] = s;
                     xc = fadd(s, xc);
                     dcv = fmul(dcv, tz[q * 32 + 7]);
                 }
