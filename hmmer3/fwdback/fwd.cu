@@ -20,14 +20,16 @@
 // same to results; it also flushes subnormal *inputs*, which HMMER (DAZ
 // off) would use as they are, but no input here is ever subnormal: every
 // value the DP holds is the flushed result of an earlier operation or a
-// profile value, and the host (fwdPlan.check) refuses profiles with a
-// subnormal in them. A sum of two non-negative normal-or-zero floats is
+// profile value, and the host (fwdPlan.exactOnGPU) refuses profiles with
+// a subnormal in them. A sum of two non-negative normal-or-zero floats is
 // normal or zero, so additions never produce subnormals either. Products
 // and sums go through __fmul_rn/__fadd_rn, which are never contracted into
 // FMAs whatever --fmad says (the host passes --fmad=false as well), and
 // quotients through __fdiv_rn (IEEE division, also under -prec-div=true).
 // HMMER's 1.0/xE is a double division rounded to float, done here the same
-// way (double division is always IEEE on the GPU) and flushed explicitly.
+// way (double division is always IEEE on the GPU; a compiler may turn it
+// into a correctly rounded float reciprocal, which is the same value since
+// double has more than twice float's precision) and flushed explicitly.
 //
 // The total scale. HMMER adds log(xE) in double to a float for every
 // rescaled row; glibc's log is not what the GPU's log computes, so the
