@@ -1,0 +1,366 @@
+package fwdback
+
+import (
+	_ "embed"
+	"encoding/binary"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/hmmgo/hmmgo/gpu/cuda"
+	"github.com/hmmgo/hmmgo/gpu/nvrtc"
+	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+)
+
+// The program: fwd.cu, then bwd.cu, which uses fwd.cu's definitions.
+var (
+	//go:embed fwd.cu
+	fwdSource string
+	//go:embed bwd.cu
+	bwdSource  string
+	cudaSource = fwdSource + "\n" + bwdSource
+)
+
+// threadsPerTarget is the kernel's lane split: one thread per SSE lane.
+const threadsPerTarget = 4
+
+// nvrtcOptions keep IEEE single precision as hmmsearch computes it: no
+// FMA contraction, correctly rounded division and square root, subnormal
+// results flushed to zero (fwd.cu says why flushing inputs too is safe).
+var nvrtcOptions = []string{"--fmad=false", "--ftz=true", "--prec-div=true", "--prec-sqrt=true"}
+
+// GPU computes Forward parser scores on one device, identical to Forward's.
+type GPU struct {
+	ctx     *cuda.Context
+	mu      sync.Mutex
+	kernels map[fwdShape][2]*cuda.Function
+	bufs    *gpudb.Buffers
+	// Placement overrides where the kernel keeps profile and row state
+	// (benchmarks); the default picks by model size.
+	Placement Placement
+	// KernelTime accumulates device time (CUDA events), for benchmarks.
+	KernelTime time.Duration
+	// LastShape describes the last launch: placement, threads per block,
+	// blocks and shared memory (benchmarks).
+	LastShape string
+}
+
+// NewGPU prepares Forward on a device context.
+func NewGPU(ctx *cuda.Context) *GPU {
+	return &GPU{ctx: ctx, kernels: map[fwdShape][2]*cuda.Function{}, bufs: gpudb.NewBuffers(ctx)}
+}
+
+func (g *GPU) limits() deviceLimits {
+	d := g.ctx.Device()
+	return deviceLimits{SMs: d.Multiprocessors, SharedOptin: d.SharedMemPerBlockOptin, SharedPerSM: d.SharedMemPerSM, ThreadsPerSM: d.MaxThreadsPerSM}
+}
+
+// kernel returns the Forward and Backward kernels of a shape, compiled
+// on first use and allowed the shape's shared memory.
+func (g *GPU) kernel(s fwdShape) (fwd, bwd *cuda.Function, err error) {
+	key := fwdShape{Block: s.Block, ProfShared: s.ProfShared, StateShared: s.StateShared}
+	fs, ok := g.kernels[key]
+	if !ok {
+		b2i := func(b bool) int {
+			if b {
+				return 1
+			}
+			return 0
+		}
+		opts := append([]string{fmt.Sprintf("-DBLOCK=%d", s.Block), fmt.Sprintf("-DPROF_SHARED=%d", b2i(s.ProfShared)),
+			fmt.Sprintf("-DSTATE_SHARED=%d", b2i(s.StateShared))}, nvrtcOptions...)
+		k, err := nvrtc.Build(g.ctx, nvrtc.Program{Name: "fwdback.cu", Source: cudaSource, Options: opts})
+		if err != nil {
+			return nil, nil, err
+		}
+		for i, name := range []string{"fwd_kernel", "bwd_kernel"} {
+			if fs[i], err = k.Function(name); err != nil {
+				return nil, nil, err
+			}
+		}
+		g.kernels[key] = fs
+	}
+	for _, f := range fs {
+		if err := f.SetMaxDynamicSharedMemory(s.sharedBytes); err != nil {
+			return nil, nil, err
+		}
+	}
+	return fs[0], fs[1], nil
+}
+
+// ForwardScores returns the Forward parser score (nats) of every target,
+// exactly what Forward(targets[i], om', mx, false) returns, where om' is om
+// with its length model set for lengths[i] (ReconfigRestLength; nil
+// lengths means each target's own length, as the pipeline configures it).
+// om's E-state (multihit or unihit) is used as it is. errs[i] is ErrRange
+// where Forward returns it (scores[i] is then 0); err reports a failure
+// of the device.
+func (g *GPU) ForwardScores(om *oprofile.Profile, targets [][]byte, lengths []int) (scores []float32, errs []error, err error) {
+	return g.forward(om, targets, lengths, nil, nil)
+}
+
+// ForwardScoresDB is ForwardScores over the targets of a database resident
+// on the device: all of them when want is nil, else those with want[i]
+// (the others get score 0 and no error).
+func (g *GPU) ForwardScoresDB(om *oprofile.Profile, db *gpudb.DB, want []bool, lengths []int) (scores []float32, errs []error, err error) {
+	return g.forward(om, db.Dsqs, lengths, db, want)
+}
+
+func (g *GPU) forward(om *oprofile.Profile, dsqs [][]byte, lengths []int, db *gpudb.DB, want []bool) ([]float32, []error, error) {
+	if lengths == nil {
+		lengths = make([]int, len(dsqs))
+		for i, d := range dsqs {
+			lengths[i] = len(d)
+		}
+	} else if len(lengths) != len(dsqs) {
+		return nil, nil, fmt.Errorf("fwdback: %d lengths for %d targets", len(lengths), len(dsqs))
+	}
+	if want != nil && len(want) != len(dsqs) {
+		return nil, nil, fmt.Errorf("fwdback: %d selections for %d targets", len(want), len(dsqs))
+	}
+	plan, err := newFwdPlan(om, lengths)
+	if err != nil {
+		return nil, nil, err
+	}
+	var idx []int
+	residues := 0
+	for i, d := range dsqs {
+		if len(d) > 0 && (want == nil || want[i]) {
+			idx = append(idx, i)
+			residues += len(d)
+		}
+	}
+	selected := func(i int) bool { return want == nil || want[i] }
+	if !plan.exactOnGPU() {
+		scores, errs := cpuForwardScores(om, dsqs, lengths, selected)
+		return scores, errs, nil
+	}
+	r := &fwdRun{outC: make([]float32, len(dsqs))}
+	if len(idx) > 0 {
+		if r, err = g.launch(plan, dsqs, idx, residues, db, want == nil, nil, 0); err != nil {
+			return nil, nil, fmt.Errorf("forward on GPU %d: %w", g.ctx.Device().Ordinal, err)
+		}
+	}
+	scores, errs, err := assembleScores(plan, dsqs, r.outC, r.recs)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range dsqs {
+		if !selected(i) {
+			scores[i], errs[i] = 0, nil
+		}
+	}
+	return scores, errs, nil
+}
+
+// Parsers runs the parser Forward and Backward of every target on the
+// GPU and returns what domain definition needs of them: the special rows
+// of both matrices, bit for bit those of Forward(targets[i], om', fwd,
+// false) and Backward(targets[i], om', fwd, bck, false), with om' as in
+// ForwardScores, and both scores. The pipeline calls it for the targets
+// that pass the Forward filter; domaindef.Define can take the matrices
+// as they are (with om configured for the target as usual). Empty targets
+// are computed on the CPU.
+func (g *GPU) Parsers(om *oprofile.Profile, targets [][]byte, lengths []int) ([]Parser, error) {
+	if lengths == nil {
+		lengths = make([]int, len(targets))
+		for i, d := range targets {
+			lengths[i] = len(d)
+		}
+	} else if len(lengths) != len(targets) {
+		return nil, fmt.Errorf("fwdback: %d lengths for %d targets", len(lengths), len(targets))
+	}
+	plan, err := newFwdPlan(om, lengths)
+	if err != nil {
+		return nil, err
+	}
+	var idx []int
+	residues := 0
+	for i, d := range targets {
+		if len(d) > 0 {
+			idx = append(idx, i)
+			residues += len(d)
+		}
+	}
+	if !plan.exactOnGPU() {
+		idx = nil
+	}
+	var r *fwdRun
+	xoff, rowFloats := rowOffsets(targets, idx)
+	if len(idx) > 0 {
+		if r, err = g.launch(plan, targets, idx, residues, nil, false, xoff, rowFloats); err != nil {
+			return nil, fmt.Errorf("forward/backward on GPU %d: %w", g.ctx.Device().Ordinal, err)
+		}
+	}
+	return finishParsers(om, plan, targets, lengths, idx, xoff, r), nil
+}
+
+// fwdRun is what one launch sequence returns, per target of the call
+// (database numbering): the final C value, the rescaled rows and, when the
+// special rows were asked for, those of Forward and Backward (from
+// xoff[i] floats on) and Backward's switch to its own scale factors.
+type fwdRun struct {
+	outC   []float32
+	recs   []scaleRecord
+	fx, bx []float32
+	own    []int32
+}
+
+// launch runs Forward (and with xoff, Backward) over targets idx of dsqs.
+// residues is their total length; rowFloats the size of the special rows.
+func (g *GPU) launch(plan *fwdPlan, dsqs [][]byte, idx []int, residues int, db *gpudb.DB, all bool, xoff []int64, rowFloats int) (*fwdRun, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	s, err := chooseShape(g.Placement, plan, g.limits())
+	if err != nil {
+		return nil, err
+	}
+	fwdK, bwdK, err := g.kernel(s)
+	if err != nil {
+		return nil, err
+	}
+	var layout *gpudb.Device
+	if db != nil && all {
+		if layout, err = db.Layout(threadsPerTarget); err != nil {
+			return nil, err
+		}
+	} else {
+		if layout, err = gpudb.Upload(g.ctx, gpudb.Pack(dsqs, idx, threadsPerTarget)); err != nil {
+			return nil, err
+		}
+		defer layout.Free()
+	}
+	n := len(dsqs)
+	up := func(name string, b []byte) *cuda.Buffer {
+		if err != nil {
+			return nil
+		}
+		var buf *cuda.Buffer
+		buf, err = g.bufs.Upload(name, b)
+		return buf
+	}
+	get := func(name string, size int) *cuda.Buffer {
+		if err != nil {
+			return nil
+		}
+		var buf *cuda.Buffer
+		buf, err = g.bufs.Get(name, size)
+		return buf
+	}
+	bt, bo, blm := up("trans", cuda.Bytes(plan.Trans)), up("odds", cuda.Bytes(plan.Odds)), up("loopmove", cuda.Bytes(plan.LoopMove))
+	bcount := get("counters", 8) // the work counter, the record counter
+	bc := get("outC", 4*n)
+	// At most one rescaled row per residue, so the records cannot overflow.
+	reccap := residues
+	brec := get("records", scaleRecordBytes*reccap)
+	stateBytes := 4
+	if !s.StateShared {
+		stateBytes = s.grid * (s.Block / 32) * plan.stateBytesPerWarp()
+	}
+	bstate := get("state", stateBytes)
+	var bxoff, bfx, bbx, bown *cuda.Buffer
+	if xoff != nil {
+		bxoff, bfx, bbx, bown = up("xoff", cuda.Bytes(xoff)), get("fxrows", 4*rowFloats), get("bxrows", 4*rowFloats), get("own", 4*n)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := bcount.Memset32(0); err != nil {
+		return nil, err
+	}
+	check := int32(0)
+	if plan.Check {
+		check = 1
+	}
+	ptr := func(b *cuda.Buffer) cuda.DevicePtr {
+		if b == nil {
+			return 0
+		}
+		return b.Ptr()
+	}
+	var a cuda.Args
+	a.Buffer(bt).Buffer(bo).Int32(int32(plan.Q)).Int32(int32(plan.QS)).Int32(int32(plan.Kp)).Int32(check).
+		Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).
+		Ptr(bcount.Ptr()).Buffer(blm).Float32(plan.EMove).Float32(plan.ELoop).
+		Buffer(bstate).Buffer(bc).Buffer(brec).Ptr(bcount.Ptr().Add(4)).Uint32(uint32(reccap)).
+		Ptr(ptr(bfx)).Ptr(ptr(bxoff))
+	cfg := cuda.LaunchConfig{Grid: cuda.Dim3{X: s.grid}, Block: cuda.Dim3{X: s.Block}, SharedMem: s.sharedBytes}
+	d, err := gpudb.Timed(g.ctx, func() error { return fwdK.Launch(cfg, &a) })
+	if err != nil {
+		return nil, err
+	}
+	g.KernelTime += d
+	g.LastShape = fmt.Sprintf("%s, %d threads x %d blocks, %d B shared", s.place, s.Block, s.grid, s.sharedBytes)
+	counters := make([]byte, 8)
+	if err := bcount.CopyToHost(counters, 0); err != nil {
+		return nil, err
+	}
+	nrec := int(binary.LittleEndian.Uint32(counters[4:]))
+	if nrec > reccap {
+		return nil, fmt.Errorf("kernel reported %d rescaled rows for %d residues", nrec, reccap)
+	}
+	r := &fwdRun{outC: make([]float32, n)}
+	if err := bc.CopyToHost(cuda.Bytes(r.outC), 0); err != nil {
+		return nil, err
+	}
+	rawRec := make([]byte, scaleRecordBytes*nrec)
+	if nrec > 0 {
+		if err := brec.CopyToHost(rawRec, 0); err != nil {
+			return nil, err
+		}
+	}
+	r.recs = decodeScaleRecords(rawRec)
+	if xoff == nil {
+		return r, nil
+	}
+
+	if err := bcount.Memset32(0); err != nil {
+		return nil, err
+	}
+	a.Reset()
+	a.Buffer(bt).Buffer(bo).Int32(int32(plan.Q)).Int32(int32(plan.QS)).Int32(int32(plan.Kp)).
+		Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).
+		Ptr(bcount.Ptr()).Buffer(blm).Float32(plan.EMove).Float32(plan.ELoop).
+		Buffer(bstate).Buffer(bfx).Buffer(bxoff).Buffer(bbx).Buffer(bown)
+	if d, err = gpudb.Timed(g.ctx, func() error { return bwdK.Launch(cfg, &a) }); err != nil {
+		return nil, err
+	}
+	g.KernelTime += d
+	r.fx, r.bx, r.own = make([]float32, rowFloats), make([]float32, rowFloats), make([]int32, n)
+	for _, c := range []struct {
+		b   *cuda.Buffer
+		dst []byte
+	}{{bfx, cuda.Bytes(r.fx)}, {bbx, cuda.Bytes(r.bx)}, {bown, cuda.Bytes(r.own)}} {
+		if err := c.b.CopyToHost(c.dst, 0); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// cpuForwardScores is the fallback for profiles the kernel cannot
+// reproduce (see fwdPlan.exactOnGPU), on every core.
+func cpuForwardScores(om *oprofile.Profile, dsqs [][]byte, lengths []int, selected func(int) bool) ([]float32, []error) {
+	scores := make([]float32, len(dsqs))
+	errs := make([]error, len(dsqs))
+	var wg sync.WaitGroup
+	n := runtime.NumCPU()
+	for w := 0; w < n; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			p := *om
+			mx := NewMatrix()
+			for i := w; i < len(dsqs); i += n {
+				if selected(i) {
+					p.ReconfigRestLength(lengths[i])
+					scores[i], errs[i] = Forward(dsqs[i], &p, mx, false)
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	return scores, errs
+}
