@@ -218,9 +218,9 @@ bwd_kernel(const float* __restrict__ gtrans, const float* __restrict__ godds,
             }
 
             // Rescaling: the Forward's factor of the row until B grows
-            // past 1e16 (float comparison, as fwdback.Backward), then B itself
+            // past 1e16 (compared in double, as HMMER and fwdback.Backward do), then B itself
             // whenever it exceeds 1e4.
-            if (xB > 1.0e16f) own = true;
+            if ((double)xB > 1.0e16) own = true;
             float s;
             if (own) {
                 s = xB > 1.0e4f ? xB : 1.0f;
