@@ -28,5 +28,14 @@ echo "# residues per query: $(grep -m1 'Target sequences' "$tmp/hmmer.txt" | tr 
 for n in cpu gpu; do
   if cmp -s "$tmp/hmmer.norm" "$tmp/$n.norm"; then echo "tables hmmer vs $n: identical ($(wc -l < "$tmp/$n.norm") rows)"; else echo "tables hmmer vs $n: DIFFERENT"; diff "$tmp/hmmer.norm" "$tmp/$n.norm" | head -5; fi
 done
-cat "$tmp/gpu.err" | head -3
+for n in cpu gpu; do
+  grep -v 'CPU time per stage' "$tmp/$n.err" | head -3
+  # With HMMGO_STAGE_TIMES set: per-stage CPU seconds summed over the queries.
+  grep 'CPU time per stage' "$tmp/$n.err" | awk -v n="$n" '{
+      for (i = 2; i <= NF; i++) {
+        if ($i ~ /^[0-9.]+s;?$/ && $(i-1) ~ /^[A-Za-z]+$/) { v = $i; sub(/s;?$/, "", v); t[$(i-1)] += v }
+        if ($i == "wall") { v = $(i-1); sub(/s$/, "", v); g += v }
+      } }
+    END { if (length(t)) { printf "hmmgo %s stage CPU seconds over all queries:", n; for (k in t) printf " %s %.2f", k, t[k]; if (g) printf "; GPU MSV stage wall %.2f", g; print "" } }'
+done
 echo "per-stage (hmmgo --gpu, first query):"; grep -m4 'Passed' "$tmp/gpu.txt"

@@ -231,7 +231,6 @@ type fwdShape struct {
 }
 
 const (
-	minWarpsShared = 8  // below this a shared-memory placement leaves the SM idle
 	maxWarps       = 32 // 1024 threads per block
 	globalWarps    = 8
 )
@@ -272,10 +271,14 @@ func chooseShape(pl Placement, p *fwdPlan, d deviceLimits) (fwdShape, error) {
 	case PlaceGlobal:
 		return mk(PlaceGlobal, globalWarps, 4*prof <= d.SharedOptin, false), nil
 	default:
-		if w := warps(d.SharedOptin - prof); w >= minWarpsShared {
+		// Measured on an H200 (docs/BENCHMARKS.md): keeping the profile and
+		// the row state in shared memory wins while a block still holds
+		// at least 4 warps (M up to ~400); the state alone, with at least 3
+		// warps (M up to ~800); beyond, global memory is as fast or faster.
+		if w := warps(d.SharedOptin - prof); w >= 4 {
 			return mk(PlaceShared, w, true, true), nil
 		}
-		if w := warps(d.SharedOptin); w >= minWarpsShared {
+		if w := warps(d.SharedOptin); w >= 3 {
 			return mk(PlaceStateShared, w, false, true), nil
 		}
 		return mk(PlaceGlobal, globalWarps, 4*prof <= d.SharedOptin, false), nil
