@@ -231,8 +231,8 @@ type fwdShape struct {
 }
 
 const (
-	maxWarps       = 32 // 1024 threads per block
-	globalWarps    = 8
+	maxWarps    = 32 // 1024 threads per block
+	globalWarps = 8
 )
 
 func (p *fwdPlan) profileBytes() int { return 4 * (len(p.Trans) + len(p.Odds)) }

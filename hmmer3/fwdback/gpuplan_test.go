@@ -357,7 +357,7 @@ func TestChooseShape(t *testing.T) {
 	for _, tc := range []struct {
 		M    int
 		want Placement
-	}{{10, PlaceShared}, {100, PlaceShared}, {250, PlaceShared}, {300, PlaceStateShared}, {400, PlaceGlobal}, {2500, PlaceGlobal}} {
+	}{{10, PlaceShared}, {100, PlaceShared}, {250, PlaceShared}, {300, PlaceShared}, {400, PlaceShared}, {800, PlaceStateShared}, {1200, PlaceGlobal}, {2500, PlaceGlobal}} {
 		plan, err := newFwdPlan(optimizedProfile(testmodels.RandomHMM(rng, amino, tc.M)), nil)
 		if err != nil {
 			t.Fatal(err)

@@ -90,6 +90,11 @@ func (o *OutputFile) Commit() error {
 		os.Remove(o.f.Name())
 		return fmt.Errorf("writing %s: %w", o.path, err)
 	}
+	// CreateTemp makes files private; an output file gets the usual mode.
+	if err := os.Chmod(o.f.Name(), 0o644); err != nil {
+		os.Remove(o.f.Name())
+		return fmt.Errorf("writing %s: %w", o.path, err)
+	}
 	if err := os.Rename(o.f.Name(), o.path); err != nil {
 		os.Remove(o.f.Name())
 		return fmt.Errorf("writing %s: %w", o.path, err)
