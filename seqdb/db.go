@@ -381,5 +381,9 @@ func (s *Source) ReadInto(sq *seqio.Sequence) error {
 	return nil
 }
 
+// DB is the database the source reads, for callers that want more than
+// a stream (the GPU path: lengths, layout sections).
+func (s *Source) DB() *DB { return s.db }
+
 // Close does nothing: the DB stays open for other sources.
 func (s *Source) Close() error { return nil }

@@ -288,3 +288,19 @@ func TestIsDB(t *testing.T) {
 		t.Error("a non-database is recognised")
 	}
 }
+
+func TestSourceDB(t *testing.T) {
+	abc := alphabet.New(alphabet.Amino)
+	db := open(t, build(t, randomSeqs(3, abc, 1), abc, Options{}))
+	src := db.NewSource()
+	if src.DB() != db {
+		t.Fatal("Source.DB is not the database it reads")
+	}
+	var s seqio.Sequence
+	if err := src.ReadInto(&s); err != nil || s.Name != db.Name(0) {
+		t.Fatalf("ReadInto: %v, %q", err, s.Name)
+	}
+	if err := src.Close(); err != nil || db.NumSeqs() != 3 {
+		t.Fatal("closing a source closed the database")
+	}
+}

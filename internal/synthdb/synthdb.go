@@ -48,8 +48,8 @@ type Params struct {
 	Mode     PlantMode
 
 	Threads int // 0: all CPUs; the output does not depend on it
-	// Progress, when set, is called from time to time with the residues
-	// written so far.
+	// Progress, when set, is called after every block written with the
+	// bytes written so far.
 	Progress func(done int64)
 }
 

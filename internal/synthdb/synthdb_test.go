@@ -287,3 +287,24 @@ func TestResidueTable(t *testing.T) {
 }
 
 func writeFile(path string, b []byte) error { return os.WriteFile(path, b, 0o644) }
+
+type failingWriter struct{ left int }
+
+func (f *failingWriter) Write(p []byte) (int, error) {
+	if f.left <= 0 {
+		return 0, fmt.Errorf("disk full")
+	}
+	f.left--
+	return len(p), nil
+}
+
+// A write error stops the generator (no deadlock, no further writes) and
+// comes back to the caller.
+func TestWriteError(t *testing.T) {
+	p := DefaultParams(50_000_000, 1)
+	p.Threads = 3
+	_, err := Write(&failingWriter{left: 2}, p)
+	if err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("error %v", err)
+	}
+}
