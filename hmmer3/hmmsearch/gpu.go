@@ -9,10 +9,12 @@ import (
 	"github.com/hmmgo/hmmgo/alphabet"
 	"github.com/hmmgo/hmmgo/gpu/cuda"
 	"github.com/hmmgo/hmmgo/gpu/devices"
+	"github.com/hmmgo/hmmgo/hmmer3/fwdback"
 	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
 	"github.com/hmmgo/hmmgo/hmmer3/msvfilter"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
+	"github.com/hmmgo/hmmgo/hmmer3/vitfilter"
 	"github.com/hmmgo/hmmgo/seqio"
 )
 
@@ -65,6 +67,8 @@ type gpuSearch struct {
 
 type gpuPart struct {
 	filter *msvfilter.GPU
+	vit    *vitfilter.GPU
+	fwd    *fwdback.GPU
 	db     *gpudb.DB
 	index  []int // database number of each of this device's targets
 }
@@ -96,7 +100,7 @@ func (g *gpuSearch) load(src pipeline.SequenceSource, abc *alphabet.Alphabet) er
 		if err != nil {
 			return err
 		}
-		p := &gpuPart{filter: msvfilter.NewGPU(ctx)}
+		p := &gpuPart{filter: msvfilter.NewGPU(ctx), vit: vitfilter.NewGPU(ctx), fwd: fwdback.NewGPU(ctx)}
 		var dsqs [][]byte
 		for r := d; r < len(order); r += n {
 			p.index = append(p.index, order[r])
@@ -108,32 +112,96 @@ func (g *gpuSearch) load(src pipeline.SequenceSource, abc *alphabet.Alphabet) er
 	return nil
 }
 
-// msvScores returns every target's MSV filter score, database order.
-func (g *gpuSearch) msvScores(om *oprofile.MSVProfile) ([]float32, error) {
-	scores := make([]float32, len(g.seqs))
+// eachPart runs fn on every device at once and returns the first error.
+func (g *gpuSearch) eachPart(fn func(d int, p *gpuPart) error) error {
 	errs := make([]error, len(g.parts))
 	var wg sync.WaitGroup
 	for d, p := range g.parts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out := make([]float32, len(p.index))
-			if err := p.filter.Scores(om, g.abc.Kp, p.db, out); err != nil {
+			if err := fn(d, p); err != nil {
 				errs[d] = fmt.Errorf("GPU %d: %w", g.devs[d].Ordinal, err)
-				return
-			}
-			for i, db := range p.index {
-				scores[db] = out[i]
 			}
 		}()
 	}
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return scores, nil
+	return nil
+}
+
+// MSV implements pipeline.Accelerator: every target's MSV filter score.
+func (g *gpuSearch) MSV(om *oprofile.Profile) ([]float32, error) {
+	scores := make([]float32, len(g.seqs))
+	err := g.eachPart(func(d int, p *gpuPart) error {
+		out := make([]float32, len(p.index))
+		if err := p.filter.Scores(&om.MSV, g.abc.Kp, p.db, out); err != nil {
+			return err
+		}
+		for i, db := range p.index {
+			scores[db] = out[i]
+		}
+		return nil
+	})
+	return scores, err
+}
+
+// Viterbi implements pipeline.Accelerator for the targets with want[i].
+func (g *gpuSearch) Viterbi(om *oprofile.Profile, want []bool) ([]float32, error) {
+	scores := make([]float32, len(g.seqs))
+	err := g.eachPart(func(d int, p *gpuPart) error {
+		sel := make([]bool, len(p.index))
+		any := false
+		for i, db := range p.index {
+			sel[i] = want[db] && g.seqs[db].L() > 0
+			any = any || sel[i]
+		}
+		if !any {
+			return nil
+		}
+		out := make([]float32, len(p.index))
+		if err := p.vit.Scores(&om.Vit, g.abc.Kp, p.db, sel, out); err != nil {
+			return err
+		}
+		for i, db := range p.index {
+			if sel[i] {
+				scores[db] = out[i]
+			}
+		}
+		return nil
+	})
+	return scores, err
+}
+
+// Parsers implements pipeline.Accelerator for the targets with want[i].
+func (g *gpuSearch) Parsers(om *oprofile.Profile, want []bool) ([]fwdback.Parser, error) {
+	out := make([]fwdback.Parser, len(g.seqs))
+	err := g.eachPart(func(d int, p *gpuPart) error {
+		var dsqs [][]byte
+		var which []int
+		for _, db := range p.index {
+			if want[db] {
+				dsqs = append(dsqs, g.seqs[db].Dsq)
+				which = append(which, db)
+			}
+		}
+		if len(dsqs) == 0 {
+			return nil
+		}
+		ps, err := p.fwd.Parsers(om, dsqs, nil)
+		if err != nil {
+			return err
+		}
+		for j, db := range which {
+			out[db] = ps[j]
+		}
+		return nil
+	})
+	return out, err
 }
 
 func (g *gpuSearch) free() {
@@ -147,3 +215,5 @@ func (g *gpuSearch) free() {
 func sortByLength(order []int, seqs []*seqio.Sequence) {
 	sort.SliceStable(order, func(a, b int) bool { return seqs[order[a]].L() > seqs[order[b]].L() })
 }
+
+var _ pipeline.Accelerator = (*gpuSearch)(nil)

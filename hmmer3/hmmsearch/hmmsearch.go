@@ -176,7 +176,7 @@ func (s *search) printStageTimes(query string, st *hits.Stats, gpu time.Duration
 		fmt.Fprintf(&b, " %s %.3fs", hits.StageNames[i], d.Seconds())
 	}
 	if s.gpu != nil {
-		fmt.Fprintf(&b, "; GPU MSV filter (load, pack, kernels, decisions) %.3fs wall", gpu.Seconds())
+		fmt.Fprintf(&b, "; staged GPU search (MSV, Viterbi, Forward/Backward on the GPU) %.3fs wall", gpu.Seconds())
 	}
 	fmt.Fprintln(s.env.Stderr, b.String())
 }
@@ -362,6 +362,8 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, opts report
 	}
 	cfg.TimeStages = s.stageTimes
 	var gpuTime time.Duration
+	var list []*hits.Hit
+	var st *hits.Stats
 	if s.gpu != nil {
 		tg := time.Now()
 		if s.gpu.seqs == nil {
@@ -369,15 +371,11 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, opts report
 				return err
 			}
 		}
-		scores, err := s.gpu.msvScores(&m.OM.MSV)
-		if err != nil {
-			return err
-		}
-		cfg.MSVScore = func(idx int64) float32 { return scores[idx] }
-		src = &pipeline.SliceSource{Seqs: s.gpu.seqs}
+		list, st, err = pipeline.SearchStaged(m, s.gpu.seqs, &cfg, s.gpu)
 		gpuTime = time.Since(tg)
+	} else {
+		list, st, err = s.search(m, src, &cfg)
 	}
-	list, st, err := s.search(m, src, &cfg)
 	if err != nil {
 		if h.Alph.Type != alphabet.Amino {
 			return fmt.Errorf("%v (query %s is a %s model, so targets are read as %s)", err, h.Name, h.Alph.Type, h.Alph.Type)

@@ -27,11 +27,6 @@ type Config struct {
 	Thresholds hits.Thresholds
 	CPUs       int // worker goroutines; results do not depend on it
 
-	// MSVScore, when set, supplies the MSV filter score of the target
-	// with database index idx, computed in bulk elsewhere (on a GPU);
-	// otherwise each worker runs the CPU filter.
-	MSVScore func(idx int64) float32
-
 	// TimeStages records the time of each stage in Stats.StageTime.
 	TimeStages bool
 }

@@ -69,12 +69,7 @@ func (w *worker) run(sq *seqio.Sequence, idx int64) (*hits.Hit, error) {
 		t0 = time.Now()
 	}
 
-	var usc float32
-	if w.cfg.MSVScore != nil {
-		usc = w.cfg.MSVScore(idx)
-	} else {
-		usc = msvfilter.Score(dsq, &om.MSV)
-	}
+	usc := msvfilter.Score(dsq, &om.MSV)
 	lap(hits.StageMSV)
 	P := easel.GumbelSurv(float64(bits(usc, nullsc)), float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
 	if P > w.f1 {
@@ -227,3 +222,7 @@ func (w *worker) score(sq *seqio.Sequence, idx int64, nullsc, fwdsc float32, res
 	}
 	return hit
 }
+
+// The filter kernels, named for the accelerator's use.
+func msvfilterScore(dsq []byte, om *oprofile.Profile) float32 { return msvfilter.Score(dsq, &om.MSV) }
+func vitfilterScore(dsq []byte, om *oprofile.Profile) float32 { return vitfilter.Score(dsq, &om.Vit) }
