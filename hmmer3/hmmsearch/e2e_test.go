@@ -173,7 +173,10 @@ type outputs struct{ stdout, tbl, domtbl string }
 func runOurs(t *testing.T, c e2eCase, hmmPath, dbPath, dir string) outputs {
 	t.Helper()
 	tbl, dtbl := filepath.Join(dir, "ours.tbl"), filepath.Join(dir, "ours.domtbl")
-	args := append(append([]string{"--tblout", tbl, "--domtblout", dtbl}, c.opts...), hmmPath, dbPath)
+	args := append([]string{"--tblout", tbl, "--domtblout", dtbl}, c.opts...)
+	// HMMGO_E2E_OPTS adds options of ours to every case, e.g. "--gpu" on a
+	// GPU host: the outputs must not change.
+	args = append(append(args, strings.Fields(os.Getenv("HMMGO_E2E_OPTS"))...), hmmPath, dbPath)
 	var stdin io.Reader = strings.NewReader("")
 	if c.stdinHMM || c.stdinDB {
 		p := hmmPath
