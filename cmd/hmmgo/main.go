@@ -7,11 +7,14 @@ import (
 	"os"
 	"sort"
 
+	"github.com/hmmgo/hmmgo/hmmer2/search"
 	"github.com/hmmgo/hmmgo/internal/cli"
 )
 
 // commands lists every subcommand; each lives in its own package.
-var commands = []cli.Command{}
+var commands = []cli.Command{
+	search.Command,
+}
 
 func main() {
 	env := cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
