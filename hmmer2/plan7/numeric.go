@@ -1,9 +1,6 @@
 package plan7
 
-import (
-	"math"
-	"sync"
-)
+import "math"
 
 // IntScale is HMMER2's INTSCALE: integer scores are bits times 1000.
 const IntScale = 1000.0
@@ -75,12 +72,9 @@ func LogSum(p1, p2 float32) float32 {
 
 const logsumTable = 20000 // LOGSUM_TBL
 
-var (
-	ilogsumOnce  sync.Once
-	ilogsumTable [logsumTable]int32
-)
+var ilogsumTable [logsumTable]int32
 
-func initILogsum() {
+func init() {
 	scale := intScale * log2e
 	for i := 0; i < logsumTable; i++ {
 		// Same grouping as HMMER2: ln2 * (float)-i, then / INTSCALE.
@@ -92,7 +86,6 @@ func initILogsum() {
 // ILogsum adds two scaled integer log probabilities in probability space
 // with HMMER2's lookup table (used by the Forward algorithm and null2).
 func ILogsum(p1, p2 int32) int32 {
-	ilogsumOnce.Do(initILogsum)
 	diff := p1 - p2
 	switch {
 	case diff >= logsumTable:

@@ -19,24 +19,19 @@ const (
 // Matrix is a full (L+1) x (M+1) Viterbi matrix, kept and grown between
 // sequences like HMMER2's dpmatrix_s.
 type Matrix struct {
-	M, L       int
-	mmx        []int32 // (L+1)*(M+1), row-major
-	imx        []int32
-	dmx        []int32
-	xmx        []int32 // (L+1)*nX
-	row        int     // M+1
-	cellsAlloc int
+	M, L  int
+	cells []weeCell // (L+1)*(M+1) M, I, D values, row-major
+	xmx   []int32   // (L+1)*nX special states
+	row   int       // M+1
 }
 
 func (mx *Matrix) resize(L, M int) {
 	mx.M, mx.L, mx.row = M, L, M+1
 	n := (L + 1) * (M + 1)
-	if n > cap(mx.mmx) {
-		mx.mmx = make([]int32, n)
-		mx.imx = make([]int32, n)
-		mx.dmx = make([]int32, n)
+	if n > cap(mx.cells) {
+		mx.cells = make([]weeCell, n)
 	}
-	mx.mmx, mx.imx, mx.dmx = mx.mmx[:n], mx.imx[:n], mx.dmx[:n]
+	mx.cells = mx.cells[:n]
 	if (L+1)*nX > cap(mx.xmx) {
 		mx.xmx = make([]int32, (L+1)*nX)
 	}
@@ -55,108 +50,74 @@ func (mx *Matrix) Fill(p *plan7.Profile, dsq []byte) int32 {
 	xmx[xB] = p.Xsc[plan7.XTN][plan7.Move]
 	xmx[xE], xmx[xC], xmx[xJ] = negInf, negInf, negInf
 	for k := 0; k <= M; k++ {
-		mx.mmx[k], mx.imx[k], mx.dmx[k] = negInf, negInf, negInf
+		mx.cells[k] = weeCell{negInf, negInf, negInf}
 	}
-	tmm, tim, tdm := p.Tsc[plan7.TMM], p.Tsc[plan7.TIM], p.Tsc[plan7.TDM]
-	tmd, tdd := p.Tsc[plan7.TMD], p.Tsc[plan7.TDD]
-	tmi, tii := p.Tsc[plan7.TMI], p.Tsc[plan7.TII]
-	bsc, esc := p.Bsc, p.Esc
+	tr := transOf(p)[:M+1]
 	xsc := &p.Xsc
 	for i := 1; i <= L; i++ {
-		mc := mx.mmx[i*W : i*W+W]
-		dc := mx.dmx[i*W : i*W+W]
-		ic := mx.imx[i*W : i*W+W]
-		mpp := mx.mmx[(i-1)*W : i*W]
-		dpp := mx.dmx[(i-1)*W : i*W]
-		ip := mx.imx[(i-1)*W : i*W]
+		rc := mx.cells[i*W : i*W+W]
+		rp := mx.cells[(i-1)*W : i*W]
 		xmb := xmx[(i-1)*nX+xB]
-		ms := p.Msc[dsq[i-1]]
-		is := p.Isc[dsq[i-1]]
-		mc[0], dc[0], ic[0] = negInf, negInf, negInf
+		ms := p.Msc[dsq[i-1]][:M+1]
+		is := p.Isc[dsq[i-1]][:M+1]
+		rc[0] = weeCell{negInf, negInf, negInf}
+		mprev, dprev := int32(negInf), int32(negInf) // M(i,k-1), D(i,k-1)
+		xme := int32(negInf)
 		for k := 1; k <= M; k++ {
-			v := mpp[k-1] + tmm[k-1]
-			if s := ip[k-1] + tim[k-1]; s > v {
+			n := &tr[k]
+			pl := &rp[k-1]
+			v := pl.m + n.mm
+			if s := pl.i + n.im; s > v {
 				v = s
 			}
-			if s := dpp[k-1] + tdm[k-1]; s > v {
+			if s := pl.d + n.dm; s > v {
 				v = s
 			}
-			if s := xmb + bsc[k]; s > v {
+			if s := xmb + n.bm; s > v {
 				v = s
 			}
 			v += ms[k]
 			if v < negInf {
 				v = negInf
 			}
-			mc[k] = v
-
-			d := dc[k-1] + tdd[k-1]
-			if s := mc[k-1] + tmd[k-1]; s > d {
+			d := dprev + n.dd
+			if s := mprev + n.md; s > d {
 				d = s
 			}
 			if d < negInf {
 				d = negInf
 			}
-			dc[k] = d
-
+			iv := int32(negInf) // HMMER2 never computes I_M
 			if k < M {
-				iv := mpp[k] + tmi[k]
-				if s := ip[k] + tii[k]; s > iv {
+				pk := &rp[k]
+				iv = pk.m + n.mi
+				if s := pk.i + n.ii; s > iv {
 					iv = s
 				}
 				iv += is[k]
 				if iv < negInf {
 					iv = negInf
 				}
-				ic[k] = iv
 			}
+			rc[k] = weeCell{v, iv, d}
+			if s := v + n.me; s > xme {
+				xme = s
+			}
+			mprev, dprev = v, d
 		}
-		// HMMER2 never computes I_M; keep it defined.
-		ic[M] = negInf
 
 		x := xmx[i*nX : i*nX+nX]
 		xp := xmx[(i-1)*nX : i*nX]
-		x[xN] = negInf
-		if s := xp[xN] + xsc[plan7.XTN][plan7.Loop]; s > negInf {
-			x[xN] = s
-		}
-		xme := int32(negInf)
-		for k := 1; k <= M; k++ {
-			if s := mc[k] + esc[k]; s > xme {
-				xme = s
-			}
-		}
-		x[xE] = xme
-		x[xJ] = negInf
-		if s := xp[xJ] + xsc[plan7.XTJ][plan7.Loop]; s > negInf {
-			x[xJ] = s
-		}
-		if s := x[xE] + xsc[plan7.XTE][plan7.Loop]; s > x[xJ] {
-			x[xJ] = s
-		}
-		x[xB] = negInf
-		if s := x[xN] + xsc[plan7.XTN][plan7.Move]; s > negInf {
-			x[xB] = s
-		}
-		if s := x[xJ] + xsc[plan7.XTJ][plan7.Move]; s > x[xB] {
-			x[xB] = s
-		}
-		x[xC] = negInf
-		if s := xp[xC] + xsc[plan7.XTC][plan7.Loop]; s > negInf {
-			x[xC] = s
-		}
-		if s := x[xE] + xsc[plan7.XTE][plan7.Move]; s > x[xC] {
-			x[xC] = s
-		}
+		x[xN], x[xE], x[xJ], x[xB], x[xC] = specials(xsc, xp[xN], xp[xJ], xp[xC], xme)
 	}
 	return xmx[L*nX+xC] + xsc[plan7.XTC][plan7.Move]
 }
 
-func (mx *Matrix) m(i, k int) int32 { return mx.mmx[i*mx.row+k] }
+func (mx *Matrix) m(i, k int) int32 { return mx.cells[i*mx.row+k].m }
 func (mx *Matrix) ins(i, k int) int32 {
-	return mx.imx[i*mx.row+k]
+	return mx.cells[i*mx.row+k].i
 }
-func (mx *Matrix) d(i, k int) int32 { return mx.dmx[i*mx.row+k] }
+func (mx *Matrix) d(i, k int) int32 { return mx.cells[i*mx.row+k].d }
 func (mx *Matrix) x(i, s int) int32 { return mx.xmx[i*nX+s] }
 
 // Traceback recovers the optimal path from a filled matrix exactly as

@@ -1,6 +1,8 @@
 package viterbi
 
 import (
+	"sync"
+
 	"github.com/hmmgo/hmmgo/hmmer2/plan7"
 )
 
@@ -163,4 +165,18 @@ func rowGeneric(t *laneTables, s *laneState) {
 // specialsLane advances lane w's N, E, J, B, C states after a row.
 func (s *laneState) specialsLane(w int, xsc *[4][2]int32) {
 	s.xn[w], s.xe[w], s.xj[w], s.xb[w], s.xc[w] = specials(xsc, s.xn[w], s.xj[w], s.xc[w], s.xe[w])
+}
+
+// transCache holds each profile's per-node transition records, built
+// once: the scalar DP routines read them too.
+var transCache sync.Map // *plan7.Profile -> []nodeTrans
+
+// transOf returns p's transition records (laneTables.trans layout).
+func transOf(p *plan7.Profile) []nodeTrans {
+	if t, ok := transCache.Load(p); ok {
+		return t.([]nodeTrans)
+	}
+	t := newLaneTables(p).trans
+	transCache.Store(p, t)
+	return t
 }

@@ -162,11 +162,10 @@ func SmallViterbi(p *plan7.Profile, dsq []byte, mx *Matrix, sp *Space) (int32, *
 // gives the B and E positions (the segment is B.Pos+1..E.Pos).
 func ParsingViterbi(p *plan7.Profile, dsq []byte) (int32, *Trace) {
 	M, L := p.M, len(dsq)
-	var mmx, imx, dmx, mtr, itr, dtr [2][]int32
-	for r := 0; r < 2; r++ {
-		mmx[r], imx[r], dmx[r] = make([]int32, M+1), make([]int32, M+1), make([]int32, M+1)
-		mtr[r], itr[r], dtr[r] = make([]int32, M+1), make([]int32, M+1), make([]int32, M+1)
-	}
+	// One record per node keeps the twelve values a cell needs together
+	// (and the loop's live pointers few enough to stay in registers).
+	type cell struct{ m, i, d, mt, it, dt int32 }
+	rows := [2][]cell{make([]cell, M+1), make([]cell, M+1)}
 	var xmx, xtr [2][nX]int32
 	btr := make([]int32, L+1)
 	etr := make([]int32, L+1)
@@ -176,90 +175,106 @@ func ParsingViterbi(p *plan7.Profile, dsq []byte) (int32, *Trace) {
 	xmx[0][xE], xmx[0][xC], xmx[0][xJ] = negInf, negInf, negInf
 	etr[0] = -1
 	for k := 0; k <= M; k++ {
-		mmx[0][k], imx[0][k], dmx[0][k] = negInf, negInf, negInf
+		rows[0][k].m, rows[0][k].i, rows[0][k].d = negInf, negInf, negInf
 	}
-	tsc := &p.Tsc
 	xsc := &p.Xsc
+	trans := transOf(p)
 	cur := 0
 	var sc int32
 	for i := 1; i <= L; i++ {
 		cur = i % 2
 		prv := 1 - cur
 		x := dsq[i-1]
-		mmx[cur][0], imx[cur][0], dmx[cur][0] = negInf, negInf, negInf
+		ms, is := p.Msc[x][:M+1], p.Isc[x][:M+1]
+		rc, rp := rows[cur][:M+1], rows[prv][:M+1]
+		tr := trans[:M+1]
+		xb := xmx[prv][xB]
+		rc[0].m, rc[0].i, rc[0].d = negInf, negInf, negInf
 		for k := 1; k <= M; k++ {
-			mmx[cur][k] = negInf
-			if sc = mmx[prv][k-1] + tsc[plan7.TMM][k-1]; sc > negInf {
-				mmx[cur][k], mtr[cur][k] = sc, mtr[prv][k-1]
+			n := &tr[k]
+			c, cl := &rc[k], &rc[k-1]
+			pl := &rp[k-1]
+			v := int32(negInf)
+			vt := c.mt // HMMER2 leaves the pointer stale when nothing wins
+			if sc = pl.m + n.mm; sc > negInf {
+				v, vt = sc, pl.mt
 			}
-			if sc = imx[prv][k-1] + tsc[plan7.TIM][k-1]; sc > mmx[cur][k] {
-				mmx[cur][k], mtr[cur][k] = sc, itr[prv][k-1]
+			if sc = pl.i + n.im; sc > v {
+				v, vt = sc, pl.it
 			}
-			if sc = xmx[prv][xB] + p.Bsc[k]; sc > mmx[cur][k] {
-				mmx[cur][k], mtr[cur][k] = sc, int32(i-1)
+			if sc = xb + n.bm; sc > v {
+				v, vt = sc, int32(i-1)
 			}
-			if sc = dmx[prv][k-1] + tsc[plan7.TDM][k-1]; sc > mmx[cur][k] {
-				mmx[cur][k], mtr[cur][k] = sc, dtr[prv][k-1]
+			if sc = pl.d + n.dm; sc > v {
+				v, vt = sc, pl.dt
 			}
-			if p.Msc[x][k] != negInf {
-				mmx[cur][k] += p.Msc[x][k]
+			if ms[k] != negInf {
+				v += ms[k]
 			} else {
-				mmx[cur][k] = negInf
+				v = negInf
 			}
+			c.m, c.mt = v, vt
 
-			dmx[cur][k] = negInf
-			if sc = mmx[cur][k-1] + tsc[plan7.TMD][k-1]; sc > negInf {
-				dmx[cur][k], dtr[cur][k] = sc, mtr[cur][k-1]
+			d := int32(negInf)
+			dt := c.dt
+			if sc = cl.m + n.md; sc > negInf {
+				d, dt = sc, cl.mt
 			}
-			if sc = dmx[cur][k-1] + tsc[plan7.TDD][k-1]; sc > dmx[cur][k] {
-				dmx[cur][k], dtr[cur][k] = sc, dtr[cur][k-1]
+			if sc = cl.d + n.dd; sc > d {
+				d, dt = sc, cl.dt
 			}
+			c.d, c.dt = d, dt
 
 			if k < M {
-				imx[cur][k] = negInf
-				if sc = mmx[prv][k] + tsc[plan7.TMI][k]; sc > negInf {
-					imx[cur][k], itr[cur][k] = sc, mtr[prv][k]
+				pk := &rp[k]
+				iv := int32(negInf)
+				it := c.it
+				if sc = pk.m + n.mi; sc > negInf {
+					iv, it = sc, pk.mt
 				}
-				if sc = imx[prv][k] + tsc[plan7.TII][k]; sc > imx[cur][k] {
-					imx[cur][k], itr[cur][k] = sc, itr[prv][k]
+				if sc = pk.i + n.ii; sc > iv {
+					iv, it = sc, pk.it
 				}
-				if p.Isc[x][k] != negInf {
-					imx[cur][k] += p.Isc[x][k]
+				if is[k] != negInf {
+					iv += is[k]
 				} else {
-					imx[cur][k] = negInf
+					iv = negInf
 				}
+				c.i, c.it = iv, it
 			}
 		}
-		xmx[cur][xN] = negInf
-		if sc = xmx[prv][xN] + xsc[plan7.XTN][plan7.Loop]; sc > negInf {
-			xmx[cur][xN] = sc
+		xc, xp := &xmx[cur], &xmx[prv]
+		xtc, xtp := &xtr[cur], &xtr[prv]
+		xc[xN] = negInf
+		if sc = xp[xN] + xsc[plan7.XTN][plan7.Loop]; sc > negInf {
+			xc[xN] = sc
 		}
-		xmx[cur][xE] = negInf
+		xc[xE] = negInf
 		for k := 1; k <= M; k++ {
-			if sc = mmx[cur][k] + p.Esc[k]; sc > xmx[cur][xE] {
-				xmx[cur][xE], etr[i] = sc, mtr[cur][k]
+			if sc = rc[k].m + tr[k].me; sc > xc[xE] {
+				xc[xE], etr[i] = sc, rc[k].mt
 			}
 		}
-		xmx[cur][xJ] = negInf
-		if sc = xmx[prv][xJ] + xsc[plan7.XTJ][plan7.Loop]; sc > negInf {
-			xmx[cur][xJ], xtr[cur][xJ] = sc, xtr[prv][xJ]
+		xc[xJ] = negInf
+		if sc = xp[xJ] + xsc[plan7.XTJ][plan7.Loop]; sc > negInf {
+			xc[xJ], xtc[xJ] = sc, xtp[xJ]
 		}
-		if sc = xmx[cur][xE] + xsc[plan7.XTE][plan7.Loop]; sc > xmx[cur][xJ] {
-			xmx[cur][xJ], xtr[cur][xJ] = sc, int32(i)
+		if sc = xc[xE] + xsc[plan7.XTE][plan7.Loop]; sc > xc[xJ] {
+			xc[xJ], xtc[xJ] = sc, int32(i)
 		}
-		xmx[cur][xB] = negInf
-		if sc = xmx[cur][xN] + xsc[plan7.XTN][plan7.Move]; sc > negInf {
-			xmx[cur][xB], btr[i] = sc, 0
+		xc[xB] = negInf
+		if sc = xc[xN] + xsc[plan7.XTN][plan7.Move]; sc > negInf {
+			xc[xB], btr[i] = sc, 0
 		}
-		if sc = xmx[cur][xJ] + xsc[plan7.XTJ][plan7.Move]; sc > xmx[cur][xB] {
-			xmx[cur][xB], btr[i] = sc, xtr[cur][xJ]
+		if sc = xc[xJ] + xsc[plan7.XTJ][plan7.Move]; sc > xc[xB] {
+			xc[xB], btr[i] = sc, xtc[xJ]
 		}
-		xmx[cur][xC] = negInf
-		if sc = xmx[prv][xC] + xsc[plan7.XTC][plan7.Loop]; sc > negInf {
-			xmx[cur][xC], xtr[cur][xC] = sc, xtr[prv][xC]
+		xc[xC] = negInf
+		if sc = xp[xC] + xsc[plan7.XTC][plan7.Loop]; sc > negInf {
+			xc[xC], xtc[xC] = sc, xtp[xC]
 		}
-		if sc = xmx[cur][xE] + xsc[plan7.XTE][plan7.Move]; sc > xmx[cur][xC] {
-			xmx[cur][xC], xtr[cur][xC] = sc, int32(i)
+		if sc = xc[xE] + xsc[plan7.XTE][plan7.Move]; sc > xc[xC] {
+			xc[xC], xtc[xC] = sc, int32(i)
 		}
 	}
 	sc = xmx[cur][xC] + xsc[plan7.XTC][plan7.Move]

@@ -232,3 +232,48 @@ func BenchmarkScorer(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkLinearMemory(b *testing.B) {
+	p := loadProfile(b, "pkinase.hmm2")
+	r := rand.New(rand.NewSource(5))
+	seqs := randomSeqs(r, p.HMM.Alph, 8, 1000)
+	cells := 0
+	for _, s := range seqs {
+		cells += len(s) * p.M
+	}
+	b.Run("parsing", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			for _, s := range seqs {
+				ParsingViterbi(p, s)
+			}
+		}
+		b.ReportMetric(float64(cells)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GCUPS")
+	})
+	b.Run("fill", func(b *testing.B) {
+		var mx Matrix
+		for i := 0; i < b.N; i++ {
+			for _, s := range seqs {
+				mx.Fill(p, s)
+			}
+		}
+		b.ReportMetric(float64(cells)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GCUPS")
+	})
+	b.Run("wee", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			for _, s := range seqs {
+				if len(s) > 1 {
+					WeeViterbi(p, s)
+				}
+			}
+		}
+		b.ReportMetric(float64(cells)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GCUPS")
+	})
+	b.Run("forward", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			for _, s := range seqs {
+				Forward(p, s)
+			}
+		}
+		b.ReportMetric(float64(cells)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GCUPS")
+	})
+}

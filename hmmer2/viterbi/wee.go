@@ -107,18 +107,19 @@ func WeeViterbi(p *plan7.Profile, dsq []byte) (int32, *Trace, error) {
 
 // wee holds the two pairs of rolling rows get_wee_midpt() uses.
 type wee struct {
-	p                  *plan7.Profile
-	fm, fi, fd, bm, bi [2][]int32
-	bd                 [2][]int32
-	fx, bx             [2][nX]int32
+	p      *plan7.Profile
+	trans  []nodeTrans
+	fw, bw [2][]weeCell
+	fx, bx [2][nX]int32
 }
 
+type weeCell struct{ m, i, d int32 }
+
 func newWee(p *plan7.Profile) *wee {
-	w := &wee{p: p}
+	w := &wee{p: p, trans: transOf(p)}
 	for r := 0; r < 2; r++ {
-		for _, a := range []*[2][]int32{&w.fm, &w.fi, &w.fd, &w.bm, &w.bi, &w.bd} {
-			a[r] = make([]int32, p.M+2)
-		}
+		w.fw[r] = make([]weeCell, p.M+2)
+		w.bw[r] = make([]weeCell, p.M+2)
 	}
 	return w
 }
@@ -129,8 +130,8 @@ func newWee(p *plan7.Profile) *wee {
 func (w *wee) midpoint(dsq []byte, k1 int, t1 State, s1, k3 int, t3 State, s3 int) (sc int32, k2 int, t2 State, s2 int, err error) {
 	p := w.p
 	M := p.M
-	tsc := &p.Tsc
 	xsc := &p.Xsc
+	tr := w.trans[:M+1]
 	s2 = s1 + (s3-s1)/2
 	if s3-s1 == 1 && t1 == StS {
 		s2 = s1
@@ -144,17 +145,17 @@ func (w *wee) midpoint(dsq []byte, k1 int, t1 State, s1, k3 int, t3 State, s3 in
 	}
 
 	// Forward pass from the start state to row s2.
-	mm, im, dm, xm := &w.fm, &w.fi, &w.fd, &w.fx
+	fw, xm := &w.fw, &w.fx
 	cur := start % 2
 	xm[cur][xN], xm[cur][xB], xm[cur][xE], xm[cur][xC] = negInf, negInf, negInf, negInf
 	for k := k1; k <= k3; k++ {
-		mm[cur][k], im[cur][k], dm[cur][k] = negInf, negInf, negInf
+		fw[cur][k] = weeCell{negInf, negInf, negInf}
 	}
 	switch t1 {
 	case StM:
-		mm[cur][k1] = 0
+		fw[cur][k1].m = 0
 	case StI:
-		im[cur][k1] = 0
+		fw[cur][k1].i = 0
 	case StN, StS:
 		xm[cur][xN] = 0
 	case StC:
@@ -164,17 +165,18 @@ func (w *wee) midpoint(dsq []byte, k1 int, t1 State, s1, k3 int, t3 State, s3 in
 	}
 	var s int32
 	if t1 == StM {
+		r := fw[cur]
 		for k := k1 + 1; k <= k3; k++ {
-			dm[cur][k] = negInf
-			if s = mm[cur][k-1] + tsc[plan7.TMD][k-1]; s > negInf {
-				dm[cur][k] = s
+			r[k].d = negInf
+			if s = r[k-1].m + tr[k].md; s > negInf {
+				r[k].d = s
 			}
-			if s = dm[cur][k-1] + tsc[plan7.TDD][k-1]; s > dm[cur][k] {
-				dm[cur][k] = s
+			if s = r[k-1].d + tr[k].dd; s > r[k].d {
+				r[k].d = s
 			}
 		}
 		xm[cur][xE] = negInf
-		if s = mm[cur][k1] + p.Esc[k1]; s > negInf {
+		if s = r[k1].m + p.Esc[k1]; s > negInf {
 			xm[cur][xE] = s
 		}
 	}
@@ -190,110 +192,118 @@ func (w *wee) midpoint(dsq []byte, k1 int, t1 State, s1, k3 int, t3 State, s3 in
 		cur = i % 2
 		prv := 1 - cur
 		x := dsq[i-1]
-		mm[cur][k1], im[cur][k1], dm[cur][k1] = negInf, negInf, negInf
+		ms, is := p.Msc[x][:M+1], p.Isc[x][:M+1]
+		rc, rp := fw[cur][:M+2], fw[prv][:M+2]
+		xc, xp := &xm[cur], &xm[prv]
+		xb := xp[xB]
+		c := &rc[k1]
+		c.m, c.i, c.d = negInf, negInf, negInf
 		if k1 < M {
-			im[cur][k1] = negInf
-			if s = mm[prv][k1] + tsc[plan7.TMI][k1]; s > negInf {
-				im[cur][k1] = s
+			c.i = negInf
+			if s = rp[k1].m + tr[k1].mi; s > negInf {
+				c.i = s
 			}
-			if s = im[prv][k1] + tsc[plan7.TII][k1]; s > im[cur][k1] {
-				im[cur][k1] = s
+			if s = rp[k1].i + tr[k1].ii; s > c.i {
+				c.i = s
 			}
-			if p.Isc[x][k1] != negInf {
-				im[cur][k1] += p.Isc[x][k1]
+			if is[k1] != negInf {
+				c.i += is[k1]
 			} else {
-				im[cur][k1] = negInf
+				c.i = negInf
 			}
 		}
-		if s = xm[prv][xB] + p.Bsc[k1]; s > negInf {
-			mm[cur][k1] = s
+		if s = xb + tr[k1].bm; s > negInf {
+			c.m = s
 		}
-		if p.Msc[x][k1] != negInf {
-			mm[cur][k1] += p.Msc[x][k1]
+		if ms[k1] != negInf {
+			c.m += ms[k1]
 		} else {
-			mm[cur][k1] = negInf
+			c.m = negInf
 		}
 		for k := k1 + 1; k <= k3; k++ {
-			mm[cur][k] = negInf
-			if s = mm[prv][k-1] + tsc[plan7.TMM][k-1]; s > negInf {
-				mm[cur][k] = s
+			n := &tr[k]
+			c, cl, pl := &rc[k], &rc[k-1], &rp[k-1]
+			v := int32(negInf)
+			if s = pl.m + n.mm; s > negInf {
+				v = s
 			}
-			if s = im[prv][k-1] + tsc[plan7.TIM][k-1]; s > mm[cur][k] {
-				mm[cur][k] = s
+			if s = pl.i + n.im; s > v {
+				v = s
 			}
-			if s = xm[prv][xB] + p.Bsc[k]; s > mm[cur][k] {
-				mm[cur][k] = s
+			if s = xb + n.bm; s > v {
+				v = s
 			}
-			if s = dm[prv][k-1] + tsc[plan7.TDM][k-1]; s > mm[cur][k] {
-				mm[cur][k] = s
+			if s = pl.d + n.dm; s > v {
+				v = s
 			}
-			if p.Msc[x][k] != negInf {
-				mm[cur][k] += p.Msc[x][k]
+			if ms[k] != negInf {
+				v += ms[k]
 			} else {
-				mm[cur][k] = negInf
+				v = negInf
 			}
-			dm[cur][k] = negInf
+			c.m = v
+			d := int32(negInf)
+			iv := int32(negInf)
 			if k < M {
-				if s = mm[cur][k-1] + tsc[plan7.TMD][k-1]; s > negInf {
-					dm[cur][k] = s
+				if s = cl.m + n.md; s > negInf {
+					d = s
 				}
-				if s = dm[cur][k-1] + tsc[plan7.TDD][k-1]; s > dm[cur][k] {
-					dm[cur][k] = s
+				if s = cl.d + n.dd; s > d {
+					d = s
 				}
-			}
-			im[cur][k] = negInf
-			if k < M {
-				if s = mm[prv][k] + tsc[plan7.TMI][k]; s > negInf {
-					im[cur][k] = s
+				pk := &rp[k]
+				if s = pk.m + n.mi; s > negInf {
+					iv = s
 				}
-				if s = im[prv][k] + tsc[plan7.TII][k]; s > im[cur][k] {
-					im[cur][k] = s
+				if s = pk.i + n.ii; s > iv {
+					iv = s
 				}
-				if p.Isc[x][k] != negInf {
-					im[cur][k] += p.Isc[x][k]
+				if is[k] != negInf {
+					iv += is[k]
 				} else {
-					im[cur][k] = negInf
+					iv = negInf
 				}
 			}
+			c.d, c.i = d, iv
 		}
-		xm[cur][xN] = negInf
-		if s = xm[prv][xN] + xsc[plan7.XTN][plan7.Loop]; s > negInf {
-			xm[cur][xN] = s
+		xc[xN] = negInf
+		if s = xp[xN] + xsc[plan7.XTN][plan7.Loop]; s > negInf {
+			xc[xN] = s
 		}
-		xm[cur][xE] = negInf
+		xc[xE] = negInf
 		for k := k1; k <= k3 && k <= M; k++ {
-			if s = mm[cur][k] + p.Esc[k]; s > xm[cur][xE] {
-				xm[cur][xE] = s
+			if s = rc[k].m + tr[k].me; s > xc[xE] {
+				xc[xE] = s
 			}
 		}
-		xm[cur][xB] = negInf
-		if s = xm[cur][xN] + xsc[plan7.XTN][plan7.Move]; s > negInf {
-			xm[cur][xB] = s
+		xc[xB] = negInf
+		if s = xc[xN] + xsc[plan7.XTN][plan7.Move]; s > negInf {
+			xc[xB] = s
 		}
-		xm[cur][xC] = negInf
-		if s = xm[prv][xC] + xsc[plan7.XTC][plan7.Loop]; s > negInf {
-			xm[cur][xC] = s
+		xc[xC] = negInf
+		if s = xp[xC] + xsc[plan7.XTC][plan7.Loop]; s > negInf {
+			xc[xC] = s
 		}
-		if s = xm[cur][xE] + xsc[plan7.XTE][plan7.Move]; s > xm[cur][xC] {
-			xm[cur][xC] = s
+		if s = xc[xE] + xsc[plan7.XTE][plan7.Move]; s > xc[xC] {
+			xc[xC] = s
 		}
 	}
 
 	// Backward pass from the end state down to row s2. M and I cells of
 	// a row do not include that row's emission until it is left.
-	bm, bi, bd, bx := &w.bm, &w.bi, &w.bd, &w.bx
+	bw, bx := &w.bw, &w.bx
 	nxt := s3 % 2
 	bx[nxt][xN], bx[nxt][xB], bx[nxt][xE], bx[nxt][xC] = negInf, negInf, negInf, negInf
 	for k := k1; k <= k3+1; k++ {
-		bm[nxt][k], bi[nxt][k], bd[nxt][k] = negInf, negInf, negInf
+		bw[nxt][k] = weeCell{negInf, negInf, negInf}
 	}
 	cur = 1 - nxt
-	bm[cur][k3+1], bi[cur][k3+1], bd[cur][k3+1] = negInf, negInf, negInf
+	bw[cur][k3+1] = weeCell{negInf, negInf, negInf}
 	switch t3 {
 	case StM:
-		bm[nxt][k3] = 0
+		bw[nxt][k3].m = 0
 	case StI:
-		bi[nxt][k3] = 0
+		bw[nxt][k3].i = 0
 	case StN:
 		bx[nxt][xN] = 0
 	case StC:
@@ -306,12 +316,15 @@ func (w *wee) midpoint(dsq []byte, k1 int, t1 State, s1, k3 int, t3 State, s3 in
 	if t3 == StT {
 		bx[nxt][xE] = bx[nxt][xC] + xsc[plan7.XTE][plan7.Move]
 		for k := k3; k >= k1; k-- {
-			bm[nxt][k] = bx[nxt][xE] + p.Esc[k]
+			bw[nxt][k].m = bx[nxt][xE] + tr[k].me
 			if s3 != s2 {
-				bm[nxt][k] += p.Msc[dsq[s3-1]][k]
+				bw[nxt][k].m += p.Msc[dsq[s3-1]][k]
 			}
 		}
 	}
+	// Transitions out of node k are stored with node k+1 ("into" form):
+	// TMM(k) = tr[k+1].mm, TMD(k) = tr[k+1].md, TDM(k) = tr[k+1].dm,
+	// TDD(k) = tr[k+1].dd, TIM(k) = tr[k+1].im; TMI(k), TII(k) at tr[k].
 	for i := s3 - 1; i >= s2; i-- {
 		cur = i % 2
 		nxt = 1 - cur
@@ -319,79 +332,92 @@ func (w *wee) midpoint(dsq []byte, k1 int, t1 State, s1, k3 int, t3 State, s3 in
 		if i >= 1 {
 			x = dsq[i-1]
 		}
-		bx[cur][xC] = negInf
-		if s = bx[nxt][xC] + xsc[plan7.XTC][plan7.Loop]; s > negInf {
-			bx[cur][xC] = s
+		ms, is := p.Msc[x][:M+1], p.Isc[x][:M+1]
+		rc, rn := bw[cur][:M+2], bw[nxt][:M+2]
+		xc, xn := &bx[cur], &bx[nxt]
+		emit := i != s2
+		xc[xC] = negInf
+		if s = xn[xC] + xsc[plan7.XTC][plan7.Loop]; s > negInf {
+			xc[xC] = s
 		}
-		bx[cur][xB] = negInf
+		xc[xB] = negInf
 		for k := k1; k <= k3; k++ {
-			if s = bm[nxt][k] + p.Bsc[k]; s > bx[cur][xB] {
-				bx[cur][xB] = s
+			if s = rn[k].m + tr[k].bm; s > xc[xB] {
+				xc[xB] = s
 			}
 		}
-		bx[cur][xE] = negInf
-		if s = bx[cur][xC] + xsc[plan7.XTE][plan7.Move]; s > negInf {
-			bx[cur][xE] = s
+		xc[xE] = negInf
+		if s = xc[xC] + xsc[plan7.XTE][plan7.Move]; s > negInf {
+			xc[xE] = s
 		}
-		bx[cur][xN] = negInf
-		if s = bx[cur][xB] + xsc[plan7.XTN][plan7.Move]; s > negInf {
-			bx[cur][xN] = s
+		xc[xN] = negInf
+		if s = xc[xB] + xsc[plan7.XTN][plan7.Move]; s > negInf {
+			xc[xN] = s
 		}
-		if s = bx[nxt][xN] + xsc[plan7.XTN][plan7.Loop]; s > bx[cur][xN] {
-			bx[cur][xN] = s
+		if s = xn[xN] + xsc[plan7.XTN][plan7.Loop]; s > xc[xN] {
+			xc[xN] = s
 		}
+		xe := xc[xE]
 		for k := k3; k >= k1; k-- {
+			c := &rc[k]
 			if k == M {
-				bm[cur][k] = bx[cur][xE]
-				bd[cur][k], bi[cur][k] = negInf, negInf
-				if i != s2 {
-					bm[cur][k] += p.Msc[x][k]
+				c.m = xe
+				c.d, c.i = negInf, negInf
+				if emit {
+					c.m += ms[k]
 				}
 				continue
 			}
-			bm[cur][k] = negInf
-			if s = bx[cur][xE] + p.Esc[k]; s > negInf {
-				bm[cur][k] = s
+			n1 := &tr[k+1]
+			nk := &rn[k]
+			nk1 := &rn[k+1]
+			v := int32(negInf)
+			if s = xe + tr[k].me; s > negInf {
+				v = s
 			}
-			if s = bm[nxt][k+1] + tsc[plan7.TMM][k]; s > bm[cur][k] {
-				bm[cur][k] = s
+			if s = nk1.m + n1.mm; s > v {
+				v = s
 			}
-			if s = bi[nxt][k] + tsc[plan7.TMI][k]; s > bm[cur][k] {
-				bm[cur][k] = s
+			if s = nk.i + tr[k].mi; s > v {
+				v = s
 			}
-			if s = bd[cur][k+1] + tsc[plan7.TMD][k]; s > bm[cur][k] {
-				bm[cur][k] = s
+			if s = rc[k+1].d + n1.md; s > v {
+				v = s
 			}
-			if i != s2 {
-				bm[cur][k] += p.Msc[x][k]
+			if emit {
+				v += ms[k]
 			}
-			bd[cur][k] = negInf
-			if s = bm[nxt][k+1] + tsc[plan7.TDM][k]; s > negInf {
-				bd[cur][k] = s
+			c.m = v
+			d := int32(negInf)
+			if s = nk1.m + n1.dm; s > negInf {
+				d = s
 			}
-			if s = bd[cur][k+1] + tsc[plan7.TDD][k]; s > bd[cur][k] {
-				bd[cur][k] = s
+			if s = rc[k+1].d + n1.dd; s > d {
+				d = s
 			}
-			bi[cur][k] = negInf
-			if s = bm[nxt][k+1] + tsc[plan7.TIM][k]; s > negInf {
-				bi[cur][k] = s
+			c.d = d
+			iv := int32(negInf)
+			if s = nk1.m + n1.im; s > negInf {
+				iv = s
 			}
-			if s = bi[nxt][k] + tsc[plan7.TII][k]; s > bi[cur][k] {
-				bi[cur][k] = s
+			if s = nk.i + tr[k].ii; s > iv {
+				iv = s
 			}
-			if i != s2 {
-				bi[cur][k] += p.Isc[x][k]
+			if emit {
+				iv += is[k]
 			}
+			c.i = iv
 		}
 	}
 
 	cur = s2 % 2
 	max := int32(negInf)
+	fr, br := w.fw[cur], bw[cur]
 	for k := k1; k <= k3; k++ {
-		if s = w.fm[cur][k] + bm[cur][k]; s > max {
+		if s = fr[k].m + br[k].m; s > max {
 			k2, t2, max = k, StM, s
 		}
-		if s = w.fi[cur][k] + bi[cur][k]; s > max {
+		if s = fr[k].i + br[k].i; s > max {
 			k2, t2, max = k, StI, s
 		}
 	}

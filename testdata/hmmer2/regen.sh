@@ -36,6 +36,28 @@ build fn3 "$tut/fn3.sto"
 build pkinase "$tut/pkinase.sto"
 build rrm "$tut/rrm.sto"
 build made1 "$ex/tutorial/MADE1.sto" --nucleic
+# A long model (M near 2,900): the pkinase alignment repeated ten times.
+# Its hits are too big for HMMER2's 32 MB Viterbi matrix, so hmm2search
+# aligns them with the linear-memory P7SmallViterbi/P7WeeViterbi.
+python3 - "$tut/pkinase.sto" > "$tmp/pkinase10.sto" <<'PY'
+import sys
+order, seqs = [], {}
+for line in open(sys.argv[1]):
+    if line.startswith("#") or line.startswith("//") or not line.strip():
+        continue
+    name, s = line.split()
+    if name not in seqs:
+        order.append(name)
+        seqs[name] = ""
+    seqs[name] += s
+print("# STOCKHOLM 1.0")
+for n in order:
+    print("%-40s %s" % (n, seqs[n] * 10))
+print("//")
+PY
+# (Left uncalibrated: E-values then come from the Bayesian bound.)
+rm -f models/pkinase10.hmm2.gz
+hmm2build -F -n pkinase10 models/pkinase10.hmm2 "$tmp/pkinase10.sto" >/dev/null
 # An uncalibrated model: E-values then come from the Bayesian bound.
 hmm2build -F -n globin_nocal models/globin_nocal.hmm2 "$tut/globins50.msf" >/dev/null
 # Several models in one file: hmm2search uses the first.
@@ -138,6 +160,28 @@ with open("db/edge.gb", "w") as f:
             f.write("%9d %s\n" % (j + 1, " ".join(chunk[k:k+10] for k in range(0, len(chunk), 10))))
         f.write("//\n")
 EOF
+# Long sequences: two emitted from pkinase10, and a 12,000-residue
+# random sequence holding five pkinase domains.
+python3 - "$tmp" <<'EOF2' > db/long.fa
+import random, subprocess, sys
+r = random.Random(7)
+aa = "ACDEFGHIKLMNPQRSTVWY"
+def emit(model, seed, n):
+    out = subprocess.run(["hmm2emit", "-q", "--seed", str(seed), "-n", str(n), model],
+                         capture_output=True, text=True, check=True).stdout
+    return ["".join(x.split("\n")[1:]) for x in out.split(">")[1:]]
+recs = [("big%d" % i, s) for i, s in enumerate(emit("models/pkinase10.hmm2", 31, 2))]
+doms = emit("models/pkinase.hmm2", 32, 5)
+s = ""
+for d in doms:
+    s += "".join(r.choice(aa) for _ in range(2000)) + d
+recs.append(("multikinase", s + "".join(r.choice(aa) for _ in range(12000 - len(s)))))
+recs += [("kin%d" % i, d) for i, d in enumerate(emit("models/pkinase.hmm2", 33, 3))]
+for n, s in recs:
+    sys.stdout.write(">%s %d residues\n" % (n, len(s)))
+    for j in range(0, len(s), 60):
+        sys.stdout.write(s[j:j+60] + "\n")
+EOF2
 gzip -9nf db/random.fa
 
 # --- golden reports -----------------------------------------------------
@@ -172,6 +216,11 @@ for f in edge.fa edge.embl edge.gb; do
 done
 case_ globin.random -E 1e9 -A 2 models/globin.hmm2 db/random.fa.gz
 case_ pkinase.random -E 1e9 -A 2 models/pkinase.hmm2 db/random.fa.gz
+case_ pkinase.long models/pkinase.hmm2 db/long.fa
+case_ pkinase.long.all -E 1e9 -A 0 models/pkinase.hmm2 db/long.fa
+case_ pkinase10.long models/pkinase10.hmm2 db/long.fa
 case_ made1.dna models/made1.hmm2 db/dna.fa
 case_ made1.dna.all -E 1e9 -A 3 models/made1.hmm2 db/dna.fa
+# The long model is stored compressed; the tests unpack it.
+gzip -9nf models/pkinase10.hmm2
 echo "regenerated $(wc -l < golden/cases.tsv) golden reports"
