@@ -150,6 +150,12 @@ func (rd *Reader) Next() (*HMM, error) {
 		return nil, io.EOF
 	}
 	if !bytes.HasPrefix(first, []byte("HMMER2.0")) {
+		if rd.nread == 0 && bytes.HasPrefix(first, []byte("HMMER3")) {
+			return nil, rd.errorf("this is a HMMER3 model; hmm2search reads HMMER2 models (convert it with HMMER3's hmmconvert -2)")
+		}
+		if rd.nread == 0 && len(first) >= 4 && first[0]&0x80 != 0 {
+			return nil, rd.errorf("binary HMMER2 model files are not supported; convert with hmm2convert")
+		}
 		if rd.nread == 0 {
 			return nil, rd.errorf("not a HMMER2.0 ASCII model file (first line must start with \"HMMER2.0\")")
 		}

@@ -293,7 +293,9 @@ func isInt(s string) bool {
 	return true
 }
 
-// isReal is squid's IsReal().
+// isReal is squid's IsReal(): at least one digit, at most one '.' and
+// one exponent mark ('.' first), no white space inside; any other
+// character is let through (so "1e-5" and, oddly, "1x" pass).
 func isReal(s string) bool {
 	s = strings.TrimLeft(s, " \t\n\v\f\r")
 	if strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") {
@@ -318,8 +320,6 @@ func isReal(s string) bool {
 			gotexp = true
 		case c == ' ' || (c >= '\t' && c <= '\r'):
 			goto trail
-		default:
-			return false
 		}
 	}
 trail:

@@ -55,6 +55,10 @@ func Run(env cli.Env, args []string) int {
 		return cli.Fail(env, "hmm2search", err)
 	}
 	if err := Search(env, o); err != nil {
+		if errors.As(err, &ue) {
+			fmt.Fprintf(env.Stderr, "hmmgo hmm2search: %s\n", ue.Msg)
+			return 2
+		}
 		return cli.Fail(env, "hmm2search", err)
 	}
 	return 0
