@@ -148,16 +148,16 @@ func TestGzipAndStdin(t *testing.T) {
 
 func TestDetect(t *testing.T) {
 	cases := map[string]Format{
-		"\n\n>x\nAC\n":                          FASTA,
-		"ID   X\nSQ   \n":                       EMBL,
-		"LOCUS       X\n":                       GenBank,
-		"ENTRY           X\n":                   PIR,
-		"# STOCKHOLM 1.0\n":                     Stockholm,
-		"CLUSTAL W (1.81) multiple\n":           Clustal,
-		"  3 10\n":                              PHYLIP,
-		"seq1 ACDEFGHIKL\nseq2 ACDEFGHIKL\n":    SELEX,
-		"!!AA_MULTIPLE_ALIGNMENT 1.0\n":         MSF,
-		"x  MSF: 10  Type: P  Check: 1 ..\n":    MSF,
+		"\n\n>x\nAC\n":                         FASTA,
+		"ID   X\nSQ   \n":                      EMBL,
+		"LOCUS       X\n":                      GenBank,
+		"ENTRY           X\n":                  PIR,
+		"# STOCKHOLM 1.0\n":                    Stockholm,
+		"CLUSTAL W (1.81) multiple\n":          Clustal,
+		"  3 10\n":                             PHYLIP,
+		"seq1 ACDEFGHIKL\nseq2 ACDEFGHIKL\n":   SELEX,
+		"!!AA_MULTIPLE_ALIGNMENT 1.0\n":        MSF,
+		"x  MSF: 10  Type: P  Check: 1 ..\n":   MSF,
 		"hello world\nthis is text, not seq\n": Unknown,
 	}
 	for text, want := range cases {
