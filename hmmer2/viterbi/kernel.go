@@ -1,8 +1,8 @@
 package viterbi
 
-// rowKernel is the row update the CPU scorer uses: the AVX2 assembly
-// kernel where the CPU has it (kernel_amd64.go), else rowGeneric.
-var rowKernel = rowGeneric
+// rowsKernel is the row update the CPU scorer uses: the AVX2 assembly
+// kernel where the CPU has it (kernel_amd64.go), else rowsGeneric.
+var rowsKernel = rowsGeneric
 
 // kernelName names the kernel in use ("avx2" or "generic").
 var kernelName = "generic"

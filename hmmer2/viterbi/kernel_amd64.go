@@ -5,7 +5,7 @@ package viterbi
 import "unsafe"
 
 //go:noescape
-func rowAVX2(trans *nodeTrans, emit *int32, mmx, imx, dmx *int32, xb *[Lanes]int32, res *[Lanes]byte, M int, xe *[Lanes]int32)
+func rowsAVX2(trans *nodeTrans, emit *int32, mmx, imx, dmx *int32, M int, x *laneSpecials, base *[Lanes]*byte, pos *[Lanes]int64, n int)
 
 func cpuidex(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 
@@ -30,22 +30,22 @@ func hasAVX2() bool {
 	return ebx7&(1<<5) != 0
 }
 
-// rowAVX2Go adapts the assembly kernel to the kernel signature.
-func rowAVX2Go(t *laneTables, s *laneState) {
-	if t.M == 0 {
+// rowsAVX2Go adapts the assembly kernel to the kernel signature.
+func rowsAVX2Go(t *laneTables, s *laneState, n int) {
+	if n <= 0 {
 		return
 	}
-	rowAVX2(&t.trans[1], &t.emit[emitStride], &s.mmx[Lanes], &s.imx[Lanes], &s.dmx[Lanes], &s.xb, &s.res, t.M, &s.xe)
+	rowsAVX2(&t.trans[1], &t.emit[emitStride], &s.mmx[Lanes], &s.imx[Lanes], &s.dmx[Lanes], t.M, &s.x, &s.base, &s.pos, n)
 }
 
-var _ = unsafe.Sizeof(nodeTrans{}) // the kernel steps 64 bytes per node
-
 func init() {
-	if unsafe.Sizeof(nodeTrans{}) != 64 {
-		panic("viterbi: nodeTrans must be 64 bytes for the AVX2 kernel")
+	// The kernel steps 64 bytes per node and reads laneSpecials by
+	// fixed offsets.
+	if unsafe.Sizeof(nodeTrans{}) != 64 || unsafe.Offsetof(laneSpecials{}.xsc) != 160 || unsafe.Offsetof(laneSpecials{}.res) != 192 {
+		panic("viterbi: lane kernel layout changed; update kernel_amd64.s")
 	}
 	if hasAVX2() {
-		rowKernel = rowAVX2Go
+		rowsKernel = rowsAVX2Go
 		kernelName = "avx2"
 	}
 }

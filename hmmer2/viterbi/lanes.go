@@ -32,8 +32,8 @@ type nodeTrans struct {
 }
 
 const (
-	insOffset  = 32
-	emitStride = 64
+	insOffset  = 24
+	emitStride = 48
 )
 
 func newLaneTables(p *plan7.Profile) *laneTables {
@@ -68,34 +68,73 @@ func newLaneTables(p *plan7.Profile) *laneTables {
 
 // laneState is the DP state of Lanes sequences: the previous row of
 // M, I and D for every node, lane-interleaved (cell k of lane w at
-// k*Lanes+w), and each lane's special states.
+// k*Lanes+w), each lane's special states, and where each lane is in its
+// sequence.
 type laneState struct {
 	mmx, imx, dmx []int32
-	xn, xb, xe    [Lanes]int32
-	xc, xj        [Lanes]int32
-	res           [Lanes]byte // residue each lane reads in the current row
+	x             laneSpecials
+	seq           [Lanes][]byte
+	base          [Lanes]*byte // &seq[w][0], for the assembly kernel
+	pos           [Lanes]int64 // next residue of each lane
 }
 
-func newLaneState(M int) *laneState {
-	n := (M + 1) * Lanes
-	return &laneState{mmx: make([]int32, n), imx: make([]int32, n), dmx: make([]int32, n)}
+// laneSpecials is laid out for the assembly kernel (offsets in
+// kernel_amd64.s): special states per lane, the special transition
+// scores, and a scratch row of residues.
+type laneSpecials struct {
+	xn, xb, xc, xj, xe [Lanes]int32
+	// xsc: N loop, N move, E loop, E move, C loop, C move, J loop, J move
+	xsc [8]int32
+	res [Lanes]byte
 }
 
-// reset puts lane w at row 0 of a new sequence.
-func (s *laneState) reset(w int, t *laneTables) {
+func newLaneState(t *laneTables) *laneState {
+	n := (t.M + 1) * Lanes
+	s := &laneState{mmx: make([]int32, n), imx: make([]int32, n), dmx: make([]int32, n)}
+	x := &t.xsc
+	s.x.xsc = [8]int32{
+		x[plan7.XTN][plan7.Loop], x[plan7.XTN][plan7.Move],
+		x[plan7.XTE][plan7.Loop], x[plan7.XTE][plan7.Move],
+		x[plan7.XTC][plan7.Loop], x[plan7.XTC][plan7.Move],
+		x[plan7.XTJ][plan7.Loop], x[plan7.XTJ][plan7.Move],
+	}
+	return s
+}
+
+// reset puts lane w at row 0 of sequence seq.
+func (s *laneState) reset(w int, t *laneTables, seq []byte) {
 	for k := 0; k <= t.M; k++ {
 		s.mmx[k*Lanes+w], s.imx[k*Lanes+w], s.dmx[k*Lanes+w] = negInf, negInf, negInf
 	}
-	s.xn[w] = 0
-	s.xb[w] = t.xsc[plan7.XTN][plan7.Move]
-	s.xe[w], s.xc[w], s.xj[w] = negInf, negInf, negInf
+	s.x.xn[w] = 0
+	s.x.xb[w] = t.xsc[plan7.XTN][plan7.Move]
+	s.x.xe[w], s.x.xc[w], s.x.xj[w] = negInf, negInf, negInf
+	s.seq[w], s.base[w], s.pos[w] = seq, &seq[0], 0
 }
 
-// rowGeneric advances every lane by one residue (s.res) through the
+// rowsGeneric advances every lane by n residues: for each row, the M,
+// I, D cells of all nodes (rowGeneric) then the special states. It is
+// the portable form of the kernel; rowsAVX2 does the same arithmetic.
+func rowsGeneric(t *laneTables, s *laneState, n int) {
+	var res [Lanes]byte
+	for r := 0; r < n; r++ {
+		for w := 0; w < Lanes; w++ {
+			res[w] = s.seq[w][s.pos[w]]
+			s.pos[w]++
+		}
+		rowGeneric(t, s, &res)
+		x := &s.x
+		for w := 0; w < Lanes; w++ {
+			x.xn[w], x.xe[w], x.xj[w], x.xb[w], x.xc[w] = specials(&t.xsc, x.xn[w], x.xj[w], x.xc[w], x.xe[w])
+		}
+	}
+}
+
+// rowGeneric advances every lane by one residue (res) through the
 // M, I, D cells of all nodes and leaves each lane's best M->E score in
-// s.xe. It is the portable form of the kernel; the per-node operations
+// s.x.xe. It is the portable form of the kernel; the per-node operations
 // and their order are exactly those of Matrix.Fill.
-func rowGeneric(t *laneTables, s *laneState) {
+func rowGeneric(t *laneTables, s *laneState, res *[Lanes]byte) {
 	M := t.M
 	var mPrev, iPrev, dPrev, mCur, dCur, xe [Lanes]int32
 	for w := 0; w < Lanes; w++ {
@@ -103,11 +142,11 @@ func rowGeneric(t *laneTables, s *laneState) {
 		mCur[w], dCur[w] = negInf, negInf                     // row i, node 0
 		xe[w] = negInf
 	}
-	xb := s.xb
+	xb := s.x.xb
 	var rm, ri [Lanes]int
 	for w := 0; w < Lanes; w++ {
-		rm[w] = int(s.res[w])
-		ri[w] = int(s.res[w]) + insOffset
+		rm[w] = int(res[w])
+		ri[w] = int(res[w]) + insOffset
 	}
 	for k := 1; k <= M; k++ {
 		n := &t.trans[k]
@@ -159,12 +198,7 @@ func rowGeneric(t *laneTables, s *laneState) {
 	for w := 0; w < Lanes; w++ {
 		s.imx[M*Lanes+w] = negInf
 	}
-	s.xe = xe
-}
-
-// specialsLane advances lane w's N, E, J, B, C states after a row.
-func (s *laneState) specialsLane(w int, xsc *[4][2]int32) {
-	s.xn[w], s.xe[w], s.xj[w], s.xb[w], s.xc[w] = specials(xsc, s.xn[w], s.xj[w], s.xc[w], s.xe[w])
+	s.x.xe = xe
 }
 
 // transCache holds each profile's per-node transition records, built

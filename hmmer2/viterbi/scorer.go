@@ -26,7 +26,7 @@ type CPUScorer struct {
 	p       *plan7.Profile
 	t       *laneTables
 	workers int
-	row     func(*laneTables, *laneState)
+	rows    func(t *laneTables, s *laneState, n int)
 	pool    sync.Pool
 }
 
@@ -40,8 +40,8 @@ func NewCPUScorer(p *plan7.Profile, workers int) *CPUScorer {
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	c := &CPUScorer{p: p, t: newLaneTables(p), workers: workers, row: rowKernel}
-	c.pool.New = func() any { return newLaneState(p.M) }
+	c := &CPUScorer{p: p, t: newLaneTables(p), workers: workers, rows: rowsKernel}
+	c.pool.New = func() any { return newLaneState(c.t) }
 	return c
 }
 
@@ -82,48 +82,52 @@ func (c *CPUScorer) Score(seqs [][]byte, out []int32) error {
 
 // scoreGroup runs the sequences idx through the lanes; a lane whose
 // sequence ends takes the next one at once, so lanes never wait for
-// each other except at the end of the group.
+// each other except at the end of the group. The kernel runs as many
+// rows at a time as the shortest remaining sequence allows.
 func (c *CPUScorer) scoreGroup(st *laneState, seqs [][]byte, idx []int, out []int32) {
 	t := c.t
-	xsc := &t.xsc
+	cmove := t.xsc[plan7.XTC][plan7.Move]
 	var cur [Lanes]int // index into idx, or -1 for an idle lane
-	var pos [Lanes]int
 	nextSeq := 0
 	active := 0
 	load := func(w int) {
 		for nextSeq < len(idx) && len(seqs[idx[nextSeq]]) == 0 {
-			out[idx[nextSeq]] = negInf + xsc[plan7.XTC][plan7.Move]
+			out[idx[nextSeq]] = negInf + cmove
 			nextSeq++
 		}
 		if nextSeq == len(idx) {
 			cur[w] = -1
 			return
 		}
-		cur[w], pos[w] = nextSeq, 0
+		cur[w] = nextSeq
+		st.reset(w, t, seqs[idx[nextSeq]])
 		nextSeq++
 		active++
-		st.reset(w, t)
 	}
 	for w := 0; w < Lanes; w++ {
 		load(w)
 	}
 	for active > 0 {
+		n := -1
+		busy := 0
 		for w := 0; w < Lanes; w++ {
 			if cur[w] >= 0 {
-				st.res[w] = seqs[idx[cur[w]]][pos[w]]
-			} else {
-				st.res[w] = 0
+				if left := len(st.seq[w]) - int(st.pos[w]); n < 0 || left < n {
+					n, busy = left, w
+				}
 			}
 		}
-		c.row(t, st)
+		// Idle lanes shadow a busy one so that every lane reads valid
+		// residues; their results are never used.
 		for w := 0; w < Lanes; w++ {
 			if cur[w] < 0 {
-				continue
+				st.seq[w], st.base[w], st.pos[w] = st.seq[busy], st.base[busy], st.pos[busy]
 			}
-			st.specialsLane(w, xsc)
-			pos[w]++
-			if s := seqs[idx[cur[w]]]; pos[w] == len(s) {
-				out[idx[cur[w]]] = st.xc[w] + xsc[plan7.XTC][plan7.Move]
+		}
+		c.rows(t, st, n)
+		for w := 0; w < Lanes; w++ {
+			if cur[w] >= 0 && int(st.pos[w]) == len(st.seq[w]) {
+				out[idx[cur[w]]] = st.x.xc[w] + cmove
 				active--
 				load(w)
 			}

@@ -57,11 +57,11 @@ func TestScorersAgree(t *testing.T) {
 		}
 		for _, k := range []struct {
 			name string
-			row  func(*laneTables, *laneState)
-		}{{"generic", rowGeneric}, {KernelName(), rowKernel}} {
+			rows func(*laneTables, *laneState, int)
+		}{{"generic", rowsGeneric}, {KernelName(), rowsKernel}} {
 			for _, workers := range []int{1, 3} {
 				sc := NewCPUScorer(p, workers)
-				sc.row = k.row
+				sc.rows = k.rows
 				got := make([]int32, len(seqs))
 				if err := sc.Score(seqs, got); err != nil {
 					t.Fatal(err)
@@ -128,9 +128,9 @@ func TestImpossibleScores(t *testing.T) {
 			}
 		}
 	}
-	for _, row := range []func(*laneTables, *laneState){rowGeneric, rowKernel} {
+	for _, row := range []func(*laneTables, *laneState, int){rowsGeneric, rowsKernel} {
 		sc := NewCPUScorer(p, 2)
-		sc.row = row
+		sc.rows = row
 		got := make([]int32, len(seqs))
 		sc.Score(seqs, got)
 		for i, s := range seqs {
@@ -193,6 +193,16 @@ func TestSpaceFollowsRAMLimit(t *testing.T) {
 	}
 }
 
+// reportGCUPS reports giga cell updates per wall second and per CPU
+// second of the process.
+func reportGCUPS(b *testing.B, cells int, cpu0 float64) {
+	total := float64(cells) * float64(b.N)
+	b.ReportMetric(total/b.Elapsed().Seconds()/1e9, "GCUPS")
+	if cpu := cpuSeconds() - cpu0; cpu > 0 && cpu0 > 0 {
+		b.ReportMetric(total/cpu/1e9, "GCUPS/cpu")
+	}
+}
+
 func BenchmarkScorer(b *testing.B) {
 	for _, name := range []string{"globin.hmm2", "pkinase.hmm2"} {
 		p := loadProfile(b, name)
@@ -211,24 +221,26 @@ func BenchmarkScorer(b *testing.B) {
 		out := make([]int32, len(seqs))
 		for _, k := range []struct {
 			name string
-			row  func(*laneTables, *laneState)
-		}{{"generic", rowGeneric}, {KernelName(), rowKernel}} {
+			rows func(*laneTables, *laneState, int)
+		}{{"generic", rowsGeneric}, {KernelName(), rowsKernel}} {
 			b.Run(name+"/"+k.name+"/1cpu", func(b *testing.B) {
 				sc := NewCPUScorer(p, 1)
-				sc.row = k.row
+				sc.rows = k.rows
+				cpu0 := cpuSeconds()
 				for i := 0; i < b.N; i++ {
 					sc.Score(seqs, out)
 				}
-				b.ReportMetric(float64(cells)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GCUPS")
+				reportGCUPS(b, cells, cpu0)
 			})
 		}
 		b.Run(name+"/scalar", func(b *testing.B) {
+			cpu0 := cpuSeconds()
 			for i := 0; i < b.N; i++ {
 				for _, s := range seqs {
 					ScoreOne(p, s)
 				}
 			}
-			b.ReportMetric(float64(cells)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GCUPS")
+			reportGCUPS(b, cells, cpu0)
 		})
 	}
 }
@@ -242,23 +254,26 @@ func BenchmarkLinearMemory(b *testing.B) {
 		cells += len(s) * p.M
 	}
 	b.Run("parsing", func(b *testing.B) {
+		cpu0 := cpuSeconds()
 		for i := 0; i < b.N; i++ {
 			for _, s := range seqs {
 				ParsingViterbi(p, s)
 			}
 		}
-		b.ReportMetric(float64(cells)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GCUPS")
+		reportGCUPS(b, cells, cpu0)
 	})
 	b.Run("fill", func(b *testing.B) {
+		cpu0 := cpuSeconds()
 		var mx Matrix
 		for i := 0; i < b.N; i++ {
 			for _, s := range seqs {
 				mx.Fill(p, s)
 			}
 		}
-		b.ReportMetric(float64(cells)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GCUPS")
+		reportGCUPS(b, cells, cpu0)
 	})
 	b.Run("wee", func(b *testing.B) {
+		cpu0 := cpuSeconds()
 		for i := 0; i < b.N; i++ {
 			for _, s := range seqs {
 				if len(s) > 1 {
@@ -266,14 +281,15 @@ func BenchmarkLinearMemory(b *testing.B) {
 				}
 			}
 		}
-		b.ReportMetric(float64(cells)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GCUPS")
+		reportGCUPS(b, cells, cpu0)
 	})
 	b.Run("forward", func(b *testing.B) {
+		cpu0 := cpuSeconds()
 		for i := 0; i < b.N; i++ {
 			for _, s := range seqs {
 				Forward(p, s)
 			}
 		}
-		b.ReportMetric(float64(cells)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GCUPS")
+		reportGCUPS(b, cells, cpu0)
 	})
 }
