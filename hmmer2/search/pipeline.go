@@ -71,59 +71,78 @@ func newEngine(h *plan7.HMM, p *plan7.Profile, th thresholds, o *Options, scorer
 // sequence of a chunk with the Scorer, decide in database order which
 // ones are significant (HMMER2's E-value test uses the number of
 // sequences read so far), align and post-process those in parallel, then
-// register hits and histogram scores in database order.
+// register hits and histogram scores in database order. Reading runs one
+// chunk ahead of the processing, so parsing overlaps the DP.
 func (e *engine) run(rd *sqio.Reader) error {
-	var s sqio.Sequence
-	chunk := make([]*record, 0, e.opt.Batch)
-	residues := 0
-	nAll := 0
-	flush := func() error {
-		if err := e.processChunk(chunk); err != nil {
+	type batch struct {
+		recs []*record
+		nAll int
+		err  error
+	}
+	chunks := make(chan batch, 1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(chunks)
+		var s sqio.Sequence
+		var recs []*record
+		residues, nAll := 0, 0
+		send := func(err error) bool {
+			select {
+			case chunks <- batch{recs, nAll, err}:
+				recs, residues = nil, 0
+				return true
+			case <-stop:
+				return false
+			}
+		}
+		for {
+			err := rd.Next(&s)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				send(err)
+				return
+			}
+			nAll++
+			if len(s.Seq) == 0 {
+				// Skipped without a score; only HMMER2's threaded mode (the
+				// default) counts it among the sequences searched.
+				if !e.serial {
+					e.nseq++
+				}
+				continue
+			}
+			e.nseq++
+			r := &record{
+				name: s.Name, acc: s.Acc, desc: s.Desc, hasAcc: s.HasAcc, hasDesc: s.HasDesc,
+				dsq:       e.h.Alph.Digitize(s.Seq, nil),
+				nseqSoFar: e.nseq,
+				space:     e.space,
+			}
+			viterbi.AdvanceSpace(len(r.dsq), e.p.M, &e.space)
+			recs = append(recs, r)
+			residues += len(r.dsq)
+			if len(recs) >= e.opt.Batch || residues >= 1<<24 {
+				if !send(nil) {
+					return
+				}
+			}
+		}
+		if len(recs) > 0 {
+			send(nil)
+		}
+	}()
+	for b := range chunks {
+		if b.err != nil {
+			return b.err
+		}
+		if err := e.processChunk(b.recs); err != nil {
 			return err
 		}
 		if e.progress != nil {
-			e.progress(nAll)
-		}
-		chunk = chunk[:0]
-		residues = 0
-		return nil
-	}
-	for {
-		err := rd.Next(&s)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		nAll++
-		if len(s.Seq) == 0 {
-			// Skipped without a score; only HMMER2's threaded mode (the
-			// default) counts it among the sequences searched.
-			if !e.serial {
-				e.nseq++
-			}
-			continue
-		}
-		e.nseq++
-		r := &record{
-			name: s.Name, acc: s.Acc, desc: s.Desc, hasAcc: s.HasAcc, hasDesc: s.HasDesc,
-			dsq:       e.h.Alph.Digitize(s.Seq, nil),
-			nseqSoFar: e.nseq,
-			space:     e.space,
-		}
-		viterbi.AdvanceSpace(len(r.dsq), e.p.M, &e.space)
-		chunk = append(chunk, r)
-		residues += len(r.dsq)
-		if len(chunk) >= e.opt.Batch || residues >= 1<<24 {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-	}
-	if len(chunk) > 0 {
-		if err := flush(); err != nil {
-			return err
+			e.progress(b.nAll)
 		}
 	}
 	return nil
