@@ -5,10 +5,11 @@
 // sequence line that is not a digit or white space is a residue, so '*',
 // '-' and '.' count (HMMER2 then scores them as X).
 //
-// Supported formats: FASTA, EMBL/Swiss-Prot, GenBank and PIR, plain or
-// gzip-compressed, from a file or standard input. Alignment formats and
-// the rarer squid formats (GCG, IG, Strider, Zuker) are reported as
-// unsupported rather than misread.
+// Supported formats: FASTA, EMBL/Swiss-Prot, GenBank, PIR and Stockholm
+// alignments (whose sequences are read dealigned), plain or
+// gzip-compressed, from a file or standard input. The other alignment
+// formats and the rarer squid formats (GCG, IG, Strider, Zuker) are
+// reported as unsupported rather than misread.
 package sqio
 
 import (
@@ -100,7 +101,7 @@ func ParseFormat(s string) (Format, bool) {
 	return Unknown, false
 }
 
-func (f Format) supported() bool { return f >= FASTA && f <= PIR }
+func (f Format) supported() bool { return (f >= FASTA && f <= PIR) || f == Stockholm }
 
 // Field limits of squid's SQINFO.
 const (
@@ -130,6 +131,8 @@ type Reader struct {
 	line int    // number of the current line
 
 	lastName string // squid leaves a rejected name as it was before
+
+	msa *alignment // the Stockholm alignment being returned
 }
 
 // Open opens a sequence file. Path "-" is standard input; a name ending
@@ -249,6 +252,9 @@ func (rd *Reader) errorf(format string, args ...any) error {
 // Next reads the next record into s, reusing its storage. It returns
 // io.EOF when no record is left.
 func (rd *Reader) Next(s *Sequence) error {
+	if rd.format == Stockholm {
+		return rd.nextFromAlignment(s)
+	}
 	if rd.eof {
 		// squid's ReadSeq() stops as soon as feof() is set, even when a
 		// last line without a newline is still in its buffer.

@@ -184,8 +184,45 @@ func TestErrors(t *testing.T) {
 	if err := rd.Next(&s); err == nil || !strings.Contains(err.Error(), "x.txt line 1") {
 		t.Errorf("forced FASTA on other text: %v", err)
 	}
-	if _, err := Open(write(t, "a.sto", "# STOCKHOLM 1.0\n"), Unknown, nil, ""); err == nil || !strings.Contains(err.Error(), "not supported") {
-		t.Errorf("Stockholm: %v", err)
+	if _, err := Open(write(t, "a.msf", "!!AA_MULTIPLE_ALIGNMENT 1.0\n"), Unknown, nil, ""); err == nil || !strings.Contains(err.Error(), "not supported") {
+		t.Errorf("MSF: %v", err)
+	}
+	rd, err = Open(write(t, "bad.sto", "# STOCKHOLM 1.0\na ACD\nb AC\n//\n"), Unknown, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rd.Next(&s); err == nil || !strings.Contains(err.Error(), "bad.sto line 4") {
+		t.Errorf("ragged alignment: %v", err)
+	}
+}
+
+func TestStockholm(t *testing.T) {
+	p := write(t, "x.sto", ""+
+		"# STOCKHOLM 1.0\n"+
+		"#=GF ID test\n"+
+		"#=GS seq1 DE first sequence\n"+
+		"#=GS seq1 AC P00001\n"+
+		"\n"+
+		"seq1  AC-D.E\n"+
+		"seq2  ~~GHIK\n"+
+		"#=GC SS_cons ......\n"+
+		"\n"+
+		"seq1  F_\n"+
+		"seq2  LM\n"+
+		"//\n"+
+		"\n"+
+		"# STOCKHOLM 1.0\n"+
+		"seq3 WY\n"+
+		"//\n")
+	seqs := readAll(t, p, Unknown)
+	if len(seqs) != 3 {
+		t.Fatalf("%d sequences, want 3", len(seqs))
+	}
+	if s := seqs[0]; s.Name != "seq1" || s.Desc != "first sequence" || s.Acc != "P00001" || string(s.Seq) != "ACDEF" {
+		t.Errorf("seq1: %+v", s)
+	}
+	if string(seqs[1].Seq) != "GHIKLM" || seqs[1].HasDesc || string(seqs[2].Seq) != "WY" {
+		t.Errorf("seq2, seq3: %+v %+v", seqs[1], seqs[2])
 	}
 }
 
