@@ -7,13 +7,13 @@ import (
 	"os"
 	"sort"
 
-	"github.com/hmmgo/hmmgo/hmmer2/search"
+	hmm2search "github.com/hmmgo/hmmgo/hmmer2/search"
 	"github.com/hmmgo/hmmgo/internal/cli"
 )
 
 // commands lists every subcommand; each lives in its own package.
 var commands = []cli.Command{
-	search.Command,
+	hmm2search.Command,
 }
 
 func main() {
