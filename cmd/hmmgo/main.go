@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/hmmgo/hmmgo/gpu/gpuinfo"
+	hmm2search "github.com/hmmgo/hmmgo/hmmer2/search"
 	"github.com/hmmgo/hmmgo/hmmer3/hmmsearch"
 	"github.com/hmmgo/hmmgo/internal/cli"
 	"github.com/hmmgo/hmmgo/internal/makedb"
@@ -24,6 +25,7 @@ var commands = []cli.Command{
 	pairhmmcmd.Command,
 	paparacmd.Command,
 	synthdb.Command,
+	hmm2search.Command,
 }
 
 func main() {
