@@ -312,9 +312,4 @@ func TestInputErrors(t *testing.T) {
 	if code, _, stderr := run((&recorded{t: t, d: d}).engine(), "-A", "a.sto", "m.hmm", "db.fa"); code != 2 || !strings.Contains(stderr, "-A is not supported") {
 		t.Errorf("-A: exit %d %q", code, stderr)
 	}
-	e := (&recorded{t: t, d: d}).engine()
-	e.openModels = nil
-	if code, _, stderr := run(e, "m.hmm", "db.fa"); code != 1 || !strings.Contains(stderr, "no HMM or sequence file reader") {
-		t.Errorf("without readers: exit %d %q", code, stderr)
-	}
 }

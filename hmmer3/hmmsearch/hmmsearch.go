@@ -11,7 +11,6 @@ package hmmsearch
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -62,13 +61,6 @@ type engine struct {
 	getwd         func() (string, error)
 }
 
-// openModelFile and openSequenceFile are the file readers; readers.go sets
-// them once packages hmm and seqio provide OpenFile and Open.
-var (
-	openModelFile    func(path string, stdin io.Reader) (ModelReader, error)
-	openSequenceFile func(path string, stdin io.Reader, abc *alphabet.Alphabet) (pipeline.SequenceSource, error)
-)
-
 func defaultEngine() *engine {
 	return &engine{
 		openModels:    openModelFile,
@@ -118,9 +110,6 @@ func (e *engine) run(env cli.Env, args []string) int {
 		if err := checkFormat(g.str("--tformat")); err != nil {
 			return cli.Fail(env, name, err)
 		}
-	}
-	if e.openModels == nil || e.openSequences == nil {
-		return cli.Fail(env, name, errors.New("this build has no HMM or sequence file reader (see hmmer3/hmmsearch/readers.go)"))
 	}
 	s := &search{engine: e, env: env, g: g, hmmfile: g.args[0], seqfile: g.args[1]}
 	if err := s.run(); err != nil {

@@ -1,6 +1,3 @@
-// The file readers are wired here: models through hmm.OpenFile and
-// targets through seqio.Open.
-
 package hmmsearch
 
 import (
@@ -12,19 +9,21 @@ import (
 	"github.com/hmmgo/hmmgo/seqio"
 )
 
-func init() {
-	openModelFile = func(path string, stdin io.Reader) (ModelReader, error) {
-		r, err := hmm.OpenFile(path, stdin)
-		if err != nil {
-			return nil, err
-		}
-		return r, nil
+// openModelFile reads query models (HMMER3 ASCII or pressed binary files,
+// gzip, stdin).
+func openModelFile(path string, stdin io.Reader) (ModelReader, error) {
+	r, err := hmm.OpenFile(path, stdin)
+	if err != nil {
+		return nil, err
 	}
-	openSequenceFile = func(path string, stdin io.Reader, abc *alphabet.Alphabet) (pipeline.SequenceSource, error) {
-		r, err := seqio.Open(path, stdin, abc)
-		if err != nil {
-			return nil, err
-		}
-		return r, nil
+	return r, nil
+}
+
+// openSequenceFile reads the target database in the query's alphabet.
+func openSequenceFile(path string, stdin io.Reader, abc *alphabet.Alphabet) (pipeline.SequenceSource, error) {
+	r, err := seqio.Open(path, stdin, abc)
+	if err != nil {
+		return nil, err
 	}
+	return r, nil
 }
