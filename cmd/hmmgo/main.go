@@ -10,6 +10,7 @@ import (
 	"github.com/hmmgo/hmmgo/gpu/gpuinfo"
 	"github.com/hmmgo/hmmgo/hmmer3/hmmsearch"
 	"github.com/hmmgo/hmmgo/internal/cli"
+	"github.com/hmmgo/hmmgo/internal/mergecmd"
 	"github.com/hmmgo/hmmgo/internal/pairhmmcmd"
 	paparacmd "github.com/hmmgo/hmmgo/papara/cmd"
 )
@@ -20,6 +21,7 @@ var commands = []cli.Command{
 	hmmsearch.Command,
 	pairhmmcmd.Command,
 	paparacmd.Command,
+	mergecmd.Command,
 }
 
 func main() {

@@ -163,6 +163,7 @@ type search struct {
 	tbl, dtbl *bufio.Writer
 	textFile  *cli.OutputFile
 	gpu       *gpuSearch // nil: the filters run on the CPU
+	shard     *shardRun  // --shard: search a part, keep the results for hmmgo merge
 }
 
 func (s *search) create(path string) (*cli.OutputFile, *bufio.Writer, error) {
@@ -240,6 +241,12 @@ func (s *search) used() []report.Setting {
 
 func (s *search) run() error {
 	g := s.g
+	if g.isOn("--redis") {
+		return s.runRemote()
+	}
+	if err := s.setupShard(); err != nil {
+		return err
+	}
 	if s.seqfile != "-" {
 		if f, err := os.Open(s.seqfile); err != nil {
 			return fmt.Errorf("Failed to open sequence file %s for reading", s.seqfile)
@@ -263,25 +270,12 @@ func (s *search) run() error {
 		s.gpu = &gpuSearch{devs: devs}
 		defer s.gpu.free()
 	}
-	if g.isOn("-o") {
-		s.textFile, s.text, err = s.create(g.str("-o"))
-	} else {
-		s.text = bufio.NewWriterSize(s.env.Stdout, 64<<10)
-	}
-	if err == nil && g.isOn("--tblout") {
-		_, s.tbl, err = s.create(g.str("--tblout"))
-	}
-	if err == nil && g.isOn("--domtblout") {
-		_, s.dtbl, err = s.create(g.str("--domtblout"))
-	}
-	if err != nil {
+	if s.shard != nil {
+		s.text = bufio.NewWriter(io.Discard) // a shard prints nothing; hmmgo merge does
+	} else if err := s.openOutputs(); err != nil {
 		return err
 	}
-
-	opts := report.Options{TextWidth: g.integer("--textw"), ShowAccessions: g.isOn("--acc"), ShowAlignments: !g.isOn("--noali")}
-	if g.isOn("--notextw") {
-		opts.TextWidth = 0
-	}
+	opts := s.reportOptions()
 	base := s.config()
 
 	var abc *alphabet.Alphabet
@@ -295,10 +289,7 @@ func (s *search) run() error {
 		}
 		if nquery == 1 {
 			abc = h.Alph
-			if err := report.Banner(s.text, name, summary); err != nil {
-				return err
-			}
-			if err := report.SearchHeader(s.text, s.hmmfile, s.seqfile, s.used()); err != nil {
+			if err := s.header(); err != nil {
 				return err
 			}
 		} else if h.Alph.Type != abc.Type {
@@ -308,7 +299,45 @@ func (s *search) run() error {
 			return err
 		}
 	}
+	if s.shard != nil {
+		return s.shard.finish(s)
+	}
 	return s.finish()
+}
+
+// header prints the banner and the settings, before the first query.
+func (s *search) header() error {
+	if err := report.Banner(s.text, name, summary); err != nil {
+		return err
+	}
+	return report.SearchHeader(s.text, s.hmmfile, s.seqfile, s.used())
+}
+
+// openOutputs creates the report (stdout or -o) and the tables.
+func (s *search) openOutputs() error {
+	g := s.g
+	var err error
+	if g.isOn("-o") {
+		s.textFile, s.text, err = s.create(g.str("-o"))
+	} else {
+		s.text = bufio.NewWriterSize(s.env.Stdout, 64<<10)
+	}
+	if err == nil && g.isOn("--tblout") {
+		_, s.tbl, err = s.create(g.str("--tblout"))
+	}
+	if err == nil && g.isOn("--domtblout") {
+		_, s.dtbl, err = s.create(g.str("--domtblout"))
+	}
+	return err
+}
+
+func (s *search) reportOptions() report.Options {
+	g := s.g
+	opts := report.Options{TextWidth: g.integer("--textw"), ShowAccessions: g.isOn("--acc"), ShowAlignments: !g.isOn("--noali")}
+	if g.isOn("--notextw") {
+		opts.TextWidth = 0
+	}
+	return opts
 }
 
 // query searches the database with one model and prints its results.
@@ -318,9 +347,6 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, opts report
 	if nquery > 1 && s.seqfile == "-" {
 		return fmt.Errorf("Target sequence file %s isn't rewindable; can't search it with multiple queries", s.seqfile)
 	}
-	if err := report.Query(s.text, h.Name, h.Acc, h.Desc, h.M); err != nil {
-		return err
-	}
 	cfg := base
 	thr, err := modelThresholds(h, cfg.Thresholds)
 	if err != nil {
@@ -329,7 +355,7 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, opts report
 	cfg.Thresholds = thr
 	var src pipeline.SequenceSource
 	if s.gpu == nil || s.gpu.seqs == nil {
-		src, err = s.openSequences(s.seqfile, s.env.Stdin, h.Alph)
+		src, err = s.openTargets(h.Alph)
 		if err != nil {
 			return err
 		}
@@ -353,6 +379,9 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, opts report
 		}
 		cfg.MSVScore = func(idx int64) float32 { return scores[idx] }
 		src = &pipeline.SliceSource{Seqs: s.gpu.seqs}
+		if s.shard != nil {
+			src, cfg.MSVScore = s.shard.gpuTargets(s.gpu.seqs, scores)
+		}
 	}
 	list, st, err := s.search(m, src, &cfg)
 	if err != nil {
@@ -361,14 +390,34 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, opts report
 		}
 		return err
 	}
+	user, sys := cpuTimes()
+	r := &queryResult{Name: h.Name, Acc: h.Acc, Desc: h.Desc, M: h.M, Thr: thr, Hits: list, Stats: *st,
+		Timing: report.Timing{User: user - userStart, Sys: sys - sysStart, Elapsed: time.Since(start).Seconds()}}
+	if s.shard != nil {
+		s.shard.results = append(s.shard.results, r)
+		return nil
+	}
+	return s.printQuery(r, nquery, opts)
+}
+
+// printQuery ranks and thresholds one query's hits (in database order,
+// kept by HMMER's provisional rule) and prints them: the report section,
+// the table lines, the statistics. Z is the number of targets searched
+// unless -Z set it.
+func (s *search) printQuery(r *queryResult, nquery int, opts report.Options) error {
+	w := s.text
+	if err := report.Query(w, r.Name, r.Acc, r.Desc, r.M); err != nil {
+		return err
+	}
+	thr := r.Thr
+	st := &r.Stats
 	if !thr.ZFromOption {
 		thr.Z = float64(st.NSeqs)
 	}
-	th := &hits.TopHits{Hits: list}
+	th := &hits.TopHits{Hits: r.Hits}
 	th.Sort()
 	th.Threshold(&thr)
 
-	w := s.text
 	if err := report.Targets(w, th, &thr, opts); err != nil {
 		return err
 	}
@@ -378,21 +427,19 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, opts report
 	}
 	w.WriteString("\n\n")
 	if s.tbl != nil {
-		if err := report.TabularTargets(s.tbl, h.Name, h.Acc, th, &thr, nquery == 1); err != nil {
+		if err := report.TabularTargets(s.tbl, r.Name, r.Acc, th, &thr, nquery == 1); err != nil {
 			return err
 		}
 	}
 	if s.dtbl != nil {
-		if err := report.TabularDomains(s.dtbl, h.Name, h.Acc, th, &thr, nquery == 1); err != nil {
+		if err := report.TabularDomains(s.dtbl, r.Name, r.Acc, th, &thr, nquery == 1); err != nil {
 			return err
 		}
 	}
-	user, sys := cpuTimes()
-	timing := &report.Timing{User: user - userStart, Sys: sys - sysStart, Elapsed: time.Since(start).Seconds()}
-	if err := report.Statistics(w, st, &thr, timing); err != nil {
+	if err := report.Statistics(w, st, &thr, &r.Timing); err != nil {
 		return err
 	}
-	_, err = w.WriteString("//\n")
+	_, err := w.WriteString("//\n")
 	return err
 }
 
