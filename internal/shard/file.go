@@ -28,6 +28,10 @@ type Header struct {
 	Args    []string          `json:"args"`
 	Env     map[string]string `json:"env,omitempty"`
 	Inputs  []string          `json:"inputs"`
+	// First and End, for shards that are contiguous runs of items
+	// (shard.Contiguous), give the items [First, End) this shard holds.
+	First int64 `json:"first,omitempty"`
+	End   int64 `json:"end,omitempty"`
 	// Payload is the command's own encoding of its results, checked by
 	// length and SHA-256 so that a truncated or damaged file is refused.
 	PayloadBytes  int64  `json:"payload_bytes"`
