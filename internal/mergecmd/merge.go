@@ -4,6 +4,7 @@
 package mergecmd
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -62,6 +63,10 @@ func run(env cli.Env, args []string) int {
 		return cli.Fail(env, "merge", fmt.Errorf("%s: shards of %q cannot be merged", files[0].Path, files[0].Header.Command))
 	}
 	if err := merge(env, files); err != nil {
+		var reported interface{ ExitCode() int }
+		if errors.As(err, &reported) {
+			return reported.ExitCode() // the command has printed its error
+		}
 		return cli.Fail(env, "merge", err)
 	}
 	return 0
