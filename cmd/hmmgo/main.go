@@ -12,6 +12,7 @@ import (
 	"github.com/hmmgo/hmmgo/internal/cli"
 	"github.com/hmmgo/hmmgo/internal/mergecmd"
 	"github.com/hmmgo/hmmgo/internal/pairhmmcmd"
+	"github.com/hmmgo/hmmgo/internal/workercmd"
 	paparacmd "github.com/hmmgo/hmmgo/papara/cmd"
 )
 
@@ -22,6 +23,7 @@ var commands = []cli.Command{
 	pairhmmcmd.Command,
 	paparacmd.Command,
 	mergecmd.Command,
+	workercmd.Command,
 }
 
 func main() {
