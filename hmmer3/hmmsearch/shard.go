@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/hmmgo/hmmgo/alphabet"
 	"github.com/hmmgo/hmmgo/hmmer3/hits"
@@ -60,10 +61,13 @@ func localArgs(g *getopts) []string {
 		if g.setby[i] == byDefault || o.group == distributedGroup {
 			continue
 		}
-		if o.typ == argNone {
+		switch {
+		case o.typ == argNone:
 			out = append(out, o.name)
-		} else {
+		case strings.HasPrefix(o.name, "--"):
 			out = append(out, o.name+"="+g.val[i])
+		default: // Easel's one-letter options take no "="
+			out = append(out, o.name, g.val[i])
 		}
 	}
 	out = append(out, "--")

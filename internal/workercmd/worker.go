@@ -92,7 +92,9 @@ func run(env cli.Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "hmmgo worker: --visibility %s is too short\n", *visibility)
 		return 2
 	}
-	logf := func(format string, a ...any) { fmt.Fprintf(env.Stderr, "hmmgo worker %s: %s\n", *name, fmt.Sprintf(format, a...)) }
+	logf := func(format string, a ...any) {
+		fmt.Fprintf(env.Stderr, "hmmgo worker %s: %s\n", *name, fmt.Sprintf(format, a...))
+	}
 
 	runner, err := hmmsearch.NewTaskRunner(dbs, *cpus)
 	if err != nil {
