@@ -243,15 +243,21 @@ func (w *Worker) fail(ctx context.Context, stream string, m redis.XMessage, why 
 	return w.post(ctx, stream, m, []any{"task", field(m, "task"), "worker", w.Name, "status", "error", "error", why})
 }
 
+// postScript adds a result only while the job exists, so that a late
+// result (a task finished twice, after the submitter is done) does not
+// leave a stream behind.
+var postScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('XADD', KEYS[2], '*', unpack(ARGV))
+redis.call('EXPIRE', KEYS[2], 600)
+return 1`)
+
 // post adds a result to the job's result stream and acknowledges the
 // task, in that order: a worker dying in between leaves the task
 // pending; it is done again and the submitter drops the duplicate.
 func (w *Worker) post(ctx context.Context, stream string, m redis.XMessage, values []any) error {
 	id := field(m, "job")
-	pipe := w.Client.TxPipeline()
-	pipe.XAdd(ctx, &redis.XAddArgs{Stream: resultKey(id), Values: values})
-	pipe.Expire(ctx, resultKey(id), 10*time.Minute)
-	if _, err := pipe.Exec(ctx); err != nil {
+	if err := postScript.Run(ctx, w.Client, []string{jobKey(id), resultKey(id)}, values...).Err(); err != nil {
 		return fmt.Errorf("posting the result of task %s: %w", field(m, "task"), err)
 	}
 	err := w.Client.XAck(ctx, stream, group, m.ID).Err()
