@@ -30,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -118,3 +119,18 @@ func field(m redis.XMessage, name string) string {
 }
 
 var errNoJob = errors.New("job not found")
+
+func init() {
+	// go-redis logs connection-pool events on stderr (a closing
+	// connection at shutdown, for one); the queue reports what matters in
+	// its own words, so its chatter is kept for debugging only.
+	redis.SetLogger(quietLogger{})
+}
+
+type quietLogger struct{}
+
+func (quietLogger) Printf(ctx context.Context, format string, v ...any) {
+	if os.Getenv("HMMGO_REDIS_DEBUG") != "" {
+		fmt.Fprintf(os.Stderr, "redis: "+format+"\n", v...)
+	}
+}
