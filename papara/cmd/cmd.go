@@ -253,7 +253,7 @@ func papara(env cli.Env, o *options, args []string, fs *flag.FlagSet) error {
 	}
 
 	scorers := core.CPUScorers(o.threads)
-	if !o.noGPU {
+	if !o.noGPU && o.fromShards == nil { // a merge scores nothing
 		gpu, gerr := core.NewGPUScorer()
 		switch {
 		case gerr == nil:
