@@ -27,7 +27,7 @@ redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$w
 sleep 0.5
 url=redis://127.0.0.1:$port
 hmmgo=$work/hmmgo
-norm() { grep -v '^# CPU time\|^# Mc/sec\|^# Date\|^# Current dir' "$1"; }
+norm() { grep -v '^# CPU time\|^# Mc/sec\|^# Date\|^# Current dir\|^# number of worker threads' "$1"; }
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 echo "workload: $(grep -c '^HMMER3' "$hmmf") models x $(grep -c '>' "$work/db.fa") targets"
