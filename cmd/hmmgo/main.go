@@ -12,8 +12,10 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/hmmsearch"
 	"github.com/hmmgo/hmmgo/internal/cli"
 	"github.com/hmmgo/hmmgo/internal/makedb"
+	"github.com/hmmgo/hmmgo/internal/mergecmd"
 	"github.com/hmmgo/hmmgo/internal/pairhmmcmd"
 	"github.com/hmmgo/hmmgo/internal/synthdb"
+	"github.com/hmmgo/hmmgo/internal/workercmd"
 	paparacmd "github.com/hmmgo/hmmgo/papara/cmd"
 )
 
@@ -26,6 +28,8 @@ var commands = []cli.Command{
 	paparacmd.Command,
 	synthdb.Command,
 	hmm2search.Command,
+	mergecmd.Command,
+	workercmd.Command,
 }
 
 func main() {

@@ -164,6 +164,7 @@ type search struct {
 	tbl, dtbl *bufio.Writer
 	textFile  *cli.OutputFile
 	gpu       *gpuSearch // nil: the filters run on the CPU
+	shard     *shardRun  // --shard: search a part, keep the results for hmmgo merge
 	// stageTimes ($HMMGO_STAGE_TIMES set) prints each query's time per
 	// pipeline stage on stderr.
 	stageTimes bool
@@ -256,6 +257,12 @@ func (s *search) used() []report.Setting {
 
 func (s *search) run() error {
 	g := s.g
+	if g.isOn("--redis") {
+		return s.runRemote()
+	}
+	if err := s.setupShard(); err != nil {
+		return err
+	}
 	if s.seqfile != "-" {
 		if f, err := os.Open(s.seqfile); err != nil {
 			return fmt.Errorf("Failed to open sequence file %s for reading", s.seqfile)
@@ -279,25 +286,12 @@ func (s *search) run() error {
 		s.gpu = &gpuSearch{devs: devs}
 		defer s.gpu.free()
 	}
-	if g.isOn("-o") {
-		s.textFile, s.text, err = s.create(g.str("-o"))
-	} else {
-		s.text = bufio.NewWriterSize(s.env.Stdout, 64<<10)
-	}
-	if err == nil && g.isOn("--tblout") {
-		_, s.tbl, err = s.create(g.str("--tblout"))
-	}
-	if err == nil && g.isOn("--domtblout") {
-		_, s.dtbl, err = s.create(g.str("--domtblout"))
-	}
-	if err != nil {
+	if s.shard != nil {
+		s.text = bufio.NewWriter(io.Discard) // a shard prints nothing; hmmgo merge does
+	} else if err := s.openOutputs(); err != nil {
 		return err
 	}
-
-	opts := report.Options{TextWidth: g.integer("--textw"), ShowAccessions: g.isOn("--acc"), ShowAlignments: !g.isOn("--noali")}
-	if g.isOn("--notextw") {
-		opts.TextWidth = 0
-	}
+	opts := s.reportOptions()
 	base := s.config()
 
 	var abc *alphabet.Alphabet
@@ -314,10 +308,7 @@ func (s *search) run() error {
 		}
 		if nquery == 1 {
 			abc = h.Alph
-			if err := report.Banner(s.text, name, summary); err != nil {
-				return err
-			}
-			if err := report.SearchHeader(s.text, s.hmmfile, s.seqfile, s.used()); err != nil {
+			if err := s.header(); err != nil {
 				return err
 			}
 		} else if h.Alph.Type != abc.Type {
@@ -327,7 +318,45 @@ func (s *search) run() error {
 			return err
 		}
 	}
+	if s.shard != nil {
+		return s.shard.finish(s)
+	}
 	return s.finish()
+}
+
+// header prints the banner and the settings, before the first query.
+func (s *search) header() error {
+	if err := report.Banner(s.text, name, summary); err != nil {
+		return err
+	}
+	return report.SearchHeader(s.text, s.hmmfile, s.seqfile, s.used())
+}
+
+// openOutputs creates the report (stdout or -o) and the tables.
+func (s *search) openOutputs() error {
+	g := s.g
+	var err error
+	if g.isOn("-o") {
+		s.textFile, s.text, err = s.create(g.str("-o"))
+	} else {
+		s.text = bufio.NewWriterSize(s.env.Stdout, 64<<10)
+	}
+	if err == nil && g.isOn("--tblout") {
+		_, s.tbl, err = s.create(g.str("--tblout"))
+	}
+	if err == nil && g.isOn("--domtblout") {
+		_, s.dtbl, err = s.create(g.str("--domtblout"))
+	}
+	return err
+}
+
+func (s *search) reportOptions() report.Options {
+	g := s.g
+	opts := report.Options{TextWidth: g.integer("--textw"), ShowAccessions: g.isOn("--acc"), ShowAlignments: !g.isOn("--noali")}
+	if g.isOn("--notextw") {
+		opts.TextWidth = 0
+	}
+	return opts
 }
 
 // query searches the database with one model and prints its results.
@@ -337,9 +366,6 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, opts report
 	if nquery > 1 && s.seqfile == "-" {
 		return fmt.Errorf("Target sequence file %s isn't rewindable; can't search it with multiple queries", s.seqfile)
 	}
-	if err := report.Query(s.text, h.Name, h.Acc, h.Desc, h.M); err != nil {
-		return err
-	}
 	cfg := base
 	thr, err := modelThresholds(h, cfg.Thresholds)
 	if err != nil {
@@ -348,7 +374,7 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, opts report
 	cfg.Thresholds = thr
 	var src pipeline.SequenceSource
 	if s.gpu == nil || s.gpu.seqs == nil {
-		src, err = s.openSequences(s.seqfile, s.env.Stdin, h.Alph)
+		src, err = s.openTargets(h.Alph)
 		if err != nil {
 			return err
 		}
@@ -371,7 +397,11 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, opts report
 				return err
 			}
 		}
-		list, st, err = pipeline.SearchStaged(m, s.gpu.seqs, &cfg, s.gpu)
+		var indices []int64
+		if s.shard != nil {
+			indices = s.shard.keep
+		}
+		list, st, err = pipeline.SearchStaged(m, s.gpu.seqs, indices, &cfg, s.gpu)
 		gpuTime = time.Since(tg)
 	} else {
 		list, st, err = s.search(m, src, &cfg)
@@ -382,17 +412,37 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, opts report
 		}
 		return err
 	}
-	if !thr.ZFromOption {
-		thr.Z = float64(st.NSeqs)
-	}
 	if s.stageTimes {
 		s.printStageTimes(h.Name, st, gpuTime)
 	}
-	th := &hits.TopHits{Hits: list}
+	user, sys := cpuTimes()
+	r := &queryResult{Name: h.Name, Acc: h.Acc, Desc: h.Desc, M: h.M, Thr: thr, Hits: list, Stats: *st,
+		Timing: report.Timing{User: user - userStart, Sys: sys - sysStart, Elapsed: time.Since(start).Seconds()}}
+	if s.shard != nil {
+		s.shard.results = append(s.shard.results, r)
+		return nil
+	}
+	return s.printQuery(r, nquery, opts)
+}
+
+// printQuery ranks and thresholds one query's hits (in database order,
+// kept by HMMER's provisional rule) and prints them: the report section,
+// the table lines, the statistics. Z is the number of targets searched
+// unless -Z set it.
+func (s *search) printQuery(r *queryResult, nquery int, opts report.Options) error {
+	w := s.text
+	if err := report.Query(w, r.Name, r.Acc, r.Desc, r.M); err != nil {
+		return err
+	}
+	thr := r.Thr
+	st := &r.Stats
+	if !thr.ZFromOption {
+		thr.Z = float64(st.NSeqs)
+	}
+	th := &hits.TopHits{Hits: r.Hits}
 	th.Sort()
 	th.Threshold(&thr)
 
-	w := s.text
 	if err := report.Targets(w, th, &thr, opts); err != nil {
 		return err
 	}
@@ -402,21 +452,19 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, opts report
 	}
 	w.WriteString("\n\n")
 	if s.tbl != nil {
-		if err := report.TabularTargets(s.tbl, h.Name, h.Acc, th, &thr, nquery == 1); err != nil {
+		if err := report.TabularTargets(s.tbl, r.Name, r.Acc, th, &thr, nquery == 1); err != nil {
 			return err
 		}
 	}
 	if s.dtbl != nil {
-		if err := report.TabularDomains(s.dtbl, h.Name, h.Acc, th, &thr, nquery == 1); err != nil {
+		if err := report.TabularDomains(s.dtbl, r.Name, r.Acc, th, &thr, nquery == 1); err != nil {
 			return err
 		}
 	}
-	user, sys := cpuTimes()
-	timing := &report.Timing{User: user - userStart, Sys: sys - sysStart, Elapsed: time.Since(start).Seconds()}
-	if err := report.Statistics(w, st, &thr, timing); err != nil {
+	if err := report.Statistics(w, st, &thr, &r.Timing); err != nil {
 		return err
 	}
-	_, err = w.WriteString("//\n")
+	_, err := w.WriteString("//\n")
 	return err
 }
 

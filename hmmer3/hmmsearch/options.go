@@ -28,6 +28,7 @@ var helpGroups = []struct {
 	{7, "Options controlling acceleration heuristics:"},
 	{12, "Other expert options:"},
 	{13, "GPU options (hmmgo):"},
+	{14, "Distributed search options (hmmgo; see docs/distributed.md):"},
 }
 
 // options is HMMER 3.3.2 hmmsearch's option table (a threaded, non-MPI
@@ -74,6 +75,10 @@ func options() []option {
 		{name: "--tformat", typ: argString, help: "assert target <seqfile> is in format <s>: no autodetection", group: 12},
 		{name: "--gpu", typ: argString, incompat: "--nogpu", help: "run the filters on GPUs: N, a list 0,2, or all; alone: the first GPU, required", group: 13},
 		{name: "--nogpu", typ: argNone, incompat: "--gpu", help: "never use a GPU (default: use one when present)", group: 13},
+		{name: "--shard", typ: argString, incompat: "--redis", help: "search shard i of N (i/N, 1-based) of the database; needs --shard-out", group: 14},
+		{name: "--shard-out", typ: argOutfile, help: "save this shard's results to file <f> for 'hmmgo merge'", group: 14},
+		{name: "--redis", typ: argString, incompat: "--shard", help: "run on 'hmmgo worker's through the Redis server at URL <s>", group: 14},
+		{name: "--task-cells", typ: argReal, def: "2e9", rng: "x>0", help: "with --redis: DP cells (model nodes x residues) per task", group: 14},
 		{name: "--cpu", typ: argInt, def: strconv.Itoa(runtime.NumCPU()), env: "HMMER_NCPU", rng: "n>=0", help: "number of parallel CPU workers to use for multithreads", group: 12},
 	}
 }

@@ -17,6 +17,7 @@ const batchResidues = 200_000
 type batch struct {
 	first int64 // database index of seqs[0]
 	seqs  []*seqio.Sequence
+	index []int64 // database index of each target, for an IndexedSource
 }
 
 type batchResult struct {
@@ -28,7 +29,8 @@ type batchResult struct {
 // database order, before sorting and thresholding; a target enters the
 // list when it is reportable with the number of targets read so far, as
 // HMMER's serial pipeline decides (this fixes table column widths), so
-// the result is the same for every cfg.CPUs.
+// the result is the same for every cfg.CPUs. An IndexedSource gives the
+// targets' database indices; otherwise they are numbered as read.
 func Search(m *Model, src SequenceSource, cfg *Config) ([]*hits.Hit, *hits.Stats, error) {
 	ncpu := cfg.CPUs
 	if ncpu < 1 {
@@ -46,6 +48,7 @@ func Search(m *Model, src SequenceSource, cfg *Config) ([]*hits.Hit, *hits.Stats
 		var b batch
 		res := 0
 		var idx int64
+		indexed, _ := src.(IndexedSource)
 		for {
 			sq, err := src.Read()
 			if err == io.EOF {
@@ -59,6 +62,9 @@ func Search(m *Model, src SequenceSource, cfg *Config) ([]*hits.Hit, *hits.Stats
 				b.first = idx
 			}
 			b.seqs = append(b.seqs, sq)
+			if indexed != nil {
+				b.index = append(b.index, indexed.DatabaseIndex())
+			}
 			res += sq.L()
 			idx++
 			if res >= batchResidues {
@@ -89,7 +95,11 @@ func Search(m *Model, src SequenceSource, cfg *Config) ([]*hits.Hit, *hits.Stats
 			for b := range work {
 				var r batchResult
 				for n, sq := range b.seqs {
-					h, err := w.run(sq, b.first+int64(n))
+					idx := b.first + int64(n)
+					if b.index != nil {
+						idx = b.index[n]
+					}
+					h, err := w.run(sq, idx)
 					if err != nil {
 						r.err = err
 						break

@@ -35,9 +35,17 @@ type targetState struct {
 // memory: the MSV filter, the Viterbi filter and the Forward/Backward
 // parsers come from acc in bulk, the rest (null and bias models, P-values,
 // domain definition, scores) runs on cfg.CPUs workers. Hits, counters and
-// every number are those of Search.
-func SearchStaged(m *Model, seqs []*seqio.Sequence, cfg *Config, acc Accelerator) ([]*hits.Hit, *hits.Stats, error) {
+// every number are those of Search. indices, when not nil, gives each
+// target's index in the whole database (seqs is one shard of it), as an
+// IndexedSource does for Search.
+func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config, acc Accelerator) ([]*hits.Hit, *hits.Stats, error) {
 	n := len(seqs)
+	dbIndex := func(i int) int64 {
+		if indices != nil {
+			return indices[i]
+		}
+		return int64(i)
+	}
 	ncpu := max(1, cfg.CPUs)
 	workers := make([]*worker, ncpu)
 	for c := range workers {
@@ -164,7 +172,7 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, cfg *Config, acc Accelerator
 		if res.NRegions == 0 || res.NEnvelopes == 0 || len(res.Domains) == 0 {
 			return nil
 		}
-		found[i] = w.score(seqs[i], int64(i), s.nullsc, p.FwdScore, res)
+		found[i] = w.score(seqs[i], dbIndex(i), s.nullsc, p.FwdScore, res)
 		return nil
 	})
 	if err != nil {

@@ -14,7 +14,8 @@ import (
 
 // TestStagedEqualsSearch: the stage-by-stage search (the GPU path's
 // structure, here with every stage on the CPU) gives the same hits,
-// numbers and counters as the per-target Search.
+// numbers and counters as the per-target Search, also on one shard of
+// the database searched under its global indices.
 func TestStagedEqualsSearch(t *testing.T) {
 	dir := testutil.Testdata(t, "hmmer3")
 	for _, model := range []string{"fn3", "globins4", "Pkinase", "Caudal_act", "MADE1"} {
@@ -39,7 +40,13 @@ func TestStagedEqualsSearch(t *testing.T) {
 			seqs = append(seqs, sq)
 		}
 		r.Close()
-		for _, opt := range []string{"default", "nobias", "max", "nonull2"} {
+		var part []*seqio.Sequence
+		var indices []int64
+		for i := 1; i < len(seqs); i += 3 {
+			part = append(part, seqs[i])
+			indices = append(indices, int64(i))
+		}
+		for _, opt := range []string{"default", "nobias", "max", "nonull2", "shard"} {
 			cfg := pipeline.DefaultConfig()
 			cfg.CPUs = 2
 			cfg.NoBias, cfg.Max, cfg.NoNull2 = opt == "nobias", opt == "max", opt == "nonull2"
@@ -47,20 +54,26 @@ func TestStagedEqualsSearch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, wst, err := pipeline.Search(m, &pipeline.SliceSource{Seqs: seqs}, &cfg)
+			var src pipeline.SequenceSource = &pipeline.SliceSource{Seqs: seqs}
+			targets, idx := seqs, []int64(nil)
+			if opt == "shard" {
+				src = &pipeline.IndexedSlice{Seqs: part, Indices: indices}
+				targets, idx = part, indices
+			}
+			want, wst, err := pipeline.Search(m, src, &cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, gst, err := pipeline.SearchStaged(m, seqs, &cfg, pipeline.CPUAccelerator{Seqs: seqs})
+			got, gst, err := pipeline.SearchStaged(m, targets, idx, &cfg, pipeline.CPUAccelerator{Seqs: targets})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var a, b strings.Builder
 			for _, x := range want {
-				a.WriteString(fmtHit(x))
+				fmt.Fprintf(&a, "#%d %s", x.SeqIdx, fmtHit(x))
 			}
 			for _, x := range got {
-				b.WriteString(fmtHit(x))
+				fmt.Fprintf(&b, "#%d %s", x.SeqIdx, fmtHit(x))
 			}
 			fmt.Fprintf(&a, "%+v", *wst)
 			fmt.Fprintf(&b, "%+v", *gst)

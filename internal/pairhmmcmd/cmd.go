@@ -44,6 +44,11 @@ options:
                    first usable GPU, announced on stderr, else the CPU
   --nogpu          never use a GPU (also --cpu-only)
   --verbose        print the backend and its counters on stderr at the end
+  --shard i/N      compute only part i of N (1-based) of the input: a run
+                   of about 1/N of the DP cells (whole reads; with
+                   --format matrix, whole records)
+  --shard-out FILE with --shard: write the part to FILE for 'hmmgo merge'
+                   (which writes what one unsharded run writes)
 
 Results are identical on the CPU and the GPU, bit for bit.
 `
@@ -66,6 +71,8 @@ func run(env cli.Env, args []string) int {
 	threads := fs.Int("threads", 0, "")
 	kernel := fs.String("kernel", "auto", "")
 	verbose := fs.Bool("verbose", false, "")
+	shardSpec := fs.String("shard", "", "")
+	shardOut := fs.String("shard-out", "", "")
 	var gpu devices.Request
 	gpu.AddFlags(fs)
 	args = devices.NormalizeArgs(args)
@@ -98,6 +105,15 @@ func run(env cli.Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "hmmgo pairhmm: --threads must be positive\n")
 		return 2
 	}
+	part, err := planShard(fs, *shardSpec, *shardOut, inputs[0], *format)
+	if err != nil {
+		var ue *cli.UsageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(env.Stderr, "hmmgo pairhmm: %v\n", err)
+			return 2
+		}
+		return cli.Fail(env, "pairhmm", err)
+	}
 	backend, cells, err := chooseBackend(env, gpu, *threads, *kernel)
 	if err != nil {
 		var ue *cli.UsageError
@@ -111,7 +127,7 @@ func run(env cli.Env, args []string) int {
 		defer c.Close()
 	}
 	start := time.Now()
-	if err := process(env, inputs[0], *out, *format, backend, cells); err != nil {
+	if err := process(env, inputs[0], *out, *format, backend, cells, part); err != nil {
 		return cli.Fail(env, "pairhmm", err)
 	}
 	if *verbose {
@@ -166,7 +182,7 @@ type scored struct {
 	err    error
 }
 
-func process(env cli.Env, inName, outName, format string, backend pairhmm.Backend, cells int64) error {
+func process(env cli.Env, inName, outName, format string, backend pairhmm.Backend, cells int64, part *shardPart) error {
 	var in io.Reader = env.Stdin
 	if inName != "-" {
 		f, err := os.Open(inName)
@@ -181,8 +197,11 @@ func process(env cli.Env, inName, outName, format string, backend pairhmm.Backen
 		return err
 	}
 	defer rr.Close()
-	of, err := createOutput(outName, env.Stdout)
-	if err != nil {
+	var records recordSource = rr
+	var of output
+	if part != nil {
+		records, of = part.records(rr), part.output()
+	} else if of, err = createOutput(outName, env.Stdout); err != nil {
 		return err
 	}
 	defer of.Abort()
@@ -196,7 +215,7 @@ func process(env cli.Env, inName, outName, format string, backend pairhmm.Backen
 	go func() {
 		defer close(read)
 		for {
-			chunk, err := readChunk(rr, cells)
+			chunk, err := readChunk(records, cells)
 			if len(chunk) > 0 || err != io.EOF {
 				select {
 				case read <- scored{groups: chunk, err: err}:
@@ -283,7 +302,7 @@ func (d *deviceOutput) Abort()        { d.Close() }
 
 // readChunk reads records until about maxCells cells (or chunkPairs
 // pairs) are held.
-func readChunk(rr *pairhmm.RecordReader, maxCells int64) ([]pairhmm.Group, error) {
+func readChunk(rr recordSource, maxCells int64) ([]pairhmm.Group, error) {
 	var chunk []pairhmm.Group
 	var cells, pairs int64
 	for cells < maxCells && pairs < chunkPairs {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hmmgo/hmmgo/internal/cli"
+	"github.com/hmmgo/hmmgo/internal/shard"
 	"github.com/hmmgo/hmmgo/papara/alignio"
 	"github.com/hmmgo/hmmgo/papara/core"
 	"github.com/hmmgo/hmmgo/papara/newick"
@@ -42,6 +43,8 @@ type options struct {
 	scoring                string
 	gpu, noGPU             bool
 	strict                 bool
+	shard, shardOut        string
+	fromShards             []*shard.File // hmmgo merge: results come from these
 }
 
 func usage(w io.Writer, fs *flag.FlagSet) {
@@ -59,8 +62,13 @@ options:
 	fs.PrintDefaults()
 }
 
-func run(env cli.Env, args []string) int {
+func run(env cli.Env, args []string) int { return runWith(env, args, nil) }
+
+// runWith runs the command; with shard files (hmmgo merge) their
+// alignments replace the scoring and alignment phases.
+func runWith(env cli.Env, args []string, fromShards []*shard.File) int {
 	var o options
+	o.fromShards = fromShards
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.tree, "t", "", "reference tree (Newick; a rooted tree is unrooted)")
@@ -79,6 +87,8 @@ func run(env cli.Env, args []string) int {
 	fs.BoolVar(&o.gpu, "gpu", false, "score on the GPU as well (error if no GPU backend is available)")
 	fs.BoolVar(&o.noGPU, "no-gpu", false, "never use a GPU")
 	fs.BoolVar(&o.strict, "strict", false, "alignment rows that are not tips of the tree are an error (PaPaRa aligns them as reads)")
+	fs.StringVar(&o.shard, "shard", "", "align only part `i/N` (1-based) of the reads (length-interleaved); needs --shard-out")
+	fs.StringVar(&o.shardOut, "shard-out", "", "with --shard: write the part's alignments to `file` for 'hmmgo merge', instead of the outputs")
 	help := fs.Bool("h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(env.Stderr, "hmmgo %s: %v (try 'hmmgo papara -h')\n", name, err)
@@ -96,7 +106,7 @@ func run(env cli.Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "hmmgo %s: options -t and -s are required (try 'hmmgo papara -h')\n", name)
 		return 2
 	}
-	if err := papara(env, &o, args); err != nil {
+	if err := papara(env, &o, args, fs); err != nil {
 		var ue *cli.UsageError
 		if errors.As(err, &ue) {
 			fmt.Fprintf(env.Stderr, "hmmgo %s: %v\n", name, err)
@@ -130,7 +140,7 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-func papara(env cli.Env, o *options, args []string) error {
+func papara(env cli.Env, o *options, args []string, fs *flag.FlagSet) error {
 	start := time.Now()
 	params, err := parseScores(o.scores)
 	if err != nil {
@@ -172,7 +182,7 @@ func papara(env cli.Env, o *options, args []string) error {
 	if alnPath != "-" || o.placement != "" {
 		logPath = "papara_log." + o.runName
 	}
-	if o.runName != "default" && !o.force {
+	if o.runName != "default" && !o.force && o.shard == "" {
 		for _, p := range []string{alnPath, placePath, logPath} {
 			if p != "" && p != "-" && fileExists(p) {
 				return fmt.Errorf("%s already exists from an earlier run named %q (use -f to overwrite)", p, o.runName)
@@ -243,7 +253,7 @@ func papara(env cli.Env, o *options, args []string) error {
 	}
 
 	scorers := core.CPUScorers(o.threads)
-	if !o.noGPU {
+	if !o.noGPU && o.fromShards == nil { // a merge scores nothing
 		gpu, gerr := core.NewGPUScorer()
 		switch {
 		case gerr == nil:
@@ -252,30 +262,41 @@ func papara(env cli.Env, o *options, args []string) error {
 			return fmt.Errorf("--gpu: %v", gerr)
 		}
 	}
+	if o.shard != "" {
+		return runShard(env, o, fs, prep, core.Options{Params: params, Scoring: scoring, Scorers: scorers})
+	}
 	var progress func(float64)
 	if cli.IsTerminal(env.Stderr) {
 		progress = func(f float64) { fmt.Fprintf(env.Stderr, "\rscoring: %5.1f%% done", 100*f) }
 	}
-	res, err := core.Run(prep, core.Options{Params: params, Scoring: scoring, Scorers: scorers, Progress: progress})
-	if progress != nil {
-		fmt.Fprint(env.Stderr, "\r                         \r")
-	}
-	if err != nil {
-		return err
-	}
-	var total float64
-	for _, w := range res.Workers {
-		total += float64(w.Cells)
-	}
-	fmt.Fprintf(&log, "scoring: %d reads x %d branches x %d columns = %d cells, %.3f s, %.2f GCUPS\n",
-		len(prep.Queries), prep.Ref.Branches.N, prep.Ref.Branches.Len, res.Job.Cells(), res.ScoreTime.Seconds(), total/res.ScoreTime.Seconds()/1e9)
-	for i, w := range res.Workers {
-		fmt.Fprintf(&log, "  scorer %d (%s): %.2f GCUPS, %.2f GCUPS per CPU second\n", i, w.Name, w.GCUPS(), w.CPUGCUPS())
-		if w.Err != nil {
-			warn("%v; the other scorers took over its blocks", w.Err)
+	var res *core.Result
+	if o.fromShards != nil {
+		if res, err = assembleShards(o, prep, o.fromShards); err != nil {
+			return err
 		}
+		fmt.Fprintf(&log, "merged from %d shards\n", len(o.fromShards))
+	} else {
+		res, err = core.Run(prep, core.Options{Params: params, Scoring: scoring, Scorers: scorers, Progress: progress})
+		if progress != nil {
+			fmt.Fprint(env.Stderr, "\r                         \r")
+		}
+		if err != nil {
+			return err
+		}
+		var total float64
+		for _, w := range res.Workers {
+			total += float64(w.Cells)
+		}
+		fmt.Fprintf(&log, "scoring: %d reads x %d branches x %d columns = %d cells, %.3f s, %.2f GCUPS\n",
+			len(prep.Queries), prep.Ref.Branches.N, prep.Ref.Branches.Len, res.Job.Cells(), res.ScoreTime.Seconds(), total/res.ScoreTime.Seconds()/1e9)
+		for i, w := range res.Workers {
+			fmt.Fprintf(&log, "  scorer %d (%s): %.2f GCUPS, %.2f GCUPS per CPU second\n", i, w.Name, w.GCUPS(), w.CPUGCUPS())
+			if w.Err != nil {
+				warn("%v; the other scorers took over its blocks", w.Err)
+			}
+		}
+		fmt.Fprintf(&log, "alignment of the best branches: %.3f s\n", res.AlignTime.Seconds())
 	}
-	fmt.Fprintf(&log, "alignment of the best branches: %.3f s\n", res.AlignTime.Seconds())
 
 	names, rows := res.Render(!o.noRefGaps)
 	if err := writeOutput(env, alnPath, func(w io.Writer) error {

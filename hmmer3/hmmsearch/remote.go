@@ -1,0 +1,283 @@
+package hmmsearch
+
+import (
+	"bytes"
+	"context"
+	"encoding/gob"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/hmmgo/hmmgo/alphabet"
+	"github.com/hmmgo/hmmgo/hmmer3/hmm"
+	"github.com/hmmgo/hmmgo/internal/cli"
+	"github.com/hmmgo/hmmgo/internal/queue"
+	"github.com/hmmgo/hmmgo/seqio"
+)
+
+// QueueKind names hmmsearch jobs on the work queue.
+const QueueKind = "hmmsearch/1"
+
+// modelBlockNodes caps the model nodes of one task's block of models:
+// many small models share a task, so that a task is not dominated by
+// reading its block of targets.
+const modelBlockNodes = 10000
+
+// remoteSpec is what every task of a queued search shares.
+type remoteSpec struct {
+	Args    []string // the local command line (localArgs)
+	HMM     []byte   // the HMM file, as read
+	DBSHA   string
+	DBSize  int64
+	DBCount int64
+}
+
+// remoteTask is a block of models times a block of targets.
+type remoteTask struct {
+	ModelFirst, ModelEnd   int
+	TargetFirst, TargetEnd int64
+	ByteStart, ByteEnd     int64
+}
+
+// taskResult is a task's result: one queryResult per model of the block.
+type taskResult struct {
+	Task    remoteTask
+	Queries []*queryResult
+}
+
+// plan cuts the search into tasks of about cells DP cells: models into
+// blocks of at most modelBlockNodes nodes (or one model), targets into
+// blocks of residues enough to make the largest model block's tasks that
+// size.
+func planTasks(models []*hmm.HMM, db *dbIndex, cells float64) (blocks [][2]int, tasks []remoteTask) {
+	largest := 0
+	for first := 0; first < len(models); {
+		end, nodes := first, 0
+		for end < len(models) && (end == first || nodes+models[end].M <= modelBlockNodes) {
+			nodes += models[end].M
+			end++
+		}
+		blocks = append(blocks, [2]int{first, end})
+		largest = max(largest, nodes)
+		first = end
+	}
+	residues := int64(max(1, cells/float64(max(largest, 1))))
+	var dbBlocks [][2]int64
+	n := int64(len(db.lengths))
+	for first := int64(0); first < n; {
+		end, res := first, int64(0)
+		for end < n && (end == first || res+db.lengths[end] <= residues) {
+			res += db.lengths[end]
+			end++
+		}
+		dbBlocks = append(dbBlocks, [2]int64{first, end})
+		first = end
+	}
+	for _, mb := range blocks {
+		for _, b := range dbBlocks {
+			tasks = append(tasks, remoteTask{ModelFirst: mb[0], ModelEnd: mb[1], TargetFirst: b[0], TargetEnd: b[1],
+				ByteStart: db.starts[b[0]], ByteEnd: db.starts[b[1]]})
+		}
+	}
+	return blocks, tasks
+}
+
+// readModels reads the HMM file's bytes and its models.
+func (s *search) readModels() ([]byte, []*hmm.HMM, error) {
+	var raw []byte
+	var r ModelReader
+	var err error
+	if s.hmmfile == "-" {
+		if raw, err = io.ReadAll(s.env.Stdin); err == nil {
+			r, err = s.openModels("-", bytes.NewReader(raw))
+		}
+	} else if r, err = s.openModels(s.hmmfile, nil); err == nil {
+		raw, err = os.ReadFile(s.hmmfile)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if c, ok := r.(io.Closer); ok {
+		defer c.Close()
+	}
+	var models []*hmm.HMM
+	for {
+		h, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(models) > 0 && h.Alph.Type != models[0].Alph.Type {
+			return nil, nil, fmt.Errorf("HMM file %s contains different alphabets", s.hmmfile)
+		}
+		models = append(models, h)
+	}
+	return raw, models, nil
+}
+
+// runRemote is hmmsearch --redis: the search runs as tasks on 'hmmgo
+// worker's; this process plans, enqueues, collects and prints exactly
+// what a local run prints.
+func (s *search) runRemote() error {
+	url := s.g.str("--redis")
+	cells := s.g.real("--task-cells")
+	if s.seqfile == "-" {
+		return fmt.Errorf("--redis needs a sequence database file that the workers also read, not standard input")
+	}
+	if f, err := os.Open(s.seqfile); err != nil {
+		return fmt.Errorf("Failed to open sequence file %s for reading", s.seqfile)
+	} else {
+		f.Close()
+	}
+	if s.g.isOn("--gpu") {
+		return fmt.Errorf("--gpu selects this machine's GPUs; with --redis the workers choose theirs")
+	}
+	local, err := parseLocal(localArgs(s.g))
+	if err != nil {
+		return err
+	}
+	s.g = local // reports print the local command line
+	raw, models, err := s.readModels()
+	if err != nil {
+		return err
+	}
+	base := s.config()
+	var thr = make([]error, len(models))
+	for i, h := range models {
+		_, thr[i] = modelThresholds(h, base.Thresholds)
+	}
+	var abc *alphabet.Alphabet
+	if len(models) > 0 {
+		abc = models[0].Alph
+	} else {
+		abc = alphabet.New(alphabet.Amino)
+	}
+	db, err := indexDatabase(s.seqfile, abc, func(p string, in io.Reader, a *alphabet.Alphabet) (*seqio.Reader, error) {
+		return seqio.Open(p, in, a)
+	})
+	if err != nil {
+		return err
+	}
+	blocks, tasks := planTasks(models, db, cells)
+
+	if err := s.openOutputs(); err != nil {
+		return err
+	}
+	opts := s.reportOptions()
+	if len(models) > 0 {
+		if err := s.header(); err != nil {
+			return err
+		}
+	}
+	// Results per model block and target block; a model block is printed
+	// when all its target blocks are in and the blocks before it are out.
+	perBlock := len(tasks) / max(len(blocks), 1)
+	got := make([][]*taskResult, len(blocks))
+	have := make([]int, len(blocks))
+	for i := range got {
+		got[i] = make([]*taskResult, perBlock)
+	}
+	nextBlock := 0
+	start := time.Now()
+	printReady := func() error {
+		for nextBlock < len(blocks) && have[nextBlock] == perBlock {
+			b := blocks[nextBlock]
+			for q := b[0]; q < b[1]; q++ {
+				if thr[q] != nil {
+					return thr[q] // as a local run: the model lacks its cutoffs
+				}
+				parts := make([]*queryResult, perBlock)
+				for t, r := range got[nextBlock] {
+					parts[t] = r.Queries[q-b[0]]
+				}
+				r := mergeQueries(parts)
+				if r.Stats.NSeqs != int64(len(db.lengths)) {
+					return fmt.Errorf("query %s: results cover %d of %d targets", r.Name, r.Stats.NSeqs, len(db.lengths))
+				}
+				r.Timing.Elapsed = time.Since(start).Seconds()
+				if err := s.printQuery(r, q+1, opts); err != nil {
+					return err
+				}
+			}
+			got[nextBlock] = nil
+			nextBlock++
+		}
+		return nil
+	}
+	if len(tasks) > 0 {
+		spec := remoteSpec{Args: localArgs(local), HMM: raw, DBSHA: db.sha256, DBSize: db.size, DBCount: int64(len(db.lengths))}
+		job := &queue.Job{Kind: QueueKind, DB: db.sha256, Spec: encodeGob(&spec)}
+		for i := range tasks {
+			job.Tasks = append(job.Tasks, encodeGob(&tasks[i]))
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		client, err := queue.Connect(ctx, url)
+		if err != nil {
+			return err
+		}
+		defer client.Close()
+		qopt := queue.SubmitOptions{Note: func(msg string) { fmt.Fprintf(s.env.Stderr, "%s: %s\n", prog, msg) }}
+		if cli.IsTerminal(s.env.Stderr) {
+			qopt.Progress = func(p queue.Progress) { progressLine(s.env.Stderr, p, time.Since(start)) }
+			defer fmt.Fprintln(s.env.Stderr)
+		}
+		err = queue.Submit(ctx, client, job, qopt, func(res *queue.Result) error {
+			r := new(taskResult)
+			if err := gob.NewDecoder(bytes.NewReader(res.Body)).Decode(r); err != nil {
+				return fmt.Errorf("undecodable result: %v", err)
+			}
+			want := tasks[res.Task]
+			if r.Task != want || len(r.Queries) != want.ModelEnd-want.ModelFirst {
+				return fmt.Errorf("the result is not of the task it names")
+			}
+			for i, q := range r.Queries {
+				if q.Stats.NSeqs != want.TargetEnd-want.TargetFirst || q.Name != models[want.ModelFirst+i].Name {
+					return fmt.Errorf("the result covers %d of the task's %d targets for %s", q.Stats.NSeqs, want.TargetEnd-want.TargetFirst, q.Name)
+				}
+			}
+			mb, tb := res.Task/perBlock, res.Task%perBlock
+			got[mb][tb] = r
+			have[mb]++
+			return printReady()
+		})
+		if err != nil {
+			return fmt.Errorf("--redis %s: %w", queue.Redact(url), err)
+		}
+	}
+	if nextBlock != len(blocks) {
+		return fmt.Errorf("internal error: %d of %d model blocks printed", nextBlock, len(blocks))
+	}
+	return s.finish()
+}
+
+// progressLine shows tasks done and each worker's throughput.
+func progressLine(w io.Writer, p queue.Progress, elapsed time.Duration) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\r%s: %d/%d tasks, %s", prog, p.Done, p.Total, elapsed.Round(time.Second))
+	for _, wr := range p.Workers {
+		rate := 0.0
+		if wr.Busy > 0 {
+			rate = wr.Work / wr.Busy.Seconds() / 1e9
+		}
+		fmt.Fprintf(&b, "; %s %d tasks %.2f Gcells/s", wr.Name, wr.Tasks, rate)
+	}
+	if p.Duplicates > 0 {
+		fmt.Fprintf(&b, "; %d duplicate results dropped", p.Duplicates)
+	}
+	b.WriteString("\x1b[K")
+	io.WriteString(w, b.String())
+}
+
+func encodeGob(v any) []byte {
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(v); err != nil {
+		panic(err) // our own types always encode
+	}
+	return b.Bytes()
+}

@@ -1,0 +1,268 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// JobInfo is a job as a worker sees it.
+type JobInfo struct {
+	ID, Kind, DB string
+	Spec         []byte
+}
+
+// Handler does one task. It must check that the task only names what
+// this worker serves (the job's database, ranges inside it): task bodies
+// come from the network. work is the task's size in work units (DP
+// cells), reported for throughput.
+type Handler func(ctx context.Context, job *JobInfo, task []byte) (body []byte, work float64, err error)
+
+// Worker takes tasks from the streams of its databases.
+type Worker struct {
+	Client *redis.Client
+	Name   string   // consumer name, unique per worker process
+	DBs    []string // fingerprints of the databases served
+	Kinds  map[string]Handler
+	// Visibility is how long a task may go without its worker's heartbeat
+	// before another worker takes it over (default 30 s).
+	Visibility time.Duration
+	// MaxDeliveries: a task handed out this many times (its workers died)
+	// is failed instead of handed out again (default 5).
+	MaxDeliveries int64
+	// Idle, if positive, makes Run return after this long without a task.
+	Idle time.Duration
+	// Log receives one line per event worth knowing (stderr).
+	Log func(string)
+	// AfterTask, if set, runs between computing a result and posting it
+	// (tests use it to be killed mid-task).
+	AfterTask func()
+
+	jobs map[string]*JobInfo
+}
+
+func (w *Worker) logf(format string, args ...any) {
+	if w.Log != nil {
+		w.Log(fmt.Sprintf(format, args...))
+	}
+}
+
+// Run takes and does tasks until ctx ends (or the worker has been idle
+// for Idle). Redis errors are retried forever: a worker outlives restarts.
+func (w *Worker) Run(ctx context.Context) error {
+	if w.Visibility <= 0 {
+		w.Visibility = 30 * time.Second
+	}
+	if w.MaxDeliveries <= 0 {
+		w.MaxDeliveries = 5
+	}
+	w.jobs = make(map[string]*JobInfo)
+	streams := make([]string, len(w.DBs))
+	for i, db := range w.DBs {
+		streams[i] = TaskStream(db)
+	}
+	ready := false
+	lastTask := time.Now()
+	var lastErr string
+	for ctx.Err() == nil {
+		if w.Idle > 0 && time.Since(lastTask) > w.Idle {
+			return nil
+		}
+		err := func() error {
+			if !ready {
+				for _, s := range streams {
+					if err := ensureGroup(ctx, w.Client, s); err != nil {
+						return err
+					}
+				}
+				ready = true
+			}
+			did, err := w.reclaim(ctx, streams)
+			if err != nil || did {
+				if did {
+					lastTask = time.Now()
+				}
+				return err
+			}
+			args := make([]string, 0, 2*len(streams))
+			args = append(args, streams...)
+			for range streams {
+				args = append(args, ">")
+			}
+			res, err := w.Client.XReadGroup(ctx, &redis.XReadGroupArgs{Group: group, Consumer: w.Name,
+				Streams: args, Count: 1, Block: min(w.Visibility/2, 2*time.Second)}).Result()
+			if err == redis.Nil {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			for _, st := range res {
+				for _, m := range st.Messages {
+					lastTask = time.Now()
+					if err := w.do(ctx, st.Stream, m); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}()
+		if err != nil && ctx.Err() == nil {
+			if isNoGroup(err) {
+				ready = false // Redis lost the group (a restart): make it again
+			}
+			if msg := err.Error(); msg != lastErr {
+				w.logf("Redis: %v (retrying)", err)
+				lastErr = msg
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+			continue
+		}
+		if err == nil && lastErr != "" {
+			w.logf("Redis: working again")
+			lastErr = ""
+		}
+	}
+	return nil
+}
+
+// reclaim takes over one task whose worker has not been heard of for the
+// visibility timeout.
+func (w *Worker) reclaim(ctx context.Context, streams []string) (bool, error) {
+	for _, s := range streams {
+		msgs, _, err := w.Client.XAutoClaim(ctx, &redis.XAutoClaimArgs{Stream: s, Group: group,
+			MinIdle: w.Visibility, Start: "0-0", Count: 1, Consumer: w.Name}).Result()
+		if err != nil {
+			return false, err
+		}
+		for _, m := range msgs {
+			pend, err := w.Client.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: s, Group: group,
+				Start: m.ID, End: m.ID, Count: 1}).Result()
+			if err != nil {
+				return false, err
+			}
+			if len(pend) == 1 && pend[0].RetryCount > w.MaxDeliveries {
+				w.logf("task %s of job %s was handed out %d times; failing it", field(m, "task"), field(m, "job"), pend[0].RetryCount)
+				return true, w.fail(ctx, s, m, fmt.Sprintf("handed out %d times without a result (its workers died?)", pend[0].RetryCount))
+			}
+			w.logf("took over task %s of job %s (its worker went silent)", field(m, "task"), field(m, "job"))
+			return true, w.do(ctx, s, m)
+		}
+	}
+	return false, nil
+}
+
+// job fetches (and caches) a task's job; nil when it is gone.
+func (w *Worker) job(ctx context.Context, id string) (*JobInfo, error) {
+	if j, ok := w.jobs[id]; ok {
+		return j, nil
+	}
+	v, err := w.Client.HGetAll(ctx, jobKey(id)).Result()
+	if err != nil {
+		return nil, err
+	}
+	if v["kind"] == "" {
+		return nil, nil
+	}
+	j := &JobInfo{ID: id, Kind: v["kind"], DB: v["db"], Spec: []byte(v["spec"])}
+	if len(w.jobs) > 16 {
+		clear(w.jobs)
+	}
+	w.jobs[id] = j
+	return j, nil
+}
+
+// do runs one task and posts its result, then acknowledges the task. A
+// failure to post leaves the task pending, to be done again.
+func (w *Worker) do(ctx context.Context, stream string, m redis.XMessage) error {
+	id := field(m, "job")
+	j, err := w.job(ctx, id)
+	if err != nil {
+		return err
+	}
+	if j == nil {
+		// The job is over (or its submitter died): drop the task.
+		return w.Client.XAck(ctx, stream, group, m.ID).Err()
+	}
+	if TaskStream(j.DB) != stream {
+		return w.fail(ctx, stream, m, "the task's stream is not its job's database")
+	}
+	h, ok := w.Kinds[j.Kind]
+	if !ok {
+		return w.fail(ctx, stream, m, fmt.Sprintf("this worker does not run %q jobs", j.Kind))
+	}
+	hbCtx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); w.heartbeat(hbCtx, stream, m.ID) }()
+	start := time.Now()
+	body, work, herr := h(ctx, j, []byte(field(m, "body")))
+	elapsed := time.Since(start)
+	if herr == nil && w.AfterTask != nil {
+		w.AfterTask()
+	}
+	stop()
+	wg.Wait()
+	if herr != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		w.logf("task %s of job %s failed: %v", field(m, "task"), id, herr)
+		return w.fail(ctx, stream, m, herr.Error())
+	}
+	return w.post(ctx, stream, m, []any{"task", field(m, "task"), "worker", w.Name, "status", "ok",
+		"body", body, "sum", Checksum(body), "elapsed_ms", strconv.FormatFloat(elapsed.Seconds()*1e3, 'f', 3, 64),
+		"work", strconv.FormatFloat(work, 'g', -1, 64)})
+}
+
+// heartbeat keeps a task claimed while it runs: re-claiming resets its
+// idle time, so no other worker takes it over.
+func (w *Worker) heartbeat(ctx context.Context, stream, id string) {
+	t := time.NewTicker(w.Visibility / 4)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			w.Client.XClaimJustID(ctx, &redis.XClaimArgs{Stream: stream, Group: group, Consumer: w.Name,
+				MinIdle: 0, Messages: []string{id}})
+		}
+	}
+}
+
+func (w *Worker) fail(ctx context.Context, stream string, m redis.XMessage, why string) error {
+	return w.post(ctx, stream, m, []any{"task", field(m, "task"), "worker", w.Name, "status", "error", "error", why})
+}
+
+// postScript adds a result only while the job exists, so that a late
+// result (a task finished twice, after the submitter is done) does not
+// leave a stream behind.
+var postScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('XADD', KEYS[2], '*', unpack(ARGV))
+redis.call('EXPIRE', KEYS[2], 600)
+return 1`)
+
+// post adds a result to the job's result stream and acknowledges the
+// task, in that order: a worker dying in between leaves the task
+// pending; it is done again and the submitter drops the duplicate.
+func (w *Worker) post(ctx context.Context, stream string, m redis.XMessage, values []any) error {
+	id := field(m, "job")
+	if err := postScript.Run(ctx, w.Client, []string{jobKey(id), resultKey(id)}, values...).Err(); err != nil {
+		return fmt.Errorf("posting the result of task %s: %w", field(m, "task"), err)
+	}
+	err := w.Client.XAck(ctx, stream, group, m.ID).Err()
+	if errors.Is(err, redis.Nil) {
+		err = nil
+	}
+	return err
+}

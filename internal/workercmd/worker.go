@@ -1,0 +1,140 @@
+// Package workercmd is `hmmgo worker`: a process that takes search tasks
+// from a Redis work queue (internal/queue) and does them, on any machine
+// that can read the databases it is started with.
+package workercmd
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hmmgo/hmmgo/hmmer3/hmmsearch"
+	"github.com/hmmgo/hmmgo/internal/cli"
+	"github.com/hmmgo/hmmgo/internal/queue"
+)
+
+// Command is the table entry for cmd/hmmgo.
+var Command = cli.Command{
+	Name:    "worker",
+	Summary: "take search tasks from a Redis work queue (hmmsearch --redis)",
+	Run:     run,
+}
+
+const usage = `usage: hmmgo worker --redis URL --db FILE [--db FILE...] [options]
+
+Takes tasks of 'hmmgo hmmsearch --redis URL ...' runs from the Redis server
+at URL and does them, until interrupted. Start any number of workers, on
+any machines that reach the server and can read the databases. A worker
+only takes tasks over the databases given with --db, which it recognises
+by content (SHA-256), so every machine may keep its copy at its own path.
+
+URL: redis://[:password@]host:port[/db] or rediss:// for TLS (the server's
+certificate is checked against the system roots or $SSL_CERT_FILE).
+
+options:
+  --redis URL       the queue's Redis server (also $HMMGO_REDIS)
+  --db FILE         a FASTA database this worker serves (repeatable)
+  --cpu N           threads per task (default: all cores)
+  --name NAME       worker name in progress reports (default host-pid)
+  --visibility D    a task whose worker is silent this long is taken over
+                    by another worker (default 30s)
+  --max-deliveries N  fail a task handed out N times (default 5)
+  --idle-exit D     exit after D without a task (default: never)
+  -v                print a line per task on stderr
+`
+
+type dbList []string
+
+func (d *dbList) String() string     { return strings.Join(*d, ",") }
+func (d *dbList) Set(s string) error { *d = append(*d, s); return nil }
+
+func run(env cli.Env, args []string) int {
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	url := fs.String("redis", os.Getenv("HMMGO_REDIS"), "")
+	var dbs dbList
+	fs.Var(&dbs, "db", "")
+	cpus := fs.Int("cpu", runtime.NumCPU(), "")
+	host, _ := os.Hostname()
+	name := fs.String("name", fmt.Sprintf("%s-%d", host, os.Getpid()), "")
+	visibility := fs.Duration("visibility", 30*time.Second, "")
+	maxDeliveries := fs.Int64("max-deliveries", 5, "")
+	idle := fs.Duration("idle-exit", 0, "")
+	verbose := fs.Bool("v", false, "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(env.Stdout, usage)
+			return 0
+		}
+		fmt.Fprintf(env.Stderr, "hmmgo worker: %v\n%s", err, usage)
+		return 2
+	}
+	switch {
+	case fs.NArg() > 0:
+		fmt.Fprintf(env.Stderr, "hmmgo worker: unexpected argument %q\n%s", fs.Arg(0), usage)
+		return 2
+	case *url == "":
+		fmt.Fprintf(env.Stderr, "hmmgo worker: --redis URL is required\n%s", usage)
+		return 2
+	case len(dbs) == 0:
+		fmt.Fprintf(env.Stderr, "hmmgo worker: give at least one --db FILE\n%s", usage)
+		return 2
+	case *visibility < 100*time.Millisecond:
+		fmt.Fprintf(env.Stderr, "hmmgo worker: --visibility %s is too short\n", *visibility)
+		return 2
+	}
+	logf := func(format string, a ...any) {
+		fmt.Fprintf(env.Stderr, "hmmgo worker %s: %s\n", *name, fmt.Sprintf(format, a...))
+	}
+
+	runner, err := hmmsearch.NewTaskRunner(dbs, *cpus)
+	if err != nil {
+		return cli.Fail(env, "worker", err)
+	}
+	served := runner.Databases()
+	var prints []string
+	for sum, path := range served {
+		prints = append(prints, sum)
+		logf("serving %s (sha256 %s)", path, sum)
+	}
+	sort.Strings(prints)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	client, err := queue.Connect(ctx, *url)
+	if err != nil {
+		return cli.Fail(env, "worker", err)
+	}
+	defer client.Close()
+	w := &queue.Worker{Client: client, Name: *name, DBs: prints, Visibility: *visibility,
+		MaxDeliveries: *maxDeliveries, Idle: *idle, Log: func(s string) { logf("%s", s) }}
+	w.Kinds = map[string]queue.Handler{
+		hmmsearch.QueueKind: func(ctx context.Context, job *queue.JobInfo, task []byte) ([]byte, float64, error) {
+			start := time.Now()
+			body, cells, err := runner.Run(ctx, job.ID, job.Spec, task)
+			if *verbose && err == nil {
+				logf("job %s: task of %.3g cells in %.3f s", job.ID, cells, time.Since(start).Seconds())
+			}
+			return body, cells, err
+		},
+	}
+	// A test hook: a pause between computing a result and posting it, so
+	// that a test can kill a worker in the middle of a task.
+	if d, err := time.ParseDuration(os.Getenv("HMMGO_TEST_TASK_DELAY")); err == nil && d > 0 {
+		w.AfterTask = func() { time.Sleep(d) }
+	}
+	logf("waiting for tasks at %s", queue.Redact(*url))
+	if err := w.Run(ctx); err != nil && ctx.Err() == nil {
+		return cli.Fail(env, "worker", err)
+	}
+	return 0
+}
