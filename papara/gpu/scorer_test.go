@@ -306,4 +306,3 @@ func TestUnitsOf(t *testing.T) {
 		}
 	}
 }
-
