@@ -12,6 +12,7 @@ import (
 	"github.com/hmmgo/hmmgo/internal/cli"
 	"github.com/hmmgo/hmmgo/internal/pairhmmcmd"
 	paparacmd "github.com/hmmgo/hmmgo/papara/cmd"
+	_ "github.com/hmmgo/hmmgo/papara/gpu" // registers the GPU scorer of hmmgo papara
 )
 
 // commands lists every subcommand; each lives in its own package.

@@ -275,6 +275,12 @@ func ScoreAll(job *Job, scorers []Scorer, progress func(done float64)) (*Results
 	if len(scorers) == 0 {
 		return nil, nil, errors.New("no scorer")
 	}
+	// Every scorer runs on an OS thread of its own; a GPU scorer beside one
+	// CPU scorer per core must not wait for a P (it mostly sleeps while its
+	// device computes, so the cores stay with the CPU scorers).
+	if n := len(scorers); runtime.GOMAXPROCS(0) < n {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n))
+	}
 	q := NewJobQueue(job)
 	total := q.Len()
 	// residues before each read, for the cells of a block
