@@ -8,6 +8,7 @@ package gpu
 
 import (
 	"errors"
+	"sync"
 
 	"github.com/hmmgo/hmmgo/gpu/devices"
 	"github.com/hmmgo/hmmgo/papara/core"
@@ -15,17 +16,31 @@ import (
 
 func init() { core.GPUBackend = firstGPU }
 
+var (
+	firstOnce   sync.Once
+	firstScorer *Scorer
+	firstErr    error
+)
+
 // firstGPU is the registered backend: a scorer on the first usable GPU
 // (CUDA_VISIBLE_DEVICES picks another), or an error saying why there is
 // none. Every GPU hmmgo compiles for works: DPX is native on sm_90 and
-// later, and the compiler emulates it before.
+// later, and the compiler emulates it before. The scorer is made once per
+// process and serves every run (it keeps one job on the device at a time).
 func firstGPU() (core.Scorer, error) {
-	devs, err := devices.Usable()
-	if err != nil {
-		return nil, err
+	firstOnce.Do(func() {
+		devs, err := devices.Usable()
+		switch {
+		case err != nil:
+			firstErr = err
+		case len(devs) == 0:
+			firstErr = errors.New("no GPU")
+		default:
+			firstScorer, firstErr = New(devs[0])
+		}
+	})
+	if firstErr != nil {
+		return nil, firstErr
 	}
-	if len(devs) == 0 {
-		return nil, errors.New("no GPU")
-	}
-	return New(devs[0])
+	return firstScorer, nil
 }

@@ -256,7 +256,7 @@ func TestFailingDevice(t *testing.T) {
 	s := newScorer(dev)
 	save := core.UnitCells
 	core.UnitCells = 1e4
-	got, stats, err := core.ScoreAll(job, []core.Scorer{s, &core.CPUScorer{}}, nil)
+	got, stats, err := core.ScoreAll(job, []core.Scorer{s, &slowCPU{}}, nil)
 	core.UnitCells = save
 	if err != nil {
 		t.Fatal(err)

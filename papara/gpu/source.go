@@ -85,12 +85,9 @@ var lengthBins = [][2]int{
 	{32, 24}, {32, 32},
 }
 
-// maxGPULen is the longest read the kernels take; longer ones are scored
-// by the CPU kernel inside the GPU scorer.
-var maxGPULen = lengthBins[len(lengthBins)-1][0] * lengthBins[len(lengthBins)-1][1]
-
 // binFor returns the configuration for a read of n residues in mode m, and
-// false when n is longer than every bin.
+// false when n is longer than every bin (1,024 residues): such reads are
+// scored by the CPU kernel inside the GPU scorer.
 func binFor(m mode, n int) (config, bool) {
 	for _, b := range lengthBins {
 		if n <= b[0]*b[1] {
