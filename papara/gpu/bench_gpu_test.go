@@ -36,6 +36,10 @@ func benchEnv(t *testing.T) (scale, threads int) {
 	return scale, threads
 }
 
+// benchJob makes the timed job (a variable so that the timing code itself
+// can be tried on a small job without a GPU).
+var benchJob = scaledRpsS
+
 // scaledRpsS is the rpsS job with its reads and scale-1 mutated copies of
 // them (2% substitutions, 0.5% insertions and 0.5% deletions each).
 func scaledRpsS(t *testing.T, scale int) *core.Job {
@@ -100,7 +104,12 @@ func timeScoring(t *testing.T, job *core.Job, scorers []core.Scorer) (*core.Resu
 	return res, wall, stats
 }
 
-func gcups(cells int64, d time.Duration) float64 { return float64(cells) / d.Seconds() / 1e9 }
+func gcups(cells int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(cells) / d.Seconds() / 1e9
+}
 
 // TestGPUBenchScaled times the scoring phase of the scaled rpsS set on
 // the CPU threads, the GPU alone and both, and checks that the three give
@@ -108,7 +117,7 @@ func gcups(cells int64, d time.Duration) float64 { return float64(cells) / d.Sec
 func TestGPUBenchScaled(t *testing.T) {
 	scale, threads := benchEnv(t)
 	s := realGPU(t)
-	job := scaledRpsS(t, scale)
+	job := benchJob(t, scale)
 	cells := job.Cells()
 	var res int64
 	for _, q := range job.Queries {
@@ -170,7 +179,7 @@ func TestGPUBinSweep(t *testing.T) {
 	scale, _ := benchEnv(t)
 	scale = max(1, scale/5)
 	s := realGPU(t)
-	base := scaledRpsS(t, scale)
+	base := benchJob(t, scale)
 	save := lengthBins
 	defer func() { lengthBins = save }()
 	for _, v := range []struct {
