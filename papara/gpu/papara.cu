@@ -162,6 +162,13 @@ papara_score(const void* __restrict__ cols, const unsigned char* __restrict__ se
 	}
 	const u32 open2 = pp_pack2(open), ext2 = pp_pack2(ext);
 	u32 passH = 0, passU = PP_SEED2, diagIn = 0, rowBest = 0;
+#if PP_MODE == PP_TABLE
+	// Each step loads the next step's column word, so that the load's
+	// latency hides behind a whole column of cells.
+	const uint4* colp = (const uint4*)cols + pair;
+	uint4 next = make_uint4(0, 0, 0, 0);
+	if (t == 0) next = __ldg(colp);
+#endif
 	for (int k = 0; k < L + PP_G - 1; k++) {
 		u32 inH = __shfl_up_sync(mask, passH, 1, PP_G);
 		u32 inU = __shfl_up_sync(mask, passU, 1, PP_G);
@@ -170,9 +177,12 @@ papara_score(const void* __restrict__ cols, const unsigned char* __restrict__ se
 			inU = PP_SEED2;
 		}
 		const int c = k - t;
+#if PP_MODE == PP_TABLE
+		const uint4 col = next;
+		if (c + 1 >= 0 && c + 1 < L) next = __ldg(colp + (long long)(c + 1) * width);
+#endif
 		if (c >= 0 && c < L) {
 #if PP_MODE == PP_TABLE
-			const uint4 col = __ldg((const uint4*)cols + (long long)c * width + pair);
 			const u32 o2 = col.z, e2 = col.w;
 #else
 			const u32* col = (const u32*)cols + (long long)c * (K + 3) * width + pair;
@@ -241,6 +251,8 @@ papara_score(const void* __restrict__ cols, const unsigned char* __restrict__ se
 #else
 	int diagIn = 3 * t * PP_R, rowBest = PP_INT_MAX; // S(tR-1, -1)
 #endif
+	const u32* colp = (const u32*)cols + br;
+	u32 next = t == 0 ? __ldg(colp) : 0u; // the next step's column word, loaded a step ahead
 	for (int k = 0; k < L + PP_G - 1; k++) {
 		int inH = __shfl_up_sync(mask, passH, 1, PP_G);
 #if PP_MODE == PP_WIDE
@@ -249,8 +261,9 @@ papara_score(const void* __restrict__ cols, const unsigned char* __restrict__ se
 #endif
 		if (t == 0) inH = 0; // row -1 (both schemes)
 		const int c = k - t;
+		const u32 w = next;
+		if (c + 1 >= 0 && c + 1 < L) next = __ldg(colp + (long long)(c + 1) * width);
 		if (c >= 0 && c < L) {
-			const u32 w = __ldg((const u32*)cols + (long long)c * width + br);
 			const u32 st = w & 0x7fffffffu;
 			const bool cg = (w >> 31) != 0;
 			int up = inH, diag = diagIn;
