@@ -28,6 +28,7 @@ type jobData struct {
 	// reads scored by the CPU kernel inside the GPU scorer
 	cpuJob    *core.Job
 	cpuGlobal []int // cpuJob read -> job read
+	ranges    map[[2]int]*rangeReads
 }
 
 // Scores are exact in 16-bit lanes when every value stays far inside
@@ -258,19 +259,32 @@ func (d *jobData) width(m mode) int {
 func (d *jobData) numKinds() int { return len(d.profKinds) }
 
 // rangeReads groups the reads [q0, q1) that the kernels take by
-// configuration, each group in read order.
+// configuration, each group in read order, and counts the residues of the
+// range on the GPU and on the CPU.
 type rangeReads struct {
-	configs []config
-	reads   [][]int32
+	configs        []config
+	reads          [][]int32
+	gpuRes, cpuRes int64
 }
 
-func (d *jobData) splitRange(q0, q1 int) rangeReads {
+// splitRange returns the range's groups (made once per job and range: the
+// job queue hands out the same ranges again and again).
+func (d *jobData) splitRange(q0, q1 int) *rangeReads {
+	if rr := d.ranges[[2]int{q0, q1}]; rr != nil {
+		return rr
+	}
+	if d.ranges == nil {
+		d.ranges = map[[2]int]*rangeReads{}
+	}
 	idx := map[config]int{}
-	var rr rangeReads
+	rr := &rangeReads{}
+	d.ranges[[2]int{q0, q1}] = rr
 	for q := q0; q < q1; q++ {
 		if d.onCPU[q] {
+			rr.cpuRes += int64(d.lens[q])
 			continue
 		}
+		rr.gpuRes += int64(d.lens[q])
 		c := d.cfg[q]
 		i, ok := idx[c]
 		if !ok {

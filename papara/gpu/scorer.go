@@ -236,15 +236,6 @@ func (s *Scorer) Score(job *core.Job, blocks []core.Block, res *core.Results) er
 	placed := map[[2]int][]int{} // range -> offset of each of its groups
 	var ranges [][2]int
 	var gpuCells, cpuCells int64
-	prefix := func(q0, q1 int, cpu bool) int64 {
-		var n int64
-		for q := q0; q < q1; q++ {
-			if d.onCPU[q] == cpu {
-				n += int64(d.lens[q])
-			}
-		}
-		return n
-	}
 	for _, b := range blocks {
 		q0, q1 := b.Reads(job)
 		rr := d.splitRange(q0, q1)
@@ -270,8 +261,8 @@ func (s *Scorer) Score(job *core.Job, blocks []core.Block, res *core.Results) er
 			p.maxReads = max(p.maxReads, n)
 		}
 		w := int64(b.End-b.Start) * int64(L)
-		gpuCells += prefix(q0, q1, false) * w
-		cpuCells += prefix(q0, q1, true) * w
+		gpuCells += rr.gpuRes * w
+		cpuCells += rr.cpuRes * w
 	}
 	var list []*launchPlan
 	for _, p := range plans {
