@@ -35,7 +35,7 @@ type jobData struct {
 // int16; see papara.cu.
 const (
 	limit16 = 1000  // |gap scores| and |match + match_cgap|, |match_cgap| at most
-	top16   = 32000 // match x read length at most
+	top16   = 32000 // match x read length + 32 |gap extension| at most
 )
 
 // fast16 reports whether the scores allow the 16-bit modes: PaPaRa's fast
@@ -96,7 +96,7 @@ func newJobData(job *core.Job) *jobData {
 		switch {
 		case job.Scoring == core.ScoringPaper:
 			md = modePaper
-		case fast16(p) && int64(p.Match)*int64(len(q.CStates)) <= top16:
+		case fast16(p) && int64(p.Match)*int64(len(q.CStates))-32*int64(p.GapExtend) <= top16:
 			md = modeProfile
 			if tableOK && allIn(q.CStates, &inTable) {
 				md = modeTable
@@ -104,7 +104,7 @@ func newJobData(job *core.Job) *jobData {
 		default:
 			md = modeWide
 		}
-		c, ok := binFor(md, len(q.CStates))
+		c, ok := binFor(md, len(q.CStates), p)
 		if !ok {
 			d.onCPU[i] = true
 			cpuQueries = append(cpuQueries, q)

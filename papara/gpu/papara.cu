@@ -39,10 +39,15 @@
 // 16-bit exactness. The host sends a read to the 16-bit modes only when
 // every value stays far inside int16 (PaPaRa's fast conditions: match >= 0,
 // match_cgap < 0, match + match_cgap < 0, gaps <= 0, all scores >= -1000,
-// match x length <= 32000). Then every cell score is >= 0 (a CGAP column
-// never lowers a row, another adds m >= 0 to a score >= 0) and the DPX
-// additions, which wrap rather than saturate, never wrap; so max(.., 0)
-// (the _relu forms) changes no cell. The read occupies the LAST rows of the
+// match x length + 32 |ext| <= 32000). Then every cell score is >= 0 (a
+// CGAP column never lowers a row, another adds m >= 0 to a score >= 0) and
+// the DPX additions, which wrap rather than saturate, never wrap; so
+// max(.., 0) (the _relu forms) changes no cell. The gap from above is kept
+// as U = su - (r+1) ext for row r of a thread (PP_OPEN and PP_EXT are
+// compile-time constants): U(r) = max(v(r-1) + open - (r+1) ext, U(r-1))
+// and v = max(U(r) + (r+1) ext, diag + m, sl), one DPX instruction each
+// with the constants as immediates; U <= su + 32 |ext| is what the
+// 32 |ext| above bounds. The read occupies the LAST rows of the
 // group; the rows above it get a selector whose bytes are all sign copies
 // (increment 0 or -1), so with relu they stay exactly 0, as row -1 of the
 // DP is, and hand the top border down unchanged (su = open below them, as
@@ -89,6 +94,14 @@ typedef unsigned long long u64;
 #define PP_SPLIT (PP_LANES / PP_PB)                         // blocks per read of a unit
 
 #define PP_SEED2 0xC180C180u // -16000 in both halves: never wins, never wraps
+#ifndef PP_OPEN
+#define PP_OPEN -3 // the 16-bit modes' gap scores are compile-time constants
+#endif
+#ifndef PP_EXT
+#define PP_EXT -1
+#endif
+// a 16-bit value in both halves of a word, folded to an immediate
+#define PP_PAIR(v) ((((u32)(v)) & 0xffffu) * 0x10001u)
 #define PP_SMALL32 (-2100000000)
 #define PP_PAPER_INF (1 << 29)
 #define PP_INT_MIN (-2147483647 - 1)
@@ -114,8 +127,6 @@ __device__ __forceinline__ u32 pp_group_mask() {
 __device__ __forceinline__ u64 pp_key(int score, int branch) {
 	return ((u64)((u32)score ^ 0x80000000u) << 32) | (u64)(~(u32)branch);
 }
-
-__device__ __forceinline__ u32 pp_pack2(int v) { return ((u32)v & 0xffffu) * 0x10001u; }
 
 // cols: PP_TABLE uint4 [L][width pairs]; PP_PROFILE u32 [L][K+3][width
 // pairs] (K residue rows, a zero row, o, e); PP_WIDE and PP_PAPER u32
@@ -160,7 +171,6 @@ papara_score(const void* __restrict__ cols, const unsigned char* __restrict__ se
 		H[r] = 0;
 		S[r] = PP_SEED2;
 	}
-	const u32 open2 = pp_pack2(open), ext2 = pp_pack2(ext);
 	u32 passH = 0, passU = PP_SEED2, diagIn = 0, rowBest = 0;
 #if PP_MODE == PP_TABLE
 	// Each step loads the next step's column word, so that the load's
@@ -188,7 +198,9 @@ papara_score(const void* __restrict__ cols, const unsigned char* __restrict__ se
 			const u32* col = (const u32*)cols + (long long)c * (K + 3) * width + pair;
 			const u32 o2 = __ldg(col + (K + 1) * width), e2 = __ldg(col + (K + 2) * width);
 #endif
-			u32 up = inH, su = inU, diag = diagIn;
+			// U = su - (r+1) ext: one DPX op per row for the column's gap
+			// from above, the per-row constants folded into immediates.
+			u32 up = inH, U = inU, diag = diagIn;
 #pragma unroll
 			for (int r = 0; r < PP_R; r++) {
 #if PP_MODE == PP_TABLE
@@ -197,8 +209,9 @@ papara_score(const void* __restrict__ cols, const unsigned char* __restrict__ se
 				const u32 m = __ldg(col + sel[r]);
 #endif
 				const u32 sl = __viaddmax_s16x2(H[r], o2, __vadd2(S[r], e2));
-				su = __viaddmax_s16x2(up, open2, __vadd2(su, ext2));
-				const u32 v = __viaddmax_s16x2_relu(diag, m, __vimax_s16x2_relu(sl, su));
+				U = __viaddmax_s16x2(up, PP_PAIR(PP_OPEN - (r + 1) * PP_EXT), U);
+				// relu on the inner max: the outer one takes an immediate only without it
+				const u32 v = __viaddmax_s16x2(U, PP_PAIR((r + 1) * PP_EXT), __viaddmax_s16x2_relu(diag, m, sl));
 				diag = H[r];
 				H[r] = v;
 				S[r] = sl;
@@ -206,7 +219,7 @@ papara_score(const void* __restrict__ cols, const unsigned char* __restrict__ se
 			}
 			diagIn = inH;
 			passH = up;
-			passU = su;
+			passU = __vadd2(U, PP_PAIR(PP_R * PP_EXT)); // su of the last row
 			rowBest = __vimax_s16x2_relu(rowBest, up); // used by the last thread only
 		}
 	}

@@ -173,8 +173,8 @@ func TestModes(t *testing.T) {
 		want mode
 	}{
 		{core.DefaultParams, 1024, modeTable},
-		{core.Params{GapOpen: -3, GapExtend: -1, Match: 40, MatchCGap: -50}, 800, modeTable},
-		{core.Params{GapOpen: -3, GapExtend: -1, Match: 40, MatchCGap: -50}, 801, modeWide}, // 40 x 801 > 32000
+		{core.Params{GapOpen: -3, GapExtend: -1, Match: 40, MatchCGap: -50}, 799, modeTable},
+		{core.Params{GapOpen: -3, GapExtend: -1, Match: 40, MatchCGap: -50}, 800, modeWide}, // 40 x 800 + 32 > 32000
 		{core.Params{GapOpen: -3, GapExtend: -1, Match: 2, MatchCGap: -200}, 10, modeProfile},
 		{core.Params{GapOpen: -1001, GapExtend: -1, Match: 2, MatchCGap: -3}, 10, modeWide},
 		{core.Params{GapOpen: 1, GapExtend: -1, Match: 2, MatchCGap: -3}, 10, modeWide},

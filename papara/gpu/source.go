@@ -4,6 +4,8 @@ import (
 	_ "embed"
 	"fmt"
 	"strconv"
+
+	"github.com/hmmgo/hmmgo/papara/core"
 )
 
 // cudaSource is the CUDA C++ source of the scoring kernel (papara.cu),
@@ -32,18 +34,33 @@ func (m mode) pairs() bool { return m == modeTable || m == modeProfile }
 // config is one compiled specialisation of the kernel: a mode, PP_G
 // threads per (read, lane) and PP_R rows per thread; it takes reads of up
 // to g*r residues.
+//
+// The 16-bit modes also take the gap scores as compile-time constants
+// (immediate operands of the DPX instructions), open and ext; they are 0
+// in the 32-bit modes.
 type config struct {
-	mode mode
-	g, r int
+	mode      mode
+	g, r      int
+	open, ext int
 }
 
-func (c config) String() string { return fmt.Sprintf("%s-%dx%d", c.mode, c.g, c.r) }
+func (c config) String() string {
+	s := fmt.Sprintf("%s-%dx%d", c.mode, c.g, c.r)
+	if c.mode.pairs() && (c.open != core.DefaultParams.GapOpen || c.ext != core.DefaultParams.GapExtend) {
+		s += fmt.Sprintf("-gaps%d:%d", c.open, c.ext)
+	}
+	return s
+}
 
 func (c config) maxLen() int { return c.g * c.r }
 
 // options are the NVRTC options of the configuration.
 func (c config) options() []string {
-	return []string{"-DPP_MODE=" + strconv.Itoa(int(c.mode)), "-DPP_G=" + strconv.Itoa(c.g), "-DPP_R=" + strconv.Itoa(c.r)}
+	o := []string{"-DPP_MODE=" + strconv.Itoa(int(c.mode)), "-DPP_G=" + strconv.Itoa(c.g), "-DPP_R=" + strconv.Itoa(c.r)}
+	if c.mode.pairs() {
+		o = append(o, "-DPP_OPEN="+strconv.Itoa(c.open), "-DPP_EXT="+strconv.Itoa(c.ext))
+	}
+	return o
 }
 
 // Launch geometry, as papara.cu derives it from the same constants.
@@ -85,13 +102,17 @@ var lengthBins = [][2]int{
 	{32, 24}, {32, 32},
 }
 
-// binFor returns the configuration for a read of n residues in mode m, and
-// false when n is longer than every bin (1,024 residues): such reads are
-// scored by the CPU kernel inside the GPU scorer.
-func binFor(m mode, n int) (config, bool) {
+// binFor returns the configuration for a read of n residues in mode m
+// with scores p, and false when n is longer than every bin (1,024
+// residues): such reads are scored by the CPU kernel inside the GPU scorer.
+func binFor(m mode, n int, p core.Params) (config, bool) {
 	for _, b := range lengthBins {
 		if n <= b[0]*b[1] {
-			return config{m, b[0], b[1]}, true
+			c := config{mode: m, g: b[0], r: b[1]}
+			if m.pairs() {
+				c.open, c.ext = p.GapOpen, p.GapExtend
+			}
+			return c, true
 		}
 	}
 	return config{}, false
