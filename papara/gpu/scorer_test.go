@@ -3,6 +3,7 @@ package gpu
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -56,12 +57,35 @@ func caseName(s jobSpec) string {
 }
 
 // slowCPU is a CPU scorer that pauses before each block, so that the GPU
-// scorer of a small hybrid test gets blocks too.
-type slowCPU struct{ core.CPUScorer }
+// scorer of a small hybrid test gets blocks too; started (if not nil) is
+// closed at its first block.
+type slowCPU struct {
+	core.CPUScorer
+	started chan struct{}
+	once    sync.Once
+}
 
 func (c *slowCPU) Score(job *core.Job, blocks []core.Block, res *core.Results) error {
+	if c.started != nil {
+		c.once.Do(func() { close(c.started) })
+	}
 	time.Sleep(2 * time.Millisecond)
 	return c.CPUScorer.Score(job, blocks, res)
+}
+
+// afterCPU holds a scorer's first block until the CPU scorer has one (or
+// a second has passed), so that a small hybrid test splits its blocks.
+type afterCPU struct {
+	core.Scorer
+	cpu <-chan struct{}
+}
+
+func (a *afterCPU) Score(job *core.Job, blocks []core.Block, res *core.Results) error {
+	select {
+	case <-a.cpu:
+	case <-time.After(time.Second):
+	}
+	return a.Scorer.Score(job, blocks, res)
 }
 
 // checkScorer compares a GPU scorer with the CPU on one job: alone, in a
@@ -78,14 +102,16 @@ func checkScorer(t *testing.T, s *Scorer, job *core.Job) {
 
 	save := core.UnitCells
 	core.UnitCells = float64(job.Branches.Len) * 32 * 150 // about 150 residues of reads per block
-	hybrid, stats, err := core.ScoreAll(job, []core.Scorer{&slowCPU{}, s}, nil)
+	cpu := &slowCPU{started: make(chan struct{})}
+	hybrid, stats, err := core.ScoreAll(job, []core.Scorer{cpu, &afterCPU{s, cpu.started}}, nil)
+	blocks := core.NewJobQueue(job).Len()
 	core.UnitCells = save
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameResults(t, "hybrid", job, hybrid, want)
-	if stats[0].Cells == 0 || stats[1].Cells == 0 {
-		t.Errorf("hybrid: a scorer got no block (%v)", stats)
+	if blocks >= 2 && (stats[0].Cells == 0 || stats[1].Cells == 0) {
+		t.Errorf("hybrid: a scorer got none of the %d blocks (%v)", blocks, stats)
 	}
 
 	branches := []int{0, 1, job.Branches.N - 1}
