@@ -295,6 +295,11 @@ func papara(env cli.Env, o *options, args []string) error {
 			warn("%v; the other scorers took over its blocks", w.Err)
 		}
 	}
+	for _, s := range scorers {
+		if r, ok := s.(interface{ Report() string }); ok { // the GPU scorer's own counters
+			fmt.Fprintf(&log, "  %s\n", r.Report())
+		}
+	}
 	fmt.Fprintf(&log, "alignment of the best branches: %.3f s\n", res.AlignTime.Seconds())
 
 	names, rows := res.Render(!o.noRefGaps)

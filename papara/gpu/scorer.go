@@ -85,6 +85,18 @@ func (s *Scorer) Stats() Stats {
 	return s.stats
 }
 
+// Report summarises the counters for a log: calls, launches, the kernels'
+// device time and speed, setup, and the cells of reads left to the CPU.
+func (s *Scorer) Report() string {
+	st := s.Stats()
+	g := 0.0
+	if st.KernelTime > 0 {
+		g = float64(st.Cells) / st.KernelTime.Seconds() / 1e9
+	}
+	return fmt.Sprintf("GPU: %d calls, %d blocks, %d launches; kernels %.3f s for %d cells (%.1f GCUPS on the device); setup %.3f s; %d cells of long reads on the CPU",
+		st.Calls, st.Blocks, st.Launches, st.KernelTime.Seconds(), st.Cells, g, st.SetupTime.Seconds(), st.CPUCells)
+}
+
 // Close releases the device memory and the device.
 func (s *Scorer) Close() error {
 	s.mu.Lock()
