@@ -135,6 +135,7 @@ func TestGPUSharedSets(t *testing.T) {
 	for _, s := range sharedSets(t) {
 		t.Run(s.name, func(t *testing.T) {
 			dir := t.TempDir()
+			t.Chdir(dir) // the log papara_log.<name> goes to the working directory
 			var placements [][]byte
 			for _, r := range runs {
 				for _, noRef := range []bool{false, true} {
