@@ -123,6 +123,10 @@ func runPapara(args ...string) (int, string) {
 // identical.
 func TestGPUSharedSets(t *testing.T) {
 	realGPU(t)
+	checkSharedSets(t, 5)
+}
+
+func checkSharedSets(t *testing.T, nsets int) {
 	threads := strconv.Itoa(runtime.NumCPU())
 	runs := []struct {
 		name string
@@ -132,7 +136,7 @@ func TestGPUSharedSets(t *testing.T) {
 		{"gpu", []string{"--gpu", "-j", "0"}},
 		{"hybrid", []string{"--gpu", "-j", threads}},
 	}
-	for _, s := range sharedSets(t) {
+	for _, s := range sharedSets(t)[:nsets] {
 		t.Run(s.name, func(t *testing.T) {
 			dir := t.TempDir()
 			t.Chdir(dir) // the log papara_log.<name> goes to the working directory
