@@ -17,6 +17,7 @@ import (
 	"github.com/hmmgo/hmmgo/internal/synthdb"
 	"github.com/hmmgo/hmmgo/internal/workercmd"
 	paparacmd "github.com/hmmgo/hmmgo/papara/cmd"
+	_ "github.com/hmmgo/hmmgo/papara/gpu" // registers the GPU scorer of hmmgo papara
 )
 
 // commands lists every subcommand; each lives in its own package.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hmmgo/hmmgo/gpu/cuda"
 	"github.com/hmmgo/hmmgo/internal/cli"
 	"github.com/hmmgo/hmmgo/internal/shard"
 	"github.com/hmmgo/hmmgo/papara/alignio"
@@ -76,7 +77,7 @@ func runWith(env cli.Env, args []string, fromShards []*shard.File) int {
 	fs.StringVar(&o.reads, "q", "", "reads (FASTA)")
 	fs.StringVar(&o.runName, "n", "default", "run name: suffix of the output files")
 	fs.BoolVar(&o.noRefGaps, "r", false, "no reference-side gaps: drop inserted read residues, keep the reference's width")
-	fs.IntVar(&o.threads, "j", runtime.NumCPU(), "CPU threads for the scoring phase")
+	fs.IntVar(&o.threads, "j", runtime.NumCPU(), "CPU threads for the scoring phase (0: the GPU alone)")
 	fs.StringVar(&o.scores, "p", "", "scores `open:extend:match:match_cgap` (default -3:-1:2:-3)")
 	fs.BoolVar(&o.protein, "a", false, "the sequences are protein")
 	fs.BoolVar(&o.force, "f", false, "overwrite the output files of an earlier run with the same name")
@@ -84,8 +85,9 @@ func runWith(env cli.Env, args []string, fromShards []*shard.File) int {
 	fs.StringVar(&o.output, "o", "", "alignment output `file` ('-' for stdout; default papara_alignment.<name>)")
 	fs.StringVar(&o.placement, "placement", "", "placement table `file` (default papara_placement.<name>; not written with -o - unless given)")
 	fs.StringVar(&o.scoring, "scoring", "papara", "scoring scheme: papara (PaPaRa 2.5, -p scores) or paper (Equation 1 of the 2012 paper)")
-	fs.BoolVar(&o.gpu, "gpu", false, "score on the GPU as well (error if no GPU backend is available)")
+	fs.BoolVar(&o.gpu, "gpu", false, "score on the GPU beside the CPU threads (error if no GPU is usable; default: when one is)")
 	fs.BoolVar(&o.noGPU, "no-gpu", false, "never use a GPU")
+	fs.BoolVar(&o.noGPU, "nogpu", false, "never use a GPU (same as --no-gpu)")
 	fs.BoolVar(&o.strict, "strict", false, "alignment rows that are not tips of the tree are an error (PaPaRa aligns them as reads)")
 	fs.StringVar(&o.shard, "shard", "", "align only part `i/N` (1-based) of the reads (length-interleaved); needs --shard-out")
 	fs.StringVar(&o.shardOut, "shard-out", "", "with --shard: write the part's alignments to `file` for 'hmmgo merge', instead of the outputs")
@@ -158,8 +160,8 @@ func papara(env cli.Env, o *options, args []string, fs *flag.FlagSet) error {
 	default:
 		return &cli.UsageError{Msg: fmt.Sprintf("--scoring %q: expected papara or paper", o.scoring)}
 	}
-	if o.threads < 1 {
-		return &cli.UsageError{Msg: fmt.Sprintf("-j %d: need at least one thread", o.threads)}
+	if o.threads < 0 || o.threads == 0 && o.noGPU {
+		return &cli.UsageError{Msg: fmt.Sprintf("-j %d: need at least one thread (-j 0 scores on the GPU alone)", o.threads)}
 	}
 	if o.gpu && o.noGPU {
 		return &cli.UsageError{Msg: "--gpu and --no-gpu exclude each other"}
@@ -252,14 +254,32 @@ func papara(env cli.Env, o *options, args []string, fs *flag.FlagSet) error {
 		fmt.Fprintf(&log, "scoring scheme: %d %d %d %d\n", params.GapOpen, params.GapExtend, params.Match, params.MatchCGap)
 	}
 
-	scorers := core.CPUScorers(o.threads)
+	var scorers []core.Scorer
+	if o.threads > 0 {
+		scorers = core.CPUScorers(o.threads)
+	}
 	if !o.noGPU && o.fromShards == nil { // a merge scores nothing
+		// Hybrid by default: the GPU takes blocks of the same queue as the
+		// CPU threads whenever one is usable.
 		gpu, gerr := core.NewGPUScorer()
 		switch {
 		case gerr == nil:
 			scorers = append(scorers, gpu)
-		case o.gpu:
-			return fmt.Errorf("--gpu: %v", gerr)
+			with := fmt.Sprintf(" beside %d CPU threads", o.threads)
+			if o.threads == 0 {
+				with = " alone"
+			}
+			fmt.Fprintf(env.Stderr, "hmmgo %s: scoring on %s%s; --no-gpu runs on the CPU\n", name, gpu.Name(), with)
+			fmt.Fprintf(&log, "scorers: %d CPU threads and %s\n", o.threads, gpu.Name())
+		case o.gpu || o.threads == 0:
+			flag := "--gpu"
+			if !o.gpu {
+				flag = "-j 0"
+			}
+			return fmt.Errorf("%s: no usable GPU: %v", flag, gerr)
+		case core.GPUBackend != nil && !errors.Is(gerr, cuda.ErrNoDriver):
+			// a GPU machine that cannot use its GPU: say so once
+			fmt.Fprintf(env.Stderr, "hmmgo %s: no usable GPU (%v); scoring on the CPU\n", name, gerr)
 		}
 	}
 	if o.shard != "" {
@@ -293,6 +313,11 @@ func papara(env cli.Env, o *options, args []string, fs *flag.FlagSet) error {
 			fmt.Fprintf(&log, "  scorer %d (%s): %.2f GCUPS, %.2f GCUPS per CPU second\n", i, w.Name, w.GCUPS(), w.CPUGCUPS())
 			if w.Err != nil {
 				warn("%v; the other scorers took over its blocks", w.Err)
+			}
+		}
+		for _, s := range scorers {
+			if r, ok := s.(interface{ Report() string }); ok { // the GPU scorer's own counters
+				fmt.Fprintf(&log, "  %s\n", r.Report())
 			}
 		}
 		fmt.Fprintf(&log, "alignment of the best branches: %.3f s\n", res.AlignTime.Seconds())

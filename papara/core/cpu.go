@@ -1,6 +1,9 @@
 package core
 
-import "unsafe"
+import (
+	"sort"
+	"unsafe"
+)
 
 // CPUScorer scores blocks of branches on one CPU core, with the AVX2
 // kernels when the CPU has them and the portable kernel otherwise. Reads
@@ -62,7 +65,13 @@ func (c *CPUScorer) Score(job *Job, blocks []Block, res *Results) error {
 	pr := job.Params
 	L := job.Branches.Len
 	for _, b := range blocks {
-		if qs := p.class[lanes8]; len(qs) > 0 {
+		q0, q1 := b.Reads(job)
+		// the block's reads of each lane class (the class lists ascend)
+		var class [3][]int
+		for i, qs := range p.class {
+			class[i] = qs[sort.SearchInts(qs, q0):sort.SearchInts(qs, q1)]
+		}
+		if qs := class[lanes8]; len(qs) > 0 {
 			n := b.End - b.Start
 			s := p.stride(32)
 			c.prof8 = growAligned(c.prof8, L*s)
@@ -76,7 +85,7 @@ func (c *CPUScorer) Score(job *Job, blocks []Block, res *Results) error {
 				}
 			}
 		}
-		if qs := p.class[lanes16]; len(qs) > 0 {
+		if qs := class[lanes16]; len(qs) > 0 {
 			s := p.stride(16)
 			for first := b.Start; first < b.End; first += 16 {
 				n := min(16, b.End-first)
@@ -100,7 +109,7 @@ func (c *CPUScorer) Score(job *Job, blocks []Block, res *Results) error {
 				}
 			}
 		}
-		if qs := p.class[lanes32]; len(qs) > 0 {
+		if qs := class[lanes32]; len(qs) > 0 {
 			s := p.stride(8)
 			for first := b.Start; first < b.End; first += 8 {
 				n := min(8, b.End-first)

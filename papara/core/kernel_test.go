@@ -71,7 +71,7 @@ func TestKernelsAgree(t *testing.T) {
 							one := &Job{Model: m, Params: pr, Branches: job.Branches, Queries: []Query{q}}
 							r := NewResults(1)
 							s := &CPUScorer{}
-							if err := s.Score(one, []Block{{e, e + 1}}, r); err != nil {
+							if err := s.Score(one, []Block{{Start: e, End: e + 1}}, r); err != nil {
 								t.Fatal(err)
 							}
 							forgetPlan(one)
@@ -159,5 +159,116 @@ func TestScoreAllSurvivesAFailingScorer(t *testing.T) {
 	}
 	if _, _, err := ScoreAll(job, []Scorer{&failing{}}, nil); err == nil {
 		t.Error("a run whose only scorer fails must fail")
+	}
+}
+
+// TestJobQueue checks that the job queue covers every (read, branch) pair
+// once, in blocks of about UnitCells cells.
+func TestJobQueue(t *testing.T) {
+	job := syntheticJob(DNA, 70, 100, 300, 40, 5)
+	save := UnitCells
+	defer func() { UnitCells = save }()
+	UnitCells = 2e5 // a read of 40 residues and a block: 1.28e5 cells
+	chunks := ReadChunks(job, UnitCells)
+	if len(chunks) < 100 {
+		t.Fatalf("%d read chunks", len(chunks))
+	}
+	seen := make([]int, len(job.Queries)*job.Branches.N)
+	q := NewJobQueue(job)
+	for _, b := range q.Take(1 << 30) {
+		q0, q1 := b.Reads(job)
+		if q0 >= q1 || b.End-b.Start > BlockWidth || b.Start%BlockWidth != 0 {
+			t.Fatalf("bad block %+v", b)
+		}
+		var res int
+		for qi := q0; qi < q1; qi++ {
+			res += len(job.Queries[qi].CStates)
+			for e := b.Start; e < b.End; e++ {
+				seen[qi*job.Branches.N+e]++
+			}
+		}
+		if q1-q0 > 1 && float64(res*BlockWidth*job.Branches.Len) > 2*UnitCells {
+			t.Errorf("block %+v holds %d residues", b, res)
+		}
+	}
+	for i, n := range seen {
+		if n != 1 {
+			t.Fatalf("read %d, branch %d scored %d times", i/job.Branches.N, i%job.Branches.N, n)
+		}
+	}
+	// One read per chunk at most when a read alone exceeds the target.
+	if c := ReadChunks(job, 1); len(c) != len(job.Queries) {
+		t.Errorf("%d chunks for %d reads", len(c), len(job.Queries))
+	}
+	if c := ReadChunks(job, 1e18); len(c) != 1 || c[0] != [2]int{0, len(job.Queries)} {
+		t.Errorf("one chunk expected, got %v", c)
+	}
+}
+
+// TestScoreAllInRanges scores a job cut into many read ranges, with both
+// scoring schemes, and compares with whole blocks.
+func TestScoreAllInRanges(t *testing.T) {
+	for _, scoring := range []Scoring{ScoringPaPaRa, ScoringPaper} {
+		job := syntheticJob(DNA, 50, 60, 40, 30, 6)
+		job.Scoring = scoring
+		want := NewResults(len(job.Queries))
+		s := &CPUScorer{}
+		if err := s.Score(job, NewQueue(job.Branches.N).Take(1<<30), want); err != nil {
+			t.Fatal(err)
+		}
+		save := UnitCells
+		UnitCells = 1e5
+		got, stats, err := ScoreAll(job, CPUScorers(3), nil)
+		UnitCells = save
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got.Score, got.Branch) != fmt.Sprint(want.Score, want.Branch) {
+			t.Errorf("scoring %d: results differ between read ranges and whole blocks", scoring)
+		}
+		var cells int64
+		for _, st := range stats {
+			cells += st.Cells
+		}
+		if cells != job.Cells() {
+			t.Errorf("%d cells counted, want %d", cells, job.Cells())
+		}
+	}
+}
+
+// greedy takes many blocks at a time, as a GPU scorer does.
+type greedy struct {
+	CPUScorer
+	takes []int
+	took  chan struct{} // closed after the first take, if not nil
+}
+
+func (g *greedy) Take() int { return 1000 }
+func (g *greedy) Score(job *Job, blocks []Block, res *Results) error {
+	g.takes = append(g.takes, len(blocks))
+	if g.took != nil && len(g.takes) == 1 {
+		close(g.took)
+	}
+	return g.CPUScorer.Score(job, blocks, res)
+}
+
+// TestTakeRule: alone, a greedy scorer gets what it asks for; beside
+// another scorer at most half of the blocks left.
+func TestTakeRule(t *testing.T) {
+	job := syntheticJob(DNA, 640, 20, 3, 10, 7) // 20 blocks
+	g := &greedy{}
+	if _, _, err := ScoreAll(job, []Scorer{g}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(g.takes) != "[20]" {
+		t.Errorf("alone: takes %v, want [20]", g.takes)
+	}
+	// The CPU scorer holds its first block until the greedy one has taken.
+	g = &greedy{took: make(chan struct{})}
+	if _, _, err := ScoreAll(job, []Scorer{g, &gated{open: g.took}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(g.takes) < 2 || g.takes[0] > 10 {
+		t.Errorf("beside a CPU scorer: takes %v, want at most half of the 20 blocks first", g.takes)
 	}
 }

@@ -83,9 +83,10 @@ func paperDP(br *Branches, edge int, m *Model, q []uint8, s, d []int32, tb []uin
 func (c *CPUScorer) scorePaper(job *Job, b Block, res *Results) {
 	L := job.Branches.Len
 	c.paperState = grow(c.paperState, 2*L)
+	q0, q1 := b.Reads(job)
 	for e := b.Start; e < b.End; e++ {
-		for qi, q := range job.Queries {
-			sc, _ := paperDP(job.Branches, e, job.Model, q.CStates, c.paperState[:L], c.paperState[L:], nil)
+		for qi := q0; qi < q1; qi++ {
+			sc, _ := paperDP(job.Branches, e, job.Model, job.Queries[qi].CStates, c.paperState[:L], c.paperState[L:], nil)
 			res.Offer(qi, e, -sc)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -72,9 +73,18 @@ func (j *Job) Cells() int64 {
 	return q * int64(j.Branches.Len) * int64(j.Branches.N)
 }
 
-// Block is a range of consecutive branches [Start, End), End-Start <=
-// BlockWidth.
-type Block struct{ Start, End int }
+// Block is a unit of the scoring work: the consecutive branches [Start,
+// End), End-Start <= BlockWidth, against the reads [Q0, Q1). Q1 == 0 means
+// every read of the job.
+type Block struct{ Start, End, Q0, Q1 int }
+
+// Reads returns the block's range of reads in job.
+func (b Block) Reads(job *Job) (q0, q1 int) {
+	if b.Q1 == 0 {
+		return 0, len(job.Queries)
+	}
+	return b.Q0, b.Q1
+}
 
 // Queue hands out the blocks of branches to every scorer, CPU or GPU,
 // from one list, so faster scorers simply take more.
@@ -84,13 +94,67 @@ type Queue struct {
 	next   int
 }
 
-// NewQueue splits n branches into blocks of BlockWidth.
+// NewQueue splits n branches into blocks of BlockWidth, each against
+// every read.
 func NewQueue(n int) *Queue {
 	q := &Queue{}
 	for s := 0; s < n; s += BlockWidth {
-		q.blocks = append(q.blocks, Block{s, min(s+BlockWidth, n)})
+		q.blocks = append(q.blocks, Block{Start: s, End: min(s+BlockWidth, n)})
 	}
 	return q
+}
+
+// UnitCells is about how many DP cells one block of the job queue holds:
+// some 0.1 s of one CPU core. A hybrid run ends when the slowest scorer
+// finishes its last block, so a CPU block must stay short next to the
+// whole run however many reads there are; with the 2,101 rpsS reads a
+// block of 32 branches already holds 7.5e9 cells, with 50 times as many
+// reads it would take a core some 10 s. (A variable so that tests can cut
+// small jobs into many blocks.)
+var UnitCells = 4e9
+
+// NewJobQueue splits the job's branches into blocks of BlockWidth and its
+// reads into consecutive ranges of about equal cells, so that no block
+// holds much more than UnitCells cells. Blocks come branch block by branch
+// block, each with every read range.
+func NewJobQueue(job *Job) *Queue {
+	q := &Queue{}
+	chunks := ReadChunks(job, UnitCells)
+	for s := 0; s < job.Branches.N; s += BlockWidth {
+		for _, c := range chunks {
+			q.blocks = append(q.blocks, Block{Start: s, End: min(s+BlockWidth, job.Branches.N), Q0: c[0], Q1: c[1]})
+		}
+	}
+	return q
+}
+
+// ReadChunks cuts the job's reads into consecutive ranges [q0, q1) whose
+// cells against a block of BlockWidth branches are about equal and about
+// maxCells at most; a read is never split, so a read longer than that is
+// a range of its own.
+func ReadChunks(job *Job, maxCells float64) [][2]int {
+	n := len(job.Queries)
+	if n == 0 {
+		return nil
+	}
+	var res int64
+	for _, x := range job.Queries {
+		res += int64(len(x.CStates))
+	}
+	perRes := float64(BlockWidth) * float64(job.Branches.Len)
+	k := max(1, int(float64(res)*perRes/maxCells+0.999))
+	target := float64(res) / float64(k)
+	var out [][2]int
+	start, acc := 0, 0
+	for i, x := range job.Queries {
+		// cut before this read when that leaves the range nearer the target
+		if acc > 0 && float64(acc)+float64(len(x.CStates))/2 > target {
+			out = append(out, [2]int{start, i})
+			start, acc = i, 0
+		}
+		acc += len(x.CStates)
+	}
+	return append(out, [2]int{start, n})
 }
 
 // Take removes up to n blocks from the queue; none when it is empty.
@@ -157,15 +221,20 @@ func (r *Results) Merge(other *Results) {
 	}
 }
 
-// A Scorer computes the scores of every query against blocks of branches
+// A Scorer computes the scores of the queries against blocks of branches
 // and offers them to a Results. The CPU scorer takes one block at a time; a
-// GPU scorer (another package) would take many and run beside the CPU
-// scorers on the same Queue.
+// GPU scorer (another package) takes many and runs beside the CPU scorers
+// on the same Queue.
 type Scorer interface {
 	Name() string
-	// Take is how many blocks the scorer takes from the queue at once.
+	// Take is how many blocks the scorer would take from the queue at
+	// once; ScoreAll asks before every take. While other scorers work on
+	// the same queue, ScoreAll gives a scorer that takes several blocks at
+	// most half of the blocks left, so that the fast scorer does not end
+	// the run holding a large last take while the others wait.
 	Take() int
-	// Score scores job's queries against the branches of blocks.
+	// Score scores the reads of every block (Block.Reads) against its
+	// branches.
 	Score(job *Job, blocks []Block, res *Results) error
 }
 
@@ -206,11 +275,18 @@ func ScoreAll(job *Job, scorers []Scorer, progress func(done float64)) (*Results
 	if len(scorers) == 0 {
 		return nil, nil, errors.New("no scorer")
 	}
-	q := NewQueue(job.Branches.N)
+	// Every scorer runs on an OS thread of its own; a GPU scorer beside one
+	// CPU scorer per core must not wait for a P (it mostly sleeps while its
+	// device computes, so the cores stay with the CPU scorers).
+	if n := len(scorers); runtime.GOMAXPROCS(0) < n {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n))
+	}
+	q := NewJobQueue(job)
 	total := q.Len()
-	var qcells int64
-	for _, x := range job.Queries {
-		qcells += int64(len(x.CStates))
+	// residues before each read, for the cells of a block
+	prefix := make([]int64, len(job.Queries)+1)
+	for i, x := range job.Queries {
+		prefix[i+1] = prefix[i] + int64(len(x.CStates))
 	}
 	stats := make([]WorkerStats, len(scorers))
 	locals := make([]*Results, len(scorers))
@@ -220,9 +296,11 @@ func ScoreAll(job *Job, scorers []Scorer, progress func(done float64)) (*Results
 	}
 	var pmu sync.Mutex
 	lastReport := time.Now()
+	var working atomic.Int32 // scorers in their loop
 	work := func(i int) {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
+		defer working.Add(-1)
 		s, st := scorers[i], &stats[i]
 		// Each call writes into scratch results, merged only when the call
 		// succeeds, so a failing scorer leaves nothing half done behind.
@@ -235,7 +313,11 @@ func ScoreAll(job *Job, scorers []Scorer, progress func(done float64)) (*Results
 			}
 		}()
 		for {
-			blocks := q.Take(s.Take())
+			n := s.Take()
+			if n > 1 && working.Load() > 1 {
+				n = min(n, max(1, q.Len()/2))
+			}
+			blocks := q.Take(n)
 			if len(blocks) == 0 {
 				return
 			}
@@ -247,7 +329,8 @@ func ScoreAll(job *Job, scorers []Scorer, progress func(done float64)) (*Results
 			}
 			locals[i].Merge(scratch)
 			for _, b := range blocks {
-				st.Cells += qcells * int64(b.End-b.Start) * int64(job.Branches.Len)
+				q0, q1 := b.Reads(job)
+				st.Cells += (prefix[q1] - prefix[q0]) * int64(b.End-b.Start) * int64(job.Branches.Len)
 			}
 			if progress != nil {
 				pmu.Lock()
@@ -267,15 +350,20 @@ func ScoreAll(job *Job, scorers []Scorer, progress func(done float64)) (*Results
 		for i := range scorers {
 			if stats[i].Err == nil {
 				alive++
+			}
+		}
+		if alive == 0 {
+			return nil, stats, stats[0].Err
+		}
+		working.Store(int32(alive))
+		for i := range scorers {
+			if stats[i].Err == nil {
 				wg.Add(1)
 				go func(i int) {
 					defer wg.Done()
 					work(i)
 				}(i)
 			}
-		}
-		if alive == 0 {
-			return nil, stats, stats[0].Err
 		}
 		wg.Wait()
 	}
