@@ -61,11 +61,16 @@ func Tool(t testing.TB, name string) string {
 	return p
 }
 
-// HMMERExamples returns a file under Debian's hmmer-examples directory,
+// HMMERExamples returns a file under Debian's hmmer-examples directory
+// ($HMMGO_HMMER_EXAMPLES where a copy travels, as to the GPU host),
 // skipping when the package is not installed.
 func HMMERExamples(t testing.TB, rel string) string {
 	t.Helper()
-	p := filepath.Join("/usr/share/doc/hmmer/examples", rel)
+	dir := os.Getenv("HMMGO_HMMER_EXAMPLES")
+	if dir == "" {
+		dir = "/usr/share/doc/hmmer/examples"
+	}
+	p := filepath.Join(dir, rel)
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("hmmer-examples file %s not present; skipping", rel)
 	}
