@@ -295,6 +295,8 @@ func (s *search) run() error {
 	base := s.config()
 
 	var abc *alphabet.Alphabet
+	queries := newQueryRunner(s, base, opts)
+	defer queries.wait()
 	for nquery := 1; ; nquery++ {
 		h, err := models.Read()
 		if err == io.EOF {
@@ -314,9 +316,12 @@ func (s *search) run() error {
 		} else if h.Alph.Type != abc.Type {
 			return fmt.Errorf("HMM file %s contains different alphabets", s.hmmfile)
 		}
-		if err := s.query(h, nquery, base, opts); err != nil {
+		if err := queries.add(h, nquery); err != nil {
 			return err
 		}
+	}
+	if err := queries.flush(); err != nil {
+		return err
 	}
 	if s.shard != nil {
 		return s.shard.finish(s)
@@ -359,24 +364,24 @@ func (s *search) reportOptions() report.Options {
 	return opts
 }
 
-// query searches the database with one model and prints its results.
-func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, opts report.Options) error {
+// query searches the database with one model.
+func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config) (*queryResult, error) {
 	userStart, sysStart := cpuTimes()
 	start := time.Now()
 	if nquery > 1 && s.seqfile == "-" {
-		return fmt.Errorf("Target sequence file %s isn't rewindable; can't search it with multiple queries", s.seqfile)
+		return nil, fmt.Errorf("Target sequence file %s isn't rewindable; can't search it with multiple queries", s.seqfile)
 	}
 	cfg := base
 	thr, err := modelThresholds(h, cfg.Thresholds)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cfg.Thresholds = thr
 	var src pipeline.SequenceSource
 	if s.gpu == nil || s.gpu.seqs == nil {
 		src, err = s.openTargets(h.Alph)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if c, ok := src.(io.Closer); ok {
 			defer c.Close()
@@ -384,7 +389,7 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, opts report
 	}
 	m, err := s.newModel(h, &cfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cfg.TimeStages = s.stageTimes
 	var gpuTime time.Duration
@@ -394,7 +399,7 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, opts report
 		tg := time.Now()
 		if s.gpu.seqs == nil {
 			if err := s.gpu.load(src, h.Alph); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		var indices []int64
@@ -408,9 +413,9 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, opts report
 	}
 	if err != nil {
 		if h.Alph.Type != alphabet.Amino {
-			return fmt.Errorf("%v (query %s is a %s model, so targets are read as %s)", err, h.Name, h.Alph.Type, h.Alph.Type)
+			return nil, fmt.Errorf("%v (query %s is a %s model, so targets are read as %s)", err, h.Name, h.Alph.Type, h.Alph.Type)
 		}
-		return err
+		return nil, err
 	}
 	if s.stageTimes {
 		s.printStageTimes(h.Name, st, gpuTime)
@@ -418,11 +423,7 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, opts report
 	user, sys := cpuTimes()
 	r := &queryResult{Name: h.Name, Acc: h.Acc, Desc: h.Desc, M: h.M, Thr: thr, Hits: list, Stats: *st,
 		Timing: report.Timing{User: user - userStart, Sys: sys - sysStart, Elapsed: time.Since(start).Seconds()}}
-	if s.shard != nil {
-		s.shard.results = append(s.shard.results, r)
-		return nil
-	}
-	return s.printQuery(r, nquery, opts)
+	return r, nil
 }
 
 // printQuery ranks and thresholds one query's hits (in database order,

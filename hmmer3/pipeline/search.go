@@ -10,9 +10,9 @@ import (
 	"github.com/hmmgo/hmmgo/seqio"
 )
 
-// batchResidues is how many residues a worker takes at a time: enough to
+// BatchResidues is how many residues a worker takes at a time: enough to
 // amortise the hand-off, small enough to balance the load.
-const batchResidues = 200_000
+const BatchResidues = 200_000
 
 type batch struct {
 	first int64 // database index of seqs[0]
@@ -67,7 +67,7 @@ func Search(m *Model, src SequenceSource, cfg *Config) ([]*hits.Hit, *hits.Stats
 			}
 			res += sq.L()
 			idx++
-			if res >= batchResidues {
+			if res >= BatchResidues {
 				select {
 				case work <- b:
 				case <-done:

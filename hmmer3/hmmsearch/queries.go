@@ -1,0 +1,122 @@
+package hmmsearch
+
+import (
+	"github.com/hmmgo/hmmgo/hmmer3/hmm"
+	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
+	"github.com/hmmgo/hmmgo/hmmer3/report"
+)
+
+// queryRunner searches the queries of a model file and emits their results
+// in file order. One query spreads its targets over all --cpu workers,
+// which keeps them busy only when the database has at least one batch of
+// targets per worker; against a smaller database (many models, few
+// targets) it runs several queries at once instead, each on a share of the
+// workers, so the total stays --cpu. The first query's database size
+// decides. Results do not depend on the schedule: each query's hits and
+// numbers are the same for any number of workers.
+type queryRunner struct {
+	s        *search
+	base     pipeline.Config
+	opts     report.Options
+	planned  bool
+	parallel int           // queries searched at once
+	slots    chan struct{} // one per query running
+	pending  []*pendingQuery
+}
+
+type pendingQuery struct {
+	nquery int
+	done   chan struct{}
+	r      *queryResult
+	err    error
+}
+
+func newQueryRunner(s *search, base pipeline.Config, opts report.Options) *queryRunner {
+	return &queryRunner{s: s, base: base, opts: opts, parallel: 1}
+}
+
+// add searches one query, now or in the background; it emits the results
+// of the queries that are finished and first in line.
+func (q *queryRunner) add(h *hmm.HMM, nquery int) error {
+	if q.parallel == 1 {
+		r, err := q.s.query(h, nquery, q.base)
+		if err != nil {
+			return err
+		}
+		if !q.planned {
+			q.plan(r)
+		}
+		return q.emit(r, nquery)
+	}
+	p := &pendingQuery{nquery: nquery, done: make(chan struct{})}
+	q.slots <- struct{}{}
+	go func() {
+		defer close(p.done)
+		defer func() { <-q.slots }()
+		p.r, p.err = q.s.query(h, nquery, q.base)
+	}()
+	q.pending = append(q.pending, p)
+	return q.drain(false)
+}
+
+// plan chooses the number of queries at once from the first query's
+// database: as many as leave each at least one batch per worker.
+func (q *queryRunner) plan(first *queryResult) {
+	q.planned = true
+	ncpu := q.base.CPUs
+	if q.s.gpu != nil || q.s.seqfile == "-" || ncpu < 2 {
+		return
+	}
+	batches := (first.Stats.NRes + pipeline.BatchResidues - 1) / pipeline.BatchResidues
+	perQuery := int(min(int64(ncpu), max(1, batches)))
+	if k := ncpu / perQuery; k > 1 {
+		q.parallel = k
+		q.base.CPUs = perQuery
+		q.slots = make(chan struct{}, k)
+	}
+}
+
+// drain emits finished results in query order; with all, it waits for
+// every query. It also waits when too many results are held back behind
+// a slow one.
+func (q *queryRunner) drain(all bool) error {
+	for len(q.pending) > 0 {
+		p := q.pending[0]
+		if all || len(q.pending) >= 2*q.parallel {
+			<-p.done
+		} else {
+			select {
+			case <-p.done:
+			default:
+				return nil
+			}
+		}
+		q.pending = q.pending[1:]
+		if p.err != nil {
+			return p.err
+		}
+		if err := q.emit(p.r, p.nquery); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flush emits every remaining result.
+func (q *queryRunner) flush() error { return q.drain(true) }
+
+// wait lets queries still running finish (after an error), so that none
+// outlives the command.
+func (q *queryRunner) wait() {
+	for _, p := range q.pending {
+		<-p.done
+	}
+}
+
+func (q *queryRunner) emit(r *queryResult, nquery int) error {
+	if q.s.shard != nil {
+		q.s.shard.results = append(q.s.shard.results, r)
+		return nil
+	}
+	return q.s.printQuery(r, nquery, q.opts)
+}
