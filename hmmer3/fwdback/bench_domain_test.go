@@ -1,0 +1,122 @@
+package fwdback
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/hmmgo/hmmgo/hmmer3/hits"
+	"github.com/hmmgo/hmmgo/hmmer3/hmm"
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
+	"github.com/hmmgo/hmmgo/internal/simd"
+	"github.com/hmmgo/hmmgo/internal/testutil"
+)
+
+// consensusEnvelope is a domain envelope as domain definition rescores
+// it: the model's consensus (most likely residue of every match state)
+// with 20 random-looking residues on each side, the profile in unihit
+// mode for that length. Posteriors then concentrate on one path, as on a
+// real homolog.
+func consensusEnvelope(tb testing.TB, path string) (*oprofile.Profile, []byte) {
+	tb.Helper()
+	r, err := hmm.OpenFile(path, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer r.Close()
+	h, err := r.Read()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var dsq []byte
+	flank := func(seed int) {
+		for i := 0; i < 20; i++ {
+			dsq = append(dsq, byte((seed+7*i)%h.Alph.K))
+		}
+	}
+	flank(3)
+	for k := 1; k <= h.M; k++ {
+		best := 0
+		for x, p := range h.Mat[k] {
+			if p > h.Mat[k][best] {
+				best = x
+			}
+		}
+		dsq = append(dsq, byte(best))
+	}
+	flank(11)
+	om := oprofile.Convert(profile.Config(h, profile.NewBackground(h.Alph), len(dsq)), h)
+	om.ReconfigUnihit(len(dsq))
+	return om, dsq
+}
+
+// BenchmarkDomainKernels times the per-envelope steps of domain
+// definition after Forward/Backward: posterior decoding, optimal
+// accuracy, its traceback and null2 by expectation, per model and kernel
+// level. Mcells/s counts M x L cells per second (one core).
+func BenchmarkDomainKernels(b *testing.B) {
+	models := map[string]string{}
+	for _, name := range []string{"fn3", "Pkinase", "SMC_N"} {
+		models[name] = filepath.Join(testutil.Testdata(b, "hmmer3/models"), name+".hmm.gz")
+	}
+	for _, name := range []string{"fn3", "Pkinase", "SMC_N", "2405"} {
+		path := models[name]
+		if name == "2405" {
+			path = filepath.Join(testutil.SharedData(b, "CUDAMPF/query_models"), "2405.hmm.gz")
+		}
+		om, dsq := consensusEnvelope(b, path)
+		L := len(dsq)
+		fwd, bck, pp, ox := NewMatrix(), NewMatrix(), NewMatrix(), NewMatrix()
+		if _, err := Forward(dsq, om, fwd, true); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Backward(dsq, om, fwd, bck, true); err != nil {
+			b.Fatal(err)
+		}
+		null2 := make([]float32, om.Abc.Kp)
+		var tr hits.Trace
+		cells := func(b *testing.B) {
+			b.ReportMetric(float64(om.M)*float64(L)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mcells/s")
+		}
+		for _, l := range simd.Available() {
+			withLevel(l, func() {
+				if err := Decoding(om, fwd, bck, pp); err != nil {
+					b.Fatal(err)
+				}
+				OptimalAccuracy(om, pp, ox)
+			})
+			b.Run(name+"/decoding/"+l.String(), func(b *testing.B) {
+				withLevel(l, func() {
+					for i := 0; i < b.N; i++ {
+						Decoding(om, fwd, bck, pp)
+					}
+					cells(b)
+				})
+			})
+			b.Run(name+"/oa/"+l.String(), func(b *testing.B) {
+				withLevel(l, func() {
+					for i := 0; i < b.N; i++ {
+						OptimalAccuracy(om, pp, ox)
+					}
+					cells(b)
+				})
+			})
+			b.Run(name+"/oatrace/"+l.String(), func(b *testing.B) {
+				withLevel(l, func() {
+					for i := 0; i < b.N; i++ {
+						OATrace(om, pp, ox, &tr)
+					}
+					cells(b)
+				})
+			})
+			b.Run(name+"/null2/"+l.String(), func(b *testing.B) {
+				withLevel(l, func() {
+					for i := 0; i < b.N; i++ {
+						Null2ByExpectation(om, pp, null2)
+					}
+					cells(b)
+				})
+			})
+		}
+	}
+}
