@@ -57,7 +57,7 @@ func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (fl
 		xC = fdiv(xC, s)
 		xJ = fdiv(xJ, s)
 		xB = fdiv(xB, s)
-		scaleRow(dpc, ftz(float32(1.0/float64(s))))
+		scaleRow(dpc, ftz64(1.0/float64(s)))
 	}
 	bck.X[L] = [NXCells]float32{XE: xE, XN: xN, XJ: xJ, XB: xB, XC: xC, XScale: fwd.X[L][XScale]}
 	bck.TotScale = float32(easel.Log(float64(fwd.X[L][XScale])))
@@ -96,7 +96,7 @@ func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (fl
 			xJ = fdiv(xJ, s)
 			xB = fdiv(xB, s)
 			xC = fdiv(xC, s)
-			scaleRow(dpc, ftz(float32(1.0/float64(s))))
+			scaleRow(dpc, ftz64(1.0/float64(s)))
 			bck.TotScale = float32(float64(bck.TotScale) + easel.Log(float64(s)))
 		}
 		bck.X[i] = [NXCells]float32{XE: xE, XN: xN, XJ: xJ, XB: xB, XC: xC, XScale: s}

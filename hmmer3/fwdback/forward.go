@@ -49,7 +49,7 @@ func Forward(dsq []byte, om *oprofile.Profile, ox *Matrix, full bool) (float32, 
 			xC = fdiv(xC, xE)
 			xJ = fdiv(xJ, xE)
 			xB = fdiv(xB, xE)
-			scaleRow(dpc, ftz(float32(1.0/float64(xE))))
+			scaleRow(dpc, ftz64(1.0/float64(xE)))
 			scale = xE
 			ox.TotScale = float32(float64(ox.TotScale) + easel.Log(float64(xE)))
 			xE = 1.0

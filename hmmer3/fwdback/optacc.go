@@ -18,84 +18,164 @@ func OptimalAccuracy(om *oprofile.Profile, pp, ox *Matrix) float32 {
 	L := pp.L
 	ox.grow(om.M, L, true)
 	Q := ox.Q
-	tf := om.FB.TF
-	dd := tf[7*Q:]
+	ox.setMasks(om.FB.TF)
 	xf := &om.FB.XF
-	infv := splat(negInf)
-	dpc := ox.row(0)
-	for q := range dpc {
-		dpc[q] = infv
+	row0 := flat(ox.row(0))
+	for j := range row0 {
+		row0[j] = negInf
 	}
 	ox.X[0] = [NXCells]float32{XE: negInf, XN: 0, XJ: negInf, XB: 0, XC: negInf}
 
+	// A special path whose transition probability is zero contributes 0.
+	jLoop, eLoop := xf[profile.XJ][profile.Loop] != 0, xf[profile.XE][profile.Loop] != 0
+	cLoop, eMove := xf[profile.XC][profile.Loop] != 0, xf[profile.XE][profile.Move] != 0
+	nLoop, nMove := xf[profile.XN][profile.Loop] != 0, xf[profile.XN][profile.Move] != 0
+	jMove := xf[profile.XJ][profile.Move] != 0
 	for i := 1; i <= L; i++ {
-		dpp := dpc
-		dpc = ox.row(i)
-		ppr := pp.row(i)
-		dcv, xEv := infv, infv
-		xBv := splat(ox.X[i-1][XB])
-		mpv := rightshift(dpp[(Q-1)*3+cM], negInf)
-		dpv := rightshift(dpp[(Q-1)*3+cD], negInf)
-		ipv := rightshift(dpp[(Q-1)*3+cI], negInf)
-		for q := 0; q < Q; q++ {
-			t := tf[7*q : 7*q+7]
-			sv := gtMask(t[oprofile.FBM], xBv)
-			sv = vmax(sv, gtMask(t[oprofile.FMM], mpv))
-			sv = vmax(sv, gtMask(t[oprofile.FIM], ipv))
-			sv = vmax(sv, gtMask(t[oprofile.FDM], dpv))
-			sv = vadd(sv, ppr[q*3+cM])
-			xEv = vmax(xEv, sv)
-
-			mpv = dpp[q*3+cM]
-			dpv = dpp[q*3+cD]
-			ipv = dpp[q*3+cI]
-			dpc[q*3+cM] = sv
-			dpc[q*3+cD] = dcv
-
-			dcv = gtMask(t[oprofile.FMD], sv)
-			sv = gtMask(t[oprofile.FMI], mpv)
-			sv = vmax(sv, gtMask(t[oprofile.FII], ipv))
-			dpc[q*3+cI] = vadd(sv, ppr[q*3+cI])
-		}
-		dcv = rightshift(dcv, negInf)
-		for q := 0; q < Q; q++ {
-			dpc[q*3+cD] = vmax(dcv, dpc[q*3+cD])
-			dcv = gtMask(dd[q], dpc[q*3+cD])
-		}
-		for j := 1; j < 4; j++ {
-			dcv = rightshift(dcv, negInf)
-			for q := 0; q < Q; q++ {
-				dpc[q*3+cD] = vmax(dcv, dpc[q*3+cD])
-				dcv = gtMask(dd[q], dcv)
-			}
-		}
-		for q := 0; q < Q; q++ {
-			xEv = vmax(xEv, dpc[q*3+cD])
-		}
-		x := &ox.X[i]
+		px, cx, x := &ox.X[i-1], &pp.X[i], &ox.X[i]
+		xEv := oaRow(ox.row(i-1), ox.row(i), pp.row(i), ox.mask, Q, px[XB], &ox.ddAll)
 		x[XE] = hmax(xEv)
 
-		px, cx := &ox.X[i-1], &pp.X[i]
-		t1 := gated(xf[profile.XJ][profile.Loop], func() float32 { return px[XJ] + cx[XJ] })
-		t2 := gated(xf[profile.XE][profile.Loop], func() float32 { return x[XE] })
+		var t1, t2 float32
+		if jLoop {
+			t1 = px[XJ] + cx[XJ]
+		}
+		if eLoop {
+			t2 = x[XE]
+		}
 		x[XJ] = cmax(t1, t2)
-		t1 = gated(xf[profile.XC][profile.Loop], func() float32 { return px[XC] + cx[XC] })
-		t2 = gated(xf[profile.XE][profile.Move], func() float32 { return x[XE] })
+		t1, t2 = 0, 0
+		if cLoop {
+			t1 = px[XC] + cx[XC]
+		}
+		if eMove {
+			t2 = x[XE]
+		}
 		x[XC] = cmax(t1, t2)
-		x[XN] = gated(xf[profile.XN][profile.Loop], func() float32 { return px[XN] + cx[XN] })
-		t1 = gated(xf[profile.XN][profile.Move], func() float32 { return x[XN] })
-		t2 = gated(xf[profile.XJ][profile.Move], func() float32 { return x[XJ] })
+		x[XN] = 0
+		if nLoop {
+			x[XN] = px[XN] + cx[XN]
+		}
+		t1, t2 = 0, 0
+		if nMove {
+			t1 = x[XN]
+		}
+		if jMove {
+			t2 = x[XJ]
+		}
 		x[XB] = cmax(t1, t2)
 	}
 	return ox.X[L][XC]
 }
 
-// gated is 0 when the transition probability p is zero, else v().
-func gated(p float32, v func() float32) float32 {
-	if p == 0 {
-		return 0
+// setMasks fills mx.mask with HMMER's _mm_cmpgt_ps(t, 0) of every
+// transition vector of tf (all ones where t > 0, in tf's layout) and
+// mx.ddAll with the AND of the D->D masks.
+func (mx *Matrix) setMasks(tf []vec) {
+	if cap(mx.mask) < 4*len(tf) {
+		mx.mask = make([]uint32, 4*len(tf))
 	}
-	return v()
+	mx.mask = mx.mask[:4*len(tf)]
+	for j, t := range flat(tf) {
+		mx.mask[j] = 0
+		if t > 0 {
+			mx.mask[j] = ^uint32(0)
+		}
+	}
+	mx.ddAll = [4]uint32{^uint32(0), ^uint32(0), ^uint32(0), ^uint32(0)}
+	for j := 28 * mx.Q; j < len(mx.mask); j += 4 {
+		for z := 0; z < 4; z++ {
+			mx.ddAll[z] &= mx.mask[j+z]
+		}
+	}
+}
+
+// band is one lane of _mm_and_ps of a mask with a value.
+func band(m uint32, x float32) float32 { return math.Float32frombits(m & math.Float32bits(x)) }
+
+// vmax1 is one lane of _mm_max_ps(a, b): a if a > b, else b.
+func vmax1(a, b float32) float32 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// oaRowGo is the portable optimal accuracy row: row dpc from row dpp and
+// posterior row ppr under masks msk (setMasks), returning the vector of
+// the row's M and D maxima for E.
+//
+// HMMER's five sweeps over the row (M, I and the M->D carry; a D->D pass
+// that carries max(carry, D); three passes that only mask the carry; the
+// D cells into E) act on each lane separately except where a carry
+// crosses from vector Q-1 of lane z-1 into vector 0 of lane z. So lanes
+// are computed one after another with scalar carries, and the crossing
+// values are handed on:
+//
+//   - the first D->D pass of lane z starts with the M->D carry that left
+//     lane z-1, which lane z-1's first sweep has just produced, so that
+//     pass runs inside the first sweep;
+//   - in passes two to four the carry never reads a D cell: a pass starts
+//     with the previous pass's carry shifted one lane and leaves with it
+//     ANDed with every D->D mask of its lane (ddAll). Their starting values
+//     are known once all first sweeps are done, and one second sweep per
+//     lane applies the three maxima to each D cell in pass order and folds
+//     the cell into E.
+//
+// Every cell sees the same operations, in the same order, as in HMMER.
+func oaRowGo(dpp, dpc, ppr []vec, msk []uint32, Q int, xB float32, ddAll *[4]uint32) vec {
+	n := 12 * Q
+	pf, cf, rf := flat(dpp)[:n], flat(dpc)[:n], flat(ppr)[:n]
+	ddm := msk[28*Q : 32*Q]
+	var xEv, c1 vec
+	carry := negInf // the M->D carry entering lane z
+	for z := 0; z < 4; z++ {
+		mp, dp, ip := negInf, negInf, negInf
+		if z > 0 {
+			mp, dp, ip = pf[n-12+z-1], pf[n-8+z-1], pf[n-4+z-1]
+		}
+		xe, dc, c := negInf, negInf, carry
+		for q, j := 0, z; j < n; q, j = q+1, j+12 {
+			t := msk[28*q+z : 28*q+z+25]
+			sv := band(t[4*oprofile.FBM], xB)
+			sv = vmax1(sv, band(t[4*oprofile.FMM], mp))
+			sv = vmax1(sv, band(t[4*oprofile.FIM], ip))
+			sv = vmax1(sv, band(t[4*oprofile.FDM], dp))
+			sv += rf[j]
+			xe = vmax1(xe, sv)
+			mp, dp, ip = pf[j], pf[j+4], pf[j+8]
+			cf[j] = sv
+			d := vmax1(c, dc)
+			cf[j+4] = d
+			c = band(ddm[4*q+z], d)
+			dc = band(t[4*oprofile.FMD], sv)
+			sv = vmax1(band(t[4*oprofile.FMI], mp), band(t[4*oprofile.FII], ip))
+			cf[j+8] = sv + rf[j+8]
+		}
+		xEv[z], c1[z], carry = xe, c, dc
+	}
+	c2 := rightshift(c1, negInf)
+	c3 := rightshift(andMask(ddAll, c2), negInf)
+	c4 := rightshift(andMask(ddAll, c3), negInf)
+	for z := 0; z < 4; z++ {
+		xe, a, b, c := xEv[z], c2[z], c3[z], c4[z]
+		for q, j := 0, z+4; j < n; q, j = q+1, j+12 {
+			d := vmax1(a, cf[j])
+			d = vmax1(b, d)
+			d = vmax1(c, d)
+			cf[j] = d
+			xe = vmax1(xe, d)
+			m := ddm[4*q+z]
+			a, b, c = band(m, a), band(m, b), band(m, c)
+		}
+		xEv[z] = xe
+	}
+	return xEv
+}
+
+// andMask is _mm_and_ps(m, v).
+func andMask(m *[4]uint32, v vec) vec {
+	return vec{band(m[0], v[0]), band(m[1], v[1]), band(m[2], v[2]), band(m[3], v[3])}
 }
 
 // cmax is C's ESL_MAX: a if a > b, else b.
