@@ -51,9 +51,9 @@ func consensusEnvelope(tb testing.TB, path string) (*oprofile.Profile, []byte) {
 }
 
 // BenchmarkDomainKernels times the per-envelope steps of domain
-// definition after Forward/Backward: posterior decoding, optimal
-// accuracy, its traceback and null2 by expectation, per model and kernel
-// level. Mcells/s counts M x L cells per second (one core).
+// definition: Forward and Backward (full matrices as rescoring uses them,
+// and parsers for comparison), posterior decoding, optimal accuracy, its
+// traceback and null2 by expectation, per model and kernel level. Mcells/s counts M x L cells per second (one core).
 func BenchmarkDomainKernels(b *testing.B) {
 	models := map[string]string{}
 	for _, name := range []string{"fn3", "Pkinase", "SMC_N"} {
@@ -75,10 +75,38 @@ func BenchmarkDomainKernels(b *testing.B) {
 		}
 		null2 := make([]float32, om.Abc.Kp)
 		var tr hits.Trace
-		cells := func(b *testing.B) {
-			b.ReportMetric(float64(om.M)*float64(L)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mcells/s")
+		// timed runs f b.N times at level l and reports Mcells/s of wall
+		// time and the thread's CPU milliseconds per call.
+		timed := func(b *testing.B, l simd.Level, setup, f func()) {
+			withLevel(l, func() {
+				defer lockThread()()
+				if setup != nil {
+					setup()
+				}
+				b.ResetTimer()
+				c0 := threadCPU()
+				for i := 0; i < b.N; i++ {
+					f()
+				}
+				cpu := threadCPU() - c0
+				b.ReportMetric(float64(om.M)*float64(L)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mcells/s")
+				b.ReportMetric(cpu.Seconds()*1e3/float64(b.N), "cpu-ms/op")
+			})
 		}
 		for _, l := range simd.Available() {
+			for _, full := range []bool{true, false} {
+				kind := "parser"
+				if full {
+					kind = "full"
+				}
+				mf, mb := NewMatrix(), NewMatrix()
+				b.Run(name+"/forward-"+kind+"/"+l.String(), func(b *testing.B) {
+					timed(b, l, nil, func() { Forward(dsq, om, mf, full) })
+				})
+				b.Run(name+"/backward-"+kind+"/"+l.String(), func(b *testing.B) {
+					timed(b, l, func() { Forward(dsq, om, mf, full) }, func() { Backward(dsq, om, mf, mb, full) })
+				})
+			}
 			withLevel(l, func() {
 				if err := Decoding(om, fwd, bck, pp); err != nil {
 					b.Fatal(err)
@@ -86,36 +114,16 @@ func BenchmarkDomainKernels(b *testing.B) {
 				OptimalAccuracy(om, pp, ox)
 			})
 			b.Run(name+"/decoding/"+l.String(), func(b *testing.B) {
-				withLevel(l, func() {
-					for i := 0; i < b.N; i++ {
-						Decoding(om, fwd, bck, pp)
-					}
-					cells(b)
-				})
+				timed(b, l, nil, func() { Decoding(om, fwd, bck, pp) })
 			})
 			b.Run(name+"/oa/"+l.String(), func(b *testing.B) {
-				withLevel(l, func() {
-					for i := 0; i < b.N; i++ {
-						OptimalAccuracy(om, pp, ox)
-					}
-					cells(b)
-				})
+				timed(b, l, nil, func() { OptimalAccuracy(om, pp, ox) })
 			})
 			b.Run(name+"/oatrace/"+l.String(), func(b *testing.B) {
-				withLevel(l, func() {
-					for i := 0; i < b.N; i++ {
-						OATrace(om, pp, ox, &tr)
-					}
-					cells(b)
-				})
+				timed(b, l, nil, func() { OATrace(om, pp, ox, &tr) })
 			})
 			b.Run(name+"/null2/"+l.String(), func(b *testing.B) {
-				withLevel(l, func() {
-					for i := 0; i < b.N; i++ {
-						Null2ByExpectation(om, pp, null2)
-					}
-					cells(b)
-				})
+				timed(b, l, nil, func() { Null2ByExpectation(om, pp, null2) })
 			})
 		}
 	}
