@@ -3,6 +3,7 @@ package fwdback
 import (
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/hmmgo/hmmgo/hmmer3/hits"
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
@@ -113,6 +114,46 @@ func BenchmarkDomainKernels(b *testing.B) {
 				}
 				OptimalAccuracy(om, pp, ox)
 			})
+			// Domain definition's sequence on one envelope, in place as
+			// rescoring runs it: the three calls, then DecodeAlign. Each
+			// iteration first restores the matrices (not timed).
+			fw, bk := NewMatrix(), NewMatrix()
+			for _, fused := range []bool{false, true} {
+				what := "separate"
+				if fused {
+					what = "fused"
+				}
+				b.Run(name+"/decode-oa-null2-"+what+"/"+l.String(), func(b *testing.B) {
+					withLevel(l, func() {
+						defer lockThread()()
+						var cpu, wall time.Duration
+						for i := 0; i < b.N; i++ {
+							fw.grow(om.M, L, true)
+							bk.grow(om.M, L, true)
+							copy(fw.dp, fwd.dp)
+							copy(fw.X, fwd.X)
+							copy(bk.dp, bck.dp)
+							copy(bk.X, bck.X)
+							bk.HasOwnScales = bck.HasOwnScales
+							c0, w0 := threadCPU(), time.Now()
+							var err error
+							if fused {
+								_, err = DecodeAlign(om, fw, bk, null2)
+							} else if err = Decoding(om, fw, bk, bk); err == nil {
+								OptimalAccuracy(om, bk, fw)
+								Null2ByExpectation(om, bk, null2)
+							}
+							cpu += threadCPU() - c0
+							wall += time.Since(w0)
+							if err != nil {
+								b.Fatal(err)
+							}
+						}
+						b.ReportMetric(float64(om.M)*float64(L)*float64(b.N)/wall.Seconds()/1e6, "Mcells/s")
+						b.ReportMetric(cpu.Seconds()*1e3/float64(b.N), "cpu-ms/op")
+					})
+				})
+			}
 			b.Run(name+"/decoding/"+l.String(), func(b *testing.B) {
 				timed(b, l, nil, func() { Decoding(om, fwd, bck, pp) })
 			})

@@ -16,8 +16,19 @@ import (
 // them are computed first; the cells are then one pass of the decoding
 // kernel over the rows, (F*B)*scale per M and I cell as in HMMER.
 func Decoding(om *oprofile.Profile, fwd, bck, pp *Matrix) error {
+	totr, err := decodeSpecials(om, fwd, bck, pp)
+	if L := len(totr); L > 0 {
+		n := 3 * fwd.Q
+		decodeRows(fwd.dp[n:], bck.dp[n:], pp.dp[n:], fwd.Q, totr)
+	}
+	return err
+}
+
+// decodeSpecials is Decoding but for the M and I cells of rows 1..L: it
+// sizes pp (unless it is bck), zeroes row 0, fills the special posteriors
+// and returns each row's cell scale, (F*B)*totr[i-1] for row i.
+func decodeSpecials(om *oprofile.Profile, fwd, bck, pp *Matrix) ([]float32, error) {
 	L := fwd.L
-	Q := fwd.Q
 	if pp != bck {
 		pp.grow(om.M, L, true)
 	}
@@ -42,15 +53,11 @@ func Decoding(om *oprofile.Profile, fwd, bck, pp *Matrix) error {
 			scaleproduct = fmul(scaleproduct, fdiv(fwd.X[i][XScale], bScale))
 		}
 	}
-	if L > 0 {
-		n := 3 * Q
-		decodeRows(fwd.dp[n:], bck.dp[n:], pp.dp[n:], Q, totr)
-	}
 	pp.L = L
 	if math.IsInf(float64(scaleproduct), 0) {
-		return ErrRange
+		return totr, ErrRange
 	}
-	return nil
+	return totr, nil
 }
 
 // decodeRowsGo is the portable decoding kernel: len(totr) rows of Q

@@ -17,6 +17,13 @@ func Null2ByExpectation(om *oprofile.Profile, pp *Matrix, null2 []float32) {
 		n := 3 * Q
 		sumRows(row0, pp.dp[2*n:(Ld+1)*n], Q, Ld-1)
 	}
+	null2FromSums(om, pp, null2)
+}
+
+// null2FromSums finishes Null2ByExpectation once pp's row 0 holds the
+// sums of the M and I vectors of rows 1..L.
+func null2FromSums(om *oprofile.Profile, pp *Matrix, null2 []float32) {
+	Ld := pp.L
 	xN, xC, xJ := pp.X[1][XN], pp.X[1][XC], pp.X[1][XJ]
 	for i := 2; i <= Ld; i++ {
 		xN += pp.X[i][XN]
@@ -24,7 +31,7 @@ func Null2ByExpectation(om *oprofile.Profile, pp *Matrix, null2 []float32) {
 		xJ += pp.X[i][XJ]
 	}
 	norm := float32(1.0 / float64(float32(Ld)))
-	null2Sum(om, row0, xN, xC, xJ, norm, null2)
+	null2Sum(om, pp.row(0), xN, xC, xJ, norm, null2)
 }
 
 // sumRowsGo is the portable row sum: the M and I vectors of each row of

@@ -15,57 +15,73 @@ var negInf = float32(math.Inf(-1))
 // (p7_OptimalAccuracy). A transition of probability zero contributes 0.0,
 // not -inf: HMMER masks rather than forbids it, and we do the same.
 func OptimalAccuracy(om *oprofile.Profile, pp, ox *Matrix) float32 {
-	L := pp.L
-	ox.grow(om.M, L, true)
-	Q := ox.Q
+	oa := newOA(om, pp, ox)
+	for i := 1; i <= pp.L; i++ {
+		oa.row(i)
+	}
+	return ox.X[pp.L][XC]
+}
+
+// oaRun is optimal accuracy in progress: ox sized, masked and initialized
+// by newOA, then filled one row at a time.
+type oaRun struct {
+	pp, ox *Matrix
+	// Which special paths have a nonzero transition probability: one
+	// that has none contributes 0.
+	jLoop, eLoop, cLoop, eMove, nLoop, nMove, jMove bool
+}
+
+func newOA(om *oprofile.Profile, pp, ox *Matrix) oaRun {
+	ox.grow(om.M, pp.L, true)
 	ox.setMasks(om.FB.TF)
-	xf := &om.FB.XF
 	row0 := flat(ox.row(0))
 	for j := range row0 {
 		row0[j] = negInf
 	}
 	ox.X[0] = [NXCells]float32{XE: negInf, XN: 0, XJ: negInf, XB: 0, XC: negInf}
+	xf := &om.FB.XF
+	return oaRun{pp: pp, ox: ox,
+		jLoop: xf[profile.XJ][profile.Loop] != 0, eLoop: xf[profile.XE][profile.Loop] != 0,
+		cLoop: xf[profile.XC][profile.Loop] != 0, eMove: xf[profile.XE][profile.Move] != 0,
+		nLoop: xf[profile.XN][profile.Loop] != 0, nMove: xf[profile.XN][profile.Move] != 0,
+		jMove: xf[profile.XJ][profile.Move] != 0}
+}
 
-	// A special path whose transition probability is zero contributes 0.
-	jLoop, eLoop := xf[profile.XJ][profile.Loop] != 0, xf[profile.XE][profile.Loop] != 0
-	cLoop, eMove := xf[profile.XC][profile.Loop] != 0, xf[profile.XE][profile.Move] != 0
-	nLoop, nMove := xf[profile.XN][profile.Loop] != 0, xf[profile.XN][profile.Move] != 0
-	jMove := xf[profile.XJ][profile.Move] != 0
-	for i := 1; i <= L; i++ {
-		px, cx, x := &ox.X[i-1], &pp.X[i], &ox.X[i]
-		xEv := oaRow(ox.row(i-1), ox.row(i), pp.row(i), ox.mask, Q, px[XB], &ox.ddAll)
-		x[XE] = hmax(xEv)
+// row computes row i: the cells, then the specials in HMMER's order.
+func (oa *oaRun) row(i int) {
+	ox := oa.ox
+	px, cx, x := &ox.X[i-1], &oa.pp.X[i], &ox.X[i]
+	xEv := oaRow(ox.row(i-1), ox.row(i), oa.pp.row(i), ox.mask, ox.Q, px[XB], &ox.ddAll)
+	x[XE] = hmax(xEv)
 
-		var t1, t2 float32
-		if jLoop {
-			t1 = px[XJ] + cx[XJ]
-		}
-		if eLoop {
-			t2 = x[XE]
-		}
-		x[XJ] = cmax(t1, t2)
-		t1, t2 = 0, 0
-		if cLoop {
-			t1 = px[XC] + cx[XC]
-		}
-		if eMove {
-			t2 = x[XE]
-		}
-		x[XC] = cmax(t1, t2)
-		x[XN] = 0
-		if nLoop {
-			x[XN] = px[XN] + cx[XN]
-		}
-		t1, t2 = 0, 0
-		if nMove {
-			t1 = x[XN]
-		}
-		if jMove {
-			t2 = x[XJ]
-		}
-		x[XB] = cmax(t1, t2)
+	var t1, t2 float32
+	if oa.jLoop {
+		t1 = px[XJ] + cx[XJ]
 	}
-	return ox.X[L][XC]
+	if oa.eLoop {
+		t2 = x[XE]
+	}
+	x[XJ] = cmax(t1, t2)
+	t1, t2 = 0, 0
+	if oa.cLoop {
+		t1 = px[XC] + cx[XC]
+	}
+	if oa.eMove {
+		t2 = x[XE]
+	}
+	x[XC] = cmax(t1, t2)
+	x[XN] = 0
+	if oa.nLoop {
+		x[XN] = px[XN] + cx[XN]
+	}
+	t1, t2 = 0, 0
+	if oa.nMove {
+		t1 = x[XN]
+	}
+	if oa.jMove {
+		t2 = x[XJ]
+	}
+	x[XB] = cmax(t1, t2)
 }
 
 // setMasks fills mx.mask with HMMER's _mm_cmpgt_ps(t, 0) of every
@@ -199,7 +215,9 @@ func hmax(v vec) float32 {
 // OATrace traces back the optimal accuracy alignment from the OA matrix ox
 // and posteriors pp into tr (p7_OATrace), with HMMER's tie rules.
 func OATrace(om *oprofile.Profile, pp, ox *Matrix, tr *hits.Trace) {
-	resetTrace(tr)
+	// A unihit path has at most one state per residue and per node, and
+	// S, N, B, E, C, T besides.
+	reserveTrace(tr, ox.L+om.M+8)
 	i, k := ox.L, 0
 	traceAppend(tr, hits.StT, k, i, 0)
 	traceAppend(tr, hits.StC, k, i, 0)

@@ -68,70 +68,94 @@ type postResult struct {
 	tr     hits.Trace
 }
 
-// runPost decodes in place in a copy of bck (as domain definition does),
-// then runs optimal accuracy, its traceback (when trace: only real
+// How runPost gets to its results: the oracle, the three calls, or the
+// fused DecodeAlign.
+type postMode int
+
+const (
+	modeRef postMode = iota
+	modeCalls
+	modeFused
+)
+
+// runPost decodes in place in a copy of bck and aligns into a copy of fwd
+// (as domain definition does), then runs optimal accuracy, its traceback (when trace: only real
 // matrices describe paths that a traceback can follow) and null2 by
 // expectation.
-func runPost(l simd.Level, om *oprofile.Profile, fwd, bck *Matrix, ref, trace bool) postResult {
-	r := postResult{pp: cloneMatrix(bck), ox: NewMatrix(), null2: make([]float32, om.Abc.Kp)}
+func runPost(l simd.Level, om *oprofile.Profile, fwd, bck *Matrix, mode postMode, trace bool) postResult {
+	r := postResult{pp: cloneMatrix(bck), ox: cloneMatrix(fwd), null2: make([]float32, om.Abc.Kp)}
 	withLevel(l, func() {
-		if ref {
-			r.decErr = refDecoding(om, fwd, r.pp, r.pp)
-		} else {
-			r.decErr = Decoding(om, fwd, r.pp, r.pp)
+		switch mode {
+		case modeFused:
+			r.oasc, r.decErr = DecodeAlign(om, r.ox, r.pp, r.null2)
+		case modeRef:
+			if r.decErr = refDecoding(om, fwd, r.pp, r.pp); r.decErr == nil {
+				r.oasc = refOptimalAccuracy(om, r.pp, r.ox)
+				refNull2ByExpectation(om, r.pp, r.null2)
+			}
+		case modeCalls:
+			if r.decErr = Decoding(om, fwd, r.pp, r.pp); r.decErr == nil {
+				r.oasc = OptimalAccuracy(om, r.pp, r.ox)
+				Null2ByExpectation(om, r.pp, r.null2)
+			}
 		}
-		if r.decErr != nil {
-			return
-		}
-		if ref {
-			r.oasc = refOptimalAccuracy(om, r.pp, r.ox)
-		} else {
-			r.oasc = OptimalAccuracy(om, r.pp, r.ox)
-		}
-		if trace {
+		if r.decErr == nil && trace {
 			OATrace(om, r.pp, r.ox, &r.tr)
-		}
-		if ref {
-			refNull2ByExpectation(om, r.pp, r.null2)
-		} else {
-			Null2ByExpectation(om, r.pp, r.null2)
 		}
 	})
 	return r
 }
 
-// comparePost checks every level against the oracle on one envelope.
+type postRun struct {
+	level simd.Level
+	mode  postMode
+}
+
+// postRuns lists the separate calls and DecodeAlign at every level.
+func postRuns() []postRun {
+	var rs []postRun
+	for _, l := range simd.Available() {
+		rs = append(rs, postRun{l, modeCalls}, postRun{l, modeFused})
+	}
+	return rs
+}
+
+func (m postMode) String() string { return [...]string{"oracle", "calls", "DecodeAlign"}[m] }
+
+// comparePost checks every level, as separate calls and as DecodeAlign,
+// against the oracle on one envelope.
 func comparePost(t *testing.T, what string, om *oprofile.Profile, fwd, bck *Matrix, trace bool) {
 	t.Helper()
-	want := runPost(simd.Generic, om, fwd, bck, true, trace)
-	for _, l := range simd.Available() {
-		got := runPost(l, om, fwd, bck, false, trace)
+	want := runPost(simd.Generic, om, fwd, bck, modeRef, trace)
+	for _, run := range postRuns() {
+		l := run.level
+		got := runPost(l, om, fwd, bck, run.mode, trace)
 		if (got.decErr == nil) != (want.decErr == nil) {
-			t.Fatalf("%s: %s decoding error %v, oracle %v", what, l, got.decErr, want.decErr)
+			t.Fatalf("%s: %s %s decoding error %v, oracle %v", what, l, run.mode, got.decErr, want.decErr)
 		}
 		if d := diffMatrix(got.pp, want.pp); d != "" {
-			t.Fatalf("%s: %s posterior matrix differs: %s", what, l, d)
+			t.Fatalf("%s: %s %s posterior matrix differs: %s", what, l, run.mode, d)
 		}
 		if want.decErr != nil {
 			continue
 		}
 		if d := diffMatrix(got.ox, want.ox); d != "" {
-			t.Fatalf("%s: %s optimal accuracy matrix differs: %s", what, l, d)
+			t.Fatalf("%s: %s %s optimal accuracy matrix differs: %s", what, l, run.mode, d)
 		}
 		if !sameF(got.oasc, want.oasc) {
-			t.Fatalf("%s: %s optimal accuracy %g, oracle %g", what, l, got.oasc, want.oasc)
+			t.Fatalf("%s: %s %s optimal accuracy %g, oracle %g", what, l, run.mode, got.oasc, want.oasc)
 		}
 		for x := range want.null2 {
 			if !sameF(got.null2[x], want.null2[x]) {
-				t.Fatalf("%s: %s null2[%d] = %g, oracle %g", what, l, x, got.null2[x], want.null2[x])
+				t.Fatalf("%s: %s %s null2[%d] = %g, oracle %g", what, l, run.mode, x, got.null2[x], want.null2[x])
 			}
 		}
 		if !slices.Equal(got.tr.St, want.tr.St) || !slices.Equal(got.tr.K, want.tr.K) || !slices.Equal(got.tr.I, want.tr.I) {
-			t.Fatalf("%s: %s optimal accuracy trace differs", what, l)
+			t.Fatalf("%s: %s %s optimal accuracy trace differs", what, l, run.mode)
 		}
 		for z := range want.tr.PP {
 			if !sameF(got.tr.PP[z], want.tr.PP[z]) {
-				t.Fatalf("%s: %s trace posterior %d differs", what, l, z)
+				t.Fatalf("%s: %s %s trace posterior %d differs", what, l, run.mode, z)
 			}
 		}
 	}
