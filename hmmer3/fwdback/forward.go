@@ -105,7 +105,8 @@ func forwardRow(dpp, dpc, tp, rp []vec, Q int, xB float32, all4 bool) vec {
 	}
 
 	// D->D paths: one full pass, then up to three more that only
-	// extend the carry (always all three for M < 100, as HMMER does).
+	// extend the carry (always all three for M < 100, as HMMER does),
+	// stopping once the carry is zero.
 	dcv = rightshift(dcv, 0)
 	dpc[cD] = vec{}
 	dd := tp[7*Q:]
@@ -113,6 +114,7 @@ func forwardRow(dpp, dpc, tp, rp []vec, Q int, xB float32, all4 bool) vec {
 		dpc[q*3+cD] = vadd(dcv, dpc[q*3+cD])
 		dcv = vmul(dpc[q*3+cD], dd[q])
 	}
+passes:
 	for j := 1; j < 4; j++ {
 		changed := false
 		dcv = rightshift(dcv, 0)
@@ -125,6 +127,9 @@ func forwardRow(dpp, dpc, tp, rp []vec, Q int, xB float32, all4 bool) vec {
 			}
 			dpc[q*3+cD] = sv
 			dcv = vmul(dcv, dd[q])
+			if dcv == (vec{}) {
+				break passes // see zeroCarry
+			}
 		}
 		if !all4 && !changed {
 			break

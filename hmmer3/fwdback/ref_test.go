@@ -196,3 +196,93 @@ func gated(p float32, v func() float32) float32 {
 	}
 	return v()
 }
+
+// refForwardRow and refBackwardRowOut are the Go lanes' Forward row and
+// Backward phases 3-5 as HMMER runs them, every D->D pass to its end
+// (before zeroCarry).
+func refForwardRow(dpp, dpc, tp, rp []vec, Q int, xB float32, all4 bool) vec {
+	var dcv, xEv vec
+	xBv := splat(xB)
+	mpv := rightshift(dpp[(Q-1)*3+cM], 0)
+	dpv := rightshift(dpp[(Q-1)*3+cD], 0)
+	ipv := rightshift(dpp[(Q-1)*3+cI], 0)
+	for q := 0; q < Q; q++ {
+		t := tp[7*q : 7*q+7]
+		sv := vmul(xBv, t[oprofile.FBM])
+		sv = vadd(sv, vmul(mpv, t[oprofile.FMM]))
+		sv = vadd(sv, vmul(ipv, t[oprofile.FIM]))
+		sv = vadd(sv, vmul(dpv, t[oprofile.FDM]))
+		sv = vmul(sv, rp[q])
+		xEv = vadd(xEv, sv)
+
+		mpv = dpp[q*3+cM]
+		dpv = dpp[q*3+cD]
+		ipv = dpp[q*3+cI]
+
+		dpc[q*3+cM] = sv
+		dpc[q*3+cD] = dcv
+
+		dcv = vmul(sv, t[oprofile.FMD])
+		dpc[q*3+cI] = vadd(vmul(mpv, t[oprofile.FMI]), vmul(ipv, t[oprofile.FII]))
+	}
+
+	// D->D paths: one full pass, then up to three more that only
+	// extend the carry (always all three for M < 100, as HMMER does).
+	dcv = rightshift(dcv, 0)
+	dpc[cD] = vec{}
+	dd := tp[7*Q:]
+	for q := 0; q < Q; q++ {
+		dpc[q*3+cD] = vadd(dcv, dpc[q*3+cD])
+		dcv = vmul(dpc[q*3+cD], dd[q])
+	}
+	for j := 1; j < 4; j++ {
+		changed := false
+		dcv = rightshift(dcv, 0)
+		for q := 0; q < Q; q++ {
+			sv := vadd(dcv, dpc[q*3+cD])
+			for z := 0; z < 4; z++ {
+				if sv[z] > dpc[q*3+cD][z] {
+					changed = true
+				}
+			}
+			dpc[q*3+cD] = sv
+			dcv = vmul(dcv, dd[q])
+		}
+		if !all4 && !changed {
+			break
+		}
+	}
+	for q := 0; q < Q; q++ {
+		xEv = vadd(dpc[q*3+cD], xEv)
+	}
+	return xEv
+}
+
+func refBackwardRowOut(dpc, tf []vec, Q int, xE float32) {
+	dd := tf[7*Q:]
+	xEv := splat(xE)
+	var dpv, dcv vec
+	// Phase 3: {MD}->E paths and one step of D->D.
+	dpv = leftshift(vadd(dpc[cD], xEv))
+	for q := Q - 1; q >= 0; q-- {
+		dcv = vmul(dpv, dd[q])
+		dpc[q*3+cD] = vadd(dpc[q*3+cD], vadd(dcv, xEv))
+		dpv = dpc[q*3+cD]
+		dpc[q*3+cM] = vadd(dpc[q*3+cM], xEv)
+	}
+	// Phase 4: three more D->D passes.
+	for j := 1; j < 4; j++ {
+		dcv = leftshift(dcv)
+		for q := Q - 1; q >= 0; q-- {
+			dcv = vmul(dcv, dd[q])
+			dpc[q*3+cD] = vadd(dpc[q*3+cD], dcv)
+		}
+	}
+	// Phase 5: M->D paths.
+	dcv = leftshift(dpc[cD])
+	for q := Q - 1; q >= 0; q-- {
+		dpc[q*3+cM] = vadd(dpc[q*3+cM], vmul(dcv, tf[7*q+oprofile.FMD]))
+		dcv = dpc[q*3+cD]
+	}
+
+}
