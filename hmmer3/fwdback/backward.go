@@ -138,9 +138,9 @@ func scaleRow(dpc []vec, inv float32) {
 		scaleRowSSE(asVec4(dpc), len(dpc), inv)
 		return
 	}
-	v := splat(inv)
-	for q := range dpc {
-		dpc[q] = vmul(dpc[q], v)
+	f := flat(dpc)
+	for j, x := range f {
+		f[j] = fmul(x, inv)
 	}
 }
 
@@ -153,26 +153,7 @@ func backwardRowIn(dpp, dpc, tf, rf []vec, Q int) vec {
 		bckRowInSSE(asVec4(dpp), asVec4(dpc), asVec4(tf), asVec4(rf), Q, (*[4]float32)(&xBv))
 		return xBv
 	}
-	tmmv := leftshift(tf[oprofile.FMM])
-	timv := leftshift(tf[oprofile.FIM])
-	tdmv := leftshift(tf[oprofile.FDM])
-	mpv := leftshift(vmul(dpp[cM], rf[0]))
-	var xBv vec
-	for q := Q - 1; q >= 0; q-- {
-		t := tf[7*q : 7*q+7]
-		ipv := dpp[q*3+cI]
-		dpc[q*3+cI] = vadd(vmul(ipv, t[oprofile.FII]), vmul(mpv, timv))
-		dpc[q*3+cD] = vmul(mpv, tdmv)
-		mcv := vadd(vmul(ipv, t[oprofile.FMI]), vmul(mpv, tmmv))
-		mpv = vmul(dpp[q*3+cM], rf[q])
-		dpc[q*3+cM] = mcv
-		tdmv = t[oprofile.FDM]
-		timv = t[oprofile.FIM]
-		tmmv = t[oprofile.FMM]
-		xBv = vadd(xBv, vmul(mpv, t[oprofile.FBM]))
-	}
-
-	return xBv
+	return backwardRowInGo(dpp, dpc, tf, rf, Q)
 }
 
 // zeroCarry: the D->D passes after the first only carry a value along
@@ -194,34 +175,5 @@ func backwardRowOut(dpc, tf []vec, Q int, xE float32) {
 		bckRowOutSSE(asVec4(dpc), asVec4(tf), Q, xE)
 		return
 	}
-	dd := tf[7*Q:]
-	xEv := splat(xE)
-	var dpv, dcv vec
-	// Phase 3: {MD}->E paths and one step of D->D.
-	dpv = leftshift(vadd(dpc[cD], xEv))
-	for q := Q - 1; q >= 0; q-- {
-		dcv = vmul(dpv, dd[q])
-		dpc[q*3+cD] = vadd(dpc[q*3+cD], vadd(dcv, xEv))
-		dpv = dpc[q*3+cD]
-		dpc[q*3+cM] = vadd(dpc[q*3+cM], xEv)
-	}
-	// Phase 4: three more D->D passes, stopping once the carry is zero.
-passes:
-	for j := 1; j < 4; j++ {
-		dcv = leftshift(dcv)
-		for q := Q - 1; q >= 0; q-- {
-			dcv = vmul(dcv, dd[q])
-			if dcv == (vec{}) {
-				break passes // see zeroCarry
-			}
-			dpc[q*3+cD] = vadd(dpc[q*3+cD], dcv)
-		}
-	}
-	// Phase 5: M->D paths.
-	dcv = leftshift(dpc[cD])
-	for q := Q - 1; q >= 0; q-- {
-		dpc[q*3+cM] = vadd(dpc[q*3+cM], vmul(dcv, tf[7*q+oprofile.FMD]))
-		dcv = dpc[q*3+cD]
-	}
-
+	backwardRowOutGo(dpc, tf, Q, xE)
 }

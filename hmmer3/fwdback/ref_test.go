@@ -197,9 +197,9 @@ func gated(p float32, v func() float32) float32 {
 	return v()
 }
 
-// refForwardRow and refBackwardRowOut are the Go lanes' Forward row and
-// Backward phases 3-5 as HMMER runs them, every D->D pass to its end
-// (before zeroCarry).
+// refForwardRow, refBackwardRowIn and refBackwardRowOut are the Forward
+// row and Backward phases as HMMER runs them, on four-lane values, every
+// D->D pass to its end (before zeroCarry and the lane-by-lane Go rows).
 func refForwardRow(dpp, dpc, tp, rp []vec, Q int, xB float32, all4 bool) vec {
 	var dcv, xEv vec
 	xBv := splat(xB)
@@ -285,4 +285,27 @@ func refBackwardRowOut(dpc, tf []vec, Q int, xE float32) {
 		dcv = dpc[q*3+cD]
 	}
 
+}
+
+func refBackwardRowIn(dpp, dpc, tf, rf []vec, Q int) vec {
+	tmmv := leftshift(tf[oprofile.FMM])
+	timv := leftshift(tf[oprofile.FIM])
+	tdmv := leftshift(tf[oprofile.FDM])
+	mpv := leftshift(vmul(dpp[cM], rf[0]))
+	var xBv vec
+	for q := Q - 1; q >= 0; q-- {
+		t := tf[7*q : 7*q+7]
+		ipv := dpp[q*3+cI]
+		dpc[q*3+cI] = vadd(vmul(ipv, t[oprofile.FII]), vmul(mpv, timv))
+		dpc[q*3+cD] = vmul(mpv, tdmv)
+		mcv := vadd(vmul(ipv, t[oprofile.FMI]), vmul(mpv, tmmv))
+		mpv = vmul(dpp[q*3+cM], rf[q])
+		dpc[q*3+cM] = mcv
+		tdmv = t[oprofile.FDM]
+		timv = t[oprofile.FIM]
+		tmmv = t[oprofile.FMM]
+		xBv = vadd(xBv, vmul(mpv, t[oprofile.FBM]))
+	}
+
+	return xBv
 }

@@ -13,9 +13,11 @@ import (
 	"github.com/hmmgo/hmmgo/seqio"
 )
 
-// The D->D passes that stop at a zero carry (zeroCarry) against HMMER's
-// passes run to the end (refForwardRow, refBackwardRowOut), at every
-// level, on rows of real matrices and on random non-negative rows.
+// The Forward and Backward rows at every level (the lane-by-lane Go rows,
+// the SSE kernels), whose D->D passes stop at a zero carry (zeroCarry),
+// against HMMER's four-lane operations with the passes run to the end
+// (refForwardRow, refBackwardRowIn, refBackwardRowOut), on rows of real
+// matrices and on random non-negative rows.
 
 func sameVecs(a, b []vec) bool {
 	for j := range a {
@@ -28,26 +30,52 @@ func sameVecs(a, b []vec) bool {
 	return len(a) == len(b)
 }
 
-// checkRows runs one Forward row and one Backward phases 3-5 on copies of
-// the given rows at every level and compares them with the oracle.
+// checkRows runs one Forward row, one Backward phase 1 and one Backward
+// phases 3-5 on copies of the given rows at every level, from a separate
+// previous row and in place (as parsers run them), and compares them
+// with the oracle.
 func checkRows(t *testing.T, what string, dpp, cur, tf, rf []vec, Q int, xB, xE float32, all4 bool) {
 	t.Helper()
-	want := slices.Clone(cur)
-	wantE := refForwardRow(dpp, want, tf, rf, Q, xB, all4)
-	wantB := slices.Clone(cur)
-	refBackwardRowOut(wantB, tf, Q, xE)
-	for _, l := range simd.Available() {
-		got, gotB := slices.Clone(cur), slices.Clone(cur)
-		var gotE vec
+	type out struct {
+		fwd, fwdInPlace, bin, binInPlace, bout []vec
+		xE, xEInPlace, xB, xBInPlace           vec
+	}
+	run := func(l simd.Level, ref bool) out {
+		o := out{fwd: slices.Clone(cur), fwdInPlace: slices.Clone(dpp), bin: slices.Clone(cur),
+			binInPlace: slices.Clone(dpp), bout: slices.Clone(cur)}
 		withLevel(l, func() {
-			gotE = forwardRow(dpp, got, tf, rf, Q, xB, all4)
-			backwardRowOut(gotB, tf, Q, xE)
+			if ref {
+				o.xE = refForwardRow(dpp, o.fwd, tf, rf, Q, xB, all4)
+				o.xEInPlace = refForwardRow(o.fwdInPlace, o.fwdInPlace, tf, rf, Q, xB, all4)
+				o.xB = refBackwardRowIn(dpp, o.bin, tf, rf, Q)
+				o.xBInPlace = refBackwardRowIn(o.binInPlace, o.binInPlace, tf, rf, Q)
+				refBackwardRowOut(o.bout, tf, Q, xE)
+				return
+			}
+			o.xE = forwardRow(dpp, o.fwd, tf, rf, Q, xB, all4)
+			o.xEInPlace = forwardRow(o.fwdInPlace, o.fwdInPlace, tf, rf, Q, xB, all4)
+			o.xB = backwardRowIn(dpp, o.bin, tf, rf, Q)
+			o.xBInPlace = backwardRowIn(o.binInPlace, o.binInPlace, tf, rf, Q)
+			backwardRowOut(o.bout, tf, Q, xE)
 		})
-		if !sameVecs(got, want) || !sameVecs([]vec{gotE}, []vec{wantE}) {
-			t.Fatalf("%s: %s Forward row differs from the passes run to the end", what, l)
-		}
-		if !sameVecs(gotB, wantB) {
-			t.Fatalf("%s: %s Backward row differs from the passes run to the end", what, l)
+		return o
+	}
+	want := run(simd.Generic, true)
+	for _, l := range simd.Available() {
+		got := run(l, false)
+		for _, c := range []struct {
+			name   string
+			got, w []vec
+		}{
+			{"Forward row", got.fwd, want.fwd}, {"Forward E", []vec{got.xE}, []vec{want.xE}},
+			{"in-place Forward row", got.fwdInPlace, want.fwdInPlace}, {"in-place Forward E", []vec{got.xEInPlace}, []vec{want.xEInPlace}},
+			{"Backward phase 1", got.bin, want.bin}, {"Backward B", []vec{got.xB}, []vec{want.xB}},
+			{"in-place Backward phase 1", got.binInPlace, want.binInPlace}, {"in-place Backward B", []vec{got.xBInPlace}, []vec{want.xBInPlace}},
+			{"Backward phases 3-5", got.bout, want.bout},
+		} {
+			if !sameVecs(c.got, c.w) {
+				t.Fatalf("%s: %s %s differs from HMMER's four-lane operations", what, l, c.name)
+			}
 		}
 	}
 }
