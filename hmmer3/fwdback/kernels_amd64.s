@@ -130,23 +130,18 @@ fwd_pass4:
 	MOVQ   AX, DX
 
 fwd_dd4:
-	MOVUPS   16(CX)(DI*1), X1
-	MOVAPS   X5, X7
-	ADDPS    X1, X7
-	MOVUPS   X7, 16(CX)(DI*1)
-	MOVUPS   (DX), X1
-	MULPS    X1, X5
-	MOVAPS   X5, X1
-	CMPPS    X0, X1, $0x04
-	MOVMSKPS X1, R8
-	TESTL    R8, R8
-	JZ       fwd_sum
-	ADDQ     $0x10, DX
-	ADDQ     $0x30, DI
-	CMPQ     DI, SI
-	JB       fwd_dd4
-	DECQ     BX
-	JNZ      fwd_pass4
+	MOVUPS 16(CX)(DI*1), X0
+	MOVAPS X5, X7
+	ADDPS  X0, X7
+	MOVUPS X7, 16(CX)(DI*1)
+	MOVUPS (DX), X0
+	MULPS  X0, X5
+	ADDQ   $0x10, DX
+	ADDQ   $0x30, DI
+	CMPQ   DI, SI
+	JB     fwd_dd4
+	DECQ   BX
+	JNZ    fwd_pass4
 
 fwd_sum:
 	XORQ DI, DI
