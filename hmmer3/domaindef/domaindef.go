@@ -204,11 +204,17 @@ func (d *Definer) rescore(res *Result, dsq []byte, om *oprofile.Profile, i, j in
 	if _, err := fwdback.Backward(sub, om, d.fwd, d.bck, true); err != nil {
 		return false, err
 	}
-	if err := fwdback.Decoding(om, d.fwd, d.bck, d.bck); err != nil {
+	// Posterior decoding into d.bck, optimal accuracy into d.fwd and
+	// (unless the ensemble set it) null2 by expectation, in one pass.
+	var null2 []float32
+	if !null2Done {
+		null2 = d.null2
+	}
+	oasc, err := fwdback.DecodeAlign(om, d.fwd, d.bck, null2)
+	if err != nil {
 		return false, nil
 	}
 	pp := d.bck
-	oasc := fwdback.OptimalAccuracy(om, pp, d.fwd)
 	var dom Domain
 	fwdback.OATrace(om, pp, d.fwd, &dom.Trace)
 	for z := range dom.Trace.I {
@@ -218,7 +224,6 @@ func (d *Definer) rescore(res *Result, dsq []byte, om *oprofile.Profile, i, j in
 	}
 	n2sc := res.N2Sc
 	if !null2Done {
-		fwdback.Null2ByExpectation(om, pp, d.null2)
 		for p := i; p <= j; p++ {
 			n2sc[p] = easel.Logf(d.null2[dsq[p-1]])
 		}

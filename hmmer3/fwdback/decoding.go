@@ -9,29 +9,39 @@ import (
 
 // Decoding fills pp with posterior probabilities of each M and I cell and
 // of the N, C, J emissions (p7_Decoding), from full Forward and Backward
-// matrices. It returns ErrRange when the scale factors overflow, which
-// HMMER treats as a domain too repetitive to score.
+// matrices; pp may be bck. It returns ErrRange when the scale factors
+// overflow, which HMMER treats as a domain too repetitive to score.
+//
+// The scale of every row depends only on the special states, so all of
+// them are computed first; the cells are then one pass of the decoding
+// kernel over the rows, (F*B)*scale per M and I cell as in HMMER.
 func Decoding(om *oprofile.Profile, fwd, bck, pp *Matrix) error {
+	totr, err := decodeSpecials(om, fwd, bck, pp)
+	if L := len(totr); L > 0 {
+		n := 3 * fwd.Q
+		decodeRows(fwd.dp[n:], bck.dp[n:], pp.dp[n:], fwd.Q, totr)
+	}
+	return err
+}
+
+// decodeSpecials is Decoding but for the M and I cells of rows 1..L: it
+// sizes pp (unless it is bck), zeroes row 0, fills the special posteriors
+// and returns each row's cell scale, (F*B)*totr[i-1] for row i.
+func decodeSpecials(om *oprofile.Profile, fwd, bck, pp *Matrix) ([]float32, error) {
 	L := fwd.L
-	Q := fwd.Q
 	if pp != bck {
 		pp.grow(om.M, L, true)
 	}
-	scaleproduct := ftz(float32(1.0 / float64(bck.X[0][XN])))
-	row0 := pp.row(0)
-	for q := range row0 {
-		row0[q] = vec{}
-	}
+	scaleproduct := ftz64(1.0 / float64(bck.X[0][XN]))
+	clear(pp.row(0))
 	pp.X[0] = [NXCells]float32{}
+	if cap(pp.totr) < L {
+		pp.totr = make([]float32, L)
+	}
+	totr := pp.totr[:L]
 	xf := &om.FB.XF
 	for i := 1; i <= L; i++ {
-		ppr, fv, bv := pp.row(i), fwd.row(i), bck.row(i)
-		totr := splat(fmul(scaleproduct, fwd.X[i][XScale]))
-		for q := 0; q < Q; q++ {
-			ppr[q*3+cM] = vmul(vmul(fv[q*3+cM], bv[q*3+cM]), totr)
-			ppr[q*3+cD] = vec{}
-			ppr[q*3+cI] = vmul(vmul(fv[q*3+cI], bv[q*3+cI]), totr)
-		}
+		totr[i-1] = fmul(scaleproduct, fwd.X[i][XScale])
 		bN, bJ, bC := bck.X[i][XN], bck.X[i][XJ], bck.X[i][XC]
 		bScale := bck.X[i][XScale]
 		pp.X[i] = [NXCells]float32{
@@ -45,9 +55,26 @@ func Decoding(om *oprofile.Profile, fwd, bck, pp *Matrix) error {
 	}
 	pp.L = L
 	if math.IsInf(float64(scaleproduct), 0) {
-		return ErrRange
+		return totr, ErrRange
 	}
-	return nil
+	return totr, nil
+}
+
+// decodeRowsGo is the portable decoding kernel: len(totr) rows of Q
+// vector triples from f and b into p (which may be b).
+func decodeRowsGo(f, b, p []vec, Q int, totr []float32) {
+	n := 12 * Q
+	ff, bf, pf := flat(f), flat(b), flat(p)
+	for r, t := range totr {
+		fr, br, pr := ff[r*n:(r+1)*n], bf[r*n:(r+1)*n], pf[r*n:(r+1)*n]
+		for j := 0; j+12 <= n; j += 12 {
+			for z := j; z < j+4; z++ {
+				pr[z] = fmul(fmul(fr[z], br[z]), t)
+				pr[z+4] = 0
+				pr[z+8] = fmul(fmul(fr[z+8], br[z+8]), t)
+			}
+		}
+	}
 }
 
 // Domains holds the per-position posterior sums of domain definition:
@@ -68,7 +95,7 @@ func DomainDecoding(om *oprofile.Profile, fwd, bck *Matrix, d *Domains) error {
 	}
 	d.BTot, d.ETot, d.MOcc = d.BTot[:L+1], d.ETot[:L+1], d.MOcc[:L+1]
 	xf := &om.FB.XF
-	scaleproduct := ftz(float32(1.0 / float64(bck.X[0][XN])))
+	scaleproduct := ftz64(1.0 / float64(bck.X[0][XN]))
 	d.BTot[0], d.ETot[0], d.MOcc[0] = 0, 0, 0
 	for i := 1; i <= L; i++ {
 		f0, b0 := &fwd.X[i-1], &bck.X[i-1]

@@ -49,7 +49,7 @@ func Forward(dsq []byte, om *oprofile.Profile, ox *Matrix, full bool) (float32, 
 			xC = fdiv(xC, xE)
 			xJ = fdiv(xJ, xE)
 			xB = fdiv(xB, xE)
-			scaleRow(dpc, ftz(float32(1.0/float64(xE))))
+			scaleRow(dpc, ftz64(1.0/float64(xE)))
 			scale = xE
 			ox.TotScale = float32(float64(ox.TotScale) + easel.Log(float64(xE)))
 			xE = 1.0
@@ -79,59 +79,5 @@ func forwardRow(dpp, dpc, tp, rp []vec, Q int, xB float32, all4 bool) vec {
 		fwdRowSSE(asVec4(dpp), asVec4(dpc), asVec4(tp), asVec4(rp), Q, xB, all4, (*[4]float32)(&xEv))
 		return xEv
 	}
-	var dcv, xEv vec
-	xBv := splat(xB)
-	mpv := rightshift(dpp[(Q-1)*3+cM], 0)
-	dpv := rightshift(dpp[(Q-1)*3+cD], 0)
-	ipv := rightshift(dpp[(Q-1)*3+cI], 0)
-	for q := 0; q < Q; q++ {
-		t := tp[7*q : 7*q+7]
-		sv := vmul(xBv, t[oprofile.FBM])
-		sv = vadd(sv, vmul(mpv, t[oprofile.FMM]))
-		sv = vadd(sv, vmul(ipv, t[oprofile.FIM]))
-		sv = vadd(sv, vmul(dpv, t[oprofile.FDM]))
-		sv = vmul(sv, rp[q])
-		xEv = vadd(xEv, sv)
-
-		mpv = dpp[q*3+cM]
-		dpv = dpp[q*3+cD]
-		ipv = dpp[q*3+cI]
-
-		dpc[q*3+cM] = sv
-		dpc[q*3+cD] = dcv
-
-		dcv = vmul(sv, t[oprofile.FMD])
-		dpc[q*3+cI] = vadd(vmul(mpv, t[oprofile.FMI]), vmul(ipv, t[oprofile.FII]))
-	}
-
-	// D->D paths: one full pass, then up to three more that only
-	// extend the carry (always all three for M < 100, as HMMER does).
-	dcv = rightshift(dcv, 0)
-	dpc[cD] = vec{}
-	dd := tp[7*Q:]
-	for q := 0; q < Q; q++ {
-		dpc[q*3+cD] = vadd(dcv, dpc[q*3+cD])
-		dcv = vmul(dpc[q*3+cD], dd[q])
-	}
-	for j := 1; j < 4; j++ {
-		changed := false
-		dcv = rightshift(dcv, 0)
-		for q := 0; q < Q; q++ {
-			sv := vadd(dcv, dpc[q*3+cD])
-			for z := 0; z < 4; z++ {
-				if sv[z] > dpc[q*3+cD][z] {
-					changed = true
-				}
-			}
-			dpc[q*3+cD] = sv
-			dcv = vmul(dcv, dd[q])
-		}
-		if !all4 && !changed {
-			break
-		}
-	}
-	for q := 0; q < Q; q++ {
-		xEv = vadd(dpc[q*3+cD], xEv)
-	}
-	return xEv
+	return forwardRowGo(dpp, dpc, tp, rp, Q, xB, all4)
 }

@@ -77,13 +77,13 @@ fwd_cell:
 	MOVQ   AX, DX
 
 fwd_dd1:
-	MOVUPS 16(CX)(DI*1), X0
+	MOVUPS 16(CX)(DI*1), X1
 	MOVAPS X5, X7
-	ADDPS  X0, X7
+	ADDPS  X1, X7
 	MOVUPS X7, 16(CX)(DI*1)
-	MOVUPS (DX), X0
+	MOVUPS (DX), X1
 	MOVAPS X7, X5
-	MULPS  X0, X5
+	MULPS  X1, X5
 	ADDQ   $0x10, DX
 	ADDQ   $0x30, DI
 	CMPQ   DI, SI
@@ -95,26 +95,31 @@ fwd_dd1:
 
 fwd_pass:
 	PSLLDQ $0x04, X5
-	XORPS  X0, X0
+	XORPS  X1, X1
 	XORQ   DI, DI
 	MOVQ   AX, DX
 
 fwd_ddn:
-	MOVUPS   16(CX)(DI*1), X1
+	MOVUPS   16(CX)(DI*1), X2
 	MOVAPS   X5, X7
-	ADDPS    X1, X7
-	CMPPS    X7, X1, $0x01
-	ORPS     X1, X0
+	ADDPS    X2, X7
+	CMPPS    X7, X2, $0x01
+	ORPS     X2, X1
 	MOVUPS   X7, 16(CX)(DI*1)
-	MOVUPS   (DX), X1
-	MULPS    X1, X5
+	MOVUPS   (DX), X2
+	MULPS    X2, X5
+	MOVAPS   X5, X2
+	CMPPS    X0, X2, $0x04
+	MOVMSKPS X2, R8
+	TESTL    R8, R8
+	JZ       fwd_sum
 	ADDQ     $0x10, DX
 	ADDQ     $0x30, DI
 	CMPQ     DI, SI
 	JB       fwd_ddn
 	DECQ     BX
 	JZ       fwd_sum
-	MOVMSKPS X0, DX
+	MOVMSKPS X1, DX
 	TESTL    DX, DX
 	JNZ      fwd_pass
 	JMP      fwd_sum
@@ -274,6 +279,7 @@ bout_p3:
 	CMPQ   DI, AX
 	JAE    bout_p3
 	MOVQ   $0x00000003, R9
+	XORPS  X0, X0
 
 bout_pass:
 	PSRLDQ $0x04, X2
@@ -281,17 +287,24 @@ bout_pass:
 	MOVQ   SI, R8
 
 bout_p4:
-	MOVUPS (R8), X0
-	MULPS  X0, X2
-	MOVUPS 16(DI), X3
-	ADDPS  X2, X3
-	MOVUPS X3, 16(DI)
-	SUBQ   $0x10, R8
-	SUBQ   $0x30, DI
-	CMPQ   DI, AX
-	JAE    bout_p4
-	DECQ   R9
-	JNZ    bout_pass
+	MOVUPS   (R8), X1
+	MULPS    X1, X2
+	MOVAPS   X2, X1
+	CMPPS    X0, X1, $0x04
+	MOVMSKPS X1, R10
+	TESTL    R10, R10
+	JZ       bout_p5init
+	MOVUPS   16(DI), X3
+	ADDPS    X2, X3
+	MOVUPS   X3, 16(DI)
+	SUBQ     $0x10, R8
+	SUBQ     $0x30, DI
+	CMPQ     DI, AX
+	JAE      bout_p4
+	DECQ     R9
+	JNZ      bout_pass
+
+bout_p5init:
 	MOVUPS 16(AX), X2
 	PSRLDQ $0x04, X2
 	MOVQ   BX, DI

@@ -5,7 +5,11 @@
 // lane in the same order, so scores agree to the last bit.
 package fwdback
 
-import "github.com/hmmgo/hmmgo/hmmer3/oprofile"
+import (
+	"unsafe"
+
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+)
 
 // Special-state cells of a row, HMMER's p7X order.
 const (
@@ -35,6 +39,12 @@ type Matrix struct {
 	X            [][NXCells]float32
 	TotScale     float32
 	HasOwnScales bool
+
+	// Workspace of the domain kernels: each row's posterior scale
+	// (Decoding) and the transition masks of optimal accuracy.
+	totr  []float32
+	mask  []uint32
+	ddAll [4]uint32
 }
 
 // NewMatrix returns an empty matrix; Forward and friends size it.
@@ -72,4 +82,13 @@ func (mx *Matrix) row(i int) []vec {
 func (mx *Matrix) at(i, k, s int) float32 {
 	q, z := (k-1)%mx.Q, (k-1)/mx.Q
 	return mx.row(i)[q*3+s][z]
+}
+
+// flat views vectors as their floats, lane z of vs[j] at 4*j+z: the Go
+// kernels index single lanes instead of copying four-lane values.
+func flat(vs []vec) []float32 {
+	if len(vs) == 0 {
+		return nil
+	}
+	return unsafe.Slice(&vs[0][0], 4*len(vs))
 }

@@ -13,19 +13,41 @@ func Null2ByExpectation(om *oprofile.Profile, pp *Matrix, null2 []float32) {
 	Ld := pp.L
 	row0 := pp.row(0)
 	copy(row0, pp.row(1))
+	if Ld >= 2 {
+		n := 3 * Q
+		sumRows(row0, pp.dp[2*n:(Ld+1)*n], Q, Ld-1)
+	}
+	null2FromSums(om, pp, null2)
+}
+
+// null2FromSums finishes Null2ByExpectation once pp's row 0 holds the
+// sums of the M and I vectors of rows 1..L.
+func null2FromSums(om *oprofile.Profile, pp *Matrix, null2 []float32) {
+	Ld := pp.L
 	xN, xC, xJ := pp.X[1][XN], pp.X[1][XC], pp.X[1][XJ]
 	for i := 2; i <= Ld; i++ {
-		ri := pp.row(i)
-		for q := 0; q < Q; q++ {
-			row0[q*3+cM] = vadd(ri[q*3+cM], row0[q*3+cM])
-			row0[q*3+cI] = vadd(ri[q*3+cI], row0[q*3+cI])
-		}
 		xN += pp.X[i][XN]
 		xC += pp.X[i][XC]
 		xJ += pp.X[i][XJ]
 	}
 	norm := float32(1.0 / float64(float32(Ld)))
-	null2Sum(om, row0, xN, xC, xJ, norm, null2)
+	null2Sum(om, pp.row(0), xN, xC, xJ, norm, null2)
+}
+
+// sumRowsGo is the portable row sum: the M and I vectors of each row of
+// src, in order, added into acc (acc = row + acc).
+func sumRowsGo(acc, src []vec, Q, rows int) {
+	n := 12 * Q
+	af, sf := flat(acc)[:n], flat(src)[:rows*n]
+	for r := 0; r < rows; r++ {
+		sr := sf[r*n : (r+1)*n]
+		for j := 0; j+12 <= n; j += 12 {
+			for z := j; z < j+4; z++ {
+				af[z] = sr[z] + af[z]
+				af[z+8] = sr[z+8] + af[z+8]
+			}
+		}
+	}
 }
 
 // Null2ByTrace computes null2 odds ratios from the emitting states of
@@ -82,16 +104,26 @@ func null2Sum(om *oprofile.Profile, row0 []vec, xN, xC, xJ, norm float32, null2 
 	xfactor := xN + xC + xJ
 	abc := om.Abc
 	for x := 0; x < abc.K; x++ {
-		var s vec
-		rf := om.FB.RF[x]
-		for q := 0; q < Q; q++ {
-			s = vadd(s, vmul(row0[q*3+cM], rf[q]))
-			s = vadd(s, row0[q*3+cI])
-		}
-		null2[x] = hsum(s) + xfactor
+		null2[x] = hsum(null2Dot(row0, om.FB.RF[x], Q)) + xfactor
 	}
 	abc.FAvgScVec(null2)
 	null2[abc.K] = 1.0
 	null2[abc.Kp-2] = 1.0
 	null2[abc.Kp-1] = 1.0
+}
+
+// null2DotGo is the portable null2 emission sum of one residue: over the
+// Q vectors, s = s + M*rf, then s = s + I (insert odds are 1), per lane.
+func null2DotGo(row, rf []vec, Q int) vec {
+	var s vec
+	rw, ef := flat(row)[:12*Q], flat(rf)[:4*Q]
+	for z := 0; z < 4; z++ {
+		sz := float32(0)
+		for q, j := 0, z; q < Q; q, j = q+1, j+12 {
+			sz += fmul(rw[j], ef[4*q+z])
+			sz += rw[j+8]
+		}
+		s[z] = sz
+	}
+	return s
 }

@@ -15,87 +15,183 @@ var negInf = float32(math.Inf(-1))
 // (p7_OptimalAccuracy). A transition of probability zero contributes 0.0,
 // not -inf: HMMER masks rather than forbids it, and we do the same.
 func OptimalAccuracy(om *oprofile.Profile, pp, ox *Matrix) float32 {
-	L := pp.L
-	ox.grow(om.M, L, true)
-	Q := ox.Q
-	tf := om.FB.TF
-	dd := tf[7*Q:]
-	xf := &om.FB.XF
-	infv := splat(negInf)
-	dpc := ox.row(0)
-	for q := range dpc {
-		dpc[q] = infv
+	oa := newOA(om, pp, ox)
+	for i := 1; i <= pp.L; i++ {
+		oa.row(i)
 	}
-	ox.X[0] = [NXCells]float32{XE: negInf, XN: 0, XJ: negInf, XB: 0, XC: negInf}
-
-	for i := 1; i <= L; i++ {
-		dpp := dpc
-		dpc = ox.row(i)
-		ppr := pp.row(i)
-		dcv, xEv := infv, infv
-		xBv := splat(ox.X[i-1][XB])
-		mpv := rightshift(dpp[(Q-1)*3+cM], negInf)
-		dpv := rightshift(dpp[(Q-1)*3+cD], negInf)
-		ipv := rightshift(dpp[(Q-1)*3+cI], negInf)
-		for q := 0; q < Q; q++ {
-			t := tf[7*q : 7*q+7]
-			sv := gtMask(t[oprofile.FBM], xBv)
-			sv = vmax(sv, gtMask(t[oprofile.FMM], mpv))
-			sv = vmax(sv, gtMask(t[oprofile.FIM], ipv))
-			sv = vmax(sv, gtMask(t[oprofile.FDM], dpv))
-			sv = vadd(sv, ppr[q*3+cM])
-			xEv = vmax(xEv, sv)
-
-			mpv = dpp[q*3+cM]
-			dpv = dpp[q*3+cD]
-			ipv = dpp[q*3+cI]
-			dpc[q*3+cM] = sv
-			dpc[q*3+cD] = dcv
-
-			dcv = gtMask(t[oprofile.FMD], sv)
-			sv = gtMask(t[oprofile.FMI], mpv)
-			sv = vmax(sv, gtMask(t[oprofile.FII], ipv))
-			dpc[q*3+cI] = vadd(sv, ppr[q*3+cI])
-		}
-		dcv = rightshift(dcv, negInf)
-		for q := 0; q < Q; q++ {
-			dpc[q*3+cD] = vmax(dcv, dpc[q*3+cD])
-			dcv = gtMask(dd[q], dpc[q*3+cD])
-		}
-		for j := 1; j < 4; j++ {
-			dcv = rightshift(dcv, negInf)
-			for q := 0; q < Q; q++ {
-				dpc[q*3+cD] = vmax(dcv, dpc[q*3+cD])
-				dcv = gtMask(dd[q], dcv)
-			}
-		}
-		for q := 0; q < Q; q++ {
-			xEv = vmax(xEv, dpc[q*3+cD])
-		}
-		x := &ox.X[i]
-		x[XE] = hmax(xEv)
-
-		px, cx := &ox.X[i-1], &pp.X[i]
-		t1 := gated(xf[profile.XJ][profile.Loop], func() float32 { return px[XJ] + cx[XJ] })
-		t2 := gated(xf[profile.XE][profile.Loop], func() float32 { return x[XE] })
-		x[XJ] = cmax(t1, t2)
-		t1 = gated(xf[profile.XC][profile.Loop], func() float32 { return px[XC] + cx[XC] })
-		t2 = gated(xf[profile.XE][profile.Move], func() float32 { return x[XE] })
-		x[XC] = cmax(t1, t2)
-		x[XN] = gated(xf[profile.XN][profile.Loop], func() float32 { return px[XN] + cx[XN] })
-		t1 = gated(xf[profile.XN][profile.Move], func() float32 { return x[XN] })
-		t2 = gated(xf[profile.XJ][profile.Move], func() float32 { return x[XJ] })
-		x[XB] = cmax(t1, t2)
-	}
-	return ox.X[L][XC]
+	return ox.X[pp.L][XC]
 }
 
-// gated is 0 when the transition probability p is zero, else v().
-func gated(p float32, v func() float32) float32 {
-	if p == 0 {
-		return 0
+// oaRun is optimal accuracy in progress: ox sized, masked and initialized
+// by newOA, then filled one row at a time.
+type oaRun struct {
+	pp, ox *Matrix
+	// Which special paths have a nonzero transition probability: one
+	// that has none contributes 0.
+	jLoop, eLoop, cLoop, eMove, nLoop, nMove, jMove bool
+}
+
+func newOA(om *oprofile.Profile, pp, ox *Matrix) oaRun {
+	ox.grow(om.M, pp.L, true)
+	ox.setMasks(om.FB.TF)
+	row0 := flat(ox.row(0))
+	for j := range row0 {
+		row0[j] = negInf
 	}
-	return v()
+	ox.X[0] = [NXCells]float32{XE: negInf, XN: 0, XJ: negInf, XB: 0, XC: negInf}
+	xf := &om.FB.XF
+	return oaRun{pp: pp, ox: ox,
+		jLoop: xf[profile.XJ][profile.Loop] != 0, eLoop: xf[profile.XE][profile.Loop] != 0,
+		cLoop: xf[profile.XC][profile.Loop] != 0, eMove: xf[profile.XE][profile.Move] != 0,
+		nLoop: xf[profile.XN][profile.Loop] != 0, nMove: xf[profile.XN][profile.Move] != 0,
+		jMove: xf[profile.XJ][profile.Move] != 0}
+}
+
+// row computes row i: the cells, then the specials in HMMER's order.
+func (oa *oaRun) row(i int) {
+	ox := oa.ox
+	px, cx, x := &ox.X[i-1], &oa.pp.X[i], &ox.X[i]
+	xEv := oaRow(ox.row(i-1), ox.row(i), oa.pp.row(i), ox.mask, ox.Q, px[XB], &ox.ddAll)
+	x[XE] = hmax(xEv)
+
+	var t1, t2 float32
+	if oa.jLoop {
+		t1 = px[XJ] + cx[XJ]
+	}
+	if oa.eLoop {
+		t2 = x[XE]
+	}
+	x[XJ] = cmax(t1, t2)
+	t1, t2 = 0, 0
+	if oa.cLoop {
+		t1 = px[XC] + cx[XC]
+	}
+	if oa.eMove {
+		t2 = x[XE]
+	}
+	x[XC] = cmax(t1, t2)
+	x[XN] = 0
+	if oa.nLoop {
+		x[XN] = px[XN] + cx[XN]
+	}
+	t1, t2 = 0, 0
+	if oa.nMove {
+		t1 = x[XN]
+	}
+	if oa.jMove {
+		t2 = x[XJ]
+	}
+	x[XB] = cmax(t1, t2)
+}
+
+// setMasks fills mx.mask with HMMER's _mm_cmpgt_ps(t, 0) of every
+// transition vector of tf (all ones where t > 0, in tf's layout) and
+// mx.ddAll with the AND of the D->D masks.
+func (mx *Matrix) setMasks(tf []vec) {
+	if cap(mx.mask) < 4*len(tf) {
+		mx.mask = make([]uint32, 4*len(tf))
+	}
+	mx.mask = mx.mask[:4*len(tf)]
+	for j, t := range flat(tf) {
+		mx.mask[j] = 0
+		if t > 0 {
+			mx.mask[j] = ^uint32(0)
+		}
+	}
+	mx.ddAll = [4]uint32{^uint32(0), ^uint32(0), ^uint32(0), ^uint32(0)}
+	for j := 28 * mx.Q; j < len(mx.mask); j += 4 {
+		for z := 0; z < 4; z++ {
+			mx.ddAll[z] &= mx.mask[j+z]
+		}
+	}
+}
+
+// band is one lane of _mm_and_ps of a mask with a value.
+func band(m uint32, x float32) float32 { return math.Float32frombits(m & math.Float32bits(x)) }
+
+// vmax1 is one lane of _mm_max_ps(a, b): a if a > b, else b.
+func vmax1(a, b float32) float32 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// oaRowGo is the portable optimal accuracy row: row dpc from row dpp and
+// posterior row ppr under masks msk (setMasks), returning the vector of
+// the row's M and D maxima for E.
+//
+// HMMER's five sweeps over the row (M, I and the M->D carry; a D->D pass
+// that carries max(carry, D); three passes that only mask the carry; the
+// D cells into E) act on each lane separately except where a carry
+// crosses from vector Q-1 of lane z-1 into vector 0 of lane z. So lanes
+// are computed one after another with scalar carries, and the crossing
+// values are handed on:
+//
+//   - the first D->D pass of lane z starts with the M->D carry that left
+//     lane z-1, which lane z-1's first sweep has just produced, so that
+//     pass runs inside the first sweep;
+//   - in passes two to four the carry never reads a D cell: a pass starts
+//     with the previous pass's carry shifted one lane and leaves with it
+//     ANDed with every D->D mask of its lane (ddAll). Their starting values
+//     are known once all first sweeps are done, and one second sweep per
+//     lane applies the three maxima to each D cell in pass order and folds
+//     the cell into E.
+//
+// Every cell sees the same operations, in the same order, as in HMMER.
+func oaRowGo(dpp, dpc, ppr []vec, msk []uint32, Q int, xB float32, ddAll *[4]uint32) vec {
+	n := 12 * Q
+	pf, cf, rf := flat(dpp)[:n], flat(dpc)[:n], flat(ppr)[:n]
+	ddm := msk[28*Q : 32*Q]
+	var xEv, c1 vec
+	carry := negInf // the M->D carry entering lane z
+	for z := 0; z < 4; z++ {
+		mp, dp, ip := negInf, negInf, negInf
+		if z > 0 {
+			mp, dp, ip = pf[n-12+z-1], pf[n-8+z-1], pf[n-4+z-1]
+		}
+		xe, dc, c := negInf, negInf, carry
+		for q, j := 0, z; j < n; q, j = q+1, j+12 {
+			t := msk[28*q+z : 28*q+z+25]
+			sv := band(t[4*oprofile.FBM], xB)
+			sv = vmax1(sv, band(t[4*oprofile.FMM], mp))
+			sv = vmax1(sv, band(t[4*oprofile.FIM], ip))
+			sv = vmax1(sv, band(t[4*oprofile.FDM], dp))
+			sv += rf[j]
+			xe = vmax1(xe, sv)
+			mp, dp, ip = pf[j], pf[j+4], pf[j+8]
+			cf[j] = sv
+			d := vmax1(c, dc)
+			cf[j+4] = d
+			c = band(ddm[4*q+z], d)
+			dc = band(t[4*oprofile.FMD], sv)
+			sv = vmax1(band(t[4*oprofile.FMI], mp), band(t[4*oprofile.FII], ip))
+			cf[j+8] = sv + rf[j+8]
+		}
+		xEv[z], c1[z], carry = xe, c, dc
+	}
+	c2 := rightshift(c1, negInf)
+	c3 := rightshift(andMask(ddAll, c2), negInf)
+	c4 := rightshift(andMask(ddAll, c3), negInf)
+	for z := 0; z < 4; z++ {
+		xe, a, b, c := xEv[z], c2[z], c3[z], c4[z]
+		for q, j := 0, z+4; j < n; q, j = q+1, j+12 {
+			d := vmax1(a, cf[j])
+			d = vmax1(b, d)
+			d = vmax1(c, d)
+			cf[j] = d
+			xe = vmax1(xe, d)
+			m := ddm[4*q+z]
+			a, b, c = band(m, a), band(m, b), band(m, c)
+		}
+		xEv[z] = xe
+	}
+	return xEv
+}
+
+// andMask is _mm_and_ps(m, v).
+func andMask(m *[4]uint32, v vec) vec {
+	return vec{band(m[0], v[0]), band(m[1], v[1]), band(m[2], v[2]), band(m[3], v[3])}
 }
 
 // cmax is C's ESL_MAX: a if a > b, else b.
@@ -119,7 +215,9 @@ func hmax(v vec) float32 {
 // OATrace traces back the optimal accuracy alignment from the OA matrix ox
 // and posteriors pp into tr (p7_OATrace), with HMMER's tie rules.
 func OATrace(om *oprofile.Profile, pp, ox *Matrix, tr *hits.Trace) {
-	resetTrace(tr)
+	// A unihit path has at most one state per residue and per node, and
+	// S, N, B, E, C, T besides.
+	reserveTrace(tr, ox.L+om.M+8)
 	i, k := ox.L, 0
 	traceAppend(tr, hits.StT, k, i, 0)
 	traceAppend(tr, hits.StC, k, i, 0)

@@ -106,7 +106,7 @@ func stoSelectE(rng *easel.Random, ox *Matrix, i int) (hits.State, int) {
 	Q := ox.Q
 	row := ox.row(i)
 	roll := rng.Float64()
-	norm := splat(ftz(float32(1.0 / float64(ox.X[i][XE]))))
+	norm := splat(ftz64(1.0 / float64(ox.X[i][XE])))
 	sum := 0.0
 	for {
 		for q := 0; q < Q; q++ {

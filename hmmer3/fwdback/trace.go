@@ -90,3 +90,21 @@ func IndexTrace(tr *hits.Trace) []TraceDomain {
 func resetTrace(tr *hits.Trace) {
 	tr.St, tr.K, tr.I, tr.PP = tr.St[:0], tr.K[:0], tr.I[:0], tr.PP[:0]
 }
+
+// reserveTrace empties tr and gives it room for n states, so that a
+// trace of a long envelope is not regrown a dozen times as it is built.
+func reserveTrace(tr *hits.Trace, n int) {
+	resetTrace(tr)
+	if cap(tr.St) < n {
+		tr.St = make([]hits.State, 0, n)
+	}
+	if cap(tr.K) < n {
+		tr.K = make([]int, 0, n)
+	}
+	if cap(tr.I) < n {
+		tr.I = make([]int, 0, n)
+	}
+	if cap(tr.PP) < n {
+		tr.PP = make([]float32, 0, n)
+	}
+}

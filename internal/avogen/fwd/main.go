@@ -83,6 +83,21 @@ func add(a, b Op, dst reg.VecVirtual) {
 	ADDPS(b, dst)
 }
 
+// exitIfZero jumps to label when every lane of v is zero (either sign;
+// NaN is not zero). A D->D carry that has reached zero adds +0 to every
+// D cell it has left to visit, which changes no D cell: D values are sums
+// of products of non-negative odds and probabilities, never -0 (the one
+// value +0 would change) and never NaN; and a zero carry stays zero, the
+// D->D probabilities being finite. So the passes may stop there.
+func exitIfZero(v, zero reg.VecVirtual, label string) {
+	t, r := XMM(), GP32()
+	MOVAPS(v, t)
+	CMPPS(zero, t, U8(4)) // t = v != 0, per lane (true for NaN)
+	MOVMSKPS(t, r)
+	TESTL(r, r)
+	JZ(LabelRef(label))
+}
+
 func loadU(m Mem) reg.VecVirtual {
 	v := XMM()
 	MOVUPS(m, v)
@@ -179,7 +194,9 @@ func fwdRow() {
 	JB(LabelRef("fwd_dd1"))
 
 	// Three more passes that only extend the carry: all three when all4
-	// (no test needed), else stopping after a pass in which no D cell grew.
+	// (no test needed: M < 100, where a carry seldom reaches zero within
+	// a row and the test would cost more than it saves), else stopping
+	// after a pass in which no D cell grew, or as soon as the carry is zero.
 	all4 := Load(Param("all4"), GP8())
 	passes := GP64()
 	MOVQ(U32(3), passes)
@@ -200,6 +217,7 @@ func fwdRow() {
 	ORPS(old, changed)
 	MOVUPS(tmp, d)
 	mul(dcv, Mem{Base: tp}, dcv)
+	exitIfZero(dcv, zero, "fwd_sum")
 	ADDQ(U8(vb), tp)
 	ADDQ(U8(3*vb), off)
 	CMPQ(off, n)
@@ -363,15 +381,18 @@ func bckRowOut() {
 	CMPQ(pc, dpc)
 	JAE(LabelRef("bout_p3"))
 
-	// Phase 4: three passes.
+	// Phase 4: three passes, stopping once the carry is zero.
 	j := GP64()
 	MOVQ(U32(3), j)
+	zero := XMM()
+	XORPS(zero, zero)
 	Label("bout_pass")
 	PSRLDQ(U8(4), dcv)
 	MOVQ(top, pc)
 	MOVQ(ddTop, dp)
 	Label("bout_p4")
 	mul(dcv, Mem{Base: dp}, dcv)
+	exitIfZero(dcv, zero, "bout_p5init")
 	MOVUPS(Mem{Base: pc, Disp: cD * vb}, a)
 	ADDPS(dcv, a)
 	MOVUPS(a, Mem{Base: pc, Disp: cD * vb})
@@ -383,6 +404,7 @@ func bckRowOut() {
 	JNZ(LabelRef("bout_pass"))
 
 	// Phase 5: M->D.
+	Label("bout_p5init")
 	MOVUPS(Mem{Base: dpc, Disp: cD * vb}, dcv)
 	PSRLDQ(U8(4), dcv)
 	MOVQ(top, pc)

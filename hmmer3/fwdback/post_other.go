@@ -1,0 +1,15 @@
+//go:build !amd64
+
+package fwdback
+
+// The domain kernels: the portable Go forms on this architecture.
+
+func decodeRows(f, b, p []vec, Q int, totr []float32) { decodeRowsGo(f, b, p, Q, totr) }
+
+func oaRow(dpp, dpc, ppr []vec, msk []uint32, Q int, xB float32, ddAll *[4]uint32) vec {
+	return oaRowGo(dpp, dpc, ppr, msk, Q, xB, ddAll)
+}
+
+func sumRows(acc, src []vec, Q, rows int) { sumRowsGo(acc, src, Q, rows) }
+
+func null2Dot(row, rf []vec, Q int) vec { return null2DotGo(row, rf, Q) }
