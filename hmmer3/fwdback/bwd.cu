@@ -124,12 +124,12 @@ bwd_kernel(const float* __restrict__ gtrans, const float* __restrict__ godds,
         {
             const float s = fx != 0 ? fx[6 * len + 5] : 1.0f;
             if (s > 1.0f) {
-                xE = __fdiv_rn(xE, s);
-                xN = __fdiv_rn(xN, s);
-                xC = __fdiv_rn(xC, s);
-                xJ = __fdiv_rn(xJ, s);
-                xB = __fdiv_rn(xB, s);
-                inv = flush((float)(1.0 / (double)s));
+                xE = fdiv(xE, s);
+                xN = fdiv(xN, s);
+                xC = fdiv(xC, s);
+                xJ = fdiv(xJ, s);
+                xB = fdiv(xB, s);
+                inv = flush64(1.0 / (double)s);
             }
             if (bx != 0) put_xrow(bx + 6 * len, xE, xN, xJ, xB, xC, s);
         }
@@ -229,12 +229,12 @@ bwd_kernel(const float* __restrict__ gtrans, const float* __restrict__ godds,
             }
             inv = 1.0f;
             if (s > 1.0f) {
-                xE = __fdiv_rn(xE, s);
-                xN = __fdiv_rn(xN, s);
-                xJ = __fdiv_rn(xJ, s);
-                xB = __fdiv_rn(xB, s);
-                xC = __fdiv_rn(xC, s);
-                inv = flush((float)(1.0 / (double)s));
+                xE = fdiv(xE, s);
+                xN = fdiv(xN, s);
+                xJ = fdiv(xJ, s);
+                xB = fdiv(xB, s);
+                xC = fdiv(xC, s);
+                inv = flush64(1.0 / (double)s);
             }
             if (bx != 0 && i >= 1) put_xrow(bx + 6 * i, xE, xN, xJ, xB, xC, s);
         }

@@ -15,21 +15,28 @@
 // crossings are warp shuffles within the target's group of four. A warp
 // aligns 8 targets of similar length (gpudb's T=4 layout) in lock-step.
 //
-// Arithmetic. hmmsearch computes with SSE flush-to-zero on: a product or
-// quotient that would be subnormal becomes zero. NVRTC's -ftz=true does the
-// same to results; it also flushes subnormal *inputs*, which HMMER (DAZ
-// off) would use as they are, but no input here is ever subnormal: every
-// value the DP holds is the flushed result of an earlier operation or a
-// profile value, and the host (fwdPlan.exactOnGPU) refuses profiles with
-// a subnormal in them. A sum of two non-negative normal-or-zero floats is
-// normal or zero, so additions never produce subnormals either. Products
-// and sums go through __fmul_rn/__fadd_rn, which are never contracted into
-// FMAs whatever --fmad says (the host passes --fmad=false as well), and
-// quotients through __fdiv_rn (IEEE division, also under -prec-div=true).
-// HMMER's 1.0/xE is a double division rounded to float, done here the same
-// way (double division is always IEEE on the GPU; a compiler may turn it
-// into a correctly rounded float reciprocal, which is the same value since
-// double has more than twice float's precision) and flushed explicitly.
+// Arithmetic. hmmsearch computes with SSE flush-to-zero on (DAZ off): a
+// product or quotient that is tiny becomes a zero of its sign, and x86
+// decides tininess after rounding to 24 bits with an unbounded exponent,
+// so an exact result in [2^-126 - 2^-150, 2^-126 - 2^-151) is flushed
+// although IEEE rounding would give FLT_MIN. NVRTC's -ftz=true is not
+// documented to draw that line, so the kernels compile with -ftz=false
+// (IEEE gradual underflow) and fmul/fdiv flush themselves: an IEEE result
+// below FLT_MIN comes from an exact value below 2^-126 - 2^-150 and is
+// flushed; one equal to FLT_MIN is flushed when the exact product (a
+// double product of two floats is exact) or the quotient (a double
+// quotient of two 24-bit numbers is never within 2^-53 of the threshold
+// without being on it) is below the threshold, as fwdback's Go fmul/fdiv
+// do. Inputs are never subnormal: every value the DP holds is a flushed
+// result or a profile value, and the host (fwdPlan.exactOnGPU) refuses
+// profiles with a subnormal in them. A sum of two non-negative
+// normal-or-zero floats is normal or zero, so additions never produce
+// subnormals either. Products and sums go through __fmul_rn/__fadd_rn,
+// which are never contracted into FMAs whatever --fmad says (the host
+// passes --fmad=false as well), and quotients through __fdiv_rn (IEEE
+// division, also under -prec-div=true). HMMER's 1.0/xE is a double
+// division converted to float with the same flush rule (flush64): the
+// GPU's double division is IEEE.
 //
 // The total scale. HMMER adds log(xE) in double to a float for every
 // rescaled row; glibc's log is not what the GPU's log computes, so the
@@ -78,15 +85,38 @@ extern __shared__ __align__(16) unsigned char fwd_smem[];
 #define SHARED_BASE fwd_smem
 #endif
 
-__device__ __forceinline__ float fmul(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ float fadd(float a, float b) { return __fadd_rn(a, b); }
+// FLUSH_BELOW is the magnitude under which x86's FTZ gives zero.
+#define FLUSH_BELOW (0x1p-126 - 0x1p-151)
 
-// flush makes a subnormal a zero of the same sign (SSE's FTZ on a result).
-__device__ __forceinline__ float flush(float x)
+// tiny: r is zero, subnormal or FLT_MIN (zero needs no flushing; the
+// unsigned wrap of 0 - 1 leaves it out).
+__device__ __forceinline__ bool tiny(float r) { return (__float_as_uint(r) & 0x7fffffffu) - 1u < 0x00800000u; }
+
+// below: |x| < FLUSH_BELOW (no libm: the kernel also compiles for tests
+// without CUDA's headers).
+__device__ __forceinline__ bool below(double x) { return x < FLUSH_BELOW && x > -FLUSH_BELOW; }
+
+__device__ __forceinline__ float fmul(float a, float b)
 {
-    u32 u = __float_as_uint(x);
-    return (u & 0x7f800000u) == 0 ? __uint_as_float(u & 0x80000000u) : x;
+    float r = __fmul_rn(a, b);
+    if (tiny(r) && below((double)a * (double)b))
+        r = r * 0.0f;
+    return r;
 }
+
+__device__ __forceinline__ float fdiv(float a, float b)
+{
+    float r = __fdiv_rn(a, b);
+    if (tiny(r) && below((double)a / (double)b))
+        r = r * 0.0f;
+    return r;
+}
+
+// flush64 converts a double to float as CVTSD2SS does under FTZ (the
+// product with zero keeps the sign).
+__device__ __forceinline__ float flush64(double x) { return below(x) ? (float)x * 0.0f : (float)x; }
+
+__device__ __forceinline__ float fadd(float a, float b) { return __fadd_rn(a, b); }
 
 // from_left gives lane z the value of lane z-1 of the same target and lane
 // 0 a zero: esl_sse_rightshift_ps(v, zero).
@@ -265,11 +295,11 @@ fwd_kernel(const float* __restrict__ gtrans, const float* __restrict__ godds,
             inv = 1.0f;
             float xEr = xE, scale = 1.0f;  // the row's E and scale as HMMER keeps them
             if (xE > 1.0e4f) {
-                xN = __fdiv_rn(xN, xE);
-                xC = __fdiv_rn(xC, xE);
-                xJ = __fdiv_rn(xJ, xE);
-                xB = __fdiv_rn(xB, xE);
-                inv = flush((float)(1.0 / (double)xE));
+                xN = fdiv(xN, xE);
+                xC = fdiv(xC, xE);
+                xJ = fdiv(xJ, xE);
+                xB = fdiv(xB, xE);
+                inv = flush64(1.0 / (double)xE);
                 xEr = 1.0f;
                 scale = xE;
                 if (z == 0 && i < len) {

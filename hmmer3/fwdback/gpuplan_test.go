@@ -103,7 +103,7 @@ func emulateKernel(p *fwdPlan, dsqs [][]byte) (outC []float32, recs []scaleRecor
 			inv = 1
 			if xE > 1.0e4 {
 				xN, xC, xJ, xB = fdiv(xN, xE), fdiv(xC, xE), fdiv(xJ, xE), fdiv(xB, xE)
-				inv = ftz(float32(1.0 / float64(xE)))
+				inv = ftz64(1.0 / float64(xE))
 				recs = append(recs, scaleRecord{Seq: int32(seq), Row: int32(i + 1), XE: xE})
 			}
 		}
