@@ -1,6 +1,8 @@
 package gpu
 
 import (
+	"compress/gzip"
+	"io"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -74,13 +76,26 @@ func randomProfile(rng *rand.Rand, a *plan7.Alphabet, M int, mode string, zeros 
 }
 
 // readProfile loads the first model of a file in testdata/hmmer2/models.
+// Files ending in .gz are read through gzip.
 func readProfile(t testing.TB, name string) *plan7.Profile {
 	t.Helper()
-	hmms, err := plan7.ReadFile(testutil.Testdata(t, filepath.Join("hmmer2", "models", name)))
+	path := testutil.Testdata(t, filepath.Join("hmmer2", "models", name))
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return hmms[0].Logoddsify(true)
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(name, ".gz") {
+		if r, err = gzip.NewReader(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := plan7.NewReader(r, path).Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h.Logoddsify(true)
 }
 
 // impossibleProfile is viterbi's TestImpossibleScores model: rrm with W
