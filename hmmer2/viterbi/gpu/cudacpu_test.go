@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/hmmer2/plan7"
@@ -40,28 +41,53 @@ func shimCompiler(t *testing.T) string {
 	return ""
 }
 
+// shimDir holds the executables, one per shape, shared by the tests
+// and removed by TestMain.
+var shimDir string
+
+func TestMain(m *testing.M) {
+	var err error
+	if shimDir, err = os.MkdirTemp("", "h2vitcpu"); err != nil {
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(shimDir)
+	os.Exit(code)
+}
+
 // shimBuilds caches one executable per shape.
-var shimBuilds = map[Shape]string{}
+var shimBuilds struct {
+	sync.Mutex
+	m map[Shape]string
+}
 
 func buildShim(t *testing.T, cc string, s Shape) string {
 	t.Helper()
-	if exe := shimBuilds[s]; exe != "" {
+	shimBuilds.Lock()
+	exe := shimBuilds.m[s]
+	shimBuilds.Unlock()
+	if exe != "" {
 		return exe
 	}
-	dir, err := os.MkdirTemp("", "h2vitcpu")
+	dir, err := os.MkdirTemp(shimDir, "shape")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "defs.h"), []byte(s.Defines()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	exe := filepath.Join(dir, "h2vitcpu")
+	exe = filepath.Join(dir, "h2vitcpu")
 	cmd := exec.Command(cc, "-std=c++17", "-O1", "-fwrapv",
 		"-I", dir, "-I", ".", "-I", filepath.Join("testdata", "cudacpu"), "-o", exe, filepath.Join("testdata", "cudacpu", "driver.cc"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("compiling viterbi.cu with the CPU shim (%+v): %v\n%s", s, err, out)
 	}
-	shimBuilds[s] = exe
+	shimBuilds.Lock()
+	if shimBuilds.m == nil {
+		shimBuilds.m = map[Shape]string{}
+	}
+	shimBuilds.m[s] = exe
+	shimBuilds.Unlock()
 	return exe
 }
 
@@ -120,6 +146,7 @@ func sameScores(t *testing.T, what string, p *plan7.Profile, seqs [][]byte, got 
 }
 
 func TestKernelSourceOnCPU(t *testing.T) {
+	t.Parallel() // mostly compilers and single-threaded child processes
 	cc := shimCompiler(t)
 	rng := rand.New(rand.NewSource(5))
 	amino := plan7.NewAlphabet(plan7.Amino)
@@ -169,6 +196,7 @@ func TestKernelSourceOnCPU(t *testing.T) {
 // The impossible-score model (int32 wrap-around) and real models,
 // through the kernel on the CPU.
 func TestKernelSourceOnCPUModels(t *testing.T) {
+	t.Parallel()
 	cc := shimCompiler(t)
 	rng := rand.New(rand.NewSource(6))
 	p := impossibleProfile(t)
