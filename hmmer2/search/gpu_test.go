@@ -27,7 +27,7 @@ func TestGPUOptions(t *testing.T) {
 		{[]string{"--cpu-only", "m", "d"}, devices.Never, false, nil, "m d", false},
 		{[]string{"-T", "-5", "--gpu", "1", "m", "d"}, devices.Require, false, []int{1}, "-T -5 m d", false},
 		{[]string{"--informat", "--gpu", "m", "d"}, devices.Auto, false, nil, "--informat --gpu m d", false}, // a value, not ours
-		{[]string{"m", "--gpu", "d"}, devices.Auto, false, nil, "m --gpu d", false},                           // after the files
+		{[]string{"m", "--gpu", "d"}, devices.Auto, false, nil, "m --gpu d", false},                          // after the files
 		{[]string{"--gpu", "--nogpu", "m", "d"}, 0, false, nil, "", true},
 		{[]string{"--gpu=x", "m", "d"}, 0, false, nil, "", true},
 	} {
