@@ -1,11 +1,13 @@
 package search
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
+	"github.com/hmmgo/hmmgo/gpu/devices"
 	"github.com/hmmgo/hmmgo/internal/cli"
 )
 
@@ -37,7 +39,9 @@ const experts = `   --compat       : make best effort to use last version's outp
 // hmmgoExtras are options hmm2search does not have.
 const hmmgoExtras = `  hmmgo options:
    -o <f>         : write the report to file <f> (atomically) instead of stdout
-   --batch <n>    : sequences scored per lane batch (default 4096)
+   --batch <n>    : sequences scored per lane batch (default 4096; 32768 on a GPU)
+   --gpu [list]   : score on GPUs (the first usable one, a list such as 0,2, or all); error if none
+   --nogpu        : never use a GPU (by default the first usable GPU is used, else the CPU)
 `
 
 type cutoff int
@@ -66,6 +70,8 @@ type Options struct {
 	Informat string
 	Output   string
 	Batch    int
+	batchSet bool
+	GPU      devices.Request // --gpu/--nogpu
 
 	HMMFile, SeqFile string
 }
@@ -107,6 +113,15 @@ func ParseOptions(args []string) (*Options, error) {
 		CPU:    1,
 		Batch:  4096,
 	}
+	gpu, args, err := extractGPUOptions(args)
+	if err != nil {
+		var ue *usageError
+		if errors.As(err, &ue) {
+			return nil, usageErr("%v", ue.err)
+		}
+		return nil, err
+	}
+	o.GPU = gpu
 	i := 0
 	for i < len(args) {
 		a := args[i]
@@ -261,6 +276,7 @@ func (o *Options) set(s optSpec, val string) error {
 		return usageErr("--xnu (XNU repeat masking) is not implemented in hmmgo hmm2search")
 	case "--batch":
 		o.Batch = atoi(val)
+		o.batchSet = true
 		if o.Batch < 1 {
 			return usageErr("--batch must be at least 1")
 		}

@@ -144,7 +144,7 @@ func Search(env cli.Env, o *Options) error {
 	if !o.cpuSet || workers <= 0 {
 		workers = 0
 	}
-	scorer, err := NewScorer(p, workers)
+	scorer, err := newScorer(env.Stderr, o, p, workers)
 	if err != nil {
 		return err
 	}

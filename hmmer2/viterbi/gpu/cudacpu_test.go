@@ -1,0 +1,224 @@
+package gpu
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/hmmgo/hmmgo/hmmer2/plan7"
+	"github.com/hmmgo/hmmgo/hmmer2/viterbi"
+	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
+)
+
+// These tests run viterbi.cu itself, not a transcription of it, on the
+// CPU: testdata/cudacpu/shim.h stands in for the CUDA built-ins (each GPU
+// thread a coroutine, shuffles, votes and barriers exchanged between the
+// threads), so the kernel's node layout, lane and warp exchanges, the D
+// chain's convergence loop, padding and the work loop are checked
+// against viterbi.ScoreOne through the same tables and packing the GPU
+// path uses. What they cannot check is NVRTC and the device itself;
+// gpu_test.go does that on a GPU host.
+
+// shimCompiler returns a C++ compiler, or skips.
+func shimCompiler(t *testing.T) string {
+	t.Helper()
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the CUDA shim switches x86-64 stacks; skipped on " + runtime.GOARCH)
+	}
+	for _, cc := range []string{"c++", "g++", "clang++"} {
+		if p, err := exec.LookPath(cc); err == nil {
+			return p
+		}
+	}
+	t.Skip("no C++ compiler: viterbi.cu not run on the CPU")
+	return ""
+}
+
+// shimDir holds the executables, one per shape, shared by the tests
+// and removed by TestMain.
+var shimDir string
+
+func TestMain(m *testing.M) {
+	var err error
+	if shimDir, err = os.MkdirTemp("", "h2vitcpu"); err != nil {
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(shimDir)
+	os.Exit(code)
+}
+
+// shimBuilds caches one executable per shape.
+var shimBuilds struct {
+	sync.Mutex
+	m map[Shape]string
+}
+
+func buildShim(t *testing.T, cc string, s Shape) string {
+	t.Helper()
+	shimBuilds.Lock()
+	exe := shimBuilds.m[s]
+	shimBuilds.Unlock()
+	if exe != "" {
+		return exe
+	}
+	dir, err := os.MkdirTemp(shimDir, "shape")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "defs.h"), []byte(s.Defines()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exe = filepath.Join(dir, "h2vitcpu")
+	cmd := exec.Command(cc, "-std=c++17", "-O1", "-fwrapv",
+		"-I", dir, "-I", ".", "-I", filepath.Join("testdata", "cudacpu"), "-o", exe, filepath.Join("testdata", "cudacpu", "driver.cc"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("compiling viterbi.cu with the CPU shim (%+v): %v\n%s", s, err, out)
+	}
+	shimBuilds.Lock()
+	if shimBuilds.m == nil {
+		shimBuilds.m = map[Shape]string{}
+	}
+	shimBuilds.m[s] = exe
+	shimBuilds.Unlock()
+	return exe
+}
+
+// runShim scores seqs with the kernel on the CPU, grid blocks at a time.
+func runShim(t *testing.T, exe string, p *plan7.Profile, s Shape, seqs [][]byte, grid int) []int32 {
+	t.Helper()
+	idx := make([]int, len(seqs))
+	for i := range idx {
+		idx[i] = i
+	}
+	packed := gpudb.Pack(seqs, idx, s.PackT())
+	tb := NewTables(p, s)
+	var in bytes.Buffer
+	binary.Write(&in, binary.LittleEndian, []int32{int32(packed.NBlocks), int32(len(seqs)), int32(grid), int32(s.SharedBytes())})
+	for _, a := range [][]byte{tb.A, tb.B, tb.E, tb.Emis, tb.Xsc, packed.Res, packed.Table} {
+		binary.Write(&in, binary.LittleEndian, int64(len(a)))
+		in.Write(a)
+	}
+	dir := t.TempDir()
+	inPath, outPath := filepath.Join(dir, "in"), filepath.Join(dir, "out")
+	if err := os.WriteFile(inPath, in.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(exe, inPath, outPath).CombinedOutput(); err != nil {
+		t.Fatalf("kernel on the CPU (%+v): %v\n%s", s, err, out)
+	}
+	raw, err := os.ReadFile(outPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) != 4*len(seqs) {
+		t.Fatalf("kernel output: %d bytes for %d sequences", len(raw), len(seqs))
+	}
+	got := make([]int32, len(seqs))
+	for i := range got {
+		got[i] = int32(binary.LittleEndian.Uint32(raw[4*i:]))
+	}
+	return got
+}
+
+// sameScores fails where a score differs from ScoreOne's.
+func sameScores(t *testing.T, what string, p *plan7.Profile, seqs [][]byte, got []int32) {
+	t.Helper()
+	bad := 0
+	for i, s := range seqs {
+		if want := viterbi.ScoreOne(p, s); got[i] != want {
+			bad++
+			if bad <= 3 {
+				t.Errorf("%s: sequence %d (L=%d): kernel %d, ScoreOne %d", what, i, len(s), got[i], want)
+			}
+		}
+	}
+	if bad > 3 {
+		t.Errorf("%s: %d of %d scores differ", what, bad, len(seqs))
+	}
+}
+
+func TestKernelSourceOnCPU(t *testing.T) {
+	t.Parallel() // mostly compilers and single-threaded child processes
+	cc := shimCompiler(t)
+	rng := rand.New(rand.NewSource(5))
+	amino := plan7.NewAlphabet(plan7.Amino)
+	dna := plan7.NewAlphabet(plan7.Nucleic)
+	type variant struct {
+		M       int
+		shape   func(M int) Shape
+		grid    int
+		a       *plan7.Alphabet
+		nseq    int
+		maxLen  int
+		zeros   bool
+		comment string
+	}
+	warp := func(T int) func(int) Shape { return func(M int) Shape { return newShape(M, T, 1, 64) } }
+	block := func(W int, trans, emis bool) func(int) Shape {
+		return func(M int) Shape {
+			s := newShape(M, 32, W, 32*W)
+			s.TransShared, s.EmisShared = trans, emis
+			return s
+		}
+	}
+	var vs []variant
+	for i, mode := range modes {
+		vs = append(vs,
+			variant{1, ShapeFor, 2, amino, 70, 40, i == 0, "one node"},
+			variant{2, ShapeFor, 1, dna, 40, 60, false, "two nodes"},
+			variant{31, ShapeFor, 1, amino, 40, 80, i == 1, "T=2, uneven"},
+			variant{33, warp(4), 2, amino, 48, 60, i == 2, "T=4, uneven"},
+			variant{37, warp(32), 1, dna, 20, 50, i == 3, "C=2, 5 short ranks"},
+			variant{70, block(2, true, true), 2, amino, 9, 60, i == 0, "two warps"},
+			variant{100, block(3, false, false), 2, amino, 7, 40, i == 1, "three warps, global tables"},
+			variant{64, block(2, true, false), 1, amino, 5, 50, false, "two warps, even"},
+		)
+		_ = mode
+	}
+	for vi, v := range vs {
+		mode := modes[vi/8]
+		p := randomProfile(rng, v.a, v.M, mode, v.zeros)
+		s := v.shape(v.M)
+		seqs := randomSeqs(rng, v.a, v.nseq, v.maxLen)
+		got := runShim(t, buildShim(t, cc, s), p, s, seqs, v.grid)
+		sameScores(t, fmt.Sprintf("%s M=%d %s %+v", mode, v.M, v.comment, s), p, seqs, got)
+	}
+}
+
+// The impossible-score model (int32 wrap-around) and real models,
+// through the kernel on the CPU.
+func TestKernelSourceOnCPUModels(t *testing.T) {
+	t.Parallel()
+	cc := shimCompiler(t)
+	rng := rand.New(rand.NewSource(6))
+	p := impossibleProfile(t)
+	seqs := randomSeqs(rng, p.HMM.Alph, 40, 120)
+	onlyWY(seqs)
+	for _, s := range []Shape{ShapeFor(p.M), newShape(p.M, 32, 2, 64), newShape(p.M, 4, 1, 32)} {
+		sameScores(t, fmt.Sprintf("impossible %+v", s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 2))
+	}
+	amino := plan7.NewAlphabet(plan7.Amino)
+	for _, w := range []struct{ M, T, W int }{{10, 1, 1}, {40, 4, 1}, {70, 32, 2}} {
+		p := wrapProfile(rng, amino, w.M)
+		seqs := randomSeqs(rng, amino, 30, 60)
+		if !wraps(p, seqs) {
+			t.Fatalf("M=%d: the wrap-around model does not wrap", w.M)
+		}
+		s := newShape(w.M, w.T, w.W, 32*w.W)
+		sameScores(t, fmt.Sprintf("wrap-around M=%d %+v", w.M, s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 2))
+	}
+	for _, name := range []string{"globin.hmm2", "globin_fs.hmm2", "globin_sw.hmm2", "globin_global.hmm2", "made1.hmm2"} {
+		p := readProfile(t, name)
+		seqs := randomSeqs(rng, p.HMM.Alph, 12, 150)
+		s := ShapeFor(p.M)
+		sameScores(t, name, p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 1))
+	}
+}

@@ -1,0 +1,54 @@
+package gpu_test
+
+import (
+	"fmt"
+
+	"github.com/hmmgo/hmmgo/gpu/cuda"
+
+	"github.com/hmmgo/hmmgo/hmmer2/plan7"
+	"github.com/hmmgo/hmmgo/hmmer2/viterbi"
+	"github.com/hmmgo/hmmgo/hmmer2/viterbi/gpu"
+)
+
+// How the kernel is specialised: small models share a warp between
+// several sequences, large ones take a block of warps per sequence.
+func ExampleShapeFor() {
+	for _, M := range []int{1, 80, 142, 294, 2940} {
+		s := gpu.ShapeFor(M)
+		if s.W == 1 {
+			fmt.Printf("M=%d: %d sequences per warp, %d threads x %d nodes each\n", M, 32/s.T, s.T, s.C)
+		} else {
+			fmt.Printf("M=%d: one sequence per block of %d warps, %d threads x %d nodes\n", M, s.W, s.G(), s.C)
+		}
+	}
+	// Output:
+	// M=1: 32 sequences per warp, 1 threads x 1 nodes each
+	// M=80: 4 sequences per warp, 8 threads x 10 nodes each
+	// M=142: 2 sequences per warp, 16 threads x 9 nodes each
+	// M=294: 1 sequences per warp, 32 threads x 10 nodes each
+	// M=2940: one sequence per block of 8 warps, 256 threads x 12 nodes
+}
+
+// Scoring a batch on the GPU when there is one, as hmm2search --gpu does;
+// the scores are those of the CPU scorer.
+func ExampleNewScorer() {
+	hmms, _ := plan7.ReadFile("../../../testdata/hmmer2/models/globin.hmm2")
+	p := hmms[0].Logoddsify(true)
+	seqs := [][]byte{p.HMM.Alph.Digitize([]byte("VLSPADKTNVKAAWGKVGAHAGEYGAEALERMFLSFPTTKTYFPHFDLSHGSAQVKGHGKKVADALTNAVAHVDDMPNALSALSDLHAHKLRVDPVNFKLLSHCLLVTLAAHLPAEFTPAVHASLDKFLASVSTVLTSKYR"), nil)}
+	scores := make([]int32, len(seqs))
+	var sc viterbi.Scorer = viterbi.NewCPUScorer(p, 1)
+	if cuda.Load() == nil {
+		if devs, err := cuda.Devices(); err == nil && len(devs) > 0 {
+			if ctx, err := devs[0].Context(); err == nil {
+				if g, err := gpu.NewScorer([]*cuda.Context{ctx}, p); err == nil {
+					sc = g
+				}
+			}
+		}
+	}
+	defer sc.Close()
+	sc.Score(seqs, scores)
+	fmt.Printf("%.1f bits\n", plan7.Scorify(scores[0]))
+	// Output:
+	// 193.9 bits
+}

@@ -1,0 +1,393 @@
+// Package gpu scores sequences with HMMER 2.3.2's integer Viterbi
+// algorithm on NVIDIA GPUs: a viterbi.Scorer whose scores are identical
+// to viterbi.ScoreOne (and so to hmm2search) for every sequence, int32
+// wrap-around included. viterbi.cu says how the kernel is laid out and
+// why its results are exact; Shape says how it is specialised per model.
+//
+// The design is ClawHMMER's (length-sorted batches streamed to the
+// device, one score per sequence, tracebacks on the CPU for hits only),
+// with a group of threads per sequence instead of one thread: each
+// thread keeps a chunk of the model's nodes in registers.
+package gpu
+
+import (
+	_ "embed"
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/hmmgo/hmmgo/gpu/cuda"
+	"github.com/hmmgo/hmmgo/gpu/nvrtc"
+	"github.com/hmmgo/hmmgo/hmmer2/plan7"
+	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
+)
+
+//go:embed viterbi.cu
+var kernelSource string
+
+// programs caches compiled kernels per context and shape: models of the
+// same length share one.
+var programs struct {
+	sync.Mutex
+	m map[programKey]*nvrtc.Kernels
+}
+
+type programKey struct {
+	ctx   *cuda.Context
+	shape Shape
+}
+
+func build(ctx *cuda.Context, s Shape) (*cuda.Function, error) {
+	programs.Lock()
+	defer programs.Unlock()
+	if programs.m == nil {
+		programs.m = map[programKey]*nvrtc.Kernels{}
+	}
+	k := programs.m[programKey{ctx, s}]
+	if k == nil {
+		var err error
+		k, err = nvrtc.Build(ctx, nvrtc.Program{Name: "viterbi.cu", Source: s.Defines() + kernelSource, Options: []string{"-std=c++17"}})
+		if err != nil {
+			return nil, err
+		}
+		programs.m[programKey{ctx, s}] = k
+	}
+	f, err := k.Function("h2vit_kernel")
+	if err != nil {
+		return nil, err
+	}
+	if s.SharedBytes() > 48*1024 {
+		if err := f.SetMaxDynamicSharedMemory(s.SharedBytes()); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// Kernel is one profile loaded on one device.
+type Kernel struct {
+	ctx   *cuda.Context
+	p     *plan7.Profile
+	Shape Shape
+	fn    *cuda.Function
+	grid  int
+	a, b  *cuda.Buffer
+	e     *cuda.Buffer
+	emis  *cuda.Buffer
+	xsc   *cuda.Buffer
+	slots [2]*slot
+
+	// KernelTime is the device time of the launches (resident scoring
+	// only), for benchmarks.
+	KernelTime time.Duration
+}
+
+// slot holds the device buffers of one batch in flight.
+type slot struct {
+	ctx                      *cuda.Context
+	stream                   *cuda.Stream
+	res, table, next, outDev *cuda.Buffer
+	n                        int   // sequences of the batch in flight (0: none)
+	idx                      []int // their positions in the caller's out
+	raw                      []byte
+}
+
+// grow makes *b hold at least n bytes (contents not kept).
+func (s *slot) grow(b **cuda.Buffer, n int) error {
+	if *b != nil && (*b).Size() >= n {
+		return nil
+	}
+	if *b != nil {
+		(*b).Free()
+		*b = nil
+	}
+	buf, err := s.ctx.Alloc(max(n, 4096))
+	if err != nil {
+		return err
+	}
+	*b = buf
+	return nil
+}
+
+func (s *slot) free() {
+	for _, b := range []*cuda.Buffer{s.res, s.table, s.next, s.outDev} {
+		if b != nil {
+			b.Free()
+		}
+	}
+	s.stream.Destroy()
+}
+
+// NewKernel compiles (or finds) the kernel for p's shape on ctx and
+// uploads p's score tables.
+func NewKernel(ctx *cuda.Context, p *plan7.Profile) (*Kernel, error) {
+	d := ctx.Device()
+	s := ShapeFor(p.M)
+	if s.SharedBytes() > d.SharedMemPerBlockOptin {
+		s.TransShared, s.EmisShared = false, false
+	}
+	fn, err := build(ctx, s)
+	if err != nil {
+		return nil, fmt.Errorf("hmm2 Viterbi kernel for GPU %d: %w", d.Ordinal, err)
+	}
+	k := &Kernel{ctx: ctx, p: p, Shape: s, fn: fn}
+	perSM := max(1, d.MaxThreadsPerSM/s.Block)
+	if sb := s.SharedBytes(); sb > 0 && d.SharedMemPerSM > 0 {
+		perSM = max(1, min(perSM, d.SharedMemPerSM/sb))
+	}
+	k.grid = d.Multiprocessors * perSM
+	t := NewTables(p, s)
+	for _, u := range []struct {
+		dst  **cuda.Buffer
+		data []byte
+	}{{&k.a, t.A}, {&k.b, t.B}, {&k.e, t.E}, {&k.emis, t.Emis}, {&k.xsc, t.Xsc}} {
+		buf, err := ctx.Alloc(len(u.data))
+		if err == nil {
+			err = buf.CopyFromHost(0, u.data)
+		}
+		if err != nil {
+			k.Close()
+			return nil, err
+		}
+		*u.dst = buf
+	}
+	return k, nil
+}
+
+// Close frees the kernel's device memory.
+func (k *Kernel) Close() error {
+	for _, b := range []*cuda.Buffer{k.a, k.b, k.e, k.emis, k.xsc} {
+		if b != nil {
+			b.Free()
+		}
+	}
+	for _, s := range k.slots {
+		if s != nil {
+			s.free()
+		}
+	}
+	return nil
+}
+
+// launch queues the kernel over a packed layout of n sequences, with
+// scores into out (n int32), on stream st (nil: the default stream).
+func (k *Kernel) launch(st *cuda.Stream, layout *gpudb.Device, next, out *cuda.Buffer) error {
+	var a cuda.Args
+	a.Buffer(k.a).Buffer(k.b).Buffer(k.e).Buffer(k.emis).Buffer(layout.Res).Buffer(layout.Table).
+		Int32(int32(layout.NBlocks)).Buffer(next).Buffer(k.xsc).Buffer(out)
+	grid := max(1, min(k.grid, layout.NBlocks))
+	if err := k.fn.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: k.Shape.Block},
+		SharedMem: k.Shape.SharedBytes(), Stream: st}, &a); err != nil {
+		return fmt.Errorf("hmm2 Viterbi on GPU %d: %w", k.ctx.Device().Ordinal, err)
+	}
+	return nil
+}
+
+// ScoreDB scores every sequence of a database resident on the device
+// (its layout for this shape is packed and uploaded once, then reused
+// by every model of the same T). out has one score per db.Dsqs.
+func (k *Kernel) ScoreDB(db *gpudb.DB, out []int32) error {
+	layout, err := db.Layout(k.Shape.PackT())
+	if err != nil {
+		return err
+	}
+	n := len(db.Dsqs)
+	next, err := k.ctx.Alloc(4)
+	if err != nil {
+		return err
+	}
+	defer next.Free()
+	dev, err := k.ctx.Alloc(4 * max(1, n))
+	if err != nil {
+		return err
+	}
+	defer dev.Free()
+	if err := next.Memset32(0); err != nil {
+		return err
+	}
+	d, err := gpudb.Timed(k.ctx, func() error { return k.launch(nil, layout, next, dev) })
+	if err != nil {
+		return err
+	}
+	k.KernelTime += d
+	raw := make([]byte, 4*n)
+	if err := dev.CopyToHost(raw, 0); err != nil {
+		return err
+	}
+	for i := range out[:n] {
+		out[i] = int32(binary.LittleEndian.Uint32(raw[4*i:]))
+	}
+	return nil
+}
+
+// partResidues is the size of the parts a streamed batch is cut into:
+// part i+1 is packed and uploaded while part i runs.
+const partResidues = 4 << 20
+
+// scoreStream scores seqs[idx] (non-empty, sorted by decreasing length)
+// into out, streaming parts through two slots.
+func (k *Kernel) scoreStream(seqs [][]byte, idx []int, out []int32) error {
+	for i := range k.slots {
+		if k.slots[i] == nil {
+			st, err := k.ctx.NewStream()
+			if err != nil {
+				return err
+			}
+			k.slots[i] = &slot{ctx: k.ctx, stream: st}
+		}
+	}
+	var firstErr error
+	finish := func(s *slot) {
+		if s.n == 0 {
+			return
+		}
+		err := s.stream.Synchronize()
+		if err == nil {
+			err = s.outDev.CopyToHost(s.raw[:4*s.n], 0)
+		}
+		if err == nil {
+			for j, i := range s.idx {
+				out[i] = int32(binary.LittleEndian.Uint32(s.raw[4*j:]))
+			}
+		} else if firstErr == nil {
+			firstErr = err
+		}
+		s.n = 0
+	}
+	turn := 0
+	for start := 0; start < len(idx) && firstErr == nil; turn ^= 1 {
+		end, res := start, 0
+		for end < len(idx) && (res < partResidues || end == start) {
+			res += len(seqs[idx[end]])
+			end++
+		}
+		s := k.slots[turn]
+		finish(s) // the batch this slot held two parts ago
+		if firstErr != nil {
+			break
+		}
+		part := idx[start:end]
+		if err := k.queue(s, seqs, part); err != nil {
+			return err
+		}
+		start = end
+	}
+	finish(k.slots[turn^1])
+	finish(k.slots[turn])
+	return firstErr
+}
+
+// queue packs one part, uploads it on the slot's stream and launches.
+func (k *Kernel) queue(s *slot, seqs [][]byte, part []int) error {
+	n := len(part)
+	local := make([][]byte, n)
+	all := make([]int, n)
+	for j, i := range part {
+		local[j] = seqs[i]
+		all[j] = j
+	}
+	p := gpudb.Pack(local, all, k.Shape.PackT())
+	for _, g := range []struct {
+		b **cuda.Buffer
+		n int
+	}{{&s.res, len(p.Res) + 16}, {&s.table, len(p.Table) + gpudb.BlockBytes}, {&s.next, 4}, {&s.outDev, 4 * n}} {
+		if err := s.grow(g.b, g.n); err != nil {
+			return err
+		}
+	}
+	if err := s.stream.CopyHtoD(s.res.Ptr(), p.Res); err != nil {
+		return err
+	}
+	if err := s.stream.CopyHtoD(s.table.Ptr(), p.Table); err != nil {
+		return err
+	}
+	if err := s.stream.Memset32(s.next.Ptr(), 0, 1); err != nil {
+		return err
+	}
+	if err := k.launch(s.stream, &gpudb.Device{Res: s.res, Table: s.table, NBlocks: p.NBlocks}, s.next, s.outDev); err != nil {
+		return err
+	}
+	s.n, s.idx = n, part
+	if cap(s.raw) < 4*n {
+		s.raw = make([]byte, 4*n)
+	}
+	return nil
+}
+
+// Scorer is a viterbi.Scorer on one or more GPUs: each batch is sorted
+// by length and dealt to the devices in turn, so that every device gets
+// the same mix of lengths.
+type Scorer struct {
+	p       *plan7.Profile
+	kernels []*Kernel
+}
+
+// NewScorer loads p on every context.
+func NewScorer(ctxs []*cuda.Context, p *plan7.Profile) (*Scorer, error) {
+	if len(ctxs) == 0 {
+		return nil, fmt.Errorf("hmm2 Viterbi GPU scorer: no GPU")
+	}
+	s := &Scorer{p: p}
+	for _, c := range ctxs {
+		k, err := NewKernel(c, p)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.kernels = append(s.kernels, k)
+	}
+	return s, nil
+}
+
+// Kernels are the per-device kernels (for their shape and counters).
+func (s *Scorer) Kernels() []*Kernel { return s.kernels }
+
+// Score implements viterbi.Scorer. Empty sequences are scored on the
+// host (ScoreOne's -INFTY + C->T); the others on the devices.
+func (s *Scorer) Score(seqs [][]byte, out []int32) error {
+	cmove := s.p.Xsc[plan7.XTC][plan7.Move]
+	var idx []int
+	for i, q := range seqs {
+		if len(q) == 0 {
+			out[i] = negInf + cmove
+		} else {
+			idx = append(idx, i)
+		}
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return len(seqs[idx[a]]) > len(seqs[idx[b]]) })
+	nd := len(s.kernels)
+	if nd == 1 {
+		return s.kernels[0].scoreStream(seqs, idx, out)
+	}
+	errs := make([]error, nd)
+	var wg sync.WaitGroup
+	for d, k := range s.kernels {
+		var mine []int
+		for j := d; j < len(idx); j += nd {
+			mine = append(mine, idx[j])
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[d] = k.scoreStream(seqs, mine, out)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close releases every device's kernel.
+func (s *Scorer) Close() error {
+	for _, k := range s.kernels {
+		k.Close()
+	}
+	s.kernels = nil
+	return nil
+}

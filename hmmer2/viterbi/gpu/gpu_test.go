@@ -1,0 +1,183 @@
+package gpu
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/hmmgo/hmmgo/gpu/cuda"
+	"github.com/hmmgo/hmmgo/hmmer2/plan7"
+	"github.com/hmmgo/hmmgo/hmmer2/viterbi"
+	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
+	"github.com/hmmgo/hmmgo/internal/testutil"
+)
+
+// These tests need a GPU (they skip, saying so, without one): the GPU
+// scorer must give the CPU scorer's scores for every sequence.
+
+// compareGPU scores seqs on the GPU, streamed (Scorer.Score) and, with
+// db, resident (Kernel.ScoreDB), and compares every score with the CPU
+// scorer's (itself tested equal to ScoreOne).
+func compareGPU(t *testing.T, ctxs []*cuda.Context, what string, p *plan7.Profile, seqs [][]byte, db *gpudb.DB) {
+	t.Helper()
+	want := make([]int32, len(seqs))
+	if err := viterbi.NewCPUScorer(p, 0).Score(seqs, want); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := NewScorer(ctxs, p)
+	if err != nil {
+		t.Fatalf("%s (M=%d): %v", what, p.M, err)
+	}
+	defer sc.Close()
+	got := make([]int32, len(seqs))
+	if err := sc.Score(seqs, got); err != nil {
+		t.Fatalf("%s (M=%d): %v", what, p.M, err)
+	}
+	diff(t, fmt.Sprintf("%s (M=%d, %+v) streamed on %d GPU(s)", what, p.M, sc.Kernels()[0].Shape, len(ctxs)), seqs, got, want)
+	if db != nil {
+		res := make([]int32, len(seqs))
+		if err := sc.Kernels()[0].ScoreDB(db, res); err != nil {
+			t.Fatal(err)
+		}
+		diff(t, fmt.Sprintf("%s (M=%d) resident", what, p.M), seqs, res, want)
+	}
+}
+
+func diff(t *testing.T, what string, seqs [][]byte, got, want []int32) {
+	t.Helper()
+	bad := 0
+	for i := range seqs {
+		if got[i] != want[i] {
+			bad++
+			if bad <= 3 {
+				t.Errorf("%s: sequence %d (L=%d): GPU %d, CPU %d", what, i, len(seqs[i]), got[i], want[i])
+			}
+		}
+	}
+	if bad > 3 {
+		t.Errorf("%s: %d of %d scores differ", what, bad, len(seqs))
+	}
+}
+
+func TestGPUMatchesCPU(t *testing.T) {
+	ctx := testutil.GPUContext(t)
+	ctxs := []*cuda.Context{ctx}
+	rng := rand.New(rand.NewSource(31))
+	amino := plan7.NewAlphabet(plan7.Amino)
+	dna := plan7.NewAlphabet(plan7.Nucleic)
+	prot := randomSeqs(rng, amino, 3000, 600)
+	for _, L := range []int{0, 1, 2, 3, 4, 5, 1000, 5000, 20000} {
+		s := make([]byte, L)
+		for j := range s {
+			s[j] = byte(rng.Intn(amino.Iupac)) // degenerate codes too
+		}
+		prot = append(prot, s)
+	}
+	nuc := randomSeqs(rng, dna, 2000, 1500)
+	protDB := gpudb.New(ctx, prot)
+	defer protDB.Free()
+	nucDB := gpudb.New(ctx, nuc)
+	defer nucDB.Free()
+	for _, M := range []int{1, 2, 3, 15, 16, 31, 32, 33, 64, 100, 255, 256, 257, 511, 512, 513, 700, 1000} {
+		for _, mode := range modes {
+			zeros := M%2 == 1
+			compareGPU(t, ctxs, mode+" amino", randomProfile(rng, amino, M, mode, zeros), prot, protDB)
+			if M <= 300 {
+				compareGPU(t, ctxs, mode+" nucleic", randomProfile(rng, dna, M, mode, zeros), nuc, nucDB)
+			}
+		}
+	}
+	for _, name := range []string{"globin.hmm2", "globin_fs.hmm2", "globin_sw.hmm2", "globin_global.hmm2", "fn3.hmm2", "rrm.hmm2", "pkinase.hmm2", "pkinase10.hmm2.gz"} {
+		compareGPU(t, ctxs, name, readProfile(t, name), prot, protDB)
+	}
+	compareGPU(t, ctxs, "made1.hmm2", readProfile(t, "made1.hmm2"), nuc, nucDB)
+
+	// int32 wrap-around: the impossible-score model and models that wrap
+	// for certain.
+	imp := randomSeqs(rng, amino, 500, 300)
+	onlyWY(imp)
+	compareGPU(t, ctxs, "impossible", impossibleProfile(t), imp, nil)
+	for _, M := range []int{10, 40, 300, 600, 2000} {
+		p := wrapProfile(rng, amino, M)
+		if !wraps(p, prot[:200]) {
+			t.Fatalf("M=%d: the wrap-around model does not wrap", M)
+		}
+		compareGPU(t, ctxs, "wrap-around", p, prot, protDB)
+	}
+
+	// Two scorers on one device stand in for two GPUs: the dealing of a
+	// batch between devices.
+	compareGPU(t, []*cuda.Context{ctx, ctx}, "two devices", randomProfile(rng, amino, 150, "ls", false), prot, nil)
+}
+
+// TestGPUThroughput measures the kernel on a resident synthetic database
+// (HMMGO_GPU_BENCH=residues, at least 1e8 for numbers worth reporting)
+// and prints GCUPS (M x residues per second of kernel time), then the
+// streamed path (packing and transfers included) for one model.
+func TestGPUThroughput(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("HMMGO_GPU_BENCH"))
+	if n == 0 {
+		t.Skip("set HMMGO_GPU_BENCH=<residues> to measure GPU throughput")
+	}
+	ctx := testutil.GPUContext(t)
+	amino := plan7.NewAlphabet(plan7.Amino)
+	rng := rand.New(rand.NewSource(1))
+	var seqs [][]byte
+	total := 0
+	for total < n {
+		// Swiss-Prot-like lengths: log-normal around 300.
+		L := int(math.Exp(rng.NormFloat64()*0.6+5.6)) + 1
+		s := make([]byte, L)
+		for j := range s {
+			s[j] = byte(rng.Intn(amino.Size))
+		}
+		seqs = append(seqs, s)
+		total += L
+	}
+	db := gpudb.New(ctx, seqs)
+	defer db.Free()
+	d := ctx.Device()
+	fmt.Printf("%s: %d sequences, %d residues resident; GCUPS = M x residues / kernel time\n", d.Name, len(seqs), total)
+	fmt.Printf("%-6s %-28s %10s %10s %10s\n", "M", "shape", "kernel_s", "wall_s", "GCUPS")
+	out := make([]int32, len(seqs))
+	for _, M := range []int{100, 200, 300, 500, 800, 1000, 1500, 2000, 2500, 3000} {
+		p := randomProfile(rng, amino, M, "ls", false)
+		k, err := NewKernel(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := k.ScoreDB(db, out); err != nil { // layout upload and first launch
+			t.Fatal(err)
+		}
+		k.KernelTime = 0
+		t0 := time.Now()
+		if err := k.ScoreDB(db, out); err != nil {
+			t.Fatal(err)
+		}
+		wall := time.Since(t0)
+		sh := k.Shape
+		fmt.Printf("%-6d %-28s %10.3f %10.3f %10.1f\n", M, fmt.Sprintf("T=%d W=%d C=%d sh=%v/%v", sh.T, sh.W, sh.C, sh.TransShared, sh.EmisShared),
+			k.KernelTime.Seconds(), wall.Seconds(), float64(total)*float64(M)/k.KernelTime.Seconds()/1e9)
+		k.Close()
+	}
+	// Streamed, as hmm2search --gpu sends its chunks.
+	p := randomProfile(rng, amino, 300, "ls", false)
+	sc, err := NewScorer([]*cuda.Context{ctx}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	t0 := time.Now()
+	for start := 0; start < len(seqs); start += 4096 {
+		end := min(start+4096, len(seqs))
+		if err := sc.Score(seqs[start:end], out[start:end]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wall := time.Since(t0)
+	fmt.Printf("streamed in chunks of 4096 sequences, M=300: %.3f s, %.1f GCUPS\n", wall.Seconds(), float64(total)*300/wall.Seconds()/1e9)
+}

@@ -1,0 +1,180 @@
+package gpu
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/hmmgo/hmmgo/hmmer2/plan7"
+)
+
+// negInf is HMMER2's -INFTY.
+const negInf = -plan7.Infty
+
+// Shape is how viterbi.cu is specialised for a model length: T threads
+// of a warp per sequence (W == 1, 32/T sequences per warp), or W warps
+// (a whole block) per sequence; C nodes per thread, the first Extra
+// threads of a group having C and the others C-1 when the nodes do not
+// divide evenly.
+type Shape struct {
+	T, W, C, Extra int
+	Block          int
+	TransShared    bool // transition table copied to shared memory
+	EmisShared     bool // emission table copied to shared memory
+}
+
+const (
+	// minNodesPerThread keeps a thread busy enough between exchanges.
+	minNodesPerThread = 8
+	// maxNodesPerThreadWarp is the most nodes a thread of a one-warp
+	// group keeps in registers (five int32 arrays of C).
+	maxNodesPerThreadWarp = 16
+	// nodesPerThreadBlock is the target for multi-warp groups.
+	nodesPerThreadBlock = 12
+	// sharedBudget is the shared memory a block may take while two
+	// blocks still fit on a multiprocessor.
+	sharedBudget = 96 * 1024
+	// transBudget is the most shared memory the transition table may
+	// take (the H100/H200 opt-in limit is 227 KiB per block).
+	transBudget = 200 * 1024
+)
+
+// ShapeFor chooses the kernel shape for a model of M nodes: the
+// smallest group that leaves every thread at least minNodesPerThread
+// nodes, one warp as long as C stays within registers, then whole
+// blocks of up to 32 warps.
+func ShapeFor(M int) Shape {
+	if M <= 32*maxNodesPerThreadWarp {
+		T := 1
+		for T < 32 && 2*T*minNodesPerThread <= M {
+			T *= 2
+		}
+		return newShape(M, T, 1, 256)
+	}
+	W := min(32, (M+32*nodesPerThreadBlock-1)/(32*nodesPerThreadBlock))
+	return newShape(M, 32, W, 32*W)
+}
+
+// newShape completes a shape with T threads per warp and W warps per
+// sequence (T == 32 when W > 1) for M nodes; M must be at least T*W.
+func newShape(M, T, W, block int) Shape {
+	s := Shape{T: T, W: W, Block: block}
+	g := s.G()
+	s.C = (M + g - 1) / g
+	s.Extra = M % g
+	s.TransShared = s.transBytes() <= transBudget
+	s.EmisShared = s.TransShared && s.transBytes()+s.emisBytes()+s.exchangeBytes() <= sharedBudget
+	return s
+}
+
+// G is the number of threads per sequence.
+func (s Shape) G() int { return s.T * s.W }
+
+func round16(n int) int { return (n + 15) &^ 15 }
+
+func (s Shape) transBytes() int { return 32*s.C*s.G() + round16(4*s.C*s.G()) }
+func (s Shape) emisBytes() int  { return 8 * plan7.MaxCode * s.C * s.G() }
+func (s Shape) exchangeBytes() int {
+	if s.W == 1 {
+		return 0
+	}
+	return 4 * (8*s.W + 1)
+}
+
+// SharedBytes is the dynamic shared memory of one block.
+func (s Shape) SharedBytes() int {
+	n := s.exchangeBytes()
+	if s.TransShared {
+		n += s.transBytes()
+	}
+	if s.EmisShared {
+		n += s.emisBytes()
+	}
+	return n
+}
+
+// Defines are the compile-time parameters of viterbi.cu.
+func (s Shape) Defines() string {
+	b2i := map[bool]int{false: 0, true: 1}
+	return fmt.Sprintf("#define T %d\n#define W %d\n#define C %d\n#define EXTRA %d\n#define KP %d\n#define BLOCK %d\n#define TRANS_SHARED %d\n#define EMIS_SHARED %d\n",
+		s.T, s.W, s.C, s.Extra, plan7.MaxCode, s.Block, b2i[s.TransShared], b2i[s.EmisShared])
+}
+
+// node returns the model node (1-based) of slot j of rank r, or 0 for a
+// padding slot.
+func (s Shape) node(r, j int) int {
+	base := s.C
+	if s.Extra > 0 {
+		base = s.C - 1
+	}
+	n := base
+	if r < s.Extra {
+		n = s.C
+	}
+	if j >= n {
+		return 0
+	}
+	return r*base + min(r, s.Extra) + j + 1
+}
+
+// Tables are a profile laid out for viterbi.cu: slot (j, r) at j*G + r,
+// so that the threads of a group read consecutive entries.
+type Tables struct {
+	A, B, E []byte // int4 {tmm, tim, tdm, bsc}, int4 {tmd, tdd, tmi, tii}, int esc
+	Emis    []byte // int2 {msc, isc} at (x*C + j)*G + r
+	Xsc     []byte // N loop, N move, E loop, E move, C loop, C move, J loop, J move
+}
+
+// NewTables lays out p for shape s. Every transition into node k (from
+// k-1) sits with k's entry, exit and emission scores, as in the CPU lane
+// kernel; I_M, which HMMER2 never computes, and padding slots get -INFTY
+// (their values never reach a real node or E).
+func NewTables(p *plan7.Profile, s Shape) *Tables {
+	M, g := p.M, s.G()
+	n := s.C * g
+	t := &Tables{A: make([]byte, 16*n), B: make([]byte, 16*n), E: make([]byte, 4*n), Emis: make([]byte, 8*plan7.MaxCode*n)}
+	put := func(b []byte, i int, v int32) { binary.LittleEndian.PutUint32(b[4*i:], uint32(v)) }
+	for j := 0; j < s.C; j++ {
+		for r := 0; r < g; r++ {
+			i := j*g + r
+			k := s.node(r, j)
+			a := [4]int32{negInf, negInf, negInf, negInf}
+			b := [4]int32{negInf, negInf, negInf, negInf}
+			e := int32(negInf)
+			if k > 0 {
+				a = [4]int32{p.Tsc[plan7.TMM][k-1], p.Tsc[plan7.TIM][k-1], p.Tsc[plan7.TDM][k-1], p.Bsc[k]}
+				b[0], b[1] = p.Tsc[plan7.TMD][k-1], p.Tsc[plan7.TDD][k-1]
+				if k < M {
+					b[2], b[3] = p.Tsc[plan7.TMI][k], p.Tsc[plan7.TII][k]
+				}
+				e = p.Esc[k]
+			}
+			for c := 0; c < 4; c++ {
+				put(t.A, 4*i+c, a[c])
+				put(t.B, 4*i+c, b[c])
+			}
+			put(t.E, i, e)
+			for x := 0; x < plan7.MaxCode; x++ {
+				ms, is := int32(negInf), int32(negInf)
+				if k > 0 {
+					ms = p.Msc[x][k]
+					if k < M {
+						is = p.Isc[x][k]
+					}
+				}
+				put(t.Emis, 2*((x*s.C+j)*g+r), ms)
+				put(t.Emis, 2*((x*s.C+j)*g+r)+1, is)
+			}
+		}
+	}
+	x := &p.Xsc
+	t.Xsc = make([]byte, 32)
+	for i, v := range []int32{x[plan7.XTN][plan7.Loop], x[plan7.XTN][plan7.Move], x[plan7.XTE][plan7.Loop], x[plan7.XTE][plan7.Move],
+		x[plan7.XTC][plan7.Loop], x[plan7.XTC][plan7.Move], x[plan7.XTJ][plan7.Loop], x[plan7.XTJ][plan7.Move]} {
+		put(t.Xsc, i, v)
+	}
+	return t
+}
+
+// PackT is the gpudb layout (threads per target) the shape reads:
+// S = 32/T sequences per warp block, one per block when W > 1.
+func (s Shape) PackT() int { return s.T }

@@ -1,0 +1,55 @@
+// Runs viterbi.cu's kernel on the CPU through shim.h (cudacpu_test.go
+// writes the input and reads the output).
+//
+// Input, little-endian: 4 int32 (nblocks, ntargets, grid, shared bytes),
+// then seven arrays, each an int64 byte count and the bytes: transitions
+// A, transitions B, exit scores, emissions, special scores, residues,
+// block table. Output: ntargets int32 scores.
+#include "shim.h"
+
+#include "defs.h"  // the shape, written by the test (after the shim: it defines T)
+#include "viterbi.cu"
+
+static void need(bool ok, const char* what)
+{
+    if (!ok) {
+        std::fprintf(stderr, "driver: %s\n", what);
+        std::exit(2);
+    }
+}
+
+static std::vector<unsigned char> array(FILE* f)
+{
+    long long n = 0;
+    need(std::fread(&n, 8, 1, f) == 1 && n >= 0, "array size");
+    std::vector<unsigned char> a((size_t)n + 64);  // as the device buffers, a little slack
+    need(std::fread(a.data(), 1, (size_t)n, f) == (size_t)n, "array bytes");
+    return a;
+}
+
+int main(int argc, char** argv)
+{
+    need(argc == 3, "usage: driver input output");
+    FILE* in = std::fopen(argv[1], "rb");
+    need(in != nullptr, "cannot open input");
+    int h[4];
+    need(std::fread(h, 4, 4, in) == 4, "header");
+    const int nblocks = h[0], ntargets = h[1], grid = h[2];
+    const size_t sharedBytes = (size_t)h[3];
+    std::vector<unsigned char> A = array(in), B = array(in), E = array(in), emis = array(in), xsc = array(in),
+                               res = array(in), table = array(in);
+    std::fclose(in);
+
+    std::vector<int> out(ntargets > 0 ? ntargets : 1, 0x5a5a5a5a);
+    unsigned next = 0;
+    emu::launch(grid, BLOCK, sharedBytes, [&] {
+        h2vit_kernel((const int4*)A.data(), (const int4*)B.data(), (const int*)E.data(), (const int2*)emis.data(),
+                     res.data(), (const Block*)table.data(), nblocks, &next, (const int*)xsc.data(), out.data());
+    });
+
+    FILE* o = std::fopen(argv[2], "wb");
+    need(o != nullptr, "cannot create output");
+    std::fwrite(out.data(), 4, (size_t)ntargets, o);
+    std::fclose(o);
+    return 0;
+}
