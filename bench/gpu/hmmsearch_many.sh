@@ -36,6 +36,6 @@ for n in cpu gpu; do
         if ($i ~ /^[0-9.]+s;?$/ && $(i-1) ~ /^[A-Za-z]+$/) { v = $i; sub(/s;?$/, "", v); t[$(i-1)] += v }
         if ($i == "wall") { v = $(i-1); sub(/s$/, "", v); g += v }
       } }
-    END { if (length(t)) { printf "hmmgo %s stage CPU seconds over all queries:", n; for (k in t) printf " %s %.2f", k, t[k]; if (g) printf "; GPU MSV stage wall %.2f", g; print "" } }'
+    END { if (length(t)) { printf "hmmgo %s stage CPU seconds over all queries:", n; for (k in t) printf " %s %.2f", k, t[k]; if (g) printf "; GPU stages wall %.2f", g; print "" } }'
 done
 echo "per-stage (hmmgo --gpu, first query):"; grep -m4 'Passed' "$tmp/gpu.txt"

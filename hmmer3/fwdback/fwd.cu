@@ -16,27 +16,26 @@
 // aligns 8 targets of similar length (gpudb's T=4 layout) in lock-step.
 //
 // Arithmetic. hmmsearch computes with SSE flush-to-zero on (DAZ off): a
-// product or quotient that is tiny becomes a zero of its sign, and x86
-// decides tininess after rounding to 24 bits with an unbounded exponent,
-// so an exact result in [2^-126 - 2^-150, 2^-126 - 2^-151) is flushed
-// although IEEE rounding would give FLT_MIN. NVRTC's -ftz=true is not
-// documented to draw that line, so the kernels compile with -ftz=false
-// (IEEE gradual underflow) and fmul/fdiv flush themselves: an IEEE result
-// below FLT_MIN comes from an exact value below 2^-126 - 2^-150 and is
-// flushed; one equal to FLT_MIN is flushed when the exact product (a
-// double product of two floats is exact) or the quotient (a double
-// quotient of two 24-bit numbers is never within 2^-53 of the threshold
-// without being on it) is below the threshold, as fwdback's Go fmul/fdiv
-// do. Inputs are never subnormal: every value the DP holds is a flushed
-// result or a profile value, and the host (fwdPlan.exactOnGPU) refuses
-// profiles with a subnormal in them. A sum of two non-negative
-// normal-or-zero floats is normal or zero, so additions never produce
-// subnormals either. Products and sums go through __fmul_rn/__fadd_rn,
-// which are never contracted into FMAs whatever --fmad says (the host
-// passes --fmad=false as well), and quotients through __fdiv_rn (IEEE
-// division, also under -prec-div=true). HMMER's 1.0/xE is a double
-// division converted to float with the same flush rule (flush64): the
-// GPU's double division is IEEE.
+// tiny product or quotient becomes a zero of its sign, x86 deciding
+// tininess after rounding to 24 bits with an unbounded exponent. NVRTC's
+// -ftz=true flushes subnormal results too, so a result is zero or at
+// least FLT_MIN in magnitude on both; they can disagree only where the
+// GPU returns +-FLT_MIN for an exact value in [2^-126 - 2^-150,
+// 2^-126 - 2^-151), which x86 flushes. fmul and fdiv test for FLT_MIN (one
+// compare) and settle that case out of line from the exact double product
+// (two floats' product is exact in double) or quotient (a double quotient
+// of two 24-bit numbers is never within 2^-53 of the threshold without
+// being on it), as fwdback's Go fmul/fdiv do. -ftz=true also flushes
+// subnormal *inputs*, which HMMER would use as they are, but no input is
+// ever subnormal: every value the DP holds is a flushed result or a
+// profile value, and the host (fwdPlan.exactOnGPU) refuses profiles with
+// a subnormal in them. A sum of two non-negative normal-or-zero floats is
+// normal or zero, so additions never produce subnormals either. Products
+// and sums go through __fmul_rn/__fadd_rn, which are never contracted into
+// FMAs whatever --fmad says (the host passes --fmad=false as well), and
+// quotients through __fdiv_rn (IEEE division, also under -prec-div=true).
+// HMMER's 1.0/xE is a double division converted to float with x86's rule
+// (flush64); the GPU's double division is IEEE.
 //
 // The total scale. HMMER adds log(xE) in double to a float for every
 // rescaled row; glibc's log is not what the GPU's log computes, so the
@@ -88,27 +87,32 @@ extern __shared__ __align__(16) unsigned char fwd_smem[];
 // FLUSH_BELOW is the magnitude under which x86's FTZ gives zero.
 #define FLUSH_BELOW (0x1p-126 - 0x1p-151)
 
-// tiny: r is zero, subnormal or FLT_MIN (zero needs no flushing; the
-// unsigned wrap of 0 - 1 leaves it out).
-__device__ __forceinline__ bool tiny(float r) { return (__float_as_uint(r) & 0x7fffffffu) - 1u < 0x00800000u; }
-
 // below: |x| < FLUSH_BELOW (no libm: the kernel also compiles for tests
 // without CUDA's headers).
 __device__ __forceinline__ bool below(double x) { return x < FLUSH_BELOW && x > -FLUSH_BELOW; }
 
+// is_min: r is +-FLT_MIN, the one flushed result the GPU and x86 may
+// disagree on.
+__device__ __forceinline__ bool is_min(float r) { return (__float_as_uint(r) & 0x7fffffffu) == 0x00800000u; }
+
+// The rare cases stay out of line so that the compiler does not compute
+// the double arithmetic for every product.
+__device__ __noinline__ float min_mul(float a, float b, float r) { return below((double)a * (double)b) ? r * 0.0f : r; }
+__device__ __noinline__ float min_div(float a, float b, float r) { return below((double)a / (double)b) ? r * 0.0f : r; }
+
 __device__ __forceinline__ float fmul(float a, float b)
 {
     float r = __fmul_rn(a, b);
-    if (tiny(r) && below((double)a * (double)b))
-        r = r * 0.0f;
+    if (is_min(r))
+        r = min_mul(a, b, r);
     return r;
 }
 
 __device__ __forceinline__ float fdiv(float a, float b)
 {
     float r = __fdiv_rn(a, b);
-    if (tiny(r) && below((double)a / (double)b))
-        r = r * 0.0f;
+    if (is_min(r))
+        r = min_div(a, b, r);
     return r;
 }
 
