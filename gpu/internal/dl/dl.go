@@ -65,9 +65,8 @@ func Open(candidates []string) (*Lib, error) {
 		}
 		msg := err.Error()
 		oe.Attempts = append(oe.Attempts, Attempt{
-			Path: c,
-			// glibc's wording for a file that is not there.
-			Missing: strings.Contains(msg, "No such file or directory"),
+			Path:    c,
+			Missing: missingFile(c, msg),
 			Err:     msg,
 		})
 	}
@@ -75,6 +74,19 @@ func Open(candidates []string) (*Lib, error) {
 		oe.Attempts = append(oe.Attempts, Attempt{Missing: true, Err: "no candidate paths"})
 	}
 	return nil, oe
+}
+
+// missingFile tells "not installed" from "installed but broken": glibc's
+// wording for an absent file, or, for a path, the file system's answer.
+func missingFile(path, msg string) bool {
+	if strings.Contains(msg, "No such file or directory") {
+		return true
+	}
+	if filepath.IsAbs(path) {
+		_, err := os.Stat(path)
+		return errors.Is(err, os.ErrNotExist)
+	}
+	return false
 }
 
 // Proc is one C function of a library.

@@ -54,3 +54,17 @@ func TestStrings(t *testing.T) {
 		t.Error("TrimNUL")
 	}
 }
+
+// The loader's message can be empty (dlerror read on another thread); an
+// absent file must still count as "not installed", a present one as broken.
+func TestMissingFileWithoutMessage(t *testing.T) {
+	if !missingFile("/nonexistent/libcuda.so.1", "") {
+		t.Error("absent absolute path not reported missing")
+	}
+	if missingFile("/proc/self/status", "") {
+		t.Error("present file reported missing")
+	}
+	if missingFile("libcuda.so.1", "") {
+		t.Error("a soname with no message cannot be known missing")
+	}
+}
