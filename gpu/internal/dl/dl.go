@@ -64,6 +64,9 @@ func Open(candidates []string) (*Lib, error) {
 			return &Lib{Path: c, handle: h}, nil
 		}
 		msg := err.Error()
+		if msg == "" {
+			msg = c + ": the loader gave no reason"
+		}
 		oe.Attempts = append(oe.Attempts, Attempt{
 			Path:    c,
 			Missing: missingFile(c, msg),
