@@ -18,14 +18,11 @@
 // Arithmetic. hmmsearch computes with SSE flush-to-zero on (DAZ off): a
 // tiny product or quotient becomes a zero of its sign, x86 deciding
 // tininess after rounding to 24 bits with an unbounded exponent. NVRTC's
-// -ftz=true flushes subnormal results too, so a result is zero or at
-// least FLT_MIN in magnitude on both; they can disagree only where the
-// GPU returns +-FLT_MIN for an exact value in [2^-126 - 2^-150,
-// 2^-126 - 2^-151), which x86 flushes. fmul and fdiv test for FLT_MIN (one
-// compare) and settle that case out of line from the exact double product
-// (two floats' product is exact in double) or quotient (a double quotient
-// of two 24-bit numbers is never within 2^-53 of the threshold without
-// being on it), as fwdback's Go fmul/fdiv do. -ftz=true also flushes
+// -ftz=true flushes by the same rule on sm_90, measured on an H100
+// (2026-11-22): 0x3F7FFFFF * FLT_MIN (exactly 2^-126 - 2^-150) gives 0,
+// 0x3F7FFFFE * 0x00800001 (just under 2^-126 before rounding) gives
+// FLT_MIN, 0x00FFFFFF / 2 gives 0, as on x86; so plain __fmul_rn and
+// __fdiv_rn are fwdback's Go fmul/fdiv. -ftz=true also flushes
 // subnormal *inputs*, which HMMER would use as they are, but no input is
 // ever subnormal: every value the DP holds is a flushed result or a
 // profile value, and the host (fwdPlan.exactOnGPU) refuses profiles with
@@ -91,30 +88,8 @@ extern __shared__ __align__(16) unsigned char fwd_smem[];
 // without CUDA's headers).
 __device__ __forceinline__ bool below(double x) { return x < FLUSH_BELOW && x > -FLUSH_BELOW; }
 
-// is_min: r is +-FLT_MIN, the one flushed result the GPU and x86 may
-// disagree on.
-__device__ __forceinline__ bool is_min(float r) { return (__float_as_uint(r) & 0x7fffffffu) == 0x00800000u; }
-
-// The rare cases stay out of line so that the compiler does not compute
-// the double arithmetic for every product.
-__device__ __noinline__ float min_mul(float a, float b, float r) { return below((double)a * (double)b) ? r * 0.0f : r; }
-__device__ __noinline__ float min_div(float a, float b, float r) { return below((double)a / (double)b) ? r * 0.0f : r; }
-
-__device__ __forceinline__ float fmul(float a, float b)
-{
-    float r = __fmul_rn(a, b);
-    if (is_min(r))
-        r = min_mul(a, b, r);
-    return r;
-}
-
-__device__ __forceinline__ float fdiv(float a, float b)
-{
-    float r = __fdiv_rn(a, b);
-    if (is_min(r))
-        r = min_div(a, b, r);
-    return r;
-}
+__device__ __forceinline__ float fmul(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ float fdiv(float a, float b) { return __fdiv_rn(a, b); }
 
 // flush64 converts a double to float as CVTSD2SS does under FTZ (the
 // product with zero keeps the sign).

@@ -28,8 +28,8 @@ const threadsPerTarget = 4
 
 // nvrtcOptions keep IEEE single precision as hmmsearch computes it: no
 // FMA contraction, correctly rounded division and square root, subnormal
-// results flushed to zero (fwd.cu's fmul and fdiv settle the one case
-// where x86's flush differs; fwd.cu also says why flushing inputs is safe).
+// results flushed to zero by x86's own rule (fwd.cu gives the measurement,
+// and why flushing subnormal inputs too is safe).
 var nvrtcOptions = []string{"--fmad=false", "--ftz=true", "--prec-div=true", "--prec-sqrt=true"}
 
 // GPU computes Forward parser scores on one device, identical to Forward's.

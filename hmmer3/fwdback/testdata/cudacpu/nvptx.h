@@ -7,7 +7,6 @@
 #define __device__ __attribute__((device))
 #define __shared__ __attribute__((shared))
 #define __forceinline__ __inline__ __attribute__((always_inline))
-#define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(n) __attribute__((launch_bounds(n)))
 #define __align__(n) __attribute__((aligned(n)))
 #define DEV static __device__ __forceinline__

@@ -38,7 +38,6 @@ static inline float2 make_float2(float x, float y) { return float2{x, y}; }
 #define __global__
 #define __device__
 #define __forceinline__ inline
-#define __noinline__ __attribute__((noinline))
 #define __shared__
 #define __launch_bounds__(n)
 #define __align__(n) __attribute__((aligned(n)))
