@@ -29,13 +29,14 @@ for n in cpu gpu; do
   if cmp -s "$tmp/hmmer.norm" "$tmp/$n.norm"; then echo "tables hmmer vs $n: identical ($(wc -l < "$tmp/$n.norm") rows)"; else echo "tables hmmer vs $n: DIFFERENT"; diff "$tmp/hmmer.norm" "$tmp/$n.norm" | head -5; fi
 done
 for n in cpu gpu; do
-  grep -v 'CPU time per stage' "$tmp/$n.err" | head -3
-  # With HMMGO_STAGE_TIMES set: per-stage CPU seconds summed over the queries.
-  grep 'CPU time per stage' "$tmp/$n.err" | awk -v n="$n" '{
+  grep -v 'time per stage' "$tmp/$n.err" | head -3
+  # With HMMGO_STAGE_TIMES set: per-stage seconds summed over the queries
+  # (CPU seconds of all workers for cpu, wall seconds for gpu).
+  grep 'time per stage' "$tmp/$n.err" | awk -v n="$n" '{
       for (i = 2; i <= NF; i++) {
         if ($i ~ /^[0-9.]+s;?$/ && $(i-1) ~ /^[A-Za-z]+$/) { v = $i; sub(/s;?$/, "", v); t[$(i-1)] += v }
-        if ($i == "wall") { v = $(i-1); sub(/s$/, "", v); g += v }
+        if ($i == "wall" && $(i-1) ~ /^[0-9.]+s$/) { v = $(i-1); sub(/s$/, "", v); g += v }
       } }
-    END { if (length(t)) { printf "hmmgo %s stage CPU seconds over all queries:", n; for (k in t) printf " %s %.2f", k, t[k]; if (g) printf "; GPU stages wall %.2f", g; print "" } }'
+    END { if (length(t)) { printf "hmmgo %s seconds per stage over all queries:", n; for (k in t) printf " %s %.2f", k, t[k]; if (g) printf "; staged search wall %.2f", g; print "" } }'
 done
 echo "per-stage (hmmgo --gpu, first query):"; grep -m4 'Passed' "$tmp/gpu.txt"

@@ -119,6 +119,23 @@ func chooseArch(userOpts []string, t Target, supported []int, canCUBIN bool) (ar
 
 // Compile builds p for target t, through cache c when c is not nil.
 func Compile(p Program, t Target, c *Cache) (*Image, error) {
+	b, err := plan(p, t)
+	if err != nil {
+		return nil, err
+	}
+	return shared(b.key, false, func() (*Image, error) { return b.run(c) })
+}
+
+// build is one compilation, planned: the options NVRTC will get and the
+// cache key they make.
+type build struct {
+	p                 Program
+	opts              []string
+	choice            archChoice
+	key, nvrtcVersion string
+}
+
+func plan(p Program, t Target) (*build, error) {
 	if err := Load(); err != nil {
 		return nil, err
 	}
@@ -131,7 +148,12 @@ func Compile(p Program, t Target, c *Cache) (*Image, error) {
 		opts = append(opts, choice.option)
 	}
 	version := fmt.Sprintf("%d.%d", lib.major, lib.minor)
-	key := cacheKey(p, opts, t, version)
+	return &build{p: p, opts: opts, choice: choice, key: cacheKey(p, opts, t, version), nvrtcVersion: version}, nil
+}
+
+// run returns the cached image, or compiles and stores it.
+func (b *build) run(c *Cache) (*Image, error) {
+	p, opts, choice, key, version := b.p, b.opts, b.choice, b.key, b.nvrtcVersion
 	var note string
 	if c != nil {
 		img, why := c.get(key)

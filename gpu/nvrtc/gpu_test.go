@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hmmgo/hmmgo/gpu/cuda"
 	"github.com/hmmgo/hmmgo/gpu/internal/dl"
@@ -255,5 +256,36 @@ func TestGPUTemplateKernel(t *testing.T) {
 		if v != int32(i*10+3) {
 			t.Fatalf("x[%d] = %d, want %d", i, v, i*10+3)
 		}
+	}
+}
+
+// A prefetched program is compiled once, in the background, and the next
+// Compile of it collects that image instead of running NVRTC again, even
+// without a disk cache.
+func TestNVRTCPrefetch(t *testing.T) {
+	needNVRTC(t)
+	before := compileCount(t)
+	if before < 0 {
+		t.Skip("counts compilations only with the mock NVRTC")
+	}
+	p := nvrtc.Program{Name: "prefetch.cu", Source: vecaddSource, Options: []string{"-DPREFETCH=1"}}
+	target := nvrtc.Target{Major: 9, Minor: 0}
+	nvrtc.Prefetch(p, target, nil)
+	for deadline := time.Now().Add(10 * time.Second); compileCount(t) == before; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the prefetch never compiled")
+		}
+	}
+	img, err := nvrtc.Compile(p, target, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := compileCount(t) - before; n != 1 || img.Kind != "cubin" {
+		t.Errorf("NVRTC ran %d times (want 1), image %s", n, img.Kind)
+	}
+	nvrtc.Prefetch(p, target, nil) // already compiled: nothing to do
+	time.Sleep(50 * time.Millisecond)
+	if n := compileCount(t) - before; n != 1 {
+		t.Errorf("a second prefetch of one program compiled it again (%d runs)", n)
 	}
 }

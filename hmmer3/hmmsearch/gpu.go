@@ -9,8 +9,10 @@ import (
 	"github.com/hmmgo/hmmgo/alphabet"
 	"github.com/hmmgo/hmmgo/gpu/cuda"
 	"github.com/hmmgo/hmmgo/gpu/devices"
+	"github.com/hmmgo/hmmgo/gpu/nvrtc"
 	"github.com/hmmgo/hmmgo/hmmer3/fwdback"
 	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
+	"github.com/hmmgo/hmmgo/hmmer3/hmm"
 	"github.com/hmmgo/hmmgo/hmmer3/msvfilter"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
@@ -217,3 +219,67 @@ func sortByLength(order []int, seqs []*seqio.Sequence) {
 }
 
 var _ pipeline.Accelerator = (*gpuSearch)(nil)
+
+// readAhead reads models ahead of the search and starts compiling the GPU
+// kernels each will need (they are specialised on the model's length), so
+// that NVRTC works on idle cores while the queries before it search.
+type readAhead struct {
+	models chan readModel
+	stop   chan struct{}
+}
+
+type readModel struct {
+	h   *hmm.HMM
+	err error
+}
+
+// modelsAhead is how many models may be read ahead of the search.
+const modelsAhead = 64
+
+func (g *gpuSearch) readAhead(r ModelReader) *readAhead {
+	ra := &readAhead{models: make(chan readModel, modelsAhead), stop: make(chan struct{})}
+	go func() {
+		defer close(ra.models)
+		for {
+			h, err := r.Read()
+			if err == nil {
+				g.precompile(h)
+			}
+			select {
+			case ra.models <- readModel{h, err}:
+			case <-ra.stop:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return ra
+}
+
+// Read returns the next model, or the reader's error (io.EOF at the end).
+func (ra *readAhead) Read() (*hmm.HMM, error) {
+	m, ok := <-ra.models
+	if !ok {
+		return nil, io.EOF
+	}
+	return m.h, m.err
+}
+
+// close stops reading ahead.
+func (ra *readAhead) close() { close(ra.stop) }
+
+// precompile starts the NVRTC compilations of h's filter kernels for every
+// kind of device in use.
+func (g *gpuSearch) precompile(h *hmm.HMM) {
+	done := map[nvrtc.Target]bool{}
+	for _, d := range g.devs {
+		t := nvrtc.Target{Major: d.Major, Minor: d.Minor}
+		if !done[t] {
+			done[t] = true
+			msvfilter.Precompile(h.M, h.Alph.Kp, t)
+			vitfilter.Precompile(h.M, h.Alph.Kp, t)
+		}
+	}
+}

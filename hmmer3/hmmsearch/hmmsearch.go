@@ -172,12 +172,16 @@ type search struct {
 
 func (s *search) printStageTimes(query string, st *hits.Stats, gpu time.Duration) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "hmmgo hmmsearch: %s: CPU time per stage (all workers):", query)
+	if s.gpu != nil {
+		fmt.Fprintf(&b, "hmmgo hmmsearch: %s: wall time per stage (MSV, Viterbi, Forward/Backward on the GPU):", query)
+	} else {
+		fmt.Fprintf(&b, "hmmgo hmmsearch: %s: CPU time per stage (all workers):", query)
+	}
 	for i, d := range st.StageTime {
 		fmt.Fprintf(&b, " %s %.3fs", hits.StageNames[i], d.Seconds())
 	}
 	if s.gpu != nil {
-		fmt.Fprintf(&b, "; staged GPU search (MSV, Viterbi, Forward/Backward on the GPU) %.3fs wall", gpu.Seconds())
+		fmt.Fprintf(&b, "; staged GPU search %.3fs wall", gpu.Seconds())
 	}
 	fmt.Fprintln(s.env.Stderr, b.String())
 }
@@ -285,6 +289,9 @@ func (s *search) run() error {
 	if len(devs) > 0 {
 		s.gpu = &gpuSearch{devs: devs}
 		defer s.gpu.free()
+		ra := s.gpu.readAhead(models)
+		defer ra.close()
+		models = ra
 	}
 	if s.shard != nil {
 		s.text = bufio.NewWriter(io.Discard) // a shard prints nothing; hmmgo merge does

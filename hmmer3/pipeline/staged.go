@@ -3,6 +3,7 @@ package pipeline
 import (
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/hmmgo/hmmgo/easel"
 	"github.com/hmmgo/hmmgo/hmmer3/fwdback"
@@ -89,10 +90,20 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		return nil
 	}
 
+	// With cfg.TimeStages each stage's wall time is recorded (the device
+	// stages and the CPU passes between them run one after the other).
+	var wall [hits.NStages]time.Duration
+	mark := time.Now()
+	lap := func(stage int) {
+		now := time.Now()
+		wall[stage] += now.Sub(mark)
+		mark = now
+	}
 	usc, err := acc.MSV(m.OM)
 	if err != nil {
 		return nil, nil, err
 	}
+	lap(hits.StageMSV)
 	st := make([]targetState, n)
 	needVit := make([]bool, n)
 	passVit := make([]bool, n)
@@ -130,6 +141,7 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		}
 		return nil
 	})
+	lap(hits.StageBias)
 	vfsc, err := acc.Viterbi(m.OM, needVit)
 	if err != nil {
 		return nil, nil, err
@@ -145,12 +157,14 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		}
 		return nil
 	})
+	lap(hits.StageVit)
 	om := *m.OM
 	om.ReconfigMultihit(om.L)
 	parsers, err := acc.Parsers(&om, passVit)
 	if err != nil {
 		return nil, nil, err
 	}
+	lap(hits.StageFwd)
 	found := make([]*hits.Hit, n)
 	err = forEach(passVit, func(w *worker, i int) error {
 		p := &parsers[i]
@@ -178,6 +192,7 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	if err != nil {
 		return nil, nil, err
 	}
+	lap(hits.StageDomains)
 	var list []*hits.Hit
 	for _, h := range found {
 		if h != nil {
@@ -188,6 +203,9 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	stats.F1, stats.F2, stats.F3 = cfg.filterThresholds()
 	for _, w := range workers {
 		stats.Add(&w.stats)
+	}
+	if cfg.TimeStages {
+		stats.StageTime = wall
 	}
 	return list, stats, nil
 }

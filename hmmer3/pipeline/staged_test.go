@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hmmgo/hmmgo/alphabet"
+	"github.com/hmmgo/hmmgo/hmmer3/hits"
 	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
 	"github.com/hmmgo/hmmgo/internal/testutil"
 	"github.com/hmmgo/hmmgo/seqio"
@@ -24,22 +26,7 @@ func TestStagedEqualsSearch(t *testing.T) {
 		if h.Alph.K == 4 {
 			db = "synth_dna.fa"
 		}
-		r, err := seqio.Open(filepath.Join(dir, db), nil, h.Alph)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var seqs []*seqio.Sequence
-		for {
-			sq, err := r.Read()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			seqs = append(seqs, sq)
-		}
-		r.Close()
+		seqs := readSeqs(t, filepath.Join(dir, db), h.Alph)
 		var part []*seqio.Sequence
 		var indices []int64
 		for i := 1; i < len(seqs); i += 3 {
@@ -82,5 +69,50 @@ func TestStagedEqualsSearch(t *testing.T) {
 				compareLines(t, b.String(), a.String())
 			}
 		}
+	}
+}
+
+// With TimeStages the staged search reports each stage's wall time.
+func TestStagedTimesStages(t *testing.T) {
+	dir := testutil.Testdata(t, "hmmer3")
+	h := readModel(t, filepath.Join(dir, "models", "fn3.hmm.gz"))
+	seqs := readSeqs(t, filepath.Join(dir, "prot.fa"), h.Alph)
+	cfg := pipeline.DefaultConfig()
+	cfg.TimeStages = true
+	m, err := pipeline.NewModel(h, &cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, st, err := pipeline.SearchStaged(m, seqs, nil, &cfg, pipeline.CPUAccelerator{Seqs: seqs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) == 0 {
+		t.Fatal("fn3 found nothing in prot.fa; the test needs a hit to time domain definition")
+	}
+	for i, d := range st.StageTime {
+		if d <= 0 {
+			t.Errorf("stage %s: no time recorded", hits.StageNames[i])
+		}
+	}
+}
+
+func readSeqs(t *testing.T, path string, abc *alphabet.Alphabet) []*seqio.Sequence {
+	t.Helper()
+	r, err := seqio.Open(path, nil, abc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var seqs []*seqio.Sequence
+	for {
+		sq, err := r.Read()
+		if err == io.EOF {
+			return seqs
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		seqs = append(seqs, sq)
 	}
 }

@@ -54,15 +54,26 @@ func shapeFor(M, Kp int) gpuShape {
 	return gpuShape{T: T, C: C, KP: Kp + 1, Block: 256}
 }
 
+// program is the Viterbi filter source specialised on the shape.
+func (s gpuShape) program() nvrtc.Program {
+	return nvrtc.Program{
+		Name:    "vit.cu",
+		Source:  fmt.Sprintf("#define T %d\n#define C %d\n#define KP %d\n#define BLOCK %d\n", s.T, s.C, s.KP, s.Block) + cudaSource,
+		Options: []string{"-std=c++17"},
+	}
+}
+
+// Precompile starts compiling, in the background, the kernel that Scores
+// will need for a model of length M on devices of compute capability t.
+func Precompile(M, Kp int, t nvrtc.Target) {
+	nvrtc.Prefetch(shapeFor(M, Kp).program(), t, nvrtc.DefaultCache())
+}
+
 func (g *GPU) kernel(s gpuShape) (*cuda.Function, error) {
 	k := g.kernels[s]
 	if k == nil {
 		var err error
-		k, err = nvrtc.Build(g.ctx, nvrtc.Program{
-			Name:    "vit.cu",
-			Source:  fmt.Sprintf("#define T %d\n#define C %d\n#define KP %d\n#define BLOCK %d\n", s.T, s.C, s.KP, s.Block) + cudaSource,
-			Options: []string{"-std=c++17"},
-		})
+		k, err = nvrtc.Build(g.ctx, s.program())
 		if err != nil {
 			return nil, err
 		}
