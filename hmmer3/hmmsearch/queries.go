@@ -4,6 +4,7 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
 	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
 	"github.com/hmmgo/hmmgo/hmmer3/report"
+	"github.com/hmmgo/hmmgo/internal/cli"
 )
 
 // queryRunner searches the queries of a model file and emits their results
@@ -22,6 +23,7 @@ type queryRunner struct {
 	parallel int           // queries searched at once
 	slots    chan struct{} // one per query running
 	pending  []*pendingQuery
+	progress *progress // nil unless stderr is a terminal
 }
 
 type pendingQuery struct {
@@ -32,7 +34,11 @@ type pendingQuery struct {
 }
 
 func newQueryRunner(s *search, base pipeline.Config, opts report.Options) *queryRunner {
-	return &queryRunner{s: s, base: base, opts: opts, parallel: 1}
+	q := &queryRunner{s: s, base: base, opts: opts, parallel: 1}
+	if cli.IsTerminal(s.env.Stderr) {
+		q.progress = newProgress(s.env.Stderr)
+	}
+	return q
 }
 
 // add searches one query, now or in the background; it emits the results
@@ -106,14 +112,20 @@ func (q *queryRunner) drain(all bool) error {
 func (q *queryRunner) flush() error { return q.drain(true) }
 
 // wait lets queries still running finish (after an error), so that none
-// outlives the command.
+// outlives the command, and ends the progress line.
 func (q *queryRunner) wait() {
 	for _, p := range q.pending {
 		<-p.done
 	}
+	if q.progress != nil {
+		q.progress.end()
+	}
 }
 
 func (q *queryRunner) emit(r *queryResult, nquery int) error {
+	if q.progress != nil {
+		q.progress.done(r.M, r.Stats.NRes)
+	}
 	if q.s.shard != nil {
 		q.s.shard.results = append(q.s.shard.results, r)
 		return nil
