@@ -73,5 +73,5 @@ func Example() {
 	// run of that command line writes, to the outputs it names (standard output,
 	// -o, --tblout, --domtblout; for papara its alignment, placement and log
 	// files). The set must be complete and of one run; files are checked for
-	// truncation and damage. Supported: hmmsearch, pairhmm, papara.
+	// truncation and damage. Supported: hmmsearch, hmm2search, pairhmm, papara.
 }
