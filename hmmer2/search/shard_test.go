@@ -325,3 +325,39 @@ func TestLiveShardTies(t *testing.T) {
 		}
 	}
 }
+
+// TestHistogramMergeOrder: a histogram built from shards' bins, added in
+// any order, prints what the histogram of the scores in database order
+// prints, although its bin range grew differently.
+func TestHistogramMergeOrder(t *testing.T) {
+	scores := []float32{3.5, -250.2, 12, 12.9, -320, 480.5, 0, -0.5, 7, 7, 7, 7, 7, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9}
+	whole := newHistogram(-200, 200, 100)
+	parts := []*histogram{newHistogram(-200, 200, 100), newHistogram(-200, 200, 100)}
+	for i, sc := range scores {
+		whole.add(sc)
+		parts[i%2].add(sc)
+	}
+	merged := newHistogram(-200, 200, 100)
+	for p := range parts {
+		for i := range parts[p].bins {
+			if n := parts[p].bins[i]; n > 0 {
+				merged.addN(parts[p].min+i, n)
+			}
+		}
+	}
+	if merged.min == whole.min && merged.max == whole.max {
+		t.Fatal("the test should make the ranges grow differently")
+	}
+	for _, fit := range []bool{false, true} {
+		var a, b bytes.Buffer
+		if fit {
+			whole.setEVD(-5, 0.3, whole.lowscore, whole.highscore)
+			merged.setEVD(-5, 0.3, merged.lowscore, merged.highscore)
+		}
+		whole.print(&a)
+		merged.print(&b)
+		if a.String() != b.String() {
+			t.Fatalf("fit %v: merged histogram prints\n%s\nnot\n%s", fit, b.String(), a.String())
+		}
+	}
+}
