@@ -143,6 +143,13 @@ func TestShardOptionErrors(t *testing.T) {
 	if _, err := os.Stat(out); status == 0 || err == nil {
 		t.Fatalf("failed shard: exit %d, shard file left: %v", status, err == nil)
 	}
+	// A database without residues fails in every shard, as one run fails.
+	onlyEmpty := filepath.Join(t.TempDir(), "onlyempty.fa")
+	os.WriteFile(onlyEmpty, []byte(">a\n>b\n>c\n"), 0o644)
+	_, stderr, status := runSearch([]string{"--shard", "2/2", "--shard-out", out, model, onlyEmpty})
+	if _, err := os.Stat(out); status != 1 || err == nil || !strings.Contains(string(stderr), "no non-empty sequences") {
+		t.Fatalf("database without residues: exit %d, %q, shard file left: %v", status, stderr, err == nil)
+	}
 }
 
 // TestBadShardSets: incomplete, repeated, damaged and mismatched shard
