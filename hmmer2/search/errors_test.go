@@ -106,7 +106,9 @@ func TestOutputFile(t *testing.T) {
 func TestHelp(t *testing.T) {
 	out, _, status := runSearch([]string{"-h"})
 	if status != 0 || !strings.Contains(string(out), "Usage: hmmsearch [-options] <hmmfile> <sequence file or database>") ||
-		!strings.Contains(string(out), "--null2        : turn OFF the post hoc second null model") {
+		!strings.Contains(string(out), "--null2        : turn OFF the post hoc second null model") ||
+		!strings.Contains(string(out), "Distributed search options (hmmgo; see docs/distributed.md):\n   --shard <s> ") ||
+		!strings.Contains(string(out), "   --shard-out <f> : save this shard's results") {
 		t.Fatalf("help: status %d, output %q", status, out)
 	}
 }

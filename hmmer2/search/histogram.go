@@ -32,7 +32,13 @@ func newHistogram(min, max, lumpsize int) *histogram {
 
 // add bins a score rounded down (AddToHistogram).
 func (h *histogram) add(sc float32) {
-	score := int(math.Floor(float64(sc)))
+	h.addN(int(math.Floor(float64(sc))), 1)
+}
+
+// addN adds n scores to bin score. The bin range grows as HMMER2's does;
+// the printed histogram depends only on the counts, not on the order in
+// which the range grew, so a merge may add shards' bins in any order.
+func (h *histogram) addN(score, n int) {
 	if score < h.min {
 		moveby := (h.min - score) + h.lumpsize
 		nb := make([]int, len(h.bins)+moveby)
@@ -45,8 +51,8 @@ func (h *histogram) add(sc float32) {
 		copy(nb, h.bins)
 		h.bins = nb
 	}
-	h.bins[score-h.min]++
-	h.total++
+	h.bins[score-h.min] += n
+	h.total += n
 	if score < h.lowscore {
 		h.lowscore = score
 	}

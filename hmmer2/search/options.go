@@ -9,6 +9,7 @@ import (
 
 	"github.com/hmmgo/hmmgo/gpu/devices"
 	"github.com/hmmgo/hmmgo/internal/cli"
+	"github.com/hmmgo/hmmgo/internal/shard"
 )
 
 const banner = "hmmsearch - search a sequence database with a profile HMM"
@@ -44,6 +45,13 @@ const hmmgoExtras = `  hmmgo options:
    --nogpu        : never use a GPU (by default the first usable GPU is used, else the CPU)
 `
 
+// distributedOptions are hmmgo's static-shard options (docs/distributed.md).
+const distributedOptions = `
+Distributed search options (hmmgo; see docs/distributed.md):
+   --shard <s>     : search shard i of N (i/N, 1-based) of the database; needs --shard-out
+   --shard-out <f> : save this shard's results to file <f> for 'hmmgo merge'
+`
+
 type cutoff int
 
 const (
@@ -73,6 +81,12 @@ type Options struct {
 	batchSet bool
 	GPU      devices.Request // --gpu/--nogpu
 
+	// --shard i/N and --shard-out: search one static shard of the
+	// database and save its results for hmmgo merge. Shard is nil
+	// without --shard.
+	Shard    *shard.Spec
+	ShardOut string
+
 	HMMFile, SeqFile string
 }
 
@@ -89,7 +103,7 @@ var optTable = []optSpec{
 	{"--compat", false, 0}, {"--cpu", false, 'i'}, {"--cut_ga", false, 0}, {"--cut_nc", false, 0},
 	{"--cut_tc", false, 0}, {"--domE", false, 'f'}, {"--domT", false, 'f'}, {"--forward", false, 0},
 	{"--informat", false, 's'}, {"--null2", false, 0}, {"--pvm", false, 0}, {"--xnu", false, 0},
-	{"--batch", false, 'i'},
+	{"--batch", false, 'i'}, {"--shard", false, 's'}, {"--shard-out", false, 's'},
 }
 
 func usageErr(format string, args ...any) error {
@@ -220,7 +234,25 @@ func ParseOptions(args []string) (*Options, error) {
 		return nil, usageErr("incorrect number of arguments: need <hmmfile> <seqfile>")
 	}
 	o.HMMFile, o.SeqFile = rest[0], rest[1]
+	if err := o.checkShard(); err != nil {
+		return nil, err
+	}
 	return o, nil
+}
+
+// checkShard refuses shard options that cannot work together.
+func (o *Options) checkShard() error {
+	switch {
+	case o.Shard == nil && o.ShardOut != "":
+		return usageErr("--shard-out needs --shard i/N")
+	case o.Shard == nil:
+		return nil
+	case o.ShardOut == "":
+		return usageErr("--shard %s needs --shard-out <f> (the shard's results, for hmmgo merge)", o.Shard)
+	case o.SeqFile == "-":
+		return usageErr("--shard needs a sequence database file, not standard input (every shard reads the whole file)")
+	}
+	return nil
 }
 
 func (o *Options) set(s optSpec, val string) error {
@@ -274,6 +306,17 @@ func (o *Options) set(s optSpec, val string) error {
 		return usageErr("PVM support is not compiled into hmmgo; --pvm doesn't work")
 	case "--xnu":
 		return usageErr("--xnu (XNU repeat masking) is not implemented in hmmgo hmm2search")
+	case "--shard":
+		spec, err := shard.Parse(val)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		o.Shard = &spec
+	case "--shard-out":
+		if val == "" {
+			return usageErr("--shard-out needs a file name")
+		}
+		o.ShardOut = val
 	case "--batch":
 		o.Batch = atoi(val)
 		o.batchSet = true

@@ -37,6 +37,17 @@ type engine struct {
 	nseq       int // sequences counted (for Z and the report)
 	space      viterbi.Space
 	progress   func(n int)
+
+	// A --shard run reads every sequence, so that the counts and matrix
+	// sizes HMMER2 carries from one sequence to the next are those of
+	// the whole database, but scores only the sequences in keep
+	// (increasing database indices, 0-based).
+	sharded bool
+	keep    []int64
+	planned int64 // sequences in the database when the shard was planned
+	// hitIdx gives the database index of every sequence with a hit, for
+	// the merge to put the shards' hits back in database order.
+	hitIdx map[*hit]int64
 }
 
 // record is one database sequence moving through the pipeline.
@@ -44,6 +55,7 @@ type record struct {
 	name, acc, desc string
 	hasAcc, hasDesc bool
 	dsq             []byte
+	idx             int64         // database index (0-based)
 	raw             int32         // Viterbi score
 	nseqSoFar       int           // sequences counted when it was read
 	space           viterbi.Space // matrix size before it (P7ViterbiSpaceOK)
@@ -87,6 +99,7 @@ func (e *engine) run(rd *sqio.Reader) error {
 		var s sqio.Sequence
 		var recs []*record
 		residues, nAll := 0, 0
+		next := 0 // the next of e.keep to come
 		send := func(err error) bool {
 			select {
 			case chunks <- batch{recs, nAll, err}:
@@ -106,6 +119,14 @@ func (e *engine) run(rd *sqio.Reader) error {
 				return
 			}
 			nAll++
+			idx := int64(nAll - 1)
+			mine := true
+			if e.sharded {
+				mine = next < len(e.keep) && e.keep[next] == idx
+				if mine {
+					next++
+				}
+			}
 			if len(s.Seq) == 0 {
 				// Skipped without a score; only HMMER2's threaded mode (the
 				// default) counts it among the sequences searched.
@@ -115,7 +136,13 @@ func (e *engine) run(rd *sqio.Reader) error {
 				continue
 			}
 			e.nseq++
+			if !mine {
+				// Another shard scores it; HMMER2's running state moves on.
+				viterbi.AdvanceSpace(len(s.Seq), e.p.M, &e.space)
+				continue
+			}
 			r := &record{
+				idx:  idx,
 				name: s.Name, acc: s.Acc, desc: s.Desc, hasAcc: s.HasAcc, hasDesc: s.HasDesc,
 				dsq:       e.h.Alph.Digitize(s.Seq, nil),
 				nseqSoFar: e.nseq,
@@ -129,6 +156,11 @@ func (e *engine) run(rd *sqio.Reader) error {
 					return
 				}
 			}
+		}
+		if e.sharded && int64(nAll) != e.planned {
+			send(fmt.Errorf("%s has %d sequences, not the %d this shard was planned with (did it change during the run?)",
+				e.opt.SeqFile, nAll, e.planned))
+			return
 		}
 		if len(recs) > 0 {
 			send(nil)
@@ -194,9 +226,11 @@ func (e *engine) processChunk(chunk []*record) error {
 		if r.significant {
 			for _, d := range r.res.domains {
 				e.dhit.register(d)
+				e.noteHit(d, r.idx)
 			}
 			if r.res.global != nil {
 				e.ghit.register(r.res.global)
+				e.noteHit(r.res.global, r.idx)
 			}
 			r.sc = r.res.wholeSc
 		}

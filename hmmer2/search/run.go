@@ -44,6 +44,7 @@ func Run(env cli.Env, args []string) int {
 		fmt.Fprint(env.Stdout, usage+"\n")
 		fmt.Fprint(env.Stdout, experts+"\n")
 		fmt.Fprint(env.Stdout, hmmgoExtras)
+		fmt.Fprint(env.Stdout, distributedOptions)
 		return 0
 	}
 	var ue *cli.UsageError
@@ -101,6 +102,14 @@ func Search(env cli.Env, o *Options) error {
 	}
 	// Like hmm2search, open the database before the model, so that a
 	// missing database is reported first.
+	var plan *shardPlan
+	if o.Shard != nil {
+		p, err := planShard(o, format, env.Stdin)
+		if err != nil {
+			return err
+		}
+		plan = p
+	}
 	rd, err := sqio.Open(o.SeqFile, format, env.Stdin, "BLASTDB")
 	if err != nil {
 		return err
@@ -150,6 +159,10 @@ func Search(env cli.Env, o *Options) error {
 	}
 	defer scorer.Close()
 	e := newEngine(h, p, th, o, scorer)
+	if plan != nil {
+		e.sharded, e.keep, e.planned = true, plan.keep, plan.count
+		e.hitIdx = make(map[*hit]int64)
+	}
 	if cli.IsTerminal(env.Stderr) {
 		e.progress = func(n int) { fmt.Fprintf(env.Stderr, "\rhmm2search: %d sequences searched", n) }
 	}
@@ -159,15 +172,33 @@ func Search(env cli.Env, o *Options) error {
 	if e.progress != nil {
 		fmt.Fprintln(env.Stderr)
 	}
-	if e.nseq == 0 || e.hist.total == 0 {
-		// hmm2search itself crashes here (segmentation fault).
-		return fmt.Errorf("%s: no non-empty sequences to search", o.SeqFile)
+	if plan != nil {
+		if plan.nonEmpty == 0 {
+			return errNoResidues(o)
+		}
+		sum, err := fileSHA256(o.HMMFile)
+		if err != nil {
+			return err
+		}
+		return writeShard(env, o, e, th, plan, sum)
 	}
-
+	if e.nseq == 0 || e.hist.total == 0 {
+		return errNoResidues(o)
+	}
 	var buf bytes.Buffer
 	writeHeader(&buf, o, h.Name, th, o.Autocut)
 	e.writeReport(&buf)
+	return writeOutput(env, o, buf.Bytes())
+}
 
+// errNoResidues is the error for a database without residues, where
+// hmm2search itself crashes (segmentation fault).
+func errNoResidues(o *Options) error {
+	return fmt.Errorf("%s: no non-empty sequences to search", o.SeqFile)
+}
+
+// writeOutput writes a finished report to -o (atomically) or stdout.
+func writeOutput(env cli.Env, o *Options, report []byte) error {
 	dest := o.Output
 	if dest == "" {
 		dest = "-"
@@ -176,7 +207,7 @@ func Search(env cli.Env, o *Options) error {
 	if err != nil {
 		return err
 	}
-	if _, err := out.Write(buf.Bytes()); err != nil {
+	if _, err := out.Write(report); err != nil {
 		out.Abort()
 		return fmt.Errorf("writing report: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	hmm2search "github.com/hmmgo/hmmgo/hmmer2/search"
 	"github.com/hmmgo/hmmgo/hmmer3/hmmsearch"
 	"github.com/hmmgo/hmmgo/internal/cli"
 	"github.com/hmmgo/hmmgo/internal/pairhmmcmd"
@@ -29,14 +30,15 @@ Reads the files that the N runs of 'hmmgo <command> --shard i/N
 run of that command line writes, to the outputs it names (standard output,
 -o, --tblout, --domtblout; for papara its alignment, placement and log
 files). The set must be complete and of one run; files are checked for
-truncation and damage. Supported: hmmsearch, pairhmm, papara.
+truncation and damage. Supported: hmmsearch, hmm2search, pairhmm, papara.
 `
 
 // mergers maps a shard file's command to the code that merges it.
 var mergers = map[string]func(cli.Env, []*shard.File) error{
-	"hmmsearch": hmmsearch.Merge,
-	"pairhmm":   pairhmmcmd.Merge,
-	"papara":    paparacmd.Merge,
+	"hmmsearch":  hmmsearch.Merge,
+	"hmm2search": hmm2search.Merge,
+	"pairhmm":    pairhmmcmd.Merge,
+	"papara":     paparacmd.Merge,
 }
 
 func run(env cli.Env, args []string) int {

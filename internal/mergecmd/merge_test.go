@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	hmm2search "github.com/hmmgo/hmmgo/hmmer2/search"
 	"github.com/hmmgo/hmmgo/internal/cli"
 	"github.com/hmmgo/hmmgo/internal/pairhmmcmd"
+	"github.com/hmmgo/hmmgo/internal/testutil"
 )
 
 const records = "1 1\nACGT IIII IIII IIII ++++\nACGTT\n1 2\nACG III III III +++\nACG\nTTT\n2 1\nAC II II II ++\nGT II II II ++\nACGT\n"
@@ -39,6 +41,27 @@ func TestMergeDispatches(t *testing.T) {
 	code, got, stderr := runEnv(Command, files...)
 	if code != 0 || got != want || want == "" {
 		t.Fatalf("exit %d, %q; want %q (%s)", code, got, want, stderr)
+	}
+}
+
+// TestMergeHmm2search: hmm2search shards, given out of order, merge into
+// the unsharded report.
+func TestMergeHmm2search(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"-E", "1e9", "-A", "2", testutil.Testdata(t, "hmmer2/models/fn3.hmm2"), testutil.Testdata(t, "hmmer2/db/mixed.fa")}
+	_, want, _ := runEnv(hmm2search.Command, args...)
+	var files []string
+	for i := 4; i >= 1; i-- {
+		f := filepath.Join(dir, fmt.Sprintf("h%d", i))
+		sargs := append([]string{"--shard", fmt.Sprintf("%d/4", i), "--shard-out", f}, args...)
+		if code, out, stderr := runEnv(hmm2search.Command, sargs...); code != 0 || out != "" {
+			t.Fatalf("exit %d, %d bytes on stdout: %s", code, len(out), stderr)
+		}
+		files = append(files, f)
+	}
+	code, got, stderr := runEnv(Command, files...)
+	if code != 0 || got != want || !strings.Contains(want, "Total sequences searched: 380") {
+		t.Fatalf("exit %d (%s); merged report equal: %v", code, stderr, got == want)
 	}
 }
 
@@ -73,5 +96,5 @@ func Example() {
 	// run of that command line writes, to the outputs it names (standard output,
 	// -o, --tblout, --domtblout; for papara its alignment, placement and log
 	// files). The set must be complete and of one run; files are checked for
-	// truncation and damage. Supported: hmmsearch, pairhmm, papara.
+	// truncation and damage. Supported: hmmsearch, hmm2search, pairhmm, papara.
 }
