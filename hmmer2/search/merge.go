@@ -2,7 +2,6 @@ package search
 
 import (
 	"bytes"
-	"encoding/gob"
 	"fmt"
 	"slices"
 
@@ -24,13 +23,9 @@ func Merge(env cli.Env, files []*shard.File) error {
 	if o.Shard != nil || o.ShardOut != "" {
 		return fmt.Errorf("%s: recorded command line sets --shard", files[0].Path)
 	}
-	payloads := make([]*shardPayload, len(files))
-	for i, f := range files {
-		p := new(shardPayload)
-		if err := gob.NewDecoder(bytes.NewReader(f.Payload)).Decode(p); err != nil {
-			return fmt.Errorf("%s: cannot decode the shard's results: %v", f.Path, err)
-		}
-		payloads[i] = p
+	payloads, err := shard.DecodePayloads[shardPayload](files)
+	if err != nil {
+		return err
 	}
 	report, err := mergedReport(o, payloads, files)
 	if err != nil {

@@ -1,8 +1,6 @@
 package hmmsearch
 
 import (
-	"bytes"
-	"encoding/gob"
 	"fmt"
 
 	"github.com/hmmgo/hmmgo/internal/cli"
@@ -19,13 +17,9 @@ func Merge(env cli.Env, files []*shard.File) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", files[0].Path, err)
 	}
-	payloads := make([]*shardPayload, len(files))
-	for i, f := range files {
-		p := new(shardPayload)
-		if err := gob.NewDecoder(bytes.NewReader(f.Payload)).Decode(p); err != nil {
-			return fmt.Errorf("%s: cannot decode the shard's results: %v", f.Path, err)
-		}
-		payloads[i] = p
+	payloads, err := shard.DecodePayloads[shardPayload](files)
+	if err != nil {
+		return err
 	}
 	nq := len(payloads[0].Queries)
 	for i, p := range payloads {

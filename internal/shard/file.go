@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"encoding/gob"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -190,4 +191,17 @@ func sameEnv(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// DecodePayloads decodes each file's payload, which the command wrote with
+// encoding/gob, into a T.
+func DecodePayloads[T any](files []*File) ([]*T, error) {
+	out := make([]*T, len(files))
+	for i, f := range files {
+		out[i] = new(T)
+		if err := gob.NewDecoder(bytes.NewReader(f.Payload)).Decode(out[i]); err != nil {
+			return nil, fmt.Errorf("%s: cannot decode the shard's results: %v", f.Path, err)
+		}
+	}
+	return out, nil
 }
