@@ -215,11 +215,11 @@ func TestKernelSourceOnCPURealModels(t *testing.T) {
 	cc := shimCompiler(t)
 	dir := testutil.Testdata(t, "hmmer3")
 	amino, dna := alphabet.New(alphabet.Amino), alphabet.New(alphabet.DNA)
-	prot := readTargets(t, filepath.Join(dir, "prot.fa"), amino)
-	nuc := readTargets(t, filepath.Join(dir, "synth_dna.fa"), dna)
+	prot := testmodels.ReadDsqs(t, filepath.Join(dir, "prot.fa"), amino)
+	nuc := testmodels.ReadDsqs(t, filepath.Join(dir, "synth_dna.fa"), dna)
 	exe := buildShim(t, cc, fwdShape{Block: 32, ProfShared: true, StateShared: false})
 	shape := func(p *fwdPlan) fwdShape { return shimShape(p, 1, 3, true, false) }
-	for _, h := range readModels(t, filepath.Join(dir, "models", "*.hmm.gz")) {
+	for _, h := range testmodels.ReadModels(t, filepath.Join(dir, "models", "*.hmm.gz")) {
 		dsqs := prot
 		if h.Alph.Type == alphabet.DNA {
 			dsqs = nuc

@@ -52,9 +52,9 @@ func TestGPUParsersMatchCPU(t *testing.T) {
 	g := NewGPU(ctx)
 	dir := testutil.Testdata(t, "hmmer3")
 	amino, dna := alphabet.New(alphabet.Amino), alphabet.New(alphabet.DNA)
-	prot := readTargets(t, filepath.Join(dir, "prot.fa"), amino)
-	nuc := readTargets(t, filepath.Join(dir, "synth_dna.fa"), dna)
-	for _, h := range readModels(t, filepath.Join(dir, "models", "*.hmm.gz")) {
+	prot := testmodels.ReadDsqs(t, filepath.Join(dir, "prot.fa"), amino)
+	nuc := testmodels.ReadDsqs(t, filepath.Join(dir, "synth_dna.fa"), dna)
+	for _, h := range testmodels.ReadModels(t, filepath.Join(dir, "models", "*.hmm.gz")) {
 		if h.Alph.Type == alphabet.DNA {
 			compareParsers(t, g, h.Name, optimizedProfile(h), nuc)
 		} else {
@@ -83,8 +83,8 @@ func TestGPUParsersMatchCPU(t *testing.T) {
 	if own == 0 {
 		t.Error("no target made Backward switch to its own scale factors")
 	}
-	proteome := readTargets(t, testutil.GPUData(t, "pyhmmer/seqs/938293.PRJEB85.HG003687.faa"), amino)
-	for _, h := range readModels(t, filepath.Join(testutil.GPUData(t, "CUDAMPF/query_models"), "*.hmm.gz")) {
+	proteome := testmodels.ReadDsqs(t, testutil.GPUData(t, "pyhmmer/seqs/938293.PRJEB85.HG003687.faa"), amino)
+	for _, h := range testmodels.ReadModels(t, filepath.Join(testutil.GPUData(t, "CUDAMPF/query_models"), "*.hmm.gz")) {
 		// Forward survivors are few: a few hundred targets per model.
 		var dsqs [][]byte
 		for i := 0; i < len(proteome); i += 7 {

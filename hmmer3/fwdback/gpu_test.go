@@ -3,12 +3,10 @@ package fwdback_test
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,49 +21,11 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/profile"
 	"github.com/hmmgo/hmmgo/internal/testmodels"
 	"github.com/hmmgo/hmmgo/internal/testutil"
-	"github.com/hmmgo/hmmgo/seqio"
 )
 
 func optimized(h *hmm.HMM) *oprofile.Profile {
 	bg := profile.NewBackground(h.Alph)
 	return oprofile.Convert(profile.Config(h, bg, 100), h)
-}
-
-func readAll(t testing.TB, path string, abc *alphabet.Alphabet) [][]byte {
-	r, err := seqio.Open(path, nil, abc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var out [][]byte
-	for {
-		sq, err := r.Read()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, sq.Dsq)
-	}
-}
-
-func models(t testing.TB, pattern string) []*hmm.HMM {
-	files, _ := filepath.Glob(pattern)
-	sort.Strings(files)
-	var hs []*hmm.HMM
-	for _, f := range files {
-		r, err := hmm.OpenFile(f, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h, err := r.Read()
-		if err != nil {
-			t.Fatal(err)
-		}
-		hs = append(hs, h)
-	}
-	return hs
 }
 
 // reference is fwdback.Forward on every core, each target with its
@@ -188,12 +148,12 @@ func TestGPUMatchesCPU(t *testing.T) {
 	amino, dna := alphabet.New(alphabet.Amino), alphabet.New(alphabet.DNA)
 	rng := rand.New(rand.NewSource(11))
 
-	prot := readAll(t, filepath.Join(dir, "prot.fa"), amino)
+	prot := testmodels.ReadDsqs(t, filepath.Join(dir, "prot.fa"), amino)
 	for _, L := range []int{0, 1, 2, 3, 4, 5, 7, 1000, 20000} {
 		prot = append(prot, testmodels.RandomDsq(rng, amino, L))
 	}
-	nuc := readAll(t, filepath.Join(dir, "synth_dna.fa"), dna)
-	for _, h := range models(t, filepath.Join(dir, "models", "*.hmm.gz")) {
+	nuc := testmodels.ReadDsqs(t, filepath.Join(dir, "synth_dna.fa"), dna)
+	for _, h := range testmodels.ReadModels(t, filepath.Join(dir, "models", "*.hmm.gz")) {
 		if h.Alph.Type == alphabet.DNA {
 			compare(t, g, h.Name, optimized(h), nuc, nil)
 		} else {
@@ -261,9 +221,9 @@ func TestGPUMatchesCPU(t *testing.T) {
 	same(t, "resident subset", prot, sel, got, gotErr, ref, refErr)
 
 	// The CUDAMPF models against a real proteome.
-	proteome := readAll(t, testutil.GPUData(t, "pyhmmer/seqs/938293.PRJEB85.HG003687.faa"), amino)
+	proteome := testmodels.ReadDsqs(t, testutil.GPUData(t, "pyhmmer/seqs/938293.PRJEB85.HG003687.faa"), amino)
 	n := 0
-	for _, h := range models(t, filepath.Join(testutil.GPUData(t, "CUDAMPF/query_models"), "*.hmm.gz")) {
+	for _, h := range testmodels.ReadModels(t, filepath.Join(testutil.GPUData(t, "CUDAMPF/query_models"), "*.hmm.gz")) {
 		dsqs := sample(proteome, h.M, 150_000_000)
 		n += len(dsqs)
 		compare(t, g, h.Name, optimized(h), dsqs, nil)

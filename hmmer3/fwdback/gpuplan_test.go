@@ -2,11 +2,9 @@ package fwdback
 
 import (
 	"errors"
-	"io"
 	"math"
 	"math/rand"
 	"path/filepath"
-	"sort"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/alphabet"
@@ -15,7 +13,6 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/profile"
 	"github.com/hmmgo/hmmgo/internal/testmodels"
 	"github.com/hmmgo/hmmgo/internal/testutil"
-	"github.com/hmmgo/hmmgo/seqio"
 )
 
 // emulateKernel runs fwd.cu's schedule on the CPU from the plan's arrays:
@@ -248,49 +245,12 @@ func TestKernelScheduleMatchesForward(t *testing.T) {
 	}
 }
 
-func readTargets(t testing.TB, path string, abc *alphabet.Alphabet) [][]byte {
-	r, err := seqio.Open(path, nil, abc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var out [][]byte
-	for {
-		sq, err := r.Read()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, sq.Dsq)
-	}
-}
-
-func readModels(t testing.TB, pattern string) []*hmm.HMM {
-	files, _ := filepath.Glob(pattern)
-	sort.Strings(files)
-	var hs []*hmm.HMM
-	for _, f := range files {
-		r, err := hmm.OpenFile(f, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h, err := r.Read()
-		if err != nil {
-			t.Fatal(err)
-		}
-		hs = append(hs, h)
-	}
-	return hs
-}
-
 func TestKernelScheduleRealModels(t *testing.T) {
 	dir := testutil.Testdata(t, "hmmer3")
 	amino, dna := alphabet.New(alphabet.Amino), alphabet.New(alphabet.DNA)
-	prot := readTargets(t, filepath.Join(dir, "prot.fa"), amino)
-	nuc := readTargets(t, filepath.Join(dir, "synth_dna.fa"), dna)
-	for _, h := range readModels(t, filepath.Join(dir, "models", "*.hmm.gz")) {
+	prot := testmodels.ReadDsqs(t, filepath.Join(dir, "prot.fa"), amino)
+	nuc := testmodels.ReadDsqs(t, filepath.Join(dir, "synth_dna.fa"), dna)
+	for _, h := range testmodels.ReadModels(t, filepath.Join(dir, "models", "*.hmm.gz")) {
 		dsqs := prot
 		if h.Alph.Type == alphabet.DNA {
 			dsqs = nuc

@@ -2,13 +2,11 @@ package msvfilter_test
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"sync"
 	"testing"
@@ -22,49 +20,11 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/profile"
 	"github.com/hmmgo/hmmgo/internal/testmodels"
 	"github.com/hmmgo/hmmgo/internal/testutil"
-	"github.com/hmmgo/hmmgo/seqio"
 )
 
 func msvProfile(h *hmm.HMM) *oprofile.Profile {
 	bg := profile.NewBackground(h.Alph)
 	return oprofile.Convert(profile.Config(h, bg, 100), h)
-}
-
-func readAll(t testing.TB, path string, abc *alphabet.Alphabet) [][]byte {
-	r, err := seqio.Open(path, nil, abc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var out [][]byte
-	for {
-		sq, err := r.Read()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, sq.Dsq)
-	}
-}
-
-func readModels(t testing.TB, pattern string) []*hmm.HMM {
-	files, _ := filepath.Glob(pattern)
-	sort.Strings(files)
-	var hs []*hmm.HMM
-	for _, f := range files {
-		r, err := hmm.OpenFile(f, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h, err := r.Read()
-		if err != nil {
-			t.Fatal(err)
-		}
-		hs = append(hs, h)
-	}
-	return hs
 }
 
 // compareGPU scores every target on the CPU and the GPU and fails on any
@@ -118,8 +78,8 @@ func TestGPUMatchesCPU(t *testing.T) {
 	g := msvfilter.NewGPU(ctx)
 	dir := testutil.Testdata(t, "hmmer3")
 	amino, dna := alphabet.New(alphabet.Amino), alphabet.New(alphabet.DNA)
-	prot := readAll(t, filepath.Join(dir, "prot.fa"), amino)
-	nuc := readAll(t, filepath.Join(dir, "synth_dna.fa"), dna)
+	prot := testmodels.ReadDsqs(t, filepath.Join(dir, "prot.fa"), amino)
+	nuc := testmodels.ReadDsqs(t, filepath.Join(dir, "synth_dna.fa"), dna)
 	rng := rand.New(rand.NewSource(7))
 	for _, L := range []int{1, 2, 3, 4, 5, 7, 1000, 20000, 100001} {
 		prot = append(prot, testmodels.RandomDsq(rng, amino, L))
@@ -129,7 +89,7 @@ func TestGPUMatchesCPU(t *testing.T) {
 	defer nucDB.Free()
 	for _, force := range []bool{false, true} {
 		g.ForceMSV = force
-		for _, h := range readModels(t, filepath.Join(dir, "models", "*.hmm.gz")) {
+		for _, h := range testmodels.ReadModels(t, filepath.Join(dir, "models", "*.hmm.gz")) {
 			if h.Alph.Type == alphabet.DNA {
 				compareGPU(t, g, h, nucDB)
 			} else {
@@ -142,9 +102,9 @@ func TestGPUMatchesCPU(t *testing.T) {
 	}
 	g.ForceMSV = false
 	// The CUDAMPF query models against a real proteome, when the data is here.
-	proteome := gpudb.New(ctx, readAll(t, testutil.GPUData(t, "pyhmmer/seqs/938293.PRJEB85.HG003687.faa"), amino))
+	proteome := gpudb.New(ctx, testmodels.ReadDsqs(t, testutil.GPUData(t, "pyhmmer/seqs/938293.PRJEB85.HG003687.faa"), amino))
 	defer proteome.Free()
-	for _, h := range readModels(t, filepath.Join(testutil.GPUData(t, "CUDAMPF/query_models"), "*.hmm.gz")) {
+	for _, h := range testmodels.ReadModels(t, filepath.Join(testutil.GPUData(t, "CUDAMPF/query_models"), "*.hmm.gz")) {
 		compareGPU(t, g, h, proteome)
 	}
 }

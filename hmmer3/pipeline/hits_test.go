@@ -11,6 +11,7 @@ import (
 
 	"github.com/hmmgo/hmmgo/hmmer3/hits"
 	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
+	"github.com/hmmgo/hmmgo/internal/testmodels"
 	"github.com/hmmgo/hmmgo/internal/testutil"
 	"github.com/hmmgo/hmmgo/seqio"
 )
@@ -73,7 +74,7 @@ func TestHitsMatchHMMER(t *testing.T) {
 	for _, g := range golden {
 		model := strings.TrimSuffix(filepath.Base(g), ".txt")
 		t.Run(model, func(t *testing.T) {
-			h := readModel(t, filepath.Join(dir, "models", model+".hmm.gz"))
+			h := testmodels.ReadModel(t, filepath.Join(dir, "models", model+".hmm.gz"))
 			db := "prot.fa"
 			if h.Alph.K == 4 {
 				db = "synth_dna.fa"

@@ -2,14 +2,13 @@ package pipeline_test
 
 import (
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/hmmgo/hmmgo/alphabet"
 	"github.com/hmmgo/hmmgo/hmmer3/hits"
 	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
+	"github.com/hmmgo/hmmgo/internal/testmodels"
 	"github.com/hmmgo/hmmgo/internal/testutil"
 	"github.com/hmmgo/hmmgo/seqio"
 )
@@ -21,12 +20,12 @@ import (
 func TestStagedEqualsSearch(t *testing.T) {
 	dir := testutil.Testdata(t, "hmmer3")
 	for _, model := range []string{"fn3", "globins4", "Pkinase", "Caudal_act", "MADE1"} {
-		h := readModel(t, filepath.Join(dir, "models", model+".hmm.gz"))
+		h := testmodels.ReadModel(t, filepath.Join(dir, "models", model+".hmm.gz"))
 		db := "prot.fa"
 		if h.Alph.K == 4 {
 			db = "synth_dna.fa"
 		}
-		seqs := readSeqs(t, filepath.Join(dir, db), h.Alph)
+		seqs := testmodels.ReadSequences(t, filepath.Join(dir, db), h.Alph)
 		var part []*seqio.Sequence
 		var indices []int64
 		for i := 1; i < len(seqs); i += 3 {
@@ -75,8 +74,8 @@ func TestStagedEqualsSearch(t *testing.T) {
 // With TimeStages the staged search reports each stage's wall time.
 func TestStagedTimesStages(t *testing.T) {
 	dir := testutil.Testdata(t, "hmmer3")
-	h := readModel(t, filepath.Join(dir, "models", "fn3.hmm.gz"))
-	seqs := readSeqs(t, filepath.Join(dir, "prot.fa"), h.Alph)
+	h := testmodels.ReadModel(t, filepath.Join(dir, "models", "fn3.hmm.gz"))
+	seqs := testmodels.ReadSequences(t, filepath.Join(dir, "prot.fa"), h.Alph)
 	cfg := pipeline.DefaultConfig()
 	cfg.TimeStages = true
 	m, err := pipeline.NewModel(h, &cfg)
@@ -94,25 +93,5 @@ func TestStagedTimesStages(t *testing.T) {
 		if d <= 0 {
 			t.Errorf("stage %s: no time recorded", hits.StageNames[i])
 		}
-	}
-}
-
-func readSeqs(t *testing.T, path string, abc *alphabet.Alphabet) []*seqio.Sequence {
-	t.Helper()
-	r, err := seqio.Open(path, nil, abc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var seqs []*seqio.Sequence
-	for {
-		sq, err := r.Read()
-		if err == io.EOF {
-			return seqs
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		seqs = append(seqs, sq)
 	}
 }

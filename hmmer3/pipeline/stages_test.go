@@ -11,11 +11,11 @@ import (
 	"testing"
 
 	"github.com/hmmgo/hmmgo/hmmer3/fwdback"
-	"github.com/hmmgo/hmmgo/hmmer3/hmm"
 	"github.com/hmmgo/hmmgo/hmmer3/msvfilter"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 	"github.com/hmmgo/hmmgo/hmmer3/profile"
 	"github.com/hmmgo/hmmgo/hmmer3/vitfilter"
+	"github.com/hmmgo/hmmgo/internal/testmodels"
 	"github.com/hmmgo/hmmgo/internal/testutil"
 	"github.com/hmmgo/hmmgo/seqio"
 )
@@ -66,18 +66,6 @@ func readStages(t *testing.T, path string) []stageRow {
 	return rows
 }
 
-func readModel(t *testing.T, path string) *hmm.HMM {
-	r, err := hmm.OpenFile(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := r.Read()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
-
 func sameFloat(a, b float32) bool {
 	return math.Float32bits(a) == math.Float32bits(b) || (math.IsNaN(float64(a)) && math.IsNaN(float64(b)))
 }
@@ -94,7 +82,7 @@ func TestStageScoresMatchHMMER(t *testing.T) {
 	for _, g := range golden {
 		model := strings.TrimSuffix(filepath.Base(g), ".txt")
 		t.Run(model, func(t *testing.T) {
-			h := readModel(t, filepath.Join(dir, "models", model+".hmm.gz"))
+			h := testmodels.ReadModel(t, filepath.Join(dir, "models", model+".hmm.gz"))
 			db := "prot.fa"
 			if h.Alph.K == 4 {
 				db = "synth_dna.fa"

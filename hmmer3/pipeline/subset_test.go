@@ -9,6 +9,7 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/hits"
 	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
 	"github.com/hmmgo/hmmgo/internal/shard"
+	"github.com/hmmgo/hmmgo/internal/testmodels"
 	"github.com/hmmgo/hmmgo/internal/testutil"
 	"github.com/hmmgo/hmmgo/seqio"
 )
@@ -20,7 +21,7 @@ import (
 // its provisional Z is small: a part that numbered its targets from 0
 // would keep it, the whole search does not.
 func TestSubsetsKeepWholeSearchHits(t *testing.T) {
-	h := readModel(t, testutil.Testdata(t, "globins4.hmm"))
+	h := testmodels.ReadModel(t, testutil.Testdata(t, "globins4.hmm"))
 	var seqs []*seqio.Sequence
 	r, err := seqio.Open(testutil.Testdata(t, "globins45.fa"), nil, h.Alph)
 	if err != nil {

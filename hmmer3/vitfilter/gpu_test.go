@@ -2,13 +2,11 @@ package vitfilter_test
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"sync"
 	"testing"
@@ -22,49 +20,11 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/vitfilter"
 	"github.com/hmmgo/hmmgo/internal/testmodels"
 	"github.com/hmmgo/hmmgo/internal/testutil"
-	"github.com/hmmgo/hmmgo/seqio"
 )
 
 func optimized(h *hmm.HMM) *oprofile.Profile {
 	bg := profile.NewBackground(h.Alph)
 	return oprofile.Convert(profile.Config(h, bg, 100), h)
-}
-
-func readAll(t testing.TB, path string, abc *alphabet.Alphabet) [][]byte {
-	r, err := seqio.Open(path, nil, abc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var out [][]byte
-	for {
-		sq, err := r.Read()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, sq.Dsq)
-	}
-}
-
-func readModels(t testing.TB, pattern string) []*hmm.HMM {
-	files, _ := filepath.Glob(pattern)
-	sort.Strings(files)
-	var hs []*hmm.HMM
-	for _, f := range files {
-		r, err := hmm.OpenFile(f, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h, err := r.Read()
-		if err != nil {
-			t.Fatal(err)
-		}
-		hs = append(hs, h)
-	}
-	return hs
 }
 
 // cpuScores is the reference on every core.
@@ -114,16 +74,16 @@ func TestGPUMatchesCPU(t *testing.T) {
 	g := vitfilter.NewGPU(ctx)
 	dir := testutil.Testdata(t, "hmmer3")
 	amino, dna := alphabet.New(alphabet.Amino), alphabet.New(alphabet.DNA)
-	prot := readAll(t, filepath.Join(dir, "prot.fa"), amino)
+	prot := testmodels.ReadDsqs(t, filepath.Join(dir, "prot.fa"), amino)
 	rng := rand.New(rand.NewSource(11))
 	for _, L := range []int{1, 2, 3, 4, 5, 7, 1000, 20000} {
 		prot = append(prot, testmodels.RandomDsq(rng, amino, L))
 	}
 	protDB := gpudb.New(ctx, prot)
 	defer protDB.Free()
-	nucDB := gpudb.New(ctx, readAll(t, filepath.Join(dir, "synth_dna.fa"), dna))
+	nucDB := gpudb.New(ctx, testmodels.ReadDsqs(t, filepath.Join(dir, "synth_dna.fa"), dna))
 	defer nucDB.Free()
-	for _, h := range readModels(t, filepath.Join(dir, "models", "*.hmm.gz")) {
+	for _, h := range testmodels.ReadModels(t, filepath.Join(dir, "models", "*.hmm.gz")) {
 		if h.Alph.Type == alphabet.DNA {
 			compareGPU(t, g, h, nucDB)
 		} else {
@@ -150,9 +110,9 @@ func TestGPUMatchesCPU(t *testing.T) {
 			t.Errorf("subset target %d: GPU %v, CPU %v", i, got[i], want[i])
 		}
 	}
-	proteome := gpudb.New(ctx, readAll(t, testutil.GPUData(t, "pyhmmer/seqs/938293.PRJEB85.HG003687.faa"), amino))
+	proteome := gpudb.New(ctx, testmodels.ReadDsqs(t, testutil.GPUData(t, "pyhmmer/seqs/938293.PRJEB85.HG003687.faa"), amino))
 	defer proteome.Free()
-	for _, h := range readModels(t, filepath.Join(testutil.GPUData(t, "CUDAMPF/query_models"), "*.hmm.gz")) {
+	for _, h := range testmodels.ReadModels(t, filepath.Join(testutil.GPUData(t, "CUDAMPF/query_models"), "*.hmm.gz")) {
 		compareGPU(t, g, h, proteome)
 	}
 }

@@ -1,5 +1,6 @@
 // Package testmodels makes random but valid HMMER3 models and digital
-// sequences for kernel tests, at sizes no model file in the repository has.
+// sequences for kernel tests, at sizes no model file in the repository has,
+// and reads the fixture files tests share.
 package testmodels
 
 import (
