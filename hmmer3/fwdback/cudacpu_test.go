@@ -21,14 +21,15 @@ import (
 )
 
 // These tests run fwd.cu itself, not a transcription of it, on the CPU:
-// testdata/cudacpu/shim.h stands in for the CUDA built-ins (each GPU
-// thread a coroutine, shuffles and votes exchanged between the 32 lanes
-// of a warp), and the host's SSE arithmetic in flush-to-zero mode stands
-// in for the GPU's -ftz=true single precision. They check the kernel's
-// indexing, lane exchanges, warp-uniform control flow, padding and
-// records against Forward, through the same plan, packing and assembly
-// code the GPU path uses. What they cannot check is NVRTC and the device;
-// gpu_test.go does that on a GPU host.
+// testdata/cudacpu/shim.h with internal/cudacpu/emu.h stands in for the
+// CUDA built-ins (each GPU thread a coroutine, shuffles and votes
+// exchanged between the 32 lanes of a warp), and the host's SSE arithmetic
+// in flush-to-zero mode stands in for the GPU's -ftz=true single
+// precision. They check the kernel's indexing, lane exchanges,
+// warp-uniform control flow, padding and records against Forward, through
+// the same plan, packing and assembly code the GPU path uses. What they
+// cannot check is NVRTC and the device; gpu_test.go does that on a GPU
+// host.
 
 // shimCompiler returns a C++ compiler, or skips.
 func shimCompiler(t *testing.T) string {
@@ -52,7 +53,8 @@ func buildShim(t *testing.T, cc string, s fwdShape) string {
 	b2i := map[bool]int{false: 0, true: 1}
 	cmd := exec.Command(cc, "-std=c++17", "-O1", "-ffp-contract=off", "-fno-strict-aliasing", "-msse2",
 		fmt.Sprintf("-DBLOCK=%d", s.Block), fmt.Sprintf("-DPROF_SHARED=%d", b2i[s.ProfShared]), fmt.Sprintf("-DSTATE_SHARED=%d", b2i[s.StateShared]),
-		"-I", ".", "-I", filepath.Join("testdata", "cudacpu"), "-o", exe, filepath.Join("testdata", "cudacpu", "driver.cc"))
+		"-I", ".", "-I", filepath.Join("testdata", "cudacpu"),
+		"-I", filepath.Join(testutil.RepoRoot(t), "internal", "cudacpu"), "-o", exe, filepath.Join("testdata", "cudacpu", "driver.cc"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("compiling fwd.cu with the CPU shim: %v\n%s", err, out)
 	}

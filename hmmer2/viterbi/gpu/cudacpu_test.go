@@ -15,16 +15,17 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer2/plan7"
 	"github.com/hmmgo/hmmgo/hmmer2/viterbi"
 	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
+	"github.com/hmmgo/hmmgo/internal/testutil"
 )
 
 // These tests run viterbi.cu itself, not a transcription of it, on the
-// CPU: testdata/cudacpu/shim.h stands in for the CUDA built-ins (each GPU
-// thread a coroutine, shuffles, votes and barriers exchanged between the
-// threads), so the kernel's node layout, lane and warp exchanges, the D
-// chain's convergence loop, padding and the work loop are checked
-// against viterbi.ScoreOne through the same tables and packing the GPU
-// path uses. What they cannot check is NVRTC and the device itself;
-// gpu_test.go does that on a GPU host.
+// CPU: testdata/cudacpu/shim.h with internal/cudacpu/emu.h stands in for
+// the CUDA built-ins (each GPU thread a coroutine, shuffles, votes and
+// barriers exchanged between the threads), so the kernel's node layout,
+// lane and warp exchanges, the D chain's convergence loop, padding and the
+// work loop are checked against viterbi.ScoreOne through the same tables
+// and packing the GPU path uses. What they cannot check is NVRTC and the
+// device itself; gpu_test.go does that on a GPU host.
 
 // shimCompiler returns a C++ compiler, or skips.
 func shimCompiler(t *testing.T) string {
@@ -78,7 +79,8 @@ func buildShim(t *testing.T, cc string, s Shape) string {
 	}
 	exe = filepath.Join(dir, "h2vitcpu")
 	cmd := exec.Command(cc, "-std=c++17", "-O1", "-fwrapv",
-		"-I", dir, "-I", ".", "-I", filepath.Join("testdata", "cudacpu"), "-o", exe, filepath.Join("testdata", "cudacpu", "driver.cc"))
+		"-I", dir, "-I", ".", "-I", filepath.Join("testdata", "cudacpu"),
+		"-I", filepath.Join(testutil.RepoRoot(t), "internal", "cudacpu"), "-o", exe, filepath.Join("testdata", "cudacpu", "driver.cc"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("compiling viterbi.cu with the CPU shim (%+v): %v\n%s", s, err, out)
 	}
