@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"sort"
 
 	"github.com/hmmgo/hmmgo/gpu/gpuinfo"
@@ -35,7 +36,28 @@ var commands = []cli.Command{
 
 func main() {
 	env := cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
-	os.Exit(run(env, os.Args[1:]))
+	stop := startProfile(env)
+	rc := run(env, os.Args[1:])
+	stop()
+	os.Exit(rc)
+}
+
+// startProfile writes a CPU profile to $HMMGO_CPUPROFILE when it is set:
+// benchmarks on hosts without Go tools use it to see where host time goes.
+func startProfile(env cli.Env) (stop func()) {
+	path := os.Getenv("HMMGO_CPUPROFILE")
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "hmmgo: HMMGO_CPUPROFILE: %v\n", err)
+		return func() {}
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }
 
 func run(env cli.Env, args []string) int {
