@@ -65,6 +65,37 @@ type gpuSearch struct {
 	seqs  []*seqio.Sequence
 	abc   *alphabet.Alphabet
 	parts []*gpuPart
+	// forward says where Forward and the parsers run: "gpu", "cpu", or
+	// by batch size when empty ($HMMGO_GPU_FORWARD, for benchmarks).
+	forward string
+}
+
+// gpuForwardMinTargets is the smallest batch that Forward runs on the
+// GPU by default. The kernel gives each target four threads that walk its
+// rows one after another, so a batch needs tens of thousands of targets to
+// fill the device, and one long target takes longer there than the whole
+// batch on the cores. Measured on an H100 with 16 cores (docs/BENCHMARKS.md,
+// 175M residues): the ~1,000 Viterbi survivors of a default query took
+// 0.04-4.2 s on the GPU, many times the workers' time; at 38,000-53,000
+// survivors (--F1 0.1 --F2 0.1) the GPU took 0.9-4.6 s against the
+// workers' 1.5-11.1 s.
+const gpuForwardMinTargets = 20_000
+
+// forwardOnGPU decides where a Forward batch of n targets runs.
+func (g *gpuSearch) forwardOnGPU(want []bool) bool {
+	switch g.forward {
+	case "gpu":
+		return true
+	case "cpu":
+		return false
+	}
+	n := 0
+	for _, w := range want {
+		if w {
+			n++
+		}
+	}
+	return n >= gpuForwardMinTargets
 }
 
 type gpuPart struct {
@@ -179,8 +210,37 @@ func (g *gpuSearch) Viterbi(om *oprofile.Profile, want []bool) ([]float32, error
 	return scores, err
 }
 
+// Forward implements pipeline.Accelerator for the targets with want[i].
+func (g *gpuSearch) Forward(om *oprofile.Profile, want []bool) ([]float32, error) {
+	if !g.forwardOnGPU(want) {
+		return nil, nil
+	}
+	scores := make([]float32, len(g.seqs))
+	err := g.eachPart(func(d int, p *gpuPart) error {
+		sel := make([]bool, len(p.index))
+		for i, db := range p.index {
+			sel[i] = want[db]
+		}
+		out, errs, err := p.fwd.ForwardScoresDB(om, p.db, sel, nil)
+		if err != nil {
+			return err
+		}
+		for i, db := range p.index {
+			if errs[i] != nil {
+				return fmt.Errorf("%s: %w", g.seqs[db].Name, errs[i])
+			}
+			scores[db] = out[i]
+		}
+		return nil
+	})
+	return scores, err
+}
+
 // Parsers implements pipeline.Accelerator for the targets with want[i].
 func (g *gpuSearch) Parsers(om *oprofile.Profile, want []bool) ([]fwdback.Parser, error) {
+	if !g.forwardOnGPU(want) {
+		return nil, nil
+	}
 	out := make([]fwdback.Parser, len(g.seqs))
 	err := g.eachPart(func(d int, p *gpuPart) error {
 		var dsqs [][]byte

@@ -113,6 +113,10 @@ func (e *engine) run(env cli.Env, args []string) int {
 	}
 	s := &search{engine: e, env: env, g: g, hmmfile: g.args[0], seqfile: g.args[1]}
 	_, s.stageTimes = e.lookupEnv("HMMGO_STAGE_TIMES")
+	s.gpuForward, _ = e.lookupEnv("HMMGO_GPU_FORWARD")
+	if f := s.gpuForward; f != "" && f != "gpu" && f != "cpu" {
+		return cli.Fail(env, name, fmt.Errorf("HMMGO_GPU_FORWARD is %q: say gpu or cpu, or leave it unset to choose by batch size", f))
+	}
 	if err := s.run(); err != nil {
 		s.abort()
 		return cli.Fail(env, name, err)
@@ -168,6 +172,9 @@ type search struct {
 	// stageTimes ($HMMGO_STAGE_TIMES set) prints each query's time per
 	// pipeline stage on stderr.
 	stageTimes bool
+	// gpuForward ($HMMGO_GPU_FORWARD) forces Forward onto the GPU or the
+	// CPU in a GPU search; benchmarks use it to measure both.
+	gpuForward string
 }
 
 func (s *search) printStageTimes(query string, st *hits.Stats, gpu time.Duration) {
@@ -287,7 +294,7 @@ func (s *search) run() error {
 		return err
 	}
 	if len(devs) > 0 {
-		s.gpu = &gpuSearch{devs: devs}
+		s.gpu = &gpuSearch{devs: devs, forward: s.gpuForward}
 		defer s.gpu.free()
 		ra := s.gpu.readAhead(models)
 		defer ra.close()

@@ -65,11 +65,22 @@ func (q *queryRunner) add(h *hmm.HMM, nquery int) error {
 	return q.drain(false)
 }
 
+// gpuQueriesAtOnce is how many queries a GPU search keeps in flight, so
+// that the device filters one query while the workers run Forward and
+// domain definition for the ones before it.
+const gpuQueriesAtOnce = 3
+
 // plan chooses the number of queries at once from the first query's
-// database: as many as leave each at least one batch per worker.
+// database: as many as leave each at least one batch per worker. A GPU
+// search overlaps queries whatever the database size.
 func (q *queryRunner) plan(first *queryResult) {
 	q.planned = true
 	ncpu := q.base.CPUs
+	if q.s.gpu != nil && q.s.seqfile != "-" {
+		q.parallel = gpuQueriesAtOnce
+		q.slots = make(chan struct{}, q.parallel)
+		return
+	}
 	if q.s.gpu != nil || q.s.seqfile == "-" || ncpu < 2 {
 		return
 	}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"errors"
 	"runtime"
 	"sync"
 	"time"
@@ -20,9 +21,14 @@ type Accelerator interface {
 	MSV(om *oprofile.Profile) ([]float32, error)
 	// Viterbi returns the Viterbi filter score of the targets with want[i].
 	Viterbi(om *oprofile.Profile, want []bool) ([]float32, error)
+	// Forward returns the Forward filter score of the targets with
+	// want[i] (om in multihit mode, each target's own length), or nil
+	// when the CPU would be faster for this batch: the pipeline then
+	// computes them on its workers.
+	Forward(om *oprofile.Profile, want []bool) ([]float32, error)
 	// Parsers returns the Forward and Backward parsers of the targets with
-	// want[i] (om in multihit mode, each target's own length); the others
-	// are zero.
+	// want[i], as Forward configures om; the others are zero. nil, as for
+	// Forward, leaves them to the CPU.
 	Parsers(om *oprofile.Profile, want []bool) ([]fwdback.Parser, error)
 }
 
@@ -160,34 +166,48 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	lap(hits.StageVit)
 	om := *m.OM
 	om.ReconfigMultihit(om.L)
-	parsers, err := acc.Parsers(&om, passVit)
+	fwdsc, err := acc.Forward(&om, passVit)
 	if err != nil {
 		return nil, nil, err
 	}
+	if fwdsc == nil {
+		fwdsc = make([]float32, n)
+		err = forEach(passVit, func(w *worker, i int) (err error) {
+			fwdsc[i], err = w.forward(seqs[i].Dsq)
+			return err
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	passFwd := make([]bool, n)
+	forEach(passVit, func(w *worker, i int) error {
+		passFwd[i] = w.passesForward(fwdsc[i], st[i].filtersc)
+		return nil
+	})
 	lap(hits.StageFwd)
+	parsers, err := acc.Parsers(&om, passFwd)
+	if err != nil {
+		return nil, nil, err
+	}
 	found := make([]*hits.Hit, n)
-	err = forEach(passVit, func(w *worker, i int) error {
+	err = forEach(passFwd, func(w *worker, i int) (err error) {
+		sq, nullsc := seqs[i], st[i].nullsc
+		if parsers == nil {
+			// Forward again, for its whole matrix: few targets get here.
+			if _, err := w.forward(sq.Dsq); err != nil {
+				return err
+			}
+			found[i], err = w.domains(sq, dbIndex(i), nullsc, fwdsc[i])
+			return err
+		}
 		p := &parsers[i]
 		if p.Err != nil {
 			return p.Err
 		}
-		s := &st[i]
-		P := easel.ExpSurv(float64(bits(p.FwdScore, s.filtersc)), float64(ev[hmm.FwdTau]), float64(ev[hmm.FwdLambda]))
-		if P > w.f3 {
-			return nil
-		}
-		w.stats.NPastFwd++
-		dsq := seqs[i].Dsq
-		w.om.ReconfigLength(len(dsq))
-		res, err := w.def.Define(dsq, &w.om, p.Fwd, p.Bck)
-		if err != nil {
-			return err
-		}
-		if res.NRegions == 0 || res.NEnvelopes == 0 || len(res.Domains) == 0 {
-			return nil
-		}
-		found[i] = w.score(seqs[i], dbIndex(i), s.nullsc, p.FwdScore, res)
-		return nil
+		w.om.ReconfigLength(len(sq.Dsq))
+		found[i], err = w.define(sq, dbIndex(i), nullsc, fwdsc[i], p.Fwd, p.Bck)
+		return err
 	})
 	if err != nil {
 		return nil, nil, err
@@ -247,6 +267,16 @@ func (c CPUAccelerator) Viterbi(om *oprofile.Profile, want []bool) ([]float32, e
 	out := make([]float32, len(c.Seqs))
 	c.each(om, want, func(p *oprofile.Profile, i int) { out[i] = vitfilterScore(c.Seqs[i].Dsq, p) })
 	return out, nil
+}
+
+// Forward implements Accelerator.
+func (c CPUAccelerator) Forward(om *oprofile.Profile, want []bool) ([]float32, error) {
+	out := make([]float32, len(c.Seqs))
+	errs := make([]error, len(c.Seqs))
+	c.each(om, want, func(p *oprofile.Profile, i int) {
+		out[i], errs[i] = fwdback.Forward(c.Seqs[i].Dsq, p, fwdback.NewMatrix(), false)
+	})
+	return out, errors.Join(errs...)
 }
 
 // Parsers implements Accelerator.

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hmmgo/hmmgo/hmmer3/fwdback"
 	"github.com/hmmgo/hmmgo/hmmer3/hits"
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
 	"github.com/hmmgo/hmmgo/internal/testmodels"
 	"github.com/hmmgo/hmmgo/internal/testutil"
@@ -50,25 +52,38 @@ func TestStagedEqualsSearch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, gst, err := pipeline.SearchStaged(m, targets, idx, &cfg, pipeline.CPUAccelerator{Seqs: targets})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var a, b strings.Builder
+			var a strings.Builder
 			for _, x := range want {
 				fmt.Fprintf(&a, "#%d %s", x.SeqIdx, fmtHit(x))
 			}
-			for _, x := range got {
-				fmt.Fprintf(&b, "#%d %s", x.SeqIdx, fmtHit(x))
-			}
 			fmt.Fprintf(&a, "%+v", *wst)
-			fmt.Fprintf(&b, "%+v", *gst)
-			if a.String() != b.String() {
-				t.Errorf("%s %s: staged search differs", model, opt)
-				compareLines(t, b.String(), a.String())
+			cpu := pipeline.CPUAccelerator{Seqs: targets}
+			for _, acc := range []pipeline.Accelerator{cpu, filtersOnly{cpu}} {
+				got, gst, err := pipeline.SearchStaged(m, targets, idx, &cfg, acc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var b strings.Builder
+				for _, x := range got {
+					fmt.Fprintf(&b, "#%d %s", x.SeqIdx, fmtHit(x))
+				}
+				fmt.Fprintf(&b, "%+v", *gst)
+				if a.String() != b.String() {
+					t.Errorf("%s %s, %T: staged search differs", model, opt, acc)
+					compareLines(t, b.String(), a.String())
+				}
 			}
 		}
 	}
+}
+
+// filtersOnly accelerates the filters and leaves Forward and the parsers
+// to the pipeline's workers, as a GPU does for small batches.
+type filtersOnly struct{ pipeline.CPUAccelerator }
+
+func (filtersOnly) Forward(*oprofile.Profile, []bool) ([]float32, error) { return nil, nil }
+func (filtersOnly) Parsers(*oprofile.Profile, []bool) ([]fwdback.Parser, error) {
+	return nil, nil
 }
 
 // With TimeStages the staged search reports each stage's wall time.
@@ -82,16 +97,19 @@ func TestStagedTimesStages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, st, err := pipeline.SearchStaged(m, seqs, nil, &cfg, pipeline.CPUAccelerator{Seqs: seqs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(list) == 0 {
-		t.Fatal("fn3 found nothing in prot.fa; the test needs a hit to time domain definition")
-	}
-	for i, d := range st.StageTime {
-		if d <= 0 {
-			t.Errorf("stage %s: no time recorded", hits.StageNames[i])
+	cpu := pipeline.CPUAccelerator{Seqs: seqs}
+	for _, acc := range []pipeline.Accelerator{cpu, filtersOnly{cpu}} {
+		list, st, err := pipeline.SearchStaged(m, seqs, nil, &cfg, acc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) == 0 {
+			t.Fatal("fn3 found nothing in prot.fa; the test needs a hit to time domain definition")
+		}
+		for i, d := range st.StageTime {
+			if d <= 0 {
+				t.Errorf("%T: stage %s: no time recorded", acc, hits.StageNames[i])
+			}
 		}
 	}
 }

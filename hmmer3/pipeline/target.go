@@ -100,25 +100,54 @@ func (w *worker) run(sq *seqio.Sequence, idx int64) (*hits.Hit, error) {
 	}
 	w.stats.NPastVit++
 
-	fwdsc, err := fwdback.Forward(dsq, om, w.oxf, false)
+	fwdsc, err := w.forward(dsq)
 	if err != nil {
 		return nil, err
 	}
-	P = easel.ExpSurv(float64(bits(fwdsc, filtersc)), float64(ev[hmm.FwdTau]), float64(ev[hmm.FwdLambda]))
 	lap(hits.StageFwd)
-	if P > w.f3 {
+	if !w.passesForward(fwdsc, filtersc) {
 		return nil, nil
 	}
-	w.stats.NPastFwd++
+	defer lap(hits.StageDomains)
+	return w.domains(sq, idx, nullsc, fwdsc)
+}
 
-	if _, err := fwdback.Backward(dsq, om, w.oxf, w.oxb, false); err != nil {
+// forward is the Forward filter's score of dsq, its matrix left in w.oxf
+// for Backward.
+func (w *worker) forward(dsq []byte) (float32, error) {
+	w.om.ReconfigLength(len(dsq))
+	return fwdback.Forward(dsq, &w.om, w.oxf, false)
+}
+
+// passesForward tests a Forward score against F3 and counts it.
+func (w *worker) passesForward(fwdsc, filtersc float32) bool {
+	ev := &w.m.OM.EvParam
+	P := easel.ExpSurv(float64(bits(fwdsc, filtersc)), float64(ev[hmm.FwdTau]), float64(ev[hmm.FwdLambda]))
+	if P > w.f3 {
+		return false
+	}
+	w.stats.NPastFwd++
+	return true
+}
+
+// domains is the rest of the pipeline for a target that passed the
+// Forward filter, its Forward matrix in w.oxf: Backward, domain definition
+// and scoring. It returns nil when no domain is found or the target is not
+// reportable.
+func (w *worker) domains(sq *seqio.Sequence, idx int64, nullsc, fwdsc float32) (*hits.Hit, error) {
+	if _, err := fwdback.Backward(sq.Dsq, &w.om, w.oxf, w.oxb, false); err != nil {
 		return nil, err
 	}
-	res, err := w.def.Define(dsq, om, w.oxf, w.oxb)
+	return w.define(sq, idx, nullsc, fwdsc, w.oxf, w.oxb)
+}
+
+// define runs domain definition on a target's Forward and Backward
+// matrices (w.om configured for its length) and scores it.
+func (w *worker) define(sq *seqio.Sequence, idx int64, nullsc, fwdsc float32, fwd, bck *fwdback.Matrix) (*hits.Hit, error) {
+	res, err := w.def.Define(sq.Dsq, &w.om, fwd, bck)
 	if err != nil {
 		return nil, err
 	}
-	defer lap(hits.StageDomains)
 	if res.NRegions == 0 || res.NEnvelopes == 0 || len(res.Domains) == 0 {
 		return nil, nil
 	}
