@@ -68,7 +68,7 @@ func (q *queryRunner) add(h *hmm.HMM, nquery int) error {
 // gpuQueriesAtOnce is how many queries a GPU search keeps in flight, so
 // that the device filters one query while the workers run Forward and
 // domain definition for the ones before it.
-const gpuQueriesAtOnce = 3
+const gpuQueriesAtOnce = 6
 
 // plan chooses the number of queries at once from the first query's
 // database: as many as leave each at least one batch per worker. A GPU

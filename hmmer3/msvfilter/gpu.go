@@ -22,8 +22,11 @@ var cudaSource string
 // undecided (or cannot handle at their length) go through the full MSV
 // program, also on the GPU.
 type GPU struct {
-	ctx     *cuda.Context
-	mu      sync.Mutex
+	ctx *cuda.Context
+	// mu serialises use of the device buffers (a launch and its copies);
+	// kmu the kernel table. Host work around a launch runs unlocked, so
+	// several queries can prepare and finish while one uses the device.
+	mu, kmu sync.Mutex
 	kernels map[gpuShape]*nvrtc.Kernels
 	bufs    *gpudb.Buffers
 	// KernelTime accumulates the time the kernels ran (CUDA events), for
@@ -82,6 +85,8 @@ func Precompile(M, Kp int, t nvrtc.Target) {
 }
 
 func (g *GPU) kernel(s gpuShape) (*nvrtc.Kernels, error) {
+	g.kmu.Lock()
+	defer g.kmu.Unlock()
 	if k := g.kernels[s]; k != nil {
 		return k, nil
 	}
@@ -127,8 +132,6 @@ func profileWords(s gpuShape, Kp int, cell func(x, k int) int16, pad int16) []by
 
 // Scores sets out[i] to the MSV filter score of db.Dsqs[i] (Score's value).
 func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float32) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
 	dsqs := db.Dsqs
 	s := shapeFor(om.M, Kp)
 	k, err := g.kernel(s)
@@ -157,21 +160,7 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 		if err != nil {
 			return err
 		}
-		for i, dsq := range dsqs {
-			p := *om
-			p.TJB = om.TJBFor(len(dsq))
-			if len(dsq) > 0 && ssvApplies(&p) {
-				cell := uint8(255)
-				if int(maxw[i]) < 127-int(p.Bias) {
-					cell = uint8(maxw[i]) + 128
-				}
-				if sc, ok := ssvDecide(cell, &p); ok {
-					out[i] = sc
-					continue
-				}
-			}
-			rest = append(rest, i)
-		}
+		rest = ssvScores(om, dsqs, maxw, out)
 	}
 	if len(rest) == 0 {
 		return nil
@@ -202,9 +191,43 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 	return nil
 }
 
+// ssvScores turns the SSV kernel's best diagonal of each target into its
+// score where SSV decides it, and returns the others, in database order,
+// for the full MSV program.
+func ssvScores(om *oprofile.MSVProfile, dsqs [][]byte, maxw []uint16, out []float32) []int {
+	undecided := make([]bool, len(dsqs))
+	gpudb.ForChunks(len(dsqs), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			dsq := dsqs[i]
+			p := *om
+			p.TJB = om.TJBFor(len(dsq))
+			if len(dsq) > 0 && ssvApplies(&p) {
+				cell := uint8(255)
+				if int(maxw[i]) < 127-int(p.Bias) {
+					cell = uint8(maxw[i]) + 128
+				}
+				if sc, ok := ssvDecide(cell, &p); ok {
+					out[i] = sc
+					continue
+				}
+			}
+			undecided[i] = true
+		}
+	})
+	var rest []int
+	for i, u := range undecided {
+		if u {
+			rest = append(rest, i)
+		}
+	}
+	return rest
+}
+
 // launch runs one kernel over a packed layout and returns its 16-bit
 // result per target (n targets, database numbering).
 func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, layout *gpudb.Device, n int, tjbm []byte, scalars ...int32) ([]uint16, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	bp, err := g.bufs.Upload("prof", prof)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"errors"
+	"math"
 	"runtime"
 	"sync"
 	"time"
@@ -105,15 +106,17 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		wall[stage] += now.Sub(mark)
 		mark = now
 	}
+	ev := &m.OM.EvParam
 	usc, err := acc.MSV(m.OM)
 	if err != nil {
 		return nil, nil, err
 	}
 	lap(hits.StageMSV)
 	st := make([]targetState, n)
+	f1, _, _ := cfg.filterThresholds()
+	msvFloor := gumbelFloor(f1, float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
 	needVit := make([]bool, n)
 	passVit := make([]bool, n)
-	ev := &m.OM.EvParam
 	// Null model, MSV and bias P-values.
 	forEach(nil, func(w *worker, i int) error {
 		dsq := seqs[i].Dsq
@@ -123,10 +126,14 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		if L == 0 {
 			return nil
 		}
-		w.bg.SetLength(L)
 		s := &st[i]
-		s.nullsc = w.bg.NullOne(L)
-		s.P = easel.GumbelSurv(float64(bits(usc[i], s.nullsc)), float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
+		s.nullsc = w.nullOne(L)
+		sc := float64(bits(usc[i], s.nullsc))
+		if sc < msvFloor {
+			return nil // P > F1 for certain: most targets end here
+		}
+		w.bg.SetLength(L)
+		s.P = easel.GumbelSurv(sc, float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
 		if s.P > w.f1 {
 			return nil
 		}
@@ -228,6 +235,19 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		stats.StageTime = wall
 	}
 	return list, stats, nil
+}
+
+// gumbelFloor returns a score below which easel.GumbelSurv(x, mu, lambda)
+// certainly exceeds p: the exact crossing, less a margin in which the
+// true P-value grows by about lambda x margin relatively, far more than
+// the few ulps by which the computed one may differ from it. Scores above
+// the floor still get the exact test; most targets of a search fall below.
+func gumbelFloor(p, mu, lambda float64) float64 {
+	if !(p < 1) || !(lambda > 0) {
+		return math.Inf(-1)
+	}
+	margin := 0.01 + 0.01/lambda
+	return mu - math.Log(-math.Log1p(-p))/lambda - margin
 }
 
 // CPUAccelerator computes the bulk stages on the CPU with the same kernels

@@ -29,6 +29,7 @@ type worker struct {
 	oxf, oxb   *fwdback.Matrix
 	def        *domaindef.Definer
 	stats      hits.Stats
+	nulls      []float32 // nullOne's values by length, NaN until computed
 }
 
 func newWorker(m *Model, cfg *Config, arbitrarySeed uint32) *worker {
@@ -36,6 +37,26 @@ func newWorker(m *Model, cfg *Config, arbitrarySeed uint32) *worker {
 		oxf: fwdback.NewMatrix(), oxb: fwdback.NewMatrix(), def: domaindef.New(cfg.Seed, arbitrarySeed)}
 	w.f1, w.f2, w.f3 = cfg.filterThresholds()
 	return w
+}
+
+// nullOne is bg.NullOne(L), remembered by length: the staged search asks
+// for it for every target of every query.
+func (w *worker) nullOne(L int) float32 {
+	if L >= len(w.nulls) {
+		grown := make([]float32, max(L+1, 2*len(w.nulls)))
+		copy(grown, w.nulls)
+		for i := len(w.nulls); i < len(grown); i++ {
+			grown[i] = float32(math.NaN())
+		}
+		w.nulls = grown
+	}
+	v := w.nulls[L]
+	if v != v {
+		w.bg.SetLength(L) // callers set the length again before they use bg
+		v = w.bg.NullOne(L)
+		w.nulls[L] = v
+	}
+	return v
 }
 
 // bits converts a nats score difference to bits, rounding as HMMER does

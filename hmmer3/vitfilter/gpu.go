@@ -21,8 +21,11 @@ var cudaSource string
 // GPU runs the Viterbi filter on one device, with Score's result for
 // every target.
 type GPU struct {
-	ctx     *cuda.Context
-	mu      sync.Mutex
+	ctx *cuda.Context
+	// mu serialises use of the device buffers (a launch and its copies);
+	// kmu the kernel table. Packing the targets and turning the results
+	// into scores run unlocked, so several queries overlap.
+	mu, kmu sync.Mutex
 	kernels map[gpuShape]*nvrtc.Kernels
 	bufs    *gpudb.Buffers
 	// KernelTime accumulates device time (CUDA events), for benchmarks.
@@ -70,6 +73,8 @@ func Precompile(M, Kp int, t nvrtc.Target) {
 }
 
 func (g *GPU) kernel(s gpuShape) (*cuda.Function, error) {
+	g.kmu.Lock()
+	defer g.kmu.Unlock()
 	k := g.kernels[s]
 	if k == nil {
 		var err error
@@ -133,8 +138,6 @@ func profileWords(s gpuShape, om *oprofile.VitProfile, Kp int) (emis, trans []by
 // targets whose want[i] is true (all when want is nil). om must be in
 // multihit mode (as the pipeline keeps it between targets).
 func (g *GPU) Scores(om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool, out []float32) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
 	dsqs := db.Dsqs
 	s := shapeFor(om.M, Kp)
 	f, err := g.kernel(s)
@@ -161,33 +164,69 @@ func (g *GPU) Scores(om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool,
 		}
 		defer layout.Free()
 	}
+	selected := func(i int) bool { return want == nil || want[i] }
 	emis, trans := profileWords(s, om, Kp)
 	moves := make([]byte, 4*len(dsqs))
-	for i, d := range dsqs {
-		binary.LittleEndian.PutUint32(moves[4*i:], uint32(int32(om.MoveFor(len(d), 1))))
-	}
-	be, err := g.bufs.Upload("emis", emis)
+	gpudb.ForChunks(len(dsqs), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if selected(i) {
+				binary.LittleEndian.PutUint32(moves[4*i:], uint32(int32(om.MoveFor(len(dsqs[i]), 1))))
+			}
+		}
+	})
+	raw, err := g.launch(f, s, om, layout, emis, trans, moves)
 	if err != nil {
 		return err
+	}
+	gpudb.ForChunks(len(dsqs), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if !selected(i) {
+				continue
+			}
+			xC := int32(binary.LittleEndian.Uint32(raw[4*i:]))
+			switch {
+			case xC == math.MaxInt32:
+				out[i] = float32(math.Inf(1))
+			case xC > -32768:
+				sc := float32(xC) + float32(int32(binary.LittleEndian.Uint32(moves[4*i:]))) - float32(om.Base)
+				sc /= om.Scale
+				out[i] = float32(float64(sc) - 3.0)
+			default:
+				out[i] = float32(math.Inf(-1))
+			}
+		}
+	})
+	return nil
+}
+
+// launch runs the kernel over layout and returns its raw 32-bit result per
+// target (database numbering).
+func (g *GPU) launch(f *cuda.Function, s gpuShape, om *oprofile.VitProfile, layout *gpudb.Device, emis, trans, moves []byte) ([]byte, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := len(moves) / 4
+	be, err := g.bufs.Upload("emis", emis)
+	if err != nil {
+		return nil, err
 	}
 	bt, err := g.bufs.Upload("trans", trans)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	bm, err := g.bufs.Upload("moves", moves)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	bn, err := g.bufs.Get("next", 4)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := bn.Memset32(0); err != nil {
-		return err
+		return nil, err
 	}
-	bo, err := g.bufs.Get("out", 4*len(dsqs))
+	bo, err := g.bufs.Get("out", 4*n)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var a cuda.Args
 	a.Buffer(be).Buffer(bt).Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).Buffer(bn).
@@ -198,28 +237,12 @@ func (g *GPU) Scores(om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool,
 			Block: cuda.Dim3{X: s.Block}, SharedMem: s.sharedBytes()}, &a)
 	})
 	if err != nil {
-		return fmt.Errorf("viterbi filter on GPU %d: %w", g.ctx.Device().Ordinal, err)
+		return nil, fmt.Errorf("viterbi filter on GPU %d: %w", g.ctx.Device().Ordinal, err)
 	}
 	g.KernelTime += d
-	raw := make([]byte, 4*len(dsqs))
+	raw := make([]byte, 4*n)
 	if err := bo.CopyToHost(raw, 0); err != nil {
-		return err
+		return nil, err
 	}
-	for i, dsq := range dsqs {
-		if want != nil && !want[i] {
-			continue
-		}
-		xC := int32(binary.LittleEndian.Uint32(raw[4*i:]))
-		switch {
-		case xC == math.MaxInt32:
-			out[i] = float32(math.Inf(1))
-		case xC > -32768:
-			sc := float32(xC) + float32(om.MoveFor(len(dsq), 1)) - float32(om.Base)
-			sc /= om.Scale
-			out[i] = float32(float64(sc) - 3.0)
-		default:
-			out[i] = float32(math.Inf(-1))
-		}
-	}
-	return nil
+	return raw, nil
 }

@@ -1,0 +1,38 @@
+package pipeline
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/hmmgo/hmmgo/easel"
+)
+
+// gumbelFloor may only skip scores whose computed P-value exceeds p, and
+// must sit close under the crossing so that it skips nearly all of them.
+func TestGumbelFloor(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	for _, p := range []float64{1e-300, 1e-10, 1e-5, 1e-3, 0.02, 0.5, 0.99} {
+		for _, lambda := range []float64{0.01, 0.693147, 5} {
+			for _, mu := range []float64{-10, 0, 20} {
+				floor := gumbelFloor(p, mu, lambda)
+				margin := 0.01 + 0.01/lambda
+				for range 2000 {
+					x := floor - rng.Float64()*margin*20
+					if P := easel.GumbelSurv(x, mu, lambda); !(P > p) {
+						t.Fatalf("p %g lambda %g mu %g: score %g under the floor %g has P %g", p, lambda, mu, x, floor, P)
+					}
+				}
+				if x := math.Nextafter(floor, math.Inf(-1)); !(easel.GumbelSurv(x, mu, lambda) > p) {
+					t.Fatalf("p %g lambda %g mu %g: just under the floor P <= p", p, lambda, mu)
+				}
+				if P := easel.GumbelSurv(floor+2*margin, mu, lambda); P > p {
+					t.Errorf("p %g lambda %g mu %g: floor %g is more than a margin under the crossing (P %g there)", p, lambda, mu, floor, P)
+				}
+			}
+		}
+	}
+	if f := gumbelFloor(1, 0, 0.69); !math.IsInf(f, -1) {
+		t.Errorf("with F1 = 1 nothing may be skipped; floor %g", f)
+	}
+}
