@@ -287,7 +287,11 @@ func (s *search) run() error {
 		return err
 	}
 	if len(devs) > 0 {
-		s.gpu = &gpuSearch{devs: devs}
+		gpus, err := openKernels(devs)
+		if err != nil {
+			return err
+		}
+		s.gpu = &gpuSearch{gpus: gpus}
 		defer s.gpu.free()
 		ra := s.gpu.readAhead(models)
 		defer ra.close()
