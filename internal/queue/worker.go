@@ -20,8 +20,37 @@ type JobInfo struct {
 // Handler does one task. It must check that the task only names what
 // this worker serves (the job's database, ranges inside it): task bodies
 // come from the network. work is the task's size in work units (DP
-// cells), reported for throughput.
+// cells), reported for throughput. An error fails the task (and the
+// run), unless it is Transient.
 type Handler func(ctx context.Context, job *JobInfo, task []byte) (body []byte, work float64, err error)
+
+// Transient marks a handler's error as one that may pass (a lost
+// connection while fetching a block): the task is not failed but left
+// pending, and after the visibility timeout a worker takes it again,
+// up to MaxDeliveries times.
+func Transient(err error) error { return &transientError{err} }
+
+type transientError struct{ err error }
+
+func (e *transientError) Error() string { return e.err.Error() }
+func (e *transientError) Unwrap() error { return e.err }
+
+// IsTransient reports whether err was marked Transient.
+func IsTransient(err error) bool {
+	var t *transientError
+	return errors.As(err, &t)
+}
+
+// WorkerStats is what a worker has done since it started.
+type WorkerStats struct {
+	Tasks int
+	Work  float64       // work units of the tasks done
+	Busy  time.Duration // in handlers
+	// Overhead is the queue's share of the worker's time: the round trips
+	// that fetch a waiting task and the job, and those that post the
+	// result and acknowledge the task. Waiting for work is not counted.
+	Overhead time.Duration
+}
 
 // Worker takes tasks from the streams of its databases.
 type Worker struct {
@@ -42,8 +71,21 @@ type Worker struct {
 	// AfterTask, if set, runs between computing a result and posting it
 	// (tests use it to be killed mid-task).
 	AfterTask func()
+	// Device says what computes (e.g. "GPU 0 NVIDIA H100", "CPU x16");
+	// results carry it to the submitter's progress report.
+	Device string
 
-	jobs map[string]*JobInfo
+	jobs     map[string]*JobInfo
+	mu       sync.Mutex
+	stats    WorkerStats
+	postCost time.Duration // the last result's post and ack, reported with the next
+}
+
+// Stats returns what the worker has done so far.
+func (w *Worker) Stats() WorkerStats {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.stats
 }
 
 func (w *Worker) logf(format string, args ...any) {
@@ -82,7 +124,11 @@ func (w *Worker) Run(ctx context.Context) error {
 				}
 				ready = true
 			}
-			did, err := w.reclaim(ctx, streams)
+			// Round trips spent while tasks are waiting count as the queue's
+			// overhead, from here; a blocking read that waits for work
+			// restarts the clock when it returns.
+			asked := time.Now()
+			did, err := w.reclaim(ctx, streams, asked)
 			if err != nil || did {
 				if did {
 					lastTask = time.Now()
@@ -94,8 +140,15 @@ func (w *Worker) Run(ctx context.Context) error {
 			for range streams {
 				args = append(args, ">")
 			}
-			res, err := w.Client.XReadGroup(ctx, &redis.XReadGroupArgs{Group: group, Consumer: w.Name,
-				Streams: args, Count: 1, Block: min(w.Visibility/2, 2*time.Second)}).Result()
+			read := func(block time.Duration) ([]redis.XStream, error) {
+				return w.Client.XReadGroup(ctx, &redis.XReadGroupArgs{Group: group, Consumer: w.Name,
+					Streams: args, Count: 1, Block: block}).Result()
+			}
+			res, err := read(-1) // no BLOCK: answers at once
+			if err == redis.Nil {
+				res, err = read(min(w.Visibility/2, 2*time.Second))
+				asked = time.Now()
+			}
 			if err == redis.Nil {
 				return nil
 			}
@@ -105,7 +158,7 @@ func (w *Worker) Run(ctx context.Context) error {
 			for _, st := range res {
 				for _, m := range st.Messages {
 					lastTask = time.Now()
-					if err := w.do(ctx, st.Stream, m); err != nil {
+					if err := w.do(ctx, st.Stream, m, asked); err != nil {
 						return err
 					}
 				}
@@ -136,7 +189,7 @@ func (w *Worker) Run(ctx context.Context) error {
 
 // reclaim takes over one task whose worker has not been heard of for the
 // visibility timeout.
-func (w *Worker) reclaim(ctx context.Context, streams []string) (bool, error) {
+func (w *Worker) reclaim(ctx context.Context, streams []string, asked time.Time) (bool, error) {
 	for _, s := range streams {
 		msgs, _, err := w.Client.XAutoClaim(ctx, &redis.XAutoClaimArgs{Stream: s, Group: group,
 			MinIdle: w.Visibility, Start: "0-0", Count: 1, Consumer: w.Name}).Result()
@@ -154,7 +207,7 @@ func (w *Worker) reclaim(ctx context.Context, streams []string) (bool, error) {
 				return true, w.fail(ctx, s, m, fmt.Sprintf("handed out %d times without a result (its workers died?)", pend[0].RetryCount))
 			}
 			w.logf("took over task %s of job %s (its worker went silent)", field(m, "task"), field(m, "job"))
-			return true, w.do(ctx, s, m)
+			return true, w.do(ctx, s, m, asked)
 		}
 	}
 	return false, nil
@@ -181,8 +234,9 @@ func (w *Worker) job(ctx context.Context, id string) (*JobInfo, error) {
 }
 
 // do runs one task and posts its result, then acknowledges the task. A
-// failure to post leaves the task pending, to be done again.
-func (w *Worker) do(ctx context.Context, stream string, m redis.XMessage) error {
+// failure to post leaves the task pending, to be done again. asked is
+// when the worker started fetching the task, for the overhead account.
+func (w *Worker) do(ctx context.Context, stream string, m redis.XMessage, asked time.Time) error {
 	id := field(m, "job")
 	j, err := w.job(ctx, id)
 	if err != nil {
@@ -204,6 +258,7 @@ func (w *Worker) do(ctx context.Context, stream string, m redis.XMessage) error 
 	wg.Add(1)
 	go func() { defer wg.Done(); w.heartbeat(hbCtx, stream, m.ID) }()
 	start := time.Now()
+	before := start.Sub(asked) + w.postCost
 	body, work, herr := h(ctx, j, []byte(field(m, "body")))
 	elapsed := time.Since(start)
 	if herr == nil && w.AfterTask != nil {
@@ -215,13 +270,32 @@ func (w *Worker) do(ctx context.Context, stream string, m redis.XMessage) error 
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if IsTransient(herr) {
+			// Left pending: taken again after the visibility timeout.
+			w.logf("task %s of job %s: %v (leaving it for a retry)", field(m, "task"), id, herr)
+			return nil
+		}
 		w.logf("task %s of job %s failed: %v", field(m, "task"), id, herr)
 		return w.fail(ctx, stream, m, herr.Error())
 	}
-	return w.post(ctx, stream, m, []any{"task", field(m, "task"), "worker", w.Name, "status", "ok",
-		"body", body, "sum", Checksum(body), "elapsed_ms", strconv.FormatFloat(elapsed.Seconds()*1e3, 'f', 3, 64),
+	posting := time.Now()
+	err = w.post(ctx, stream, m, []any{"task", field(m, "task"), "worker", w.Name, "device", w.Device, "status", "ok",
+		"body", body, "sum", Checksum(body), "elapsed_ms", millis(elapsed), "overhead_ms", millis(before),
 		"work", strconv.FormatFloat(work, 'g', -1, 64)})
+	if err != nil {
+		return err
+	}
+	w.postCost = time.Since(posting)
+	w.mu.Lock()
+	w.stats.Tasks++
+	w.stats.Work += work
+	w.stats.Busy += elapsed
+	w.stats.Overhead += start.Sub(asked) + w.postCost
+	w.mu.Unlock()
+	return nil
 }
+
+func millis(d time.Duration) string { return strconv.FormatFloat(d.Seconds()*1e3, 'f', 3, 64) }
 
 // heartbeat keeps a task claimed while it runs: re-claiming resets its
 // idle time, so no other worker takes it over.
