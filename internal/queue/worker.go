@@ -75,10 +75,10 @@ type Worker struct {
 	// results carry it to the submitter's progress report.
 	Device string
 
-	jobs     map[string]*JobInfo
-	mu       sync.Mutex
-	stats    WorkerStats
-	postCost time.Duration // the last result's post and ack, reported with the next
+	jobs    map[string]*JobInfo
+	mu      sync.Mutex
+	stats   WorkerStats
+	posting chan struct{} // closed when the result being posted in the background is in
 }
 
 // Stats returns what the worker has done so far.
@@ -110,7 +110,13 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	ready := false
 	lastTask := time.Now()
+	// Looking for silent workers' tasks costs a round trip; doing it a few
+	// times per visibility timeout is enough, and keeps it off the path of
+	// every task.
+	var lastReclaim time.Time
+	reclaimEvery := min(w.Visibility/4, time.Second)
 	var lastErr string
+	defer w.waitPost() // the last result goes out before Run returns
 	for ctx.Err() == nil {
 		if w.Idle > 0 && time.Since(lastTask) > w.Idle {
 			return nil
@@ -128,12 +134,15 @@ func (w *Worker) Run(ctx context.Context) error {
 			// overhead, from here; a blocking read that waits for work
 			// restarts the clock when it returns.
 			asked := time.Now()
-			did, err := w.reclaim(ctx, streams, asked)
-			if err != nil || did {
-				if did {
-					lastTask = time.Now()
+			if time.Since(lastReclaim) >= reclaimEvery {
+				did, err := w.reclaim(ctx, streams, asked)
+				if err != nil || did {
+					if did {
+						lastTask = time.Now()
+					}
+					return err
 				}
-				return err
+				lastReclaim = time.Now()
 			}
 			args := make([]string, 0, 2*len(streams))
 			args = append(args, streams...)
@@ -233,9 +242,10 @@ func (w *Worker) job(ctx context.Context, id string) (*JobInfo, error) {
 	return j, nil
 }
 
-// do runs one task and posts its result, then acknowledges the task. A
-// failure to post leaves the task pending, to be done again. asked is
-// when the worker started fetching the task, for the overhead account.
+// do runs one task, then posts its result and acknowledges the task (in
+// the background). A failure to post leaves the task pending, to be done
+// again. asked is when the worker started fetching the task, for the
+// overhead account.
 func (w *Worker) do(ctx context.Context, stream string, m redis.XMessage, asked time.Time) error {
 	id := field(m, "job")
 	j, err := w.job(ctx, id)
@@ -258,7 +268,6 @@ func (w *Worker) do(ctx context.Context, stream string, m redis.XMessage, asked 
 	wg.Add(1)
 	go func() { defer wg.Done(); w.heartbeat(hbCtx, stream, m.ID) }()
 	start := time.Now()
-	before := start.Sub(asked) + w.postCost
 	body, work, herr := h(ctx, j, []byte(field(m, "body")))
 	elapsed := time.Since(start)
 	if herr == nil && w.AfterTask != nil {
@@ -278,21 +287,44 @@ func (w *Worker) do(ctx context.Context, stream string, m redis.XMessage, asked 
 		w.logf("task %s of job %s failed: %v", field(m, "task"), id, herr)
 		return w.fail(ctx, stream, m, herr.Error())
 	}
-	posting := time.Now()
-	err = w.post(ctx, stream, m, []any{"task", field(m, "task"), "worker", w.Name, "device", w.Device, "status", "ok",
-		"body", body, "sum", Checksum(body), "elapsed_ms", millis(elapsed), "overhead_ms", millis(before),
-		"work", strconv.FormatFloat(work, 'g', -1, 64)})
-	if err != nil {
-		return err
-	}
-	w.postCost = time.Since(posting)
-	w.mu.Lock()
-	w.stats.Tasks++
-	w.stats.Work += work
-	w.stats.Busy += elapsed
-	w.stats.Overhead += start.Sub(asked) + w.postCost
-	w.mu.Unlock()
+	// The result is posted in the background while the next task runs, so
+	// the post's round trip is off the worker's path; one post at a time.
+	// The queue's cost to this task is what it waited for: fetching the
+	// task and its job, and the previous post if still under way.
+	waitFrom := time.Now()
+	w.waitPost()
+	overhead := start.Sub(asked) + time.Since(waitFrom)
+	values := []any{"task", field(m, "task"), "worker", w.Name, "device", w.Device, "status", "ok",
+		"body", body, "sum", Checksum(body), "elapsed_ms", millis(elapsed), "overhead_ms", millis(overhead),
+		"work", strconv.FormatFloat(work, 'g', -1, 64)}
+	done := make(chan struct{})
+	w.posting = done
+	go func() {
+		defer close(done)
+		// Not ctx: a result computed before the worker was told to stop
+		// still goes out.
+		pctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := w.post(pctx, stream, m, values); err != nil {
+			w.logf("%v (the task stays pending; it will be done again)", err)
+			return
+		}
+		w.mu.Lock()
+		w.stats.Tasks++
+		w.stats.Work += work
+		w.stats.Busy += elapsed
+		w.stats.Overhead += overhead
+		w.mu.Unlock()
+	}()
 	return nil
+}
+
+// waitPost waits for the result being posted in the background, if any.
+func (w *Worker) waitPost() {
+	if w.posting != nil {
+		<-w.posting
+		w.posting = nil
+	}
 }
 
 func millis(d time.Duration) string { return strconv.FormatFloat(d.Seconds()*1e3, 'f', 3, 64) }
@@ -317,26 +349,27 @@ func (w *Worker) fail(ctx context.Context, stream string, m redis.XMessage, why 
 	return w.post(ctx, stream, m, []any{"task", field(m, "task"), "worker", w.Name, "status", "error", "error", why})
 }
 
-// postScript adds a result only while the job exists, so that a late
-// result (a task finished twice, after the submitter is done) does not
-// leave a stream behind.
+// postScript adds a result, only while the job exists (a late result, of
+// a task finished twice after the submitter is done, would leave a stream
+// behind), and acknowledges the task, in one round trip and atomically:
+// a worker dying before it leaves the task pending, to be done again.
+// KEYS: the job, its results, the task stream; ARGV: the group, the task's
+// message ID, then the result's fields.
 var postScript = redis.NewScript(`
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('XADD', KEYS[2], '*', unpack(ARGV))
-redis.call('EXPIRE', KEYS[2], 600)
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('XADD', KEYS[2], '*', unpack(ARGV, 3))
+  redis.call('EXPIRE', KEYS[2], 600)
+end
+redis.pcall('XACK', KEYS[3], ARGV[1], ARGV[2])
 return 1`)
 
 // post adds a result to the job's result stream and acknowledges the
-// task, in that order: a worker dying in between leaves the task
-// pending; it is done again and the submitter drops the duplicate.
+// task.
 func (w *Worker) post(ctx context.Context, stream string, m redis.XMessage, values []any) error {
 	id := field(m, "job")
-	if err := postScript.Run(ctx, w.Client, []string{jobKey(id), resultKey(id)}, values...).Err(); err != nil {
+	args := append([]any{group, m.ID}, values...)
+	if err := postScript.Run(ctx, w.Client, []string{jobKey(id), resultKey(id), stream}, args...).Err(); err != nil {
 		return fmt.Errorf("posting the result of task %s: %w", field(m, "task"), err)
 	}
-	err := w.Client.XAck(ctx, stream, group, m.ID).Err()
-	if errors.Is(err, redis.Nil) {
-		err = nil
-	}
-	return err
+	return nil
 }
