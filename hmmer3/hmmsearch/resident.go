@@ -120,3 +120,8 @@ func (c *residentCache) free() { c.dropOthers(nil) }
 type cpuBlock struct{ pipeline.CPUAccelerator }
 
 func (cpuBlock) free() {}
+
+var (
+	_ blockAccel = (*gpuSearch)(nil)
+	_ blockAccel = cpuBlock{}
+)
