@@ -104,6 +104,21 @@ func Open(path string) (*DB, error) {
 	return db, nil
 }
 
+// OpenBytes checks a database held in memory (a block fetched from
+// Redis, for one) exactly as Open checks a file; name labels its errors
+// ("name: message"). The DB reads data in place: it must not change
+// while the DB or sequences read from it are in use.
+func OpenBytes(name string, data []byte) (*DB, error) {
+	if len(data) < len(Magic) {
+		return nil, &Error{name, "not an hmmgo database (too short for its magic bytes)"}
+	}
+	db := &DB{path: name, data: data}
+	if err := db.check(); err != nil {
+		return nil, &Error{name, err.Error()}
+	}
+	return db, nil
+}
+
 // Close unmaps the file. Sequences read from the database must not be
 // used afterwards.
 func (db *DB) Close() error {

@@ -279,6 +279,41 @@ func TestDamage(t *testing.T) {
 	}
 }
 
+// OpenBytes reads what Open reads and refuses what Open refuses, with
+// the given name in its messages.
+func TestOpenBytes(t *testing.T) {
+	abc := alphabet.New(alphabet.Amino)
+	seqs := randomSeqs(50, abc, 3)
+	good := build(t, seqs, abc, Options{})
+	db, err := OpenBytes("redis:x block 1", good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db.NumSeqs() != len(seqs) {
+		t.Fatalf("%d sequences, want %d", db.NumSeqs(), len(seqs))
+	}
+	for i, want := range seqs {
+		var got seqio.Sequence
+		db.Sequence(i, &got)
+		if got.Name != want.Name || string(got.Dsq) != string(want.Dsq) {
+			t.Fatalf("sequence %d differs", i)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]byte{nil, good[:len(good)-1], append(append([]byte(nil), good[:100]...), good[100:]...)[:200]} {
+		if _, err := OpenBytes("redis:x block 1", bad); err == nil || !strings.HasPrefix(err.Error(), "redis:x block 1: ") {
+			t.Errorf("%d bytes: %v", len(bad), err)
+		}
+	}
+	damaged := append([]byte(nil), good...)
+	damaged[len(damaged)/3] ^= 1
+	if _, err := OpenBytes("b", damaged); err == nil || !strings.Contains(err.Error(), "checksum mismatch") {
+		t.Errorf("damaged: %v", err)
+	}
+}
+
 func TestIsDB(t *testing.T) {
 	abc := alphabet.New(alphabet.Amino)
 	if !IsDB(save(t, build(t, nil, abc, Options{}))) {

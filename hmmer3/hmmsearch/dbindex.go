@@ -1,14 +1,11 @@
 package hmmsearch
 
 import (
-	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/hmmgo/hmmgo/alphabet"
+	"github.com/hmmgo/hmmgo/internal/fastaprint"
 	"github.com/hmmgo/hmmgo/seqio"
 )
 
@@ -25,55 +22,15 @@ type dbIndex struct {
 	residues int64
 }
 
-// fingerprint hashes a file; starts, when not nil, collects the offsets
-// of FASTA records (a '>' outside a header line, as Easel reads FASTA:
-// a record's sequence ends at the next '>' wherever it is).
-func fingerprint(path string, starts *[]int64) (sum string, size int64, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", 0, err
-	}
-	defer f.Close()
-	h := sha256.New()
-	r := bufio.NewReaderSize(f, 1<<20)
-	if magic, _ := r.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		return "", 0, fmt.Errorf("%s is gzip-compressed; distributed searches need the plain FASTA file (workers read blocks of it at their offsets)", path)
-	}
-	buf := make([]byte, 1<<20)
-	inHeader := false
-	for {
-		n, rerr := r.Read(buf)
-		chunk := buf[:n]
-		h.Write(chunk)
-		if starts != nil {
-			for i, c := range chunk {
-				if inHeader {
-					inHeader = c != '\n' && c != '\r'
-				} else if c == '>' {
-					*starts = append(*starts, size+int64(i))
-					inHeader = true
-				}
-			}
-		}
-		size += int64(n)
-		if rerr == io.EOF {
-			break
-		}
-		if rerr != nil {
-			return "", 0, fmt.Errorf("%s: %v", path, rerr)
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil)), size, nil
-}
-
 // indexDatabase reads the database twice: once as hmmsearch reads it (the
 // lengths, and every error a local run would report), once as bytes.
 func indexDatabase(path string, abc *alphabet.Alphabet, open func(string, io.Reader, *alphabet.Alphabet) (*seqio.Reader, error)) (*dbIndex, error) {
 	d := &dbIndex{path: path}
-	var err error
-	if d.sha256, d.size, err = fingerprint(path, &d.starts); err != nil {
+	fp, err := fastaprint.Scan(path, true)
+	if err != nil {
 		return nil, err
 	}
+	d.sha256, d.size, d.starts = fp.SHA256, fp.Size, fp.Starts
 	r, err := open(path, nil, abc)
 	if err != nil {
 		return nil, err

@@ -57,11 +57,38 @@ func (s *search) gpuRequest() (devices.Request, error) {
 	return devices.ParseGPU(v)
 }
 
-// gpuSearch runs the MSV filter of every query on GPUs: the database is
-// read once, split across the devices in a length-balanced way and kept
-// resident; every query of the run reuses it.
+// gpuKernels is one device's filter and parser kernels. They are made
+// once per process and shared by every set of targets resident on the
+// device (a worker keeps several blocks resident; each would otherwise
+// load its own modules and scratch buffers).
+type gpuKernels struct {
+	dev    *cuda.Device
+	ctx    *cuda.Context
+	filter *msvfilter.GPU
+	vit    *vitfilter.GPU
+	fwd    *fwdback.GPU
+}
+
+// openKernels makes the kernels of each device.
+func openKernels(devs []*cuda.Device) ([]*gpuKernels, error) {
+	out := make([]*gpuKernels, len(devs))
+	for i, dev := range devs {
+		ctx, err := dev.Context()
+		if err != nil {
+			return nil, err
+		}
+		out[i] = &gpuKernels{dev: dev, ctx: ctx, filter: msvfilter.NewGPU(ctx), vit: vitfilter.NewGPU(ctx), fwd: fwdback.NewGPU(ctx)}
+	}
+	return out, nil
+}
+
+// gpuSearch runs the bulk pipeline stages (MSV, Viterbi filter,
+// Forward/Backward parsers) of every query on GPUs over targets kept
+// resident: hmmsearch --gpu uploads the whole database once for all its
+// queries; a worker uploads each block of targets once for all the tasks
+// that search it.
 type gpuSearch struct {
-	devs  []*cuda.Device
+	gpus  []*gpuKernels
 	seqs  []*seqio.Sequence
 	abc   *alphabet.Alphabet
 	parts []*gpuPart
@@ -99,15 +126,15 @@ func (g *gpuSearch) forwardOnGPU(want []bool) bool {
 }
 
 type gpuPart struct {
-	filter *msvfilter.GPU
-	vit    *vitfilter.GPU
-	fwd    *fwdback.GPU
-	db     *gpudb.DB
-	index  []int // database number of each of this device's targets
+	k     *gpuKernels
+	db    *gpudb.DB
+	index []int // database number of each of this device's targets
 }
 
-// load reads the whole database (in the query's alphabet) and uploads it.
+// load reads the whole database (in the query's alphabet) and makes it
+// resident.
 func (g *gpuSearch) load(src pipeline.SequenceSource, abc *alphabet.Alphabet) error {
+	var seqs []*seqio.Sequence
 	for {
 		sq, err := src.Read()
 		if err == io.EOF {
@@ -116,33 +143,36 @@ func (g *gpuSearch) load(src pipeline.SequenceSource, abc *alphabet.Alphabet) er
 		if err != nil {
 			return err
 		}
-		g.seqs = append(g.seqs, sq)
+		seqs = append(seqs, sq)
 	}
-	g.abc = abc
-	n := len(g.devs)
-	order := make([]int, len(g.seqs))
+	g.resident(seqs, abc)
+	return nil
+}
+
+// resident splits seqs across the devices in a length-balanced way.
+// Nothing is copied yet: each device's layouts are packed and uploaded
+// the first time a kernel needs them, then stay until free.
+func (g *gpuSearch) resident(seqs []*seqio.Sequence, abc *alphabet.Alphabet) {
+	g.seqs, g.abc = seqs, abc
+	n := len(g.gpus)
+	order := make([]int, len(seqs))
 	for i := range order {
 		order[i] = i
 	}
 	// Deal targets out round-robin in length order, so every device gets
 	// the same mix of lengths (ClawHMMER's interleaved partitions).
-	sortByLength(order, g.seqs)
+	sortByLength(order, seqs)
 	g.parts = make([]*gpuPart, n)
-	for d, dev := range g.devs {
-		ctx, err := dev.Context()
-		if err != nil {
-			return err
-		}
-		p := &gpuPart{filter: msvfilter.NewGPU(ctx), vit: vitfilter.NewGPU(ctx), fwd: fwdback.NewGPU(ctx)}
+	for d, k := range g.gpus {
+		p := &gpuPart{k: k}
 		var dsqs [][]byte
 		for r := d; r < len(order); r += n {
 			p.index = append(p.index, order[r])
-			dsqs = append(dsqs, g.seqs[order[r]].Dsq)
+			dsqs = append(dsqs, seqs[order[r]].Dsq)
 		}
-		p.db = gpudb.New(ctx, dsqs)
+		p.db = gpudb.New(k.ctx, dsqs)
 		g.parts[d] = p
 	}
-	return nil
 }
 
 // eachPart runs fn on every device at once and returns the first error.
@@ -154,7 +184,7 @@ func (g *gpuSearch) eachPart(fn func(d int, p *gpuPart) error) error {
 		go func() {
 			defer wg.Done()
 			if err := fn(d, p); err != nil {
-				errs[d] = fmt.Errorf("GPU %d: %w", g.devs[d].Ordinal, err)
+				errs[d] = fmt.Errorf("GPU %d: %w", p.k.dev.Ordinal, err)
 			}
 		}()
 	}
@@ -172,7 +202,7 @@ func (g *gpuSearch) MSV(om *oprofile.Profile) ([]float32, error) {
 	scores := make([]float32, len(g.seqs))
 	err := g.eachPart(func(d int, p *gpuPart) error {
 		out := make([]float32, len(p.index))
-		if err := p.filter.Scores(&om.MSV, g.abc.Kp, p.db, out); err != nil {
+		if err := p.k.filter.Scores(&om.MSV, g.abc.Kp, p.db, out); err != nil {
 			return err
 		}
 		for i, db := range p.index {
@@ -197,7 +227,7 @@ func (g *gpuSearch) Viterbi(om *oprofile.Profile, want []bool) ([]float32, error
 			return nil
 		}
 		out := make([]float32, len(p.index))
-		if err := p.vit.Scores(&om.Vit, g.abc.Kp, p.db, sel, out); err != nil {
+		if err := p.k.vit.Scores(&om.Vit, g.abc.Kp, p.db, sel, out); err != nil {
 			return err
 		}
 		for i, db := range p.index {
@@ -221,7 +251,7 @@ func (g *gpuSearch) Forward(om *oprofile.Profile, want []bool) ([]float32, error
 		for i, db := range p.index {
 			sel[i] = want[db]
 		}
-		out, errs, err := p.fwd.ForwardScoresDB(om, p.db, sel, nil)
+		out, errs, err := p.k.fwd.ForwardScoresDB(om, p.db, sel, nil)
 		if err != nil {
 			return err
 		}
@@ -254,7 +284,7 @@ func (g *gpuSearch) Parsers(om *oprofile.Profile, want []bool) ([]fwdback.Parser
 		if len(dsqs) == 0 {
 			return nil
 		}
-		ps, err := p.fwd.Parsers(om, dsqs, nil)
+		ps, err := p.k.fwd.Parsers(om, dsqs, nil)
 		if err != nil {
 			return err
 		}
@@ -266,6 +296,7 @@ func (g *gpuSearch) Parsers(om *oprofile.Profile, want []bool) ([]fwdback.Parser
 	return out, err
 }
 
+// free releases the device memory of the resident targets.
 func (g *gpuSearch) free() {
 	for _, p := range g.parts {
 		if p != nil {
@@ -297,13 +328,14 @@ type readModel struct {
 const modelsAhead = 64
 
 func (g *gpuSearch) readAhead(r ModelReader) *readAhead {
+	gpus := g.gpus
 	ra := &readAhead{models: make(chan readModel, modelsAhead), stop: make(chan struct{})}
 	go func() {
 		defer close(ra.models)
 		for {
 			h, err := r.Read()
 			if err == nil {
-				g.precompile(h)
+				precompile(gpus, h)
 			}
 			select {
 			case ra.models <- readModel{h, err}:
@@ -332,9 +364,10 @@ func (ra *readAhead) close() { close(ra.stop) }
 
 // precompile starts the NVRTC compilations of h's filter kernels for every
 // kind of device in use.
-func (g *gpuSearch) precompile(h *hmm.HMM) {
+func precompile(gpus []*gpuKernels, h *hmm.HMM) {
 	done := map[nvrtc.Target]bool{}
-	for _, d := range g.devs {
+	for _, k := range gpus {
+		d := k.dev
 		t := nvrtc.Target{Major: d.Major, Minor: d.Minor}
 		if !done[t] {
 			done[t] = true

@@ -294,7 +294,11 @@ func (s *search) run() error {
 		return err
 	}
 	if len(devs) > 0 {
-		s.gpu = &gpuSearch{devs: devs, forward: s.gpuForward}
+		gpus, err := openKernels(devs)
+		if err != nil {
+			return err
+		}
+		s.gpu = &gpuSearch{gpus: gpus, forward: s.gpuForward}
 		defer s.gpu.free()
 		ra := s.gpu.readAhead(models)
 		defer ra.close()

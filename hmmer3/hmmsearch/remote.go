@@ -224,8 +224,9 @@ func (s *search) runRemote() error {
 		defer client.Close()
 		qopt := queue.SubmitOptions{Note: func(msg string) { fmt.Fprintf(s.env.Stderr, "%s: %s\n", prog, msg) }}
 		if cli.IsTerminal(s.env.Stderr) {
-			qopt.Progress = func(p queue.Progress) { progressLine(s.env.Stderr, p, time.Since(start)) }
-			defer fmt.Fprintln(s.env.Stderr)
+			var last queue.Progress
+			qopt.Progress = func(p queue.Progress) { last = p; progressLine(s.env.Stderr, p, time.Since(start)) }
+			defer func() { fmt.Fprintln(s.env.Stderr); workerLines(s.env.Stderr, last) }()
 		}
 		err = queue.Submit(ctx, client, job, qopt, func(res *queue.Result) error {
 			r := new(taskResult)
@@ -256,22 +257,48 @@ func (s *search) runRemote() error {
 	return s.finish()
 }
 
-// progressLine shows tasks done and each worker's throughput.
+// progressLine shows tasks done and each worker's device and throughput,
+// on one line rewritten as results arrive.
 func progressLine(w io.Writer, p queue.Progress, elapsed time.Duration) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\r%s: %d/%d tasks, %s", prog, p.Done, p.Total, elapsed.Round(time.Second))
 	for _, wr := range p.Workers {
-		rate := 0.0
-		if wr.Busy > 0 {
-			rate = wr.Work / wr.Busy.Seconds() / 1e9
+		fmt.Fprintf(&b, "; %s", wr.Name)
+		if wr.Device != "" {
+			fmt.Fprintf(&b, " (%s)", wr.Device)
 		}
-		fmt.Fprintf(&b, "; %s %d tasks %.2f Gcells/s", wr.Name, wr.Tasks, rate)
+		fmt.Fprintf(&b, " %d tasks %.2f Gcells/s", wr.Tasks, rate(wr))
 	}
 	if p.Duplicates > 0 {
 		fmt.Fprintf(&b, "; %d duplicate results dropped", p.Duplicates)
 	}
 	b.WriteString("\x1b[K")
 	io.WriteString(w, b.String())
+}
+
+// workerLines is the closing account, a line per worker: its device,
+// throughput and the queue's share of its time.
+func workerLines(w io.Writer, p queue.Progress) {
+	for _, wr := range p.Workers {
+		dev := ""
+		if wr.Device != "" {
+			dev = " (" + wr.Device + ")"
+		}
+		share := 0.0
+		if wr.Busy > 0 {
+			share = 100 * wr.Overhead.Seconds() / wr.Busy.Seconds()
+		}
+		fmt.Fprintf(w, "%s: worker %s%s: %d tasks, %.2f Gcells/s, queue overhead %.3f ms per task (%.2f%% of task time)\n",
+			prog, wr.Name, dev, wr.Tasks, rate(wr), wr.Overhead.Seconds()*1e3/float64(max(wr.Tasks, 1)), share)
+	}
+}
+
+// rate is a worker's throughput in Gcells/s of its time in tasks.
+func rate(wr queue.WorkerRate) float64 {
+	if wr.Busy <= 0 {
+		return 0
+	}
+	return wr.Work / wr.Busy.Seconds() / 1e9
 }
 
 func encodeGob(v any) []byte {

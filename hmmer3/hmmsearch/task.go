@@ -6,10 +6,12 @@ import (
 	"encoding/gob"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/hmmgo/hmmgo/alphabet"
+	"github.com/hmmgo/hmmgo/gpu/cuda"
+	"github.com/hmmgo/hmmgo/hmmer3/hits"
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
 	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
 	"github.com/hmmgo/hmmgo/hmmer3/report"
@@ -18,62 +20,100 @@ import (
 
 // TaskRunner does hmmsearch tasks of the work queue on this machine
 // ('hmmgo worker'). It reads target blocks only from the databases it was
-// given, which it knows by their SHA-256; a task names a database by that
-// fingerprint and a block by target and byte ranges, all checked, so a
-// task can neither read other files nor run anything else.
+// given (TargetSource), which tasks name by their SHA-256; a task names a
+// block by target and byte ranges, all checked, so a task can neither
+// read other files nor run anything else.
+//
+// With GPUs, a task runs the staged pipeline hmmsearch --gpu runs
+// (pipeline.SearchStaged over gpuSearch), and its block of targets stays
+// resident on the devices for later tasks over the same targets.
+// A TaskRunner does one task at a time.
 type TaskRunner struct {
-	cpus int
-	dbs  map[string]*servedDB
-	jobs map[string]*remoteJob // by job ID; a few recent ones
+	cpus    int
+	sources map[string]TargetSource
+	jobs    map[string]*remoteJob // by job ID; a few recent ones
+	gpus    []*gpuKernels
+	device  string
+	blocks  *residentCache // nil: the CPU pipeline, blocks read per task
 }
 
-type servedDB struct {
-	path    string
-	size    int64
-	modTime time.Time
+// RunnerOptions say how a TaskRunner computes.
+type RunnerOptions struct {
+	CPUs int            // threads per task (at least 1)
+	GPUs []*cuda.Device // run the staged pipeline on these; none: the CPU pipeline
+	// ResidentResidues caps the targets kept resident between tasks; 0
+	// means an eighth of the devices' memory at a byte per residue (a
+	// block is packed in one layout per kernel shape, two or three in all).
+	ResidentResidues int64
+	// StagedOnCPU runs the GPU code path (staged search, resident blocks)
+	// with the CPU's kernels standing in for the devices: tests use it to
+	// exercise a GPU worker's path on machines without a GPU.
+	StagedOnCPU bool
 }
 
-// remoteJob is a job's spec, parsed once per worker.
-type remoteJob struct {
-	spec   remoteSpec
-	base   pipeline.Config
-	models []*hmm.HMM
-	ready  []*pipeline.Model
-	thr    []error
-}
-
-// NewTaskRunner fingerprints the databases a worker serves (reading each
-// once); cpus is the number of threads per task.
-func NewTaskRunner(paths []string, cpus int) (*TaskRunner, error) {
-	t := &TaskRunner{cpus: max(1, cpus), dbs: make(map[string]*servedDB), jobs: make(map[string]*remoteJob)}
-	for _, p := range paths {
-		abs, err := filepath.Abs(p)
+// NewTaskRunner serves the given databases.
+func NewTaskRunner(sources []TargetSource, opt RunnerOptions) (*TaskRunner, error) {
+	t := &TaskRunner{cpus: max(1, opt.CPUs), sources: make(map[string]TargetSource), jobs: make(map[string]*remoteJob)}
+	for _, src := range sources {
+		if old := t.sources[src.Fingerprint()]; old != nil {
+			return nil, fmt.Errorf("%s and %s are the same database (sha256 %s)", old.Name(), src.Name(), src.Fingerprint())
+		}
+		t.sources[src.Fingerprint()] = src
+	}
+	switch {
+	case len(opt.GPUs) > 0:
+		gpus, err := openKernels(opt.GPUs)
 		if err != nil {
 			return nil, err
 		}
-		st, err := os.Stat(abs)
-		if err != nil {
-			return nil, err
+		t.gpus = gpus
+		budget := opt.ResidentResidues
+		var names []string
+		for _, d := range opt.GPUs {
+			if opt.ResidentResidues == 0 {
+				budget += int64(d.TotalMemory / 8)
+			}
+			names = append(names, fmt.Sprintf("%d %s", d.Ordinal, d.Name))
 		}
-		if !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("%s is not a regular file", p)
+		t.device = "GPU " + strings.Join(names, ", ")
+		t.blocks = newResidentCache(budget, func(seqs []*seqio.Sequence, abc *alphabet.Alphabet) (blockAccel, error) {
+			g := &gpuSearch{gpus: t.gpus}
+			g.resident(seqs, abc)
+			return g, nil
+		})
+	case opt.StagedOnCPU:
+		budget := opt.ResidentResidues
+		if budget == 0 {
+			budget = 1 << 30
 		}
-		sum, size, err := fingerprint(abs, nil)
-		if err != nil {
-			return nil, err
-		}
-		t.dbs[sum] = &servedDB{path: abs, size: size, modTime: st.ModTime()}
+		t.device = fmt.Sprintf("CPU x%d, staged", t.cpus)
+		t.blocks = newResidentCache(budget, func(seqs []*seqio.Sequence, abc *alphabet.Alphabet) (blockAccel, error) {
+			return cpuBlock{pipeline.CPUAccelerator{Seqs: seqs}}, nil
+		})
+	default:
+		t.device = fmt.Sprintf("CPU x%d", t.cpus)
 	}
 	return t, nil
 }
 
-// Databases returns the fingerprints of the served databases.
+// Databases returns the served databases by fingerprint.
 func (t *TaskRunner) Databases() map[string]string {
-	out := make(map[string]string, len(t.dbs))
-	for sum, d := range t.dbs {
-		out[sum] = d.path
+	out := make(map[string]string, len(t.sources))
+	for sum, src := range t.sources {
+		out[sum] = src.Name()
 	}
 	return out
+}
+
+// Device describes what runs the tasks ("GPU 0 NVIDIA H100 ...", "CPU x16"),
+// for the submitter's per-worker progress.
+func (t *TaskRunner) Device() string { return t.device }
+
+// Close releases the resident blocks.
+func (t *TaskRunner) Close() {
+	if t.blocks != nil {
+		t.blocks.free()
+	}
 }
 
 // Run does one task of job id and returns its encoded result and its DP
@@ -87,8 +127,8 @@ func (t *TaskRunner) Run(ctx context.Context, id string, specBytes, taskBytes []
 	if err := gob.NewDecoder(bytes.NewReader(taskBytes)).Decode(&task); err != nil {
 		return nil, 0, fmt.Errorf("undecodable task: %v", err)
 	}
-	db := t.dbs[j.spec.DBSHA]
-	if db == nil {
+	src := t.sources[j.spec.DBSHA]
+	if src == nil {
 		return nil, 0, fmt.Errorf("this worker does not serve the database with sha256 %s", j.spec.DBSHA)
 	}
 	switch {
@@ -96,18 +136,43 @@ func (t *TaskRunner) Run(ctx context.Context, id string, specBytes, taskBytes []
 		return nil, 0, fmt.Errorf("task names models %d-%d of %d", task.ModelFirst+1, task.ModelEnd, len(j.models))
 	case task.TargetFirst < 0 || task.TargetEnd > j.spec.DBCount || task.TargetFirst >= task.TargetEnd:
 		return nil, 0, fmt.Errorf("task names targets %d-%d of %d", task.TargetFirst+1, task.TargetEnd, j.spec.DBCount)
-	case task.ByteStart < 0 || task.ByteEnd > db.size || task.ByteStart >= task.ByteEnd:
-		return nil, 0, fmt.Errorf("task names bytes %d-%d of a %d-byte database", task.ByteStart, task.ByteEnd, db.size)
 	}
-	seqs, err := t.readBlock(db, j, &task)
-	if err != nil {
-		return nil, 0, err
+	for q := task.ModelFirst; q < task.ModelEnd; q++ {
+		if j.thr[q] != nil {
+			return nil, 0, j.thr[q]
+		}
 	}
-	src := &pipeline.IndexedSlice{Seqs: seqs}
+	abc := j.models[0].Alph
+	var search func(q int, cfg *pipeline.Config) ([]*hits.Hit, *hits.Stats, error)
 	var residues int64
-	for i, sq := range seqs {
-		src.Indices = append(src.Indices, task.TargetFirst+int64(i))
-		residues += int64(sq.L())
+	if t.blocks != nil {
+		blk, err := t.blocks.get(ctx, src, &task, abc)
+		if err != nil {
+			return nil, 0, err
+		}
+		residues = blk.residues
+		search = func(q int, cfg *pipeline.Config) ([]*hits.Hit, *hits.Stats, error) {
+			list, st, err := pipeline.SearchStaged(j.ready[q], blk.seqs, blk.indices, cfg, blk.acc)
+			if err != nil && t.blocks.dropOthers(blk) > 0 {
+				// Perhaps out of device memory: the other resident blocks
+				// are gone now; one more try.
+				list, st, err = pipeline.SearchStaged(j.ready[q], blk.seqs, blk.indices, cfg, blk.acc)
+			}
+			return list, st, err
+		}
+	} else {
+		seqs, err := src.Targets(ctx, task.TargetFirst, task.TargetEnd, task.ByteStart, task.ByteEnd, abc)
+		if err != nil {
+			return nil, 0, err
+		}
+		indices := make([]int64, len(seqs))
+		for i, sq := range seqs {
+			indices[i] = task.TargetFirst + int64(i)
+			residues += int64(sq.L())
+		}
+		search = func(q int, cfg *pipeline.Config) ([]*hits.Hit, *hits.Stats, error) {
+			return pipeline.Search(j.ready[q], &pipeline.IndexedSlice{Seqs: seqs, Indices: indices}, cfg)
+		}
 	}
 	res := &taskResult{Task: task}
 	var cells float64
@@ -116,17 +181,16 @@ func (t *TaskRunner) Run(ctx context.Context, id string, specBytes, taskBytes []
 			return nil, 0, err
 		}
 		h := j.models[q]
-		if j.thr[q] != nil {
-			return nil, 0, j.thr[q]
-		}
 		cfg := j.base
 		cfg.CPUs = t.cpus
 		cfg.Thresholds = j.ready[q].Thresholds
 		userStart, sysStart := cpuTimes()
 		start := time.Now()
-		src := &pipeline.IndexedSlice{Seqs: src.Seqs, Indices: src.Indices}
-		list, st, err := pipeline.Search(j.ready[q], src, &cfg)
+		list, st, err := search(q, &cfg)
 		if err != nil {
+			if h.Alph.Type != alphabet.Amino {
+				return nil, 0, fmt.Errorf("%v (query %s is a %s model, so targets are read as %s)", err, h.Name, h.Alph.Type, h.Alph.Type)
+			}
 			return nil, 0, err
 		}
 		user, sys := cpuTimes()
@@ -136,6 +200,15 @@ func (t *TaskRunner) Run(ctx context.Context, id string, specBytes, taskBytes []
 		cells += float64(h.M) * float64(residues)
 	}
 	return encodeGob(res), cells, nil
+}
+
+// remoteJob is a job's spec, parsed once per worker.
+type remoteJob struct {
+	spec   remoteSpec
+	base   pipeline.Config
+	models []*hmm.HMM
+	ready  []*pipeline.Model
+	thr    []error
 }
 
 // job parses a job's spec (once): its command line as a local run
@@ -166,7 +239,11 @@ func (t *TaskRunner) job(id string, specBytes []byte) (*remoteJob, error) {
 		if err != nil {
 			return nil, fmt.Errorf("job's HMM file: %v", err)
 		}
+		if len(j.models) > 0 && h.Alph.Type != j.models[0].Alph.Type {
+			return nil, fmt.Errorf("job's HMM file contains different alphabets")
+		}
 		j.models = append(j.models, h)
+		precompile(t.gpus, h) // compile its GPU kernels in the background
 		thr, terr := modelThresholds(h, j.base.Thresholds)
 		j.thr = append(j.thr, terr)
 		var m *pipeline.Model
@@ -179,50 +256,12 @@ func (t *TaskRunner) job(id string, specBytes []byte) (*remoteJob, error) {
 		}
 		j.ready = append(j.ready, m)
 	}
+	if len(j.models) == 0 {
+		return nil, fmt.Errorf("job's HMM file holds no model")
+	}
 	if len(t.jobs) >= 4 {
 		clear(t.jobs)
 	}
 	t.jobs[id] = j
 	return j, nil
-}
-
-// readBlock reads a task's targets from the database file, checking that
-// the byte range holds exactly the records the task names.
-func (t *TaskRunner) readBlock(db *servedDB, j *remoteJob, task *remoteTask) ([]*seqio.Sequence, error) {
-	st, err := os.Stat(db.path)
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() != db.size || !st.ModTime().Equal(db.modTime) {
-		return nil, fmt.Errorf("database %s changed since this worker started (restart the worker)", db.path)
-	}
-	f, err := os.Open(db.path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var first [1]byte
-	if _, err := f.ReadAt(first[:], task.ByteStart); err != nil || first[0] != '>' {
-		return nil, fmt.Errorf("task's block does not start at a record of %s", db.path)
-	}
-	r, err := seqio.Open("-", io.NewSectionReader(f, task.ByteStart, task.ByteEnd-task.ByteStart), j.models[0].Alph)
-	if err != nil {
-		return nil, err
-	}
-	var seqs []*seqio.Sequence
-	for {
-		sq, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s, bytes %d-%d: %v", db.path, task.ByteStart, task.ByteEnd, err)
-		}
-		seqs = append(seqs, sq)
-	}
-	if int64(len(seqs)) != task.TargetEnd-task.TargetFirst {
-		return nil, fmt.Errorf("%s, bytes %d-%d: %d sequences where the task expects %d", db.path, task.ByteStart, task.ByteEnd,
-			len(seqs), task.TargetEnd-task.TargetFirst)
-	}
-	return seqs, nil
 }

@@ -235,3 +235,69 @@ func ExampleRedact() {
 	fmt.Println(Redact("rediss://:hunter2@redis.example:6380/0"))
 	// Output: rediss://:xxxxx@redis.example:6380/0
 }
+
+// TestDeviceAndOverhead: results carry the worker's device and its queue
+// overhead to the submitter's progress; the worker keeps the same account.
+func TestDeviceAndOverhead(t *testing.T) {
+	s := redistest.Start(t, redistest.Options{})
+	c := connect(t, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	slow := func(ctx context.Context, job *JobInfo, task []byte) ([]byte, float64, error) {
+		time.Sleep(5 * time.Millisecond)
+		return square(ctx, job, task)
+	}
+	w := &Worker{Client: connect(t, s), Name: "g", Device: "GPU 7 test", DBs: []string{db},
+		Kinds: map[string]Handler{"square": slow}, Visibility: time.Second}
+	done := make(chan struct{})
+	go func() { defer close(done); w.Run(ctx) }()
+	var last Progress
+	got, err := collect(t, c, squares(20), SubmitOptions{Progress: func(p Progress) { last = p }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSquares(t, got, 20)
+	if len(last.Workers) != 1 || last.Workers[0].Device != "GPU 7 test" || last.Workers[0].Tasks != 20 {
+		t.Fatalf("progress %+v", last)
+	}
+	wr := last.Workers[0]
+	if wr.Busy < 20*5*time.Millisecond || wr.Overhead <= 0 || wr.Overhead > wr.Busy {
+		t.Errorf("busy %s, overhead %s: want busy >= 100ms and 0 < overhead < busy", wr.Busy, wr.Overhead)
+	}
+	cancel()
+	<-done
+	st := w.Stats()
+	if st.Tasks != 20 || st.Work != 20 || st.Busy < 100*time.Millisecond || st.Overhead <= 0 || st.Overhead > st.Busy {
+		t.Errorf("worker stats %+v", st)
+	}
+}
+
+// TestTransientErrorRetried: a handler error marked Transient leaves the
+// task pending; it is taken again after the visibility timeout and the
+// run completes.
+func TestTransientErrorRetried(t *testing.T) {
+	s := redistest.Start(t, redistest.Options{})
+	c := connect(t, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var once sync.Once
+	flaky := func(ctx context.Context, job *JobInfo, task []byte) ([]byte, float64, error) {
+		failed := false
+		if string(task) == "2" {
+			once.Do(func() { failed = true })
+		}
+		if failed {
+			return nil, 0, Transient(fmt.Errorf("connection reset"))
+		}
+		return square(ctx, job, task)
+	}
+	startWorkers(t, ctx, s, 1, flaky, 300*time.Millisecond)
+	got, err := collect(t, c, squares(5), SubmitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSquares(t, got, 5)
+	if !IsTransient(Transient(fmt.Errorf("x"))) || IsTransient(fmt.Errorf("x")) {
+		t.Error("IsTransient")
+	}
+}

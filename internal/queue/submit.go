@@ -24,19 +24,23 @@ type Job struct {
 
 // Result is one task's result as a worker posted it.
 type Result struct {
-	Task    int
-	Worker  string
-	Body    []byte
-	Elapsed time.Duration // the worker's time on the task
-	Work    float64       // the task's work units (DP cells), for throughput
+	Task     int
+	Worker   string
+	Device   string // what computed it, as the worker says
+	Body     []byte
+	Elapsed  time.Duration // the worker's time on the task
+	Overhead time.Duration // the worker's queue round trips for it (WorkerStats.Overhead)
+	Work     float64       // the task's work units (DP cells), for throughput
 }
 
 // WorkerRate is one worker's share of a job so far.
 type WorkerRate struct {
-	Name  string
-	Tasks int
-	Work  float64       // units done
-	Busy  time.Duration // time spent on them
+	Name     string
+	Device   string
+	Tasks    int
+	Work     float64       // units done
+	Busy     time.Duration // time spent on them
+	Overhead time.Duration // the queue's round trips around them
 }
 
 // Progress is what the submitter reports after each result.
@@ -261,9 +265,9 @@ func (s *submission) take(ctx context.Context, m redis.XMessage, handle func(*Re
 			Values: []any{"job", s.id, "task", strconv.Itoa(n), "body", s.job.Tasks[n]}}).Result()
 		return err
 	}
-	ms, _ := strconv.ParseFloat(field(m, "elapsed_ms"), 64)
 	work, _ := strconv.ParseFloat(field(m, "work"), 64)
-	r := &Result{Task: n, Worker: worker, Body: body, Elapsed: time.Duration(ms * float64(time.Millisecond)), Work: work}
+	r := &Result{Task: n, Worker: worker, Device: field(m, "device"), Body: body, Elapsed: duration(field(m, "elapsed_ms")),
+		Overhead: duration(field(m, "overhead_ms")), Work: work}
 	if err := handle(r); err != nil {
 		return fmt.Errorf("task %d (worker %s): %w", n+1, worker, err)
 	}
@@ -274,9 +278,11 @@ func (s *submission) take(ctx context.Context, m redis.XMessage, handle func(*Re
 		wr = &WorkerRate{Name: worker}
 		s.rates[worker] = wr
 	}
+	wr.Device = r.Device
 	wr.Tasks++
 	wr.Work += work
 	wr.Busy += r.Elapsed
+	wr.Overhead += r.Overhead
 	if s.opt.Progress != nil {
 		p := Progress{Done: s.ndone, Total: len(s.job.Tasks), Duplicates: s.dups}
 		for _, w := range s.rates {
@@ -298,6 +304,13 @@ func (s *submission) cleanup() {
 	}
 	pipe.Del(ctx, jobKey(s.id), resultKey(s.id))
 	pipe.Exec(ctx)
+}
+
+// duration reads a message's milliseconds field (0 when absent: older
+// workers).
+func duration(ms string) time.Duration {
+	v, _ := strconv.ParseFloat(ms, 64)
+	return time.Duration(v * float64(time.Millisecond))
 }
 
 func randomHex(n int) string {

@@ -20,8 +20,37 @@ type JobInfo struct {
 // Handler does one task. It must check that the task only names what
 // this worker serves (the job's database, ranges inside it): task bodies
 // come from the network. work is the task's size in work units (DP
-// cells), reported for throughput.
+// cells), reported for throughput. An error fails the task (and the
+// run), unless it is Transient.
 type Handler func(ctx context.Context, job *JobInfo, task []byte) (body []byte, work float64, err error)
+
+// Transient marks a handler's error as one that may pass (a lost
+// connection while fetching a block): the task is not failed but left
+// pending, and after the visibility timeout a worker takes it again,
+// up to MaxDeliveries times.
+func Transient(err error) error { return &transientError{err} }
+
+type transientError struct{ err error }
+
+func (e *transientError) Error() string { return e.err.Error() }
+func (e *transientError) Unwrap() error { return e.err }
+
+// IsTransient reports whether err was marked Transient.
+func IsTransient(err error) bool {
+	var t *transientError
+	return errors.As(err, &t)
+}
+
+// WorkerStats is what a worker has done since it started.
+type WorkerStats struct {
+	Tasks int
+	Work  float64       // work units of the tasks done
+	Busy  time.Duration // in handlers
+	// Overhead is the queue's share of the worker's time: the round trips
+	// that fetch a waiting task and the job, and those that post the
+	// result and acknowledge the task. Waiting for work is not counted.
+	Overhead time.Duration
+}
 
 // Worker takes tasks from the streams of its databases.
 type Worker struct {
@@ -42,8 +71,21 @@ type Worker struct {
 	// AfterTask, if set, runs between computing a result and posting it
 	// (tests use it to be killed mid-task).
 	AfterTask func()
+	// Device says what computes (e.g. "GPU 0 NVIDIA H100", "CPU x16");
+	// results carry it to the submitter's progress report.
+	Device string
 
-	jobs map[string]*JobInfo
+	jobs    map[string]*JobInfo
+	mu      sync.Mutex
+	stats   WorkerStats
+	posting chan struct{} // closed when the result being posted in the background is in
+}
+
+// Stats returns what the worker has done so far.
+func (w *Worker) Stats() WorkerStats {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.stats
 }
 
 func (w *Worker) logf(format string, args ...any) {
@@ -68,7 +110,13 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	ready := false
 	lastTask := time.Now()
+	// Looking for silent workers' tasks costs a round trip; doing it a few
+	// times per visibility timeout is enough, and keeps it off the path of
+	// every task.
+	var lastReclaim time.Time
+	reclaimEvery := min(w.Visibility/4, time.Second)
 	var lastErr string
+	defer w.waitPost() // the last result goes out before Run returns
 	for ctx.Err() == nil {
 		if w.Idle > 0 && time.Since(lastTask) > w.Idle {
 			return nil
@@ -82,20 +130,34 @@ func (w *Worker) Run(ctx context.Context) error {
 				}
 				ready = true
 			}
-			did, err := w.reclaim(ctx, streams)
-			if err != nil || did {
-				if did {
-					lastTask = time.Now()
+			// Round trips spent while tasks are waiting count as the queue's
+			// overhead, from here; a blocking read that waits for work
+			// restarts the clock when it returns.
+			asked := time.Now()
+			if time.Since(lastReclaim) >= reclaimEvery {
+				did, err := w.reclaim(ctx, streams, asked)
+				if err != nil || did {
+					if did {
+						lastTask = time.Now()
+					}
+					return err
 				}
-				return err
+				lastReclaim = time.Now()
 			}
 			args := make([]string, 0, 2*len(streams))
 			args = append(args, streams...)
 			for range streams {
 				args = append(args, ">")
 			}
-			res, err := w.Client.XReadGroup(ctx, &redis.XReadGroupArgs{Group: group, Consumer: w.Name,
-				Streams: args, Count: 1, Block: min(w.Visibility/2, 2*time.Second)}).Result()
+			read := func(block time.Duration) ([]redis.XStream, error) {
+				return w.Client.XReadGroup(ctx, &redis.XReadGroupArgs{Group: group, Consumer: w.Name,
+					Streams: args, Count: 1, Block: block}).Result()
+			}
+			res, err := read(-1) // no BLOCK: answers at once
+			if err == redis.Nil {
+				res, err = read(min(w.Visibility/2, 2*time.Second))
+				asked = time.Now()
+			}
 			if err == redis.Nil {
 				return nil
 			}
@@ -105,7 +167,7 @@ func (w *Worker) Run(ctx context.Context) error {
 			for _, st := range res {
 				for _, m := range st.Messages {
 					lastTask = time.Now()
-					if err := w.do(ctx, st.Stream, m); err != nil {
+					if err := w.do(ctx, st.Stream, m, asked); err != nil {
 						return err
 					}
 				}
@@ -136,7 +198,7 @@ func (w *Worker) Run(ctx context.Context) error {
 
 // reclaim takes over one task whose worker has not been heard of for the
 // visibility timeout.
-func (w *Worker) reclaim(ctx context.Context, streams []string) (bool, error) {
+func (w *Worker) reclaim(ctx context.Context, streams []string, asked time.Time) (bool, error) {
 	for _, s := range streams {
 		msgs, _, err := w.Client.XAutoClaim(ctx, &redis.XAutoClaimArgs{Stream: s, Group: group,
 			MinIdle: w.Visibility, Start: "0-0", Count: 1, Consumer: w.Name}).Result()
@@ -154,7 +216,7 @@ func (w *Worker) reclaim(ctx context.Context, streams []string) (bool, error) {
 				return true, w.fail(ctx, s, m, fmt.Sprintf("handed out %d times without a result (its workers died?)", pend[0].RetryCount))
 			}
 			w.logf("took over task %s of job %s (its worker went silent)", field(m, "task"), field(m, "job"))
-			return true, w.do(ctx, s, m)
+			return true, w.do(ctx, s, m, asked)
 		}
 	}
 	return false, nil
@@ -180,9 +242,11 @@ func (w *Worker) job(ctx context.Context, id string) (*JobInfo, error) {
 	return j, nil
 }
 
-// do runs one task and posts its result, then acknowledges the task. A
-// failure to post leaves the task pending, to be done again.
-func (w *Worker) do(ctx context.Context, stream string, m redis.XMessage) error {
+// do runs one task, then posts its result and acknowledges the task (in
+// the background). A failure to post leaves the task pending, to be done
+// again. asked is when the worker started fetching the task, for the
+// overhead account.
+func (w *Worker) do(ctx context.Context, stream string, m redis.XMessage, asked time.Time) error {
 	id := field(m, "job")
 	j, err := w.job(ctx, id)
 	if err != nil {
@@ -215,13 +279,55 @@ func (w *Worker) do(ctx context.Context, stream string, m redis.XMessage) error 
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if IsTransient(herr) {
+			// Left pending: taken again after the visibility timeout.
+			w.logf("task %s of job %s: %v (leaving it for a retry)", field(m, "task"), id, herr)
+			return nil
+		}
 		w.logf("task %s of job %s failed: %v", field(m, "task"), id, herr)
 		return w.fail(ctx, stream, m, herr.Error())
 	}
-	return w.post(ctx, stream, m, []any{"task", field(m, "task"), "worker", w.Name, "status", "ok",
-		"body", body, "sum", Checksum(body), "elapsed_ms", strconv.FormatFloat(elapsed.Seconds()*1e3, 'f', 3, 64),
-		"work", strconv.FormatFloat(work, 'g', -1, 64)})
+	// The result is posted in the background while the next task runs, so
+	// the post's round trip is off the worker's path; one post at a time.
+	// The queue's cost to this task is what it waited for: fetching the
+	// task and its job, and the previous post if still under way.
+	waitFrom := time.Now()
+	w.waitPost()
+	overhead := start.Sub(asked) + time.Since(waitFrom)
+	values := []any{"task", field(m, "task"), "worker", w.Name, "device", w.Device, "status", "ok",
+		"body", body, "sum", Checksum(body), "elapsed_ms", millis(elapsed), "overhead_ms", millis(overhead),
+		"work", strconv.FormatFloat(work, 'g', -1, 64)}
+	done := make(chan struct{})
+	w.posting = done
+	go func() {
+		defer close(done)
+		// Not ctx: a result computed before the worker was told to stop
+		// still goes out.
+		pctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := w.post(pctx, stream, m, values); err != nil {
+			w.logf("%v (the task stays pending; it will be done again)", err)
+			return
+		}
+		w.mu.Lock()
+		w.stats.Tasks++
+		w.stats.Work += work
+		w.stats.Busy += elapsed
+		w.stats.Overhead += overhead
+		w.mu.Unlock()
+	}()
+	return nil
 }
+
+// waitPost waits for the result being posted in the background, if any.
+func (w *Worker) waitPost() {
+	if w.posting != nil {
+		<-w.posting
+		w.posting = nil
+	}
+}
+
+func millis(d time.Duration) string { return strconv.FormatFloat(d.Seconds()*1e3, 'f', 3, 64) }
 
 // heartbeat keeps a task claimed while it runs: re-claiming resets its
 // idle time, so no other worker takes it over.
@@ -243,26 +349,27 @@ func (w *Worker) fail(ctx context.Context, stream string, m redis.XMessage, why 
 	return w.post(ctx, stream, m, []any{"task", field(m, "task"), "worker", w.Name, "status", "error", "error", why})
 }
 
-// postScript adds a result only while the job exists, so that a late
-// result (a task finished twice, after the submitter is done) does not
-// leave a stream behind.
+// postScript adds a result, only while the job exists (a late result, of
+// a task finished twice after the submitter is done, would leave a stream
+// behind), and acknowledges the task, in one round trip and atomically:
+// a worker dying before it leaves the task pending, to be done again.
+// KEYS: the job, its results, the task stream; ARGV: the group, the task's
+// message ID, then the result's fields.
 var postScript = redis.NewScript(`
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('XADD', KEYS[2], '*', unpack(ARGV))
-redis.call('EXPIRE', KEYS[2], 600)
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('XADD', KEYS[2], '*', unpack(ARGV, 3))
+  redis.call('EXPIRE', KEYS[2], 600)
+end
+redis.pcall('XACK', KEYS[3], ARGV[1], ARGV[2])
 return 1`)
 
 // post adds a result to the job's result stream and acknowledges the
-// task, in that order: a worker dying in between leaves the task
-// pending; it is done again and the submitter drops the duplicate.
+// task.
 func (w *Worker) post(ctx context.Context, stream string, m redis.XMessage, values []any) error {
 	id := field(m, "job")
-	if err := postScript.Run(ctx, w.Client, []string{jobKey(id), resultKey(id)}, values...).Err(); err != nil {
+	args := append([]any{group, m.ID}, values...)
+	if err := postScript.Run(ctx, w.Client, []string{jobKey(id), resultKey(id), stream}, args...).Err(); err != nil {
 		return fmt.Errorf("posting the result of task %s: %w", field(m, "task"), err)
 	}
-	err := w.Client.XAck(ctx, stream, group, m.ID).Err()
-	if errors.Is(err, redis.Nil) {
-		err = nil
-	}
-	return err
+	return nil
 }

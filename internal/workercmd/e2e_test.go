@@ -26,8 +26,18 @@ import (
 
 var hmmgoBin string // built once by TestMain
 
+// workerOpts are options every test worker gets: $HMMGO_WORKER_OPTS, e.g.
+// "--gpu" on a GPU host, where every worker then runs on the GPU and the
+// outputs must not change.
+var workerOpts = strings.Fields(os.Getenv("HMMGO_WORKER_OPTS"))
+
 func TestMain(m *testing.M) {
 	code := func() int {
+		// $HMMGO_BIN: a prebuilt hmmgo, for hosts without Go (the GPU host).
+		if bin := os.Getenv("HMMGO_BIN"); bin != "" {
+			hmmgoBin = bin
+			return m.Run()
+		}
 		dir, err := os.MkdirTemp("", "hmmgo-bin")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -129,6 +139,7 @@ func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return 
 func startWorker(t *testing.T, url, db, name string, env []string, extra ...string) *worker {
 	t.Helper()
 	args := append([]string{"worker", "--redis", url, "--db", db, "--cpu", "1", "--name", name, "--visibility", "1s"}, extra...)
+	args = append(args, workerOpts...)
 	cmd := exec.Command(hmmgoBin, args...)
 	cmd.Env = append(os.Environ(), env...)
 	w := &worker{cmd: cmd, log: &syncBuffer{}}
@@ -164,11 +175,16 @@ func TestQueueSurvivesKilledWorker(t *testing.T) {
 		t.Fatalf("local run: %v: %s", err, stderr)
 	}
 	// Each task pauses 150 ms before posting, so a worker is almost
-	// always in the middle of one.
+	// always in the middle of one. w2 runs the GPU code path (staged
+	// search, resident blocks) on the CPU: mixed workers, one output.
 	slow := []string{"HMMGO_TEST_TASK_DELAY=150ms"}
 	var ws []*worker
 	for i := 1; i <= 3; i++ {
-		ws = append(ws, startWorker(t, srv.URL(), db, fmt.Sprintf("w%d", i), slow, "-v"))
+		env := slow
+		if i == 2 {
+			env = append(env, "HMMGO_TEST_STAGED_CPU=1")
+		}
+		ws = append(ws, startWorker(t, srv.URL(), db, fmt.Sprintf("w%d", i), env, "-v"))
 	}
 	for _, w := range ws {
 		waitFor(t, "workers to start", 20*time.Second, func() bool { return strings.Contains(w.log.String(), "waiting for tasks") })
@@ -273,6 +289,82 @@ func TestQueueTLSAndPassword(t *testing.T) {
 	}
 }
 
+// TestQueueRedisStoredDatabase: workers serving a database stored in Redis
+// by makedb --redis (one of them on the GPU code path) give the output of
+// a local run; the stored copy is recognised as the submitter's file.
+func TestQueueRedisStoredDatabase(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{Password: "pw-7"})
+	hmmFile, db := inputs(t)
+	root := t.TempDir()
+	want, stderr, err := search(t, filepath.Join(root, "local"), nil, hmmFile, db)
+	if err != nil {
+		t.Fatalf("local run: %v: %s", err, stderr)
+	}
+	if out, err := exec.Command(hmmgoBin, "makedb", "--redis", srv.URL(), "--block-residues", "3000", db, "mixed").CombinedOutput(); err != nil {
+		t.Fatalf("makedb --redis: %v: %s", err, out)
+	}
+	ws := []*worker{
+		startWorker(t, srv.URL(), "redis:mixed", "r1", []string{"HMMGO_TEST_STAGED_CPU=1"}, "-v"),
+		startWorker(t, srv.URL(), "redis:mixed", "r2", nil, "-v"),
+	}
+	for _, w := range ws {
+		waitFor(t, "workers to start", 20*time.Second, func() bool { return strings.Contains(w.log.String(), "waiting for tasks") })
+		if !strings.Contains(w.log.String(), "serving redis:mixed (sha256 ") {
+			t.Fatalf("worker log: %s", w.log.String())
+		}
+	}
+	got, stderr, err := search(t, filepath.Join(root, "queued"), nil, "--redis", srv.URL(), "--task-cells", "200000", hmmFile, db)
+	if err != nil {
+		t.Fatalf("queued search: %v: %s", err, stderr)
+	}
+	sameOutputs(t, want, got)
+	if !strings.Contains(ws[0].log.String(), "task of") || !strings.Contains(ws[1].log.String(), "task of") {
+		t.Errorf("a worker did no task:\n%s\n%s", ws[0].log.String(), ws[1].log.String())
+	}
+	if len(workerOpts) == 0 && !strings.Contains(ws[0].log.String(), "running tasks on CPU x1, staged") {
+		t.Errorf("the staged worker does not say so: %s", ws[0].log.String())
+	}
+	for _, w := range ws {
+		w.cmd.Process.Signal(os.Interrupt)
+		w.cmd.Wait()
+		if !strings.Contains(w.log.String(), "done: ") || strings.Contains(w.log.String(), "pw-7") {
+			t.Errorf("worker's closing summary: %s", w.log.String())
+		}
+	}
+	// The file and its stored copy are one database.
+	out, err := exec.Command(hmmgoBin, "worker", "--redis", srv.URL(), "--db", db, "--db", "redis:mixed").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "same database") {
+		t.Errorf("serving a file and its stored copy: %v, %q", err, out)
+	}
+	out, err = exec.Command(hmmgoBin, "worker", "--redis", srv.URL(), "--db", "redis:nothing").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "redis:nothing: no such database") {
+		t.Errorf("an unknown stored database: %v, %q", err, out)
+	}
+}
+
+// TestWorkerGPUOptions: --gpu on a machine without a usable GPU is an
+// error saying why (on a GPU host this test skips).
+func TestWorkerGPUOptions(t *testing.T) {
+	if out, _ := exec.Command(hmmgoBin, "gpuinfo").CombinedOutput(); !strings.Contains(string(out), "Commands use:  the CPU") {
+		t.Skip("this machine has a usable GPU; the no-GPU errors cannot be seen here")
+	}
+	_, db := inputs(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--gpu"}, "hmmgo worker: --gpu: no usable GPU"},
+		{[]string{"--gpu", "1"}, "hmmgo worker: --gpu 1: no usable GPU"},
+		{[]string{"--gpu", "--nogpu"}, "contradict"},
+	} {
+		args := append([]string{"worker", "--redis", "redis://127.0.0.1:1", "--db", db}, c.args...)
+		out, err := exec.Command(hmmgoBin, args...).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), c.want) || strings.Count(string(out), "\n") != 1 {
+			t.Errorf("%v: %v, %q; want one line with %q", c.args, err, out, c.want)
+		}
+	}
+}
+
 // TestWorkerOptions: bad worker command lines are refused clearly.
 func TestWorkerOptions(t *testing.T) {
 	for _, c := range []struct {
@@ -281,6 +373,7 @@ func TestWorkerOptions(t *testing.T) {
 	}{
 		{[]string{"worker", "--db", "x.fa"}, "--redis URL is required"},
 		{[]string{"worker", "--redis", "redis://127.0.0.1:1"}, "give at least one --db"},
+		{[]string{"worker", "--redis", "redis://127.0.0.1:1", "--db", "x.fa", "--cpu", "0"}, "--cpu 0"},
 		{[]string{"worker", "--redis", "redis://127.0.0.1:1", "--db", "/nonexistent.fa"}, "nonexistent"},
 	} {
 		out, err := exec.Command(hmmgoBin, c.args...).CombinedOutput()

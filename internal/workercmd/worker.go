@@ -17,9 +17,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hmmgo/hmmgo/gpu/devices"
 	"github.com/hmmgo/hmmgo/hmmer3/hmmsearch"
 	"github.com/hmmgo/hmmgo/internal/cli"
 	"github.com/hmmgo/hmmgo/internal/queue"
+	"github.com/hmmgo/hmmgo/internal/redisdb"
 )
 
 // Command is the table entry for cmd/hmmgo.
@@ -29,7 +31,7 @@ var Command = cli.Command{
 	Run:     run,
 }
 
-const usage = `usage: hmmgo worker --redis URL --db FILE [--db FILE...] [options]
+const usage = `usage: hmmgo worker --redis URL --db DB [--db DB...] [options]
 
 Takes tasks of 'hmmgo hmmsearch --redis URL ...' runs from the Redis server
 at URL and does them, until interrupted. Start any number of workers, on
@@ -37,13 +39,20 @@ any machines that reach the server and can read the databases. A worker
 only takes tasks over the databases given with --db, which it recognises
 by content (SHA-256), so every machine may keep its copy at its own path.
 
+DB: a FASTA file, or redis:NAME for a database stored in the same Redis
+server with 'hmmgo makedb --redis URL db.fa NAME' (blocks are fetched as
+tasks need them).
+
 URL: redis://[:password@]host:port[/db] or rediss:// for TLS (the server's
 certificate is checked against the system roots or $SSL_CERT_FILE).
 
 options:
   --redis URL       the queue's Redis server (also $HMMGO_REDIS)
-  --db FILE         a FASTA database this worker serves (repeatable)
+  --db DB           a database this worker serves (repeatable)
   --cpu N           threads per task (default: all cores)
+  --gpu [LIST]      run tasks on GPUs: alone the first usable one, or N,
+                    a list 0,2, or all; fails when none is usable
+  --nogpu           never use a GPU (default: use one when present)
   --name NAME       worker name in progress reports (default host-pid)
   --visibility D    a task whose worker is silent this long is taken over
                     by another worker (default 30s)
@@ -70,7 +79,9 @@ func run(env cli.Env, args []string) int {
 	maxDeliveries := fs.Int64("max-deliveries", 5, "")
 	idle := fs.Duration("idle-exit", 0, "")
 	verbose := fs.Bool("v", false, "")
-	if err := fs.Parse(args); err != nil {
+	var gpu devices.Request
+	gpu.AddFlags(fs)
+	if err := fs.Parse(devices.NormalizeArgs(args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(env.Stdout, usage)
 			return 0
@@ -86,20 +97,60 @@ func run(env cli.Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "hmmgo worker: --redis URL is required\n%s", usage)
 		return 2
 	case len(dbs) == 0:
-		fmt.Fprintf(env.Stderr, "hmmgo worker: give at least one --db FILE\n%s", usage)
+		fmt.Fprintf(env.Stderr, "hmmgo worker: give at least one --db DB\n%s", usage)
 		return 2
 	case *visibility < 100*time.Millisecond:
 		fmt.Fprintf(env.Stderr, "hmmgo worker: --visibility %s is too short\n", *visibility)
+		return 2
+	case *cpus < 1:
+		fmt.Fprintf(env.Stderr, "hmmgo worker: --cpu %d: want at least 1\n", *cpus)
 		return 2
 	}
 	logf := func(format string, a ...any) {
 		fmt.Fprintf(env.Stderr, "hmmgo worker %s: %s\n", *name, fmt.Sprintf(format, a...))
 	}
-
-	runner, err := hmmsearch.NewTaskRunner(dbs, *cpus)
+	// The GPUs first: --gpu without one is an error before anything else.
+	devs, err := devices.Select(env.Stderr, "worker", gpu, devices.Needs{})
 	if err != nil {
 		return cli.Fail(env, "worker", err)
 	}
+
+	// Local files first: a wrong path is an error before Redis is reached.
+	var sources []hmmsearch.TargetSource
+	var stored []string
+	for _, d := range dbs {
+		if name, ok := strings.CutPrefix(d, "redis:"); ok {
+			stored = append(stored, name)
+			continue
+		}
+		src, err := hmmsearch.OpenFileSource(d)
+		if err != nil {
+			return cli.Fail(env, "worker", err)
+		}
+		sources = append(sources, src)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	client, err := queue.Connect(ctx, *url)
+	if err != nil {
+		return cli.Fail(env, "worker", err)
+	}
+	defer client.Close()
+	for _, name := range stored {
+		src, err := redisdb.Open(ctx, client, name, 0)
+		if err != nil {
+			return cli.Fail(env, "worker", err)
+		}
+		sources = append(sources, src)
+	}
+	// A test hook: the GPU code path (staged search, resident blocks) with
+	// the CPU's kernels, for machines without a GPU.
+	_, staged := os.LookupEnv("HMMGO_TEST_STAGED_CPU")
+	runner, err := hmmsearch.NewTaskRunner(sources, hmmsearch.RunnerOptions{CPUs: *cpus, GPUs: devs, StagedOnCPU: staged && len(devs) == 0})
+	if err != nil {
+		return cli.Fail(env, "worker", err)
+	}
+	defer runner.Close()
 	served := runner.Databases()
 	var prints []string
 	for sum, path := range served {
@@ -108,15 +159,8 @@ func run(env cli.Env, args []string) int {
 	}
 	sort.Strings(prints)
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	client, err := queue.Connect(ctx, *url)
-	if err != nil {
-		return cli.Fail(env, "worker", err)
-	}
-	defer client.Close()
 	w := &queue.Worker{Client: client, Name: *name, DBs: prints, Visibility: *visibility,
-		MaxDeliveries: *maxDeliveries, Idle: *idle, Log: func(s string) { logf("%s", s) }}
+		MaxDeliveries: *maxDeliveries, Idle: *idle, Log: func(s string) { logf("%s", s) }, Device: runner.Device()}
 	w.Kinds = map[string]queue.Handler{
 		hmmsearch.QueueKind: func(ctx context.Context, job *queue.JobInfo, task []byte) ([]byte, float64, error) {
 			start := time.Now()
@@ -132,9 +176,26 @@ func run(env cli.Env, args []string) int {
 	if d, err := time.ParseDuration(os.Getenv("HMMGO_TEST_TASK_DELAY")); err == nil && d > 0 {
 		w.AfterTask = func() { time.Sleep(d) }
 	}
-	logf("waiting for tasks at %s", queue.Redact(*url))
-	if err := w.Run(ctx); err != nil && ctx.Err() == nil {
+	logf("running tasks on %s; waiting for tasks at %s", runner.Device(), queue.Redact(*url))
+	err = w.Run(ctx)
+	logf("%s", summary(w.Stats()))
+	if err != nil && ctx.Err() == nil {
 		return cli.Fail(env, "worker", err)
 	}
 	return 0
+}
+
+// summary is the worker's account at exit: its throughput and what the
+// queue cost it, the figures the scaling benchmark reads.
+func summary(st queue.WorkerStats) string {
+	if st.Tasks == 0 {
+		return "done: no tasks"
+	}
+	rate := 0.0
+	if st.Busy > 0 {
+		rate = st.Work / st.Busy.Seconds() / 1e9
+	}
+	return fmt.Sprintf("done: %d tasks, %.4g cells in %.3f s (%.3f Gcells/s); queue overhead %.3f s, %.3f ms per task, %.3f%% of task time",
+		st.Tasks, st.Work, st.Busy.Seconds(), rate, st.Overhead.Seconds(),
+		st.Overhead.Seconds()*1e3/float64(st.Tasks), 100*st.Overhead.Seconds()/max(st.Busy.Seconds(), 1e-9))
 }
