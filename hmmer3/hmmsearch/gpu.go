@@ -10,12 +10,14 @@ import (
 	"github.com/hmmgo/hmmgo/gpu/cuda"
 	"github.com/hmmgo/hmmgo/gpu/devices"
 	"github.com/hmmgo/hmmgo/gpu/nvrtc"
+	"github.com/hmmgo/hmmgo/hmmer3/biasfilter"
 	"github.com/hmmgo/hmmgo/hmmer3/fwdback"
 	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
 	"github.com/hmmgo/hmmgo/hmmer3/msvfilter"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
 	"github.com/hmmgo/hmmgo/hmmer3/vitfilter"
 	"github.com/hmmgo/hmmgo/seqio"
 )
@@ -68,6 +70,9 @@ type gpuSearch struct {
 	// forward says where Forward and the parsers run: "gpu", "cpu", or
 	// by batch size when empty ($HMMGO_GPU_FORWARD, for benchmarks).
 	forward string
+	// bias is "cpu" to leave the bias filter to the CPU workers
+	// ($HMMGO_GPU_BIAS, for benchmarks); otherwise the GPUs compute it.
+	bias string
 }
 
 // gpuForwardMinTargets is the smallest batch that Forward runs on the
@@ -102,6 +107,7 @@ type gpuPart struct {
 	filter *msvfilter.GPU
 	vit    *vitfilter.GPU
 	fwd    *fwdback.GPU
+	bias   *biasfilter.GPU
 	db     *gpudb.DB
 	index  []int // database number of each of this device's targets
 }
@@ -133,7 +139,7 @@ func (g *gpuSearch) load(src pipeline.SequenceSource, abc *alphabet.Alphabet) er
 		if err != nil {
 			return err
 		}
-		p := &gpuPart{filter: msvfilter.NewGPU(ctx), vit: vitfilter.NewGPU(ctx), fwd: fwdback.NewGPU(ctx)}
+		p := &gpuPart{filter: msvfilter.NewGPU(ctx), vit: vitfilter.NewGPU(ctx), fwd: fwdback.NewGPU(ctx), bias: biasfilter.NewGPU(ctx)}
 		var dsqs [][]byte
 		for r := d; r < len(order); r += n {
 			p.index = append(p.index, order[r])
@@ -141,6 +147,17 @@ func (g *gpuSearch) load(src pipeline.SequenceSource, abc *alphabet.Alphabet) er
 		}
 		p.db = gpudb.New(ctx, dsqs)
 		g.parts[d] = p
+	}
+	if g.bias != "cpu" {
+		// One bias kernel serves every model: compile it while the first
+		// query's filters run.
+		done := map[nvrtc.Target]bool{}
+		for _, d := range g.devs {
+			if t := (nvrtc.Target{Major: d.Major, Minor: d.Minor}); !done[t] {
+				done[t] = true
+				biasfilter.Precompile(t)
+			}
+		}
 	}
 	return nil
 }
@@ -198,6 +215,37 @@ func (g *gpuSearch) Viterbi(om *oprofile.Profile, want []bool) ([]float32, error
 		}
 		out := make([]float32, len(p.index))
 		if err := p.vit.Scores(&om.Vit, g.abc.Kp, p.db, sel, out); err != nil {
+			return err
+		}
+		for i, db := range p.index {
+			if sel[i] {
+				scores[db] = out[i]
+			}
+		}
+		return nil
+	})
+	return scores, err
+}
+
+// Bias implements pipeline.BiasAccelerator: the bias filter scores of the
+// targets with want[i] (the MSV survivors), or nil with $HMMGO_GPU_BIAS=cpu.
+func (g *gpuSearch) Bias(bg *profile.Background, want []bool) ([]float32, error) {
+	if g.bias == "cpu" {
+		return nil, nil
+	}
+	scores := make([]float32, len(g.seqs))
+	err := g.eachPart(func(d int, p *gpuPart) error {
+		sel := make([]bool, len(p.index))
+		any := false
+		for i, db := range p.index {
+			sel[i] = want[db] && g.seqs[db].L() > 0
+			any = any || sel[i]
+		}
+		if !any {
+			return nil
+		}
+		out := make([]float32, len(p.index))
+		if err := p.bias.Scores(bg, p.db, sel, out); err != nil {
 			return err
 		}
 		for i, db := range p.index {
@@ -278,7 +326,7 @@ func sortByLength(order []int, seqs []*seqio.Sequence) {
 	sort.SliceStable(order, func(a, b int) bool { return seqs[order[a]].L() > seqs[order[b]].L() })
 }
 
-var _ pipeline.Accelerator = (*gpuSearch)(nil)
+var _ pipeline.BiasAccelerator = (*gpuSearch)(nil)
 
 // readAhead reads models ahead of the search and starts compiling the GPU
 // kernels each will need (they are specialised on the model's length), so
