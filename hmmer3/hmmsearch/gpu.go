@@ -10,12 +10,14 @@ import (
 	"github.com/hmmgo/hmmgo/gpu/cuda"
 	"github.com/hmmgo/hmmgo/gpu/devices"
 	"github.com/hmmgo/hmmgo/gpu/nvrtc"
+	"github.com/hmmgo/hmmgo/hmmer3/biasfilter"
 	"github.com/hmmgo/hmmgo/hmmer3/fwdback"
 	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
 	"github.com/hmmgo/hmmgo/hmmer3/msvfilter"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
 	"github.com/hmmgo/hmmgo/hmmer3/vitfilter"
 	"github.com/hmmgo/hmmgo/seqio"
 )
@@ -67,6 +69,7 @@ type gpuKernels struct {
 	filter *msvfilter.GPU
 	vit    *vitfilter.GPU
 	fwd    *fwdback.GPU
+	bias   *biasfilter.GPU
 }
 
 // openKernels makes the kernels of each device.
@@ -77,7 +80,7 @@ func openKernels(devs []*cuda.Device) ([]*gpuKernels, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[i] = &gpuKernels{dev: dev, ctx: ctx, filter: msvfilter.NewGPU(ctx), vit: vitfilter.NewGPU(ctx), fwd: fwdback.NewGPU(ctx)}
+		out[i] = &gpuKernels{dev: dev, ctx: ctx, filter: msvfilter.NewGPU(ctx), vit: vitfilter.NewGPU(ctx), fwd: fwdback.NewGPU(ctx), bias: biasfilter.NewGPU(ctx)}
 	}
 	return out, nil
 }
@@ -95,6 +98,9 @@ type gpuSearch struct {
 	// forward says where Forward and the parsers run: "gpu", "cpu", or
 	// by batch size when empty ($HMMGO_GPU_FORWARD, for benchmarks).
 	forward string
+	// bias is "cpu" to leave the bias filter to the CPU workers
+	// ($HMMGO_GPU_BIAS, for benchmarks); otherwise the GPUs compute it.
+	bias string
 }
 
 // gpuForwardMinTargets is the smallest batch that Forward runs on the
@@ -173,6 +179,17 @@ func (g *gpuSearch) resident(seqs []*seqio.Sequence, abc *alphabet.Alphabet) {
 		p.db = gpudb.New(k.ctx, dsqs)
 		g.parts[d] = p
 	}
+	if g.bias != "cpu" {
+		// One bias kernel serves every model: compile it while the first
+		// query's filters run.
+		done := map[nvrtc.Target]bool{}
+		for _, k := range g.gpus {
+			if t := (nvrtc.Target{Major: k.dev.Major, Minor: k.dev.Minor}); !done[t] {
+				done[t] = true
+				biasfilter.Precompile(t)
+			}
+		}
+	}
 }
 
 // eachPart runs fn on every device at once and returns the first error.
@@ -228,6 +245,37 @@ func (g *gpuSearch) Viterbi(om *oprofile.Profile, want []bool) ([]float32, error
 		}
 		out := make([]float32, len(p.index))
 		if err := p.k.vit.Scores(&om.Vit, g.abc.Kp, p.db, sel, out); err != nil {
+			return err
+		}
+		for i, db := range p.index {
+			if sel[i] {
+				scores[db] = out[i]
+			}
+		}
+		return nil
+	})
+	return scores, err
+}
+
+// Bias implements pipeline.BiasAccelerator: the bias filter scores of the
+// targets with want[i] (the MSV survivors), or nil with $HMMGO_GPU_BIAS=cpu.
+func (g *gpuSearch) Bias(bg *profile.Background, want []bool) ([]float32, error) {
+	if g.bias == "cpu" {
+		return nil, nil
+	}
+	scores := make([]float32, len(g.seqs))
+	err := g.eachPart(func(d int, p *gpuPart) error {
+		sel := make([]bool, len(p.index))
+		any := false
+		for i, db := range p.index {
+			sel[i] = want[db] && g.seqs[db].L() > 0
+			any = any || sel[i]
+		}
+		if !any {
+			return nil
+		}
+		out := make([]float32, len(p.index))
+		if err := p.k.bias.Scores(bg, p.db, sel, out); err != nil {
 			return err
 		}
 		for i, db := range p.index {
@@ -309,7 +357,7 @@ func sortByLength(order []int, seqs []*seqio.Sequence) {
 	sort.SliceStable(order, func(a, b int) bool { return seqs[order[a]].L() > seqs[order[b]].L() })
 }
 
-var _ pipeline.Accelerator = (*gpuSearch)(nil)
+var _ pipeline.BiasAccelerator = (*gpuSearch)(nil)
 
 // readAhead reads models ahead of the search and starts compiling the GPU
 // kernels each will need (they are specialised on the model's length), so

@@ -117,6 +117,10 @@ func (e *engine) run(env cli.Env, args []string) int {
 	if f := s.gpuForward; f != "" && f != "gpu" && f != "cpu" {
 		return cli.Fail(env, name, fmt.Errorf("HMMGO_GPU_FORWARD is %q: say gpu or cpu, or leave it unset to choose by batch size", f))
 	}
+	s.gpuBias, _ = e.lookupEnv("HMMGO_GPU_BIAS")
+	if b := s.gpuBias; b != "" && b != "gpu" && b != "cpu" {
+		return cli.Fail(env, name, fmt.Errorf("HMMGO_GPU_BIAS is %q: say gpu or cpu, or leave it unset (gpu)", b))
+	}
 	if err := s.run(); err != nil {
 		s.abort()
 		return cli.Fail(env, name, err)
@@ -175,6 +179,9 @@ type search struct {
 	// gpuForward ($HMMGO_GPU_FORWARD) forces Forward onto the GPU or the
 	// CPU in a GPU search; benchmarks use it to measure both.
 	gpuForward string
+	// gpuBias ($HMMGO_GPU_BIAS=cpu) leaves the bias filter to the CPU
+	// workers in a GPU search; benchmarks use it to measure both.
+	gpuBias string
 }
 
 func (s *search) printStageTimes(query string, st *hits.Stats, gpu time.Duration) {
@@ -298,7 +305,7 @@ func (s *search) run() error {
 		if err != nil {
 			return err
 		}
-		s.gpu = &gpuSearch{gpus: gpus, forward: s.gpuForward}
+		s.gpu = &gpuSearch{gpus: gpus, forward: s.gpuForward, bias: s.gpuBias}
 		defer s.gpu.free()
 		ra := s.gpu.readAhead(models)
 		defer ra.close()

@@ -12,6 +12,7 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/hits"
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
 	"github.com/hmmgo/hmmgo/seqio"
 )
 
@@ -31,6 +32,16 @@ type Accelerator interface {
 	// want[i], as Forward configures om; the others are zero. nil, as for
 	// Forward, leaves them to the CPU.
 	Parsers(om *oprofile.Profile, want []bool) ([]fwdback.Parser, error)
+}
+
+// BiasAccelerator is an Accelerator that can also compute the bias
+// filter for many targets at once.
+type BiasAccelerator interface {
+	Accelerator
+	// Bias returns bg.FilterScore of the targets with want[i], bg as
+	// SetFilter configured it and its length set to each target's own
+	// (SetLength), or nil to leave them to the CPU workers.
+	Bias(bg *profile.Background, want []bool) ([]float32, error)
 }
 
 // targetState carries a target between stages.
@@ -117,6 +128,23 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	msvFloor := gumbelFloor(f1, float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
 	needVit := make([]bool, n)
 	passVit := make([]bool, n)
+	// With a BiasAccelerator the MSV survivors' bias scores come from it
+	// in bulk, between the MSV and the bias P-value passes.
+	biasAcc, _ := acc.(BiasAccelerator)
+	var needBias []bool
+	if biasAcc != nil && cfg.biasFilter() {
+		needBias = make([]bool, n)
+	}
+	// afterBias takes a target past the bias filter to the Viterbi stage.
+	afterBias := func(w *worker, i int) {
+		s := &st[i]
+		w.stats.NPastBias++
+		if s.P > w.f2 {
+			needVit[i] = true
+		} else {
+			passVit[i] = true
+		}
+	}
 	// Null model, MSV and bias P-values.
 	forEach(nil, func(w *worker, i int) error {
 		dsq := seqs[i].Dsq
@@ -139,6 +167,10 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		}
 		w.stats.NPastMSV++
 		s.filtersc = s.nullsc
+		if needBias != nil {
+			needBias[i] = true
+			return nil
+		}
 		if w.bias {
 			s.filtersc = w.bg.FilterScore(dsq)
 			s.P = easel.GumbelSurv(float64(bits(usc[i], s.filtersc)), float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
@@ -146,14 +178,29 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 				return nil
 			}
 		}
-		w.stats.NPastBias++
-		if s.P > w.f2 {
-			needVit[i] = true
-		} else {
-			passVit[i] = true
-		}
+		afterBias(w, i)
 		return nil
 	})
+	if needBias != nil {
+		fsc, err := biasAcc.Bias(m.BG, needBias)
+		if err != nil {
+			return nil, nil, err
+		}
+		forEach(needBias, func(w *worker, i int) error {
+			s := &st[i]
+			if fsc != nil {
+				s.filtersc = fsc[i]
+			} else {
+				w.bg.SetLength(len(seqs[i].Dsq))
+				s.filtersc = w.bg.FilterScore(seqs[i].Dsq)
+			}
+			s.P = easel.GumbelSurv(float64(bits(usc[i], s.filtersc)), float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
+			if s.P <= w.f1 {
+				afterBias(w, i)
+			}
+			return nil
+		})
+	}
 	lap(hits.StageBias)
 	vfsc, err := acc.Viterbi(m.OM, needVit)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/hits"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
 	"github.com/hmmgo/hmmgo/internal/testmodels"
 	"github.com/hmmgo/hmmgo/internal/testutil"
 	"github.com/hmmgo/hmmgo/seqio"
@@ -58,10 +59,23 @@ func TestStagedEqualsSearch(t *testing.T) {
 			}
 			fmt.Fprintf(&a, "%+v", *wst)
 			cpu := pipeline.CPUAccelerator{Seqs: targets}
-			for _, acc := range []pipeline.Accelerator{cpu, filtersOnly{cpu}} {
+			bulk := &bulkBias{CPUAccelerator: cpu}
+			for _, acc := range []pipeline.Accelerator{cpu, filtersOnly{cpu}, bulk, cpuBias{cpu}} {
+				bulk.asked = -1
 				got, gst, err := pipeline.SearchStaged(m, targets, idx, &cfg, acc)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if acc == pipeline.Accelerator(bulk) {
+					// Asked for exactly the MSV survivors, and only when
+					// the bias filter is on.
+					if wantAsked := int(gst.NPastMSV); opt == "nobias" || opt == "max" {
+						if bulk.asked != -1 {
+							t.Errorf("%s %s: bias accelerator called with the filter off", model, opt)
+						}
+					} else if bulk.asked != wantAsked {
+						t.Errorf("%s %s: bias accelerator asked for %d targets, %d passed MSV", model, opt, bulk.asked, wantAsked)
+					}
 				}
 				var b strings.Builder
 				for _, x := range got {
@@ -86,6 +100,32 @@ func (filtersOnly) Parsers(*oprofile.Profile, []bool) ([]fwdback.Parser, error) 
 	return nil, nil
 }
 
+// bulkBias computes the bias filter in one call, as a GPU does, here with
+// FilterScore on a copy of the background; asked counts the targets.
+type bulkBias struct {
+	pipeline.CPUAccelerator
+	asked int
+}
+
+func (b *bulkBias) Bias(bg *profile.Background, want []bool) ([]float32, error) {
+	out := make([]float32, len(b.Seqs))
+	b.asked = 0
+	f := *bg
+	for i, w := range want {
+		if w {
+			b.asked++
+			f.SetLength(b.Seqs[i].L())
+			out[i] = f.FilterScore(b.Seqs[i].Dsq)
+		}
+	}
+	return out, nil
+}
+
+// cpuBias declines the bias filter: the workers compute it after all.
+type cpuBias struct{ pipeline.CPUAccelerator }
+
+func (cpuBias) Bias(*profile.Background, []bool) ([]float32, error) { return nil, nil }
+
 // With TimeStages the staged search reports each stage's wall time.
 func TestStagedTimesStages(t *testing.T) {
 	dir := testutil.Testdata(t, "hmmer3")
@@ -98,7 +138,7 @@ func TestStagedTimesStages(t *testing.T) {
 		t.Fatal(err)
 	}
 	cpu := pipeline.CPUAccelerator{Seqs: seqs}
-	for _, acc := range []pipeline.Accelerator{cpu, filtersOnly{cpu}} {
+	for _, acc := range []pipeline.Accelerator{cpu, filtersOnly{cpu}, &bulkBias{CPUAccelerator: cpu}} {
 		list, st, err := pipeline.SearchStaged(m, seqs, nil, &cfg, acc)
 		if err != nil {
 			t.Fatal(err)

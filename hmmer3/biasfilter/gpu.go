@@ -1,0 +1,190 @@
+// Package biasfilter computes HMMER's bias filter score
+// (profile.(*Background).FilterScore, p7_bg_FilterScore) for many targets
+// of a GPU-resident database at once, bit for bit with the CPU: bias.cu
+// runs one target per lane with the CPU's float operations in their order
+// and glibc's log and logf ported exactly (easel.Log, easel.Logf).
+//
+// The staged search calls it for the MSV filter's survivors, whose bias
+// scores were the largest CPU stage after domain definition.
+package biasfilter
+
+import (
+	_ "embed"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/hmmgo/hmmgo/gpu/cuda"
+	"github.com/hmmgo/hmmgo/gpu/nvrtc"
+	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
+)
+
+//go:embed bias.cu
+var cudaSource string
+
+// blockThreads is the kernel's block size: eight warps, 256 targets.
+const blockThreads = 256
+
+// threadsPerTarget is the gpudb layout the kernel reads: one lane per
+// target, 32 targets of similar length per warp.
+const threadsPerTarget = 1
+
+// program is the kernel source with the log tables. The options forbid
+// contracting multiply-adds and flushing subnormals, and keep IEEE
+// division: the CPU code does none of those.
+func program() nvrtc.Program {
+	return nvrtc.Program{
+		Name:    "bias.cu",
+		Source:  fmt.Sprintf("#define BLOCK %d\n", blockThreads) + tablesSource() + cudaSource,
+		Options: []string{"-std=c++17", "--fmad=false", "--ftz=false", "--prec-div=true", "--prec-sqrt=true"},
+	}
+}
+
+// Precompile starts compiling the kernel in the background for devices of
+// compute capability t (it does not depend on the model).
+func Precompile(t nvrtc.Target) { nvrtc.Prefetch(program(), t, nvrtc.DefaultCache()) }
+
+// sharedBytes is the kernel's shared memory for kp residue codes: log's
+// table, logf's, the emission odds.
+func sharedBytes(kp int) int { return 288*8 + 8*kp }
+
+// GPU computes bias filter scores on one device.
+type GPU struct {
+	ctx *cuda.Context
+	// mu serialises use of the device buffers (a launch and its copies);
+	// kmu guards the kernel. Packing runs unlocked, so queries overlap.
+	mu, kmu sync.Mutex
+	kernels *nvrtc.Kernels
+	bufs    *gpudb.Buffers
+	// KernelTime accumulates device time (CUDA events), for benchmarks.
+	KernelTime time.Duration
+}
+
+// NewGPU prepares the bias filter on a device context.
+func NewGPU(ctx *cuda.Context) *GPU {
+	return &GPU{ctx: ctx, bufs: gpudb.NewBuffers(ctx)}
+}
+
+func (g *GPU) kernel() (*cuda.Function, error) {
+	g.kmu.Lock()
+	defer g.kmu.Unlock()
+	if g.kernels == nil {
+		k, err := nvrtc.Build(g.ctx, program())
+		if err != nil {
+			return nil, err
+		}
+		g.kernels = k
+	}
+	return g.kernels.Function("bias_kernel")
+}
+
+// paramBytes lays out the kernel's parameters: T[0][2], T[1][0], T[1][1],
+// T[1][2], Pi[0], Pi[1] (the first two transitions come from each
+// target's length), then the odds, two floats per residue code.
+func paramBytes(p profile.FilterParams) (par, odds []byte) {
+	put := func(b []byte, fs ...float32) []byte {
+		for _, f := range fs {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f))
+		}
+		return b
+	}
+	par = put(nil, p.T[0][2], p.T[1][0], p.T[1][1], p.T[1][2], p.Pi[0], p.Pi[1])
+	for _, o := range p.Odds {
+		odds = put(odds, o[0], o[1])
+	}
+	return par, odds
+}
+
+// Scores sets out[i] to the bias filter score of db.Dsqs[i] (FilterScore
+// with SetLength(len(db.Dsqs[i]))) for the targets with want[i] (all when
+// want is nil) that are not empty; other entries are left as they are.
+// bg must have been configured by SetFilter.
+func (g *GPU) Scores(bg *profile.Background, db *gpudb.DB, want []bool, out []float32) error {
+	p, ok := bg.FilterParams()
+	if !ok {
+		return fmt.Errorf("bias filter on GPU: the background has no filter (SetFilter not called)")
+	}
+	dsqs := db.Dsqs
+	var idx []int
+	for i, d := range dsqs {
+		if (want == nil || want[i]) && len(d) > 0 {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	f, err := g.kernel()
+	if err != nil {
+		return err
+	}
+	var layout *gpudb.Device
+	if want == nil {
+		if layout, err = db.Layout(threadsPerTarget); err != nil {
+			return err
+		}
+	} else {
+		if layout, err = gpudb.Upload(g.ctx, gpudb.Pack(dsqs, idx, threadsPerTarget)); err != nil {
+			return err
+		}
+		defer layout.Free()
+	}
+	par, odds := paramBytes(p)
+	raw, err := g.launch(f, layout, par, odds, len(p.Odds), len(dsqs))
+	if err != nil {
+		return err
+	}
+	gpudb.ForChunks(len(idx), func(lo, hi int) {
+		for _, i := range idx[lo:hi] {
+			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+		}
+	})
+	return nil
+}
+
+// launch runs the kernel over layout and returns its raw scores, four
+// bytes per target in database numbering.
+func (g *GPU) launch(f *cuda.Function, layout *gpudb.Device, par, odds []byte, kp, n int) ([]byte, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	bp, err := g.bufs.Upload("par", par)
+	if err != nil {
+		return nil, err
+	}
+	bd, err := g.bufs.Upload("odds", odds)
+	if err != nil {
+		return nil, err
+	}
+	bn, err := g.bufs.Get("next", 4)
+	if err != nil {
+		return nil, err
+	}
+	if err := bn.Memset32(0); err != nil {
+		return nil, err
+	}
+	bo, err := g.bufs.Get("out", 4*n)
+	if err != nil {
+		return nil, err
+	}
+	var a cuda.Args
+	a.Buffer(bp).Buffer(bd).Int32(int32(kp)).Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).
+		Buffer(bn).Buffer(bo)
+	shared := sharedBytes(kp)
+	// Enough warps for the blocks, at most a persistent grid's worth.
+	grid := min(gpudb.PersistentGrid(g.ctx, blockThreads, shared), (layout.NBlocks+blockThreads/32-1)/(blockThreads/32))
+	d, err := gpudb.Timed(g.ctx, func() error {
+		return f.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: blockThreads}, SharedMem: shared}, &a)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bias filter on GPU %d: %w", g.ctx.Device().Ordinal, err)
+	}
+	g.KernelTime += d
+	raw := make([]byte, 4*n)
+	if err := bo.CopyToHost(raw, 0); err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
