@@ -3,6 +3,7 @@ package pairhmm
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,11 @@ type GPUOptions struct {
 	// Kernel is the CPU kernel for reads longer than the GPU kernels take
 	// (see CPUOptions.Kernel).
 	Kernel string
+
+	// Variant names the kernel variant (gpuVariants: rows, vec, vec2);
+	// "" means $HMMGO_PAIRHMM_KERNEL, else the default. Every variant
+	// gives the same results; they exist to be benchmarked.
+	Variant string
 
 	configs []gpuConfig // length bins; nil means gpuConfigs (tests and benchmarks vary them)
 }
@@ -47,6 +53,7 @@ type GPU struct {
 	devs    []*gpuDevice
 	opt     GPUOptions
 	configs []gpuConfig
+	variant gpuVariant
 	maxLen  int
 	cpu     *CPU
 	threads int
@@ -76,13 +83,21 @@ func newGPU(rts []gpuRuntime, opt GPUOptions) (*GPU, error) {
 	if g.configs == nil {
 		g.configs = gpuConfigs
 	}
+	name := opt.Variant
+	if name == "" {
+		name = os.Getenv("HMMGO_PAIRHMM_KERNEL")
+	}
+	var err error
+	if g.variant, err = lookupVariant(name); err != nil {
+		return nil, err
+	}
 	g.maxLen = g.configs[len(g.configs)-1].maxLen()
 	g.cpu = NewCPU(CPUOptions{Threads: opt.Threads, Kernel: opt.Kernel})
 	if g.cpu.err != nil {
 		return nil, g.cpu.err
 	}
 	for _, rt := range rts {
-		d, err := newGPUDevice(rt, g.configs)
+		d, err := newGPUDevice(rt, g.configs, g.variant)
 		if err != nil {
 			g.Close()
 			return nil, err
@@ -92,7 +107,7 @@ func newGPU(rts []gpuRuntime, opt GPUOptions) (*GPU, error) {
 	return g, nil
 }
 
-func newGPUDevice(rt gpuRuntime, configs []gpuConfig) (*gpuDevice, error) {
+func newGPUDevice(rt gpuRuntime, configs []gpuConfig, v gpuVariant) (*gpuDevice, error) {
 	d := &gpuDevice{rt: rt, float: make([]gpuFunction, len(configs)), double: make([]gpuFunction, len(configs))}
 	// One NVRTC compilation per length bin; they are independent, so they
 	// run side by side (only the first run on a machine compiles: the
@@ -103,7 +118,7 @@ func newGPUDevice(rt gpuRuntime, configs []gpuConfig) (*gpuDevice, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			opts := kernelOptions(c)
+			opts := kernelOptions(c, v)
 			if bad := unsafeKernelOption(opts); bad != "" {
 				errs[i] = fmt.Errorf("pairhmm: refusing NVRTC option %s", bad)
 				return
@@ -222,7 +237,7 @@ func (g *GPU) Name() string {
 	for i, d := range g.devs {
 		names[i] = d.rt.Name()
 	}
-	return "cuda [" + strings.Join(names, "; ") + "]"
+	return "cuda [" + strings.Join(names, "; ") + "], kernels " + g.variant.name
 }
 
 // Stats returns the counters accumulated since the backend was created.
