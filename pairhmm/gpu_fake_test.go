@@ -84,7 +84,7 @@ type fakeFunc struct {
 	cfg     gpuConfig
 	variant gpuVariant
 	double  bool
-	block  int // threads per block the kernel was compiled for
+	block   int // threads per block the kernel was compiled for
 }
 
 func (f *fakeRuntime) Build(name, src string, opts []string) (gpuModule, error) {
