@@ -43,6 +43,10 @@ type GPUStats struct {
 	Chunks       int64
 	BytesIn      int64         // host-to-device copies
 	KernelTime   time.Duration // float kernels, per chunk from event to event, summed
+	// ModuleTime is what setting up the kernels took in NewGPU (NVRTC
+	// compilation or the kernel cache, and loading the modules), summed
+	// over devices: start-up cost, measured so that it can be reduced.
+	ModuleTime time.Duration
 }
 
 // GPU is the CUDA backend. It gives the same numbers as the CPU backend:
@@ -67,6 +71,7 @@ type gpuDevice struct {
 	float, double  []gpuFunction // per configuration
 	tabs32, tabs64 [2]gpuBuffer  // ph2pr, matchToMatch
 	slots          [2]*gpuSlot
+	moduleTime     time.Duration
 }
 
 func newGPU(rts []gpuRuntime, opt GPUOptions) (*GPU, error) {
@@ -103,6 +108,7 @@ func newGPU(rts []gpuRuntime, opt GPUOptions) (*GPU, error) {
 			return nil, err
 		}
 		g.devs = append(g.devs, d)
+		g.stats.ModuleTime += d.moduleTime
 	}
 	return g, nil
 }
@@ -113,6 +119,7 @@ func newGPUDevice(rt gpuRuntime, configs []gpuConfig, v gpuVariant) (*gpuDevice,
 	// run side by side (only the first run on a machine compiles: the
 	// images are cached).
 	errs := make([]error, len(configs))
+	t0 := time.Now()
 	var wg sync.WaitGroup
 	for i, c := range configs {
 		wg.Add(1)
@@ -136,6 +143,7 @@ func newGPUDevice(rt gpuRuntime, configs []gpuConfig, v gpuVariant) (*gpuDevice,
 		}()
 	}
 	wg.Wait()
+	d.moduleTime = time.Since(t0)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
