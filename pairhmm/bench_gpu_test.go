@@ -104,6 +104,27 @@ func BenchmarkGPUEqual(b *testing.B) {
 	}
 }
 
+// BenchmarkGPUVariants: the kernel variants (gpuVariants) side by side on
+// the equal-length batches, one backend per variant.
+//
+//	pairhmm.test -test.run '^$' -test.bench GPUVariants -test.benchtime 3x
+func BenchmarkGPUVariants(b *testing.B) {
+	devs := usableGPUs(b)
+	for _, sz := range [][2]int{{100, 300}, {150, 300}, {250, 500}} {
+		groups := equalBatch(sz[0], sz[1], benchCells())
+		for _, v := range gpuVariants {
+			b.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], v.name), func(b *testing.B) {
+				g, err := newGPUOnDevices(devs[:1], GPUOptions{Variant: v.name})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer g.Close()
+				runGPUBench(b, g, groups)
+			})
+		}
+	}
+}
+
 // BenchmarkGPUConfigs compares kernel configurations (threads per pair x
 // rows per thread) on one read length, each as the only length bin, to
 // tune gpuConfigs.

@@ -3,6 +3,7 @@ package pairhmm
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,6 +26,11 @@ type GPUOptions struct {
 	// (see CPUOptions.Kernel).
 	Kernel string
 
+	// Variant names the kernel variant (gpuVariants: rows, vec, vec2);
+	// "" means $HMMGO_PAIRHMM_KERNEL, else the default. Every variant
+	// gives the same results; they exist to be benchmarked.
+	Variant string
+
 	configs []gpuConfig // length bins; nil means gpuConfigs (tests and benchmarks vary them)
 }
 
@@ -37,6 +43,10 @@ type GPUStats struct {
 	Chunks       int64
 	BytesIn      int64         // host-to-device copies
 	KernelTime   time.Duration // float kernels, per chunk from event to event, summed
+	// ModuleTime is what setting up the kernels took in NewGPU (NVRTC
+	// compilation or the kernel cache, and loading the modules), summed
+	// over devices: start-up cost, measured so that it can be reduced.
+	ModuleTime time.Duration
 }
 
 // GPU is the CUDA backend. It gives the same numbers as the CPU backend:
@@ -47,6 +57,7 @@ type GPU struct {
 	devs    []*gpuDevice
 	opt     GPUOptions
 	configs []gpuConfig
+	variant gpuVariant
 	maxLen  int
 	cpu     *CPU
 	threads int
@@ -60,6 +71,7 @@ type gpuDevice struct {
 	float, double  []gpuFunction // per configuration
 	tabs32, tabs64 [2]gpuBuffer  // ph2pr, matchToMatch
 	slots          [2]*gpuSlot
+	moduleTime     time.Duration
 }
 
 func newGPU(rts []gpuRuntime, opt GPUOptions) (*GPU, error) {
@@ -76,34 +88,44 @@ func newGPU(rts []gpuRuntime, opt GPUOptions) (*GPU, error) {
 	if g.configs == nil {
 		g.configs = gpuConfigs
 	}
+	name := opt.Variant
+	if name == "" {
+		name = os.Getenv("HMMGO_PAIRHMM_KERNEL")
+	}
+	var err error
+	if g.variant, err = lookupVariant(name); err != nil {
+		return nil, err
+	}
 	g.maxLen = g.configs[len(g.configs)-1].maxLen()
 	g.cpu = NewCPU(CPUOptions{Threads: opt.Threads, Kernel: opt.Kernel})
 	if g.cpu.err != nil {
 		return nil, g.cpu.err
 	}
 	for _, rt := range rts {
-		d, err := newGPUDevice(rt, g.configs)
+		d, err := newGPUDevice(rt, g.configs, g.variant)
 		if err != nil {
 			g.Close()
 			return nil, err
 		}
 		g.devs = append(g.devs, d)
+		g.stats.ModuleTime += d.moduleTime
 	}
 	return g, nil
 }
 
-func newGPUDevice(rt gpuRuntime, configs []gpuConfig) (*gpuDevice, error) {
+func newGPUDevice(rt gpuRuntime, configs []gpuConfig, v gpuVariant) (*gpuDevice, error) {
 	d := &gpuDevice{rt: rt, float: make([]gpuFunction, len(configs)), double: make([]gpuFunction, len(configs))}
 	// One NVRTC compilation per length bin; they are independent, so they
 	// run side by side (only the first run on a machine compiles: the
 	// images are cached).
 	errs := make([]error, len(configs))
+	t0 := time.Now()
 	var wg sync.WaitGroup
 	for i, c := range configs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			opts := kernelOptions(c)
+			opts := kernelOptions(c, v)
 			if bad := unsafeKernelOption(opts); bad != "" {
 				errs[i] = fmt.Errorf("pairhmm: refusing NVRTC option %s", bad)
 				return
@@ -121,6 +143,7 @@ func newGPUDevice(rt gpuRuntime, configs []gpuConfig) (*gpuDevice, error) {
 		}()
 	}
 	wg.Wait()
+	d.moduleTime = time.Since(t0)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -222,7 +245,7 @@ func (g *GPU) Name() string {
 	for i, d := range g.devs {
 		names[i] = d.rt.Name()
 	}
-	return "cuda [" + strings.Join(names, "; ") + "]"
+	return "cuda [" + strings.Join(names, "; ") + "], kernels " + g.variant.name
 }
 
 // Stats returns the counters accumulated since the backend was created.

@@ -317,7 +317,7 @@ func (d *gpuDevice) launchBins(g *GPU, s *gpuSlot, fns []gpuFunction, elemBytes 
 		args = append(args, tasks(lo)...)
 		args = append(args, int32(hi-lo))
 		args = append(args, rest(lo)...)
-		block := 32 * c.warps(elemBytes)
+		block := 32 * c.warps(elemBytes, g.variant)
 		perBlock := block / c.group
 		grid := (hi - lo + perBlock - 1) / perBlock
 		if err := s.s.Launch(fns[b], grid, block, args...); err != nil {

@@ -22,13 +22,19 @@ import (
 // device runs the real kernels through it. This catches errors in the
 // kernel source and its exactness before any GPU time is spent.
 
+// emulator is the C++ build of pairhmm.cu for one kernel variant.
+type emulator struct {
+	once sync.Once
+	path string
+	err  error
+}
+
 var (
-	emuOnce sync.Once
-	emuPath string
-	emuErr  error
+	emuMu    sync.Mutex
+	emulated = map[string]*emulator{}
 )
 
-func buildEmulator(t *testing.T) string {
+func buildEmulator(t *testing.T, v gpuVariant) string {
 	t.Helper()
 	cxx := os.Getenv("CXX")
 	if cxx == "" {
@@ -37,10 +43,17 @@ func buildEmulator(t *testing.T) string {
 	if _, err := exec.LookPath(cxx); err != nil {
 		t.Skipf("no C++ compiler (%s): the emulated-kernel test needs one", cxx)
 	}
-	emuOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "pairhmm-emu")
+	emuMu.Lock()
+	e := emulated[v.name]
+	if e == nil {
+		e = &emulator{}
+		emulated[v.name] = e
+	}
+	emuMu.Unlock()
+	e.once.Do(func() {
+		dir, err := os.MkdirTemp("", "pairhmm-emu-"+v.name)
 		if err != nil {
-			emuErr = err
+			e.err = err
 			return
 		}
 		var inc strings.Builder
@@ -48,7 +61,7 @@ func buildEmulator(t *testing.T) string {
 		for i, c := range gpuConfigs {
 			fmt.Fprintf(&inc, "namespace k%d {\n", i)
 			var names []string
-			for _, o := range kernelOptions(c) {
+			for _, o := range kernelOptions(c, v) {
 				if def, ok := strings.CutPrefix(o, "-D"); ok {
 					name, val, _ := strings.Cut(def, "=")
 					fmt.Fprintf(&inc, "#define %s %s\n", name, val)
@@ -67,35 +80,39 @@ func buildEmulator(t *testing.T) string {
 		for _, n := range []string{"emu.h", "emu_main.cpp"} {
 			b, err := os.ReadFile(filepath.Join("testdata", "cudaemu", n))
 			if err != nil {
-				emuErr = err
+				e.err = err
 				return
 			}
 			files[n] = string(b)
 		}
 		for n, s := range files {
 			if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-				emuErr = err
+				e.err = err
 				return
 			}
 		}
-		emuPath = filepath.Join(dir, "emu")
-		out, err := exec.Command(cxx, "-std=c++17", "-O1", "-Wall", "-Wno-unused-function", "-Wno-unknown-pragmas", "-o", emuPath,
+		e.path = filepath.Join(dir, "emu")
+		out, err := exec.Command(cxx, "-std=c++17", "-O1", "-Wall", "-Wno-unused-function", "-Wno-unknown-pragmas", "-o", e.path,
 			filepath.Join(dir, "emu_main.cpp")).CombinedOutput()
 		if err != nil {
-			emuErr = fmt.Errorf("compiling pairhmm.cu as C++: %v\n%s", err, out)
+			e.err = fmt.Errorf("compiling pairhmm.cu (variant %s) as C++: %v\n%s", v.name, err, out)
 		} else if len(bytes.TrimSpace(out)) > 0 {
-			emuErr = fmt.Errorf("warnings compiling pairhmm.cu as C++:\n%s", out)
+			e.err = fmt.Errorf("warnings compiling pairhmm.cu (variant %s) as C++:\n%s", v.name, out)
 		}
 	})
-	if emuErr != nil {
-		t.Fatal(emuErr)
+	if e.err != nil {
+		t.Fatal(e.err)
 	}
-	return emuPath
+	return e.path
 }
 
-// emulatedLaunch runs one kernel launch through the emulator.
-func emulatedLaunch(emu string) func(f fakeFunc, grid, block int, args []any) error {
+// emulatedLaunch runs one kernel launch through the emulator built for
+// variant v.
+func emulatedLaunch(emu string, v gpuVariant) func(f fakeFunc, grid, block int, args []any) error {
 	return func(f fakeFunc, grid, block int, args []any) error {
+		if f.variant != v {
+			return fmt.Errorf("kernel of variant %s launched on the emulator of %s", f.variant.name, v.name)
+		}
 		var in bytes.Buffer
 		put := func(v any) { binary.Write(&in, binary.LittleEndian, v) }
 		double := int32(0)
@@ -141,7 +158,13 @@ func emulatedLaunch(emu string) func(f fakeFunc, grid, block int, args []any) er
 // exactly, one base short, one base past the previous bin, and short;
 // unrelated pairs for the double kernels. Every raw sum must be the CPU's.
 func TestCUDASourceEmulated(t *testing.T) {
-	emu := buildEmulator(t)
+	for _, v := range gpuVariants {
+		t.Run(v.name, func(t *testing.T) { testCUDASourceEmulated(t, v) })
+	}
+}
+
+func testCUDASourceEmulated(t *testing.T, v gpuVariant) {
+	emu := buildEmulator(t, v)
 	rng := rand.New(rand.NewPCG(12, 5))
 	var groups []Group
 	prev := 0
@@ -159,8 +182,8 @@ func TestCUDASourceEmulated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := &fakeRuntime{exec: emulatedLaunch(emu)}
-	gpu, err := newGPU([]gpuRuntime{rt}, GPUOptions{})
+	rt := &fakeRuntime{exec: emulatedLaunch(emu, v)}
+	gpu, err := newGPU([]gpuRuntime{rt}, GPUOptions{Variant: v.name})
 	if err != nil {
 		t.Fatal(err)
 	}

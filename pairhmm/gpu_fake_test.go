@@ -75,19 +75,35 @@ func (f *fakeRuntime) AllocHost(n int) (hostMemory, error) {
 	return f.alloc(n), nil
 }
 
-type fakeModule struct{ cfg gpuConfig }
+type fakeModule struct {
+	cfg     gpuConfig
+	variant gpuVariant
+}
 
 type fakeFunc struct {
-	cfg    gpuConfig
-	double bool
-	block  int // threads per block the kernel was compiled for
+	cfg     gpuConfig
+	variant gpuVariant
+	double  bool
+	block   int // threads per block the kernel was compiled for
 }
 
 func (f *fakeRuntime) Build(name, src string, opts []string) (gpuModule, error) {
 	var m fakeModule
+	vec := -1
 	for _, o := range opts {
 		fmt.Sscanf(o, "-DPH_GROUP=%d", &m.cfg.group)
 		fmt.Sscanf(o, "-DPH_ROWS=%d", &m.cfg.rows)
+		fmt.Sscanf(o, "-DPH_VEC=%d", &vec)
+		fmt.Sscanf(o, "-DPH_UNROLL=%d", &m.variant.unroll)
+	}
+	m.variant.vec = vec == 1
+	for _, v := range gpuVariants {
+		if v.vec == m.variant.vec && v.unroll == m.variant.unroll {
+			m.variant.name = v.name
+		}
+	}
+	if m.variant.name == "" {
+		return nil, fmt.Errorf("fake: no variant for PH_VEC=%d PH_UNROLL=%d", vec, m.variant.unroll)
 	}
 	if !strings.Contains(src, "pairhmm_float") || m.cfg.group == 0 || m.cfg.rows == 0 {
 		return nil, fmt.Errorf("fake: bad compile request %v", opts)
@@ -101,9 +117,9 @@ func (f *fakeRuntime) Build(name, src string, opts []string) (gpuModule, error) 
 func (m fakeModule) Function(name string) (gpuFunction, error) {
 	switch name {
 	case "pairhmm_float":
-		return fakeFunc{m.cfg, false, 32 * m.cfg.warps(4)}, nil
+		return fakeFunc{m.cfg, m.variant, false, 32 * m.cfg.warps(4, m.variant)}, nil
 	case "pairhmm_double":
-		return fakeFunc{m.cfg, true, 32 * m.cfg.warps(8)}, nil
+		return fakeFunc{m.cfg, m.variant, true, 32 * m.cfg.warps(8, m.variant)}, nil
 	}
 	return nil, fmt.Errorf("fake: no kernel %q", name)
 }
@@ -396,7 +412,35 @@ func TestGPUBackendReuse(t *testing.T) {
 
 func TestKernelOptionsAreExact(t *testing.T) {
 	for _, c := range gpuConfigs {
-		opts := kernelOptions(c)
+		for _, v := range gpuVariants {
+			checkKernelOptions(t, c, v)
+		}
+	}
+	if v, err := lookupVariant(""); err != nil || v.name != defaultVariant {
+		t.Errorf("default variant: %v, %v", v, err)
+	}
+	if _, err := lookupVariant("fast"); err == nil {
+		t.Error("unknown variant accepted")
+	}
+	if unsafeKernelOption([]string{"-DX=1", "--use_fast_math"}) != "--use_fast_math" {
+		t.Error("--use_fast_math not refused")
+	}
+	// Bins are sorted by capacity and every length up to the largest has one.
+	for n := 1; n <= gpuConfigs[len(gpuConfigs)-1].maxLen(); n++ {
+		b := gpuBin(gpuConfigs, n)
+		if b < 0 || gpuConfigs[b].maxLen() < n || (b > 0 && gpuConfigs[b-1].maxLen() >= n) {
+			t.Fatalf("length %d: bin %d", n, b)
+		}
+	}
+	if gpuBin(gpuConfigs, 513) != -1 {
+		t.Error("a 513-base read has a bin")
+	}
+}
+
+func checkKernelOptions(t *testing.T, c gpuConfig, v gpuVariant) {
+	t.Helper()
+	{
+		opts := kernelOptions(c, v)
 		if bad := unsafeKernelOption(opts); bad != "" {
 			t.Errorf("%s: option %s", c, bad)
 		}
@@ -411,24 +455,16 @@ func TestKernelOptionsAreExact(t *testing.T) {
 				t.Errorf("%s: options %v lack %s", c, opts, o)
 			}
 		}
-		// The static shared memory of both kernels fits without opting in.
+		// The static shared memory of both kernels fits without opting
+		// in, and 16-byte loads have whole 16-byte rows to read.
 		for _, size := range []int{4, 8} {
-			if w := c.warps(size); w*5*c.rows*32*size > staticSharedLimit {
-				t.Errorf("%s: %d warps of %d-byte tables exceed 48 KiB", c, w, size)
+			rows := c.tableRows(size, v)
+			if w := c.warps(size, v); w*5*rows*32*size > staticSharedLimit {
+				t.Errorf("%s %s: %d warps of %d-byte tables exceed 48 KiB", c, v.name, w, size)
+			}
+			if rows < c.rows || (v.vec && rows*size%16 != 0) {
+				t.Errorf("%s %s: %d table rows of %d bytes", c, v.name, rows, size)
 			}
 		}
-	}
-	if unsafeKernelOption([]string{"-DX=1", "--use_fast_math"}) != "--use_fast_math" {
-		t.Error("--use_fast_math not refused")
-	}
-	// Bins are sorted by capacity and every length up to the largest has one.
-	for n := 1; n <= gpuConfigs[len(gpuConfigs)-1].maxLen(); n++ {
-		b := gpuBin(gpuConfigs, n)
-		if b < 0 || gpuConfigs[b].maxLen() < n || (b > 0 && gpuConfigs[b-1].maxLen() >= n) {
-			t.Fatalf("length %d: bin %d", n, b)
-		}
-	}
-	if gpuBin(gpuConfigs, 513) != -1 {
-		t.Error("a 513-base read has a bin")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // CUDASource is the CUDA C++ source of the GPU kernels (pairhmm.cu),
@@ -25,11 +26,59 @@ func (c gpuConfig) String() string { return fmt.Sprintf("%dx%d", c.group, c.rows
 // staticSharedLimit is what a block may declare without opting in to more.
 const staticSharedLimit = 48 << 10
 
+// gpuVariant is a way of compiling the same kernels: the arithmetic, and
+// so every result, is the same in all of them; they differ in the
+// instructions around it (pairhmm.cu says how). HMMGO_PAIRHMM_KERNEL
+// selects one by name, for benchmarking them against each other.
+type gpuVariant struct {
+	name   string
+	vec    bool // 16-byte emission-table loads
+	unroll int  // wavefront loop unrolled 1 or 2 times
+}
+
+// gpuVariants: "rows" is the first design (one shared-memory load per
+// cell), kept to measure against.
+var gpuVariants = []gpuVariant{
+	{name: "rows", unroll: 1},
+	{name: "vec", vec: true, unroll: 1},
+	{name: "vec2", vec: true, unroll: 2},
+}
+
+// defaultVariant is the variant used unless HMMGO_PAIRHMM_KERNEL or
+// GPUOptions say otherwise.
+const defaultVariant = "vec2"
+
+// lookupVariant returns the variant called name ("" means the default).
+func lookupVariant(name string) (gpuVariant, error) {
+	if name == "" {
+		name = defaultVariant
+	}
+	var names []string
+	for _, v := range gpuVariants {
+		if v.name == name {
+			return v, nil
+		}
+		names = append(names, v.name)
+	}
+	return gpuVariant{}, fmt.Errorf("pairhmm: unknown GPU kernel variant %q (want one of %s)", name, strings.Join(names, ", "))
+}
+
+// tableRows is the number of rows of a warp's emission table per base
+// code: the configuration's rows, padded for 16-byte loads (values of
+// elemBytes bytes) in the vec variants.
+func (c gpuConfig) tableRows(elemBytes int, v gpuVariant) int {
+	if !v.vec {
+		return c.rows
+	}
+	w := 16 / elemBytes
+	return (c.rows + w - 1) / w * w
+}
+
 // warps is the number of warps per block of the kernel in a precision of
-// elemBytes bytes: as many as fit the emission tables (5 x rows x 32
+// elemBytes bytes: as many as fit the emission tables (5 x tableRows x 32
 // values per warp) in 48 KiB of static shared memory, at most four.
-func (c gpuConfig) warps(elemBytes int) int {
-	return max(1, min(4, staticSharedLimit/(5*c.rows*32*elemBytes)))
+func (c gpuConfig) warps(elemBytes int, v gpuVariant) int {
+	return max(1, min(4, staticSharedLimit/(5*c.tableRows(elemBytes, v)*32*elemBytes)))
 }
 
 // gpuConfigs are the length bins, smallest first: a read goes to the first
@@ -49,12 +98,18 @@ var gpuConfigs = []gpuConfig{
 // flush-to-zero would change the numbers (the kernels' explicitly rounded
 // intrinsics already forbid contraction; the options say so again), so the
 // IEEE settings are spelled out rather than left to defaults.
-func kernelOptions(c gpuConfig) []string {
+func kernelOptions(c gpuConfig, v gpuVariant) []string {
+	vec := 0
+	if v.vec {
+		vec = 1
+	}
 	return []string{
 		"-DPH_GROUP=" + strconv.Itoa(c.group),
 		"-DPH_ROWS=" + strconv.Itoa(c.rows),
-		"-DPH_WARPS_F=" + strconv.Itoa(c.warps(4)),
-		"-DPH_WARPS_D=" + strconv.Itoa(c.warps(8)),
+		"-DPH_WARPS_F=" + strconv.Itoa(c.warps(4, v)),
+		"-DPH_WARPS_D=" + strconv.Itoa(c.warps(8, v)),
+		"-DPH_VEC=" + strconv.Itoa(vec),
+		"-DPH_UNROLL=" + strconv.Itoa(v.unroll),
 		"--fmad=false", "--ftz=false", "--prec-div=true", "--prec-sqrt=true",
 	}
 }

@@ -170,3 +170,18 @@ func TestSyntheticGPUSetOnFake(t *testing.T) {
 		t.Errorf("a path was not exercised: %+v", st)
 	}
 }
+
+// TestGPUVariants: every kernel variant (gpuVariants) against the CPU, bit
+// for bit, on the synthetic set (every bin, both precisions) and 10s.
+func TestGPUVariants(t *testing.T) {
+	devs := usableGPUs(t)
+	groups := append(syntheticGPUGroups(), loadGroups(t, testutil.SharedData(t, "PairHMM/10s.in"))...)
+	for _, v := range gpuVariants {
+		g, err := NewGPU(devs[:1], GPUOptions{Variant: v.name})
+		if err != nil {
+			t.Fatalf("variant %s: %v", v.name, err)
+		}
+		compareWithCPU(t, "variant "+v.name, g, groups)
+		g.Close()
+	}
+}

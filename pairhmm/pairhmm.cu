@@ -34,7 +34,13 @@
 //
 // Macros set by the host: PH_GROUP (4, 8, 16 or 32), PH_ROWS (rows per
 // thread), PH_WARPS_F and PH_WARPS_D (warps per block of the float and the
-// double kernel, chosen so that the static shared memory fits 48 KiB).
+// double kernel, chosen so that the static shared memory fits 48 KiB), and
+// the kernel variant (gpuVariants in gpu_source.go): PH_VEC=1 reads the
+// emission table 16 bytes at a time (four float or two double rows per
+// shared-memory load instead of one: the kernel is bound by instructions
+// issued, and these loads are a thirteenth of them), PH_UNROLL=2 unrolls
+// the wavefront loop twice (the registers of one step become the next
+// one's by renaming rather than moves). Neither changes any arithmetic.
 
 #ifndef PH_GROUP
 #define PH_GROUP 32
@@ -49,7 +55,39 @@
 #define PH_WARPS_D 2
 #endif
 
+#ifndef PH_VEC
+#define PH_VEC 0
+#endif
+#ifndef PH_UNROLL
+#define PH_UNROLL 1
+#endif
+
 #define PH_CODE_N 4
+
+// ph_vecw is how many values of a precision one 16-byte load brings;
+// the emission table's rows are padded to a multiple of it (PH_VEC=1).
+template <typename T>
+struct ph_vecw {
+	static const int n = PH_VEC ? 16 / (int)sizeof(T) : 1;
+	static const int rows = (PH_ROWS + n - 1) / n * n;
+};
+
+#ifndef __CUDACC__
+// The C++ emulation of this file (tests) has no CUDA vector types.
+struct alignas(16) float4 { float x, y, z, w; };
+struct alignas(16) double2 { double x, y; };
+#endif
+
+// ph_load16 copies 16 bytes of shared memory (16-byte aligned) into
+// registers with one load instruction.
+__device__ __forceinline__ void ph_load16(const float* p, float* d) {
+	const float4 v = *reinterpret_cast<const float4*>(p);
+	d[0] = v.x; d[1] = v.y; d[2] = v.z; d[3] = v.w;
+}
+__device__ __forceinline__ void ph_load16(const double* p, double* d) {
+	const double2 v = *reinterpret_cast<const double2*>(p);
+	d[0] = v.x; d[1] = v.y;
+}
 
 typedef unsigned char u8;
 
@@ -93,13 +131,16 @@ __device__ __forceinline__ int ph_mm_index(int a, int b) {
 }
 
 // ph_forward computes one pair per group of PH_GROUP threads. emis is this
-// warp's emission table, emis[code][row register][lane in warp]: every
-// thread reads and writes only its own lane's column, so the table needs
-// no synchronisation and every access is free of bank conflicts.
+// warp's emission table, emis[code][row register / W][lane of warp][W]
+// with W = ph_vecw<T>::n values of consecutive rows side by side (W = 1:
+// emis[code][row][lane]): every thread reads and writes only its own
+// lane's entries, so the table needs no synchronisation, and each quarter
+// (W = 4) or half (W = 2) warp's 16-byte loads cover all 32 banks once.
 template <typename T, int WARPS>
 __device__ __forceinline__ void ph_forward(const PairInputs& in, const T* __restrict__ ph2pr,
                                            const T* __restrict__ mmTab, T initial, T* __restrict__ out,
-                                           T (*emis)[PH_ROWS][32]) {
+                                           T (*emis)[ph_vecw<T>::rows * 32]) {
+	const int W = ph_vecw<T>::n;
 	const int lane = threadIdx.x % PH_GROUP;
 	const int warpLane = threadIdx.x % 32;
 	const int groupInBlock = threadIdx.x / PH_GROUP;
@@ -147,7 +188,7 @@ __device__ __forceinline__ void ph_forward(const PairInputs& in, const T* __rest
 		}
 		#pragma unroll
 		for (int c = 0; c < 5; c++)
-			emis[c][r][warpLane] = row < 0 || row >= R ? T(0)
+			emis[c][(r / W * 32 + warpLane) * W + r % W] = row < 0 || row >= R ? T(0)
 				: (c == rb || rb == PH_CODE_N || c == PH_CODE_N) ? match : mismatch;
 	}
 
@@ -163,15 +204,26 @@ __device__ __forceinline__ void ph_forward(const PairInputs& in, const T* __rest
 	const u8* __restrict__ hcol = in.hap + __ldg(in.hoff + hIdx) - lane;
 	int code = __ldg(hcol);
 
+#if PH_UNROLL == 2
+	#pragma unroll 2
+#endif
 	for (int k = 0; k < steps; k++) {
 		const int nextCode = __ldg(hcol + k + 1);
-		const T* __restrict__ e = &emis[code][0][warpLane];
+		const T* __restrict__ e = &emis[code][warpLane * W];
+		T ev[W]; // emissions of rows r - r % W .. r - r % W + W - 1
 		T pM = upM, pX = upX;           // row above, this column
 		T qM = dgM, qX = dgX, qY = dgY; // row above, previous column
 		#pragma unroll
 		for (int r = 0; r < PH_ROWS; r++) {
+			if (r % W == 0) {
+#if PH_VEC
+				ph_load16(e + r * 32, ev);
+#else
+				ev[0] = e[r * 32];
+#endif
+			}
 			const T oM = M[r], oX = X[r], oY = Y[r]; // this row, previous column
-			const T nM = ph_mul(ph_add(ph_add(ph_mul(qM, mm[r]), ph_mul(qX, gapm[r])), ph_mul(qY, gapm[r])), e[r * 32]);
+			const T nM = ph_mul(ph_add(ph_add(ph_mul(qM, mm[r]), ph_mul(qX, gapm[r])), ph_mul(qY, gapm[r])), ev[r % W]);
 			const T nX = ph_add(ph_mul(pM, mx[r]), ph_mul(pX, gcp[r]));
 			const T nY = ph_add(ph_mul(oM, my[r]), ph_mul(oY, gcp[r]));
 			M[r] = nM; X[r] = nX; Y[r] = nY;
@@ -204,13 +256,13 @@ __device__ __forceinline__ void ph_forward(const PairInputs& in, const T* __rest
 extern "C" __global__ void __launch_bounds__(PH_WARPS_F * 32)
 pairhmm_float(PH_PARAMS, const float* __restrict__ ph2pr, const float* __restrict__ mmTab, float initial,
               float* __restrict__ out) {
-	__shared__ float emis[PH_WARPS_F][5][PH_ROWS][32];
+	alignas(16) __shared__ float emis[PH_WARPS_F][5][ph_vecw<float>::rows * 32];
 	ph_forward<float, PH_WARPS_F>(PH_INPUTS, ph2pr, mmTab, initial, out, emis[threadIdx.x / 32]);
 }
 
 extern "C" __global__ void __launch_bounds__(PH_WARPS_D * 32)
 pairhmm_double(PH_PARAMS, const double* __restrict__ ph2pr, const double* __restrict__ mmTab, double initial,
                double* __restrict__ out) {
-	__shared__ double emis[PH_WARPS_D][5][PH_ROWS][32];
+	alignas(16) __shared__ double emis[PH_WARPS_D][5][ph_vecw<double>::rows * 32];
 	ph_forward<double, PH_WARPS_D>(PH_INPUTS, ph2pr, mmTab, initial, out, emis[threadIdx.x / 32]);
 }

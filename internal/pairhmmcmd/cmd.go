@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/hmmgo/hmmgo/gpu/devices"
@@ -58,9 +59,10 @@ Results are identical on the CPU and the GPU, bit for bit.
 // chunks (gpuChunkCells, a few milliseconds of its work) keep it busy
 // between chunks. Reading the next chunk overlaps scoring the current one.
 const (
-	cpuChunkCells = 1 << 28
-	gpuChunkCells = 1 << 34
-	chunkPairs    = 1 << 22
+	cpuChunkCells   = 1 << 28
+	gpuChunkCells   = 1 << 34
+	firstChunkCells = 1 << 28
+	chunkPairs      = 1 << 22
 )
 
 func run(env cli.Env, args []string) int {
@@ -114,7 +116,8 @@ func run(env cli.Env, args []string) int {
 		}
 		return cli.Fail(env, "pairhmm", err)
 	}
-	backend, cells, err := chooseBackend(env, gpu, *threads, *kernel)
+	start := time.Now()
+	pb, err := chooseBackend(env, gpu, *threads, *kernel)
 	if err != nil {
 		var ue *cli.UsageError
 		if errors.As(err, &ue) {
@@ -123,47 +126,102 @@ func run(env cli.Env, args []string) int {
 		}
 		return cli.Fail(env, "pairhmm", err)
 	}
-	if c, ok := backend.(io.Closer); ok {
-		defer c.Close()
-	}
-	start := time.Now()
-	if err := process(env, inputs[0], *out, *format, backend, cells, part); err != nil {
+	defer func() {
+		if b, _ := pb.wait(); b != nil {
+			if c, ok := b.(io.Closer); ok {
+				c.Close()
+			}
+		}
+	}()
+	if err := process(env, inputs[0], *out, *format, pb, part); err != nil {
 		return cli.Fail(env, "pairhmm", err)
 	}
 	if *verbose {
-		report(env.Stderr, backend, time.Since(start))
+		backend, _ := pb.wait()
+		report(env.Stderr, backend, pb, time.Since(start))
 	}
 	return 0
 }
 
-// chooseBackend applies the --gpu policy (gpu/devices) and returns the
-// backend with its chunk size. A GPU that is present but cannot be set up
-// (e.g. the kernels do not compile) is an error with --gpu and a note
-// before falling back to the CPU without it.
-func chooseBackend(env cli.Env, gpu devices.Request, threads int, kernel string) (pairhmm.Backend, int64, error) {
+// pendingBackend is the backend being set up. A GPU's set-up (context,
+// kernel modules, tables: a good part of a second) runs while the first
+// chunk of input is read.
+type pendingBackend struct {
+	done    chan struct{}
+	backend pairhmm.Backend
+	err     error
+	gpu     bool          // a GPU backend was asked for (chunk sizes)
+	cpu     atomic.Bool   // it fell back to the CPU
+	selectT time.Duration // choosing the devices (driver and NVRTC loaded)
+	setupT  time.Duration // pairhmm.NewGPU
+}
+
+func (pb *pendingBackend) wait() (pairhmm.Backend, error) {
+	<-pb.done
+	return pb.backend, pb.err
+}
+
+// chunkCells is the most cells a chunk may hold: small at first, so that
+// a GPU starts while the rest of the input is read, doubling to the
+// backend's chunk size.
+func (pb *pendingBackend) chunkCells(prev int64) int64 {
+	limit := int64(cpuChunkCells)
+	if pb.gpu && !pb.cpu.Load() {
+		limit = gpuChunkCells
+	}
+	if prev == 0 {
+		return min(limit, firstChunkCells)
+	}
+	return min(limit, 2*prev)
+}
+
+// chooseBackend applies the --gpu policy (gpu/devices) and starts setting
+// up the backend. A GPU that is present but cannot be set up (e.g. the
+// kernels do not compile) is an error with --gpu and a note before
+// falling back to the CPU without it.
+func chooseBackend(env cli.Env, gpu devices.Request, threads int, kernel string) (*pendingBackend, error) {
+	pb := &pendingBackend{done: make(chan struct{})}
 	cpu := pairhmm.NewCPU(pairhmm.CPUOptions{Threads: threads, Kernel: kernel})
+	t0 := time.Now()
 	devs, err := devices.Select(env.Stderr, "pairhmm", gpu, devices.Needs{})
-	if err != nil || len(devs) == 0 {
-		return cpu, cpuChunkCells, err
-	}
-	g, err := pairhmm.NewGPU(devs, pairhmm.GPUOptions{Threads: threads, Kernel: kernel})
+	pb.selectT = time.Since(t0)
 	if err != nil {
-		if gpu.Mode == devices.Require {
-			return nil, 0, err
-		}
-		fmt.Fprintf(env.Stderr, "hmmgo pairhmm: the GPU cannot be used (%v); running on the CPU\n", err)
-		return cpu, cpuChunkCells, nil
+		return nil, err
 	}
-	return g, gpuChunkCells, nil
+	if len(devs) == 0 {
+		pb.backend = cpu
+		close(pb.done)
+		return pb, nil
+	}
+	pb.gpu = true
+	go func() {
+		defer close(pb.done)
+		t0 := time.Now()
+		g, err := pairhmm.NewGPU(devs, pairhmm.GPUOptions{Threads: threads, Kernel: kernel})
+		pb.setupT = time.Since(t0)
+		switch {
+		case err == nil:
+			pb.backend = g
+		case gpu.Mode == devices.Require:
+			pb.err = err
+		default:
+			fmt.Fprintf(env.Stderr, "hmmgo pairhmm: the GPU cannot be used (%v); running on the CPU\n", err)
+			pb.cpu.Store(true)
+			pb.backend = cpu
+		}
+	}()
+	return pb, nil
 }
 
 // report prints what ran, for --verbose.
-func report(w io.Writer, backend pairhmm.Backend, wall time.Duration) {
+func report(w io.Writer, backend pairhmm.Backend, pb *pendingBackend, wall time.Duration) {
 	fmt.Fprintf(w, "hmmgo pairhmm: %s; wall time %.3f s\n", backend.Name(), wall.Seconds())
 	g, ok := backend.(*pairhmm.GPU)
 	if !ok {
 		return
 	}
+	fmt.Fprintf(w, "hmmgo pairhmm: set-up: devices %.1f ms, GPU backend %.1f ms (kernel modules %.1f ms; overlapped with reading)\n",
+		ms(pb.selectT), ms(pb.setupT), ms(g.Stats().ModuleTime))
 	st := g.Stats()
 	tcups := 0.0
 	if st.KernelTime > 0 {
@@ -175,6 +233,8 @@ func report(w io.Writer, backend pairhmm.Backend, wall time.Duration) {
 		st.DoublePairs, st.ScaledPairs, st.CPUPairs)
 }
 
+func ms(d time.Duration) float64 { return d.Seconds() * 1e3 }
+
 // scored is one chunk with its results, or the error that ended reading.
 type scored struct {
 	groups []pairhmm.Group
@@ -182,7 +242,7 @@ type scored struct {
 	err    error
 }
 
-func process(env cli.Env, inName, outName, format string, backend pairhmm.Backend, cells int64, part *shardPart) error {
+func process(env cli.Env, inName, outName, format string, pb *pendingBackend, part *shardPart) error {
 	var in io.Reader = env.Stdin
 	if inName != "-" {
 		f, err := os.Open(inName)
@@ -214,7 +274,9 @@ func process(env cli.Env, inName, outName, format string, backend pairhmm.Backen
 	read := make(chan scored, 1)
 	go func() {
 		defer close(read)
+		var cells int64
 		for {
+			cells = pb.chunkCells(cells)
 			chunk, err := readChunk(records, cells)
 			if len(chunk) > 0 || err != io.EOF {
 				select {
@@ -246,6 +308,11 @@ func process(env cli.Env, inName, outName, format string, backend pairhmm.Backen
 	var failure error
 	for c := range read {
 		if len(c.groups) > 0 {
+			backend, err := pb.wait()
+			if err != nil {
+				failure = err
+				break
+			}
 			res, err := pairhmm.ComputeGroups(c.groups, pairhmm.Options{Backend: backend})
 			if err != nil {
 				failure = err

@@ -239,3 +239,25 @@ func TestOutputToDevice(t *testing.T) {
 		t.Fatalf("%s is no longer a character device: %v", os.DevNull, st.Mode())
 	}
 }
+
+// TestChunkGrowth: chunks start small (the GPU starts while the rest is
+// read) and double up to the backend's size; a GPU that falls back to the
+// CPU gets the CPU's bound again.
+func TestChunkGrowth(t *testing.T) {
+	pb := &pendingBackend{gpu: true}
+	var got []int64
+	for c := pb.chunkCells(0); len(got) < 10; c = pb.chunkCells(c) {
+		got = append(got, c)
+	}
+	if got[0] != firstChunkCells || got[1] != 2*firstChunkCells || got[len(got)-1] != gpuChunkCells {
+		t.Errorf("GPU chunk sizes %v", got)
+	}
+	pb.cpu.Store(true)
+	if c := pb.chunkCells(gpuChunkCells); c != cpuChunkCells {
+		t.Errorf("after falling back to the CPU: %d cells", c)
+	}
+	cpu := &pendingBackend{}
+	if a, b := cpu.chunkCells(0), cpu.chunkCells(cpuChunkCells); a != cpuChunkCells || b != cpuChunkCells {
+		t.Errorf("CPU chunk sizes %d, %d", a, b)
+	}
+}
