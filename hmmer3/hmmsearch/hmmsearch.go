@@ -117,6 +117,11 @@ func (e *engine) run(env cli.Env, args []string) int {
 	if f := s.gpuForward; f != "" && f != "gpu" && f != "cpu" {
 		return cli.Fail(env, name, fmt.Errorf("HMMGO_GPU_FORWARD is %q: say gpu or cpu, or leave it unset to choose by batch size", f))
 	}
+	s.gpuForwardCost, _ = e.lookupEnv("HMMGO_GPU_FORWARD_COST")
+	if _, err := parseForwardCost(s.gpuForwardCost, forwardCost{}); err != nil {
+		return cli.Fail(env, name, err)
+	}
+	_, s.gpuForwardTrace = e.lookupEnv("HMMGO_FWD_TRACE")
 	if err := s.run(); err != nil {
 		s.abort()
 		return cli.Fail(env, name, err)
@@ -175,6 +180,11 @@ type search struct {
 	// gpuForward ($HMMGO_GPU_FORWARD) forces Forward onto the GPU or the
 	// CPU in a GPU search; benchmarks use it to measure both.
 	gpuForward string
+	// gpuForwardCost ($HMMGO_GPU_FORWARD_COST) overrides the constants of
+	// the batched Forward's cost rule (forwardCost); gpuForwardTrace
+	// ($HMMGO_FWD_TRACE set) prints one line per batch on stderr.
+	gpuForwardCost  string
+	gpuForwardTrace bool
 }
 
 func (s *search) printStageTimes(query string, st *hits.Stats, gpu time.Duration) {
@@ -295,6 +305,10 @@ func (s *search) run() error {
 	}
 	if len(devs) > 0 {
 		s.gpu = &gpuSearch{devs: devs, forward: s.gpuForward}
+		s.gpu.cost, _ = parseForwardCost(s.gpuForwardCost, defaultForwardCost(max(1, s.g.integer("--cpu"))))
+		if s.gpuForwardTrace {
+			s.gpu.trace = s.env.Stderr
+		}
 		defer s.gpu.free()
 		ra := s.gpu.readAhead(models)
 		defer ra.close()
