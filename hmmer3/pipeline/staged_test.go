@@ -82,7 +82,9 @@ func TestStagedEqualsSearch(t *testing.T) {
 // to the pipeline's workers, as a GPU does for small batches.
 type filtersOnly struct{ pipeline.CPUAccelerator }
 
-func (filtersOnly) Forward(*oprofile.Profile, []bool) ([]float32, []bool, error) { return nil, nil, nil }
+func (filtersOnly) Forward(*oprofile.Profile, []bool) ([]float32, []bool, error) {
+	return nil, nil, nil
+}
 func (filtersOnly) Parsers(*oprofile.Profile, []bool) ([]fwdback.Parser, error) {
 	return nil, nil
 }
