@@ -125,6 +125,148 @@ __device__ __forceinline__ void put_xrow(float* r, float e, float n, float j, fl
 // Row state of a warp (ST floats): MI[q][32] float2 (M, I), then D[q][32],
 // thread l = 4*target + lane owning column l, so each access of a warp is
 // 32 consecutive words. Only its own thread ever touches a column.
+
+// fwd_block runs one block of targets (a warp's 8, of one profile) through
+// Forward. MI and D are this thread's column of the warp's row state; the
+// other arguments are fwd_kernel's.
+__device__ __forceinline__ void fwd_block(const float* __restrict__ trans, const float* __restrict__ odds, int Q, int QS,
+                                          int KP, int check, const unsigned char* __restrict__ res,
+                                          const Block* __restrict__ blk, const float2* __restrict__ loopmove,
+                                          float emove, float eloop, float2* MI, float* D, float* __restrict__ outC,
+                                          ScaleRecord* __restrict__ rec, unsigned int* nrec, unsigned int reccap,
+                                          float* __restrict__ xrows, const long long* __restrict__ xoff)
+{
+    const int lane = threadIdx.x & 31;
+    const int g = lane >> 2;  // target within the warp
+    const int z = lane & 3;   // SSE lane
+    const float* tz = trans + z * 8;
+    const bool active = g < blk->nseq;
+    const int len = active ? blk->len[g] : 0;
+    const int seq = active ? blk->seq[g] : 0;
+    const int maxLen = blk->maxLen;
+    const u32* words = (const u32*)(res + blk->off);
+    const float2 lm = active ? loopmove[seq] : make_float2(0.0f, 0.0f);
+    const float ploop = lm.x, pmove = lm.y;
+
+    for (int q = 0; q < Q; q++) {
+        MI[q * 32] = make_float2(0.0f, 0.0f);
+        D[q * 32] = 0.0f;
+    }
+    float xN = 1.0f, xJ = 0.0f, xC = 0.0f, xB = pmove;
+    float inv = 1.0f;  // the pending rescaling of the stored row
+    u32 four = 0;
+    float* xr = 0;  // this target's special rows, when asked for
+    if (xrows != 0 && z == 0 && len > 0) {
+        xr = xrows + xoff[seq];
+        put_xrow(xr, 0.0f, xN, xJ, xB, xC, 1.0f);
+    }
+
+    for (int i = 0; i < maxLen; i++) {
+        if ((i & 3) == 0) four = active ? words[(i >> 2) * TPW + g] : 0xffffffffu;
+        int x = (int)((four >> (8 * (i & 3))) & 0xffu);
+        if (x > KP) x = KP;  // padding after the end of a target
+        const float* rq = odds + (long long)x * QS * 4 + z;
+
+        // M, D, I of the previous row's last vector, shifted one lane.
+        const float2 mil = MI[(Q - 1) * 32];
+        float mpv = from_left(fmul(mil.x, inv), z);
+        float ipv = from_left(fmul(mil.y, inv), z);
+        float dpv = from_left(fmul(D[(Q - 1) * 32], inv), z);
+        float xEv = 0.0f, dcv = 0.0f;
+        for (int q = 0; q < Q; q++) {
+            const float4 ta = *(const float4*)(tz + q * 32);      // BM MM IM DM
+            const float4 tb = *(const float4*)(tz + q * 32 + 4);  // MD MI II DD
+            float sv = fmul(xB, ta.x);
+            sv = fadd(sv, fmul(mpv, ta.y));
+            sv = fadd(sv, fmul(ipv, ta.z));
+            sv = fadd(sv, fmul(dpv, ta.w));
+            sv = fmul(sv, rq[q * 4]);
+            xEv = fadd(xEv, sv);
+
+            const float2 mi = MI[q * 32];
+            mpv = fmul(mi.x, inv);
+            ipv = fmul(mi.y, inv);
+            dpv = fmul(D[q * 32], inv);
+            MI[q * 32] = make_float2(sv, fadd(fmul(mpv, tb.y), fmul(ipv, tb.z)));
+            D[q * 32] = dcv;
+            dcv = fmul(sv, tb.x);
+        }
+
+        // D->D, first pass: the carry runs through every D.
+        dcv = from_left(dcv, z);
+        D[0] = 0.0f;
+        for (int q = 0; q < Q; q++) {
+            const float d = fadd(dcv, D[q * 32]);
+            D[q * 32] = d;
+            dcv = fmul(d, tz[q * 32 + 7]);
+        }
+
+        // Up to three more passes that only extend the carry; for
+        // M >= 100 (check) a target stops after a pass that changed none
+        // of its D values. Each pass also folds its D values into a copy
+        // of the E accumulator in HMMER's order, so the copy from the
+        // last pass a target runs is the E sum of the row and no extra
+        // sweep is needed. The loop is warp-uniform; a target that has
+        // stopped runs along without storing anything.
+        bool run = true;
+        float xEf = xEv;
+        for (int j = 1; j < 4; j++) {
+            if (!__any_sync(FULL, run)) break;
+            dcv = from_left(dcv, z);
+            bool changed = false;
+            float xc = xEv;
+            for (int q = 0; q < Q; q++) {
+                const float d = D[q * 32];
+                const float s = fadd(dcv, d);
+                changed = changed || s > d;
+                // s == d: nothing to store (D values are never -0, so
+                // equal means the same bits); saves memory traffic
+                // once the carry has died out.
+                if (run && s != d) D[q * 32] = s;
+                xc = fadd(s, xc);
+                dcv = fmul(dcv, tz[q * 32 + 7]);
+            }
+            if (run) xEf = xc;
+            if (check) {
+                int c = changed ? 1 : 0;
+                c |= __shfl_xor_sync(FULL, c, 1);
+                c |= __shfl_xor_sync(FULL, c, 2);
+                run = run && c != 0;
+            }
+        }
+        // (x0+x1)+(x2+x3); lanes 1-3 compute the same sums with the
+        // operands swapped, which IEEE addition gives the same bits.
+        const float h = fadd(xEf, __shfl_xor_sync(FULL, xEf, 1));
+        const float xE = fadd(h, __shfl_xor_sync(FULL, h, 2));
+
+        xN = fmul(xN, ploop);
+        xC = fadd(fmul(xC, ploop), fmul(xE, emove));
+        xJ = fadd(fmul(xJ, ploop), fmul(xE, eloop));
+        xB = fadd(fmul(xJ, pmove), fmul(xN, pmove));
+        inv = 1.0f;
+        float xEr = xE, scale = 1.0f;  // the row's E and scale as HMMER keeps them
+        if (xE > 1.0e4f) {
+            xN = fdiv(xN, xE);
+            xC = fdiv(xC, xE);
+            xJ = fdiv(xJ, xE);
+            xB = fdiv(xB, xE);
+            inv = flush64(1.0 / (double)xE);
+            xEr = 1.0f;
+            scale = xE;
+            if (z == 0 && i < len) {
+                const unsigned int k = atomicAdd(nrec, 1u);
+                if (k < reccap) {
+                    rec[k].seq = seq;
+                    rec[k].row = i + 1;
+                    rec[k].xE = xE;
+                }
+            }
+        }
+        if (xr != 0 && i < len) put_xrow(xr + 6 * (i + 1), xEr, xN, xJ, xB, xC, scale);
+        if (z == 0 && i == len - 1) outC[seq] = xC;
+    }
+}
+
 extern "C" __global__ void __launch_bounds__(BLOCK)
 fwd_kernel(const float* __restrict__ gtrans, const float* __restrict__ godds,
            int Q, int QS, int KP, int check,
@@ -150,8 +292,6 @@ fwd_kernel(const float* __restrict__ gtrans, const float* __restrict__ godds,
 #endif
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    const int g = lane >> 2;  // target within the warp
-    const int z = lane & 3;   // SSE lane
     const long long stFloats = 3LL * Q * 32;
 #if STATE_SHARED
     float* st = sp + warp * stFloats;
@@ -160,138 +300,58 @@ fwd_kernel(const float* __restrict__ gtrans, const float* __restrict__ godds,
 #endif
     float2* MI = (float2*)st + lane;
     float* D = st + 2LL * Q * 32 + lane;
-    const float* tz = trans + z * 8;
 
     for (;;) {
         int b = 0;
         if (lane == 0) b = (int)atomicAdd(next, 1u);
         b = __shfl_sync(FULL, b, 0);
         if (b >= nblocks) return;
-        const Block* blk = blocks + b;
-        const bool active = g < blk->nseq;
-        const int len = active ? blk->len[g] : 0;
-        const int seq = active ? blk->seq[g] : 0;
-        const int maxLen = blk->maxLen;
-        const u32* words = (const u32*)(res + blk->off);
-        const float2 lm = active ? loopmove[seq] : make_float2(0.0f, 0.0f);
-        const float ploop = lm.x, pmove = lm.y;
-
-        for (int q = 0; q < Q; q++) {
-            MI[q * 32] = make_float2(0.0f, 0.0f);
-            D[q * 32] = 0.0f;
-        }
-        float xN = 1.0f, xJ = 0.0f, xC = 0.0f, xB = pmove;
-        float inv = 1.0f;  // the pending rescaling of the stored row
-        u32 four = 0;
-        float* xr = 0;  // this target's special rows, when asked for
-        if (xrows != 0 && z == 0 && len > 0) {
-            xr = xrows + xoff[seq];
-            put_xrow(xr, 0.0f, xN, xJ, xB, xC, 1.0f);
-        }
-
-        for (int i = 0; i < maxLen; i++) {
-            if ((i & 3) == 0) four = active ? words[(i >> 2) * TPW + g] : 0xffffffffu;
-            int x = (int)((four >> (8 * (i & 3))) & 0xffu);
-            if (x > KP) x = KP;  // padding after the end of a target
-            const float* rq = odds + (long long)x * QS * 4 + z;
-
-            // M, D, I of the previous row's last vector, shifted one lane.
-            const float2 mil = MI[(Q - 1) * 32];
-            float mpv = from_left(fmul(mil.x, inv), z);
-            float ipv = from_left(fmul(mil.y, inv), z);
-            float dpv = from_left(fmul(D[(Q - 1) * 32], inv), z);
-            float xEv = 0.0f, dcv = 0.0f;
-            for (int q = 0; q < Q; q++) {
-                const float4 ta = *(const float4*)(tz + q * 32);      // BM MM IM DM
-                const float4 tb = *(const float4*)(tz + q * 32 + 4);  // MD MI II DD
-                float sv = fmul(xB, ta.x);
-                sv = fadd(sv, fmul(mpv, ta.y));
-                sv = fadd(sv, fmul(ipv, ta.z));
-                sv = fadd(sv, fmul(dpv, ta.w));
-                sv = fmul(sv, rq[q * 4]);
-                xEv = fadd(xEv, sv);
-
-                const float2 mi = MI[q * 32];
-                mpv = fmul(mi.x, inv);
-                ipv = fmul(mi.y, inv);
-                dpv = fmul(D[q * 32], inv);
-                MI[q * 32] = make_float2(sv, fadd(fmul(mpv, tb.y), fmul(ipv, tb.z)));
-                D[q * 32] = dcv;
-                dcv = fmul(sv, tb.x);
-            }
-
-            // D->D, first pass: the carry runs through every D.
-            dcv = from_left(dcv, z);
-            D[0] = 0.0f;
-            for (int q = 0; q < Q; q++) {
-                const float d = fadd(dcv, D[q * 32]);
-                D[q * 32] = d;
-                dcv = fmul(d, tz[q * 32 + 7]);
-            }
-
-            // Up to three more passes that only extend the carry; for
-            // M >= 100 (check) a target stops after a pass that changed none
-            // of its D values. Each pass also folds its D values into a copy
-            // of the E accumulator in HMMER's order, so the copy from the
-            // last pass a target runs is the E sum of the row and no extra
-            // sweep is needed. The loop is warp-uniform; a target that has
-            // stopped runs along without storing anything.
-            bool run = true;
-            float xEf = xEv;
-            for (int j = 1; j < 4; j++) {
-                if (!__any_sync(FULL, run)) break;
-                dcv = from_left(dcv, z);
-                bool changed = false;
-                float xc = xEv;
-                for (int q = 0; q < Q; q++) {
-                    const float d = D[q * 32];
-                    const float s = fadd(dcv, d);
-                    changed = changed || s > d;
-                    // s == d: nothing to store (D values are never -0, so
-                    // equal means the same bits); saves memory traffic
-                    // once the carry has died out.
-                    if (run && s != d) D[q * 32] = s;
-                    xc = fadd(s, xc);
-                    dcv = fmul(dcv, tz[q * 32 + 7]);
-                }
-                if (run) xEf = xc;
-                if (check) {
-                    int c = changed ? 1 : 0;
-                    c |= __shfl_xor_sync(FULL, c, 1);
-                    c |= __shfl_xor_sync(FULL, c, 2);
-                    run = run && c != 0;
-                }
-            }
-            // (x0+x1)+(x2+x3); lanes 1-3 compute the same sums with the
-            // operands swapped, which IEEE addition gives the same bits.
-            const float h = fadd(xEf, __shfl_xor_sync(FULL, xEf, 1));
-            const float xE = fadd(h, __shfl_xor_sync(FULL, h, 2));
-
-            xN = fmul(xN, ploop);
-            xC = fadd(fmul(xC, ploop), fmul(xE, emove));
-            xJ = fadd(fmul(xJ, ploop), fmul(xE, eloop));
-            xB = fadd(fmul(xJ, pmove), fmul(xN, pmove));
-            inv = 1.0f;
-            float xEr = xE, scale = 1.0f;  // the row's E and scale as HMMER keeps them
-            if (xE > 1.0e4f) {
-                xN = fdiv(xN, xE);
-                xC = fdiv(xC, xE);
-                xJ = fdiv(xJ, xE);
-                xB = fdiv(xB, xE);
-                inv = flush64(1.0 / (double)xE);
-                xEr = 1.0f;
-                scale = xE;
-                if (z == 0 && i < len) {
-                    const unsigned int k = atomicAdd(nrec, 1u);
-                    if (k < reccap) {
-                        rec[k].seq = seq;
-                        rec[k].row = i + 1;
-                        rec[k].xE = xE;
-                    }
-                }
-            }
-            if (xr != 0 && i < len) put_xrow(xr + 6 * (i + 1), xEr, xN, xJ, xB, xC, scale);
-            if (z == 0 && i == len - 1) outC[seq] = xC;
-        }
+        fwd_block(trans, odds, Q, QS, KP, check, res, blocks + b, loopmove, emove, eloop, MI, D, outC, rec, nrec,
+                  reccap, xrows, xoff);
     }
 }
+
+// Many queries in one launch (hmmsearch keeps several in flight, each with
+// ~1,000 Viterbi survivors: alone, one barely gives each SM a warp). A job
+// is one query's profile and its targets; every block of 8 targets belongs
+// to one job (bjob[b]), so each warp still runs one profile in lock-step
+// and fwd_block's per-lane operations are exactly fwd_kernel's. Targets
+// are numbered across the jobs (seq) for loopmove, outC and the records.
+// Profiles stay in global memory (read through L1): a block's warps run
+// different jobs, and the batch's profiles together rarely fit shared
+// memory. The row state is sized for the largest Q of the batch.
+struct FwdJob {
+    long long trans, odds;  // float offsets into gtrans, godds
+    int Q, QS, KP, check;
+    float emove, eloop;
+};
+
+#if !PROF_SHARED
+extern "C" __global__ void __launch_bounds__(BLOCK)
+fwd_multi_kernel(const FwdJob* __restrict__ jobs, const int* __restrict__ bjob, const float* __restrict__ gtrans,
+                 const float* __restrict__ godds, int Qmax, const unsigned char* __restrict__ res,
+                 const Block* __restrict__ blocks, int nblocks, unsigned int* next,
+                 const float2* __restrict__ loopmove, float* gstate, float* __restrict__ outC,
+                 ScaleRecord* __restrict__ rec, unsigned int* nrec, unsigned int reccap)
+{
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    const long long stFloats = 3LL * Qmax * 32;
+#if STATE_SHARED
+    float* st = (float*)SHARED_BASE + warp * stFloats;
+#else
+    float* st = gstate + ((long long)blockIdx.x * (BLOCK / 32) + warp) * stFloats;
+#endif
+    for (;;) {
+        int b = 0;
+        if (lane == 0) b = (int)atomicAdd(next, 1u);
+        b = __shfl_sync(FULL, b, 0);
+        if (b >= nblocks) return;
+        const FwdJob j = jobs[bjob[b]];
+        float2* MI = (float2*)st + lane;
+        float* D = st + 2LL * j.Q * 32 + lane;
+        fwd_block(gtrans + j.trans, godds + j.odds, j.Q, j.QS, j.KP, j.check, res, blocks + b, loopmove, j.emove,
+                  j.eloop, MI, D, outC, rec, nrec, reccap, 0, 0);
+    }
+}
+#endif

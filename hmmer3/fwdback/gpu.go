@@ -36,13 +36,15 @@ var nvrtcOptions = []string{"--fmad=false", "--ftz=true", "--prec-div=true", "--
 type GPU struct {
 	ctx     *cuda.Context
 	mu      sync.Mutex
-	kernels map[fwdShape][2]*cuda.Function
+	kernels map[fwdShape][3]*cuda.Function
 	bufs    *gpudb.Buffers
 	// Placement overrides where the kernel keeps profile and row state
 	// (benchmarks); the default picks by model size.
 	Placement Placement
 	// KernelTime accumulates device time (CUDA events), for benchmarks.
 	KernelTime time.Duration
+	// LastKernel is the device time of the last batched launch.
+	LastKernel time.Duration
 	// LastShape describes the last launch: placement, threads per block,
 	// blocks and shared memory (benchmarks).
 	LastShape string
@@ -50,7 +52,7 @@ type GPU struct {
 
 // NewGPU prepares Forward on a device context.
 func NewGPU(ctx *cuda.Context) *GPU {
-	return &GPU{ctx: ctx, kernels: map[fwdShape][2]*cuda.Function{}, bufs: gpudb.NewBuffers(ctx)}
+	return &GPU{ctx: ctx, kernels: map[fwdShape][3]*cuda.Function{}, bufs: gpudb.NewBuffers(ctx)}
 }
 
 func (g *GPU) limits() deviceLimits {
@@ -76,7 +78,11 @@ func (g *GPU) kernel(s fwdShape) (fwd, bwd *cuda.Function, err error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		for i, name := range []string{"fwd_kernel", "bwd_kernel"} {
+		names := []string{"fwd_kernel", "bwd_kernel"}
+		if !s.ProfShared {
+			names = append(names, "fwd_multi_kernel")
+		}
+		for i, name := range names {
 			if fs[i], err = k.Function(name); err != nil {
 				return nil, nil, err
 			}
@@ -84,11 +90,130 @@ func (g *GPU) kernel(s fwdShape) (fwd, bwd *cuda.Function, err error) {
 		g.kernels[key] = fs
 	}
 	for _, f := range fs {
+		if f == nil {
+			continue
+		}
 		if err := f.SetMaxDynamicSharedMemory(s.sharedBytes); err != nil {
 			return nil, nil, err
 		}
 	}
 	return fs[0], fs[1], nil
+}
+
+// multiKernel returns fwd_multi_kernel of a shape (ProfShared false).
+func (g *GPU) multiKernel(s fwdShape) (*cuda.Function, error) {
+	if _, _, err := g.kernel(s); err != nil {
+		return nil, err
+	}
+	return g.kernels[fwdShape{Block: s.Block, ProfShared: s.ProfShared, StateShared: s.StateShared}][2], nil
+}
+
+// ForwardBatch computes the Forward filter scores of several queries'
+// targets in one launch of fwd_multi_kernel: for each job, exactly what
+// ForwardScores(job.OM, job.Targets, nil) returns for the targets with
+// job.Want[i] (zero and nil for the others). One query's Viterbi
+// survivors (~1,000) give the device about a warp per SM; a batch of the
+// queries in flight gives it several, and the kernel time is set by the
+// longest block of the batch rather than one per query.
+func (g *GPU) ForwardBatch(jobs []BatchJob) ([]BatchResult, error) {
+	bp, err := newBatchPlan(jobs)
+	if err != nil {
+		return nil, err
+	}
+	if bp.packed.NBlocks == 0 {
+		return bp.assemble(make([]float32, len(bp.dsqs)), nil)
+	}
+	outC, recs, err := g.launchMulti(bp)
+	if err != nil {
+		return nil, fmt.Errorf("batched forward on GPU %d: %w", g.ctx.Device().Ordinal, err)
+	}
+	return bp.assemble(outC, recs)
+}
+
+// launchMulti runs fwd_multi_kernel over a batch plan and returns the
+// final C values and the rescaled rows (combined numbering).
+func (g *GPU) launchMulti(bp *batchPlan) ([]float32, []scaleRecord, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	s := chooseMultiShape(bp.qmax, g.limits())
+	k, err := g.multiKernel(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	layout, err := gpudb.Upload(g.ctx, bp.packed)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer layout.Free()
+	n := len(bp.dsqs)
+	up := func(name string, b []byte) *cuda.Buffer {
+		if err != nil {
+			return nil
+		}
+		var buf *cuda.Buffer
+		buf, err = g.bufs.Upload(name, b)
+		return buf
+	}
+	get := func(name string, size int) *cuda.Buffer {
+		if err != nil {
+			return nil
+		}
+		var buf *cuda.Buffer
+		buf, err = g.bufs.Get(name, size)
+		return buf
+	}
+	bjob := make([]byte, 4*len(bp.bjob))
+	for i, j := range bp.bjob {
+		binary.LittleEndian.PutUint32(bjob[4*i:], uint32(j))
+	}
+	bjobs, bbjob := up("mjobs", bp.jobTab), up("mbjob", bjob)
+	bt, bo, blm := up("mtrans", cuda.Bytes(bp.trans)), up("modds", cuda.Bytes(bp.odds)), up("mloopmove", cuda.Bytes(bp.loop))
+	bcount := get("counters", 8)
+	bc := get("outC", 4*n)
+	reccap := bp.residues()
+	brec := get("records", scaleRecordBytes*reccap)
+	stateBytes := 4
+	if !s.StateShared {
+		stateBytes = s.grid * (s.Block / 32) * 4 * 3 * bp.qmax * 32
+	}
+	bstate := get("state", stateBytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := bcount.Memset32(0); err != nil {
+		return nil, nil, err
+	}
+	var a cuda.Args
+	a.Buffer(bjobs).Buffer(bbjob).Buffer(bt).Buffer(bo).Int32(int32(bp.qmax)).
+		Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).
+		Ptr(bcount.Ptr()).Buffer(blm).Buffer(bstate).Buffer(bc).Buffer(brec).Ptr(bcount.Ptr().Add(4)).Uint32(uint32(reccap))
+	cfg := cuda.LaunchConfig{Grid: cuda.Dim3{X: s.grid}, Block: cuda.Dim3{X: s.Block}, SharedMem: s.sharedBytes}
+	d, err := gpudb.Timed(g.ctx, func() error { return k.Launch(cfg, &a) })
+	if err != nil {
+		return nil, nil, err
+	}
+	g.KernelTime += d
+	g.LastKernel = d
+	g.LastShape = fmt.Sprintf("multi %s, %d threads x %d blocks, %d B shared", s.place, s.Block, s.grid, s.sharedBytes)
+	counters := make([]byte, 8)
+	if err := bcount.CopyToHost(counters, 0); err != nil {
+		return nil, nil, err
+	}
+	nrec := int(binary.LittleEndian.Uint32(counters[4:]))
+	if nrec > reccap {
+		return nil, nil, fmt.Errorf("kernel reported %d rescaled rows for %d residues", nrec, reccap)
+	}
+	outC := make([]float32, n)
+	if err := bc.CopyToHost(cuda.Bytes(outC), 0); err != nil {
+		return nil, nil, err
+	}
+	raw := make([]byte, scaleRecordBytes*nrec)
+	if nrec > 0 {
+		if err := brec.CopyToHost(raw, 0); err != nil {
+			return nil, nil, err
+		}
+	}
+	return outC, decodeScaleRecords(raw), nil
 }
 
 // ForwardScores returns the Forward parser score (nats) of every target,

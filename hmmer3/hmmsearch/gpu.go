@@ -100,7 +100,11 @@ type gpuSearch struct {
 	forward string
 	// bias is "cpu" to leave the bias filter to the CPU workers
 	// ($HMMGO_GPU_BIAS, for benchmarks); otherwise the GPUs compute it.
-	bias string
+	bias    string
+	cost    forwardCost // the batched Forward's cost rule
+	trace   io.Writer   // one line per Forward batch, when set
+	batchMu sync.Mutex
+	batcher *forwardBatcher
 }
 
 // gpuForwardMinTargets is the smallest batch that Forward runs on the
@@ -288,26 +292,56 @@ func (g *gpuSearch) Bias(bg *profile.Background, want []bool) ([]float32, error)
 	return scores, err
 }
 
-// Forward implements pipeline.Accelerator for the targets with want[i].
-func (g *gpuSearch) Forward(om *oprofile.Profile, want []bool) ([]float32, error) {
-	if !g.forwardOnGPU(want) {
-		return nil, nil
+// Forward implements pipeline.Accelerator for the targets with want[i]:
+// the request joins the batch of the queries in flight (forwardBatcher),
+// and the scores come back for the targets the cost rule gave the device.
+func (g *gpuSearch) Forward(om *oprofile.Profile, want []bool) ([]float32, []bool, error) {
+	if g.forward == "cpu" {
+		return nil, nil, nil
 	}
-	scores := make([]float32, len(g.seqs))
-	err := g.eachPart(func(d int, p *gpuPart) error {
-		sel := make([]bool, len(p.index))
-		for i, db := range p.index {
-			sel[i] = want[db]
+	g.batchMu.Lock()
+	if g.batcher == nil {
+		lengths := make([]int, len(g.seqs))
+		for i, sq := range g.seqs {
+			lengths[i] = sq.L()
 		}
-		out, errs, err := p.k.fwd.ForwardScoresDB(om, p.db, sel, nil)
+		g.batcher = &forwardBatcher{launch: g.launchForward, cost: g.cost, lengths: lengths, force: g.forward, trace: g.trace}
+	}
+	b := g.batcher
+	g.batchMu.Unlock()
+	return b.forward(om, want)
+}
+
+// launchForward is the batcher's launch: every device takes its share of
+// every request's selected targets, all requests in one kernel launch.
+func (g *gpuSearch) launchForward(reqs []*fwdRequest, sel [][]bool) ([][]float32, error) {
+	scores := make([][]float32, len(reqs))
+	for k := range reqs {
+		scores[k] = make([]float32, len(g.seqs))
+	}
+	err := g.eachPart(func(d int, p *gpuPart) error {
+		jobs := make([]fwdback.BatchJob, len(reqs))
+		for k, r := range reqs {
+			want := make([]bool, len(p.index))
+			for i, db := range p.index {
+				want[i] = sel[k][db]
+			}
+			jobs[k] = fwdback.BatchJob{OM: r.om, Targets: p.db.Dsqs, Want: want}
+		}
+		res, err := p.k.fwd.ForwardBatch(jobs)
 		if err != nil {
 			return err
 		}
-		for i, db := range p.index {
-			if errs[i] != nil {
-				return fmt.Errorf("%s: %w", g.seqs[db].Name, errs[i])
+		for k := range reqs {
+			for i, db := range p.index {
+				if !jobs[k].Want[i] {
+					continue
+				}
+				if e := res[k].Errs[i]; e != nil {
+					return fmt.Errorf("%s: %w", g.seqs[db].Name, e)
+				}
+				scores[k][db] = res[k].Scores[i]
 			}
-			scores[db] = out[i]
 		}
 		return nil
 	})

@@ -121,6 +121,11 @@ func (e *engine) run(env cli.Env, args []string) int {
 	if b := s.gpuBias; b != "" && b != "gpu" && b != "cpu" {
 		return cli.Fail(env, name, fmt.Errorf("HMMGO_GPU_BIAS is %q: say gpu or cpu, or leave it unset (gpu)", b))
 	}
+	s.gpuForwardCost, _ = e.lookupEnv("HMMGO_GPU_FORWARD_COST")
+	if _, err := parseForwardCost(s.gpuForwardCost, forwardCost{}); err != nil {
+		return cli.Fail(env, name, err)
+	}
+	_, s.gpuForwardTrace = e.lookupEnv("HMMGO_FWD_TRACE")
 	if err := s.run(); err != nil {
 		s.abort()
 		return cli.Fail(env, name, err)
@@ -182,6 +187,11 @@ type search struct {
 	// gpuBias ($HMMGO_GPU_BIAS=cpu) leaves the bias filter to the CPU
 	// workers in a GPU search; benchmarks use it to measure both.
 	gpuBias string
+	// gpuForwardCost ($HMMGO_GPU_FORWARD_COST) overrides the constants of
+	// the batched Forward's cost rule (forwardCost); gpuForwardTrace
+	// ($HMMGO_FWD_TRACE set) prints one line per batch on stderr.
+	gpuForwardCost  string
+	gpuForwardTrace bool
 }
 
 func (s *search) printStageTimes(query string, st *hits.Stats, gpu time.Duration) {
@@ -306,6 +316,10 @@ func (s *search) run() error {
 			return err
 		}
 		s.gpu = &gpuSearch{gpus: gpus, forward: s.gpuForward, bias: s.gpuBias}
+		s.gpu.cost, _ = parseForwardCost(s.gpuForwardCost, defaultForwardCost(max(1, s.g.integer("--cpu"))))
+		if s.gpuForwardTrace {
+			s.gpu.trace = s.env.Stderr
+		}
 		defer s.gpu.free()
 		ra := s.gpu.readAhead(models)
 		defer ra.close()

@@ -24,10 +24,13 @@ type Accelerator interface {
 	// Viterbi returns the Viterbi filter score of the targets with want[i].
 	Viterbi(om *oprofile.Profile, want []bool) ([]float32, error)
 	// Forward returns the Forward filter score of the targets with
-	// want[i] (om in multihit mode, each target's own length), or nil
-	// when the CPU would be faster for this batch: the pipeline then
-	// computes them on its workers.
-	Forward(om *oprofile.Profile, want []bool) ([]float32, error)
+	// want[i] (om in multihit mode, each target's own length). It may
+	// leave some or all of them to the pipeline's workers (where the CPU
+	// is faster: the longest targets, or a small batch): nil scores leave
+	// all of them; otherwise computed[i] says which scores it gave (nil
+	// computed: every wanted one). It may block while it batches the
+	// requests of several queries.
+	Forward(om *oprofile.Profile, want []bool) (scores []float32, computed []bool, err error)
 	// Parsers returns the Forward and Backward parsers of the targets with
 	// want[i], as Forward configures om; the others are zero. nil, as for
 	// Forward, leaves them to the CPU.
@@ -220,13 +223,22 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	lap(hits.StageVit)
 	om := *m.OM
 	om.ReconfigMultihit(om.L)
-	fwdsc, err := acc.Forward(&om, passVit)
+	fwdsc, computed, err := acc.Forward(&om, passVit)
 	if err != nil {
 		return nil, nil, err
 	}
-	if fwdsc == nil {
-		fwdsc = make([]float32, n)
-		err = forEach(passVit, func(w *worker, i int) (err error) {
+	var onCPU []bool // the targets the accelerator left to the workers
+	switch {
+	case fwdsc == nil:
+		fwdsc, onCPU = make([]float32, n), passVit
+	case computed != nil:
+		onCPU = make([]bool, n)
+		for i := range onCPU {
+			onCPU[i] = passVit[i] && !computed[i]
+		}
+	}
+	if onCPU != nil {
+		err = forEach(onCPU, func(w *worker, i int) (err error) {
 			fwdsc[i], err = w.forward(seqs[i].Dsq)
 			return err
 		})
@@ -337,13 +349,13 @@ func (c CPUAccelerator) Viterbi(om *oprofile.Profile, want []bool) ([]float32, e
 }
 
 // Forward implements Accelerator.
-func (c CPUAccelerator) Forward(om *oprofile.Profile, want []bool) ([]float32, error) {
+func (c CPUAccelerator) Forward(om *oprofile.Profile, want []bool) ([]float32, []bool, error) {
 	out := make([]float32, len(c.Seqs))
 	errs := make([]error, len(c.Seqs))
 	c.each(om, want, func(p *oprofile.Profile, i int) {
 		out[i], errs[i] = fwdback.Forward(c.Seqs[i].Dsq, p, fwdback.NewMatrix(), false)
 	})
-	return out, errors.Join(errs...)
+	return out, nil, errors.Join(errs...)
 }
 
 // Parsers implements Accelerator.

@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,7 +61,7 @@ func TestStagedEqualsSearch(t *testing.T) {
 			fmt.Fprintf(&a, "%+v", *wst)
 			cpu := pipeline.CPUAccelerator{Seqs: targets}
 			bulk := &bulkBias{CPUAccelerator: cpu}
-			for _, acc := range []pipeline.Accelerator{cpu, filtersOnly{cpu}, bulk, cpuBias{cpu}} {
+			for _, acc := range []pipeline.Accelerator{cpu, filtersOnly{cpu}, bulk, cpuBias{cpu}, partialForward{cpu}} {
 				bulk.asked = -1
 				got, gst, err := pipeline.SearchStaged(m, targets, idx, &cfg, acc)
 				if err != nil {
@@ -95,7 +96,9 @@ func TestStagedEqualsSearch(t *testing.T) {
 // to the pipeline's workers, as a GPU does for small batches.
 type filtersOnly struct{ pipeline.CPUAccelerator }
 
-func (filtersOnly) Forward(*oprofile.Profile, []bool) ([]float32, error) { return nil, nil }
+func (filtersOnly) Forward(*oprofile.Profile, []bool) ([]float32, []bool, error) {
+	return nil, nil, nil
+}
 func (filtersOnly) Parsers(*oprofile.Profile, []bool) ([]fwdback.Parser, error) {
 	return nil, nil
 }
@@ -125,6 +128,27 @@ func (b *bulkBias) Bias(bg *profile.Background, want []bool) ([]float32, error) 
 type cpuBias struct{ pipeline.CPUAccelerator }
 
 func (cpuBias) Bias(*profile.Background, []bool) ([]float32, error) { return nil, nil }
+
+// partialForward computes Forward for every other wanted target and
+// leaves the rest to the workers (as the GPU leaves the longest targets),
+// with NaN in their place, which must never reach a result.
+type partialForward struct{ pipeline.CPUAccelerator }
+
+func (p partialForward) Forward(om *oprofile.Profile, want []bool) ([]float32, []bool, error) {
+	scores, _, err := p.CPUAccelerator.Forward(om, want)
+	computed := make([]bool, len(want))
+	n := 0
+	for i, w := range want {
+		if w {
+			computed[i] = n%2 == 0
+			n++
+		}
+		if !computed[i] {
+			scores[i] = float32(math.NaN())
+		}
+	}
+	return scores, computed, err
+}
 
 // With TimeStages the staged search reports each stage's wall time.
 func TestStagedTimesStages(t *testing.T) {

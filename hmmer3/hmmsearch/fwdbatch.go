@@ -1,0 +1,275 @@
+package hmmsearch
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+)
+
+// The Forward filter of the queries in flight goes to the GPU together.
+// One query sends ~1,000 Viterbi survivors, about a warp per SM: the
+// device is latency-bound and every launch costs the time of its longest
+// block. The batcher is a group commit: the first request launches at
+// once, and the requests that arrive while a launch runs go together in
+// the next one (one fwd_multi_kernel launch; fwdback.GPU.ForwardBatch).
+// No timer is needed: the more queries are waiting on the device, the
+// larger the batches. Within a batch, forwardCost splits the targets: the
+// longest, whose latency alone on the GPU would exceed what they cost the
+// cores, stay on the CPU workers, and the whole batch stays there when the
+// device would not pay off at all.
+
+// fwdRequest is one query's Forward filter request.
+type fwdRequest struct {
+	om   *oprofile.Profile
+	want []bool
+	// Filled by the batcher: scores of the targets with onGPU[i] (nil
+	// scores: none; the pipeline computes the others on its workers).
+	scores []float32
+	onGPU  []bool
+	err    error
+	done   chan struct{}
+}
+
+// fwdLauncher computes a batch on the device: for request r, the scores
+// of the targets with sel[r][i]. It is gpuSearch.launchForward, or a fake
+// in tests.
+type fwdLauncher func(reqs []*fwdRequest, sel [][]bool) ([][]float32, error)
+
+// forwardBatcher collects requests and launches them in batches.
+type forwardBatcher struct {
+	launch  fwdLauncher
+	cost    forwardCost
+	lengths []int  // target lengths, database order
+	force   string // "gpu": every target on the device; "cpu" is handled by the caller
+	trace   io.Writer
+
+	mu      sync.Mutex
+	pending []*fwdRequest
+	running bool
+}
+
+// forward submits a request and waits for its batch.
+func (b *forwardBatcher) forward(om *oprofile.Profile, want []bool) ([]float32, []bool, error) {
+	r := &fwdRequest{om: om, want: want, done: make(chan struct{})}
+	b.mu.Lock()
+	b.pending = append(b.pending, r)
+	if !b.running {
+		b.running = true
+		go b.loop()
+	}
+	b.mu.Unlock()
+	<-r.done
+	return r.scores, r.onGPU, r.err
+}
+
+// loop launches what is pending until nothing is.
+func (b *forwardBatcher) loop() {
+	for {
+		b.mu.Lock()
+		batch := b.pending
+		b.pending = nil
+		if len(batch) == 0 {
+			b.running = false
+			b.mu.Unlock()
+			return
+		}
+		b.mu.Unlock()
+		b.run(batch)
+	}
+}
+
+// run splits one batch between the device and the CPU and launches it.
+func (b *forwardBatcher) run(batch []*fwdRequest) {
+	defer func() {
+		for _, r := range batch {
+			close(r.done)
+		}
+	}()
+	start := time.Now()
+	var items []fwdItem
+	for k, r := range batch {
+		q := oprofile.NumVecF(r.om.M)
+		for i, w := range r.want {
+			if w && b.lengths[i] > 0 {
+				items = append(items, fwdItem{req: k, target: i, L: b.lengths[i], M: r.om.M, Q: q})
+			}
+		}
+	}
+	var sp fwdSplit
+	if b.force == "gpu" {
+		sp = b.cost.all(items)
+	} else {
+		sp = b.cost.split(items)
+	}
+	sel := make([][]bool, len(batch))
+	for k, r := range batch {
+		sel[k] = make([]bool, len(r.want))
+	}
+	for _, it := range items[:sp.onGPU] {
+		sel[it.req][it.target] = true
+	}
+	var wall time.Duration
+	if sp.onGPU > 0 {
+		scores, err := b.launch(batch, sel)
+		for k, r := range batch {
+			if err != nil {
+				r.err = err
+				continue
+			}
+			r.scores, r.onGPU = scores[k], sel[k]
+		}
+		wall = time.Since(start)
+	}
+	if b.trace != nil {
+		fmt.Fprintf(b.trace, "fwdbatch queries=%d targets=%d gpu=%d cpu=%d gpu_cells=%d cpu_cells=%d max_rowq=%d est_gpu_ms=%.2f est_cpu_ms=%.2f est_allcpu_ms=%.2f wall_ms=%.2f\n",
+			len(batch), len(items), sp.onGPU, len(items)-sp.onGPU, sp.gpuCells, sp.cpuCells, sp.maxRowQ,
+			ms(sp.gpuTime), ms(sp.cpuTime), ms(sp.allCPU), ms(wall))
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// fwdItem is one target of one request in a batch.
+type fwdItem struct {
+	req, target int
+	L, M, Q     int
+}
+
+func (it fwdItem) cells() int64 { return int64(it.L) * int64(it.M) }
+func (it fwdItem) rowQ() int64  { return int64(it.L) * int64(it.Q) }
+
+// forwardCost is the cost rule of a batch, with constants measured on the
+// device host (bench/gpu/fwd_batch.sh prints the trace lines they come
+// from; $HMMGO_GPU_FORWARD_COST overrides them without a rebuild):
+//
+//   - RowNs: device ns per row and Q vector of a target (Q = M/4 rounded
+//     up) when the launch is latency-bound: a target of length L takes
+//     L x Q x RowNs whatever else runs. Read it from trace lines with few
+//     targets: kernel wall_ms x 1e6 / max_rowq.
+//   - DeviceGCUPS: the device's Forward throughput when full (M x L cells
+//     per ns). Read it from trace lines with many targets: gpu_cells /
+//     wall_ms / 1e6.
+//   - LaunchMs: the fixed cost of a launch (packing, copies, launch).
+//     Read it from the wall_ms of the smallest launches.
+//   - CoreGCUPS and Cores: the Forward rate of one CPU core (1e9 cells
+//     per s) and the cores the workers have for it.
+//
+// A batch launched with the targets whose latency is at most C costs
+// LaunchMs + max(C, their cells / DeviceGCUPS) on the device, then the
+// others cost the cores max(their cells / (CoreGCUPS x Cores), the largest
+// one's cells / CoreGCUPS). split picks the C that minimises the sum, and
+// keeps everything on the CPU when that is cheaper still.
+type forwardCost struct {
+	RowNs, DeviceGCUPS, LaunchMs, CoreGCUPS float64
+	Cores                                   int
+}
+
+// defaultForwardCost: RowNs from the H100 runs of docs/BENCHMARKS.md (a
+// 6,240-residue survivor of a 2405-node model took ~4 s: ~1 us per row
+// and vector); DeviceGCUPS from the Forward kernel table (25-140 GCUPS, the
+// batch kernel reads profiles from global memory, so the low end); the
+// CPU rate is HMMER's SSE Forward per core (~0.5 GCUPS).
+func defaultForwardCost(cores int) forwardCost {
+	return forwardCost{RowNs: 1000, DeviceGCUPS: 40, LaunchMs: 2, CoreGCUPS: 0.5, Cores: max(1, cores)}
+}
+
+// parseForwardCost reads "rowns=1000,gcups=40,launchms=2,coregcups=0.5,cores=16"
+// (any subset) over c.
+func parseForwardCost(s string, c forwardCost) (forwardCost, error) {
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(f, "=")
+		x, err := strconv.ParseFloat(v, 64)
+		if !ok || err != nil || !(x > 0) {
+			return c, fmt.Errorf("HMMGO_GPU_FORWARD_COST: %q is not name=positive number", f)
+		}
+		switch k {
+		case "rowns":
+			c.RowNs = x
+		case "gcups":
+			c.DeviceGCUPS = x
+		case "launchms":
+			c.LaunchMs = x
+		case "coregcups":
+			c.CoreGCUPS = x
+		case "cores":
+			c.Cores = int(x)
+		default:
+			return c, fmt.Errorf("HMMGO_GPU_FORWARD_COST: unknown name %q (rowns, gcups, launchms, coregcups, cores)", k)
+		}
+	}
+	return c, nil
+}
+
+// fwdSplit is a decision: items[:onGPU] (split sorts them) go to the
+// device, with the estimates behind it.
+type fwdSplit struct {
+	onGPU                    int
+	gpuCells, cpuCells       int64
+	maxRowQ                  int64
+	gpuTime, cpuTime, allCPU time.Duration
+}
+
+func (c forwardCost) cpu(cells, largest int64) time.Duration {
+	rate := c.CoreGCUPS // cells per ns
+	ns := max(float64(cells)/(rate*float64(c.Cores)), float64(largest)/rate)
+	return time.Duration(ns)
+}
+
+func (c forwardCost) gpu(cells, maxRowQ int64) time.Duration {
+	ns := c.LaunchMs*1e6 + max(float64(maxRowQ)*c.RowNs, float64(cells)/c.DeviceGCUPS)
+	return time.Duration(ns)
+}
+
+// split sorts items by device latency (shortest first) and returns the
+// cheapest split.
+func (c forwardCost) split(items []fwdItem) fwdSplit {
+	sort.SliceStable(items, func(a, b int) bool { return items[a].rowQ() < items[b].rowQ() })
+	n := len(items)
+	// suffix[k]: cells and largest cells of items[k:] (the CPU's share).
+	sufCells := make([]int64, n+1)
+	sufMax := make([]int64, n+1)
+	for k := n - 1; k >= 0; k-- {
+		sufCells[k] = sufCells[k+1] + items[k].cells()
+		sufMax[k] = max(sufMax[k+1], items[k].cells())
+	}
+	allCPU := c.cpu(sufCells[0], sufMax[0])
+	best := fwdSplit{cpuCells: sufCells[0], cpuTime: allCPU, allCPU: allCPU}
+	bestCost := allCPU
+	var cells int64
+	for k := 1; k <= n; k++ {
+		cells += items[k-1].cells()
+		if k < n && items[k].rowQ() == items[k-1].rowQ() {
+			continue // equal latencies go to the same side
+		}
+		g := c.gpu(cells, items[k-1].rowQ())
+		cp := c.cpu(sufCells[k], sufMax[k])
+		if g+cp < bestCost {
+			bestCost = g + cp
+			best = fwdSplit{onGPU: k, gpuCells: cells, cpuCells: sufCells[k], maxRowQ: items[k-1].rowQ(), gpuTime: g, cpuTime: cp, allCPU: allCPU}
+		}
+	}
+	return best
+}
+
+// all puts every item on the device ($HMMGO_GPU_FORWARD=gpu).
+func (c forwardCost) all(items []fwdItem) fwdSplit {
+	s := fwdSplit{onGPU: len(items)}
+	var largest int64
+	for _, it := range items {
+		s.gpuCells += it.cells()
+		s.maxRowQ = max(s.maxRowQ, it.rowQ())
+		largest = max(largest, it.cells())
+	}
+	s.gpuTime = c.gpu(s.gpuCells, s.maxRowQ)
+	s.allCPU = c.cpu(s.gpuCells, largest)
+	return s
+}

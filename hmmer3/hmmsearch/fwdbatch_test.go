@@ -1,0 +1,170 @@
+package hmmsearch
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+)
+
+// The cost rule: a long target whose device latency alone exceeds its CPU
+// cost stays on the CPU while the rest of a big batch goes to the device;
+// a small batch stays on the CPU; HMMGO_GPU_FORWARD=gpu takes everything.
+func TestForwardCostSplit(t *testing.T) {
+	c := forwardCost{RowNs: 1000, DeviceGCUPS: 40, LaunchMs: 2, CoreGCUPS: 0.5, Cores: 16}
+	items := func(n, L, M int, long ...int) []fwdItem {
+		var it []fwdItem
+		for i := 0; i < n; i++ {
+			it = append(it, fwdItem{target: i, L: L, M: M, Q: oprofile.NumVecF(M)})
+		}
+		for k, l := range long {
+			it = append(it, fwdItem{target: n + k, L: l, M: M, Q: oprofile.NumVecF(M)})
+		}
+		return it
+	}
+	// 6,000 survivors of 400 residues and a 6,240-residue one, M=300:
+	// the GPU does the 6,000 in ~30 ms (latency), the cores would need
+	// ~90 ms; the long one costs the GPU 470 ms, one core 4 ms.
+	big := items(6000, 400, 300, 6240)
+	sp := c.split(big)
+	if sp.onGPU != 6000 || big[len(big)-1].L != 6240 {
+		t.Errorf("big batch: %d of %d on the GPU (last %d residues), want all but the long one", sp.onGPU, len(big), big[len(big)-1].L)
+	}
+	if !(sp.gpuTime+sp.cpuTime < sp.allCPU) {
+		t.Errorf("big batch: estimates %v + %v, all CPU %v", sp.gpuTime, sp.cpuTime, sp.allCPU)
+	}
+	if sp := c.split(items(20, 300, 100)); sp.onGPU != 0 {
+		t.Errorf("small batch: %d on the GPU, want none", sp.onGPU)
+	}
+	if sp := c.split(nil); sp.onGPU != 0 {
+		t.Errorf("empty batch: %d on the GPU", sp.onGPU)
+	}
+	if sp := c.all(items(20, 300, 100, 9000)); sp.onGPU != 21 {
+		t.Errorf("forced: %d of 21 on the GPU", sp.onGPU)
+	}
+}
+
+func TestParseForwardCost(t *testing.T) {
+	c, err := parseForwardCost("rowns=800, gcups=55,launchms=1.5,coregcups=0.4,cores=12", defaultForwardCost(4))
+	if err != nil || c != (forwardCost{RowNs: 800, DeviceGCUPS: 55, LaunchMs: 1.5, CoreGCUPS: 0.4, Cores: 12}) {
+		t.Errorf("got %+v, %v", c, err)
+	}
+	if c, err := parseForwardCost("", defaultForwardCost(4)); err != nil || c != defaultForwardCost(4) {
+		t.Errorf("empty: %+v, %v", c, err)
+	}
+	for _, bad := range []string{"rowns", "rowns=-1", "speed=3", "gcups=x"} {
+		if _, err := parseForwardCost(bad, defaultForwardCost(4)); err == nil || !strings.Contains(err.Error(), "HMMGO_GPU_FORWARD_COST") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
+
+// The batcher: requests that arrive while a launch runs go together in the
+// next launch, each gets its own scores for exactly the targets the launch
+// computed, and a launch error reaches every request of its batch.
+func TestForwardBatcher(t *testing.T) {
+	const n = 50
+	lengths := make([]int, n)
+	for i := range lengths {
+		lengths[i] = 100 + i
+	}
+	lengths[7] = 0 // an empty target is never sent
+	first := make(chan struct{})
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var sizes []int
+	fake := func(reqs []*fwdRequest, sel [][]bool) ([][]float32, error) {
+		mu.Lock()
+		sizes = append(sizes, len(reqs))
+		k := len(sizes)
+		mu.Unlock()
+		if k == 1 {
+			close(first)
+			<-release
+		}
+		out := make([][]float32, len(reqs))
+		for r, req := range reqs {
+			out[r] = make([]float32, n)
+			for i := range sel[r] {
+				if sel[r][i] {
+					if !req.want[i] || lengths[i] == 0 {
+						return nil, errors.New("launched a target not wanted")
+					}
+					out[r][i] = float32(req.om.M*1000 + i)
+				}
+			}
+		}
+		if reqs[0].om.M == 99 {
+			return nil, errors.New("device failure")
+		}
+		return out, nil
+	}
+	b := &forwardBatcher{launch: fake, cost: defaultForwardCost(1), lengths: lengths, force: "gpu"}
+	type result struct {
+		scores []float32
+		onGPU  []bool
+		err    error
+	}
+	results := make([]result, 6)
+	want := func(q int) []bool {
+		w := make([]bool, n)
+		for i := range w {
+			w[i] = (i+q)%3 != 0
+		}
+		return w
+	}
+	var wg sync.WaitGroup
+	ask := func(q int) {
+		defer wg.Done()
+		s, g, err := b.forward(&oprofile.Profile{M: q + 1}, want(q))
+		results[q] = result{s, g, err}
+	}
+	wg.Add(1)
+	go ask(0)
+	<-first // the first launch is running: the next five must wait for it
+	for q := 1; q < 6; q++ {
+		wg.Add(1)
+		go ask(q)
+	}
+	for {
+		b.mu.Lock()
+		p := len(b.pending)
+		b.mu.Unlock()
+		if p == 5 {
+			break
+		}
+	}
+	close(release)
+	wg.Wait()
+	if len(sizes) != 2 || sizes[0] != 1 || sizes[1] != 5 {
+		t.Fatalf("launch sizes %v, want [1 5]", sizes)
+	}
+	for q, r := range results {
+		if r.err != nil {
+			t.Fatalf("query %d: %v", q, r.err)
+		}
+		w := want(q)
+		for i := range w {
+			on := w[i] && lengths[i] > 0
+			if r.onGPU[i] != on {
+				t.Errorf("query %d target %d: on GPU %v, want %v", q, i, r.onGPU[i], on)
+			}
+			if on && r.scores[i] != float32((q+1)*1000+i) {
+				t.Errorf("query %d target %d: score %v", q, i, r.scores[i])
+			}
+		}
+	}
+
+	// A failing launch fails every request in it.
+	if _, _, err := b.forward(&oprofile.Profile{M: 99}, want(0)); err == nil || !strings.Contains(err.Error(), "device failure") {
+		t.Errorf("failing launch: %v", err)
+	}
+	// The cost rule may keep a batch on the CPU: no launch, nil scores.
+	b.force = ""
+	sizes = nil
+	if s, g, err := b.forward(&oprofile.Profile{M: 5}, want(1)); s != nil || g != nil || err != nil || len(sizes) != 0 {
+		t.Errorf("small batch: scores %v, on GPU %v, %v, %d launches", s != nil, g != nil, err, len(sizes))
+	}
+}
