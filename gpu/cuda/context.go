@@ -22,6 +22,12 @@ type Context struct {
 // long as the process).
 func (d *Device) Context() (*Context, error) {
 	d.ctxOnce.Do(func() {
+		// Threads waiting for the device sleep instead of spinning: the
+		// host runs half of hmmsearch's pipeline beside the GPU and needs
+		// every core. A context some other library already started keeps
+		// its own setting (the call then fails, harmlessly).
+		const schedBlockingSync = 0x04
+		drv.cuDevicePrimaryCtxSetFlags.Call(uintptr(d.handle), schedBlockingSync)
 		var h uintptr
 		d.ctxErr = result(drv.cuDevicePrimaryCtxRetain.Call(uintptr(unsafe.Pointer(&h)), uintptr(d.handle)),
 			"cuDevicePrimaryCtxRetain(GPU %d)", d.Ordinal)

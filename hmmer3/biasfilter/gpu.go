@@ -121,16 +121,12 @@ func (g *GPU) Scores(bg *profile.Background, db *gpudb.DB, want []bool, out []fl
 	if err != nil {
 		return err
 	}
-	var layout *gpudb.Device
-	if want == nil {
-		if layout, err = db.Layout(threadsPerTarget); err != nil {
-			return err
-		}
-	} else {
-		if layout, err = gpudb.Upload(g.ctx, gpudb.Pack(dsqs, idx, threadsPerTarget)); err != nil {
-			return err
-		}
-		defer layout.Free()
+	// Every target of the resident layout, even when few are wanted: the
+	// kernel does all 175M residues of a database in ~2 ms on an H100,
+	// while packing a query's ~3% of survivors took the host 10-17 ms.
+	layout, err := db.Layout(threadsPerTarget)
+	if err != nil {
+		return err
 	}
 	par, odds := paramBytes(p)
 	raw, err := g.launch(f, layout, par, odds, len(p.Odds), len(dsqs))

@@ -153,6 +153,12 @@ CUresult cuDeviceGetAttribute(int *v, int attr, int d) {
   return OK;
 }
 
+CUresult cuDevicePrimaryCtxSetFlags_v2(int d, unsigned flags) {
+  NEED_INIT();
+  if (d < 0 || d >= NDEV) return INVALID_DEVICE;
+  return OK;
+}
+
 CUresult cuDevicePrimaryCtxRetain(struct ctx **c, int d) {
   NEED_INIT();
   if (d < 0 || d >= NDEV) return INVALID_DEVICE;
