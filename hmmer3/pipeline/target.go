@@ -25,6 +25,8 @@ type worker struct {
 	f1, f2, f3 float64
 	bias       bool
 	om         oprofile.Profile
+	om2        oprofile.Profile // the second target's length configuration in forwardTwo
+	pair       *fwdback.PairMatrix
 	bg         profile.Background
 	oxf, oxb   *fwdback.Matrix
 	def        *domaindef.Definer
@@ -33,7 +35,7 @@ type worker struct {
 }
 
 func newWorker(m *Model, cfg *Config, arbitrarySeed uint32) *worker {
-	w := &worker{m: m, cfg: cfg, om: *m.OM, bg: *m.BG, bias: cfg.biasFilter(),
+	w := &worker{m: m, cfg: cfg, om: *m.OM, om2: *m.OM, pair: fwdback.NewPairMatrix(), bg: *m.BG, bias: cfg.biasFilter(),
 		oxf: fwdback.NewMatrix(), oxb: fwdback.NewMatrix(), def: domaindef.New(cfg.Seed, arbitrarySeed)}
 	w.f1, w.f2, w.f3 = cfg.filterThresholds()
 	return w
@@ -138,6 +140,18 @@ func (w *worker) run(sq *seqio.Sequence, idx int64) (*hits.Hit, error) {
 func (w *worker) forward(dsq []byte) (float32, error) {
 	w.om.ReconfigLength(len(dsq))
 	return fwdback.Forward(dsq, &w.om, w.oxf, false)
+}
+
+// forwardTwo is forward for two targets at once (fwdback.ForwardPair:
+// the paired kernel where it runs); it leaves no matrix in w.oxf.
+func (w *worker) forwardTwo(a, b []byte) (sa, sb float32, err error) {
+	w.om.ReconfigLength(len(a))
+	w.om2.ReconfigLength(len(b))
+	sa, ea, sb, eb := fwdback.ForwardPair(a, b, &w.om, &w.om2, w.pair)
+	if ea != nil {
+		return sa, sb, ea
+	}
+	return sa, sb, eb
 }
 
 // passesForward tests a Forward score against F3 and counts it.
