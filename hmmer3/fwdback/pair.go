@@ -29,6 +29,10 @@ type PairMatrix struct {
 // NewPairMatrix returns an empty workspace; ForwardPair sizes it.
 func NewPairMatrix() *PairMatrix { return &PairMatrix{ox: NewMatrix()} }
 
+// PairKernel reports whether ForwardPair runs the paired kernel (else
+// it is two Forward calls).
+func PairKernel() bool { return usePair() }
+
 // usePair reports whether the paired kernel runs (AVX2 machines; tests
 // may lower level).
 func usePair() bool { return level >= simd.AVX2 }
