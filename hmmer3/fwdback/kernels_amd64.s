@@ -158,6 +158,182 @@ fwd_sumd:
 	LDMXCSR (SP)
 	RET
 
+// func fwdRowPairAVX2(dpp *[8]float32, dpc *[8]float32, tf *[4]float32, rfa *[4]float32, rfb *[4]float32, q int, xB *[8]float32, all4 bool, xEv *[8]float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·fwdRowPairAVX2(SB), NOSPLIT, $8-72
+	STMXCSR (SP)
+	MOVL    (SP), AX
+	ORL     $0x00008040, AX
+	MOVL    AX, 4(SP)
+	LDMXCSR 4(SP)
+	MOVQ    dpp+0(FP), AX
+	MOVQ    dpc+8(FP), CX
+	MOVQ    tf+16(FP), DX
+	MOVQ    rfa+24(FP), BX
+	MOVQ    rfb+32(FP), SI
+	MOVQ    q+40(FP), DI
+	IMUL3Q  $0x00000060, DI, DI
+	MOVQ    xB+48(FP), R8
+	VMOVUPS (R8), Y0
+	VMOVUPS -96(AX)(DI*1), Y1
+	VMOVUPS -64(AX)(DI*1), Y2
+	VMOVUPS -32(AX)(DI*1), Y3
+	VPSLLDQ $0x04, Y1, Y1
+	VPSLLDQ $0x04, Y2, Y2
+	VPSLLDQ $0x04, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	XORQ    R8, R8
+
+fwdp_cell:
+	VBROADCASTF128 (DX), Y6
+	VMULPS         Y6, Y0, Y6
+	VBROADCASTF128 16(DX), Y7
+	VMULPS         Y7, Y1, Y7
+	VADDPS         Y7, Y6, Y6
+	VBROADCASTF128 32(DX), Y1
+	VMULPS         Y1, Y3, Y7
+	VADDPS         Y7, Y6, Y6
+	VBROADCASTF128 48(DX), Y1
+	VMULPS         Y1, Y2, Y7
+	VADDPS         Y7, Y6, Y6
+	VMOVUPS        (BX), X8
+	VINSERTF128    $0x01, (SI), Y8, Y8
+	VMULPS         Y8, Y6, Y6
+	VADDPS         Y6, Y4, Y4
+	VMOVUPS        (AX)(R8*1), Y1
+	VMOVUPS        32(AX)(R8*1), Y2
+	VMOVUPS        64(AX)(R8*1), Y3
+	VMOVUPS        Y6, (CX)(R8*1)
+	VMOVUPS        Y5, 32(CX)(R8*1)
+	VBROADCASTF128 64(DX), Y5
+	VMULPS         Y5, Y6, Y5
+	VBROADCASTF128 80(DX), Y6
+	VMULPS         Y6, Y1, Y6
+	VBROADCASTF128 96(DX), Y7
+	VMULPS         Y7, Y3, Y7
+	VADDPS         Y7, Y6, Y6
+	VMOVUPS        Y6, 64(CX)(R8*1)
+	ADDQ           $0x70, DX
+	ADDQ           $0x10, BX
+	ADDQ           $0x10, SI
+	ADDQ           $0x60, R8
+	CMPQ           R8, DI
+	JB             fwdp_cell
+	MOVQ           DX, AX
+	VPSLLDQ        $0x04, Y5, Y5
+	VXORPS         Y0, Y0, Y0
+	VMOVUPS        Y0, 32(CX)
+	XORQ           R8, R8
+
+fwdp_dd1:
+	VADDPS         32(CX)(R8*1), Y5, Y7
+	VMOVUPS        Y7, 32(CX)(R8*1)
+	VBROADCASTF128 (DX), Y1
+	VMULPS         Y1, Y7, Y5
+	ADDQ           $0x10, DX
+	ADDQ           $0x60, R8
+	CMPQ           R8, DI
+	JB             fwdp_dd1
+	MOVB           all4+56(FP), DL
+	MOVQ           $0x00000003, BX
+	TESTB          DL, DL
+	JNZ            fwdp_pass4
+	VCMPPS         $0x00, Y0, Y0, Y1
+
+fwdp_pass:
+	VPSLLDQ $0x04, Y5, Y5
+	VANDPS  Y1, Y5, Y5
+	VXORPS  Y2, Y2, Y2
+	XORQ    R8, R8
+	MOVQ    AX, DX
+
+fwdp_ddn:
+	VMOVUPS        32(CX)(R8*1), Y3
+	VADDPS         Y3, Y5, Y7
+	VCMPPS         $0x01, Y7, Y3, Y3
+	VORPS          Y3, Y2, Y2
+	VMOVUPS        Y7, 32(CX)(R8*1)
+	VBROADCASTF128 (DX), Y3
+	VMULPS         Y3, Y5, Y5
+	VCMPPS         $0x04, Y0, Y5, Y3
+	VMOVMSKPS      Y3, SI
+	TESTL          SI, SI
+	JZ             fwdp_sum
+	ADDQ           $0x10, DX
+	ADDQ           $0x60, R8
+	CMPQ           R8, DI
+	JB             fwdp_ddn
+	DECQ           BX
+	JZ             fwdp_sum
+	VPERMILPS      $0xb1, Y2, Y3
+	VORPS          Y2, Y3, Y3
+	VPERMILPS      $0x4e, Y3, Y2
+	VORPS          Y3, Y2, Y2
+	VANDPS         Y2, Y1, Y1
+	VMOVMSKPS      Y1, SI
+	TESTL          SI, SI
+	JNZ            fwdp_pass
+	JMP            fwdp_sum
+
+fwdp_pass4:
+	VPSLLDQ $0x04, Y5, Y5
+	XORQ    R8, R8
+	MOVQ    AX, DX
+
+fwdp_dd4:
+	VADDPS         32(CX)(R8*1), Y5, Y7
+	VMOVUPS        Y7, 32(CX)(R8*1)
+	VBROADCASTF128 (DX), Y0
+	VMULPS         Y0, Y5, Y5
+	ADDQ           $0x10, DX
+	ADDQ           $0x60, R8
+	CMPQ           R8, DI
+	JB             fwdp_dd4
+	DECQ           BX
+	JNZ            fwdp_pass4
+
+fwdp_sum:
+	XORQ R8, R8
+
+fwdp_sumd:
+	VADDPS  32(CX)(R8*1), Y4, Y4
+	ADDQ    $0x60, R8
+	CMPQ    R8, DI
+	JB      fwdp_sumd
+	MOVQ    xEv+64(FP), AX
+	VMOVUPS Y4, (AX)
+	VZEROUPPER
+	LDMXCSR (SP)
+	RET
+
+// func scaleRowPairAVX2(dp *[8]float32, n int, inv *[8]float32)
+// Requires: AVX, SSE
+TEXT ·scaleRowPairAVX2(SB), NOSPLIT, $8-24
+	STMXCSR (SP)
+	MOVL    (SP), AX
+	ORL     $0x00008040, AX
+	MOVL    AX, 4(SP)
+	LDMXCSR 4(SP)
+	MOVQ    dp+0(FP), AX
+	MOVQ    n+8(FP), CX
+	MOVQ    inv+16(FP), DX
+	VMOVUPS (DX), Y0
+	TESTQ   CX, CX
+	JZ      scalep_done
+
+scalep_loop:
+	VMULPS  (AX), Y0, Y1
+	VMOVUPS Y1, (AX)
+	ADDQ    $0x20, AX
+	DECQ    CX
+	JNZ     scalep_loop
+
+scalep_done:
+	VZEROUPPER
+	LDMXCSR (SP)
+	RET
+
 // func bckRowInSSE(dpp *[4]float32, dpc *[4]float32, tf *[4]float32, rf *[4]float32, q int, xBv *[4]float32)
 // Requires: SSE, SSE2
 TEXT ·bckRowInSSE(SB), NOSPLIT, $8-48

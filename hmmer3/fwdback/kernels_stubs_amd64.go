@@ -7,6 +7,16 @@ package fwdback
 //go:noescape
 func fwdRowSSE(dpp *[4]float32, dpc *[4]float32, tf *[4]float32, rf *[4]float32, q int, xB float32, all4 bool, xEv *[4]float32)
 
+// fwdRowPairAVX2 computes paired Forward row dpc from row dpp (which may be the same memory): fwdRowSSE for target A in each low half, for B in each high half.
+//
+//go:noescape
+func fwdRowPairAVX2(dpp *[8]float32, dpc *[8]float32, tf *[4]float32, rfa *[4]float32, rfb *[4]float32, q int, xB *[8]float32, all4 bool, xEv *[8]float32)
+
+// scaleRowPairAVX2 multiplies n paired vectors from dp by inv, flushing to zero.
+//
+//go:noescape
+func scaleRowPairAVX2(dp *[8]float32, n int, inv *[8]float32)
+
 // bckRowInSSE is phase 1 of a Backward row (dpp and dpc may be the same memory).
 //
 //go:noescape

@@ -238,7 +238,25 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		}
 	}
 	if onCPU != nil {
-		err = forEach(onCPU, func(w *worker, i int) (err error) {
+		// Targets two by two, for the paired Forward kernel: first[i]
+		// marks the first of a pair, partner[i] the second (-1: none).
+		first, partner := make([]bool, n), make([]int, n)
+		prev := -1
+		for i, ok := range onCPU {
+			if !ok {
+				continue
+			}
+			if prev < 0 {
+				first[i], partner[i], prev = true, -1, i
+			} else {
+				partner[prev], prev = i, -1
+			}
+		}
+		err = forEach(first, func(w *worker, i int) (err error) {
+			if j := partner[i]; j >= 0 {
+				fwdsc[i], fwdsc[j], err = w.forwardTwo(seqs[i].Dsq, seqs[j].Dsq)
+				return err
+			}
 			fwdsc[i], err = w.forward(seqs[i].Dsq)
 			return err
 		})

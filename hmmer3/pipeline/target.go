@@ -25,6 +25,11 @@ type worker struct {
 	f1, f2, f3 float64
 	bias       bool
 	om         oprofile.Profile
+	om2        oprofile.Profile // the second target's length configuration in forwardTwo
+	pair       *fwdback.PairMatrix
+	surv       []int      // runBatch's targets that reached the Forward filter
+	survF      []filtered // and their filter scores
+	survSc     []float32  // and Forward scores
 	bg         profile.Background
 	oxf, oxb   *fwdback.Matrix
 	def        *domaindef.Definer
@@ -33,7 +38,7 @@ type worker struct {
 }
 
 func newWorker(m *Model, cfg *Config, arbitrarySeed uint32) *worker {
-	w := &worker{m: m, cfg: cfg, om: *m.OM, bg: *m.BG, bias: cfg.biasFilter(),
+	w := &worker{m: m, cfg: cfg, om: *m.OM, om2: *m.OM, pair: fwdback.NewPairMatrix(), bg: *m.BG, bias: cfg.biasFilter(),
 		oxf: fwdback.NewMatrix(), oxb: fwdback.NewMatrix(), def: domaindef.New(cfg.Seed, arbitrarySeed)}
 	w.f1, w.f2, w.f3 = cfg.filterThresholds()
 	return w
@@ -67,44 +72,132 @@ func bits(a, b float32) float32 { return float32(float64(a-b) / math.Ln2) }
 // database, which decides the provisional E-value test (HMMER's serial
 // pipeline uses the number of targets read so far as Z).
 func (w *worker) run(sq *seqio.Sequence, idx int64) (*hits.Hit, error) {
+	f, ok := w.filters(sq)
+	if !ok {
+		return nil, nil
+	}
+	fwdsc, err := w.forward(sq.Dsq)
+	if err != nil {
+		return nil, err
+	}
+	w.lap(&f.t0, hits.StageFwd)
+	return w.afterForward(sq, idx, f, fwdsc, true)
+}
+
+// runBatch is run over seqs in order (idx gives each one's database
+// index), with the Forward filter scoring the targets that reach it two
+// at a time on the paired kernel (fwdback.ForwardPair).
+func (w *worker) runBatch(seqs []*seqio.Sequence, idx func(n int) int64) ([]*hits.Hit, error) {
+	if !fwdback.PairKernel() {
+		var list []*hits.Hit
+		for n, sq := range seqs {
+			h, err := w.run(sq, idx(n))
+			if err != nil {
+				return list, err
+			}
+			if h != nil {
+				list = append(list, h)
+			}
+		}
+		return list, nil
+	}
+	surv, fs := w.surv[:0], w.survF[:0]
+	for n, sq := range seqs {
+		if f, ok := w.filters(sq); ok {
+			surv, fs = append(surv, n), append(fs, f)
+		}
+	}
+	w.surv, w.survF = surv, fs
+	if len(surv) == 0 {
+		return nil, nil
+	}
+	var t0 time.Time
+	if w.cfg.TimeStages {
+		t0 = time.Now()
+	}
+	sc := w.survSc[:0]
+	for k := 0; k < len(surv); k += 2 {
+		var a, b float32
+		var err error
+		if k+1 < len(surv) {
+			a, b, err = w.forwardTwo(seqs[surv[k]].Dsq, seqs[surv[k+1]].Dsq)
+			sc = append(sc, a, b)
+		} else {
+			a, err = w.forward(seqs[surv[k]].Dsq)
+			sc = append(sc, a)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	w.survSc = sc
+	w.lap(&t0, hits.StageFwd)
+	var list []*hits.Hit
+	for k, n := range surv {
+		f := fs[k]
+		f.t0 = t0
+		h, err := w.afterForward(seqs[n], idx(n), f, sc[k], false)
+		if w.cfg.TimeStages {
+			t0 = time.Now()
+		}
+		if err != nil {
+			return list, err
+		}
+		if h != nil {
+			list = append(list, h)
+		}
+	}
+	return list, nil
+}
+
+// filtered is a target that passed the MSV, bias and Viterbi filters.
+type filtered struct {
+	nullsc, filtersc float32
+	t0               time.Time // the stage clock (cfg.TimeStages)
+}
+
+// lap adds the time since *t0 to stage's and restarts the clock.
+func (w *worker) lap(t0 *time.Time, stage int) {
+	if w.cfg.TimeStages {
+		t1 := time.Now()
+		w.stats.StageTime[stage] += t1.Sub(*t0)
+		*t0 = t1
+	}
+}
+
+// filters is p7_Pipeline up to the Forward filter: it reports whether sq
+// passed the MSV, bias and Viterbi filters.
+func (w *worker) filters(sq *seqio.Sequence) (f filtered, ok bool) {
 	dsq := sq.Dsq
 	L := len(dsq)
 	w.stats.NSeqs++
 	w.stats.NRes += int64(L)
 	if L == 0 {
-		return nil, nil
+		return f, false
 	}
 	om, bg, ev := &w.om, &w.bg, &w.m.OM.EvParam
 	bg.SetLength(L)
 	om.ReconfigLength(L)
-	nullsc := bg.NullOne(L)
-	var t0 time.Time
-	lap := func(stage int) {
-		if w.cfg.TimeStages {
-			t1 := time.Now()
-			w.stats.StageTime[stage] += t1.Sub(t0)
-			t0 = t1
-		}
-	}
+	f.nullsc = bg.NullOne(L)
 	if w.cfg.TimeStages {
-		t0 = time.Now()
+		f.t0 = time.Now()
 	}
 
 	usc := msvfilter.Score(dsq, &om.MSV)
-	lap(hits.StageMSV)
-	P := easel.GumbelSurv(float64(bits(usc, nullsc)), float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
+	w.lap(&f.t0, hits.StageMSV)
+	P := easel.GumbelSurv(float64(bits(usc, f.nullsc)), float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
 	if P > w.f1 {
-		return nil, nil
+		return f, false
 	}
 	w.stats.NPastMSV++
 
-	filtersc := nullsc
+	f.filtersc = f.nullsc
 	if w.bias {
-		filtersc = bg.FilterScore(dsq)
-		P = easel.GumbelSurv(float64(bits(usc, filtersc)), float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
-		lap(hits.StageBias)
+		f.filtersc = bg.FilterScore(dsq)
+		P = easel.GumbelSurv(float64(bits(usc, f.filtersc)), float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
+		w.lap(&f.t0, hits.StageBias)
 		if P > w.f1 {
-			return nil, nil
+			return f, false
 		}
 	}
 	w.stats.NPastBias++
@@ -113,24 +206,31 @@ func (w *worker) run(sq *seqio.Sequence, idx int64) (*hits.Hit, error) {
 	// passed F2.
 	if P > w.f2 {
 		vfsc := vitfilter.Score(dsq, &om.Vit)
-		P = easel.GumbelSurv(float64(bits(vfsc, filtersc)), float64(ev[hmm.VitMu]), float64(ev[hmm.VitLambda]))
-		lap(hits.StageVit)
+		P = easel.GumbelSurv(float64(bits(vfsc, f.filtersc)), float64(ev[hmm.VitMu]), float64(ev[hmm.VitLambda]))
+		w.lap(&f.t0, hits.StageVit)
 		if P > w.f2 {
-			return nil, nil
+			return f, false
 		}
 	}
 	w.stats.NPastVit++
+	return f, true
+}
 
-	fwdsc, err := w.forward(dsq)
-	if err != nil {
-		return nil, err
-	}
-	lap(hits.StageFwd)
-	if !w.passesForward(fwdsc, filtersc) {
+// afterForward is the rest of p7_Pipeline for a filtered target with
+// Forward score fwdsc: the F3 test, then the domains. haveMatrix says
+// whether w.oxf holds sq's Forward matrix (else Forward runs again for
+// it: few targets pass F3).
+func (w *worker) afterForward(sq *seqio.Sequence, idx int64, f filtered, fwdsc float32, haveMatrix bool) (*hits.Hit, error) {
+	if !w.passesForward(fwdsc, f.filtersc) {
 		return nil, nil
 	}
-	defer lap(hits.StageDomains)
-	return w.domains(sq, idx, nullsc, fwdsc)
+	defer w.lap(&f.t0, hits.StageDomains)
+	if !haveMatrix {
+		if _, err := w.forward(sq.Dsq); err != nil {
+			return nil, err
+		}
+	}
+	return w.domains(sq, idx, f.nullsc, fwdsc)
 }
 
 // forward is the Forward filter's score of dsq, its matrix left in w.oxf
@@ -138,6 +238,18 @@ func (w *worker) run(sq *seqio.Sequence, idx int64) (*hits.Hit, error) {
 func (w *worker) forward(dsq []byte) (float32, error) {
 	w.om.ReconfigLength(len(dsq))
 	return fwdback.Forward(dsq, &w.om, w.oxf, false)
+}
+
+// forwardTwo is forward for two targets at once (fwdback.ForwardPair:
+// the paired kernel where it runs); it leaves no matrix in w.oxf.
+func (w *worker) forwardTwo(a, b []byte) (sa, sb float32, err error) {
+	w.om.ReconfigLength(len(a))
+	w.om2.ReconfigLength(len(b))
+	sa, ea, sb, eb := fwdback.ForwardPair(a, b, &w.om, &w.om2, w.pair)
+	if ea != nil {
+		return sa, sb, ea
+	}
+	return sa, sb, eb
 }
 
 // passesForward tests a Forward score against F3 and counts it.

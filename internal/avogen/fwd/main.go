@@ -33,6 +33,8 @@ const (
 
 func main() {
 	fwdRow()
+	fwdRowPair()
+	scaleRowPair()
 	bckRowIn()
 	bckRowOut()
 	scaleRow()
