@@ -55,7 +55,8 @@ const DefaultVariant = "ns2"
 //
 //	v1     one sequence per thread (the first kernel's shapes)
 //	ns2    two sequences per thread on one-warp shapes (T >= 2)
-//	ns4    four sequences per thread where C <= 8, else as ns2
+//	ns4    for M <= 256 enough threads per group for C <= 8 and four
+//	       sequences per thread (registers: 4 x 4 arrays of 8), else ns2
 //	w1024  as ns2, and one warp (C up to 32, one sequence per thread)
 //	       instead of a multi-warp block for 512 < M <= 1024
 var Variants = []string{"v1", "ns2", "ns4", "w1024"}
@@ -70,7 +71,12 @@ func ShapeVariant(M int, v string) (Shape, error) {
 		ns = 2
 	case "ns4":
 		ns = 2
-		if s.C <= 8 {
+		if M <= 32*8 {
+			T := 4
+			for T < 32 && (M+T-1)/T > 8 {
+				T *= 2
+			}
+			s = newShape(M, T, 1, 256)
 			ns = 4
 		}
 	case "w1024":
