@@ -224,3 +224,79 @@ func TestKernelSourceOnCPUModels(t *testing.T) {
 		sameScores(t, name, p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 1))
 	}
 }
+
+// Every kernel variant (several sequences per thread, one-warp shapes up
+// to 1,024 nodes) on random models of every mode, with -INFTY scores,
+// int32 wrap-around and real models, through the kernel on the CPU.
+func TestKernelSourceOnCPUVariants(t *testing.T) {
+	t.Parallel()
+	cc := shimCompiler(t)
+	rng := rand.New(rand.NewSource(7))
+	amino := plan7.NewAlphabet(plan7.Amino)
+	dna := plan7.NewAlphabet(plan7.Nucleic)
+	warpNS := func(M, T, ns int) Shape {
+		s := newShape(M, T, 1, 64)
+		s.NS = ns
+		return s
+	}
+	variant := func(M int, v string) Shape {
+		s, err := ShapeVariant(M, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	cases := []struct {
+		s       Shape
+		M       int
+		a       *plan7.Alphabet
+		nseq    int
+		maxLen  int
+		comment string
+	}{
+		{warpNS(2, 2, 2), 2, dna, 70, 50, "T=2 NS=2, 32 sequences a warp"},
+		{warpNS(31, 2, 2), 31, amino, 70, 60, "T=2 NS=2, uneven"},
+		{warpNS(33, 4, 2), 33, amino, 50, 60, "T=4 NS=2, uneven"},
+		{warpNS(33, 4, 4), 33, amino, 70, 60, "T=4 NS=4, uneven"},
+		{warpNS(37, 32, 2), 37, dna, 20, 50, "T=32 NS=2, C=2, 5 short ranks"},
+		{warpNS(64, 8, 2), 64, amino, 30, 50, "T=8 NS=2, even"},
+		{variant(100, "ns2"), 100, amino, 20, 50, "ns2"},
+		{variant(120, "ns4"), 120, amino, 36, 40, "ns4"},
+		{variant(530, "w1024"), 530, amino, 5, 30, "w1024, one warp of C=17"},
+	}
+	for i, c := range cases {
+		for mi, mode := range modes {
+			if c.M > 200 && mi%2 == 1 {
+				continue // the big model in two modes is enough
+			}
+			p := randomProfile(rng, c.a, c.M, mode, (i+mi)%2 == 0)
+			seqs := randomSeqs(rng, c.a, c.nseq, c.maxLen)
+			got := runShim(t, buildShim(t, cc, c.s), p, c.s, seqs, 2)
+			sameScores(t, fmt.Sprintf("%s M=%d %s %+v", mode, c.M, c.comment, c.s), p, seqs, got)
+		}
+	}
+	// int32 wrap-around and forbidden residues.
+	imp := impossibleProfile(t)
+	seqs := randomSeqs(rng, imp.HMM.Alph, 60, 120)
+	onlyWY(seqs)
+	for _, s := range []Shape{variant(imp.M, "ns2"), variant(imp.M, "ns4"), warpNS(imp.M, 4, 4)} {
+		sameScores(t, fmt.Sprintf("impossible %+v", s), imp, seqs, runShim(t, buildShim(t, cc, s), imp, s, seqs, 2))
+	}
+	for _, w := range []struct{ M, T, NS int }{{10, 2, 2}, {40, 4, 2}, {70, 8, 4}} {
+		p := wrapProfile(rng, amino, w.M)
+		seqs := randomSeqs(rng, amino, 40, 60)
+		if !wraps(p, seqs) {
+			t.Fatalf("M=%d: the wrap-around model does not wrap", w.M)
+		}
+		s := warpNS(w.M, w.T, w.NS)
+		sameScores(t, fmt.Sprintf("wrap-around M=%d %+v", w.M, s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 2))
+	}
+	for _, name := range []string{"globin.hmm2", "globin_fs.hmm2", "made1.hmm2"} {
+		p := readProfile(t, name)
+		seqs := randomSeqs(rng, p.HMM.Alph, 24, 150)
+		for _, v := range []string{"ns2", "ns4"} {
+			s := variant(p.M, v)
+			sameScores(t, name+" "+v, p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 1))
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	_ "embed"
 	"encoding/binary"
 	"fmt"
+	"os"
 	"sort"
 	"sync"
 	"time"
@@ -120,11 +121,32 @@ func (s *slot) free() {
 	s.stream.Destroy()
 }
 
+// VariantEnv names the environment variable that selects a kernel
+// variant (one of Variants) instead of DefaultVariant, for benchmarks.
+const VariantEnv = "HMMGO_HMM2_KERNEL"
+
 // NewKernel compiles (or finds) the kernel for p's shape on ctx and
-// uploads p's score tables.
+// uploads p's score tables, in the variant $HMMGO_HMM2_KERNEL names
+// (DefaultVariant if unset).
 func NewKernel(ctx *cuda.Context, p *plan7.Profile) (*Kernel, error) {
+	v := os.Getenv(VariantEnv)
+	if v == "" {
+		v = DefaultVariant
+	}
+	k, err := NewKernelVariant(ctx, p, v)
+	if err != nil && os.Getenv(VariantEnv) != "" {
+		err = fmt.Errorf("$%s: %w", VariantEnv, err)
+	}
+	return k, err
+}
+
+// NewKernelVariant is NewKernel with kernel variant v (see Variants).
+func NewKernelVariant(ctx *cuda.Context, p *plan7.Profile, v string) (*Kernel, error) {
 	d := ctx.Device()
-	s := ShapeFor(p.M)
+	s, err := ShapeVariant(p.M, v)
+	if err != nil {
+		return nil, err
+	}
 	if s.SharedBytes() > d.SharedMemPerBlockOptin {
 		s.TransShared, s.EmisShared = false, false
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,6 +61,44 @@ func diff(t *testing.T, what string, seqs [][]byte, got, want []int32) {
 	}
 	if bad > 3 {
 		t.Errorf("%s: %d of %d scores differ", what, bad, len(seqs))
+	}
+}
+
+func countDiff(a, b []int32) int {
+	n := 0
+	for i := range a {
+		if a[i] != b[i] {
+			n++
+		}
+	}
+	return n
+}
+
+// TestGPUVariantsMatchCPU runs every kernel variant (as
+// $HMMGO_HMM2_KERNEL selects it) on models of every shape regime and
+// mode, with -INFTY scores and int32 wrap-around.
+func TestGPUVariantsMatchCPU(t *testing.T) {
+	ctx := testutil.GPUContext(t)
+	ctxs := []*cuda.Context{ctx}
+	rng := rand.New(rand.NewSource(32))
+	amino := plan7.NewAlphabet(plan7.Amino)
+	prot := randomSeqs(rng, amino, 2000, 700)
+	protDB := gpudb.New(ctx, prot)
+	defer protDB.Free()
+	imp := randomSeqs(rng, amino, 300, 300)
+	onlyWY(imp)
+	for _, v := range Variants {
+		t.Setenv(VariantEnv, v)
+		for _, M := range []int{15, 100, 257, 513, 1025} {
+			for i, mode := range modes {
+				compareGPU(t, ctxs, v+" "+mode, randomProfile(rng, amino, M, mode, (M+i)%2 == 1), prot, protDB)
+			}
+		}
+		compareGPU(t, ctxs, v+" impossible", impossibleProfile(t), imp, nil)
+		for _, M := range []int{40, 300, 800} {
+			compareGPU(t, ctxs, v+" wrap-around", wrapProfile(rng, amino, M), prot, protDB)
+		}
+		compareGPU(t, ctxs, v+" pkinase10.hmm2.gz", readProfile(t, "pkinase10.hmm2.gz"), prot, protDB)
 	}
 }
 
@@ -141,29 +180,59 @@ func TestGPUThroughput(t *testing.T) {
 	db := gpudb.New(ctx, seqs)
 	defer db.Free()
 	d := ctx.Device()
+	// HMMGO_HMM2_VARIANTS lists the kernel variants to time side by side
+	// (default: the first kernel and the default variant).
+	variants := strings.Split(os.Getenv("HMMGO_HMM2_VARIANTS"), ",")
+	if variants[0] == "" {
+		variants = []string{"v1", DefaultVariant}
+	}
 	fmt.Printf("%s: %d sequences, %d residues resident; GCUPS = M x residues / kernel time\n", d.Name, len(seqs), total)
-	fmt.Printf("%-6s %-28s %10s %10s %10s\n", "M", "shape", "kernel_s", "wall_s", "GCUPS")
+	fmt.Printf("%-6s %-7s %-34s %5s %6s %10s %10s %10s\n", "M", "variant", "shape", "regs", "spill", "kernel_s", "wall_s", "GCUPS")
 	out := make([]int32, len(seqs))
+	want := make([]int32, len(seqs))
+	best := map[int]string{}
 	for _, M := range []int{100, 200, 300, 500, 800, 1000, 1500, 2000, 2500, 3000} {
 		p := randomProfile(rng, amino, M, "ls", false)
-		k, err := NewKernel(ctx, p)
-		if err != nil {
-			t.Fatal(err)
+		bestG := 0.0
+		for vi, v := range variants {
+			k, err := NewKernelVariant(ctx, p, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := k.ScoreDB(db, out); err != nil { // layout upload and first launch
+				t.Fatal(err)
+			}
+			// Every variant must give the first one's scores (checked
+			// against the CPU by TestGPUMatchesCPU).
+			if vi == 0 {
+				copy(want, out)
+			} else if bad := countDiff(out, want); bad > 0 {
+				t.Errorf("M=%d: variant %s differs from %s on %d of %d sequences", M, v, variants[0], bad, len(seqs))
+			}
+			k.KernelTime = 0
+			t0 := time.Now()
+			if err := k.ScoreDB(db, out); err != nil {
+				t.Fatal(err)
+			}
+			wall := time.Since(t0)
+			sh := k.Shape
+			regs, _ := k.fn.Attribute(cuda.FuncNumRegs)
+			spill, _ := k.fn.Attribute(cuda.FuncLocalSizeBytes)
+			g := float64(total) * float64(M) / k.KernelTime.Seconds() / 1e9
+			fmt.Printf("%-6d %-7s %-34s %5d %6d %10.3f %10.3f %10.1f\n", M, v,
+				fmt.Sprintf("T=%d W=%d C=%d NS=%d sh=%v/%v", sh.T, sh.W, sh.C, sh.ns(), sh.TransShared, sh.EmisShared),
+				regs, spill, k.KernelTime.Seconds(), wall.Seconds(), g)
+			if g > bestG {
+				bestG, best[M] = g, fmt.Sprintf("%s %.1f", v, g)
+			}
+			k.Close()
 		}
-		if err := k.ScoreDB(db, out); err != nil { // layout upload and first launch
-			t.Fatal(err)
-		}
-		k.KernelTime = 0
-		t0 := time.Now()
-		if err := k.ScoreDB(db, out); err != nil {
-			t.Fatal(err)
-		}
-		wall := time.Since(t0)
-		sh := k.Shape
-		fmt.Printf("%-6d %-28s %10.3f %10.3f %10.1f\n", M, fmt.Sprintf("T=%d W=%d C=%d sh=%v/%v", sh.T, sh.W, sh.C, sh.TransShared, sh.EmisShared),
-			k.KernelTime.Seconds(), wall.Seconds(), float64(total)*float64(M)/k.KernelTime.Seconds()/1e9)
-		k.Close()
 	}
+	fmt.Printf("fastest variant per M (GCUPS):")
+	for _, M := range []int{100, 200, 300, 500, 800, 1000, 1500, 2000, 2500, 3000} {
+		fmt.Printf(" %d:%s;", M, best[M])
+	}
+	fmt.Println()
 	// Streamed, as hmm2search --gpu sends its chunks.
 	p := randomProfile(rng, amino, 300, "ls", false)
 	sc, err := NewScorer([]*cuda.Context{ctx}, p)

@@ -14,9 +14,11 @@ const negInf = -plan7.Infty
 // of a warp per sequence (W == 1, 32/T sequences per warp), or W warps
 // (a whole block) per sequence; C nodes per thread, the first Extra
 // threads of a group having C and the others C-1 when the nodes do not
-// divide evenly.
+// divide evenly; NS sequences per thread (one-warp shapes), which share
+// the transition scores' shared-memory loads.
 type Shape struct {
 	T, W, C, Extra int
+	NS             int // sequences per thread (0 means 1)
 	Block          int
 	TransShared    bool // transition table copied to shared memory
 	EmisShared     bool // emission table copied to shared memory
@@ -39,10 +41,63 @@ const (
 )
 
 // ShapeFor chooses the kernel shape for a model of M nodes: the
-// smallest group that leaves every thread at least minNodesPerThread
-// nodes, one warp as long as C stays within registers, then whole
-// blocks of up to 32 warps.
+// default variant (DefaultVariant) of ShapeVariant.
 func ShapeFor(M int) Shape {
+	s, _ := ShapeVariant(M, DefaultVariant)
+	return s
+}
+
+// DefaultVariant is the kernel variant NewKernel uses unless
+// $HMMGO_HMM2_KERNEL names another.
+const DefaultVariant = "ns2"
+
+// Variants are the kernel variants ShapeVariant knows, for benchmarks:
+//
+//	v1     one sequence per thread (the first kernel's shapes)
+//	ns2    two sequences per thread on one-warp shapes (T >= 2)
+//	ns4    for M <= 256 enough threads per group for C <= 8 and four
+//	       sequences per thread (registers: 4 x 4 arrays of 8), else ns2
+//	w1024  as ns2, and one warp (C up to 32, one sequence per thread)
+//	       instead of a multi-warp block for 512 < M <= 1024
+var Variants = []string{"v1", "ns2", "ns4", "w1024"}
+
+// ShapeVariant is the shape of kernel variant v for a model of M nodes.
+func ShapeVariant(M int, v string) (Shape, error) {
+	s := shapeV1(M)
+	ns := 1
+	switch v {
+	case "v1":
+	case "ns2":
+		ns = 2
+	case "ns4":
+		ns = 2
+		if M <= 32*8 {
+			T := 4
+			for T < 32 && (M+T-1)/T > 8 {
+				T *= 2
+			}
+			s = newShape(M, T, 1, 256)
+			ns = 4
+		}
+	case "w1024":
+		ns = 2
+		if s.W > 1 && M <= 32*32 {
+			s = newShape(M, 32, 1, 128)
+			ns = 1
+		}
+	default:
+		return Shape{}, fmt.Errorf("unknown hmm2 Viterbi kernel variant %q (known: %v)", v, Variants)
+	}
+	if s.W == 1 && s.T >= ns {
+		s.NS = ns
+	}
+	return s, nil
+}
+
+// shapeV1 is the first kernel's rule: the smallest group that leaves
+// every thread at least minNodesPerThread nodes, one warp as long as C
+// stays within registers, then whole blocks of up to 32 warps.
+func shapeV1(M int) Shape {
 	if M <= 32*maxNodesPerThreadWarp {
 		T := 1
 		for T < 32 && 2*T*minNodesPerThread <= M {
@@ -57,7 +112,7 @@ func ShapeFor(M int) Shape {
 // newShape completes a shape with T threads per warp and W warps per
 // sequence (T == 32 when W > 1) for M nodes; M must be at least T*W.
 func newShape(M, T, W, block int) Shape {
-	s := Shape{T: T, W: W, Block: block}
+	s := Shape{T: T, W: W, Block: block, NS: 1}
 	g := s.G()
 	s.C = (M + g - 1) / g
 	s.Extra = M % g
@@ -95,8 +150,8 @@ func (s Shape) SharedBytes() int {
 // Defines are the compile-time parameters of viterbi.cu.
 func (s Shape) Defines() string {
 	b2i := map[bool]int{false: 0, true: 1}
-	return fmt.Sprintf("#define T %d\n#define W %d\n#define C %d\n#define EXTRA %d\n#define KP %d\n#define BLOCK %d\n#define TRANS_SHARED %d\n#define EMIS_SHARED %d\n",
-		s.T, s.W, s.C, s.Extra, plan7.MaxCode, s.Block, b2i[s.TransShared], b2i[s.EmisShared])
+	return fmt.Sprintf("#define T %d\n#define W %d\n#define C %d\n#define EXTRA %d\n#define NS %d\n#define KP %d\n#define BLOCK %d\n#define TRANS_SHARED %d\n#define EMIS_SHARED %d\n",
+		s.T, s.W, s.C, s.Extra, s.ns(), plan7.MaxCode, s.Block, b2i[s.TransShared], b2i[s.EmisShared])
 }
 
 // node returns the model node (1-based) of slot j of rank r, or 0 for a
@@ -175,6 +230,9 @@ func NewTables(p *plan7.Profile, s Shape) *Tables {
 	return t
 }
 
+// ns is the number of sequences per thread.
+func (s Shape) ns() int { return max(1, s.NS) }
+
 // PackT is the gpudb layout (threads per target) the shape reads:
-// S = 32/T sequences per warp block, one per block when W > 1.
-func (s Shape) PackT() int { return s.T }
+// 32*NS/T sequences per warp block, one per block when W > 1.
+func (s Shape) PackT() int { return s.T / s.ns() }

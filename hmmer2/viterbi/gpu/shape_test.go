@@ -6,23 +6,42 @@ import "testing"
 // 3,300 and some larger: each node in exactly one slot, each thread's
 // nodes consecutive and following its predecessor's, padding only in
 // slot C-1 of ranks from Extra on, registers and shared memory within
-// bounds.
+// bounds, for every kernel variant.
 func TestShapeLayout(t *testing.T) {
+	if _, err := ShapeVariant(100, "nonesuch"); err == nil {
+		t.Error("an unknown variant was accepted")
+	}
+	for _, v := range Variants {
+		testShapeLayout(t, v)
+	}
+}
+
+func testShapeLayout(t *testing.T, v string) {
 	lengths := []int{5000, 8000, 12288, 20000}
 	for M := 1; M <= 3300; M++ {
 		lengths = append(lengths, M)
 	}
 	for _, M := range lengths {
-		s := ShapeFor(M)
-		g := s.G()
-		if s.T < 1 || s.T > 32 || 32%s.T != 0 || (s.W > 1 && s.T != 32) || s.Block%32 != 0 && s.W > 1 {
-			t.Fatalf("M=%d: bad shape %+v", M, s)
+		s, err := ShapeVariant(M, v)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if s.W == 1 && s.C > maxNodesPerThreadWarp || s.W > 1 && s.W < 32 && s.C > nodesPerThreadBlock {
-			t.Fatalf("M=%d: %d nodes per thread (%+v)", M, s.C, s)
+		g := s.G()
+		if ns := s.ns(); s.T%ns != 0 || ns > 1 && s.W != 1 || ns*s.C > 2*maxNodesPerThreadWarp {
+			t.Fatalf("%s M=%d: %d sequences per thread in %+v", v, M, ns, s)
+		}
+		maxC := maxNodesPerThreadWarp
+		if v == "w1024" && M > 32*maxNodesPerThreadWarp {
+			maxC = 32
+		}
+		if s.T < 1 || s.T > 32 || 32%s.T != 0 || (s.W > 1 && s.T != 32) || s.Block%32 != 0 && s.W > 1 {
+			t.Fatalf("%s M=%d: bad shape %+v", v, M, s)
+		}
+		if s.W == 1 && s.C > maxC || s.W > 1 && s.W < 32 && s.C > nodesPerThreadBlock {
+			t.Fatalf("%s M=%d: %d nodes per thread (%+v)", v, M, s.C, s)
 		}
 		if s.SharedBytes() > 227*1024 {
-			t.Fatalf("M=%d: %d bytes of shared memory", M, s.SharedBytes())
+			t.Fatalf("%s M=%d: %d bytes of shared memory", v, M, s.SharedBytes())
 		}
 		next := 1
 		for r := 0; r < g; r++ {
@@ -30,16 +49,16 @@ func TestShapeLayout(t *testing.T) {
 				k := s.node(r, j)
 				switch {
 				case k == 0 && (j != s.C-1 || s.Extra == 0 || r < s.Extra):
-					t.Fatalf("M=%d %+v: padding at rank %d slot %d", M, s, r, j)
+					t.Fatalf("%s M=%d %+v: padding at rank %d slot %d", v, M, s, r, j)
 				case k != 0 && k != next:
-					t.Fatalf("M=%d %+v: rank %d slot %d holds node %d, want %d", M, s, r, j, k, next)
+					t.Fatalf("%s M=%d %+v: rank %d slot %d holds node %d, want %d", v, M, s, r, j, k, next)
 				case k != 0:
 					next++
 				}
 			}
 		}
 		if next != M+1 {
-			t.Fatalf("M=%d %+v: %d nodes laid out", M, s, next-1)
+			t.Fatalf("%s M=%d %+v: %d nodes laid out", v, M, s, next-1)
 		}
 	}
 }

@@ -27,7 +27,17 @@
 // HMMER2's. (Rank 0 is exact after the first pass, rank r after pass
 // r+1 at the latest, so the loop ends.)
 //
-// Compile-time parameters: T, W, C, EXTRA, KP (residue codes), BLOCK,
+// Several sequences per thread (NS > 1, one-warp shapes only). The
+// kernel's cost per cell is mostly shared-memory traffic: 36 bytes of
+// transition and exit scores and 8 of emission scores per node and row.
+// With NS sequences on the same nodes a thread loads the transitions
+// once for all of them, and only the emissions per sequence (36/NS + 8
+// bytes a cell). Lane (g, r) scores sequences g*NS .. g*NS+NS-1 of its
+// warp block, which gpudb packs with T/NS threads per target; each
+// sequence keeps its own registers, shuffles and special states, so
+// every value is computed exactly as with NS = 1.
+//
+// Compile-time parameters: T, W, C, EXTRA, NS, KP (residue codes), BLOCK,
 // TRANS_SHARED, EMIS_SHARED (tables copied to shared memory or read from
 // global memory through the read-only cache).
 
@@ -35,7 +45,14 @@ typedef unsigned int u32;
 
 #define NEGINF (-987654321)  // HMMER2's -INFTY
 #define G (T * W)
-#define S (32 / T)           // sequences per warp block (1 when W > 1)
+#ifndef NS
+#define NS 1
+#endif
+#define S (32 / T)           // thread groups per warp (1 when W > 1)
+#define SP (S * NS)          // sequences per warp block
+#if W > 1 && NS != 1
+#error "several sequences per thread need a one-warp shape"
+#endif
 #define FULL 0xffffffffu
 
 // Block is hmmer3/gpudb's warp-block table entry.
@@ -137,178 +154,209 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #endif
         if (b >= nblocks) return;
         const Block* blk = &blocks[b];
-        const bool active = g < blk->nseq;
-        const int len = active ? blk->len[g] : 0;
-        const int seq = active ? blk->seq[g] : 0;
         const int maxLen = blk->maxLen;
         const u32* words = (const u32*)(res + blk->off);
-
-        int Mv[C], Iv[C], Dv[C], src[C], dd[C];
+        bool active[NS];
+        int len[NS], seq[NS];
+        int Mv[NS][C], Iv[NS][C], Dv[NS][C], src[NS][C], dd[C];
+        int xn[NS], xb[NS], xj[NS], xc[NS];
+        u32 four[NS];
 #pragma unroll
-        for (int j = 0; j < C; j++) { Mv[j] = NEGINF; Iv[j] = NEGINF; Dv[j] = NEGINF; }
-        int xn = 0, xb = nmove, xj = NEGINF, xc = NEGINF;
+        for (int q = 0; q < NS; q++) {
+            const int gq = g * NS + q;
+            active[q] = gq < blk->nseq;
+            len[q] = active[q] ? blk->len[gq] : 0;
+            seq[q] = active[q] ? blk->seq[gq] : 0;
+#pragma unroll
+            for (int j = 0; j < C; j++) { Mv[q][j] = NEGINF; Iv[q][j] = NEGINF; Dv[q][j] = NEGINF; }
+            xn[q] = 0; xb[q] = nmove; xj[q] = NEGINF; xc[q] = NEGINF;
+            four[q] = 0;
+        }
         int pfin = 0;  // parity of the slot that holds the last row's final D (W > 1)
         (void)pfin;
-        u32 four = 0;
 
         for (int i = 0; i < maxLen; i++) {
-            if ((i & 3) == 0) four = active ? words[(i >> 2) * S + g] : 0xffffffffu;
-            int x = (four >> (8 * (i & 3))) & 0xff;
-            if (x >= KP) x = 0;  // padding after the end: any code, the row is not used
-
+            int x[NS];
             // Previous row's M, I, D of node k0-1 (the last node of rank r-1).
-            int pm, pi, pd;
-            {
-                int lm = LAST(Mv), li = LAST(Iv), ld = LAST(Dv);
+            int pm[NS], pi[NS], pd[NS];
+#pragma unroll
+            for (int q = 0; q < NS; q++) {
+                if ((i & 3) == 0) four[q] = active[q] ? words[(i >> 2) * SP + g * NS + q] : 0xffffffffu;
+                x[q] = (four[q] >> (8 * (i & 3))) & 0xff;
+                if (x[q] >= KP) x[q] = 0;  // padding after the end: any code, the row is not used
+                int lm = LAST(Mv[q]), li = LAST(Iv[q]), ld = LAST(Dv[q]);
 #if W == 1
-                pm = __shfl_up_sync(FULL, lm, 1, T);
-                pi = __shfl_up_sync(FULL, li, 1, T);
-                pd = __shfl_up_sync(FULL, ld, 1, T);
-                if (r == 0) { pm = NEGINF; pi = NEGINF; pd = NEGINF; }
+                pm[q] = __shfl_up_sync(FULL, lm, 1, T);
+                pi[q] = __shfl_up_sync(FULL, li, 1, T);
+                pd[q] = __shfl_up_sync(FULL, ld, 1, T);
+                if (r == 0) { pm[q] = NEGINF; pi[q] = NEGINF; pd[q] = NEGINF; }
 #else
-                pm = __shfl_up_sync(FULL, lm, 1);
-                pi = __shfl_up_sync(FULL, li, 1);
-                pd = __shfl_up_sync(FULL, ld, 1);
+                pm[q] = __shfl_up_sync(FULL, lm, 1);
+                pi[q] = __shfl_up_sync(FULL, li, 1);
+                pd[q] = __shfl_up_sync(FULL, ld, 1);
                 if (lane == 0) {
                     if (warp == 0 || i == 0) {
-                        pm = NEGINF; pi = NEGINF; pd = NEGINF;
+                        pm[q] = NEGINF; pi[q] = NEGINF; pd[q] = NEGINF;
                     } else {
-                        pm = xch[X_M + ((i - 1) & 1) * W + warp - 1];
-                        pi = xch[X_I + ((i - 1) & 1) * W + warp - 1];
-                        pd = xch[X_D + pfin * W + warp - 1];
+                        pm[q] = xch[X_M + ((i - 1) & 1) * W + warp - 1];
+                        pi[q] = xch[X_I + ((i - 1) & 1) * W + warp - 1];
+                        pd[q] = xch[X_D + pfin * W + warp - 1];
                     }
                 }
 #endif
             }
 
             // M and I cells, the best M->E, and the M->D sources of nodes
-            // 2..C of the chunk.
+            // 2..C of the chunk. The transition and exit scores of a node
+            // are loaded once for the NS sequences.
             const int4* a = tA + r;
             const int4* bq = tB + r;
             const int* ep = tE + r;
-            const int2* em = tEm + x * (C * G) + r;
-            int xe = NEGINF, md0 = 0;
+            const int2* em[NS];
+            int xe[NS];
+#pragma unroll
+            for (int q = 0; q < NS; q++) { em[q] = tEm + x[q] * (C * G) + r; xe[q] = NEGINF; }
+            int md0 = 0;
 #pragma unroll
             for (int j = 0; j < C; j++) {
                 const int4 ta = a[j * G];
                 const int4 tb = bq[j * G];
                 const int esc = ep[j * G];
-                const int2 e = em[j * G];
-                int v = wadd(pm, ta.x);   // M(k-1) + tmm
-                v = addmax(pi, ta.y, v);  // I(k-1) + tim
-                v = addmax(pd, ta.z, v);  // D(k-1) + tdm
-                v = addmax(xb, ta.w, v);  // B + bsc
-                v = addmax(v, e.x, NEGINF);
-                int iv = addmax(Iv[j], tb.w, wadd(Mv[j], tb.z));
-                iv = addmax(iv, e.y, NEGINF);
-                int toE = wadd(v, esc);
-#if EXTRA > 0 && C > 1
-                if (j == C - 1 && isShort) toE = NEGINF;  // padding slot
-#endif
-                xe = max(xe, toE);
                 if (j == 0) md0 = tb.x;
-                else src[j] = addmax(Mv[j - 1], tb.x, NEGINF);  // new M(k-1) + tmd, clamped
                 dd[j] = tb.y;
-                pm = Mv[j]; pi = Iv[j]; pd = Dv[j];
-                Mv[j] = v;
-                Iv[j] = iv;
+#pragma unroll
+                for (int q = 0; q < NS; q++) {
+                    const int2 e = em[q][j * G];
+                    int v = wadd(pm[q], ta.x);   // M(k-1) + tmm
+                    v = addmax(pi[q], ta.y, v);  // I(k-1) + tim
+                    v = addmax(pd[q], ta.z, v);  // D(k-1) + tdm
+                    v = addmax(xb[q], ta.w, v);  // B + bsc
+                    v = addmax(v, e.x, NEGINF);
+                    int iv = addmax(Iv[q][j], tb.w, wadd(Mv[q][j], tb.z));
+                    iv = addmax(iv, e.y, NEGINF);
+                    // xe = max(xe, M + esc) in one operation; a padding
+                    // slot's M never reaches E.
+#if EXTRA > 0 && C > 1
+                    if (j == C - 1) {
+                        if (!isShort) xe[q] = addmax(v, esc, xe[q]);
+                    } else
+#endif
+                        xe[q] = addmax(v, esc, xe[q]);
+                    if (j > 0) src[q][j] = addmax(Mv[q][j - 1], tb.x, NEGINF);  // new M(k-1) + tmd, clamped
+                    pm[q] = Mv[q][j]; pi[q] = Iv[q][j]; pd[q] = Dv[q][j];
+                    Mv[q][j] = v;
+                    Iv[q][j] = iv;
+                }
             }
 
-            // Pass 0 of the D chain, from a guessed D(k0-1) = -INFTY and
-            // M(k0-1) = -INFTY (lower bounds: the true values are >= -INFTY).
-            src[0] = addmax(NEGINF, md0, NEGINF);
+            int dlast[NS], used[NS];
+            bool changed = false;
 #pragma unroll
-            for (int j = 0, d = NEGINF; j < C; j++) { d = addmax(d, dd[j], src[j]); Dv[j] = d; }
-            int dlast = LAST(Dv);
-            const int mlast = LAST(Mv);
+            for (int q = 0; q < NS; q++) {
+                // Pass 0 of the D chain, from a guessed D(k0-1) = -INFTY and
+                // M(k0-1) = -INFTY (lower bounds: the true values are >= -INFTY).
+                src[q][0] = addmax(NEGINF, md0, NEGINF);
+#pragma unroll
+                for (int j = 0, d = NEGINF; j < C; j++) { d = addmax(d, dd[j], src[q][j]); Dv[q][j] = d; }
+                dlast[q] = LAST(Dv[q]);
+                const int mlast = LAST(Mv[q]);
 
-            // Exchange: the neighbour's new M(k0-1) and pass-0 D(k0-1); E
-            // over the group.
-            int nm, nd;
+                // Exchange: the neighbour's new M(k0-1) and pass-0 D(k0-1); E
+                // over the group.
+                int nm, nd;
 #if W == 1
 #pragma unroll
-            for (int o = T / 2; o > 0; o /= 2) xe = max(xe, __shfl_xor_sync(FULL, xe, o, T));
-            nm = __shfl_up_sync(FULL, mlast, 1, T);
-            nd = __shfl_up_sync(FULL, dlast, 1, T);
-            if (r == 0) { nm = NEGINF; nd = NEGINF; }
+                for (int o = T / 2; o > 0; o /= 2) xe[q] = max(xe[q], __shfl_xor_sync(FULL, xe[q], o, T));
+                nm = __shfl_up_sync(FULL, mlast, 1, T);
+                nd = __shfl_up_sync(FULL, dlast[q], 1, T);
+                if (r == 0) { nm = NEGINF; nd = NEGINF; }
 #else
 #pragma unroll
-            for (int o = 16; o > 0; o /= 2) xe = max(xe, __shfl_xor_sync(FULL, xe, o));
-            if (lane == 31) {
-                xch[X_M + (i & 1) * W + warp] = mlast;
-                xch[X_I + (i & 1) * W + warp] = LAST(Iv);
-                xch[X_D0 + warp] = dlast;
-            }
-            if (lane == 0) xch[X_XE + warp] = xe;
-            __syncthreads();
-            xe = lane < W ? xch[X_XE + lane] : NEGINF;
+                for (int o = 16; o > 0; o /= 2) xe[q] = max(xe[q], __shfl_xor_sync(FULL, xe[q], o));
+                if (lane == 31) {
+                    xch[X_M + (i & 1) * W + warp] = mlast;
+                    xch[X_I + (i & 1) * W + warp] = LAST(Iv[q]);
+                    xch[X_D0 + warp] = dlast[q];
+                }
+                if (lane == 0) xch[X_XE + warp] = xe[q];
+                __syncthreads();
+                xe[q] = lane < W ? xch[X_XE + lane] : NEGINF;
 #pragma unroll
-            for (int o = 16; o > 0; o /= 2) xe = max(xe, __shfl_xor_sync(FULL, xe, o));
-            nm = __shfl_up_sync(FULL, mlast, 1);
-            nd = __shfl_up_sync(FULL, dlast, 1);
-            if (lane == 0) {
-                nm = warp == 0 ? NEGINF : xch[X_M + (i & 1) * W + warp - 1];
-                nd = warp == 0 ? NEGINF : xch[X_D0 + warp - 1];
-            }
+                for (int o = 16; o > 0; o /= 2) xe[q] = max(xe[q], __shfl_xor_sync(FULL, xe[q], o));
+                nm = __shfl_up_sync(FULL, mlast, 1);
+                nd = __shfl_up_sync(FULL, dlast[q], 1);
+                if (lane == 0) {
+                    nm = warp == 0 ? NEGINF : xch[X_M + (i & 1) * W + warp - 1];
+                    nd = warp == 0 ? NEGINF : xch[X_D0 + warp - 1];
+                }
 #endif
 
-            // Pass 1 with the true M(k0-1) and the neighbour's pass-0 D,
-            // then more passes while an outgoing D changes.
-            src[0] = addmax(nm, md0, NEGINF);
-            int used = nd;
-            {
-                int d = nd;
-#pragma unroll
-                for (int j = 0; j < C; j++) { d = addmax(d, dd[j], src[j]); Dv[j] = d; }
-            }
-            int prev = dlast;
-            dlast = LAST(Dv);
-            bool changed = dlast != prev;
-#if W == 1
-            while (__any_sync(FULL, changed)) {
-                nd = __shfl_up_sync(FULL, dlast, 1, T);
-                if (r == 0) nd = NEGINF;
-                changed = false;
-                if (nd != used) {
-                    used = nd;
+                // Pass 1 with the true M(k0-1) and the neighbour's pass-0 D,
+                // then more passes while an outgoing D changes.
+                src[q][0] = addmax(nm, md0, NEGINF);
+                used[q] = nd;
+                {
                     int d = nd;
 #pragma unroll
-                    for (int j = 0; j < C; j++) { d = addmax(d, dd[j], src[j]); Dv[j] = d; }
-                    prev = dlast;
-                    dlast = LAST(Dv);
-                    changed = dlast != prev;
+                    for (int j = 0; j < C; j++) { d = addmax(d, dd[j], src[q][j]); Dv[q][j] = d; }
+                }
+                const int prev = dlast[q];
+                dlast[q] = LAST(Dv[q]);
+                changed = changed || dlast[q] != prev;
+            }
+#if W == 1
+            while (__any_sync(FULL, changed)) {
+                changed = false;
+#pragma unroll
+                for (int q = 0; q < NS; q++) {
+                    int nd = __shfl_up_sync(FULL, dlast[q], 1, T);
+                    if (r == 0) nd = NEGINF;
+                    if (nd != used[q]) {
+                        used[q] = nd;
+                        int d = nd;
+#pragma unroll
+                        for (int j = 0; j < C; j++) { d = addmax(d, dd[j], src[q][j]); Dv[q][j] = d; }
+                        const int prev = dlast[q];
+                        dlast[q] = LAST(Dv[q]);
+                        changed = changed || dlast[q] != prev;
+                    }
                 }
             }
 #else
             int p = 0;
-            if (lane == 31) xch[X_D + p * W + warp] = dlast;
+            if (lane == 31) xch[X_D + p * W + warp] = dlast[0];
             while (__syncthreads_or(changed)) {
-                nd = __shfl_up_sync(FULL, dlast, 1);
+                int nd = __shfl_up_sync(FULL, dlast[0], 1);
                 if (lane == 0) nd = warp == 0 ? NEGINF : xch[X_D + p * W + warp - 1];
                 changed = false;
-                if (nd != used) {
-                    used = nd;
+                if (nd != used[0]) {
+                    used[0] = nd;
                     int d = nd;
 #pragma unroll
-                    for (int j = 0; j < C; j++) { d = addmax(d, dd[j], src[j]); Dv[j] = d; }
-                    prev = dlast;
-                    dlast = LAST(Dv);
-                    changed = dlast != prev;
+                    for (int j = 0; j < C; j++) { d = addmax(d, dd[j], src[0][j]); Dv[0][j] = d; }
+                    const int prev = dlast[0];
+                    dlast[0] = LAST(Dv[0]);
+                    changed = dlast[0] != prev;
                 }
                 p ^= 1;
-                if (lane == 31) xch[X_D + p * W + warp] = dlast;
+                if (lane == 31) xch[X_D + p * W + warp] = dlast[0];
             }
             pfin = p;
 #endif
 
             // Special states, in HMMER2's order, while the sequence lasts.
-            if (i < len) {
-                xn = max(wadd(xn, nloop), NEGINF);
-                xj = max(max(wadd(xj, jloop), NEGINF), wadd(xe, eloop));
-                xb = max(max(wadd(xn, nmove), NEGINF), wadd(xj, jmove));
-                xc = max(max(wadd(xc, cloop), NEGINF), wadd(xe, emove));
+#pragma unroll
+            for (int q = 0; q < NS; q++) {
+                if (i < len[q]) {
+                    xn[q] = max(wadd(xn[q], nloop), NEGINF);
+                    xj[q] = max(max(wadd(xj[q], jloop), NEGINF), wadd(xe[q], eloop));
+                    xb[q] = max(max(wadd(xn[q], nmove), NEGINF), wadd(xj[q], jmove));
+                    xc[q] = max(max(wadd(xc[q], cloop), NEGINF), wadd(xe[q], emove));
+                }
             }
         }
-        if (r == 0 && active) out[seq] = wadd(xc, cmove);
+#pragma unroll
+        for (int q = 0; q < NS; q++)
+            if (r == 0 && active[q]) out[seq[q]] = wadd(xc[q], cmove);
     }
 }
