@@ -387,3 +387,425 @@ AVX2_overflow:
 	MOVB R10, overflow+88(FP)
 	VZEROUPPER
 	RET
+
+// func vitPairAVX2(jobs *byte, njobs int, rwv *int16, rstride int, tr *int16, q int, dp *int16, base int, skip int)
+// Requires: AVX, AVX2, CMOV
+TEXT ·vitPairAVX2(SB), NOSPLIT, $160-72
+	MOVQ         jobs+0(FP), CX
+	MOVQ         njobs+8(FP), AX
+	IMUL3Q       $0x00000028, AX, AX
+	ADDQ         CX, AX
+	MOVQ         CX, 144(SP)
+	MOVQ         AX, 152(SP)
+	MOVL         $0x00008000, AX
+	IMUL3L       $0x00010001, AX, AX
+	VMOVD        AX, X9
+	VPBROADCASTD X9, Y9
+	MOVL         $0x00008000, AX
+	VMOVD        AX, X11
+	VINSERTI128  $0x01, X11, Y11, Y11
+	MOVQ         rwv+16(FP), CX
+	MOVQ         rstride+24(FP), DX
+	MOVQ         tr+32(FP), BX
+	MOVQ         dp+48(FP), SI
+	MOVQ         q+40(FP), DI
+	IMUL3Q       $0x00000060, DI, DI
+	ADDQ         SI, DI
+	MOVQ         144(SP), AX
+	CMPQ         AX, 152(SP)
+	JAE          AVX2_idle0_AVX2_init1
+	ADDQ         $0x28, 144(SP)
+	MOVQ         AX, 24(SP)
+	MOVQ         (AX), R8
+	MOVQ         R8, (SP)
+	ADDQ         8(AX), R8
+	MOVQ         R8, 8(SP)
+	MOVQ         $0x00000001, 16(SP)
+	MOVQ         $0x00000000, 64(SP)
+	MOVQ         base+56(FP), R8
+	MOVQ         R8, 32(SP)
+	MOVWQSX      22(AX), AX
+	ADDQ         AX, R8
+	MOVWQSX      R8, R8
+	MOVQ         R8, 40(SP)
+	MOVQ         $-32768, 48(SP)
+	MOVQ         $-32768, 56(SP)
+	MOVQ         dp+48(FP), AX
+	MOVQ         q+40(FP), R8
+	IMUL3Q       $0x00000060, R8, R8
+	ADDQ         AX, R8
+
+AVX2_clear0_AVX2_init1:
+	VMOVDQU X9, (AX)
+	ADDQ    $0x20, AX
+	CMPQ    AX, R8
+	JB      AVX2_clear0_AVX2_init1
+	JMP     AVX2_init1
+
+AVX2_idle0_AVX2_init1:
+	MOVQ  jobs+0(FP), R8
+	MOVQ  (R8), R8
+	MOVQ  R8, (SP)
+	MOVQ  $0x00000000, 8(SP)
+	MOVQ  $0x00000000, 16(SP)
+	MOVQ  $0x00000000, 64(SP)
+	MOVQ  88(SP), R8
+	TESTQ R8, R8
+	JZ    AVX2_done
+
+AVX2_init1:
+	MOVQ    144(SP), AX
+	CMPQ    AX, 152(SP)
+	JAE     AVX2_idle1_AVX2_row
+	ADDQ    $0x28, 144(SP)
+	MOVQ    AX, 96(SP)
+	MOVQ    (AX), R8
+	MOVQ    R8, 72(SP)
+	ADDQ    8(AX), R8
+	MOVQ    R8, 80(SP)
+	MOVQ    $0x00000001, 88(SP)
+	MOVQ    $0x00000000, 136(SP)
+	MOVQ    base+56(FP), R8
+	MOVQ    R8, 104(SP)
+	MOVWQSX 22(AX), AX
+	ADDQ    AX, R8
+	MOVWQSX R8, R8
+	MOVQ    R8, 112(SP)
+	MOVQ    $-32768, 120(SP)
+	MOVQ    $-32768, 128(SP)
+	MOVQ    dp+48(FP), AX
+	MOVQ    q+40(FP), R8
+	IMUL3Q  $0x00000060, R8, R8
+	ADDQ    AX, R8
+
+AVX2_clear1_AVX2_row:
+	VMOVDQU X9, 16(AX)
+	ADDQ    $0x20, AX
+	CMPQ    AX, R8
+	JB      AVX2_clear1_AVX2_row
+	JMP     AVX2_row
+
+AVX2_idle1_AVX2_row:
+	MOVQ  jobs+0(FP), R8
+	MOVQ  (R8), R8
+	MOVQ  R8, 72(SP)
+	MOVQ  $0x00000000, 80(SP)
+	MOVQ  $0x00000000, 88(SP)
+	MOVQ  $0x00000000, 136(SP)
+	MOVQ  16(SP), R8
+	TESTQ R8, R8
+	JZ    AVX2_done
+
+AVX2_row:
+	VPBROADCASTW 40(SP), X0
+	VPBROADCASTW 112(SP), X7
+	VINSERTI128  $0x01, X7, Y0, Y0
+	MOVQ         (SP), AX
+	MOVBQZX      (AX), R8
+	IMULQ        DX, R8
+	ADDQ         CX, R8
+	MOVQ         72(SP), AX
+	MOVBQZX      (AX), R10
+	IMULQ        DX, R10
+	ADDQ         CX, R10
+	MOVQ         BX, R9
+	VMOVDQU      Y9, Y5
+	VMOVDQU      Y9, Y1
+	VMOVDQU      Y9, Y10
+	VMOVDQU      -96(DI), Y2
+	VPSLLDQ      $0x02, Y2, Y2
+	VPOR         Y11, Y2, Y2
+	VMOVDQU      -64(DI), Y3
+	VPSLLDQ      $0x02, Y3, Y3
+	VPOR         Y11, Y3, Y3
+	VMOVDQU      -32(DI), Y4
+	VPSLLDQ      $0x02, Y4, Y4
+	VPOR         Y11, Y4, Y4
+	MOVQ         SI, AX
+
+AVX2_cell:
+	VMOVDQU      (R8), X12
+	VINSERTI128  $0x01, (R10), Y12, Y12
+	VPADDSW      (R9), Y0, Y6
+	VPADDSW      32(R9), Y2, Y7
+	VPMAXSW      Y7, Y6, Y6
+	VPADDSW      64(R9), Y3, Y7
+	VPMAXSW      Y7, Y6, Y6
+	VPADDSW      96(R9), Y4, Y7
+	VPMAXSW      Y7, Y6, Y6
+	VPADDSW      Y12, Y6, Y6
+	VPMAXSW      Y6, Y1, Y1
+	VMOVDQU      (AX), Y2
+	VMOVDQU      32(AX), Y3
+	VMOVDQU      64(AX), Y4
+	VMOVDQU      Y6, (AX)
+	VMOVDQU      Y5, 64(AX)
+	VPADDSW      128(R9), Y6, Y7
+	VPADDSW      224(R9), Y5, Y5
+	VPMAXSW      Y7, Y5, Y5
+	VPMAXSW      Y5, Y10, Y10
+	VPADDSW      160(R9), Y2, Y7
+	VPADDSW      192(R9), Y3, Y8
+	VPMAXSW      Y8, Y7, Y7
+	VMOVDQU      Y7, 32(AX)
+	ADDQ         $0x00000100, R9
+	ADDQ         $0x10, R8
+	ADDQ         $0x10, R10
+	ADDQ         $0x60, AX
+	CMPQ         AX, DI
+	JB           AVX2_cell
+	VPSRLDQ      $0x08, Y1, Y7
+	VPMAXSW      Y7, Y1, Y1
+	VPSRLDQ      $0x04, Y1, Y7
+	VPMAXSW      Y7, Y1, Y1
+	VPSRLDQ      $0x02, Y1, Y7
+	VPMAXSW      Y7, Y1, Y1
+	VMOVD        X1, AX
+	MOVWQSX      AX, AX
+	VEXTRACTI128 $0x01, Y1, X7
+	VMOVD        X7, R8
+	MOVWQSX      R8, R8
+	CMPQ         AX, $0x00007fff
+	JGE          AVX2_ovf0
+
+AVX2_ovfback0:
+	MOVQ    24(SP), R9
+	MOVWQSX 20(R9), R10
+	ADDQ    R10, 32(SP)
+	MOVWQSX 28(R9), R11
+	ADDQ    56(SP), R11
+	MOVWQSX 18(R9), R10
+	ADDQ    AX, R10
+	CMPQ    R10, R11
+	CMOVQGT R10, R11
+	MOVWQSX R11, R11
+	MOVQ    R11, 56(SP)
+	MOVWQSX 24(R9), R11
+	ADDQ    48(SP), R11
+	MOVWQSX 16(R9), R10
+	ADDQ    AX, R10
+	CMPQ    R10, R11
+	CMOVQGT R10, R11
+	MOVWQSX R11, R11
+	MOVQ    R11, 48(SP)
+	MOVWQSX 26(R9), R10
+	MOVQ    R11, AX
+	ADDQ    R10, AX
+	MOVWQSX 22(R9), R10
+	ADDQ    32(SP), R10
+	CMPQ    R10, AX
+	CMOVQGT R10, AX
+	MOVWQSX AX, AX
+	MOVQ    AX, 40(SP)
+	CMPQ    R8, $0x00007fff
+	JGE     AVX2_ovf1
+
+AVX2_ovfback1:
+	MOVQ         96(SP), R9
+	MOVWQSX      20(R9), R10
+	ADDQ         R10, 104(SP)
+	MOVWQSX      28(R9), R11
+	ADDQ         128(SP), R11
+	MOVWQSX      18(R9), R10
+	ADDQ         R8, R10
+	CMPQ         R10, R11
+	CMOVQGT      R10, R11
+	MOVWQSX      R11, R11
+	MOVQ         R11, 128(SP)
+	MOVWQSX      24(R9), R11
+	ADDQ         120(SP), R11
+	MOVWQSX      16(R9), R10
+	ADDQ         R8, R10
+	CMPQ         R10, R11
+	CMOVQGT      R10, R11
+	MOVWQSX      R11, R11
+	MOVQ         R11, 120(SP)
+	MOVWQSX      26(R9), R10
+	MOVQ         R11, R8
+	ADDQ         R10, R8
+	MOVWQSX      22(R9), R10
+	ADDQ         104(SP), R10
+	CMPQ         R10, R8
+	CMOVQGT      R10, R8
+	MOVWQSX      R8, R8
+	MOVQ         R8, 112(SP)
+	VPSLLDQ      $0x02, Y5, Y5
+	VPOR         Y11, Y5, Y5
+	VPSRLDQ      $0x08, Y10, Y7
+	VPMAXSW      Y7, Y10, Y10
+	VPSRLDQ      $0x04, Y10, Y7
+	VPMAXSW      Y7, Y10, Y10
+	VPSRLDQ      $0x02, Y10, Y7
+	VPMAXSW      Y7, Y10, Y10
+	VMOVD        X10, R9
+	MOVWQSX      R9, R9
+	VEXTRACTI128 $0x01, Y10, X7
+	VMOVD        X7, R10
+	MOVWQSX      R10, R10
+	MOVQ         skip+64(FP), R11
+	ADDQ         R11, R9
+	CMPQ         R9, AX
+	JG           AVX2_lazy
+	ADDQ         R11, R10
+	CMPQ         R10, R8
+	JG           AVX2_lazy
+	VMOVDQU      64(SI), Y4
+	VPMAXSW      Y5, Y4, Y4
+	VMOVDQU      Y4, 64(SI)
+	JMP          AVX2_lazydone
+
+AVX2_lazy:
+	MOVQ SI, AX
+	MOVQ BX, R9
+
+AVX2_lazycell:
+	VMOVDQU   64(AX), Y4
+	VPCMPGTW  Y4, Y5, Y7
+	VPMOVMSKB Y7, R8
+	TESTL     R8, R8
+	JZ        AVX2_lazydone
+	VPMAXSW   Y5, Y4, Y4
+	VMOVDQU   Y4, 64(AX)
+	VPADDSW   224(R9), Y4, Y5
+	ADDQ      $0x00000100, R9
+	ADDQ      $0x60, AX
+	CMPQ      AX, DI
+	JB        AVX2_lazycell
+	VPSLLDQ   $0x02, Y5, Y5
+	VPOR      Y11, Y5, Y5
+	JMP       AVX2_lazy
+
+AVX2_lazydone:
+	MOVQ (SP), AX
+	ADDQ 16(SP), AX
+	MOVQ AX, (SP)
+	CMPQ AX, 8(SP)
+	JEQ  AVX2_fin0
+	CMPQ 64(SP), $0x00
+	JNE  AVX2_fin0
+
+AVX2_finback0:
+	MOVQ 72(SP), AX
+	ADDQ 88(SP), AX
+	MOVQ AX, 72(SP)
+	CMPQ AX, 80(SP)
+	JEQ  AVX2_fin1
+	CMPQ 136(SP), $0x00
+	JNE  AVX2_fin1
+
+AVX2_finback1:
+	JMP AVX2_row
+
+AVX2_ovf0:
+	CMPQ 16(SP), $0x00
+	JEQ  AVX2_ovfback0
+	MOVQ $0x00000001, 64(SP)
+	JMP  AVX2_ovfback0
+
+AVX2_fin0:
+	MOVQ    24(SP), AX
+	MOVQ    56(SP), R8
+	MOVL    R8, 32(AX)
+	MOVQ    64(SP), R8
+	MOVL    R8, 36(AX)
+	MOVQ    144(SP), AX
+	CMPQ    AX, 152(SP)
+	JAE     AVX2_idle0_AVX2_finback0
+	ADDQ    $0x28, 144(SP)
+	MOVQ    AX, 24(SP)
+	MOVQ    (AX), R8
+	MOVQ    R8, (SP)
+	ADDQ    8(AX), R8
+	MOVQ    R8, 8(SP)
+	MOVQ    $0x00000001, 16(SP)
+	MOVQ    $0x00000000, 64(SP)
+	MOVQ    base+56(FP), R8
+	MOVQ    R8, 32(SP)
+	MOVWQSX 22(AX), AX
+	ADDQ    AX, R8
+	MOVWQSX R8, R8
+	MOVQ    R8, 40(SP)
+	MOVQ    $-32768, 48(SP)
+	MOVQ    $-32768, 56(SP)
+	MOVQ    dp+48(FP), AX
+	MOVQ    q+40(FP), R8
+	IMUL3Q  $0x00000060, R8, R8
+	ADDQ    AX, R8
+
+AVX2_clear0_AVX2_finback0:
+	VMOVDQU X9, (AX)
+	ADDQ    $0x20, AX
+	CMPQ    AX, R8
+	JB      AVX2_clear0_AVX2_finback0
+	JMP     AVX2_finback0
+
+AVX2_idle0_AVX2_finback0:
+	MOVQ  jobs+0(FP), R8
+	MOVQ  (R8), R8
+	MOVQ  R8, (SP)
+	MOVQ  $0x00000000, 8(SP)
+	MOVQ  $0x00000000, 16(SP)
+	MOVQ  $0x00000000, 64(SP)
+	MOVQ  88(SP), R8
+	TESTQ R8, R8
+	JZ    AVX2_done
+	JMP   AVX2_finback0
+
+AVX2_ovf1:
+	CMPQ 88(SP), $0x00
+	JEQ  AVX2_ovfback1
+	MOVQ $0x00000001, 136(SP)
+	JMP  AVX2_ovfback1
+
+AVX2_fin1:
+	MOVQ    96(SP), AX
+	MOVQ    128(SP), R8
+	MOVL    R8, 32(AX)
+	MOVQ    136(SP), R8
+	MOVL    R8, 36(AX)
+	MOVQ    144(SP), AX
+	CMPQ    AX, 152(SP)
+	JAE     AVX2_idle1_AVX2_finback1
+	ADDQ    $0x28, 144(SP)
+	MOVQ    AX, 96(SP)
+	MOVQ    (AX), R8
+	MOVQ    R8, 72(SP)
+	ADDQ    8(AX), R8
+	MOVQ    R8, 80(SP)
+	MOVQ    $0x00000001, 88(SP)
+	MOVQ    $0x00000000, 136(SP)
+	MOVQ    base+56(FP), R8
+	MOVQ    R8, 104(SP)
+	MOVWQSX 22(AX), AX
+	ADDQ    AX, R8
+	MOVWQSX R8, R8
+	MOVQ    R8, 112(SP)
+	MOVQ    $-32768, 120(SP)
+	MOVQ    $-32768, 128(SP)
+	MOVQ    dp+48(FP), AX
+	MOVQ    q+40(FP), R8
+	IMUL3Q  $0x00000060, R8, R8
+	ADDQ    AX, R8
+
+AVX2_clear1_AVX2_finback1:
+	VMOVDQU X9, 16(AX)
+	ADDQ    $0x20, AX
+	CMPQ    AX, R8
+	JB      AVX2_clear1_AVX2_finback1
+	JMP     AVX2_finback1
+
+AVX2_idle1_AVX2_finback1:
+	MOVQ  jobs+0(FP), R8
+	MOVQ  (R8), R8
+	MOVQ  R8, 72(SP)
+	MOVQ  $0x00000000, 80(SP)
+	MOVQ  $0x00000000, 88(SP)
+	MOVQ  $0x00000000, 136(SP)
+	MOVQ  16(SP), R8
+	TESTQ R8, R8
+	JZ    AVX2_done
+	JMP   AVX2_finback1
+
+AVX2_done:
+	VZEROUPPER
+	RET

@@ -11,3 +11,8 @@ func vitSSE(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int
 //
 //go:noescape
 func vitAVX2(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int16, xw *[4][2]int16, base int, skip int) (xC int, overflow bool)
+
+// vitPairAVX2 scores jobs[0:njobs] (kernelJob) two at a time; dp is scratch for 3q YMM vectors.
+//
+//go:noescape
+func vitPairAVX2(jobs *byte, njobs int, rwv *int16, rstride int, tr *int16, q int, dp *int16, base int, skip int)

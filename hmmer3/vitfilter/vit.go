@@ -31,18 +31,23 @@ func Score(dsq []byte, om *oprofile.VitProfile) float32 {
 }
 
 func scoreWith(l simd.Level, dsq []byte, om *oprofile.VitProfile) float32 {
+	return scoreXW(l, dsq, om, &om.XW)
+}
+
+// scoreXW is the filter with the special-state scores xw in place of
+// om.XW (a target's length configuration).
+func scoreXW(l simd.Level, dsq []byte, om *oprofile.VitProfile, xw *[4][2]int16) float32 {
 	if l > simd.Generic {
-		if sc, ok := vectorScore(l, dsq, om); ok {
+		if sc, ok := vectorScore(l, dsq, om, xw); ok {
 			return sc
 		}
 	}
-	return RefScore(dsq, om)
+	return refScore(dsq, om, xw)
 }
 
 // finalScore converts C's word score into nats, adding back HMMER's -3
 // nat approximation of the N, C and J loops; -Inf when no path reached C.
-func finalScore(xC int16, om *oprofile.VitProfile) float32 {
-	xw := &om.XW
+func finalScore(xC int16, om *oprofile.VitProfile, xw *[4][2]int16) float32 {
 	if xC > negInf {
 		sc := float32(xC) + float32(xw[profile.XC][profile.Move]) - float32(om.Base)
 		sc /= om.Scale
@@ -76,6 +81,10 @@ func max16(a, b int16) int16 {
 // RefScore is the scalar reference filter, node by node with the whole
 // D->D chain of every row.
 func RefScore(dsq []byte, om *oprofile.VitProfile) float32 {
+	return refScore(dsq, om, &om.XW)
+}
+
+func refScore(dsq []byte, om *oprofile.VitProfile, xw *[4][2]int16) float32 {
 	M := om.M
 	mPrev := make([]int16, M+1)
 	iPrev := make([]int16, M+1)
@@ -88,7 +97,6 @@ func RefScore(dsq []byte, om *oprofile.VitProfile) float32 {
 	}
 	mCur[0], iCur[0], dCur[0] = negInf, negInf, negInf
 
-	xw := &om.XW
 	xN := int32(om.Base)
 	xB := int16(xN + int32(xw[profile.XN][profile.Move]))
 	xJ, xC := int16(negInf), int16(negInf)
@@ -123,7 +131,7 @@ func RefScore(dsq []byte, om *oprofile.VitProfile) float32 {
 		iPrev, iCur = iCur, iPrev
 		dPrev, dCur = dCur, dPrev
 	}
-	return finalScore(xC, om)
+	return finalScore(xC, om, xw)
 }
 
 func max32(a, b int32) int32 {

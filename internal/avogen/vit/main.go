@@ -15,6 +15,7 @@ func main() {
 	for _, s := range []*vec.ISA{vec.SSE, vec.AVX2} {
 		vit(s)
 	}
+	vitPair()
 	Generate()
 }
 

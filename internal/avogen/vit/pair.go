@@ -1,0 +1,338 @@
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+
+	"github.com/hmmgo/hmmgo/internal/avogen/vec"
+)
+
+// Layout of hmmer3/vitfilter's kernelJob (checked by a test there).
+const (
+	jobDsq   = 0
+	jobN     = 8
+	jobXW    = 16
+	jobXC    = 32
+	jobOvf   = 36
+	jobBytes = 40
+)
+
+// Per-half state on the stack: the two targets in flight.
+const (
+	hRowp = 8 * iota // next residue
+	hEnd             // one past the last residue; 0 when idle
+	hInc             // 1 while a target is in flight, 0 when idle
+	hJob             // the job being scored
+	hXN              // specials, as in the one-target kernel
+	hXB
+	hXJ
+	hXC
+	hOvf // 1 once a row's E reached 32767
+	hBytes
+)
+
+// vitPair is the Viterbi filter for a list of targets, two at a time:
+// target A in the low 128 bits of every YMM register and target B in the
+// high 128 bits, each in the 8-lane striped layout (Q = ceil(M/8)).
+// Every 256-bit operation then does one SSE step of both targets, and
+// the two targets' dependency chains (the specials between rows, the
+// horizontal maxima, the lazy-F decision) overlap instead of following
+// each other. The lane shifts stay inside each half (VPSLLDQ), so they
+// are cheaper than the 16-lane kernel's cross-half shift.
+//
+// When a target ends (or overflows) its half records the result in its
+// job and starts the next job from the list, resetting only its own half
+// of the DP rows; the other target goes on undisturbed. With no job left
+// the half idles on a fixed residue, its results ignored, until the other
+// target ends too.
+//
+// The transition table tr holds each 8-lane vector twice (one per half);
+// rwv is the 8-lane match score table, read 16 bytes per target.
+func vitPair() {
+	s := vec.AVX2
+	const V = 32 // bytes per YMM vector
+	TEXT("vitPairAVX2", NOSPLIT, "func(jobs *byte, njobs int, rwv *int16, rstride int, tr *int16, q int, dp *int16, base int, skip int)")
+	Pragma("noescape")
+	Doc("vitPairAVX2 scores jobs[0:njobs] (kernelJob) two at a time; dp is scratch for 3q YMM vectors.")
+
+	loc := AllocLocal(2*hBytes + 16)
+	half := func(h, f int) Mem { return loc.Offset(h*hBytes + f) }
+	next := loc.Offset(2 * hBytes)
+	jobsEnd := loc.Offset(2*hBytes + 8)
+
+	t, jobs := GP64(), GP64()
+	Load(Param("jobs"), jobs)
+	Load(Param("njobs"), t)
+	IMUL3Q(U32(jobBytes), t, t)
+	ADDQ(jobs, t)
+	MOVQ(jobs, next)
+	MOVQ(t, jobsEnd)
+
+	xBv, xEv, mpv, ipv, dpv, dcv, sv, tmp, tmp2, neg, dmaxv, fill, emis := s.R(0), s.R(1), s.R(2), s.R(3), s.R(4), s.R(5), s.R(6), s.R(7), s.R(8), s.R(9), s.R(10), s.R(11), s.R(12)
+	MOVL(U32(0x8000), t.As32())
+	s.SplatW(t.As32(), neg)
+	// fill: -32768 in the first word of each half, zero elsewhere.
+	MOVL(U32(0x8000), t.As32())
+	VMOVD(t.As32(), vec.X(fill))
+	VINSERTI128(U8(1), vec.X(fill), fill, fill)
+
+	shiftIn := func(v reg.VecPhysical) {
+		VPSLLDQ(U8(2), v, v)
+		VPOR(fill, v, v)
+	}
+
+	// start puts the next job (if any) into half h, or idles the half;
+	// then it jumps to cont. A start that idles the last busy half ends
+	// the kernel.
+	start := func(h int, cont string) {
+		job, r, a, p, pe := GP64(), GP64(), GP64(), GP64(), GP64()
+		MOVQ(next, job)
+		CMPQ(job, jobsEnd)
+		JAE(LabelRef(s.Label("idle%d_%s", h, cont)))
+		ADDQ(U8(jobBytes), next)
+		MOVQ(job, half(h, hJob))
+		MOVQ(Mem{Base: job, Disp: jobDsq}, r)
+		MOVQ(r, half(h, hRowp))
+		ADDQ(Mem{Base: job, Disp: jobN}, r)
+		MOVQ(r, half(h, hEnd))
+		MOVQ(U32(1), half(h, hInc))
+		MOVQ(U32(0), half(h, hOvf))
+		Load(Param("base"), r)
+		MOVQ(r, half(h, hXN))
+		MOVWQSX(Mem{Base: job, Disp: jobXW + xwOff(xN, move)}, a)
+		ADDQ(a, r)
+		MOVWQSX(r.As16(), r)
+		MOVQ(r, half(h, hXB))
+		MOVQ(I32(-32768), half(h, hXJ))
+		MOVQ(I32(-32768), half(h, hXC))
+		// This half's M, I and D start at -infinity.
+		Load(Param("dp"), p)
+		Load(Param("q"), pe)
+		IMUL3Q(U32(3*V), pe, pe)
+		ADDQ(p, pe)
+		Label(s.Label("clear%d_%s", h, cont))
+		VMOVDQU(vec.X(neg), Mem{Base: p, Disp: 16 * h})
+		ADDQ(U8(V), p)
+		CMPQ(p, pe)
+		JB(LabelRef(s.Label("clear%d_%s", h, cont)))
+		JMP(LabelRef(cont))
+
+		Label(s.Label("idle%d_%s", h, cont))
+		Load(Param("jobs"), r)
+		MOVQ(Mem{Base: r, Disp: jobDsq}, r) // any residue will do
+		MOVQ(r, half(h, hRowp))
+		MOVQ(U32(0), half(h, hEnd))
+		MOVQ(U32(0), half(h, hInc))
+		MOVQ(U32(0), half(h, hOvf))
+		MOVQ(half(1-h, hInc), r)
+		TESTQ(r, r)
+		JZ(LabelRef(s.Label("done")))
+		JMP(LabelRef(cont))
+	}
+	rwv := Load(Param("rwv"), GP64())
+	rstride := Load(Param("rstride"), GP64())
+	tr := Load(Param("tr"), GP64())
+	dp := Load(Param("dp"), GP64())
+	dpEnd := Load(Param("q"), GP64())
+	IMUL3Q(U32(3*V), dpEnd, dpEnd)
+	ADDQ(dp, dpEnd)
+	start(0, s.Label("init1"))
+	Label(s.Label("init1"))
+	start(1, s.Label("row"))
+
+	p, tsc, rscA, rscB := GP64(), GP64(), GP64(), GP64()
+
+	Label(s.Label("row"))
+	VPBROADCASTW(half(0, hXB), vec.X(xBv))
+	VPBROADCASTW(half(1, hXB), vec.X(tmp))
+	VINSERTI128(U8(1), vec.X(tmp), xBv, xBv)
+	MOVQ(half(0, hRowp), t)
+	MOVBQZX(Mem{Base: t}, rscA)
+	IMULQ(rstride, rscA)
+	ADDQ(rwv, rscA)
+	MOVQ(half(1, hRowp), t)
+	MOVBQZX(Mem{Base: t}, rscB)
+	IMULQ(rstride, rscB)
+	ADDQ(rwv, rscB)
+	MOVQ(tr, tsc)
+	s.Mov(neg, dcv)
+	s.Mov(neg, xEv)
+	s.Mov(neg, dmaxv)
+	s.Mov(Mem{Base: dpEnd, Disp: -3 * V}, mpv)
+	shiftIn(mpv)
+	s.Mov(Mem{Base: dpEnd, Disp: -2 * V}, ipv)
+	shiftIn(ipv)
+	s.Mov(Mem{Base: dpEnd, Disp: -V}, dpv)
+	shiftIn(dpv)
+	MOVQ(dp, p)
+
+	Label(s.Label("cell"))
+	tm := func(i int) Mem { return Mem{Base: tsc, Disp: i * V} }
+	VMOVDQU(Mem{Base: rscA}, vec.X(emis))
+	VINSERTI128(U8(1), Mem{Base: rscB}, emis, emis)
+	s.AddsW(xBv, tm(tBM), sv)
+	s.AddsW(mpv, tm(tMM), tmp)
+	s.MaxsW(sv, tmp, sv)
+	s.AddsW(ipv, tm(tIM), tmp)
+	s.MaxsW(sv, tmp, sv)
+	s.AddsW(dpv, tm(tDM), tmp)
+	s.MaxsW(sv, tmp, sv)
+	s.AddsW(sv, emis, sv)
+	s.MaxsW(xEv, sv, xEv)
+	s.Mov(Mem{Base: p}, mpv)
+	s.Mov(Mem{Base: p, Disp: V}, ipv)
+	s.Mov(Mem{Base: p, Disp: 2 * V}, dpv)
+	s.Mov(sv, Mem{Base: p})
+	s.Mov(dcv, Mem{Base: p, Disp: 2 * V})
+	s.AddsW(sv, tm(tMD), tmp)
+	s.AddsW(dcv, tm(tDD), dcv)
+	s.MaxsW(dcv, tmp, dcv)
+	s.MaxsW(dmaxv, dcv, dmaxv)
+	s.AddsW(mpv, tm(tMI), tmp)
+	s.AddsW(ipv, tm(tII), tmp2)
+	s.MaxsW(tmp, tmp2, tmp)
+	s.Mov(tmp, Mem{Base: p, Disp: V})
+	ADDQ(U32(nT*V), tsc)
+	ADDQ(U8(16), rscA)
+	ADDQ(U8(16), rscB)
+	ADDQ(U8(3*V), p)
+	CMPQ(p, dpEnd)
+	JB(LabelRef(s.Label("cell")))
+
+	// hmax2 leaves the largest word of each half of v in ra and rb
+	// (sign-extended); v is clobbered.
+	hmax2 := func(v reg.VecPhysical, ra, rb reg.GPVirtual) {
+		for _, n := range []int{8, 4, 2} {
+			VPSRLDQ(U8(n), v, tmp)
+			VPMAXSW(tmp, v, v)
+		}
+		VMOVD(vec.X(v), ra.As32())
+		MOVWQSX(ra.As16(), ra)
+		VEXTRACTI128(U8(1), v, vec.X(tmp))
+		VMOVD(vec.X(tmp), rb.As32())
+		MOVWQSX(rb.As16(), rb)
+	}
+	xEA, xEB := GP64(), GP64()
+	hmax2(xEv, xEA, xEB)
+
+	// Specials of half h from its row's E, exactly as the one-target
+	// kernel computes them; the new xB stays in xb for the lazy-F test.
+	specials := func(h int, e, xb reg.GPVirtual) {
+		CMPQ(e, U32(32767))
+		JGE(LabelRef(s.Label("ovf%d", h)))
+		Label(s.Label("ovfback%d", h))
+		xw, a, b, c := GP64(), GP64(), GP64(), GP64()
+		MOVQ(half(h, hJob), xw)
+		MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xN, loop)}, a)
+		ADDQ(a, half(h, hXN))
+		// xC = max(xC + C loop, xE + E move)
+		MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xC, loop)}, c)
+		ADDQ(half(h, hXC), c)
+		MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xE, move)}, b)
+		ADDQ(e, b)
+		CMPQ(b, c)
+		CMOVQGT(b, c)
+		MOVWQSX(c.As16(), c)
+		MOVQ(c, half(h, hXC))
+		// xJ = max(xJ + J loop, xE + E loop)
+		MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xJ, loop)}, c)
+		ADDQ(half(h, hXJ), c)
+		MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xE, loop)}, b)
+		ADDQ(e, b)
+		CMPQ(b, c)
+		CMOVQGT(b, c)
+		MOVWQSX(c.As16(), c)
+		MOVQ(c, half(h, hXJ))
+		// xB = max(xJ + J move, xN + N move)
+		MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xJ, move)}, a)
+		MOVQ(c, xb)
+		ADDQ(a, xb)
+		MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xN, move)}, b)
+		ADDQ(half(h, hXN), b)
+		CMPQ(b, xb)
+		CMOVQGT(b, xb)
+		MOVWQSX(xb.As16(), xb)
+		MOVQ(xb, half(h, hXB))
+	}
+	xBA, xBB := GP64(), GP64()
+	specials(0, xEA, xBA)
+	specials(1, xEB, xBB)
+
+	// Lane-crossing D values, as in the one-target kernel; the lazy
+	// passes run for both halves when either needs them (on a half that
+	// does not, they reach the same fixed point and change nothing that
+	// the next row reads).
+	shiftIn(dcv)
+	dA, dB, skip := GP64(), GP64(), GP64()
+	hmax2(dmaxv, dA, dB)
+	Load(Param("skip"), skip)
+	ADDQ(skip, dA)
+	CMPQ(dA, xBA)
+	JG(LabelRef(s.Label("lazy")))
+	ADDQ(skip, dB)
+	CMPQ(dB, xBB)
+	JG(LabelRef(s.Label("lazy")))
+	s.Mov(Mem{Base: dp, Disp: 2 * V}, dpv)
+	s.MaxsW(dpv, dcv, dpv)
+	s.Mov(dpv, Mem{Base: dp, Disp: 2 * V})
+	JMP(LabelRef(s.Label("lazydone")))
+
+	mask := GP32()
+	Label(s.Label("lazy"))
+	MOVQ(dp, p)
+	MOVQ(tr, tsc)
+	Label(s.Label("lazycell"))
+	s.Mov(Mem{Base: p, Disp: 2 * V}, dpv)
+	s.CmpgtW(dcv, dpv, tmp)
+	s.MoveMask(tmp, mask)
+	TESTL(mask, mask)
+	JZ(LabelRef(s.Label("lazydone")))
+	s.MaxsW(dpv, dcv, dpv)
+	s.Mov(dpv, Mem{Base: p, Disp: 2 * V})
+	s.AddsW(dpv, tm(tDD), dcv)
+	ADDQ(U32(nT*V), tsc)
+	ADDQ(U8(3*V), p)
+	CMPQ(p, dpEnd)
+	JB(LabelRef(s.Label("lazycell")))
+	shiftIn(dcv)
+	JMP(LabelRef(s.Label("lazy")))
+	Label(s.Label("lazydone"))
+
+	// Next row; a half whose target ended (or overflowed) hands its
+	// result back and takes the next job.
+	for h := 0; h < 2; h++ {
+		r := GP64()
+		MOVQ(half(h, hRowp), r)
+		ADDQ(half(h, hInc), r)
+		MOVQ(r, half(h, hRowp))
+		CMPQ(r, half(h, hEnd))
+		JEQ(LabelRef(s.Label("fin%d", h)))
+		CMPQ(half(h, hOvf), U8(0))
+		JNE(LabelRef(s.Label("fin%d", h)))
+		Label(s.Label("finback%d", h))
+	}
+	JMP(LabelRef(s.Label("row")))
+
+	for h := 0; h < 2; h++ {
+		// A row of an idle half may reach 32767: ignored.
+		Label(s.Label("ovf%d", h))
+		CMPQ(half(h, hInc), U8(0))
+		JEQ(LabelRef(s.Label("ovfback%d", h)))
+		MOVQ(U32(1), half(h, hOvf))
+		JMP(LabelRef(s.Label("ovfback%d", h)))
+
+		Label(s.Label("fin%d", h))
+		job, r := GP64(), GP64()
+		MOVQ(half(h, hJob), job)
+		MOVQ(half(h, hXC), r)
+		MOVL(r.As32(), Mem{Base: job, Disp: jobXC})
+		MOVQ(half(h, hOvf), r)
+		MOVL(r.As32(), Mem{Base: job, Disp: jobOvf})
+		start(h, s.Label("finback%d", h))
+	}
+
+	Label(s.Label("done"))
+	VZEROUPPER()
+	RET()
+}
