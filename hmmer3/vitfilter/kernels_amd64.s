@@ -52,7 +52,6 @@ SSE_row:
 	MOVQ    SI, R15
 	MOVOU   X10, X5
 	MOVOU   X10, X1
-	MOVOU   X10, X11
 	MOVOU   -48(R8), X2
 	PSLLDQ  $0x02, X2
 	POR     X8, X2
@@ -87,7 +86,6 @@ SSE_cell:
 	PADDSW  64(R15), X7
 	PADDSW  112(R15), X5
 	PMAXSW  X7, X5
-	PMAXSW  X5, X11
 	MOVOU   X2, X7
 	PADDSW  80(R15), X7
 	MOVOU   X3, X9
@@ -139,6 +137,7 @@ SSE_cell:
 	MOVWQSX R14, R14
 	PSLLDQ  $0x02, X5
 	POR     X8, X5
+	MOVOU   X5, X11
 	MOVOU   X11, X7
 	PSRLDQ  $0x08, X7
 	PMAXSW  X7, X11
@@ -249,7 +248,6 @@ AVX2_row:
 	MOVQ         SI, R15
 	VMOVDQU      Y10, Y5
 	VMOVDQU      Y10, Y1
-	VMOVDQU      Y10, Y11
 	VMOVDQU      -96(R8), Y2
 	VPERM2I128   $0x20, Y2, Y8, Y7
 	VPALIGNR     $0x0e, Y7, Y2, Y2
@@ -279,7 +277,6 @@ AVX2_cell:
 	VPADDSW      128(R15), Y6, Y7
 	VPADDSW      224(R15), Y5, Y5
 	VPMAXSW      Y7, Y5, Y5
-	VPMAXSW      Y5, Y11, Y11
 	VPADDSW      160(R15), Y2, Y7
 	VPADDSW      192(R15), Y3, Y9
 	VPMAXSW      Y9, Y7, Y7
@@ -328,6 +325,7 @@ AVX2_cell:
 	MOVWQSX      R14, R14
 	VPERM2I128   $0x20, Y5, Y8, Y7
 	VPALIGNR     $0x0e, Y7, Y5, Y5
+	VMOVDQU      Y5, Y11
 	VEXTRACTI128 $0x01, Y11, X7
 	VPMAXSW      X7, X11, X11
 	VPSRLDQ      $0x08, X11, X7
@@ -444,6 +442,7 @@ AVX2_clear0_AVX2_init1:
 
 AVX2_idle0_AVX2_init1:
 	MOVQ  jobs+0(FP), R8
+	MOVQ  R8, 24(SP)
 	MOVQ  (R8), R8
 	MOVQ  R8, (SP)
 	MOVQ  $0x00000000, 8(SP)
@@ -487,6 +486,7 @@ AVX2_clear1_AVX2_row:
 
 AVX2_idle1_AVX2_row:
 	MOVQ  jobs+0(FP), R8
+	MOVQ  R8, 96(SP)
 	MOVQ  (R8), R8
 	MOVQ  R8, 72(SP)
 	MOVQ  $0x00000000, 80(SP)
@@ -511,7 +511,6 @@ AVX2_row:
 	MOVQ         BX, R9
 	VMOVDQU      Y9, Y5
 	VMOVDQU      Y9, Y1
-	VMOVDQU      Y9, Y10
 	VMOVDQU      -96(DI), Y2
 	VPSLLDQ      $0x02, Y2, Y2
 	VPOR         Y11, Y2, Y2
@@ -524,49 +523,56 @@ AVX2_row:
 	MOVQ         SI, AX
 
 AVX2_cell:
-	VMOVDQU      (R8), X12
-	VINSERTI128  $0x01, (R10), Y12, Y12
-	VPADDSW      (R9), Y0, Y6
-	VPADDSW      32(R9), Y2, Y7
-	VPMAXSW      Y7, Y6, Y6
-	VPADDSW      64(R9), Y3, Y7
-	VPMAXSW      Y7, Y6, Y6
-	VPADDSW      96(R9), Y4, Y7
-	VPMAXSW      Y7, Y6, Y6
-	VPADDSW      Y12, Y6, Y6
-	VPMAXSW      Y6, Y1, Y1
-	VMOVDQU      (AX), Y2
-	VMOVDQU      32(AX), Y3
-	VMOVDQU      64(AX), Y4
-	VMOVDQU      Y6, (AX)
-	VMOVDQU      Y5, 64(AX)
-	VPADDSW      128(R9), Y6, Y7
-	VPADDSW      224(R9), Y5, Y5
-	VPMAXSW      Y7, Y5, Y5
-	VPMAXSW      Y5, Y10, Y10
-	VPADDSW      160(R9), Y2, Y7
-	VPADDSW      192(R9), Y3, Y8
-	VPMAXSW      Y8, Y7, Y7
-	VMOVDQU      Y7, 32(AX)
-	ADDQ         $0x00000100, R9
-	ADDQ         $0x10, R8
-	ADDQ         $0x10, R10
-	ADDQ         $0x60, AX
-	CMPQ         AX, DI
-	JB           AVX2_cell
-	VPSRLDQ      $0x08, Y1, Y7
-	VPMAXSW      Y7, Y1, Y1
-	VPSRLDQ      $0x04, Y1, Y7
-	VPMAXSW      Y7, Y1, Y1
-	VPSRLDQ      $0x02, Y1, Y7
-	VPMAXSW      Y7, Y1, Y1
-	VMOVD        X1, AX
-	MOVWQSX      AX, AX
-	VEXTRACTI128 $0x01, Y1, X7
-	VMOVD        X7, R8
-	MOVWQSX      R8, R8
-	CMPQ         AX, $0x00007fff
-	JGE          AVX2_ovf0
+	VMOVDQU        (R8), X12
+	VINSERTI128    $0x01, (R10), Y12, Y12
+	VBROADCASTI128 (R9), Y13
+	VPADDSW        Y13, Y0, Y6
+	VBROADCASTI128 16(R9), Y14
+	VPADDSW        Y14, Y2, Y7
+	VPMAXSW        Y7, Y6, Y6
+	VBROADCASTI128 32(R9), Y15
+	VPADDSW        Y15, Y3, Y7
+	VPMAXSW        Y7, Y6, Y6
+	VBROADCASTI128 48(R9), Y13
+	VPADDSW        Y13, Y4, Y7
+	VPMAXSW        Y7, Y6, Y6
+	VPADDSW        Y12, Y6, Y6
+	VPMAXSW        Y6, Y1, Y1
+	VMOVDQU        (AX), Y2
+	VMOVDQU        32(AX), Y3
+	VMOVDQU        64(AX), Y4
+	VMOVDQU        Y6, (AX)
+	VMOVDQU        Y5, 64(AX)
+	VBROADCASTI128 64(R9), Y14
+	VPADDSW        Y14, Y6, Y7
+	VBROADCASTI128 112(R9), Y14
+	VPADDSW        Y14, Y5, Y5
+	VPMAXSW        Y7, Y5, Y5
+	VBROADCASTI128 80(R9), Y15
+	VPADDSW        Y15, Y2, Y7
+	VBROADCASTI128 96(R9), Y13
+	VPADDSW        Y13, Y3, Y8
+	VPMAXSW        Y8, Y7, Y7
+	VMOVDQU        Y7, 32(AX)
+	ADDQ           $0x00000080, R9
+	ADDQ           $0x10, R8
+	ADDQ           $0x10, R10
+	ADDQ           $0x60, AX
+	CMPQ           AX, DI
+	JB             AVX2_cell
+	VPSRLDQ        $0x08, Y1, Y7
+	VPMAXSW        Y7, Y1, Y1
+	VPSRLDQ        $0x04, Y1, Y7
+	VPMAXSW        Y7, Y1, Y1
+	VPSRLDQ        $0x02, Y1, Y7
+	VPMAXSW        Y7, Y1, Y1
+	VMOVD          X1, AX
+	MOVWQSX        AX, AX
+	VEXTRACTI128   $0x01, Y1, X7
+	VMOVD          X7, R8
+	MOVWQSX        R8, R8
+	CMPQ           AX, $0x00007fff
+	JGE            AVX2_ovf0
 
 AVX2_ovfback0:
 	MOVQ    24(SP), R9
@@ -631,6 +637,7 @@ AVX2_ovfback1:
 	MOVQ         R8, 112(SP)
 	VPSLLDQ      $0x02, Y5, Y5
 	VPOR         Y11, Y5, Y5
+	VMOVDQU      Y5, Y10
 	VPSRLDQ      $0x08, Y10, Y7
 	VPMAXSW      Y7, Y10, Y10
 	VPSRLDQ      $0x04, Y10, Y7
@@ -659,21 +666,22 @@ AVX2_lazy:
 	MOVQ BX, R9
 
 AVX2_lazycell:
-	VMOVDQU   64(AX), Y4
-	VPCMPGTW  Y4, Y5, Y7
-	VPMOVMSKB Y7, R8
-	TESTL     R8, R8
-	JZ        AVX2_lazydone
-	VPMAXSW   Y5, Y4, Y4
-	VMOVDQU   Y4, 64(AX)
-	VPADDSW   224(R9), Y4, Y5
-	ADDQ      $0x00000100, R9
-	ADDQ      $0x60, AX
-	CMPQ      AX, DI
-	JB        AVX2_lazycell
-	VPSLLDQ   $0x02, Y5, Y5
-	VPOR      Y11, Y5, Y5
-	JMP       AVX2_lazy
+	VMOVDQU        64(AX), Y4
+	VPCMPGTW       Y4, Y5, Y7
+	VPMOVMSKB      Y7, R8
+	TESTL          R8, R8
+	JZ             AVX2_lazydone
+	VPMAXSW        Y5, Y4, Y4
+	VMOVDQU        Y4, 64(AX)
+	VBROADCASTI128 112(R9), Y14
+	VPADDSW        Y14, Y4, Y5
+	ADDQ           $0x00000080, R9
+	ADDQ           $0x60, AX
+	CMPQ           AX, DI
+	JB             AVX2_lazycell
+	VPSLLDQ        $0x02, Y5, Y5
+	VPOR           Y11, Y5, Y5
+	JMP            AVX2_lazy
 
 AVX2_lazydone:
 	MOVQ (SP), AX
@@ -741,6 +749,7 @@ AVX2_clear0_AVX2_finback0:
 
 AVX2_idle0_AVX2_finback0:
 	MOVQ  jobs+0(FP), R8
+	MOVQ  R8, 24(SP)
 	MOVQ  (R8), R8
 	MOVQ  R8, (SP)
 	MOVQ  $0x00000000, 8(SP)
@@ -796,6 +805,7 @@ AVX2_clear1_AVX2_finback1:
 
 AVX2_idle1_AVX2_finback1:
 	MOVQ  jobs+0(FP), R8
+	MOVQ  R8, 96(SP)
 	MOVQ  (R8), R8
 	MOVQ  R8, 72(SP)
 	MOVQ  $0x00000000, 80(SP)

@@ -27,7 +27,6 @@ func pairScores(om *oprofile.VitProfile, jobs []Job, out []float32) bool {
 	if st == nil {
 		return false
 	}
-	tp := pairTable(st)
 	kp := kernelJobs.Get().(*[]kernelJob)
 	defer kernelJobs.Put(kp)
 	kj := (*kp)[:0]
@@ -44,7 +43,7 @@ func pairScores(om *oprofile.VitProfile, jobs []Job, out []float32) bool {
 			*bp = oprofile.AlignedBytes(need, 32)
 		}
 		dp := (*int16)(unsafe.Pointer(unsafe.SliceData(*bp)))
-		vitPairAVX2((*byte)(unsafe.Pointer(&kj[0])), len(kj), &st.RWV[0], st.RStride*2, &tp[0], st.Q, dp, int(om.Base), st.SkipDD)
+		vitPairAVX2((*byte)(unsafe.Pointer(&kj[0])), len(kj), &st.RWV[0], st.RStride*2, &st.T[0], st.Q, dp, int(om.Base), st.SkipDD)
 		scratch.Put(bp)
 	}
 	n := 0
@@ -64,20 +63,3 @@ func pairScores(om *oprofile.VitProfile, jobs []Job, out []float32) bool {
 	return true
 }
 
-var pairTables sync.Map // *oprofile.VitStripes -> []int16 (prototype)
-
-// pairTable is st's transition table with every 8-lane vector twice.
-func pairTable(st *oprofile.VitStripes) []int16 {
-	if t, ok := pairTables.Load(st); ok {
-		return t.([]int16)
-	}
-	n := len(st.T) / 8
-	b := oprofile.AlignedBytes(4*len(st.T), 32)
-	t := unsafe.Slice((*int16)(unsafe.Pointer(unsafe.SliceData(b))), 2*len(st.T))
-	for v := 0; v < n; v++ {
-		copy(t[16*v:16*v+8], st.T[8*v:8*v+8])
-		copy(t[16*v+8:16*v+16], st.T[8*v:8*v+8])
-	}
-	pairTables.Store(st, t)
-	return t
-}

@@ -113,7 +113,6 @@ func vit(s *vec.ISA) {
 	MOVQ(tr, tsc)
 	s.Mov(neg, dcv)
 	s.Mov(neg, xEv)
-	s.Mov(neg, dmaxv)
 	s.Mov(Mem{Base: dpEnd, Disp: -3 * V}, mpv)
 	s.ShiftInB(mpv, fill, tmp, 2)
 	s.Mov(Mem{Base: dpEnd, Disp: -2 * V}, ipv)
@@ -141,7 +140,6 @@ func vit(s *vec.ISA) {
 	s.AddsW(sv, tm(tMD), tmp)
 	s.AddsW(dcv, tm(tDD), dcv)
 	s.MaxsW(dcv, tmp, dcv)
-	s.MaxsW(dmaxv, dcv, dmaxv)
 	s.AddsW(mpv, tm(tMI), tmp)
 	s.AddsW(ipv, tm(tII), tmp2)
 	s.MaxsW(tmp, tmp2, tmp)
@@ -190,15 +188,19 @@ func vit(s *vec.ISA) {
 	// of each lane's last node into the next lane's first.
 	s.ShiftInB(dcv, fill, tmp, 2)
 
-	// The remaining lane-crossing D paths cannot change the next row when
-	// they enter no node's M better than B does. With the carry stored,
-	// each of them ends in a D->D step into node k-1, so it is at most
-	// Dmax + DD(k-2), Dmax being the largest D value this row carried
-	// (D->D and D->M never positive when skip is finite). skip is
-	// max_k (DD(k-2) + DM(k) - BM(k)), or huge otherwise; when
-	// Dmax + skip <= xB the next row's M cells are the same with the
-	// partial D values, and D feeds nothing else.
+	// The lazy passes cannot change the next row when the values they
+	// add enter no node's M better than B does. With the carry stored
+	// into vector 0, every D value they can still raise is a carry c
+	// that crossed a lane boundary plus one or more D->D steps, the last
+	// into node k-1; that is at most Cmax + DD(k-2), Cmax being the
+	// largest carry (D->D and D->M are never positive when skip is
+	// finite). skip is max_k (DD(k-2) + DM(k) - BM(k)), or huge
+	// otherwise; when Cmax + skip <= xB the next row's M cells are the
+	// same with the partial D values, and D feeds nothing else. (HMMER
+	// bounds with the largest D value of the whole row, which sends
+	// about ten times as many rows through the passes.)
 	dmax := GP64()
+	s.Mov(dcv, dmaxv)
 	s.HMaxSW(dmaxv, tmp, dmax.As32())
 	MOVLQSX(dmax.As32(), dmax)
 	ADDQ(Load(Param("skip"), GP64()), dmax)
