@@ -62,4 +62,3 @@ func pairScores(om *oprofile.VitProfile, jobs []Job, out []float32) bool {
 	}
 	return true
 }
-
