@@ -388,7 +388,7 @@ AVX2_overflow:
 
 // func vitPairAVX2(jobs *byte, njobs int, rwv *int16, rstride int, tr *int16, q int, dp *int16, base int, skip int)
 // Requires: AVX, AVX2, CMOV
-TEXT ·vitPairAVX2(SB), NOSPLIT, $160-72
+TEXT ·vitPairAVX2(SB), NOSPLIT, $168-72
 	MOVQ         jobs+0(FP), CX
 	MOVQ         njobs+8(FP), AX
 	IMUL3Q       $0x00000028, AX, AX
@@ -402,54 +402,65 @@ TEXT ·vitPairAVX2(SB), NOSPLIT, $160-72
 	MOVL         $0x00008000, AX
 	VMOVD        AX, X11
 	VINSERTI128  $0x01, X11, Y11, Y11
+	MOVQ         q+40(FP), AX
+	SHLQ         $0x04, AX
 	MOVQ         rwv+16(FP), CX
+	ADDQ         AX, CX
 	MOVQ         rstride+24(FP), DX
 	MOVQ         tr+32(FP), BX
+	SHLQ         $0x03, AX
+	ADDQ         AX, BX
+	SHRQ         $0x02, AX
 	MOVQ         dp+48(FP), SI
-	MOVQ         q+40(FP), DI
-	IMUL3Q       $0x00000060, DI, DI
-	ADDQ         SI, DI
+	ADDQ         AX, SI
+	MOVQ         SI, DI
+	ADDQ         AX, DI
+	MOVQ         DI, R8
+	ADDQ         AX, R8
+	NEGQ         AX
+	SARQ         $0x01, AX
+	MOVQ         AX, 160(SP)
 	MOVQ         144(SP), AX
 	CMPQ         AX, 152(SP)
 	JAE          AVX2_idle0_AVX2_init1
 	ADDQ         $0x28, 144(SP)
 	MOVQ         AX, 24(SP)
-	MOVQ         (AX), R8
-	MOVQ         R8, (SP)
-	ADDQ         8(AX), R8
-	MOVQ         R8, 8(SP)
+	MOVQ         (AX), R9
+	MOVQ         R9, (SP)
+	ADDQ         8(AX), R9
+	MOVQ         R9, 8(SP)
 	MOVQ         $0x00000001, 16(SP)
 	MOVQ         $0x00000000, 64(SP)
-	MOVQ         base+56(FP), R8
-	MOVQ         R8, 32(SP)
+	MOVQ         base+56(FP), R9
+	MOVQ         R9, 32(SP)
 	MOVWQSX      22(AX), AX
-	ADDQ         AX, R8
-	MOVWQSX      R8, R8
-	MOVQ         R8, 40(SP)
+	ADDQ         AX, R9
+	MOVWQSX      R9, R9
+	MOVQ         R9, 40(SP)
 	MOVQ         $-32768, 48(SP)
 	MOVQ         $-32768, 56(SP)
 	MOVQ         dp+48(FP), AX
-	MOVQ         q+40(FP), R8
-	IMUL3Q       $0x00000060, R8, R8
-	ADDQ         AX, R8
+	MOVQ         q+40(FP), R9
+	IMUL3Q       $0x00000060, R9, R9
+	ADDQ         AX, R9
 
 AVX2_clear0_AVX2_init1:
 	VMOVDQU X9, (AX)
 	ADDQ    $0x20, AX
-	CMPQ    AX, R8
+	CMPQ    AX, R9
 	JB      AVX2_clear0_AVX2_init1
 	JMP     AVX2_init1
 
 AVX2_idle0_AVX2_init1:
-	MOVQ  jobs+0(FP), R8
-	MOVQ  R8, 24(SP)
-	MOVQ  (R8), R8
-	MOVQ  R8, (SP)
+	MOVQ  jobs+0(FP), R9
+	MOVQ  R9, 24(SP)
+	MOVQ  (R9), R9
+	MOVQ  R9, (SP)
 	MOVQ  $0x00000000, 8(SP)
 	MOVQ  $0x00000000, 16(SP)
 	MOVQ  $0x00000000, 64(SP)
-	MOVQ  88(SP), R8
-	TESTQ R8, R8
+	MOVQ  88(SP), R9
+	TESTQ R9, R9
 	JZ    AVX2_done
 
 AVX2_init1:
@@ -458,42 +469,42 @@ AVX2_init1:
 	JAE     AVX2_idle1_AVX2_row
 	ADDQ    $0x28, 144(SP)
 	MOVQ    AX, 96(SP)
-	MOVQ    (AX), R8
-	MOVQ    R8, 72(SP)
-	ADDQ    8(AX), R8
-	MOVQ    R8, 80(SP)
+	MOVQ    (AX), R9
+	MOVQ    R9, 72(SP)
+	ADDQ    8(AX), R9
+	MOVQ    R9, 80(SP)
 	MOVQ    $0x00000001, 88(SP)
 	MOVQ    $0x00000000, 136(SP)
-	MOVQ    base+56(FP), R8
-	MOVQ    R8, 104(SP)
+	MOVQ    base+56(FP), R9
+	MOVQ    R9, 104(SP)
 	MOVWQSX 22(AX), AX
-	ADDQ    AX, R8
-	MOVWQSX R8, R8
-	MOVQ    R8, 112(SP)
+	ADDQ    AX, R9
+	MOVWQSX R9, R9
+	MOVQ    R9, 112(SP)
 	MOVQ    $-32768, 120(SP)
 	MOVQ    $-32768, 128(SP)
 	MOVQ    dp+48(FP), AX
-	MOVQ    q+40(FP), R8
-	IMUL3Q  $0x00000060, R8, R8
-	ADDQ    AX, R8
+	MOVQ    q+40(FP), R9
+	IMUL3Q  $0x00000060, R9, R9
+	ADDQ    AX, R9
 
 AVX2_clear1_AVX2_row:
 	VMOVDQU X9, 16(AX)
 	ADDQ    $0x20, AX
-	CMPQ    AX, R8
+	CMPQ    AX, R9
 	JB      AVX2_clear1_AVX2_row
 	JMP     AVX2_row
 
 AVX2_idle1_AVX2_row:
-	MOVQ  jobs+0(FP), R8
-	MOVQ  R8, 96(SP)
-	MOVQ  (R8), R8
-	MOVQ  R8, 72(SP)
+	MOVQ  jobs+0(FP), R9
+	MOVQ  R9, 96(SP)
+	MOVQ  (R9), R9
+	MOVQ  R9, 72(SP)
 	MOVQ  $0x00000000, 80(SP)
 	MOVQ  $0x00000000, 88(SP)
 	MOVQ  $0x00000000, 136(SP)
-	MOVQ  16(SP), R8
-	TESTQ R8, R8
+	MOVQ  16(SP), R9
+	TESTQ R9, R9
 	JZ    AVX2_done
 
 AVX2_row:
@@ -501,65 +512,60 @@ AVX2_row:
 	VPBROADCASTW 112(SP), X7
 	VINSERTI128  $0x01, X7, Y0, Y0
 	MOVQ         (SP), AX
-	MOVBQZX      (AX), R8
-	IMULQ        DX, R8
-	ADDQ         CX, R8
+	MOVBQZX      (AX), R9
+	IMULQ        DX, R9
+	ADDQ         CX, R9
 	MOVQ         72(SP), AX
 	MOVBQZX      (AX), R10
 	IMULQ        DX, R10
 	ADDQ         CX, R10
-	MOVQ         BX, R9
 	VMOVDQU      Y9, Y5
 	VMOVDQU      Y9, Y1
-	VMOVDQU      -96(DI), Y2
+	VMOVDQU      -32(SI), Y2
 	VPSLLDQ      $0x02, Y2, Y2
 	VPOR         Y11, Y2, Y2
-	VMOVDQU      -64(DI), Y3
+	VMOVDQU      -32(DI), Y3
 	VPSLLDQ      $0x02, Y3, Y3
 	VPOR         Y11, Y3, Y3
-	VMOVDQU      -32(DI), Y4
+	VMOVDQU      -32(R8), Y4
 	VPSLLDQ      $0x02, Y4, Y4
 	VPOR         Y11, Y4, Y4
-	MOVQ         SI, AX
+	MOVQ         160(SP), AX
 
 AVX2_cell:
-	VMOVDQU        (R8), X12
-	VINSERTI128    $0x01, (R10), Y12, Y12
-	VBROADCASTI128 (R9), Y13
-	VPADDSW        Y13, Y0, Y6
-	VBROADCASTI128 16(R9), Y14
-	VPADDSW        Y14, Y2, Y7
-	VPMAXSW        Y7, Y6, Y6
-	VBROADCASTI128 32(R9), Y15
+	VMOVDQU        (R9)(AX*1), X12
+	VINSERTI128    $0x01, (R10)(AX*1), Y12, Y12
+	VBROADCASTI128 16(BX)(AX*8), Y14
+	VPADDSW        Y14, Y2, Y6
+	VBROADCASTI128 32(BX)(AX*8), Y15
 	VPADDSW        Y15, Y3, Y7
 	VPMAXSW        Y7, Y6, Y6
-	VBROADCASTI128 48(R9), Y13
+	VBROADCASTI128 48(BX)(AX*8), Y13
 	VPADDSW        Y13, Y4, Y7
+	VPMAXSW        Y7, Y6, Y6
+	VBROADCASTI128 (BX)(AX*8), Y13
+	VPADDSW        Y13, Y0, Y7
 	VPMAXSW        Y7, Y6, Y6
 	VPADDSW        Y12, Y6, Y6
 	VPMAXSW        Y6, Y1, Y1
-	VMOVDQU        (AX), Y2
-	VMOVDQU        32(AX), Y3
-	VMOVDQU        64(AX), Y4
-	VMOVDQU        Y6, (AX)
-	VMOVDQU        Y5, 64(AX)
-	VBROADCASTI128 64(R9), Y14
+	VMOVDQU        (SI)(AX*2), Y2
+	VMOVDQU        (DI)(AX*2), Y3
+	VMOVDQU        (R8)(AX*2), Y4
+	VMOVDQU        Y6, (SI)(AX*2)
+	VMOVDQU        Y5, (R8)(AX*2)
+	VBROADCASTI128 64(BX)(AX*8), Y14
 	VPADDSW        Y14, Y6, Y7
-	VBROADCASTI128 112(R9), Y14
+	VBROADCASTI128 112(BX)(AX*8), Y14
 	VPADDSW        Y14, Y5, Y5
 	VPMAXSW        Y7, Y5, Y5
-	VBROADCASTI128 80(R9), Y15
+	VBROADCASTI128 80(BX)(AX*8), Y15
 	VPADDSW        Y15, Y2, Y7
-	VBROADCASTI128 96(R9), Y13
+	VBROADCASTI128 96(BX)(AX*8), Y13
 	VPADDSW        Y13, Y3, Y8
 	VPMAXSW        Y8, Y7, Y7
-	VMOVDQU        Y7, 32(AX)
-	ADDQ           $0x00000080, R9
-	ADDQ           $0x10, R8
-	ADDQ           $0x10, R10
-	ADDQ           $0x60, AX
-	CMPQ           AX, DI
-	JB             AVX2_cell
+	VMOVDQU        Y7, (DI)(AX*2)
+	ADDQ           $0x10, AX
+	JNZ            AVX2_cell
 	VPSRLDQ        $0x08, Y1, Y7
 	VPMAXSW        Y7, Y1, Y1
 	VPSRLDQ        $0x04, Y1, Y7
@@ -569,72 +575,72 @@ AVX2_cell:
 	VMOVD          X1, AX
 	MOVWQSX        AX, AX
 	VEXTRACTI128   $0x01, Y1, X7
-	VMOVD          X7, R8
-	MOVWQSX        R8, R8
+	VMOVD          X7, R9
+	MOVWQSX        R9, R9
 	CMPQ           AX, $0x00007fff
 	JGE            AVX2_ovf0
 
 AVX2_ovfback0:
-	MOVQ    24(SP), R9
-	MOVWQSX 20(R9), R10
-	ADDQ    R10, 32(SP)
-	MOVWQSX 28(R9), R11
-	ADDQ    56(SP), R11
-	MOVWQSX 18(R9), R10
-	ADDQ    AX, R10
-	CMPQ    R10, R11
-	CMOVQGT R10, R11
-	MOVWQSX R11, R11
-	MOVQ    R11, 56(SP)
-	MOVWQSX 24(R9), R11
-	ADDQ    48(SP), R11
-	MOVWQSX 16(R9), R10
-	ADDQ    AX, R10
-	CMPQ    R10, R11
-	CMOVQGT R10, R11
-	MOVWQSX R11, R11
-	MOVQ    R11, 48(SP)
-	MOVWQSX 26(R9), R10
-	MOVQ    R11, AX
-	ADDQ    R10, AX
-	MOVWQSX 22(R9), R10
-	ADDQ    32(SP), R10
-	CMPQ    R10, AX
-	CMOVQGT R10, AX
+	MOVQ    24(SP), R10
+	MOVWQSX 20(R10), R11
+	ADDQ    R11, 32(SP)
+	MOVWQSX 28(R10), R12
+	ADDQ    56(SP), R12
+	MOVWQSX 18(R10), R11
+	ADDQ    AX, R11
+	CMPQ    R11, R12
+	CMOVQGT R11, R12
+	MOVWQSX R12, R12
+	MOVQ    R12, 56(SP)
+	MOVWQSX 24(R10), R12
+	ADDQ    48(SP), R12
+	MOVWQSX 16(R10), R11
+	ADDQ    AX, R11
+	CMPQ    R11, R12
+	CMOVQGT R11, R12
+	MOVWQSX R12, R12
+	MOVQ    R12, 48(SP)
+	MOVWQSX 26(R10), R11
+	MOVQ    R12, AX
+	ADDQ    R11, AX
+	MOVWQSX 22(R10), R11
+	ADDQ    32(SP), R11
+	CMPQ    R11, AX
+	CMOVQGT R11, AX
 	MOVWQSX AX, AX
 	MOVQ    AX, 40(SP)
-	CMPQ    R8, $0x00007fff
+	CMPQ    R9, $0x00007fff
 	JGE     AVX2_ovf1
 
 AVX2_ovfback1:
-	MOVQ         96(SP), R9
-	MOVWQSX      20(R9), R10
-	ADDQ         R10, 104(SP)
-	MOVWQSX      28(R9), R11
-	ADDQ         128(SP), R11
-	MOVWQSX      18(R9), R10
-	ADDQ         R8, R10
-	CMPQ         R10, R11
-	CMOVQGT      R10, R11
-	MOVWQSX      R11, R11
-	MOVQ         R11, 128(SP)
-	MOVWQSX      24(R9), R11
-	ADDQ         120(SP), R11
-	MOVWQSX      16(R9), R10
-	ADDQ         R8, R10
-	CMPQ         R10, R11
-	CMOVQGT      R10, R11
-	MOVWQSX      R11, R11
-	MOVQ         R11, 120(SP)
-	MOVWQSX      26(R9), R10
-	MOVQ         R11, R8
-	ADDQ         R10, R8
-	MOVWQSX      22(R9), R10
-	ADDQ         104(SP), R10
-	CMPQ         R10, R8
-	CMOVQGT      R10, R8
-	MOVWQSX      R8, R8
-	MOVQ         R8, 112(SP)
+	MOVQ         96(SP), R10
+	MOVWQSX      20(R10), R11
+	ADDQ         R11, 104(SP)
+	MOVWQSX      28(R10), R12
+	ADDQ         128(SP), R12
+	MOVWQSX      18(R10), R11
+	ADDQ         R9, R11
+	CMPQ         R11, R12
+	CMOVQGT      R11, R12
+	MOVWQSX      R12, R12
+	MOVQ         R12, 128(SP)
+	MOVWQSX      24(R10), R12
+	ADDQ         120(SP), R12
+	MOVWQSX      16(R10), R11
+	ADDQ         R9, R11
+	CMPQ         R11, R12
+	CMOVQGT      R11, R12
+	MOVWQSX      R12, R12
+	MOVQ         R12, 120(SP)
+	MOVWQSX      26(R10), R11
+	MOVQ         R12, R9
+	ADDQ         R11, R9
+	MOVWQSX      22(R10), R11
+	ADDQ         104(SP), R11
+	CMPQ         R11, R9
+	CMOVQGT      R11, R9
+	MOVWQSX      R9, R9
+	MOVQ         R9, 112(SP)
 	VPSLLDQ      $0x02, Y5, Y5
 	VPOR         Y11, Y5, Y5
 	VMOVDQU      Y5, Y10
@@ -644,41 +650,39 @@ AVX2_ovfback1:
 	VPMAXSW      Y7, Y10, Y10
 	VPSRLDQ      $0x02, Y10, Y7
 	VPMAXSW      Y7, Y10, Y10
-	VMOVD        X10, R9
-	MOVWQSX      R9, R9
-	VEXTRACTI128 $0x01, Y10, X7
-	VMOVD        X7, R10
+	VMOVD        X10, R10
 	MOVWQSX      R10, R10
-	MOVQ         skip+64(FP), R11
-	ADDQ         R11, R9
-	CMPQ         R9, AX
+	VEXTRACTI128 $0x01, Y10, X7
+	VMOVD        X7, R11
+	MOVWQSX      R11, R11
+	MOVQ         skip+64(FP), R12
+	ADDQ         R12, R10
+	CMPQ         R10, AX
 	JG           AVX2_lazy
-	ADDQ         R11, R10
-	CMPQ         R10, R8
+	ADDQ         R12, R11
+	CMPQ         R11, R9
 	JG           AVX2_lazy
-	VMOVDQU      64(SI), Y4
+	MOVQ         160(SP), AX
+	VMOVDQU      (R8)(AX*2), Y4
 	VPMAXSW      Y5, Y4, Y4
-	VMOVDQU      Y4, 64(SI)
+	VMOVDQU      Y4, (R8)(AX*2)
 	JMP          AVX2_lazydone
 
 AVX2_lazy:
-	MOVQ SI, AX
-	MOVQ BX, R9
+	MOVQ 160(SP), AX
 
 AVX2_lazycell:
-	VMOVDQU        64(AX), Y4
+	VMOVDQU        (R8)(AX*2), Y4
 	VPCMPGTW       Y4, Y5, Y7
-	VPMOVMSKB      Y7, R8
-	TESTL          R8, R8
+	VPMOVMSKB      Y7, R9
+	TESTL          R9, R9
 	JZ             AVX2_lazydone
 	VPMAXSW        Y5, Y4, Y4
-	VMOVDQU        Y4, 64(AX)
-	VBROADCASTI128 112(R9), Y14
+	VMOVDQU        Y4, (R8)(AX*2)
+	VBROADCASTI128 112(BX)(AX*8), Y14
 	VPADDSW        Y14, Y4, Y5
-	ADDQ           $0x00000080, R9
-	ADDQ           $0x60, AX
-	CMPQ           AX, DI
-	JB             AVX2_lazycell
+	ADDQ           $0x10, AX
+	JNZ            AVX2_lazycell
 	VPSLLDQ        $0x02, Y5, Y5
 	VPOR           Y11, Y5, Y5
 	JMP            AVX2_lazy
@@ -712,51 +716,51 @@ AVX2_ovf0:
 
 AVX2_fin0:
 	MOVQ    24(SP), AX
-	MOVQ    56(SP), R8
-	MOVL    R8, 32(AX)
-	MOVQ    64(SP), R8
-	MOVL    R8, 36(AX)
+	MOVQ    56(SP), R9
+	MOVL    R9, 32(AX)
+	MOVQ    64(SP), R9
+	MOVL    R9, 36(AX)
 	MOVQ    144(SP), AX
 	CMPQ    AX, 152(SP)
 	JAE     AVX2_idle0_AVX2_finback0
 	ADDQ    $0x28, 144(SP)
 	MOVQ    AX, 24(SP)
-	MOVQ    (AX), R8
-	MOVQ    R8, (SP)
-	ADDQ    8(AX), R8
-	MOVQ    R8, 8(SP)
+	MOVQ    (AX), R9
+	MOVQ    R9, (SP)
+	ADDQ    8(AX), R9
+	MOVQ    R9, 8(SP)
 	MOVQ    $0x00000001, 16(SP)
 	MOVQ    $0x00000000, 64(SP)
-	MOVQ    base+56(FP), R8
-	MOVQ    R8, 32(SP)
+	MOVQ    base+56(FP), R9
+	MOVQ    R9, 32(SP)
 	MOVWQSX 22(AX), AX
-	ADDQ    AX, R8
-	MOVWQSX R8, R8
-	MOVQ    R8, 40(SP)
+	ADDQ    AX, R9
+	MOVWQSX R9, R9
+	MOVQ    R9, 40(SP)
 	MOVQ    $-32768, 48(SP)
 	MOVQ    $-32768, 56(SP)
 	MOVQ    dp+48(FP), AX
-	MOVQ    q+40(FP), R8
-	IMUL3Q  $0x00000060, R8, R8
-	ADDQ    AX, R8
+	MOVQ    q+40(FP), R9
+	IMUL3Q  $0x00000060, R9, R9
+	ADDQ    AX, R9
 
 AVX2_clear0_AVX2_finback0:
 	VMOVDQU X9, (AX)
 	ADDQ    $0x20, AX
-	CMPQ    AX, R8
+	CMPQ    AX, R9
 	JB      AVX2_clear0_AVX2_finback0
 	JMP     AVX2_finback0
 
 AVX2_idle0_AVX2_finback0:
-	MOVQ  jobs+0(FP), R8
-	MOVQ  R8, 24(SP)
-	MOVQ  (R8), R8
-	MOVQ  R8, (SP)
+	MOVQ  jobs+0(FP), R9
+	MOVQ  R9, 24(SP)
+	MOVQ  (R9), R9
+	MOVQ  R9, (SP)
 	MOVQ  $0x00000000, 8(SP)
 	MOVQ  $0x00000000, 16(SP)
 	MOVQ  $0x00000000, 64(SP)
-	MOVQ  88(SP), R8
-	TESTQ R8, R8
+	MOVQ  88(SP), R9
+	TESTQ R9, R9
 	JZ    AVX2_done
 	JMP   AVX2_finback0
 
@@ -768,51 +772,51 @@ AVX2_ovf1:
 
 AVX2_fin1:
 	MOVQ    96(SP), AX
-	MOVQ    128(SP), R8
-	MOVL    R8, 32(AX)
-	MOVQ    136(SP), R8
-	MOVL    R8, 36(AX)
+	MOVQ    128(SP), R9
+	MOVL    R9, 32(AX)
+	MOVQ    136(SP), R9
+	MOVL    R9, 36(AX)
 	MOVQ    144(SP), AX
 	CMPQ    AX, 152(SP)
 	JAE     AVX2_idle1_AVX2_finback1
 	ADDQ    $0x28, 144(SP)
 	MOVQ    AX, 96(SP)
-	MOVQ    (AX), R8
-	MOVQ    R8, 72(SP)
-	ADDQ    8(AX), R8
-	MOVQ    R8, 80(SP)
+	MOVQ    (AX), R9
+	MOVQ    R9, 72(SP)
+	ADDQ    8(AX), R9
+	MOVQ    R9, 80(SP)
 	MOVQ    $0x00000001, 88(SP)
 	MOVQ    $0x00000000, 136(SP)
-	MOVQ    base+56(FP), R8
-	MOVQ    R8, 104(SP)
+	MOVQ    base+56(FP), R9
+	MOVQ    R9, 104(SP)
 	MOVWQSX 22(AX), AX
-	ADDQ    AX, R8
-	MOVWQSX R8, R8
-	MOVQ    R8, 112(SP)
+	ADDQ    AX, R9
+	MOVWQSX R9, R9
+	MOVQ    R9, 112(SP)
 	MOVQ    $-32768, 120(SP)
 	MOVQ    $-32768, 128(SP)
 	MOVQ    dp+48(FP), AX
-	MOVQ    q+40(FP), R8
-	IMUL3Q  $0x00000060, R8, R8
-	ADDQ    AX, R8
+	MOVQ    q+40(FP), R9
+	IMUL3Q  $0x00000060, R9, R9
+	ADDQ    AX, R9
 
 AVX2_clear1_AVX2_finback1:
 	VMOVDQU X9, 16(AX)
 	ADDQ    $0x20, AX
-	CMPQ    AX, R8
+	CMPQ    AX, R9
 	JB      AVX2_clear1_AVX2_finback1
 	JMP     AVX2_finback1
 
 AVX2_idle1_AVX2_finback1:
-	MOVQ  jobs+0(FP), R8
-	MOVQ  R8, 96(SP)
-	MOVQ  (R8), R8
-	MOVQ  R8, 72(SP)
+	MOVQ  jobs+0(FP), R9
+	MOVQ  R9, 96(SP)
+	MOVQ  (R9), R9
+	MOVQ  R9, 72(SP)
 	MOVQ  $0x00000000, 80(SP)
 	MOVQ  $0x00000000, 88(SP)
 	MOVQ  $0x00000000, 136(SP)
-	MOVQ  16(SP), R8
-	TESTQ R8, R8
+	MOVQ  16(SP), R9
+	TESTQ R9, R9
 	JZ    AVX2_done
 	JMP   AVX2_finback1
 
