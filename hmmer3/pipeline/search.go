@@ -94,20 +94,12 @@ func Search(m *Model, src SequenceSource, cfg *Config) ([]*hits.Hit, *hits.Stats
 			defer wg.Done()
 			for b := range work {
 				var r batchResult
-				for n, sq := range b.seqs {
-					idx := b.first + int64(n)
+				r.hits, r.err = w.runBatch(b.seqs, func(n int) int64 {
 					if b.index != nil {
-						idx = b.index[n]
+						return b.index[n]
 					}
-					h, err := w.run(sq, idx)
-					if err != nil {
-						r.err = err
-						break
-					}
-					if h != nil {
-						r.hits = append(r.hits, h)
-					}
-				}
+					return b.first + int64(n)
+				})
 				select {
 				case results <- r:
 				case <-done:

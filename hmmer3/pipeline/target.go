@@ -29,6 +29,11 @@ type worker struct {
 	oxf, oxb   *fwdback.Matrix
 	def        *domaindef.Definer
 	stats      hits.Stats
+
+	// One batch's filter survivors and their Viterbi filter jobs.
+	cands []candidate
+	jobs  []vitfilter.Job
+	vfsc  []float32
 }
 
 func newWorker(m *Model, cfg *Config, arbitrarySeed uint32) *worker {
@@ -42,16 +47,73 @@ func newWorker(m *Model, cfg *Config, arbitrarySeed uint32) *worker {
 // (float difference, double division, float result).
 func bits(a, b float32) float32 { return float32(float64(a-b) / math.Ln2) }
 
-// run is p7_Pipeline for one target; idx is its 0-based position in the
-// database, which decides the provisional E-value test (HMMER's serial
-// pipeline uses the number of targets read so far as Z).
-func (w *worker) run(sq *seqio.Sequence, idx int64) (*hits.Hit, error) {
+// candidate is a target that passed the MSV and bias filters, held until
+// the Viterbi filter has scored the whole batch.
+type candidate struct {
+	sq               *seqio.Sequence
+	idx              int64
+	nullsc, filtersc float32
+	job              int // its vitfilter job, or -1 when the MSV P-value already passed F2
+}
+
+// runBatch is p7_Pipeline for each of seqs, in order; index(n) is the
+// 0-based database position of seqs[n], which decides the provisional
+// E-value test (HMMER's serial pipeline uses the number of targets read
+// so far as Z). The MSV and bias filters run target by target; the
+// Viterbi filter then scores every survivor of the batch in one
+// vitfilter.ScoreBatch call (small models score two targets at a time
+// there); Forward and the rest follow target by target in database order.
+// Every filter score depends only on its target, so the hits, the
+// counters and the order in which targets reach domain definition are
+// those of running the whole pipeline on one target after another.
+func (w *worker) runBatch(seqs []*seqio.Sequence, index func(n int) int64) ([]*hits.Hit, error) {
+	w.cands, w.jobs = w.cands[:0], w.jobs[:0]
+	for n, sq := range seqs {
+		w.filter(sq, index(n))
+	}
+	if len(w.jobs) > 0 {
+		t0 := time.Now()
+		if cap(w.vfsc) < len(w.jobs) {
+			w.vfsc = make([]float32, len(w.jobs))
+		}
+		w.vfsc = w.vfsc[:len(w.jobs)]
+		vitfilter.ScoreBatch(&w.om.Vit, w.jobs, w.vfsc)
+		if w.cfg.TimeStages {
+			w.stats.StageTime[hits.StageVit] += time.Since(t0)
+		}
+	}
+	var found []*hits.Hit
+	ev := &w.m.OM.EvParam
+	for i := range w.cands {
+		c := &w.cands[i]
+		if c.job >= 0 {
+			P := easel.GumbelSurv(float64(bits(w.vfsc[c.job], c.filtersc)), float64(ev[hmm.VitMu]), float64(ev[hmm.VitLambda]))
+			if P > w.f2 {
+				continue
+			}
+		}
+		w.stats.NPastVit++
+		h, err := w.finish(c)
+		if err != nil {
+			return nil, err
+		}
+		if h != nil {
+			found = append(found, h)
+		}
+	}
+	return found, nil
+}
+
+// filter runs the MSV and bias filters on one target; a survivor becomes
+// a candidate, with a Viterbi filter job unless the MSV P-value has
+// already passed F2.
+func (w *worker) filter(sq *seqio.Sequence, idx int64) {
 	dsq := sq.Dsq
 	L := len(dsq)
 	w.stats.NSeqs++
 	w.stats.NRes += int64(L)
 	if L == 0 {
-		return nil, nil
+		return
 	}
 	om, bg, ev := &w.om, &w.bg, &w.m.OM.EvParam
 	bg.SetLength(L)
@@ -73,7 +135,7 @@ func (w *worker) run(sq *seqio.Sequence, idx int64) (*hits.Hit, error) {
 	lap(hits.StageMSV)
 	P := easel.GumbelSurv(float64(bits(usc, nullsc)), float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
 	if P > w.f1 {
-		return nil, nil
+		return
 	}
 	w.stats.NPastMSV++
 
@@ -83,28 +145,48 @@ func (w *worker) run(sq *seqio.Sequence, idx int64) (*hits.Hit, error) {
 		P = easel.GumbelSurv(float64(bits(usc, filtersc)), float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
 		lap(hits.StageBias)
 		if P > w.f1 {
-			return nil, nil
+			return
 		}
 	}
 	w.stats.NPastBias++
 
+	c := candidate{sq: sq, idx: idx, nullsc: nullsc, filtersc: filtersc, job: -1}
 	// The Viterbi filter runs only when the MSV P-value has not already
 	// passed F2.
 	if P > w.f2 {
-		vfsc := vitfilter.Score(dsq, &om.Vit)
-		P = easel.GumbelSurv(float64(bits(vfsc, filtersc)), float64(ev[hmm.VitMu]), float64(ev[hmm.VitLambda]))
-		lap(hits.StageVit)
-		if P > w.f2 {
-			return nil, nil
+		c.job = len(w.jobs)
+		w.jobs = append(w.jobs, vitfilter.Job{Dsq: dsq, XW: om.Vit.XW})
+	}
+	w.cands = append(w.cands, c)
+}
+
+// finish runs Forward on a target that passed the filters and, for a
+// survivor, Backward, domain definition and scoring (the rest of
+// p7_Pipeline).
+func (w *worker) finish(c *candidate) (*hits.Hit, error) {
+	dsq := c.sq.Dsq
+	L := len(dsq)
+	om, ev := &w.om, &w.m.OM.EvParam
+	// Other targets of the batch configured the models since.
+	w.bg.SetLength(L)
+	om.ReconfigLength(L)
+	var t0 time.Time
+	lap := func(stage int) {
+		if w.cfg.TimeStages {
+			t1 := time.Now()
+			w.stats.StageTime[stage] += t1.Sub(t0)
+			t0 = t1
 		}
 	}
-	w.stats.NPastVit++
+	if w.cfg.TimeStages {
+		t0 = time.Now()
+	}
 
 	fwdsc, err := fwdback.Forward(dsq, om, w.oxf, false)
 	if err != nil {
 		return nil, err
 	}
-	P = easel.ExpSurv(float64(bits(fwdsc, filtersc)), float64(ev[hmm.FwdTau]), float64(ev[hmm.FwdLambda]))
+	P := easel.ExpSurv(float64(bits(fwdsc, c.filtersc)), float64(ev[hmm.FwdTau]), float64(ev[hmm.FwdLambda]))
 	lap(hits.StageFwd)
 	if P > w.f3 {
 		return nil, nil
@@ -122,7 +204,7 @@ func (w *worker) run(sq *seqio.Sequence, idx int64) (*hits.Hit, error) {
 	if res.NRegions == 0 || res.NEnvelopes == 0 || len(res.Domains) == 0 {
 		return nil, nil
 	}
-	return w.score(sq, idx, nullsc, fwdsc, res), nil
+	return w.score(c.sq, c.idx, c.nullsc, fwdsc, res), nil
 }
 
 // score turns a defined target into a hit (the end of p7_Pipeline): the
@@ -223,6 +305,5 @@ func (w *worker) score(sq *seqio.Sequence, idx int64, nullsc, fwdsc float32, res
 	return hit
 }
 
-// The filter kernels, named for the accelerator's use.
+// The MSV filter kernel, named for the accelerator's use.
 func msvfilterScore(dsq []byte, om *oprofile.Profile) float32 { return msvfilter.Score(dsq, &om.MSV) }
-func vitfilterScore(dsq []byte, om *oprofile.Profile) float32 { return vitfilter.Score(dsq, &om.Vit) }
