@@ -249,13 +249,13 @@ AVX2_row:
 	VMOVDQU      Y10, Y5
 	VMOVDQU      Y10, Y1
 	VMOVDQU      -96(R8), Y2
-	VPERM2I128   $0x20, Y2, Y8, Y7
+	VINSERTI128  $0x01, X2, Y8, Y7
 	VPALIGNR     $0x0e, Y7, Y2, Y2
 	VMOVDQU      -64(R8), Y3
-	VPERM2I128   $0x20, Y3, Y8, Y7
+	VINSERTI128  $0x01, X3, Y8, Y7
 	VPALIGNR     $0x0e, Y7, Y3, Y3
 	VMOVDQU      -32(R8), Y4
-	VPERM2I128   $0x20, Y4, Y8, Y7
+	VINSERTI128  $0x01, X4, Y8, Y7
 	VPALIGNR     $0x0e, Y7, Y4, Y4
 	MOVQ         DI, R10
 
@@ -323,7 +323,7 @@ AVX2_cell:
 	CMPQ         R10, R14
 	CMOVQGT      R10, R14
 	MOVWQSX      R14, R14
-	VPERM2I128   $0x20, Y5, Y8, Y7
+	VINSERTI128  $0x01, X5, Y8, Y7
 	VPALIGNR     $0x0e, Y7, Y5, Y5
 	VMOVDQU      Y5, Y11
 	VEXTRACTI128 $0x01, Y11, X7
@@ -351,21 +351,21 @@ AVX2_lazy:
 	MOVQ SI, R15
 
 AVX2_lazycell:
-	VMOVDQU    64(R10), Y4
-	VPCMPGTW   Y4, Y5, Y7
-	VPMOVMSKB  Y7, BP
-	TESTL      BP, BP
-	JZ         AVX2_lazydone
-	VPMAXSW    Y5, Y4, Y4
-	VMOVDQU    Y4, 64(R10)
-	VPADDSW    224(R15), Y4, Y5
-	ADDQ       $0x00000100, R15
-	ADDQ       $0x60, R10
-	CMPQ       R10, R8
-	JB         AVX2_lazycell
-	VPERM2I128 $0x20, Y5, Y8, Y7
-	VPALIGNR   $0x0e, Y7, Y5, Y5
-	JMP        AVX2_lazy
+	VMOVDQU     64(R10), Y4
+	VPCMPGTW    Y4, Y5, Y7
+	VPMOVMSKB   Y7, BP
+	TESTL       BP, BP
+	JZ          AVX2_lazydone
+	VPMAXSW     Y5, Y4, Y4
+	VMOVDQU     Y4, 64(R10)
+	VPADDSW     224(R15), Y4, Y5
+	ADDQ        $0x00000100, R15
+	ADDQ        $0x60, R10
+	CMPQ        R10, R8
+	JB          AVX2_lazycell
+	VINSERTI128 $0x01, X5, Y8, Y7
+	VPALIGNR    $0x0e, Y7, Y5, Y5
+	JMP         AVX2_lazy
 
 AVX2_lazydone:
 	INCQ AX
