@@ -466,7 +466,7 @@ AVX2_idle0_AVX2_init1:
 AVX2_init1:
 	MOVQ    144(SP), AX
 	CMPQ    AX, 152(SP)
-	JAE     AVX2_idle1_AVX2_row
+	JAE     AVX2_idle1_AVX2_init2
 	ADDQ    $0x28, 144(SP)
 	MOVQ    AX, 96(SP)
 	MOVQ    (AX), R9
@@ -488,14 +488,14 @@ AVX2_init1:
 	IMUL3Q  $0x00000060, R9, R9
 	ADDQ    AX, R9
 
-AVX2_clear1_AVX2_row:
+AVX2_clear1_AVX2_init2:
 	VMOVDQU X9, 16(AX)
 	ADDQ    $0x20, AX
 	CMPQ    AX, R9
-	JB      AVX2_clear1_AVX2_row
-	JMP     AVX2_row
+	JB      AVX2_clear1_AVX2_init2
+	JMP     AVX2_init2
 
-AVX2_idle1_AVX2_row:
+AVX2_idle1_AVX2_init2:
 	MOVQ  jobs+0(FP), R9
 	MOVQ  R9, 96(SP)
 	MOVQ  (R9), R9
@@ -507,30 +507,32 @@ AVX2_idle1_AVX2_row:
 	TESTQ R9, R9
 	JZ    AVX2_done
 
-AVX2_row:
+AVX2_init2:
 	VPBROADCASTW 40(SP), X0
 	VPBROADCASTW 112(SP), X7
 	VINSERTI128  $0x01, X7, Y0, Y0
-	MOVQ         (SP), AX
-	MOVBQZX      (AX), R9
-	IMULQ        DX, R9
-	ADDQ         CX, R9
-	MOVQ         72(SP), AX
-	MOVBQZX      (AX), R10
-	IMULQ        DX, R10
-	ADDQ         CX, R10
-	VMOVDQU      Y9, Y5
-	VMOVDQU      Y9, Y1
-	VMOVDQU      -32(SI), Y2
-	VPSLLDQ      $0x02, Y2, Y2
-	VPOR         Y11, Y2, Y2
-	VMOVDQU      -32(DI), Y3
-	VPSLLDQ      $0x02, Y3, Y3
-	VPOR         Y11, Y3, Y3
-	VMOVDQU      -32(R8), Y4
-	VPSLLDQ      $0x02, Y4, Y4
-	VPOR         Y11, Y4, Y4
-	MOVQ         160(SP), AX
+
+AVX2_row:
+	MOVQ    (SP), AX
+	MOVBQZX (AX), R9
+	IMULQ   DX, R9
+	ADDQ    CX, R9
+	MOVQ    72(SP), AX
+	MOVBQZX (AX), R10
+	IMULQ   DX, R10
+	ADDQ    CX, R10
+	VMOVDQU Y9, Y5
+	VMOVDQU Y9, Y1
+	VMOVDQU -32(SI), Y2
+	VPSLLDQ $0x02, Y2, Y2
+	VPOR    Y11, Y2, Y2
+	VMOVDQU -32(DI), Y3
+	VPSLLDQ $0x02, Y3, Y3
+	VPOR    Y11, Y3, Y3
+	VMOVDQU -32(R8), Y4
+	VPSLLDQ $0x02, Y4, Y4
+	VPOR    Y11, Y4, Y4
+	MOVQ    160(SP), AX
 
 AVX2_cell:
 	VMOVDQU        (R9)(AX*1), X12
@@ -566,107 +568,100 @@ AVX2_cell:
 	VMOVDQU        Y7, (DI)(AX*2)
 	ADDQ           $0x10, AX
 	JNZ            AVX2_cell
-	VPSRLDQ        $0x08, Y1, Y7
-	VPMAXSW        Y7, Y1, Y1
-	VPSRLDQ        $0x04, Y1, Y7
-	VPMAXSW        Y7, Y1, Y1
-	VPSRLDQ        $0x02, Y1, Y7
-	VPMAXSW        Y7, Y1, Y1
-	VMOVD          X1, AX
-	MOVWQSX        AX, AX
-	VEXTRACTI128   $0x01, Y1, X7
-	VMOVD          X7, R9
-	MOVWQSX        R9, R9
-	CMPQ           AX, $0x00007fff
+	VPSLLDQ        $0x02, Y5, Y5
+	VPOR           Y11, Y5, Y5
+	VPUNPCKLWD     Y5, Y1, Y7
+	VPUNPCKHWD     Y5, Y1, Y8
+	VPMAXSW        Y8, Y7, Y7
+	VPSHUFD        $0x4e, Y7, Y8
+	VPMAXSW        Y8, Y7, Y7
+	VPSHUFD        $0xb1, Y7, Y8
+	VPMAXSW        Y8, Y7, Y7
+	VMOVD          X7, R11
+	VEXTRACTI128   $0x01, Y7, X8
+	VMOVD          X8, R12
+	MOVWQSX        R11, R10
+	MOVWQSX        R12, AX
+	MOVLQSX        R11, R11
+	SARQ           $0x10, R11
+	MOVLQSX        R12, R12
+	SARQ           $0x10, R12
+	CMPQ           R10, $0x00007fff
 	JGE            AVX2_ovf0
 
 AVX2_ovfback0:
-	MOVQ    24(SP), R10
-	MOVWQSX 20(R10), R11
-	ADDQ    R11, 32(SP)
-	MOVWQSX 28(R10), R12
-	ADDQ    56(SP), R12
-	MOVWQSX 18(R10), R11
-	ADDQ    AX, R11
-	CMPQ    R11, R12
-	CMOVQGT R11, R12
-	MOVWQSX R12, R12
-	MOVQ    R12, 56(SP)
-	MOVWQSX 24(R10), R12
-	ADDQ    48(SP), R12
-	MOVWQSX 16(R10), R11
-	ADDQ    AX, R11
-	CMPQ    R11, R12
-	CMOVQGT R11, R12
-	MOVWQSX R12, R12
-	MOVQ    R12, 48(SP)
-	MOVWQSX 26(R10), R11
-	MOVQ    R12, AX
-	ADDQ    R11, AX
-	MOVWQSX 22(R10), R11
-	ADDQ    32(SP), R11
-	CMPQ    R11, AX
-	CMOVQGT R11, AX
-	MOVWQSX AX, AX
-	MOVQ    AX, 40(SP)
-	CMPQ    R9, $0x00007fff
+	MOVQ    24(SP), R13
+	MOVWQSX 20(R13), R14
+	ADDQ    R14, 32(SP)
+	MOVWQSX 24(R13), R15
+	ADDQ    48(SP), R15
+	MOVWQSX 16(R13), R14
+	ADDQ    R10, R14
+	CMPQ    R14, R15
+	CMOVQGT R14, R15
+	MOVWQSX R15, R15
+	MOVQ    R15, 48(SP)
+	MOVWQSX 26(R13), R14
+	MOVQ    R15, R9
+	ADDQ    R14, R9
+	MOVWQSX 22(R13), R14
+	ADDQ    32(SP), R14
+	CMPQ    R14, R9
+	CMOVQGT R14, R9
+	MOVWQSX R9, R9
+	MOVQ    R9, 40(SP)
+	MOVWQSX 28(R13), R15
+	ADDQ    56(SP), R15
+	MOVWQSX 18(R13), R14
+	ADDQ    R10, R14
+	CMPQ    R14, R15
+	CMOVQGT R14, R15
+	MOVWQSX R15, R15
+	MOVQ    R15, 56(SP)
+	CMPQ    AX, $0x00007fff
 	JGE     AVX2_ovf1
 
 AVX2_ovfback1:
-	MOVQ         96(SP), R10
-	MOVWQSX      20(R10), R11
-	ADDQ         R11, 104(SP)
-	MOVWQSX      28(R10), R12
-	ADDQ         128(SP), R12
-	MOVWQSX      18(R10), R11
-	ADDQ         R9, R11
-	CMPQ         R11, R12
-	CMOVQGT      R11, R12
-	MOVWQSX      R12, R12
-	MOVQ         R12, 128(SP)
-	MOVWQSX      24(R10), R12
-	ADDQ         120(SP), R12
-	MOVWQSX      16(R10), R11
-	ADDQ         R9, R11
-	CMPQ         R11, R12
-	CMOVQGT      R11, R12
-	MOVWQSX      R12, R12
-	MOVQ         R12, 120(SP)
-	MOVWQSX      26(R10), R11
-	MOVQ         R12, R9
-	ADDQ         R11, R9
-	MOVWQSX      22(R10), R11
-	ADDQ         104(SP), R11
-	CMPQ         R11, R9
-	CMOVQGT      R11, R9
-	MOVWQSX      R9, R9
-	MOVQ         R9, 112(SP)
-	VPSLLDQ      $0x02, Y5, Y5
-	VPOR         Y11, Y5, Y5
-	VMOVDQU      Y5, Y10
-	VPSRLDQ      $0x08, Y10, Y7
-	VPMAXSW      Y7, Y10, Y10
-	VPSRLDQ      $0x04, Y10, Y7
-	VPMAXSW      Y7, Y10, Y10
-	VPSRLDQ      $0x02, Y10, Y7
-	VPMAXSW      Y7, Y10, Y10
-	VMOVD        X10, R10
-	MOVWQSX      R10, R10
-	VEXTRACTI128 $0x01, Y10, X7
-	VMOVD        X7, R11
-	MOVWQSX      R11, R11
-	MOVQ         skip+64(FP), R12
-	ADDQ         R12, R10
-	CMPQ         R10, AX
-	JG           AVX2_lazy
-	ADDQ         R12, R11
-	CMPQ         R11, R9
-	JG           AVX2_lazy
-	MOVQ         160(SP), AX
-	VMOVDQU      (R8)(AX*2), Y4
-	VPMAXSW      Y5, Y4, Y4
-	VMOVDQU      Y4, (R8)(AX*2)
-	JMP          AVX2_lazydone
+	MOVQ    96(SP), R13
+	MOVWQSX 20(R13), R14
+	ADDQ    R14, 104(SP)
+	MOVWQSX 24(R13), R15
+	ADDQ    120(SP), R15
+	MOVWQSX 16(R13), R14
+	ADDQ    AX, R14
+	CMPQ    R14, R15
+	CMOVQGT R14, R15
+	MOVWQSX R15, R15
+	MOVQ    R15, 120(SP)
+	MOVWQSX 26(R13), R14
+	MOVQ    R15, R10
+	ADDQ    R14, R10
+	MOVWQSX 22(R13), R14
+	ADDQ    104(SP), R14
+	CMPQ    R14, R10
+	CMOVQGT R14, R10
+	MOVWQSX R10, R10
+	MOVQ    R10, 112(SP)
+	MOVWQSX 28(R13), R15
+	ADDQ    128(SP), R15
+	MOVWQSX 18(R13), R14
+	ADDQ    AX, R14
+	CMPQ    R14, R15
+	CMOVQGT R14, R15
+	MOVWQSX R15, R15
+	MOVQ    R15, 128(SP)
+	MOVQ    skip+64(FP), AX
+	ADDQ    AX, R11
+	CMPQ    R11, R9
+	JG      AVX2_lazy
+	ADDQ    AX, R12
+	CMPQ    R12, R10
+	JG      AVX2_lazy
+	MOVQ    160(SP), AX
+	VMOVDQU (R8)(AX*2), Y4
+	VPMAXSW Y5, Y4, Y4
+	VMOVDQU Y4, (R8)(AX*2)
+	JMP     AVX2_lazydone
 
 AVX2_lazy:
 	MOVQ 160(SP), AX
@@ -674,8 +669,8 @@ AVX2_lazy:
 AVX2_lazycell:
 	VMOVDQU        (R8)(AX*2), Y4
 	VPCMPGTW       Y4, Y5, Y7
-	VPMOVMSKB      Y7, R9
-	TESTL          R9, R9
+	VPMOVMSKB      Y7, R11
+	TESTL          R11, R11
 	JZ             AVX2_lazydone
 	VPMAXSW        Y5, Y4, Y4
 	VMOVDQU        Y4, (R8)(AX*2)
@@ -688,13 +683,18 @@ AVX2_lazycell:
 	JMP            AVX2_lazy
 
 AVX2_lazydone:
-	MOVQ (SP), AX
-	ADDQ 16(SP), AX
-	MOVQ AX, (SP)
-	CMPQ AX, 8(SP)
-	JEQ  AVX2_fin0
-	CMPQ 64(SP), $0x00
-	JNE  AVX2_fin0
+	VMOVD        R9, X0
+	VPBROADCASTW X0, X0
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VINSERTI128  $0x01, X7, Y0, Y0
+	MOVQ         (SP), AX
+	ADDQ         16(SP), AX
+	MOVQ         AX, (SP)
+	CMPQ         AX, 8(SP)
+	JEQ          AVX2_fin0
+	CMPQ         64(SP), $0x00
+	JNE          AVX2_fin0
 
 AVX2_finback0:
 	MOVQ 72(SP), AX
@@ -722,7 +722,7 @@ AVX2_fin0:
 	MOVL    R9, 36(AX)
 	MOVQ    144(SP), AX
 	CMPQ    AX, 152(SP)
-	JAE     AVX2_idle0_AVX2_finback0
+	JAE     AVX2_idle0_AVX2_refresh0
 	ADDQ    $0x28, 144(SP)
 	MOVQ    AX, 24(SP)
 	MOVQ    (AX), R9
@@ -744,14 +744,14 @@ AVX2_fin0:
 	IMUL3Q  $0x00000060, R9, R9
 	ADDQ    AX, R9
 
-AVX2_clear0_AVX2_finback0:
+AVX2_clear0_AVX2_refresh0:
 	VMOVDQU X9, (AX)
 	ADDQ    $0x20, AX
 	CMPQ    AX, R9
-	JB      AVX2_clear0_AVX2_finback0
-	JMP     AVX2_finback0
+	JB      AVX2_clear0_AVX2_refresh0
+	JMP     AVX2_refresh0
 
-AVX2_idle0_AVX2_finback0:
+AVX2_idle0_AVX2_refresh0:
 	MOVQ  jobs+0(FP), R9
 	MOVQ  R9, 24(SP)
 	MOVQ  (R9), R9
@@ -762,7 +762,12 @@ AVX2_idle0_AVX2_finback0:
 	MOVQ  88(SP), R9
 	TESTQ R9, R9
 	JZ    AVX2_done
-	JMP   AVX2_finback0
+
+AVX2_refresh0:
+	VPBROADCASTW 40(SP), X0
+	VPBROADCASTW 112(SP), X7
+	VINSERTI128  $0x01, X7, Y0, Y0
+	JMP          AVX2_finback0
 
 AVX2_ovf1:
 	CMPQ 88(SP), $0x00
@@ -778,7 +783,7 @@ AVX2_fin1:
 	MOVL    R9, 36(AX)
 	MOVQ    144(SP), AX
 	CMPQ    AX, 152(SP)
-	JAE     AVX2_idle1_AVX2_finback1
+	JAE     AVX2_idle1_AVX2_refresh1
 	ADDQ    $0x28, 144(SP)
 	MOVQ    AX, 96(SP)
 	MOVQ    (AX), R9
@@ -800,14 +805,14 @@ AVX2_fin1:
 	IMUL3Q  $0x00000060, R9, R9
 	ADDQ    AX, R9
 
-AVX2_clear1_AVX2_finback1:
+AVX2_clear1_AVX2_refresh1:
 	VMOVDQU X9, 16(AX)
 	ADDQ    $0x20, AX
 	CMPQ    AX, R9
-	JB      AVX2_clear1_AVX2_finback1
-	JMP     AVX2_finback1
+	JB      AVX2_clear1_AVX2_refresh1
+	JMP     AVX2_refresh1
 
-AVX2_idle1_AVX2_finback1:
+AVX2_idle1_AVX2_refresh1:
 	MOVQ  jobs+0(FP), R9
 	MOVQ  R9, 96(SP)
 	MOVQ  (R9), R9
@@ -818,7 +823,12 @@ AVX2_idle1_AVX2_finback1:
 	MOVQ  16(SP), R9
 	TESTQ R9, R9
 	JZ    AVX2_done
-	JMP   AVX2_finback1
+
+AVX2_refresh1:
+	VPBROADCASTW 40(SP), X0
+	VPBROADCASTW 112(SP), X7
+	VINSERTI128  $0x01, X7, Y0, Y0
+	JMP          AVX2_finback1
 
 AVX2_done:
 	VZEROUPPER

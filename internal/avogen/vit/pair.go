@@ -69,7 +69,7 @@ func vitPair() {
 	MOVQ(jobs, next)
 	MOVQ(t, jobsEnd)
 
-	xBv, xEv, mpv, ipv, dpv, dcv, sv, tmp, tmp2, neg, dmaxv, fill, emis := s.R(0), s.R(1), s.R(2), s.R(3), s.R(4), s.R(5), s.R(6), s.R(7), s.R(8), s.R(9), s.R(10), s.R(11), s.R(12)
+	xBv, xEv, mpv, ipv, dpv, dcv, sv, tmp, tmp2, neg, fill, emis := s.R(0), s.R(1), s.R(2), s.R(3), s.R(4), s.R(5), s.R(6), s.R(7), s.R(8), s.R(9), s.R(11), s.R(12)
 	MOVL(U32(0x8000), t.As32())
 	s.SplatW(t.As32(), neg)
 	// fill: -32768 in the first word of each half, zero elsewhere.
@@ -160,16 +160,24 @@ func vitPair() {
 	SARQ(U8(1), qn) // -16q
 	qnMem := loc.Offset(2*hBytes + 16)
 	MOVQ(qn, qnMem)
+	// xBv holds each half's B score in its 8 words; loadXB sets it from
+	// the stack (after a half starts a job), the end of a row from the
+	// registers the specials leave (no store-to-load on the path from one
+	// row's E to the next row's cells).
+	loadXB := func() {
+		VPBROADCASTW(half(0, hXB), vec.X(xBv))
+		VPBROADCASTW(half(1, hXB), vec.X(tmp))
+		VINSERTI128(U8(1), vec.X(tmp), xBv, xBv)
+	}
 	start(0, s.Label("init1"))
 	Label(s.Label("init1"))
-	start(1, s.Label("row"))
+	start(1, s.Label("init2"))
+	Label(s.Label("init2"))
+	loadXB()
 
 	i, rscA, rscB := GP64(), GP64(), GP64()
 
 	Label(s.Label("row"))
-	VPBROADCASTW(half(0, hXB), vec.X(xBv))
-	VPBROADCASTW(half(1, hXB), vec.X(tmp))
-	VINSERTI128(U8(1), vec.X(tmp), xBv, xBv)
 	MOVQ(half(0, hRowp), t)
 	MOVBQZX(Mem{Base: t}, rscA)
 	IMULQ(rstride, rscA)
@@ -226,21 +234,27 @@ func vitPair() {
 	ADDQ(U8(16), i)
 	JNZ(LabelRef(s.Label("cell")))
 
-	// hmax2 leaves the largest word of each half of v in ra and rb
-	// (sign-extended); v is clobbered.
-	hmax2 := func(v reg.VecPhysical, ra, rb reg.GPVirtual) {
-		for _, n := range []int{8, 4, 2} {
-			VPSRLDQ(U8(n), v, tmp)
-			VPMAXSW(tmp, v, v)
-		}
-		VMOVD(vec.X(v), ra.As32())
-		MOVWQSX(ra.As16(), ra)
-		VEXTRACTI128(U8(1), v, vec.X(tmp))
-		VMOVD(vec.X(tmp), rb.As32())
-		MOVWQSX(rb.As16(), rb)
-	}
-	xEA, xEB := GP64(), GP64()
-	hmax2(xEv, xEA, xEB)
+	// The row's E (largest M) and largest lane-crossing D carry, for
+	// each half, in one reduction: E in the low word of every dword, the
+	// carry in the high word.
+	shiftIn(dcv)
+	VPUNPCKLWD(dcv, xEv, tmp)
+	VPUNPCKHWD(dcv, xEv, tmp2)
+	VPMAXSW(tmp2, tmp, tmp)
+	VPSHUFD(U8(0x4e), tmp, tmp2)
+	VPMAXSW(tmp2, tmp, tmp)
+	VPSHUFD(U8(0xb1), tmp, tmp2)
+	VPMAXSW(tmp2, tmp, tmp)
+	xEA, xEB, dA, dB := GP64(), GP64(), GP64(), GP64()
+	VMOVD(vec.X(tmp), dA.As32())
+	VEXTRACTI128(U8(1), tmp, vec.X(tmp2))
+	VMOVD(vec.X(tmp2), dB.As32())
+	MOVWQSX(dA.As16(), xEA)
+	MOVWQSX(dB.As16(), xEB)
+	MOVLQSX(dA.As32(), dA)
+	SARQ(U8(16), dA)
+	MOVLQSX(dB.As32(), dB)
+	SARQ(U8(16), dB)
 
 	// Specials of half h from its row's E, exactly as the one-target
 	// kernel computes them; the new xB stays in xb for the lazy-F test.
@@ -252,15 +266,6 @@ func vitPair() {
 		MOVQ(half(h, hJob), xw)
 		MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xN, loop)}, a)
 		ADDQ(a, half(h, hXN))
-		// xC = max(xC + C loop, xE + E move)
-		MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xC, loop)}, c)
-		ADDQ(half(h, hXC), c)
-		MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xE, move)}, b)
-		ADDQ(e, b)
-		CMPQ(b, c)
-		CMOVQGT(b, c)
-		MOVWQSX(c.As16(), c)
-		MOVQ(c, half(h, hXC))
 		// xJ = max(xJ + J loop, xE + E loop)
 		MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xJ, loop)}, c)
 		ADDQ(half(h, hXJ), c)
@@ -280,6 +285,15 @@ func vitPair() {
 		CMOVQGT(b, xb)
 		MOVWQSX(xb.As16(), xb)
 		MOVQ(xb, half(h, hXB))
+		// xC = max(xC + C loop, xE + E move)
+		MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xC, loop)}, c)
+		ADDQ(half(h, hXC), c)
+		MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xE, move)}, b)
+		ADDQ(e, b)
+		CMPQ(b, c)
+		CMOVQGT(b, c)
+		MOVWQSX(c.As16(), c)
+		MOVQ(c, half(h, hXC))
 	}
 	xBA, xBB := GP64(), GP64()
 	specials(0, xEA, xBA)
@@ -289,10 +303,7 @@ func vitPair() {
 	// passes run for both halves when either needs them (on a half that
 	// does not, they reach the same fixed point and change nothing that
 	// the next row reads).
-	shiftIn(dcv)
-	dA, dB, skip := GP64(), GP64(), GP64()
-	s.Mov(dcv, dmaxv)
-	hmax2(dmaxv, dA, dB)
+	skip := GP64()
 	Load(Param("skip"), skip)
 	ADDQ(skip, dA)
 	CMPQ(dA, xBA)
@@ -323,6 +334,11 @@ func vitPair() {
 	shiftIn(dcv)
 	JMP(LabelRef(s.Label("lazy")))
 	Label(s.Label("lazydone"))
+	VMOVD(xBA.As32(), vec.X(xBv))
+	VPBROADCASTW(vec.X(xBv), vec.X(xBv))
+	VMOVD(xBB.As32(), vec.X(tmp))
+	VPBROADCASTW(vec.X(tmp), vec.X(tmp))
+	VINSERTI128(U8(1), vec.X(tmp), xBv, xBv)
 
 	// Next row; a half whose target ended (or overflowed) hands its
 	// result back and takes the next job.
@@ -354,7 +370,10 @@ func vitPair() {
 		MOVL(r.As32(), Mem{Base: job, Disp: jobXC})
 		MOVQ(half(h, hOvf), r)
 		MOVL(r.As32(), Mem{Base: job, Disp: jobOvf})
-		start(h, s.Label("finback%d", h))
+		start(h, s.Label("refresh%d", h))
+		Label(s.Label("refresh%d", h))
+		loadXB()
+		JMP(LabelRef(s.Label("finback%d", h)))
 	}
 
 	Label(s.Label("done"))
