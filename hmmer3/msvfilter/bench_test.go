@@ -87,16 +87,21 @@ func BenchmarkFilter(b *testing.B) {
 		om := m.om
 		for _, l := range simd.Available() {
 			b.Run(m.name+"/ssv/"+l.String(), func(b *testing.B) {
-				cells := 0
+				defer lockThread()()
+				cells, c0 := 0, threadCPU()
 				for i := 0; i < b.N; i++ {
 					s := seqs[i%len(seqs)]
 					scoreWith(l, s, &om.MSV)
 					cells += len(s) * om.M
 				}
 				b.ReportMetric(float64(cells)/b.Elapsed().Seconds()/1e9, "GCUPS")
+				if cpu := threadCPU() - c0; cpu > 0 {
+					b.ReportMetric(float64(cells)/cpu.Seconds()/1e9, "cpu-GCUPS")
+				}
 			})
 			b.Run(m.name+"/msv/"+l.String(), func(b *testing.B) {
-				cells := 0
+				defer lockThread()()
+				cells, c0 := 0, threadCPU()
 				for i := 0; i < b.N; i++ {
 					s := seqs[i%len(seqs)]
 					if l == simd.Generic {
@@ -109,6 +114,9 @@ func BenchmarkFilter(b *testing.B) {
 					cells += len(s) * om.M
 				}
 				b.ReportMetric(float64(cells)/b.Elapsed().Seconds()/1e9, "GCUPS")
+				if cpu := threadCPU() - c0; cpu > 0 {
+					b.ReportMetric(float64(cells)/cpu.Seconds()/1e9, "cpu-GCUPS")
+				}
 			})
 		}
 	}

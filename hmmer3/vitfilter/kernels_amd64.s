@@ -2,9 +2,9 @@
 
 #include "textflag.h"
 
-// func vitSSE(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int16, xw *[4][2]int16, base int, skip int) (xC int, overflow bool)
+// func vitSSE(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int16, xw *[4][2]int16, base int, skip *int16, lazyAll int) (xC int, overflow bool)
 // Requires: CMOV, SSE2
-TEXT ·vitSSE(SB), NOSPLIT, $8-89
+TEXT ·vitSSE(SB), NOSPLIT, $0-97
 	MOVQ   dsq+0(FP), AX
 	MOVQ   n+8(FP), CX
 	ADDQ   AX, CX
@@ -22,6 +22,8 @@ TEXT ·vitSSE(SB), NOSPLIT, $8-89
 	PSHUFD $0x00, X10, X10
 	MOVL   $0x00008000, R10
 	MOVQ   R10, X8
+	MOVQ   skip+72(FP), R10
+	MOVOU  (R10), X11
 	MOVQ   DI, R10
 
 SSE_clear:
@@ -31,21 +33,20 @@ SSE_clear:
 	JB      SSE_clear
 	MOVQ    base+64(FP), R10
 	MOVQ    R10, R11
-	MOVWQSX 6(R9), R10
-	MOVQ    R11, R14
-	ADDQ    R10, R14
-	MOVWQSX R14, R14
+	MOVWQSX 6(R9), R14
+	MOVQ    R11, R10
+	ADDQ    R14, R10
+	MOVWQSX R10, R10
 	MOVQ    $-32768, R12
 	MOVQ    R12, R13
 	CMPQ    AX, CX
 	JAE     SSE_finish
-
-SSE_row:
-	MOVQ    R14, R10
 	ANDL    $0x0000ffff, R10
 	IMUL3L  $0x00010001, R10, R10
 	MOVQ    R10, X0
 	PSHUFD  $0x00, X0, X0
+
+SSE_row:
 	MOVBQZX (AX), R14
 	IMULQ   BX, R14
 	ADDQ    DX, R14
@@ -64,100 +65,97 @@ SSE_row:
 	MOVQ    DI, R10
 
 SSE_cell:
-	MOVOU   X0, X6
-	PADDSW  (R15), X6
-	MOVOU   X2, X7
-	PADDSW  16(R15), X7
-	PMAXSW  X7, X6
-	MOVOU   X3, X7
-	PADDSW  32(R15), X7
-	PMAXSW  X7, X6
-	MOVOU   X4, X7
-	PADDSW  48(R15), X7
-	PMAXSW  X7, X6
-	PADDSW  (R14), X6
-	PMAXSW  X6, X1
-	MOVOU   (R10), X2
-	MOVOU   16(R10), X3
-	MOVOU   32(R10), X4
-	MOVOU   X6, (R10)
-	MOVOU   X5, 32(R10)
-	MOVOU   X6, X7
-	PADDSW  64(R15), X7
-	PADDSW  112(R15), X5
-	PMAXSW  X7, X5
-	MOVOU   X2, X7
-	PADDSW  80(R15), X7
-	MOVOU   X3, X9
-	PADDSW  96(R15), X9
-	PMAXSW  X9, X7
-	MOVOU   X7, 16(R10)
-	ADDQ    $0x00000080, R15
-	ADDQ    $0x10, R14
-	ADDQ    $0x30, R10
-	CMPQ    R10, R8
-	JB      SSE_cell
-	MOVOU   X1, X7
-	PSRLDQ  $0x08, X7
-	PMAXSW  X7, X1
-	MOVOU   X1, X7
-	PSRLDQ  $0x04, X7
-	PMAXSW  X7, X1
-	MOVOU   X1, X7
-	PSRLDQ  $0x02, X7
-	PMAXSW  X7, X1
-	MOVQ    X1, R14
-	MOVWLSX R14, R14
-	MOVLQSX R14, R14
-	CMPQ    R14, $0x00007fff
-	JGE     SSE_overflow
-	MOVWQSX 4(R9), R10
-	ADDQ    R10, R11
-	MOVWQSX 12(R9), R10
-	ADDQ    R10, R13
-	MOVWQSX 2(R9), R10
-	ADDQ    R14, R10
-	CMPQ    R10, R13
-	CMOVQGT R10, R13
-	MOVWQSX R13, R13
-	MOVWQSX 8(R9), R10
-	ADDQ    R10, R12
-	MOVWQSX (R9), R10
-	ADDQ    R14, R10
-	CMPQ    R10, R12
-	CMOVQGT R10, R12
-	MOVWQSX R12, R12
-	MOVWQSX 10(R9), R10
-	MOVQ    R12, R14
-	ADDQ    R10, R14
-	MOVWQSX 6(R9), R10
-	ADDQ    R11, R10
-	CMPQ    R10, R14
-	CMOVQGT R10, R14
-	MOVWQSX R14, R14
-	PSLLDQ  $0x02, X5
-	POR     X8, X5
-	MOVOU   X5, X11
-	MOVOU   X11, X7
-	PSRLDQ  $0x08, X7
-	PMAXSW  X7, X11
-	MOVOU   X11, X7
-	PSRLDQ  $0x04, X7
-	PMAXSW  X7, X11
-	MOVOU   X11, X7
-	PSRLDQ  $0x02, X7
-	PMAXSW  X7, X11
-	MOVQ    X11, R10
-	MOVWLSX R10, R10
-	MOVLQSX R10, R10
-	MOVQ    skip+72(FP), R15
-	ADDQ    R15, R10
-	CMPQ    R10, R14
-	JG      SSE_lazy
-	MOVOU   32(DI), X4
-	PMAXSW  X5, X4
-	MOVOU   X4, 32(DI)
-	JMP     SSE_lazydone
+	MOVOU    X0, X6
+	PADDSW   (R15), X6
+	MOVOU    X2, X7
+	PADDSW   16(R15), X7
+	PMAXSW   X7, X6
+	MOVOU    X3, X7
+	PADDSW   32(R15), X7
+	PMAXSW   X7, X6
+	MOVOU    X4, X7
+	PADDSW   48(R15), X7
+	PMAXSW   X7, X6
+	PADDSW   (R14), X6
+	PMAXSW   X6, X1
+	MOVOU    (R10), X2
+	MOVOU    16(R10), X3
+	MOVOU    32(R10), X4
+	MOVOU    X6, (R10)
+	MOVOU    X5, 32(R10)
+	MOVOU    X6, X7
+	PADDSW   64(R15), X7
+	PADDSW   112(R15), X5
+	PMAXSW   X7, X5
+	MOVOU    X2, X7
+	PADDSW   80(R15), X7
+	MOVOU    X3, X9
+	PADDSW   96(R15), X9
+	PMAXSW   X9, X7
+	MOVOU    X7, 16(R10)
+	ADDQ     $0x00000080, R15
+	ADDQ     $0x10, R14
+	ADDQ     $0x30, R10
+	CMPQ     R10, R8
+	JB       SSE_cell
+	MOVOU    X1, X7
+	PSRLDQ   $0x08, X7
+	PMAXSW   X7, X1
+	MOVOU    X1, X7
+	PSRLDQ   $0x04, X7
+	PMAXSW   X7, X1
+	MOVOU    X1, X7
+	PSRLDQ   $0x02, X7
+	PMAXSW   X7, X1
+	MOVQ     X1, R10
+	MOVWLSX  R10, R10
+	MOVLQSX  R10, R10
+	CMPQ     R10, $0x00007fff
+	JGE      SSE_overflow
+	MOVWQSX  4(R9), R14
+	ADDQ     R14, R11
+	MOVWQSX  12(R9), R14
+	ADDQ     R14, R13
+	MOVWQSX  2(R9), R14
+	ADDQ     R10, R14
+	CMPQ     R14, R13
+	CMOVQGT  R14, R13
+	MOVWQSX  R13, R13
+	MOVWQSX  8(R9), R14
+	ADDQ     R14, R12
+	MOVWQSX  (R9), R14
+	ADDQ     R10, R14
+	CMPQ     R14, R12
+	CMOVQGT  R14, R12
+	MOVWQSX  R12, R12
+	MOVWQSX  10(R9), R14
+	MOVQ     R12, R10
+	ADDQ     R14, R10
+	MOVWQSX  6(R9), R14
+	ADDQ     R11, R14
+	CMPQ     R14, R10
+	CMOVQGT  R14, R10
+	MOVWQSX  R10, R10
+	PSLLDQ   $0x02, X5
+	POR      X8, X5
+	ANDL     $0x0000ffff, R10
+	IMUL3L   $0x00010001, R10, R10
+	MOVQ     R10, X0
+	PSHUFD   $0x00, X0, X0
+	MOVOU    X11, X7
+	PADDSW   X5, X7
+	MOVOU    X0, X9
+	PCMPGTW  X7, X9
+	PMOVMSKB X9, R10
+	CMPL     R10, $0x0000ffff
+	JNE      SSE_lazy
+	MOVQ     lazyAll+80(FP), R10
+	CMPQ     R10, $0x00
+	JNE      SSE_lazy
+	MOVOU    32(DI), X4
+	PMAXSW   X5, X4
+	MOVOU    X4, 32(DI)
+	JMP      SSE_lazydone
 
 SSE_lazy:
 	MOVQ DI, R10
@@ -167,8 +165,8 @@ SSE_lazycell:
 	MOVOU    32(R10), X4
 	MOVOU    X5, X7
 	PCMPGTW  X4, X7
-	PMOVMSKB X7, BP
-	TESTL    BP, BP
+	PMOVMSKB X7, R14
+	TESTL    R14, R14
 	JZ       SSE_lazydone
 	PMAXSW   X5, X4
 	MOVOU    X4, 32(R10)
@@ -188,20 +186,20 @@ SSE_lazydone:
 	JB   SSE_row
 
 SSE_finish:
-	MOVQ R13, xC+80(FP)
+	MOVQ R13, xC+88(FP)
 	MOVB $0x00, R10
-	MOVB R10, overflow+88(FP)
+	MOVB R10, overflow+96(FP)
 	RET
 
 SSE_overflow:
-	MOVQ R13, xC+80(FP)
+	MOVQ R13, xC+88(FP)
 	MOVB $0x01, R10
-	MOVB R10, overflow+88(FP)
+	MOVB R10, overflow+96(FP)
 	RET
 
-// func vitAVX2(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int16, xw *[4][2]int16, base int, skip int) (xC int, overflow bool)
+// func vitAVX2(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int16, xw *[4][2]int16, base int, skip *int16, lazyAll int) (xC int, overflow bool)
 // Requires: AVX, AVX2, CMOV
-TEXT ·vitAVX2(SB), NOSPLIT, $8-89
+TEXT ·vitAVX2(SB), NOSPLIT, $0-97
 	MOVQ         dsq+0(FP), AX
 	MOVQ         n+8(FP), CX
 	ADDQ         AX, CX
@@ -218,46 +216,47 @@ TEXT ·vitAVX2(SB), NOSPLIT, $8-89
 	VMOVD        R10, X10
 	VPBROADCASTD X10, Y10
 	VMOVDQU      Y10, Y8
+	MOVQ         skip+72(FP), R10
+	VMOVDQU      (R10), Y11
 	MOVQ         DI, R10
 
 AVX2_clear:
-	VMOVDQU Y10, (R10)
-	ADDQ    $0x20, R10
-	CMPQ    R10, R8
-	JB      AVX2_clear
-	MOVQ    base+64(FP), R10
-	MOVQ    R10, R11
-	MOVWQSX 6(R9), R10
-	MOVQ    R11, R14
-	ADDQ    R10, R14
-	MOVWQSX R14, R14
-	MOVQ    $-32768, R12
-	MOVQ    R12, R13
-	CMPQ    AX, CX
-	JAE     AVX2_finish
-
-AVX2_row:
-	MOVQ         R14, R10
+	VMOVDQU      Y10, (R10)
+	ADDQ         $0x20, R10
+	CMPQ         R10, R8
+	JB           AVX2_clear
+	MOVQ         base+64(FP), R10
+	MOVQ         R10, R11
+	MOVWQSX      6(R9), R14
+	MOVQ         R11, R10
+	ADDQ         R14, R10
+	MOVWQSX      R10, R10
+	MOVQ         $-32768, R12
+	MOVQ         R12, R13
+	CMPQ         AX, CX
+	JAE          AVX2_finish
 	ANDL         $0x0000ffff, R10
 	IMUL3L       $0x00010001, R10, R10
 	VMOVD        R10, X0
 	VPBROADCASTD X0, Y0
-	MOVBQZX      (AX), R14
-	IMULQ        BX, R14
-	ADDQ         DX, R14
-	MOVQ         SI, R15
-	VMOVDQU      Y10, Y5
-	VMOVDQU      Y10, Y1
-	VMOVDQU      -96(R8), Y2
-	VINSERTI128  $0x01, X2, Y8, Y7
-	VPALIGNR     $0x0e, Y7, Y2, Y2
-	VMOVDQU      -64(R8), Y3
-	VINSERTI128  $0x01, X3, Y8, Y7
-	VPALIGNR     $0x0e, Y7, Y3, Y3
-	VMOVDQU      -32(R8), Y4
-	VINSERTI128  $0x01, X4, Y8, Y7
-	VPALIGNR     $0x0e, Y7, Y4, Y4
-	MOVQ         DI, R10
+
+AVX2_row:
+	MOVBQZX     (AX), R14
+	IMULQ       BX, R14
+	ADDQ        DX, R14
+	MOVQ        SI, R15
+	VMOVDQU     Y10, Y5
+	VMOVDQU     Y10, Y1
+	VMOVDQU     -96(R8), Y2
+	VINSERTI128 $0x01, X2, Y8, Y7
+	VPALIGNR    $0x0e, Y7, Y2, Y2
+	VMOVDQU     -64(R8), Y3
+	VINSERTI128 $0x01, X3, Y8, Y7
+	VPALIGNR    $0x0e, Y7, Y3, Y3
+	VMOVDQU     -32(R8), Y4
+	VINSERTI128 $0x01, X4, Y8, Y7
+	VPALIGNR    $0x0e, Y7, Y4, Y4
+	MOVQ        DI, R10
 
 AVX2_cell:
 	VPADDSW      (R15), Y0, Y6
@@ -294,53 +293,49 @@ AVX2_cell:
 	VPMAXSW      X7, X1, X1
 	VPSRLDQ      $0x02, X1, X7
 	VPMAXSW      X7, X1, X1
-	VMOVD        X1, R14
-	MOVWLSX      R14, R14
-	MOVLQSX      R14, R14
-	CMPQ         R14, $0x00007fff
-	JGE          AVX2_overflow
-	MOVWQSX      4(R9), R10
-	ADDQ         R10, R11
-	MOVWQSX      12(R9), R10
-	ADDQ         R10, R13
-	MOVWQSX      2(R9), R10
-	ADDQ         R14, R10
-	CMPQ         R10, R13
-	CMOVQGT      R10, R13
-	MOVWQSX      R13, R13
-	MOVWQSX      8(R9), R10
-	ADDQ         R10, R12
-	MOVWQSX      (R9), R10
-	ADDQ         R14, R10
-	CMPQ         R10, R12
-	CMOVQGT      R10, R12
-	MOVWQSX      R12, R12
-	MOVWQSX      10(R9), R10
-	MOVQ         R12, R14
-	ADDQ         R10, R14
-	MOVWQSX      6(R9), R10
-	ADDQ         R11, R10
-	CMPQ         R10, R14
-	CMOVQGT      R10, R14
-	MOVWQSX      R14, R14
-	VINSERTI128  $0x01, X5, Y8, Y7
-	VPALIGNR     $0x0e, Y7, Y5, Y5
-	VMOVDQU      Y5, Y11
-	VEXTRACTI128 $0x01, Y11, X7
-	VPMAXSW      X7, X11, X11
-	VPSRLDQ      $0x08, X11, X7
-	VPMAXSW      X7, X11, X11
-	VPSRLDQ      $0x04, X11, X7
-	VPMAXSW      X7, X11, X11
-	VPSRLDQ      $0x02, X11, X7
-	VPMAXSW      X7, X11, X11
-	VMOVD        X11, R10
+	VMOVD        X1, R10
 	MOVWLSX      R10, R10
 	MOVLQSX      R10, R10
-	MOVQ         skip+72(FP), R15
-	ADDQ         R15, R10
-	CMPQ         R10, R14
-	JG           AVX2_lazy
+	CMPQ         R10, $0x00007fff
+	JGE          AVX2_overflow
+	MOVWQSX      4(R9), R14
+	ADDQ         R14, R11
+	MOVWQSX      12(R9), R14
+	ADDQ         R14, R13
+	MOVWQSX      2(R9), R14
+	ADDQ         R10, R14
+	CMPQ         R14, R13
+	CMOVQGT      R14, R13
+	MOVWQSX      R13, R13
+	MOVWQSX      8(R9), R14
+	ADDQ         R14, R12
+	MOVWQSX      (R9), R14
+	ADDQ         R10, R14
+	CMPQ         R14, R12
+	CMOVQGT      R14, R12
+	MOVWQSX      R12, R12
+	MOVWQSX      10(R9), R14
+	MOVQ         R12, R10
+	ADDQ         R14, R10
+	MOVWQSX      6(R9), R14
+	ADDQ         R11, R14
+	CMPQ         R14, R10
+	CMOVQGT      R14, R10
+	MOVWQSX      R10, R10
+	VINSERTI128  $0x01, X5, Y8, Y7
+	VPALIGNR     $0x0e, Y7, Y5, Y5
+	ANDL         $0x0000ffff, R10
+	IMUL3L       $0x00010001, R10, R10
+	VMOVD        R10, X0
+	VPBROADCASTD X0, Y0
+	VPADDSW      Y5, Y11, Y7
+	VPCMPGTW     Y7, Y0, Y9
+	VPMOVMSKB    Y9, R10
+	INCL         R10
+	JNE          AVX2_lazy
+	MOVQ         lazyAll+80(FP), R10
+	CMPQ         R10, $0x00
+	JNE          AVX2_lazy
 	VMOVDQU      64(DI), Y4
 	VPMAXSW      Y5, Y4, Y4
 	VMOVDQU      Y4, 64(DI)
@@ -353,8 +348,8 @@ AVX2_lazy:
 AVX2_lazycell:
 	VMOVDQU     64(R10), Y4
 	VPCMPGTW    Y4, Y5, Y7
-	VPMOVMSKB   Y7, BP
-	TESTL       BP, BP
+	VPMOVMSKB   Y7, R14
+	TESTL       R14, R14
 	JZ          AVX2_lazydone
 	VPMAXSW     Y5, Y4, Y4
 	VMOVDQU     Y4, 64(R10)
@@ -373,22 +368,22 @@ AVX2_lazydone:
 	JB   AVX2_row
 
 AVX2_finish:
-	MOVQ R13, xC+80(FP)
+	MOVQ R13, xC+88(FP)
 	MOVB $0x00, R10
-	MOVB R10, overflow+88(FP)
+	MOVB R10, overflow+96(FP)
 	VZEROUPPER
 	RET
 
 AVX2_overflow:
-	MOVQ R13, xC+80(FP)
+	MOVQ R13, xC+88(FP)
 	MOVB $0x01, R10
-	MOVB R10, overflow+88(FP)
+	MOVB R10, overflow+96(FP)
 	VZEROUPPER
 	RET
 
-// func vitPairAVX2(jobs *byte, njobs int, rwv *int16, rstride int, tr *int16, q int, dp *int16, base int, skip int)
+// func vitPairAVX2(jobs *byte, njobs int, rwv *int16, rstride int, tr *int16, q int, dp *int16, base int, skip *int16, lazyAll int)
 // Requires: AVX, AVX2, CMOV
-TEXT ·vitPairAVX2(SB), NOSPLIT, $168-72
+TEXT ·vitPairAVX2(SB), NOSPLIT, $168-80
 	MOVQ         jobs+0(FP), CX
 	MOVQ         njobs+8(FP), AX
 	IMUL3Q       $0x00000028, AX, AX
@@ -568,100 +563,103 @@ AVX2_cell:
 	VMOVDQU        Y7, (DI)(AX*2)
 	ADDQ           $0x10, AX
 	JNZ            AVX2_cell
-	VPSLLDQ        $0x02, Y5, Y5
-	VPOR           Y11, Y5, Y5
-	VPUNPCKLWD     Y5, Y1, Y7
-	VPUNPCKHWD     Y5, Y1, Y8
-	VPMAXSW        Y8, Y7, Y7
-	VPSHUFD        $0x4e, Y7, Y8
-	VPMAXSW        Y8, Y7, Y7
-	VPSHUFD        $0xb1, Y7, Y8
-	VPMAXSW        Y8, Y7, Y7
-	VMOVD          X7, R11
-	VEXTRACTI128   $0x01, Y7, X8
-	VMOVD          X8, R12
-	MOVWQSX        R11, R10
-	MOVWQSX        R12, AX
-	MOVLQSX        R11, R11
-	SARQ           $0x10, R11
-	MOVLQSX        R12, R12
-	SARQ           $0x10, R12
-	CMPQ           R10, $0x00007fff
+	VPSRLDQ        $0x08, Y1, Y7
+	VPMAXSW        Y7, Y1, Y1
+	VPSRLDQ        $0x04, Y1, Y7
+	VPMAXSW        Y7, Y1, Y1
+	VPSRLDQ        $0x02, Y1, Y7
+	VPMAXSW        Y7, Y1, Y1
+	VMOVD          X1, AX
+	VEXTRACTI128   $0x01, Y1, X7
+	VMOVD          X7, R9
+	MOVWQSX        AX, AX
+	MOVWQSX        R9, R9
+	CMPQ           AX, $0x00007fff
 	JGE            AVX2_ovf0
 
 AVX2_ovfback0:
-	MOVQ    24(SP), R13
-	MOVWQSX 20(R13), R14
-	ADDQ    R14, 32(SP)
-	MOVWQSX 24(R13), R15
-	ADDQ    48(SP), R15
-	MOVWQSX 16(R13), R14
-	ADDQ    R10, R14
-	CMPQ    R14, R15
-	CMOVQGT R14, R15
-	MOVWQSX R15, R15
-	MOVQ    R15, 48(SP)
-	MOVWQSX 26(R13), R14
-	MOVQ    R15, R9
-	ADDQ    R14, R9
-	MOVWQSX 22(R13), R14
-	ADDQ    32(SP), R14
-	CMPQ    R14, R9
-	CMOVQGT R14, R9
-	MOVWQSX R9, R9
-	MOVQ    R9, 40(SP)
-	MOVWQSX 28(R13), R15
-	ADDQ    56(SP), R15
-	MOVWQSX 18(R13), R14
-	ADDQ    R10, R14
-	CMPQ    R14, R15
-	CMOVQGT R14, R15
-	MOVWQSX R15, R15
-	MOVQ    R15, 56(SP)
-	CMPQ    AX, $0x00007fff
+	MOVQ    24(SP), R11
+	MOVWQSX 20(R11), R12
+	ADDQ    R12, 32(SP)
+	MOVWQSX 24(R11), R13
+	ADDQ    48(SP), R13
+	MOVWQSX 16(R11), R12
+	ADDQ    AX, R12
+	CMPQ    R12, R13
+	CMOVQGT R12, R13
+	MOVWQSX R13, R13
+	MOVQ    R13, 48(SP)
+	MOVWQSX 26(R11), R12
+	MOVQ    R13, R10
+	ADDQ    R12, R10
+	MOVWQSX 22(R11), R12
+	ADDQ    32(SP), R12
+	CMPQ    R12, R10
+	CMOVQGT R12, R10
+	MOVWQSX R10, R10
+	MOVQ    R10, 40(SP)
+	MOVWQSX 28(R11), R13
+	ADDQ    56(SP), R13
+	MOVWQSX 18(R11), R12
+	ADDQ    AX, R12
+	CMPQ    R12, R13
+	CMOVQGT R12, R13
+	MOVWQSX R13, R13
+	MOVQ    R13, 56(SP)
+	CMPQ    R9, $0x00007fff
 	JGE     AVX2_ovf1
 
 AVX2_ovfback1:
-	MOVQ    96(SP), R13
-	MOVWQSX 20(R13), R14
-	ADDQ    R14, 104(SP)
-	MOVWQSX 24(R13), R15
-	ADDQ    120(SP), R15
-	MOVWQSX 16(R13), R14
-	ADDQ    AX, R14
-	CMPQ    R14, R15
-	CMOVQGT R14, R15
-	MOVWQSX R15, R15
-	MOVQ    R15, 120(SP)
-	MOVWQSX 26(R13), R14
-	MOVQ    R15, R10
-	ADDQ    R14, R10
-	MOVWQSX 22(R13), R14
-	ADDQ    104(SP), R14
-	CMPQ    R14, R10
-	CMOVQGT R14, R10
-	MOVWQSX R10, R10
-	MOVQ    R10, 112(SP)
-	MOVWQSX 28(R13), R15
-	ADDQ    128(SP), R15
-	MOVWQSX 18(R13), R14
-	ADDQ    AX, R14
-	CMPQ    R14, R15
-	CMOVQGT R14, R15
-	MOVWQSX R15, R15
-	MOVQ    R15, 128(SP)
-	MOVQ    skip+64(FP), AX
-	ADDQ    AX, R11
-	CMPQ    R11, R9
-	JG      AVX2_lazy
-	ADDQ    AX, R12
-	CMPQ    R12, R10
-	JG      AVX2_lazy
-	MOVQ    160(SP), AX
-	VMOVDQU (R8)(AX*2), Y4
-	VPMAXSW Y5, Y4, Y4
-	VMOVDQU Y4, (R8)(AX*2)
-	JMP     AVX2_lazydone
+	MOVQ           96(SP), R11
+	MOVWQSX        20(R11), R12
+	ADDQ           R12, 104(SP)
+	MOVWQSX        24(R11), R13
+	ADDQ           120(SP), R13
+	MOVWQSX        16(R11), R12
+	ADDQ           R9, R12
+	CMPQ           R12, R13
+	CMOVQGT        R12, R13
+	MOVWQSX        R13, R13
+	MOVQ           R13, 120(SP)
+	MOVWQSX        26(R11), R12
+	MOVQ           R13, AX
+	ADDQ           R12, AX
+	MOVWQSX        22(R11), R12
+	ADDQ           104(SP), R12
+	CMPQ           R12, AX
+	CMOVQGT        R12, AX
+	MOVWQSX        AX, AX
+	MOVQ           AX, 112(SP)
+	MOVWQSX        28(R11), R13
+	ADDQ           128(SP), R13
+	MOVWQSX        18(R11), R12
+	ADDQ           R9, R12
+	CMPQ           R12, R13
+	CMOVQGT        R12, R13
+	MOVWQSX        R13, R13
+	MOVQ           R13, 128(SP)
+	VMOVD          R10, X0
+	VPBROADCASTW   X0, X0
+	VMOVD          AX, X7
+	VPBROADCASTW   X7, X7
+	VINSERTI128    $0x01, X7, Y0, Y0
+	VPSLLDQ        $0x02, Y5, Y5
+	VPOR           Y11, Y5, Y5
+	MOVQ           skip+64(FP), AX
+	VBROADCASTI128 (AX), Y7
+	VPADDSW        Y5, Y7, Y7
+	VPCMPGTW       Y7, Y0, Y7
+	VPMOVMSKB      Y7, AX
+	INCL           AX
+	JNZ            AVX2_lazy
+	MOVQ           lazyAll+72(FP), AX
+	CMPQ           AX, $0x00
+	JNE            AVX2_lazy
+	MOVQ           160(SP), AX
+	VMOVDQU        (R8)(AX*2), Y4
+	VPMAXSW        Y5, Y4, Y4
+	VMOVDQU        Y4, (R8)(AX*2)
+	JMP            AVX2_lazydone
 
 AVX2_lazy:
 	MOVQ 160(SP), AX
@@ -669,8 +667,8 @@ AVX2_lazy:
 AVX2_lazycell:
 	VMOVDQU        (R8)(AX*2), Y4
 	VPCMPGTW       Y4, Y5, Y7
-	VPMOVMSKB      Y7, R11
-	TESTL          R11, R11
+	VPMOVMSKB      Y7, R9
+	TESTL          R9, R9
 	JZ             AVX2_lazydone
 	VPMAXSW        Y5, Y4, Y4
 	VMOVDQU        Y4, (R8)(AX*2)
@@ -683,18 +681,13 @@ AVX2_lazycell:
 	JMP            AVX2_lazy
 
 AVX2_lazydone:
-	VMOVD        R9, X0
-	VPBROADCASTW X0, X0
-	VMOVD        R10, X7
-	VPBROADCASTW X7, X7
-	VINSERTI128  $0x01, X7, Y0, Y0
-	MOVQ         (SP), AX
-	ADDQ         16(SP), AX
-	MOVQ         AX, (SP)
-	CMPQ         AX, 8(SP)
-	JEQ          AVX2_fin0
-	CMPQ         64(SP), $0x00
-	JNE          AVX2_fin0
+	MOVQ (SP), AX
+	ADDQ 16(SP), AX
+	MOVQ AX, (SP)
+	CMPQ AX, 8(SP)
+	JEQ  AVX2_fin0
+	CMPQ 64(SP), $0x00
+	JNE  AVX2_fin0
 
 AVX2_finback0:
 	MOVQ 72(SP), AX

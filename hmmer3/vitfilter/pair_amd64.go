@@ -43,7 +43,11 @@ func pairScores(om *oprofile.VitProfile, jobs []Job, out []float32) bool {
 			*bp = oprofile.AlignedBytes(need, 32)
 		}
 		dp := (*int16)(unsafe.Pointer(unsafe.SliceData(*bp)))
-		vitPairAVX2((*byte)(unsafe.Pointer(&kj[0])), len(kj), &st.RWV[0], st.RStride*2, &st.T[0], st.Q, dp, int(om.Base), st.SkipDD)
+		lazyAll := 0
+		if st.LazyAlways {
+			lazyAll = 1
+		}
+		vitPairAVX2((*byte)(unsafe.Pointer(&kj[0])), len(kj), &st.RWV[0], st.RStride*2, &st.T[0], st.Q, dp, int(om.Base), &st.SkipLanes[0], lazyAll)
 		scratch.Put(bp)
 	}
 	n := 0

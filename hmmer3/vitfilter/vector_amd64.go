@@ -41,12 +41,16 @@ func vectorScore(l simd.Level, dsq []byte, om *oprofile.VitProfile, xw *[4][2]in
 		*bp = oprofile.AlignedBytes(need, 32)
 	}
 	dp := (*int16)(unsafe.Pointer(unsafe.SliceData(*bp)))
+	lazyAll := 0
+	if st.LazyAlways {
+		lazyAll = 1
+	}
 	var xC int
 	var overflow bool
 	if l == simd.AVX2 {
-		xC, overflow = vitAVX2(&dsq[0], len(dsq), &st.RWV[0], st.RStride*2, &st.T[0], st.Q, dp, xw, int(om.Base), st.SkipDD)
+		xC, overflow = vitAVX2(&dsq[0], len(dsq), &st.RWV[0], st.RStride*2, &st.T[0], st.Q, dp, xw, int(om.Base), &st.SkipLanes[0], lazyAll)
 	} else {
-		xC, overflow = vitSSE(&dsq[0], len(dsq), &st.RWV[0], st.RStride*2, &st.T[0], st.Q, dp, xw, int(om.Base), st.SkipDD)
+		xC, overflow = vitSSE(&dsq[0], len(dsq), &st.RWV[0], st.RStride*2, &st.T[0], st.Q, dp, xw, int(om.Base), &st.SkipLanes[0], lazyAll)
 	}
 	if overflow {
 		return float32(math.Inf(1)), true

@@ -52,7 +52,7 @@ const (
 func vitPair() {
 	s := vec.AVX2
 	const V = 32 // bytes per YMM vector
-	TEXT("vitPairAVX2", NOSPLIT, "func(jobs *byte, njobs int, rwv *int16, rstride int, tr *int16, q int, dp *int16, base int, skip int)")
+	TEXT("vitPairAVX2", NOSPLIT, "func(jobs *byte, njobs int, rwv *int16, rstride int, tr *int16, q int, dp *int16, base int, skip *int16, lazyAll int)")
 	Pragma("noescape")
 	Doc("vitPairAVX2 scores jobs[0:njobs] (kernelJob) two at a time; dp is scratch for 3q YMM vectors.")
 
@@ -234,83 +234,43 @@ func vitPair() {
 	ADDQ(U8(16), i)
 	JNZ(LabelRef(s.Label("cell")))
 
-	// The row's E (largest M) and largest lane-crossing D carry, for
-	// each half, in one reduction: E in the low word of every dword, the
-	// carry in the high word.
-	shiftIn(dcv)
-	VPUNPCKLWD(dcv, xEv, tmp)
-	VPUNPCKHWD(dcv, xEv, tmp2)
-	VPMAXSW(tmp2, tmp, tmp)
-	VPSHUFD(U8(0x4e), tmp, tmp2)
-	VPMAXSW(tmp2, tmp, tmp)
-	VPSHUFD(U8(0xb1), tmp, tmp2)
-	VPMAXSW(tmp2, tmp, tmp)
-	xEA, xEB, dA, dB := GP64(), GP64(), GP64(), GP64()
-	VMOVD(vec.X(tmp), dA.As32())
-	VEXTRACTI128(U8(1), tmp, vec.X(tmp2))
-	VMOVD(vec.X(tmp2), dB.As32())
-	MOVWQSX(dA.As16(), xEA)
-	MOVWQSX(dB.As16(), xEB)
-	MOVLQSX(dA.As32(), dA)
-	SARQ(U8(16), dA)
-	MOVLQSX(dB.As32(), dB)
-	SARQ(U8(16), dB)
-
-	// Specials of half h from its row's E, exactly as the one-target
-	// kernel computes them; the new xB stays in xb for the lazy-F test.
-	specials := func(h int, e, xb reg.GPVirtual) {
-		CMPQ(e, U32(32767))
-		JGE(LabelRef(s.Label("ovf%d", h)))
-		Label(s.Label("ovfback%d", h))
-		xw, a, b, c := GP64(), GP64(), GP64(), GP64()
-		MOVQ(half(h, hJob), xw)
-		MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xN, loop)}, a)
-		ADDQ(a, half(h, hXN))
-		// xJ = max(xJ + J loop, xE + E loop)
-		MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xJ, loop)}, c)
-		ADDQ(half(h, hXJ), c)
-		MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xE, loop)}, b)
-		ADDQ(e, b)
-		CMPQ(b, c)
-		CMOVQGT(b, c)
-		MOVWQSX(c.As16(), c)
-		MOVQ(c, half(h, hXJ))
-		// xB = max(xJ + J move, xN + N move)
-		MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xJ, move)}, a)
-		MOVQ(c, xb)
-		ADDQ(a, xb)
-		MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xN, move)}, b)
-		ADDQ(half(h, hXN), b)
-		CMPQ(b, xb)
-		CMOVQGT(b, xb)
-		MOVWQSX(xb.As16(), xb)
-		MOVQ(xb, half(h, hXB))
-		// xC = max(xC + C loop, xE + E move)
-		MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xC, loop)}, c)
-		ADDQ(half(h, hXC), c)
-		MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xE, move)}, b)
-		ADDQ(e, b)
-		CMPQ(b, c)
-		CMOVQGT(b, c)
-		MOVWQSX(c.As16(), c)
-		MOVQ(c, half(h, hXC))
+	// The row's E (largest M) of each half.
+	for _, n := range []int{8, 4, 2} {
+		VPSRLDQ(U8(n), xEv, tmp)
+		VPMAXSW(tmp, xEv, xEv)
 	}
-	xBA, xBB := GP64(), GP64()
-	specials(0, xEA, xBA)
-	specials(1, xEB, xBB)
+	xEA, xEB := GP64(), GP64()
+	VMOVD(vec.X(xEv), xEA.As32())
+	VEXTRACTI128(U8(1), xEv, vec.X(tmp))
+	VMOVD(vec.X(tmp), xEB.As32())
+	MOVWQSX(xEA.As16(), xEA)
+	MOVWQSX(xEB.As16(), xEB)
 
-	// Lane-crossing D values, as in the one-target kernel; the lazy
-	// passes run for both halves when either needs them (on a half that
-	// does not, they reach the same fixed point and change nothing that
-	// the next row reads).
-	skip := GP64()
-	Load(Param("skip"), skip)
-	ADDQ(skip, dA)
-	CMPQ(dA, xBA)
-	JG(LabelRef(s.Label("lazy")))
-	ADDQ(skip, dB)
-	CMPQ(dB, xBB)
-	JG(LabelRef(s.Label("lazy")))
+	xBA, xBB := GP64(), GP64()
+	specialsFor(s, half, 0, xEA, xBA)
+	specialsFor(s, half, 1, xEB, xBB)
+
+	// The next row's B, and the lazy-F decision of the one-target
+	// kernel for both halves (8-lane bounds in each); the passes run for
+	// both halves when either needs them (on a half that does not, they
+	// reach the same fixed point and change nothing that the next row
+	// reads).
+	VMOVD(xBA.As32(), vec.X(xBv))
+	VPBROADCASTW(vec.X(xBv), vec.X(xBv))
+	VMOVD(xBB.As32(), vec.X(tmp))
+	VPBROADCASTW(vec.X(tmp), vec.X(tmp))
+	VINSERTI128(U8(1), vec.X(tmp), xBv, xBv)
+	shiftIn(dcv)
+	skp, lmask := GP64(), GP32()
+	Load(Param("skip"), skp)
+	VBROADCASTI128(Mem{Base: skp}, tmp)
+	VPADDSW(dcv, tmp, tmp)
+	VPCMPGTW(tmp, xBv, tmp)
+	VPMOVMSKB(tmp, lmask)
+	INCL(lmask)
+	JNZ(LabelRef(s.Label("lazy")))
+	CMPQ(Load(Param("lazyAll"), GP64()), U8(0))
+	JNE(LabelRef(s.Label("lazy")))
 	MOVQ(qnMem, i)
 	s.Mov(row(dD), dpv)
 	s.MaxsW(dpv, dcv, dpv)
@@ -334,11 +294,6 @@ func vitPair() {
 	shiftIn(dcv)
 	JMP(LabelRef(s.Label("lazy")))
 	Label(s.Label("lazydone"))
-	VMOVD(xBA.As32(), vec.X(xBv))
-	VPBROADCASTW(vec.X(xBv), vec.X(xBv))
-	VMOVD(xBB.As32(), vec.X(tmp))
-	VPBROADCASTW(vec.X(tmp), vec.X(tmp))
-	VINSERTI128(U8(1), vec.X(tmp), xBv, xBv)
 
 	// Next row; a half whose target ended (or overflowed) hands its
 	// result back and takes the next job.
@@ -379,4 +334,46 @@ func vitPair() {
 	Label(s.Label("done"))
 	VZEROUPPER()
 	RET()
+}
+
+// specialsFor updates slot h's specials (on the stack, half(h, ...)) from
+// its row's E, exactly as the one-target kernel computes them; the new
+// xB stays in xb for the lazy-F test. E >= 32767 jumps to ovf<h>, which
+// comes back to ovfback<h>.
+func specialsFor(s *vec.ISA, half func(h, f int) Mem, h int, e, xb reg.GPVirtual) {
+	CMPQ(e, U32(32767))
+	JGE(LabelRef(s.Label("ovf%d", h)))
+	Label(s.Label("ovfback%d", h))
+	xw, a, b, c := GP64(), GP64(), GP64(), GP64()
+	MOVQ(half(h, hJob), xw)
+	MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xN, loop)}, a)
+	ADDQ(a, half(h, hXN))
+	// xJ = max(xJ + J loop, xE + E loop)
+	MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xJ, loop)}, c)
+	ADDQ(half(h, hXJ), c)
+	MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xE, loop)}, b)
+	ADDQ(e, b)
+	CMPQ(b, c)
+	CMOVQGT(b, c)
+	MOVWQSX(c.As16(), c)
+	MOVQ(c, half(h, hXJ))
+	// xB = max(xJ + J move, xN + N move)
+	MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xJ, move)}, a)
+	MOVQ(c, xb)
+	ADDQ(a, xb)
+	MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xN, move)}, b)
+	ADDQ(half(h, hXN), b)
+	CMPQ(b, xb)
+	CMOVQGT(b, xb)
+	MOVWQSX(xb.As16(), xb)
+	MOVQ(xb, half(h, hXB))
+	// xC = max(xC + C loop, xE + E move)
+	MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xC, loop)}, c)
+	ADDQ(half(h, hXC), c)
+	MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xE, move)}, b)
+	ADDQ(e, b)
+	CMPQ(b, c)
+	CMOVQGT(b, c)
+	MOVWQSX(c.As16(), c)
+	MOVQ(c, half(h, hXC))
 }
