@@ -382,18 +382,28 @@ AVX2_overflow:
 	RET
 
 // func vitPairAVX2(jobs *byte, njobs int, rwv *int16, rstride int, tr *int16, q int, dp *int16, base int, skip *int16, lazyAll int)
-// Requires: AVX, AVX2, CMOV
-TEXT ·vitPairAVX2(SB), NOSPLIT, $168-80
+// Requires: AVX, AVX2
+TEXT ·vitPairAVX2(SB), NOSPLIT, $264-80
 	MOVQ         jobs+0(FP), CX
 	MOVQ         njobs+8(FP), AX
 	IMUL3Q       $0x00000028, AX, AX
 	ADDQ         CX, AX
-	MOVQ         CX, 144(SP)
-	MOVQ         AX, 152(SP)
+	MOVQ         CX, 80(SP)
+	MOVQ         AX, 88(SP)
 	MOVL         $0x00008000, AX
 	IMUL3L       $0x00010001, AX, AX
 	VMOVD        AX, X9
 	VPBROADCASTD X9, Y9
+	VPCMPEQW     Y7, Y7, Y7
+	VPXOR        Y9, Y7, Y7
+	VMOVDQU      Y7, 232(SP)
+	VPXOR        Y7, Y7, Y7
+	VMOVDQU      Y7, 104(SP)
+	VMOVDQU      Y7, 136(SP)
+	VMOVDQU      Y7, 168(SP)
+	VMOVDQU      Y7, 200(SP)
+	VMOVDQU      Y9, Y10
+	VMOVDQU      Y9, Y15
 	MOVL         $0x00008000, AX
 	VMOVD        AX, X11
 	VINSERTI128  $0x01, X11, Y11, Y11
@@ -414,26 +424,38 @@ TEXT ·vitPairAVX2(SB), NOSPLIT, $168-80
 	ADDQ         AX, R8
 	NEGQ         AX
 	SARQ         $0x01, AX
-	MOVQ         AX, 160(SP)
-	MOVQ         144(SP), AX
-	CMPQ         AX, 152(SP)
+	MOVQ         AX, 96(SP)
+	MOVQ         80(SP), AX
+	CMPQ         AX, 88(SP)
 	JAE          AVX2_idle0_AVX2_init1
-	ADDQ         $0x28, 144(SP)
+	ADDQ         $0x28, 80(SP)
 	MOVQ         AX, 24(SP)
 	MOVQ         (AX), R9
 	MOVQ         R9, (SP)
 	ADDQ         8(AX), R9
 	MOVQ         R9, 8(SP)
 	MOVQ         $0x00000001, 16(SP)
-	MOVQ         $0x00000000, 64(SP)
+	MOVQ         $0x00000000, 32(SP)
+	MOVWQSX      16(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 104(SP)
+	MOVWQSX      18(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 136(SP)
+	MOVWQSX      26(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 168(SP)
+	MOVWQSX      22(AX), R10
 	MOVQ         base+56(FP), R9
-	MOVQ         R9, 32(SP)
-	MOVWQSX      22(AX), AX
-	ADDQ         AX, R9
-	MOVWQSX      R9, R9
-	MOVQ         R9, 40(SP)
-	MOVQ         $-32768, 48(SP)
-	MOVQ         $-32768, 56(SP)
+	ADDQ         R9, R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 200(SP)
+	VPBLENDD     $0x0f, Y9, Y10, Y10
+	VPBLENDD     $0x0f, Y9, Y15, Y15
 	MOVQ         dp+48(FP), AX
 	MOVQ         q+40(FP), R9
 	IMUL3Q       $0x00000060, R9, R9
@@ -453,35 +475,47 @@ AVX2_idle0_AVX2_init1:
 	MOVQ  R9, (SP)
 	MOVQ  $0x00000000, 8(SP)
 	MOVQ  $0x00000000, 16(SP)
-	MOVQ  $0x00000000, 64(SP)
-	MOVQ  88(SP), R9
+	MOVQ  $0x00000000, 32(SP)
+	MOVQ  56(SP), R9
 	TESTQ R9, R9
 	JZ    AVX2_done
 
 AVX2_init1:
-	MOVQ    144(SP), AX
-	CMPQ    AX, 152(SP)
-	JAE     AVX2_idle1_AVX2_init2
-	ADDQ    $0x28, 144(SP)
-	MOVQ    AX, 96(SP)
-	MOVQ    (AX), R9
-	MOVQ    R9, 72(SP)
-	ADDQ    8(AX), R9
-	MOVQ    R9, 80(SP)
-	MOVQ    $0x00000001, 88(SP)
-	MOVQ    $0x00000000, 136(SP)
-	MOVQ    base+56(FP), R9
-	MOVQ    R9, 104(SP)
-	MOVWQSX 22(AX), AX
-	ADDQ    AX, R9
-	MOVWQSX R9, R9
-	MOVQ    R9, 112(SP)
-	MOVQ    $-32768, 120(SP)
-	MOVQ    $-32768, 128(SP)
-	MOVQ    dp+48(FP), AX
-	MOVQ    q+40(FP), R9
-	IMUL3Q  $0x00000060, R9, R9
-	ADDQ    AX, R9
+	MOVQ         80(SP), AX
+	CMPQ         AX, 88(SP)
+	JAE          AVX2_idle1_AVX2_init2
+	ADDQ         $0x28, 80(SP)
+	MOVQ         AX, 64(SP)
+	MOVQ         (AX), R9
+	MOVQ         R9, 40(SP)
+	ADDQ         8(AX), R9
+	MOVQ         R9, 48(SP)
+	MOVQ         $0x00000001, 56(SP)
+	MOVQ         $0x00000000, 72(SP)
+	MOVWQSX      16(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 120(SP)
+	MOVWQSX      18(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 152(SP)
+	MOVWQSX      26(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 184(SP)
+	MOVWQSX      22(AX), R10
+	MOVQ         base+56(FP), R9
+	ADDQ         R9, R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 216(SP)
+	VPBLENDD     $0xf0, Y9, Y10, Y10
+	VPBLENDD     $0xf0, Y9, Y15, Y15
+	MOVQ         dp+48(FP), AX
+	MOVQ         q+40(FP), R9
+	IMUL3Q       $0x00000060, R9, R9
+	ADDQ         AX, R9
 
 AVX2_clear1_AVX2_init2:
 	VMOVDQU X9, 16(AX)
@@ -492,27 +526,26 @@ AVX2_clear1_AVX2_init2:
 
 AVX2_idle1_AVX2_init2:
 	MOVQ  jobs+0(FP), R9
-	MOVQ  R9, 96(SP)
+	MOVQ  R9, 64(SP)
 	MOVQ  (R9), R9
-	MOVQ  R9, 72(SP)
-	MOVQ  $0x00000000, 80(SP)
-	MOVQ  $0x00000000, 88(SP)
-	MOVQ  $0x00000000, 136(SP)
+	MOVQ  R9, 40(SP)
+	MOVQ  $0x00000000, 48(SP)
+	MOVQ  $0x00000000, 56(SP)
+	MOVQ  $0x00000000, 72(SP)
 	MOVQ  16(SP), R9
 	TESTQ R9, R9
 	JZ    AVX2_done
 
 AVX2_init2:
-	VPBROADCASTW 40(SP), X0
-	VPBROADCASTW 112(SP), X7
-	VINSERTI128  $0x01, X7, Y0, Y0
+	VPADDSW 168(SP), Y10, Y0
+	VPMAXSW 200(SP), Y0, Y0
 
 AVX2_row:
 	MOVQ    (SP), AX
 	MOVBQZX (AX), R9
 	IMULQ   DX, R9
 	ADDQ    CX, R9
-	MOVQ    72(SP), AX
+	MOVQ    40(SP), AX
 	MOVBQZX (AX), R10
 	IMULQ   DX, R10
 	ADDQ    CX, R10
@@ -527,18 +560,18 @@ AVX2_row:
 	VMOVDQU -32(R8), Y4
 	VPSLLDQ $0x02, Y4, Y4
 	VPOR    Y11, Y4, Y4
-	MOVQ    160(SP), AX
+	MOVQ    96(SP), AX
 
 AVX2_cell:
 	VMOVDQU        (R9)(AX*1), X12
 	VINSERTI128    $0x01, (R10)(AX*1), Y12, Y12
 	VBROADCASTI128 16(BX)(AX*8), Y14
 	VPADDSW        Y14, Y2, Y6
-	VBROADCASTI128 32(BX)(AX*8), Y15
-	VPADDSW        Y15, Y3, Y7
+	VBROADCASTI128 32(BX)(AX*8), Y13
+	VPADDSW        Y13, Y3, Y7
 	VPMAXSW        Y7, Y6, Y6
-	VBROADCASTI128 48(BX)(AX*8), Y13
-	VPADDSW        Y13, Y4, Y7
+	VBROADCASTI128 48(BX)(AX*8), Y14
+	VPADDSW        Y14, Y4, Y7
 	VPMAXSW        Y7, Y6, Y6
 	VBROADCASTI128 (BX)(AX*8), Y13
 	VPADDSW        Y13, Y0, Y7
@@ -550,99 +583,38 @@ AVX2_cell:
 	VMOVDQU        (R8)(AX*2), Y4
 	VMOVDQU        Y6, (SI)(AX*2)
 	VMOVDQU        Y5, (R8)(AX*2)
-	VBROADCASTI128 64(BX)(AX*8), Y14
-	VPADDSW        Y14, Y6, Y7
+	VBROADCASTI128 64(BX)(AX*8), Y13
+	VPADDSW        Y13, Y6, Y7
 	VBROADCASTI128 112(BX)(AX*8), Y14
 	VPADDSW        Y14, Y5, Y5
 	VPMAXSW        Y7, Y5, Y5
-	VBROADCASTI128 80(BX)(AX*8), Y15
-	VPADDSW        Y15, Y2, Y7
+	VBROADCASTI128 80(BX)(AX*8), Y14
+	VPADDSW        Y14, Y2, Y7
 	VBROADCASTI128 96(BX)(AX*8), Y13
 	VPADDSW        Y13, Y3, Y8
 	VPMAXSW        Y8, Y7, Y7
 	VMOVDQU        Y7, (DI)(AX*2)
 	ADDQ           $0x10, AX
 	JNZ            AVX2_cell
-	VPSRLDQ        $0x08, Y1, Y7
+	VPSHUFD        $0x4e, Y1, Y7
 	VPMAXSW        Y7, Y1, Y1
-	VPSRLDQ        $0x04, Y1, Y7
+	VPSHUFD        $0xb1, Y1, Y7
 	VPMAXSW        Y7, Y1, Y1
-	VPSRLDQ        $0x02, Y1, Y7
+	VPSHUFLW       $0xb1, Y1, Y7
+	VPSHUFHW       $0xb1, Y7, Y7
 	VPMAXSW        Y7, Y1, Y1
-	VMOVD          X1, AX
-	VEXTRACTI128   $0x01, Y1, X7
-	VMOVD          X7, R9
-	MOVWQSX        AX, AX
-	MOVWQSX        R9, R9
-	CMPQ           AX, $0x00007fff
-	JGE            AVX2_ovf0
+	VPADDSW        104(SP), Y1, Y7
+	VPMAXSW        Y7, Y10, Y10
+	VPADDSW        168(SP), Y10, Y0
+	VPMAXSW        200(SP), Y0, Y0
+	VPADDSW        136(SP), Y1, Y7
+	VPMAXSW        Y7, Y15, Y15
+	VPCMPEQW       232(SP), Y1, Y7
+	VPMOVMSKB      Y7, AX
+	TESTL          AX, AX
+	JNZ            AVX2_ovf
 
-AVX2_ovfback0:
-	MOVQ    24(SP), R11
-	MOVWQSX 20(R11), R12
-	ADDQ    R12, 32(SP)
-	MOVWQSX 24(R11), R13
-	ADDQ    48(SP), R13
-	MOVWQSX 16(R11), R12
-	ADDQ    AX, R12
-	CMPQ    R12, R13
-	CMOVQGT R12, R13
-	MOVWQSX R13, R13
-	MOVQ    R13, 48(SP)
-	MOVWQSX 26(R11), R12
-	MOVQ    R13, R10
-	ADDQ    R12, R10
-	MOVWQSX 22(R11), R12
-	ADDQ    32(SP), R12
-	CMPQ    R12, R10
-	CMOVQGT R12, R10
-	MOVWQSX R10, R10
-	MOVQ    R10, 40(SP)
-	MOVWQSX 28(R11), R13
-	ADDQ    56(SP), R13
-	MOVWQSX 18(R11), R12
-	ADDQ    AX, R12
-	CMPQ    R12, R13
-	CMOVQGT R12, R13
-	MOVWQSX R13, R13
-	MOVQ    R13, 56(SP)
-	CMPQ    R9, $0x00007fff
-	JGE     AVX2_ovf1
-
-AVX2_ovfback1:
-	MOVQ           96(SP), R11
-	MOVWQSX        20(R11), R12
-	ADDQ           R12, 104(SP)
-	MOVWQSX        24(R11), R13
-	ADDQ           120(SP), R13
-	MOVWQSX        16(R11), R12
-	ADDQ           R9, R12
-	CMPQ           R12, R13
-	CMOVQGT        R12, R13
-	MOVWQSX        R13, R13
-	MOVQ           R13, 120(SP)
-	MOVWQSX        26(R11), R12
-	MOVQ           R13, AX
-	ADDQ           R12, AX
-	MOVWQSX        22(R11), R12
-	ADDQ           104(SP), R12
-	CMPQ           R12, AX
-	CMOVQGT        R12, AX
-	MOVWQSX        AX, AX
-	MOVQ           AX, 112(SP)
-	MOVWQSX        28(R11), R13
-	ADDQ           128(SP), R13
-	MOVWQSX        18(R11), R12
-	ADDQ           R9, R12
-	CMPQ           R12, R13
-	CMOVQGT        R12, R13
-	MOVWQSX        R13, R13
-	MOVQ           R13, 128(SP)
-	VMOVD          R10, X0
-	VPBROADCASTW   X0, X0
-	VMOVD          AX, X7
-	VPBROADCASTW   X7, X7
-	VINSERTI128    $0x01, X7, Y0, Y0
+AVX2_ovfback:
 	VPSLLDQ        $0x02, Y5, Y5
 	VPOR           Y11, Y5, Y5
 	MOVQ           skip+64(FP), AX
@@ -655,14 +627,14 @@ AVX2_ovfback1:
 	MOVQ           lazyAll+72(FP), AX
 	CMPQ           AX, $0x00
 	JNE            AVX2_lazy
-	MOVQ           160(SP), AX
+	MOVQ           96(SP), AX
 	VMOVDQU        (R8)(AX*2), Y4
 	VPMAXSW        Y5, Y4, Y4
 	VMOVDQU        Y4, (R8)(AX*2)
 	JMP            AVX2_lazydone
 
 AVX2_lazy:
-	MOVQ 160(SP), AX
+	MOVQ 96(SP), AX
 
 AVX2_lazycell:
 	VMOVDQU        (R8)(AX*2), Y4
@@ -686,56 +658,80 @@ AVX2_lazydone:
 	MOVQ AX, (SP)
 	CMPQ AX, 8(SP)
 	JEQ  AVX2_fin0
-	CMPQ 64(SP), $0x00
+	CMPQ 32(SP), $0x00
 	JNE  AVX2_fin0
 
 AVX2_finback0:
-	MOVQ 72(SP), AX
-	ADDQ 88(SP), AX
-	MOVQ AX, 72(SP)
-	CMPQ AX, 80(SP)
+	MOVQ 40(SP), AX
+	ADDQ 56(SP), AX
+	MOVQ AX, 40(SP)
+	CMPQ AX, 48(SP)
 	JEQ  AVX2_fin1
-	CMPQ 136(SP), $0x00
+	CMPQ 72(SP), $0x00
 	JNE  AVX2_fin1
 
 AVX2_finback1:
 	JMP AVX2_row
 
-AVX2_ovf0:
-	CMPQ 16(SP), $0x00
-	JEQ  AVX2_ovfback0
-	MOVQ $0x00000001, 64(SP)
-	JMP  AVX2_ovfback0
+AVX2_ovf:
+	TESTL $0x0000ffff, AX
+	JZ    AVX2_ovfnext0
+	CMPQ  16(SP), $0x00
+	JEQ   AVX2_ovfnext0
+	MOVQ  $0x00000001, 32(SP)
+
+AVX2_ovfnext0:
+	TESTL $0xffff0000, AX
+	JZ    AVX2_ovfnext1
+	CMPQ  56(SP), $0x00
+	JEQ   AVX2_ovfnext1
+	MOVQ  $0x00000001, 72(SP)
+
+AVX2_ovfnext1:
+	JMP AVX2_ovfback
 
 AVX2_fin0:
-	MOVQ    24(SP), AX
-	MOVQ    56(SP), R9
-	MOVL    R9, 32(AX)
-	MOVQ    64(SP), R9
-	MOVL    R9, 36(AX)
-	MOVQ    144(SP), AX
-	CMPQ    AX, 152(SP)
-	JAE     AVX2_idle0_AVX2_refresh0
-	ADDQ    $0x28, 144(SP)
-	MOVQ    AX, 24(SP)
-	MOVQ    (AX), R9
-	MOVQ    R9, (SP)
-	ADDQ    8(AX), R9
-	MOVQ    R9, 8(SP)
-	MOVQ    $0x00000001, 16(SP)
-	MOVQ    $0x00000000, 64(SP)
-	MOVQ    base+56(FP), R9
-	MOVQ    R9, 32(SP)
-	MOVWQSX 22(AX), AX
-	ADDQ    AX, R9
-	MOVWQSX R9, R9
-	MOVQ    R9, 40(SP)
-	MOVQ    $-32768, 48(SP)
-	MOVQ    $-32768, 56(SP)
-	MOVQ    dp+48(FP), AX
-	MOVQ    q+40(FP), R9
-	IMUL3Q  $0x00000060, R9, R9
-	ADDQ    AX, R9
+	MOVQ         24(SP), AX
+	VMOVD        X15, R9
+	MOVWLSX      R9, R9
+	MOVL         R9, 32(AX)
+	MOVQ         32(SP), R9
+	MOVL         R9, 36(AX)
+	MOVQ         80(SP), AX
+	CMPQ         AX, 88(SP)
+	JAE          AVX2_idle0_AVX2_refresh0
+	ADDQ         $0x28, 80(SP)
+	MOVQ         AX, 24(SP)
+	MOVQ         (AX), R9
+	MOVQ         R9, (SP)
+	ADDQ         8(AX), R9
+	MOVQ         R9, 8(SP)
+	MOVQ         $0x00000001, 16(SP)
+	MOVQ         $0x00000000, 32(SP)
+	MOVWQSX      16(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 104(SP)
+	MOVWQSX      18(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 136(SP)
+	MOVWQSX      26(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 168(SP)
+	MOVWQSX      22(AX), R10
+	MOVQ         base+56(FP), R9
+	ADDQ         R9, R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 200(SP)
+	VPBLENDD     $0x0f, Y9, Y10, Y10
+	VPBLENDD     $0x0f, Y9, Y15, Y15
+	MOVQ         dp+48(FP), AX
+	MOVQ         q+40(FP), R9
+	IMUL3Q       $0x00000060, R9, R9
+	ADDQ         AX, R9
 
 AVX2_clear0_AVX2_refresh0:
 	VMOVDQU X9, (AX)
@@ -751,52 +747,59 @@ AVX2_idle0_AVX2_refresh0:
 	MOVQ  R9, (SP)
 	MOVQ  $0x00000000, 8(SP)
 	MOVQ  $0x00000000, 16(SP)
-	MOVQ  $0x00000000, 64(SP)
-	MOVQ  88(SP), R9
+	MOVQ  $0x00000000, 32(SP)
+	MOVQ  56(SP), R9
 	TESTQ R9, R9
 	JZ    AVX2_done
 
 AVX2_refresh0:
-	VPBROADCASTW 40(SP), X0
-	VPBROADCASTW 112(SP), X7
-	VINSERTI128  $0x01, X7, Y0, Y0
-	JMP          AVX2_finback0
-
-AVX2_ovf1:
-	CMPQ 88(SP), $0x00
-	JEQ  AVX2_ovfback1
-	MOVQ $0x00000001, 136(SP)
-	JMP  AVX2_ovfback1
+	VPADDSW 168(SP), Y10, Y0
+	VPMAXSW 200(SP), Y0, Y0
+	JMP     AVX2_finback0
 
 AVX2_fin1:
-	MOVQ    96(SP), AX
-	MOVQ    128(SP), R9
-	MOVL    R9, 32(AX)
-	MOVQ    136(SP), R9
-	MOVL    R9, 36(AX)
-	MOVQ    144(SP), AX
-	CMPQ    AX, 152(SP)
-	JAE     AVX2_idle1_AVX2_refresh1
-	ADDQ    $0x28, 144(SP)
-	MOVQ    AX, 96(SP)
-	MOVQ    (AX), R9
-	MOVQ    R9, 72(SP)
-	ADDQ    8(AX), R9
-	MOVQ    R9, 80(SP)
-	MOVQ    $0x00000001, 88(SP)
-	MOVQ    $0x00000000, 136(SP)
-	MOVQ    base+56(FP), R9
-	MOVQ    R9, 104(SP)
-	MOVWQSX 22(AX), AX
-	ADDQ    AX, R9
-	MOVWQSX R9, R9
-	MOVQ    R9, 112(SP)
-	MOVQ    $-32768, 120(SP)
-	MOVQ    $-32768, 128(SP)
-	MOVQ    dp+48(FP), AX
-	MOVQ    q+40(FP), R9
-	IMUL3Q  $0x00000060, R9, R9
-	ADDQ    AX, R9
+	MOVQ         64(SP), AX
+	VEXTRACTI128 $0x01, Y15, X7
+	VMOVD        X7, R9
+	MOVWLSX      R9, R9
+	MOVL         R9, 32(AX)
+	MOVQ         72(SP), R9
+	MOVL         R9, 36(AX)
+	MOVQ         80(SP), AX
+	CMPQ         AX, 88(SP)
+	JAE          AVX2_idle1_AVX2_refresh1
+	ADDQ         $0x28, 80(SP)
+	MOVQ         AX, 64(SP)
+	MOVQ         (AX), R9
+	MOVQ         R9, 40(SP)
+	ADDQ         8(AX), R9
+	MOVQ         R9, 48(SP)
+	MOVQ         $0x00000001, 56(SP)
+	MOVQ         $0x00000000, 72(SP)
+	MOVWQSX      16(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 120(SP)
+	MOVWQSX      18(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 152(SP)
+	MOVWQSX      26(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 184(SP)
+	MOVWQSX      22(AX), R10
+	MOVQ         base+56(FP), R9
+	ADDQ         R9, R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 216(SP)
+	VPBLENDD     $0xf0, Y9, Y10, Y10
+	VPBLENDD     $0xf0, Y9, Y15, Y15
+	MOVQ         dp+48(FP), AX
+	MOVQ         q+40(FP), R9
+	IMUL3Q       $0x00000060, R9, R9
+	ADDQ         AX, R9
 
 AVX2_clear1_AVX2_refresh1:
 	VMOVDQU X9, 16(AX)
@@ -807,21 +810,20 @@ AVX2_clear1_AVX2_refresh1:
 
 AVX2_idle1_AVX2_refresh1:
 	MOVQ  jobs+0(FP), R9
-	MOVQ  R9, 96(SP)
+	MOVQ  R9, 64(SP)
 	MOVQ  (R9), R9
-	MOVQ  R9, 72(SP)
-	MOVQ  $0x00000000, 80(SP)
-	MOVQ  $0x00000000, 88(SP)
-	MOVQ  $0x00000000, 136(SP)
+	MOVQ  R9, 40(SP)
+	MOVQ  $0x00000000, 48(SP)
+	MOVQ  $0x00000000, 56(SP)
+	MOVQ  $0x00000000, 72(SP)
 	MOVQ  16(SP), R9
 	TESTQ R9, R9
 	JZ    AVX2_done
 
 AVX2_refresh1:
-	VPBROADCASTW 40(SP), X0
-	VPBROADCASTW 112(SP), X7
-	VINSERTI128  $0x01, X7, Y0, Y0
-	JMP          AVX2_finback1
+	VPADDSW 168(SP), Y10, Y0
+	VPMAXSW 200(SP), Y0, Y0
+	JMP     AVX2_finback1
 
 AVX2_done:
 	VZEROUPPER

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
 )
 
 // kernelJob is one target as vitPairAVX2 reads it; the generator has
@@ -21,11 +22,17 @@ type kernelJob struct {
 var kernelJobs = sync.Pool{New: func() any { return new([]kernelJob) }}
 
 // pairScores runs the paired kernel over jobs; false when om has no
-// 8-lane tables.
+// 8-lane tables or a job's special-state scores need HMMER's int
+// arithmetic (wordSpecials).
 func pairScores(om *oprofile.VitProfile, jobs []Job, out []float32) bool {
 	st := om.StripesFor(8)
 	if st == nil {
 		return false
+	}
+	for i := range jobs {
+		if !wordSpecials(om, &jobs[i].XW) {
+			return false
+		}
 	}
 	kp := kernelJobs.Get().(*[]kernelJob)
 	defer kernelJobs.Put(kp)
@@ -65,4 +72,21 @@ func pairScores(om *oprofile.VitProfile, jobs []Job, out []float32) bool {
 		}
 	}
 	return true
+}
+
+// wordSpecials reports whether the special states of a target with
+// scores xw can be updated in saturating words, as the paired kernel
+// does, with the results of HMMER's int arithmetic and int16 stores: the
+// N, C and J loops are 0 (xN stays at base, xC and xJ never drop), E's
+// loop and move and J's move are not positive (a sum that leaves the
+// word range can only be the smaller term of its max, which saturation
+// does not change), and base + N's move is a word. Every profile that
+// oprofile.Convert makes qualifies, whatever the target length.
+func wordSpecials(om *oprofile.VitProfile, xw *[4][2]int16) bool {
+	const e, n, j, c = profile.XE, profile.XN, profile.XJ, profile.XC
+	const lp, mv = profile.Loop, profile.Move
+	nn := int(om.Base) + int(xw[n][mv])
+	return xw[n][lp] == 0 && xw[c][lp] == 0 && xw[j][lp] == 0 &&
+		xw[e][lp] <= 0 && xw[e][mv] <= 0 && xw[j][mv] <= 0 &&
+		nn >= -32768 && nn <= 32767
 }

@@ -24,11 +24,7 @@ const (
 	hEnd             // one past the last residue; 0 when idle
 	hInc             // 1 while a target is in flight, 0 when idle
 	hJob             // the job being scored
-	hXN              // specials, as in the one-target kernel
-	hXB
-	hXJ
-	hXC
-	hOvf // 1 once a row's E reached 32767
+	hOvf             // 1 once a row's E reached 32767
 	hBytes
 )
 
@@ -41,11 +37,22 @@ const (
 // each other. The lane shifts stay inside each half (VPSLLDQ), so they
 // are cheaper than the 16-lane kernel's cross-half shift.
 //
+// The specials (E, J, C, B; N stays at base) live in vector registers too,
+// one word per lane of each half, and are updated with saturating word
+// operations: exact when the N, C and J loops are 0, E's loop and move
+// and J's move are not positive, and base + N's move is a word (as for
+// every profile oprofile.Convert makes, whatever the target length);
+// vitfilter falls back to one target at a time otherwise. Then int
+// arithmetic never leaves the word range except in a term that the max
+// beside it discards: HMMER's int16 stores change nothing. This keeps
+// the path from one row's E to the next row's B short and free of
+// scalar work.
+//
 // When a target ends (or overflows) its half records the result in its
 // job and starts the next job from the list, resetting only its own half
-// of the DP rows; the other target goes on undisturbed. With no job left
-// the half idles on a fixed residue, its results ignored, until the other
-// target ends too.
+// of the DP rows and specials; the other target goes on undisturbed.
+// With no job left the half idles on a fixed residue, its results
+// ignored, until the other target ends too.
 //
 // tr and rwv are the 8-lane tables of the SSE kernel (oprofile.VitStripes
 // for 8 lanes), read 16 bytes at a time.
@@ -56,10 +63,14 @@ func vitPair() {
 	Pragma("noescape")
 	Doc("vitPairAVX2 scores jobs[0:njobs] (kernelJob) two at a time; dp is scratch for 3q YMM vectors.")
 
-	loc := AllocLocal(2*hBytes + 24)
+	loc := AllocLocal(2*hBytes + 24 + 5*V)
 	half := func(h, f int) Mem { return loc.Offset(h*hBytes + f) }
 	next := loc.Offset(2 * hBytes)
 	jobsEnd := loc.Offset(2*hBytes + 8)
+	qnMem := loc.Offset(2*hBytes + 16)
+	// Each half's special-state scores in its 8 words: E loop, E move,
+	// J move, base + N move; and 32767 everywhere.
+	cEloop, cEmove, cJmove, cNN, c32767 := loc.Offset(2*hBytes+24), loc.Offset(2*hBytes+24+V), loc.Offset(2*hBytes+24+2*V), loc.Offset(2*hBytes+24+3*V), loc.Offset(2*hBytes+24+4*V)
 
 	t, jobs := GP64(), GP64()
 	Load(Param("jobs"), jobs)
@@ -70,8 +81,18 @@ func vitPair() {
 	MOVQ(t, jobsEnd)
 
 	xBv, xEv, mpv, ipv, dpv, dcv, sv, tmp, tmp2, neg, fill, emis := s.R(0), s.R(1), s.R(2), s.R(3), s.R(4), s.R(5), s.R(6), s.R(7), s.R(8), s.R(9), s.R(11), s.R(12)
+	xJv, xCv := s.R(10), s.R(15)
 	MOVL(U32(0x8000), t.As32())
 	s.SplatW(t.As32(), neg)
+	VPCMPEQW(tmp, tmp, tmp)
+	VPXOR(neg, tmp, tmp)
+	VMOVDQU(tmp, c32767)
+	VPXOR(tmp, tmp, tmp)
+	for _, c := range []Mem{cEloop, cEmove, cJmove, cNN} {
+		VMOVDQU(tmp, c)
+	}
+	s.Mov(neg, xJv)
+	s.Mov(neg, xCv)
 	// fill: -32768 in the first word of each half, zero elsewhere.
 	MOVL(U32(0x8000), t.As32())
 	VMOVD(t.As32(), vec.X(fill))
@@ -98,14 +119,26 @@ func vitPair() {
 		MOVQ(r, half(h, hEnd))
 		MOVQ(U32(1), half(h, hInc))
 		MOVQ(U32(0), half(h, hOvf))
-		Load(Param("base"), r)
-		MOVQ(r, half(h, hXN))
-		MOVWQSX(Mem{Base: job, Disp: jobXW + xwOff(xN, move)}, a)
-		ADDQ(a, r)
-		MOVWQSX(r.As16(), r)
-		MOVQ(r, half(h, hXB))
-		MOVQ(I32(-32768), half(h, hXJ))
-		MOVQ(I32(-32768), half(h, hXC))
+		// Its special-state scores, and J = C = -32768.
+		for _, c := range []struct {
+			mem Mem
+			off int
+		}{{cEloop, xwOff(xE, loop)}, {cEmove, xwOff(xE, move)}, {cJmove, xwOff(xJ, move)}, {cNN, xwOff(xN, move)}} {
+			MOVWQSX(Mem{Base: job, Disp: jobXW + c.off}, a)
+			if c.mem == cNN {
+				Load(Param("base"), r)
+				ADDQ(r, a)
+			}
+			VMOVD(a.As32(), vec.X(tmp))
+			VPBROADCASTW(vec.X(tmp), vec.X(tmp))
+			VMOVDQU(vec.X(tmp), c.mem.Offset(16*h))
+		}
+		blend := U8(0x0f)
+		if h == 1 {
+			blend = U8(0xf0)
+		}
+		VPBLENDD(blend, neg, xJv, xJv)
+		VPBLENDD(blend, neg, xCv, xCv)
 		// This half's M, I and D start at -infinity.
 		Load(Param("dp"), p)
 		Load(Param("q"), pe)
@@ -158,22 +191,17 @@ func vitPair() {
 	ADDQ(qn, dD)
 	NEGQ(qn)
 	SARQ(U8(1), qn) // -16q
-	qnMem := loc.Offset(2*hBytes + 16)
 	MOVQ(qn, qnMem)
-	// xBv holds each half's B score in its 8 words; loadXB sets it from
-	// the stack (after a half starts a job), the end of a row from the
-	// registers the specials leave (no store-to-load on the path from one
-	// row's E to the next row's cells).
-	loadXB := func() {
-		VPBROADCASTW(half(0, hXB), vec.X(xBv))
-		VPBROADCASTW(half(1, hXB), vec.X(tmp))
-		VINSERTI128(U8(1), vec.X(tmp), xBv, xBv)
+	// xB = max(xJ + J move, xN + N move).
+	newXB := func() {
+		VPADDSW(cJmove, xJv, xBv)
+		VPMAXSW(cNN, xBv, xBv)
 	}
 	start(0, s.Label("init1"))
 	Label(s.Label("init1"))
 	start(1, s.Label("init2"))
 	Label(s.Label("init2"))
-	loadXB()
+	newXB()
 
 	i, rscA, rscB := GP64(), GP64(), GP64()
 
@@ -202,7 +230,7 @@ func vitPair() {
 	// vector twice, read as memory operands, was 4% faster for fn3 but
 	// 30% slower from M = 800 on, where it no longer fits in L1.)
 	tm := func(t int) Op {
-		r := s.R(13 + t%3)
+		r := s.R(13 + t%2)
 		VBROADCASTI128(Mem{Base: tr, Index: i, Scale: 8, Disp: t * 16}, r)
 		return r
 	}
@@ -234,32 +262,33 @@ func vitPair() {
 	ADDQ(U8(16), i)
 	JNZ(LabelRef(s.Label("cell")))
 
-	// The row's E (largest M) of each half.
-	for _, n := range []int{8, 4, 2} {
-		VPSRLDQ(U8(n), xEv, tmp)
-		VPMAXSW(tmp, xEv, xEv)
-	}
-	xEA, xEB := GP64(), GP64()
-	VMOVD(vec.X(xEv), xEA.As32())
-	VEXTRACTI128(U8(1), xEv, vec.X(tmp))
-	VMOVD(vec.X(tmp), xEB.As32())
-	MOVWQSX(xEA.As16(), xEA)
-	MOVWQSX(xEB.As16(), xEB)
+	// The specials of both halves: E (the row's largest M, in every
+	// word of its half), then J, B and C as in the one-target kernel, in
+	// saturating words (see above).
+	VPSHUFD(U8(0x4e), xEv, tmp)
+	VPMAXSW(tmp, xEv, xEv)
+	VPSHUFD(U8(0xb1), xEv, tmp)
+	VPMAXSW(tmp, xEv, xEv)
+	VPSHUFLW(U8(0xb1), xEv, tmp)
+	VPSHUFHW(U8(0xb1), tmp, tmp)
+	VPMAXSW(tmp, xEv, xEv)
+	VPADDSW(cEloop, xEv, tmp)
+	VPMAXSW(tmp, xJv, xJv)
+	newXB()
+	VPADDSW(cEmove, xEv, tmp)
+	VPMAXSW(tmp, xCv, xCv)
+	// A half whose E reached 32767 overflows (HMMER returns +inf).
+	ovm := GP32()
+	VPCMPEQW(c32767, xEv, tmp)
+	VPMOVMSKB(tmp, ovm)
+	TESTL(ovm, ovm)
+	JNZ(LabelRef(s.Label("ovf")))
+	Label(s.Label("ovfback"))
 
-	xBA, xBB := GP64(), GP64()
-	specialsFor(s, half, 0, xEA, xBA)
-	specialsFor(s, half, 1, xEB, xBB)
-
-	// The next row's B, and the lazy-F decision of the one-target
-	// kernel for both halves (8-lane bounds in each); the passes run for
-	// both halves when either needs them (on a half that does not, they
-	// reach the same fixed point and change nothing that the next row
-	// reads).
-	VMOVD(xBA.As32(), vec.X(xBv))
-	VPBROADCASTW(vec.X(xBv), vec.X(xBv))
-	VMOVD(xBB.As32(), vec.X(tmp))
-	VPBROADCASTW(vec.X(tmp), vec.X(tmp))
-	VINSERTI128(U8(1), vec.X(tmp), xBv, xBv)
+	// The lazy-F decision of the one-target kernel for both halves
+	// (8-lane bounds in each); the passes run for both halves when
+	// either needs them (on a half that does not, they reach the same
+	// fixed point and change nothing that the next row reads).
 	shiftIn(dcv)
 	skp, lmask := GP64(), GP32()
 	Load(Param("skip"), skp)
@@ -310,70 +339,40 @@ func vitPair() {
 	}
 	JMP(LabelRef(s.Label("row")))
 
+	// Overflow: mark each busy half whose E reached 32767 (a row of an
+	// idle half may reach it too: ignored).
+	Label(s.Label("ovf"))
 	for h := 0; h < 2; h++ {
-		// A row of an idle half may reach 32767: ignored.
-		Label(s.Label("ovf%d", h))
+		TESTL(U32(0xffff<<(16*h)), ovm)
+		JZ(LabelRef(s.Label("ovfnext%d", h)))
 		CMPQ(half(h, hInc), U8(0))
-		JEQ(LabelRef(s.Label("ovfback%d", h)))
+		JEQ(LabelRef(s.Label("ovfnext%d", h)))
 		MOVQ(U32(1), half(h, hOvf))
-		JMP(LabelRef(s.Label("ovfback%d", h)))
+		Label(s.Label("ovfnext%d", h))
+	}
+	JMP(LabelRef(s.Label("ovfback")))
 
+	for h := 0; h < 2; h++ {
 		Label(s.Label("fin%d", h))
 		job, r := GP64(), GP64()
 		MOVQ(half(h, hJob), job)
-		MOVQ(half(h, hXC), r)
+		if h == 0 {
+			VMOVD(vec.X(xCv), r.As32())
+		} else {
+			VEXTRACTI128(U8(1), xCv, vec.X(tmp))
+			VMOVD(vec.X(tmp), r.As32())
+		}
+		MOVWLSX(r.As16(), r.As32())
 		MOVL(r.As32(), Mem{Base: job, Disp: jobXC})
 		MOVQ(half(h, hOvf), r)
 		MOVL(r.As32(), Mem{Base: job, Disp: jobOvf})
 		start(h, s.Label("refresh%d", h))
 		Label(s.Label("refresh%d", h))
-		loadXB()
+		newXB()
 		JMP(LabelRef(s.Label("finback%d", h)))
 	}
 
 	Label(s.Label("done"))
 	VZEROUPPER()
 	RET()
-}
-
-// specialsFor updates slot h's specials (on the stack, half(h, ...)) from
-// its row's E, exactly as the one-target kernel computes them; the new
-// xB stays in xb for the lazy-F test. E >= 32767 jumps to ovf<h>, which
-// comes back to ovfback<h>.
-func specialsFor(s *vec.ISA, half func(h, f int) Mem, h int, e, xb reg.GPVirtual) {
-	CMPQ(e, U32(32767))
-	JGE(LabelRef(s.Label("ovf%d", h)))
-	Label(s.Label("ovfback%d", h))
-	xw, a, b, c := GP64(), GP64(), GP64(), GP64()
-	MOVQ(half(h, hJob), xw)
-	MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xN, loop)}, a)
-	ADDQ(a, half(h, hXN))
-	// xJ = max(xJ + J loop, xE + E loop)
-	MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xJ, loop)}, c)
-	ADDQ(half(h, hXJ), c)
-	MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xE, loop)}, b)
-	ADDQ(e, b)
-	CMPQ(b, c)
-	CMOVQGT(b, c)
-	MOVWQSX(c.As16(), c)
-	MOVQ(c, half(h, hXJ))
-	// xB = max(xJ + J move, xN + N move)
-	MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xJ, move)}, a)
-	MOVQ(c, xb)
-	ADDQ(a, xb)
-	MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xN, move)}, b)
-	ADDQ(half(h, hXN), b)
-	CMPQ(b, xb)
-	CMOVQGT(b, xb)
-	MOVWQSX(xb.As16(), xb)
-	MOVQ(xb, half(h, hXB))
-	// xC = max(xC + C loop, xE + E move)
-	MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xC, loop)}, c)
-	ADDQ(half(h, hXC), c)
-	MOVWQSX(Mem{Base: xw, Disp: jobXW + xwOff(xE, move)}, b)
-	ADDQ(e, b)
-	CMPQ(b, c)
-	CMOVQGT(b, c)
-	MOVWQSX(c.As16(), c)
-	MOVQ(c, half(h, hXC))
 }
