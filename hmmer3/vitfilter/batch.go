@@ -26,7 +26,7 @@ func ScoreBatch(om *oprofile.VitProfile, jobs []Job, out []float32) {
 // pairMaxM is the largest model the paired kernel takes; above it the
 // one-target AVX2 kernel's 16 lanes win (measured: see docs/cpu-kernels.md).
 // Tests raise it to run every model through the paired kernel.
-var pairMaxM = 224
+var pairMaxM = 600
 
 func scoreBatch(l simd.Level, om *oprofile.VitProfile, jobs []Job, out []float32) {
 	out = out[:len(jobs)]
