@@ -103,11 +103,17 @@ type VitStripes struct {
 	// T holds, per vector q, the eight transition vectors of its nodes in
 	// the V* order (VBM..VDD) at T[(8q+t)*Lanes:]; -32768 past node M.
 	T []int16
-	// SkipDD is max_k (DD(k-2) + DM(k) - BM(k)) when no D->D or D->M
-	// score is positive, else 1<<20: the kernels skip a row's lane-crossing
-	// D->D passes when the row's largest D value plus SkipDD is at most
-	// the next row's B (see the vit generator).
-	SkipDD int
+	// SkipLanes[z] (z < Lanes) is the most that a D->D carry entering
+	// lane z's first node j at the end of a row can still add, over the
+	// B entry it competes with, to an M cell of the next row: the max
+	// over nodes n > j of DD(j) + .. + DD(n-1) + DM(n+1) - BM(n+1),
+	// -32768 when below that or when no node follows. The kernels skip a
+	// row's lazy-F passes when every lane's carry c has c + SkipLanes[z]
+	// below the next row's B (see hmmer3/vitfilter). LazyAlways is set
+	// when that bound does not hold (a D->D or D->M score above 0, or a
+	// bound above 32767): every row then runs the passes.
+	SkipLanes  [16]int16
+	LazyAlways bool
 }
 
 // VitStripeLanes are the vector widths VitProfile.Stripe builds.
@@ -139,16 +145,7 @@ func stripeWords(p *VitProfile, V int) *VitStripes {
 	s := &VitStripes{Lanes: V, Q: Q, RStride: Q * V}
 	s.RWV = alignedInt16(Kp*s.RStride, 32)
 	s.T = alignedInt16(Q*8*V, 32)
-	s.SkipDD = -1 << 20
-	for k := 3; k <= M; k++ {
-		s.SkipDD = max(s.SkipDD, int(p.T[k-2][VDD])+int(p.T[k][VDM])-int(p.T[k][VBM]))
-	}
-	for k := 1; k <= M; k++ {
-		if p.T[k][VDD] > 0 || p.T[k][VDM] > 0 {
-			s.SkipDD = 1 << 20 // the bound needs D->D and D->M <= 0
-			break
-		}
-	}
+	s.LazyAlways = !lazySkip(p, V, Q, s.SkipLanes[:])
 	for q := 0; q < Q; q++ {
 		for z := 0; z < V; z++ {
 			k := z*Q + q + 1
@@ -174,4 +171,39 @@ func stripeWords(p *VitProfile, V int) *VitStripes {
 func alignedInt16(n, align int) []int16 {
 	b := AlignedBytes(2*n, align)
 	return unsafe.Slice((*int16)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
+
+// lazySkip fills skip[0:lanes] as VitStripes.SkipLanes describes, for Q
+// nodes a lane; false when the bound does not hold. (A lazily raised D(n)
+// reaches the next row only through M(n+1), and it is a carry c into some
+// lane's first node j plus D->D steps: with no positive D->D score the
+// kernels' saturating sums never exceed the exact ones. The carry itself
+// is merged into D(j) on every row.)
+func lazySkip(p *VitProfile, lanes, Q int, skip []int16) bool {
+	M := p.M
+	for z := range skip[:lanes] {
+		skip[z] = -32768
+	}
+	for k := 1; k <= M; k++ {
+		if p.T[k][VDD] > 0 || p.T[k][VDM] > 0 {
+			return false
+		}
+	}
+	// h is the best, over n' >= n, of DM(n'+1) - BM(n'+1) plus the D->D
+	// steps from n to n'.
+	h := int64(-1 << 40)
+	z := min(lanes-1, (M-3)/Q) // the last lane whose first node j has j+1 <= M-1
+	for n := M - 1; n >= 2 && z >= 1; n-- {
+		t := &p.T[n+1]
+		h = max(int64(t[VDM])-int64(t[VBM]), int64(p.T[n][VDD])+h)
+		if n == z*Q+2 { // n = j+1 for lane z's first node j
+			b := int64(p.T[n-1][VDD]) + h
+			if b > 32767 {
+				return false
+			}
+			skip[z] = int16(max(b, -32768))
+			z--
+		}
+	}
+	return true
 }

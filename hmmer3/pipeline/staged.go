@@ -13,6 +13,7 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 	"github.com/hmmgo/hmmgo/hmmer3/profile"
+	"github.com/hmmgo/hmmgo/hmmer3/vitfilter"
 	"github.com/hmmgo/hmmgo/seqio"
 )
 
@@ -359,10 +360,34 @@ func (c CPUAccelerator) MSV(om *oprofile.Profile) ([]float32, error) {
 	return out, nil
 }
 
-// Viterbi implements Accelerator.
+// Viterbi implements Accelerator. Each worker scores its targets in one
+// vitfilter.ScoreBatch call (two at a time for small models).
 func (c CPUAccelerator) Viterbi(om *oprofile.Profile, want []bool) ([]float32, error) {
 	out := make([]float32, len(c.Seqs))
-	c.each(om, want, func(p *oprofile.Profile, i int) { out[i] = vitfilterScore(c.Seqs[i].Dsq, p) })
+	var wg sync.WaitGroup
+	n := runtime.GOMAXPROCS(0)
+	for w := 0; w < n; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			p := *om
+			var jobs []vitfilter.Job
+			var at []int
+			for i := w; i < len(c.Seqs); i += n {
+				if (want == nil || want[i]) && c.Seqs[i].L() > 0 {
+					p.ReconfigLength(c.Seqs[i].L())
+					jobs = append(jobs, vitfilter.Job{Dsq: c.Seqs[i].Dsq, XW: p.Vit.XW})
+					at = append(at, i)
+				}
+			}
+			sc := make([]float32, len(jobs))
+			vitfilter.ScoreBatch(&p.Vit, jobs, sc)
+			for j, i := range at {
+				out[i] = sc[j]
+			}
+		}(w)
+	}
+	wg.Wait()
 	return out, nil
 }
 

@@ -27,14 +27,19 @@ type worker struct {
 	om         oprofile.Profile
 	om2        oprofile.Profile // the second target's length configuration in forwardTwo
 	pair       *fwdback.PairMatrix
-	surv       []int      // runBatch's targets that reached the Forward filter
-	survF      []filtered // and their filter scores
-	survSc     []float32  // and Forward scores
 	bg         profile.Background
 	oxf, oxb   *fwdback.Matrix
 	def        *domaindef.Definer
 	stats      hits.Stats
 	nulls      []float32 // nullOne's values by length, NaN until computed
+
+	// One batch's filter survivors, their Viterbi filter jobs and scores,
+	// and the survivors of the Viterbi filter with their Forward scores.
+	cands []candidate
+	jobs  []vitfilter.Job
+	vfsc  []float32
+	surv  []*candidate
+	fwdsc []float32
 }
 
 func newWorker(m *Model, cfg *Config, arbitrarySeed uint32) *worker {
@@ -68,169 +73,221 @@ func (w *worker) nullOne(L int) float32 {
 // (float difference, double division, float result).
 func bits(a, b float32) float32 { return float32(float64(a-b) / math.Ln2) }
 
-// run is p7_Pipeline for one target; idx is its 0-based position in the
-// database, which decides the provisional E-value test (HMMER's serial
-// pipeline uses the number of targets read so far as Z).
-func (w *worker) run(sq *seqio.Sequence, idx int64) (*hits.Hit, error) {
-	f, ok := w.filters(sq)
-	if !ok {
-		return nil, nil
-	}
-	fwdsc, err := w.forward(sq.Dsq)
-	if err != nil {
-		return nil, err
-	}
-	w.lap(&f.t0, hits.StageFwd)
-	return w.afterForward(sq, idx, f, fwdsc, true)
+// candidate is a target that passed the MSV and bias filters, held until
+// the Viterbi filter has scored the whole batch.
+type candidate struct {
+	sq               *seqio.Sequence
+	idx              int64
+	nullsc, filtersc float32
+	job              int // its vitfilter job, or -1 when the MSV P-value already passed F2
 }
 
-// runBatch is run over seqs in order (idx gives each one's database
-// index), with the Forward filter scoring the targets that reach it two
-// at a time on the paired kernel (fwdback.ForwardPair).
-func (w *worker) runBatch(seqs []*seqio.Sequence, idx func(n int) int64) ([]*hits.Hit, error) {
-	if !fwdback.PairKernel() {
-		var list []*hits.Hit
-		for n, sq := range seqs {
-			h, err := w.run(sq, idx(n))
-			if err != nil {
-				return list, err
-			}
-			if h != nil {
-				list = append(list, h)
-			}
-		}
-		return list, nil
-	}
-	surv, fs := w.surv[:0], w.survF[:0]
+// runBatch is p7_Pipeline for each of seqs, in order; index(n) is the
+// 0-based database position of seqs[n], which decides the provisional
+// E-value test (HMMER's serial pipeline uses the number of targets read
+// so far as Z). The MSV and bias filters run target by target; the
+// Viterbi filter then scores every survivor of the batch in one
+// vitfilter.ScoreBatch call (small models score two targets at a time
+// there), and the Forward filter its survivors two at a time
+// (fwdback.ForwardPair); the rest follows target by target in database
+// order. Every filter score depends only on its target, so the hits, the
+// counters and the order in which targets reach domain definition are
+// those of running the whole pipeline on one target after another.
+func (w *worker) runBatch(seqs []*seqio.Sequence, index func(n int) int64) ([]*hits.Hit, error) {
+	w.cands, w.jobs = w.cands[:0], w.jobs[:0]
 	for n, sq := range seqs {
-		if f, ok := w.filters(sq); ok {
-			surv, fs = append(surv, n), append(fs, f)
-		}
-	}
-	w.surv, w.survF = surv, fs
-	if len(surv) == 0 {
-		return nil, nil
+		w.filter(sq, index(n))
 	}
 	var t0 time.Time
+	lap := func(stage int) {
+		if w.cfg.TimeStages {
+			t1 := time.Now()
+			w.stats.StageTime[stage] += t1.Sub(t0)
+			t0 = t1
+		}
+	}
 	if w.cfg.TimeStages {
 		t0 = time.Now()
 	}
-	sc := w.survSc[:0]
-	for k := 0; k < len(surv); k += 2 {
+	if len(w.jobs) > 0 {
+		if cap(w.vfsc) < len(w.jobs) {
+			w.vfsc = make([]float32, len(w.jobs))
+		}
+		w.vfsc = w.vfsc[:len(w.jobs)]
+		vitfilter.ScoreBatch(&w.om.Vit, w.jobs, w.vfsc)
+		lap(hits.StageVit)
+	}
+	ev := &w.m.OM.EvParam
+	w.surv = w.surv[:0]
+	for i := range w.cands {
+		c := &w.cands[i]
+		if c.job >= 0 {
+			P := easel.GumbelSurv(float64(bits(w.vfsc[c.job], c.filtersc)), float64(ev[hmm.VitMu]), float64(ev[hmm.VitLambda]))
+			if P > w.f2 {
+				continue
+			}
+		}
+		w.stats.NPastVit++
+		w.surv = append(w.surv, c)
+	}
+	if !fwdback.PairKernel() {
+		return w.finishEach()
+	}
+	w.fwdsc = w.fwdsc[:0]
+	for k := 0; k < len(w.surv); k += 2 {
 		var a, b float32
 		var err error
-		if k+1 < len(surv) {
-			a, b, err = w.forwardTwo(seqs[surv[k]].Dsq, seqs[surv[k+1]].Dsq)
-			sc = append(sc, a, b)
+		if k+1 < len(w.surv) {
+			a, b, err = w.forwardTwo(w.surv[k].sq.Dsq, w.surv[k+1].sq.Dsq)
+			w.fwdsc = append(w.fwdsc, a, b)
 		} else {
-			a, err = w.forward(seqs[surv[k]].Dsq)
-			sc = append(sc, a)
+			a, err = w.forward(w.surv[k].sq.Dsq)
+			w.fwdsc = append(w.fwdsc, a)
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
-	w.survSc = sc
-	w.lap(&t0, hits.StageFwd)
-	var list []*hits.Hit
-	for k, n := range surv {
-		f := fs[k]
-		f.t0 = t0
-		h, err := w.afterForward(seqs[n], idx(n), f, sc[k], false)
-		if w.cfg.TimeStages {
-			t0 = time.Now()
+	lap(hits.StageFwd)
+	var found []*hits.Hit
+	for k, c := range w.surv {
+		if !w.passesForward(w.fwdsc[k], c.filtersc) {
+			continue
 		}
+		// Forward again, for its whole matrix: few targets get here.
+		w.bg.SetLength(len(c.sq.Dsq))
+		if _, err := w.forward(c.sq.Dsq); err != nil {
+			return nil, err
+		}
+		h, err := w.domains(c.sq, c.idx, c.nullsc, w.fwdsc[k])
+		lap(hits.StageDomains)
 		if err != nil {
-			return list, err
+			return nil, err
 		}
 		if h != nil {
-			list = append(list, h)
+			found = append(found, h)
 		}
 	}
-	return list, nil
+	return found, nil
 }
 
-// filtered is a target that passed the MSV, bias and Viterbi filters.
-type filtered struct {
-	nullsc, filtersc float32
-	t0               time.Time // the stage clock (cfg.TimeStages)
-}
-
-// lap adds the time since *t0 to stage's and restarts the clock.
-func (w *worker) lap(t0 *time.Time, stage int) {
-	if w.cfg.TimeStages {
-		t1 := time.Now()
-		w.stats.StageTime[stage] += t1.Sub(*t0)
-		*t0 = t1
+// finishEach runs Forward and the rest on each Viterbi survivor in turn
+// (without the paired kernel: Forward's matrix then serves Backward).
+func (w *worker) finishEach() ([]*hits.Hit, error) {
+	var found []*hits.Hit
+	for _, c := range w.surv {
+		h, err := w.finish(c)
+		if err != nil {
+			return nil, err
+		}
+		if h != nil {
+			found = append(found, h)
+		}
 	}
+	return found, nil
 }
 
-// filters is p7_Pipeline up to the Forward filter: it reports whether sq
-// passed the MSV, bias and Viterbi filters.
-func (w *worker) filters(sq *seqio.Sequence) (f filtered, ok bool) {
+// filter runs the MSV and bias filters on one target; a survivor becomes
+// a candidate, with a Viterbi filter job unless the MSV P-value has
+// already passed F2.
+func (w *worker) filter(sq *seqio.Sequence, idx int64) {
 	dsq := sq.Dsq
 	L := len(dsq)
 	w.stats.NSeqs++
 	w.stats.NRes += int64(L)
 	if L == 0 {
-		return f, false
+		return
 	}
 	om, bg, ev := &w.om, &w.bg, &w.m.OM.EvParam
 	bg.SetLength(L)
 	om.ReconfigLength(L)
-	f.nullsc = bg.NullOne(L)
+	nullsc := bg.NullOne(L)
+	var t0 time.Time
+	lap := func(stage int) {
+		if w.cfg.TimeStages {
+			t1 := time.Now()
+			w.stats.StageTime[stage] += t1.Sub(t0)
+			t0 = t1
+		}
+	}
 	if w.cfg.TimeStages {
-		f.t0 = time.Now()
+		t0 = time.Now()
 	}
 
 	usc := msvfilter.Score(dsq, &om.MSV)
-	w.lap(&f.t0, hits.StageMSV)
-	P := easel.GumbelSurv(float64(bits(usc, f.nullsc)), float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
+	lap(hits.StageMSV)
+	P := easel.GumbelSurv(float64(bits(usc, nullsc)), float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
 	if P > w.f1 {
-		return f, false
+		return
 	}
 	w.stats.NPastMSV++
 
-	f.filtersc = f.nullsc
+	filtersc := nullsc
 	if w.bias {
-		f.filtersc = bg.FilterScore(dsq)
-		P = easel.GumbelSurv(float64(bits(usc, f.filtersc)), float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
-		w.lap(&f.t0, hits.StageBias)
+		filtersc = bg.FilterScore(dsq)
+		P = easel.GumbelSurv(float64(bits(usc, filtersc)), float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
+		lap(hits.StageBias)
 		if P > w.f1 {
-			return f, false
+			return
 		}
 	}
 	w.stats.NPastBias++
 
+	c := candidate{sq: sq, idx: idx, nullsc: nullsc, filtersc: filtersc, job: -1}
 	// The Viterbi filter runs only when the MSV P-value has not already
 	// passed F2.
 	if P > w.f2 {
-		vfsc := vitfilter.Score(dsq, &om.Vit)
-		P = easel.GumbelSurv(float64(bits(vfsc, f.filtersc)), float64(ev[hmm.VitMu]), float64(ev[hmm.VitLambda]))
-		w.lap(&f.t0, hits.StageVit)
-		if P > w.f2 {
-			return f, false
-		}
+		c.job = len(w.jobs)
+		w.jobs = append(w.jobs, vitfilter.Job{Dsq: dsq, XW: om.Vit.XW})
 	}
-	w.stats.NPastVit++
-	return f, true
+	w.cands = append(w.cands, c)
 }
 
-// afterForward is the rest of p7_Pipeline for a filtered target with
-// Forward score fwdsc: the F3 test, then the domains. haveMatrix says
-// whether w.oxf holds sq's Forward matrix (else Forward runs again for
-// it: few targets pass F3).
-func (w *worker) afterForward(sq *seqio.Sequence, idx int64, f filtered, fwdsc float32, haveMatrix bool) (*hits.Hit, error) {
-	if !w.passesForward(fwdsc, f.filtersc) {
-		return nil, nil
-	}
-	defer w.lap(&f.t0, hits.StageDomains)
-	if !haveMatrix {
-		if _, err := w.forward(sq.Dsq); err != nil {
-			return nil, err
+// finish runs Forward on a target that passed the filters and, for a
+// survivor, Backward, domain definition and scoring (the rest of
+// p7_Pipeline).
+func (w *worker) finish(c *candidate) (*hits.Hit, error) {
+	dsq := c.sq.Dsq
+	L := len(dsq)
+	om, ev := &w.om, &w.m.OM.EvParam
+	// Other targets of the batch configured the models since.
+	w.bg.SetLength(L)
+	om.ReconfigLength(L)
+	var t0 time.Time
+	lap := func(stage int) {
+		if w.cfg.TimeStages {
+			t1 := time.Now()
+			w.stats.StageTime[stage] += t1.Sub(t0)
+			t0 = t1
 		}
 	}
-	return w.domains(sq, idx, f.nullsc, fwdsc)
+	if w.cfg.TimeStages {
+		t0 = time.Now()
+	}
+
+	fwdsc, err := fwdback.Forward(dsq, om, w.oxf, false)
+	if err != nil {
+		return nil, err
+	}
+	P := easel.ExpSurv(float64(bits(fwdsc, c.filtersc)), float64(ev[hmm.FwdTau]), float64(ev[hmm.FwdLambda]))
+	lap(hits.StageFwd)
+	if P > w.f3 {
+		return nil, nil
+	}
+	w.stats.NPastFwd++
+
+	if _, err := fwdback.Backward(dsq, om, w.oxf, w.oxb, false); err != nil {
+		return nil, err
+	}
+	res, err := w.def.Define(dsq, om, w.oxf, w.oxb)
+	if err != nil {
+		return nil, err
+	}
+	defer lap(hits.StageDomains)
+	if res.NRegions == 0 || res.NEnvelopes == 0 || len(res.Domains) == 0 {
+		return nil, nil
+	}
+	return w.score(c.sq, c.idx, c.nullsc, fwdsc, res), nil
 }
 
 // forward is the Forward filter's score of dsq, its matrix left in w.oxf

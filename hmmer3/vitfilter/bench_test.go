@@ -2,32 +2,114 @@ package vitfilter
 
 import (
 	"math/rand"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
 	"github.com/hmmgo/hmmgo/internal/simd"
+	"github.com/hmmgo/hmmgo/internal/testmodels"
+	"github.com/hmmgo/hmmgo/internal/testutil"
 )
 
-// BenchmarkFilter reports GCUPS (model nodes x residues per second, one
-// core) per model and kernel on random targets of 350 residues.
-func BenchmarkFilter(b *testing.B) {
+// benchModel is a model configured for targets of 350 residues.
+type benchModel struct {
+	name string
+	om   *oprofile.Profile
+}
+
+// benchModels are four testdata models (M = 86, 260, 803, 1142) and, when
+// the shared data set is here, CUDAMPF query models of M = 100 to 1001
+// (named cN).
+func benchModels(b *testing.B) []benchModel {
+	var ms []benchModel
+	for _, name := range []string{"fn3", "Pkinase", "Patched", "SMC_N"} {
+		ms = append(ms, benchModel{name, loadModel(b, name)})
+	}
+	dir := filepath.Join(testutil.RepoRoot(b), "..", "shared", "data", "CUDAMPF", "query_models")
+	if d := os.Getenv("HMMGO_SHARED_DATA"); d != "" {
+		dir = filepath.Join(d, "CUDAMPF", "query_models")
+	}
+	for _, n := range []string{"100", "200", "300", "400", "500", "800", "1001"} {
+		path := filepath.Join(dir, n+".hmm.gz")
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		h := testmodels.ReadModel(b, path)
+		ms = append(ms, benchModel{"c" + n, oprofile.Convert(profile.Config(h, profile.NewBackground(h.Alph), 100), h)})
+	}
+	for _, m := range ms {
+		m.om.ReconfigLength(350)
+	}
+	return ms
+}
+
+func benchTargets() [][]byte {
 	rng := rand.New(rand.NewSource(1))
 	seqs := make([][]byte, 64)
 	for i := range seqs {
 		seqs[i] = randomSeq(rng, 350, 20)
 	}
-	for _, name := range []string{"fn3", "Pkinase", "Patched", "SMC_N"} {
-		om := loadModel(b, name)
-		om.ReconfigLength(350)
+	return seqs
+}
+
+// BenchmarkFilter reports GCUPS (model nodes x residues per second, one
+// core) of Score per model and kernel on 64 random targets of 350
+// residues (uniform over the 20 amino acids).
+func BenchmarkFilter(b *testing.B) {
+	seqs := benchTargets()
+	for _, m := range benchModels(b) {
 		for _, l := range simd.Available() {
-			b.Run(name+"/"+l.String(), func(b *testing.B) {
-				cells := 0
+			b.Run(m.name+"/"+l.String(), func(b *testing.B) {
+				defer lockThread()()
+				cells, c0 := 0, threadCPU()
 				for i := 0; i < b.N; i++ {
 					s := seqs[i%len(seqs)]
-					scoreWith(l, s, &om.Vit)
-					cells += len(s) * om.M
+					scoreWith(l, s, &m.om.Vit)
+					cells += len(s) * m.om.M
 				}
 				b.ReportMetric(float64(cells)/b.Elapsed().Seconds()/1e9, "GCUPS")
+				if cpu := threadCPU() - c0; cpu > 0 {
+					b.ReportMetric(float64(cells)/cpu.Seconds()/1e9, "cpu-GCUPS")
+				}
 			})
+		}
+	}
+}
+
+// BenchmarkBatch reports GCUPS of ScoreBatch on the same targets, 16 per
+// call: "batch" is ScoreBatch as the pipeline calls it (the paired AVX2
+// kernel up to pairMaxM, one target at a time above), "pair" the paired
+// kernel forced on at every M.
+func BenchmarkBatch(b *testing.B) {
+	seqs := benchTargets()
+	for _, m := range benchModels(b) {
+		jobs := make([]Job, len(seqs))
+		for i := range jobs {
+			jobs[i] = Job{Dsq: seqs[i], XW: m.om.Vit.XW}
+		}
+		out := make([]float32, 16)
+		run := func(name string, l simd.Level, maxM int) {
+			b.Run(m.name+"/"+name, func(b *testing.B) {
+				defer func(m int) { pairMaxM = m }(pairMaxM)
+				pairMaxM = maxM
+				defer lockThread()()
+				cells, c0 := 0, threadCPU()
+				for i := 0; i < b.N; i++ {
+					j := jobs[(i*16)%len(jobs):][:16]
+					scoreBatch(l, &m.om.Vit, j, out)
+					cells += 16 * 350 * m.om.M
+				}
+				b.ReportMetric(float64(cells)/b.Elapsed().Seconds()/1e9, "GCUPS")
+				if cpu := threadCPU() - c0; cpu > 0 {
+					b.ReportMetric(float64(cells)/cpu.Seconds()/1e9, "cpu-GCUPS")
+				}
+			})
+		}
+		run("batch", level, pairMaxM)
+		if level == simd.AVX2 {
+			run("pair", simd.AVX2, 1<<30)
 		}
 	}
 }

@@ -2,9 +2,9 @@
 
 #include "textflag.h"
 
-// func vitSSE(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int16, xw *[4][2]int16, base int, skip int) (xC int, overflow bool)
+// func vitSSE(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int16, xw *[4][2]int16, base int, skip *int16, lazyAll int) (xC int, overflow bool)
 // Requires: CMOV, SSE2
-TEXT ·vitSSE(SB), NOSPLIT, $8-89
+TEXT ·vitSSE(SB), NOSPLIT, $0-97
 	MOVQ   dsq+0(FP), AX
 	MOVQ   n+8(FP), CX
 	ADDQ   AX, CX
@@ -22,6 +22,8 @@ TEXT ·vitSSE(SB), NOSPLIT, $8-89
 	PSHUFD $0x00, X10, X10
 	MOVL   $0x00008000, R10
 	MOVQ   R10, X8
+	MOVQ   skip+72(FP), R10
+	MOVOU  (R10), X11
 	MOVQ   DI, R10
 
 SSE_clear:
@@ -31,28 +33,26 @@ SSE_clear:
 	JB      SSE_clear
 	MOVQ    base+64(FP), R10
 	MOVQ    R10, R11
-	MOVWQSX 6(R9), R10
-	MOVQ    R11, R14
-	ADDQ    R10, R14
-	MOVWQSX R14, R14
+	MOVWQSX 6(R9), R14
+	MOVQ    R11, R10
+	ADDQ    R14, R10
+	MOVWQSX R10, R10
 	MOVQ    $-32768, R12
 	MOVQ    R12, R13
 	CMPQ    AX, CX
 	JAE     SSE_finish
-
-SSE_row:
-	MOVQ    R14, R10
 	ANDL    $0x0000ffff, R10
 	IMUL3L  $0x00010001, R10, R10
 	MOVQ    R10, X0
 	PSHUFD  $0x00, X0, X0
+
+SSE_row:
 	MOVBQZX (AX), R14
 	IMULQ   BX, R14
 	ADDQ    DX, R14
 	MOVQ    SI, R15
 	MOVOU   X10, X5
 	MOVOU   X10, X1
-	MOVOU   X10, X11
 	MOVOU   -48(R8), X2
 	PSLLDQ  $0x02, X2
 	POR     X8, X2
@@ -65,100 +65,97 @@ SSE_row:
 	MOVQ    DI, R10
 
 SSE_cell:
-	MOVOU   X0, X6
-	PADDSW  (R15), X6
-	MOVOU   X2, X7
-	PADDSW  16(R15), X7
-	PMAXSW  X7, X6
-	MOVOU   X3, X7
-	PADDSW  32(R15), X7
-	PMAXSW  X7, X6
-	MOVOU   X4, X7
-	PADDSW  48(R15), X7
-	PMAXSW  X7, X6
-	PADDSW  (R14), X6
-	PMAXSW  X6, X1
-	MOVOU   (R10), X2
-	MOVOU   16(R10), X3
-	MOVOU   32(R10), X4
-	MOVOU   X6, (R10)
-	MOVOU   X5, 32(R10)
-	MOVOU   X6, X7
-	PADDSW  64(R15), X7
-	PADDSW  112(R15), X5
-	PMAXSW  X7, X5
-	PMAXSW  X5, X11
-	MOVOU   X2, X7
-	PADDSW  80(R15), X7
-	MOVOU   X3, X9
-	PADDSW  96(R15), X9
-	PMAXSW  X9, X7
-	MOVOU   X7, 16(R10)
-	ADDQ    $0x00000080, R15
-	ADDQ    $0x10, R14
-	ADDQ    $0x30, R10
-	CMPQ    R10, R8
-	JB      SSE_cell
-	MOVOU   X1, X7
-	PSRLDQ  $0x08, X7
-	PMAXSW  X7, X1
-	MOVOU   X1, X7
-	PSRLDQ  $0x04, X7
-	PMAXSW  X7, X1
-	MOVOU   X1, X7
-	PSRLDQ  $0x02, X7
-	PMAXSW  X7, X1
-	MOVQ    X1, R14
-	MOVWLSX R14, R14
-	MOVLQSX R14, R14
-	CMPQ    R14, $0x00007fff
-	JGE     SSE_overflow
-	MOVWQSX 4(R9), R10
-	ADDQ    R10, R11
-	MOVWQSX 12(R9), R10
-	ADDQ    R10, R13
-	MOVWQSX 2(R9), R10
-	ADDQ    R14, R10
-	CMPQ    R10, R13
-	CMOVQGT R10, R13
-	MOVWQSX R13, R13
-	MOVWQSX 8(R9), R10
-	ADDQ    R10, R12
-	MOVWQSX (R9), R10
-	ADDQ    R14, R10
-	CMPQ    R10, R12
-	CMOVQGT R10, R12
-	MOVWQSX R12, R12
-	MOVWQSX 10(R9), R10
-	MOVQ    R12, R14
-	ADDQ    R10, R14
-	MOVWQSX 6(R9), R10
-	ADDQ    R11, R10
-	CMPQ    R10, R14
-	CMOVQGT R10, R14
-	MOVWQSX R14, R14
-	PSLLDQ  $0x02, X5
-	POR     X8, X5
-	MOVOU   X11, X7
-	PSRLDQ  $0x08, X7
-	PMAXSW  X7, X11
-	MOVOU   X11, X7
-	PSRLDQ  $0x04, X7
-	PMAXSW  X7, X11
-	MOVOU   X11, X7
-	PSRLDQ  $0x02, X7
-	PMAXSW  X7, X11
-	MOVQ    X11, R10
-	MOVWLSX R10, R10
-	MOVLQSX R10, R10
-	MOVQ    skip+72(FP), R15
-	ADDQ    R15, R10
-	CMPQ    R10, R14
-	JG      SSE_lazy
-	MOVOU   32(DI), X4
-	PMAXSW  X5, X4
-	MOVOU   X4, 32(DI)
-	JMP     SSE_lazydone
+	MOVOU    X0, X6
+	PADDSW   (R15), X6
+	MOVOU    X2, X7
+	PADDSW   16(R15), X7
+	PMAXSW   X7, X6
+	MOVOU    X3, X7
+	PADDSW   32(R15), X7
+	PMAXSW   X7, X6
+	MOVOU    X4, X7
+	PADDSW   48(R15), X7
+	PMAXSW   X7, X6
+	PADDSW   (R14), X6
+	PMAXSW   X6, X1
+	MOVOU    (R10), X2
+	MOVOU    16(R10), X3
+	MOVOU    32(R10), X4
+	MOVOU    X6, (R10)
+	MOVOU    X5, 32(R10)
+	MOVOU    X6, X7
+	PADDSW   64(R15), X7
+	PADDSW   112(R15), X5
+	PMAXSW   X7, X5
+	MOVOU    X2, X7
+	PADDSW   80(R15), X7
+	MOVOU    X3, X9
+	PADDSW   96(R15), X9
+	PMAXSW   X9, X7
+	MOVOU    X7, 16(R10)
+	ADDQ     $0x00000080, R15
+	ADDQ     $0x10, R14
+	ADDQ     $0x30, R10
+	CMPQ     R10, R8
+	JB       SSE_cell
+	MOVOU    X1, X7
+	PSRLDQ   $0x08, X7
+	PMAXSW   X7, X1
+	MOVOU    X1, X7
+	PSRLDQ   $0x04, X7
+	PMAXSW   X7, X1
+	MOVOU    X1, X7
+	PSRLDQ   $0x02, X7
+	PMAXSW   X7, X1
+	MOVQ     X1, R10
+	MOVWLSX  R10, R10
+	MOVLQSX  R10, R10
+	CMPQ     R10, $0x00007fff
+	JGE      SSE_overflow
+	MOVWQSX  4(R9), R14
+	ADDQ     R14, R11
+	MOVWQSX  12(R9), R14
+	ADDQ     R14, R13
+	MOVWQSX  2(R9), R14
+	ADDQ     R10, R14
+	CMPQ     R14, R13
+	CMOVQGT  R14, R13
+	MOVWQSX  R13, R13
+	MOVWQSX  8(R9), R14
+	ADDQ     R14, R12
+	MOVWQSX  (R9), R14
+	ADDQ     R10, R14
+	CMPQ     R14, R12
+	CMOVQGT  R14, R12
+	MOVWQSX  R12, R12
+	MOVWQSX  10(R9), R14
+	MOVQ     R12, R10
+	ADDQ     R14, R10
+	MOVWQSX  6(R9), R14
+	ADDQ     R11, R14
+	CMPQ     R14, R10
+	CMOVQGT  R14, R10
+	MOVWQSX  R10, R10
+	PSLLDQ   $0x02, X5
+	POR      X8, X5
+	ANDL     $0x0000ffff, R10
+	IMUL3L   $0x00010001, R10, R10
+	MOVQ     R10, X0
+	PSHUFD   $0x00, X0, X0
+	MOVOU    X11, X7
+	PADDSW   X5, X7
+	MOVOU    X0, X9
+	PCMPGTW  X7, X9
+	PMOVMSKB X9, R10
+	CMPL     R10, $0x0000ffff
+	JNE      SSE_lazy
+	MOVQ     lazyAll+80(FP), R10
+	CMPQ     R10, $0x00
+	JNE      SSE_lazy
+	MOVOU    32(DI), X4
+	PMAXSW   X5, X4
+	MOVOU    X4, 32(DI)
+	JMP      SSE_lazydone
 
 SSE_lazy:
 	MOVQ DI, R10
@@ -168,8 +165,8 @@ SSE_lazycell:
 	MOVOU    32(R10), X4
 	MOVOU    X5, X7
 	PCMPGTW  X4, X7
-	PMOVMSKB X7, BP
-	TESTL    BP, BP
+	PMOVMSKB X7, R14
+	TESTL    R14, R14
 	JZ       SSE_lazydone
 	PMAXSW   X5, X4
 	MOVOU    X4, 32(R10)
@@ -189,20 +186,20 @@ SSE_lazydone:
 	JB   SSE_row
 
 SSE_finish:
-	MOVQ R13, xC+80(FP)
+	MOVQ R13, xC+88(FP)
 	MOVB $0x00, R10
-	MOVB R10, overflow+88(FP)
+	MOVB R10, overflow+96(FP)
 	RET
 
 SSE_overflow:
-	MOVQ R13, xC+80(FP)
+	MOVQ R13, xC+88(FP)
 	MOVB $0x01, R10
-	MOVB R10, overflow+88(FP)
+	MOVB R10, overflow+96(FP)
 	RET
 
-// func vitAVX2(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int16, xw *[4][2]int16, base int, skip int) (xC int, overflow bool)
+// func vitAVX2(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int16, xw *[4][2]int16, base int, skip *int16, lazyAll int) (xC int, overflow bool)
 // Requires: AVX, AVX2, CMOV
-TEXT ·vitAVX2(SB), NOSPLIT, $8-89
+TEXT ·vitAVX2(SB), NOSPLIT, $0-97
 	MOVQ         dsq+0(FP), AX
 	MOVQ         n+8(FP), CX
 	ADDQ         AX, CX
@@ -219,47 +216,47 @@ TEXT ·vitAVX2(SB), NOSPLIT, $8-89
 	VMOVD        R10, X10
 	VPBROADCASTD X10, Y10
 	VMOVDQU      Y10, Y8
+	MOVQ         skip+72(FP), R10
+	VMOVDQU      (R10), Y11
 	MOVQ         DI, R10
 
 AVX2_clear:
-	VMOVDQU Y10, (R10)
-	ADDQ    $0x20, R10
-	CMPQ    R10, R8
-	JB      AVX2_clear
-	MOVQ    base+64(FP), R10
-	MOVQ    R10, R11
-	MOVWQSX 6(R9), R10
-	MOVQ    R11, R14
-	ADDQ    R10, R14
-	MOVWQSX R14, R14
-	MOVQ    $-32768, R12
-	MOVQ    R12, R13
-	CMPQ    AX, CX
-	JAE     AVX2_finish
-
-AVX2_row:
-	MOVQ         R14, R10
+	VMOVDQU      Y10, (R10)
+	ADDQ         $0x20, R10
+	CMPQ         R10, R8
+	JB           AVX2_clear
+	MOVQ         base+64(FP), R10
+	MOVQ         R10, R11
+	MOVWQSX      6(R9), R14
+	MOVQ         R11, R10
+	ADDQ         R14, R10
+	MOVWQSX      R10, R10
+	MOVQ         $-32768, R12
+	MOVQ         R12, R13
+	CMPQ         AX, CX
+	JAE          AVX2_finish
 	ANDL         $0x0000ffff, R10
 	IMUL3L       $0x00010001, R10, R10
 	VMOVD        R10, X0
 	VPBROADCASTD X0, Y0
-	MOVBQZX      (AX), R14
-	IMULQ        BX, R14
-	ADDQ         DX, R14
-	MOVQ         SI, R15
-	VMOVDQU      Y10, Y5
-	VMOVDQU      Y10, Y1
-	VMOVDQU      Y10, Y11
-	VMOVDQU      -96(R8), Y2
-	VPERM2I128   $0x20, Y2, Y8, Y7
-	VPALIGNR     $0x0e, Y7, Y2, Y2
-	VMOVDQU      -64(R8), Y3
-	VPERM2I128   $0x20, Y3, Y8, Y7
-	VPALIGNR     $0x0e, Y7, Y3, Y3
-	VMOVDQU      -32(R8), Y4
-	VPERM2I128   $0x20, Y4, Y8, Y7
-	VPALIGNR     $0x0e, Y7, Y4, Y4
-	MOVQ         DI, R10
+
+AVX2_row:
+	MOVBQZX     (AX), R14
+	IMULQ       BX, R14
+	ADDQ        DX, R14
+	MOVQ        SI, R15
+	VMOVDQU     Y10, Y5
+	VMOVDQU     Y10, Y1
+	VMOVDQU     -96(R8), Y2
+	VINSERTI128 $0x01, X2, Y8, Y7
+	VPALIGNR    $0x0e, Y7, Y2, Y2
+	VMOVDQU     -64(R8), Y3
+	VINSERTI128 $0x01, X3, Y8, Y7
+	VPALIGNR    $0x0e, Y7, Y3, Y3
+	VMOVDQU     -32(R8), Y4
+	VINSERTI128 $0x01, X4, Y8, Y7
+	VPALIGNR    $0x0e, Y7, Y4, Y4
+	MOVQ        DI, R10
 
 AVX2_cell:
 	VPADDSW      (R15), Y0, Y6
@@ -279,7 +276,6 @@ AVX2_cell:
 	VPADDSW      128(R15), Y6, Y7
 	VPADDSW      224(R15), Y5, Y5
 	VPMAXSW      Y7, Y5, Y5
-	VPMAXSW      Y5, Y11, Y11
 	VPADDSW      160(R15), Y2, Y7
 	VPADDSW      192(R15), Y3, Y9
 	VPMAXSW      Y9, Y7, Y7
@@ -297,52 +293,49 @@ AVX2_cell:
 	VPMAXSW      X7, X1, X1
 	VPSRLDQ      $0x02, X1, X7
 	VPMAXSW      X7, X1, X1
-	VMOVD        X1, R14
-	MOVWLSX      R14, R14
-	MOVLQSX      R14, R14
-	CMPQ         R14, $0x00007fff
-	JGE          AVX2_overflow
-	MOVWQSX      4(R9), R10
-	ADDQ         R10, R11
-	MOVWQSX      12(R9), R10
-	ADDQ         R10, R13
-	MOVWQSX      2(R9), R10
-	ADDQ         R14, R10
-	CMPQ         R10, R13
-	CMOVQGT      R10, R13
-	MOVWQSX      R13, R13
-	MOVWQSX      8(R9), R10
-	ADDQ         R10, R12
-	MOVWQSX      (R9), R10
-	ADDQ         R14, R10
-	CMPQ         R10, R12
-	CMOVQGT      R10, R12
-	MOVWQSX      R12, R12
-	MOVWQSX      10(R9), R10
-	MOVQ         R12, R14
-	ADDQ         R10, R14
-	MOVWQSX      6(R9), R10
-	ADDQ         R11, R10
-	CMPQ         R10, R14
-	CMOVQGT      R10, R14
-	MOVWQSX      R14, R14
-	VPERM2I128   $0x20, Y5, Y8, Y7
-	VPALIGNR     $0x0e, Y7, Y5, Y5
-	VEXTRACTI128 $0x01, Y11, X7
-	VPMAXSW      X7, X11, X11
-	VPSRLDQ      $0x08, X11, X7
-	VPMAXSW      X7, X11, X11
-	VPSRLDQ      $0x04, X11, X7
-	VPMAXSW      X7, X11, X11
-	VPSRLDQ      $0x02, X11, X7
-	VPMAXSW      X7, X11, X11
-	VMOVD        X11, R10
+	VMOVD        X1, R10
 	MOVWLSX      R10, R10
 	MOVLQSX      R10, R10
-	MOVQ         skip+72(FP), R15
-	ADDQ         R15, R10
-	CMPQ         R10, R14
-	JG           AVX2_lazy
+	CMPQ         R10, $0x00007fff
+	JGE          AVX2_overflow
+	MOVWQSX      4(R9), R14
+	ADDQ         R14, R11
+	MOVWQSX      12(R9), R14
+	ADDQ         R14, R13
+	MOVWQSX      2(R9), R14
+	ADDQ         R10, R14
+	CMPQ         R14, R13
+	CMOVQGT      R14, R13
+	MOVWQSX      R13, R13
+	MOVWQSX      8(R9), R14
+	ADDQ         R14, R12
+	MOVWQSX      (R9), R14
+	ADDQ         R10, R14
+	CMPQ         R14, R12
+	CMOVQGT      R14, R12
+	MOVWQSX      R12, R12
+	MOVWQSX      10(R9), R14
+	MOVQ         R12, R10
+	ADDQ         R14, R10
+	MOVWQSX      6(R9), R14
+	ADDQ         R11, R14
+	CMPQ         R14, R10
+	CMOVQGT      R14, R10
+	MOVWQSX      R10, R10
+	VINSERTI128  $0x01, X5, Y8, Y7
+	VPALIGNR     $0x0e, Y7, Y5, Y5
+	ANDL         $0x0000ffff, R10
+	IMUL3L       $0x00010001, R10, R10
+	VMOVD        R10, X0
+	VPBROADCASTD X0, Y0
+	VPADDSW      Y5, Y11, Y7
+	VPCMPGTW     Y7, Y0, Y9
+	VPMOVMSKB    Y9, R10
+	INCL         R10
+	JNE          AVX2_lazy
+	MOVQ         lazyAll+80(FP), R10
+	CMPQ         R10, $0x00
+	JNE          AVX2_lazy
 	VMOVDQU      64(DI), Y4
 	VPMAXSW      Y5, Y4, Y4
 	VMOVDQU      Y4, 64(DI)
@@ -353,21 +346,21 @@ AVX2_lazy:
 	MOVQ SI, R15
 
 AVX2_lazycell:
-	VMOVDQU    64(R10), Y4
-	VPCMPGTW   Y4, Y5, Y7
-	VPMOVMSKB  Y7, BP
-	TESTL      BP, BP
-	JZ         AVX2_lazydone
-	VPMAXSW    Y5, Y4, Y4
-	VMOVDQU    Y4, 64(R10)
-	VPADDSW    224(R15), Y4, Y5
-	ADDQ       $0x00000100, R15
-	ADDQ       $0x60, R10
-	CMPQ       R10, R8
-	JB         AVX2_lazycell
-	VPERM2I128 $0x20, Y5, Y8, Y7
-	VPALIGNR   $0x0e, Y7, Y5, Y5
-	JMP        AVX2_lazy
+	VMOVDQU     64(R10), Y4
+	VPCMPGTW    Y4, Y5, Y7
+	VPMOVMSKB   Y7, R14
+	TESTL       R14, R14
+	JZ          AVX2_lazydone
+	VPMAXSW     Y5, Y4, Y4
+	VMOVDQU     Y4, 64(R10)
+	VPADDSW     224(R15), Y4, Y5
+	ADDQ        $0x00000100, R15
+	ADDQ        $0x60, R10
+	CMPQ        R10, R8
+	JB          AVX2_lazycell
+	VINSERTI128 $0x01, X5, Y8, Y7
+	VPALIGNR    $0x0e, Y7, Y5, Y5
+	JMP         AVX2_lazy
 
 AVX2_lazydone:
 	INCQ AX
@@ -375,15 +368,463 @@ AVX2_lazydone:
 	JB   AVX2_row
 
 AVX2_finish:
-	MOVQ R13, xC+80(FP)
+	MOVQ R13, xC+88(FP)
 	MOVB $0x00, R10
-	MOVB R10, overflow+88(FP)
+	MOVB R10, overflow+96(FP)
 	VZEROUPPER
 	RET
 
 AVX2_overflow:
-	MOVQ R13, xC+80(FP)
+	MOVQ R13, xC+88(FP)
 	MOVB $0x01, R10
-	MOVB R10, overflow+88(FP)
+	MOVB R10, overflow+96(FP)
+	VZEROUPPER
+	RET
+
+// func vitPairAVX2(jobs *byte, njobs int, rwv *int16, rstride int, tr *int16, q int, dp *int16, base int, skip *int16, lazyAll int)
+// Requires: AVX, AVX2
+TEXT ·vitPairAVX2(SB), NOSPLIT, $264-80
+	MOVQ         jobs+0(FP), CX
+	MOVQ         njobs+8(FP), AX
+	IMUL3Q       $0x00000028, AX, AX
+	ADDQ         CX, AX
+	MOVQ         CX, 80(SP)
+	MOVQ         AX, 88(SP)
+	MOVL         $0x00008000, AX
+	IMUL3L       $0x00010001, AX, AX
+	VMOVD        AX, X9
+	VPBROADCASTD X9, Y9
+	VPCMPEQW     Y7, Y7, Y7
+	VPXOR        Y9, Y7, Y7
+	VMOVDQU      Y7, 232(SP)
+	VPXOR        Y7, Y7, Y7
+	VMOVDQU      Y7, 104(SP)
+	VMOVDQU      Y7, 136(SP)
+	VMOVDQU      Y7, 168(SP)
+	VMOVDQU      Y7, 200(SP)
+	VMOVDQU      Y9, Y10
+	VMOVDQU      Y9, Y15
+	MOVL         $0x00008000, AX
+	VMOVD        AX, X11
+	VINSERTI128  $0x01, X11, Y11, Y11
+	MOVQ         q+40(FP), AX
+	SHLQ         $0x04, AX
+	MOVQ         rwv+16(FP), CX
+	ADDQ         AX, CX
+	MOVQ         rstride+24(FP), DX
+	MOVQ         tr+32(FP), BX
+	SHLQ         $0x03, AX
+	ADDQ         AX, BX
+	SHRQ         $0x02, AX
+	MOVQ         dp+48(FP), SI
+	ADDQ         AX, SI
+	MOVQ         SI, DI
+	ADDQ         AX, DI
+	MOVQ         DI, R8
+	ADDQ         AX, R8
+	NEGQ         AX
+	SARQ         $0x01, AX
+	MOVQ         AX, 96(SP)
+	MOVQ         80(SP), AX
+	CMPQ         AX, 88(SP)
+	JAE          AVX2_idle0_AVX2_init1
+	ADDQ         $0x28, 80(SP)
+	MOVQ         AX, 24(SP)
+	MOVQ         (AX), R9
+	MOVQ         R9, (SP)
+	ADDQ         8(AX), R9
+	MOVQ         R9, 8(SP)
+	MOVQ         $0x00000001, 16(SP)
+	MOVQ         $0x00000000, 32(SP)
+	MOVWQSX      16(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 104(SP)
+	MOVWQSX      18(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 136(SP)
+	MOVWQSX      26(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 168(SP)
+	MOVWQSX      22(AX), R10
+	MOVQ         base+56(FP), R9
+	ADDQ         R9, R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 200(SP)
+	VPBLENDD     $0x0f, Y9, Y10, Y10
+	VPBLENDD     $0x0f, Y9, Y15, Y15
+	MOVQ         dp+48(FP), AX
+	MOVQ         q+40(FP), R9
+	IMUL3Q       $0x00000060, R9, R9
+	ADDQ         AX, R9
+
+AVX2_clear0_AVX2_init1:
+	VMOVDQU X9, (AX)
+	ADDQ    $0x20, AX
+	CMPQ    AX, R9
+	JB      AVX2_clear0_AVX2_init1
+	JMP     AVX2_init1
+
+AVX2_idle0_AVX2_init1:
+	MOVQ  jobs+0(FP), R9
+	MOVQ  R9, 24(SP)
+	MOVQ  (R9), R9
+	MOVQ  R9, (SP)
+	MOVQ  $0x00000000, 8(SP)
+	MOVQ  $0x00000000, 16(SP)
+	MOVQ  $0x00000000, 32(SP)
+	MOVQ  56(SP), R9
+	TESTQ R9, R9
+	JZ    AVX2_done
+
+AVX2_init1:
+	MOVQ         80(SP), AX
+	CMPQ         AX, 88(SP)
+	JAE          AVX2_idle1_AVX2_init2
+	ADDQ         $0x28, 80(SP)
+	MOVQ         AX, 64(SP)
+	MOVQ         (AX), R9
+	MOVQ         R9, 40(SP)
+	ADDQ         8(AX), R9
+	MOVQ         R9, 48(SP)
+	MOVQ         $0x00000001, 56(SP)
+	MOVQ         $0x00000000, 72(SP)
+	MOVWQSX      16(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 120(SP)
+	MOVWQSX      18(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 152(SP)
+	MOVWQSX      26(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 184(SP)
+	MOVWQSX      22(AX), R10
+	MOVQ         base+56(FP), R9
+	ADDQ         R9, R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 216(SP)
+	VPBLENDD     $0xf0, Y9, Y10, Y10
+	VPBLENDD     $0xf0, Y9, Y15, Y15
+	MOVQ         dp+48(FP), AX
+	MOVQ         q+40(FP), R9
+	IMUL3Q       $0x00000060, R9, R9
+	ADDQ         AX, R9
+
+AVX2_clear1_AVX2_init2:
+	VMOVDQU X9, 16(AX)
+	ADDQ    $0x20, AX
+	CMPQ    AX, R9
+	JB      AVX2_clear1_AVX2_init2
+	JMP     AVX2_init2
+
+AVX2_idle1_AVX2_init2:
+	MOVQ  jobs+0(FP), R9
+	MOVQ  R9, 64(SP)
+	MOVQ  (R9), R9
+	MOVQ  R9, 40(SP)
+	MOVQ  $0x00000000, 48(SP)
+	MOVQ  $0x00000000, 56(SP)
+	MOVQ  $0x00000000, 72(SP)
+	MOVQ  16(SP), R9
+	TESTQ R9, R9
+	JZ    AVX2_done
+
+AVX2_init2:
+	VPADDSW 168(SP), Y10, Y0
+	VPMAXSW 200(SP), Y0, Y0
+
+AVX2_row:
+	MOVQ    (SP), AX
+	MOVBQZX (AX), R9
+	IMULQ   DX, R9
+	ADDQ    CX, R9
+	MOVQ    40(SP), AX
+	MOVBQZX (AX), R10
+	IMULQ   DX, R10
+	ADDQ    CX, R10
+	VMOVDQU Y9, Y5
+	VMOVDQU Y9, Y1
+	VMOVDQU -32(SI), Y2
+	VPSLLDQ $0x02, Y2, Y2
+	VPOR    Y11, Y2, Y2
+	VMOVDQU -32(DI), Y3
+	VPSLLDQ $0x02, Y3, Y3
+	VPOR    Y11, Y3, Y3
+	VMOVDQU -32(R8), Y4
+	VPSLLDQ $0x02, Y4, Y4
+	VPOR    Y11, Y4, Y4
+	MOVQ    96(SP), AX
+
+AVX2_cell:
+	VMOVDQU        (R9)(AX*1), X12
+	VINSERTI128    $0x01, (R10)(AX*1), Y12, Y12
+	VBROADCASTI128 16(BX)(AX*8), Y14
+	VPADDSW        Y14, Y2, Y6
+	VBROADCASTI128 32(BX)(AX*8), Y13
+	VPADDSW        Y13, Y3, Y7
+	VPMAXSW        Y7, Y6, Y6
+	VBROADCASTI128 48(BX)(AX*8), Y14
+	VPADDSW        Y14, Y4, Y7
+	VPMAXSW        Y7, Y6, Y6
+	VBROADCASTI128 (BX)(AX*8), Y13
+	VPADDSW        Y13, Y0, Y7
+	VPMAXSW        Y7, Y6, Y6
+	VPADDSW        Y12, Y6, Y6
+	VPMAXSW        Y6, Y1, Y1
+	VMOVDQU        (SI)(AX*2), Y2
+	VMOVDQU        (DI)(AX*2), Y3
+	VMOVDQU        (R8)(AX*2), Y4
+	VMOVDQU        Y6, (SI)(AX*2)
+	VMOVDQU        Y5, (R8)(AX*2)
+	VBROADCASTI128 64(BX)(AX*8), Y13
+	VPADDSW        Y13, Y6, Y7
+	VBROADCASTI128 112(BX)(AX*8), Y14
+	VPADDSW        Y14, Y5, Y5
+	VPMAXSW        Y7, Y5, Y5
+	VBROADCASTI128 80(BX)(AX*8), Y14
+	VPADDSW        Y14, Y2, Y7
+	VBROADCASTI128 96(BX)(AX*8), Y13
+	VPADDSW        Y13, Y3, Y8
+	VPMAXSW        Y8, Y7, Y7
+	VMOVDQU        Y7, (DI)(AX*2)
+	ADDQ           $0x10, AX
+	JNZ            AVX2_cell
+	VPSHUFD        $0x4e, Y1, Y7
+	VPMAXSW        Y7, Y1, Y1
+	VPSHUFD        $0xb1, Y1, Y7
+	VPMAXSW        Y7, Y1, Y1
+	VPSHUFLW       $0xb1, Y1, Y7
+	VPSHUFHW       $0xb1, Y7, Y7
+	VPMAXSW        Y7, Y1, Y1
+	VPADDSW        104(SP), Y1, Y7
+	VPMAXSW        Y7, Y10, Y10
+	VPADDSW        168(SP), Y10, Y0
+	VPMAXSW        200(SP), Y0, Y0
+	VPADDSW        136(SP), Y1, Y7
+	VPMAXSW        Y7, Y15, Y15
+	VPCMPEQW       232(SP), Y1, Y7
+	VPMOVMSKB      Y7, AX
+	TESTL          AX, AX
+	JNZ            AVX2_ovf
+
+AVX2_ovfback:
+	VPSLLDQ        $0x02, Y5, Y5
+	VPOR           Y11, Y5, Y5
+	MOVQ           skip+64(FP), AX
+	VBROADCASTI128 (AX), Y7
+	VPADDSW        Y5, Y7, Y7
+	VPCMPGTW       Y7, Y0, Y7
+	VPMOVMSKB      Y7, AX
+	INCL           AX
+	JNZ            AVX2_lazy
+	MOVQ           lazyAll+72(FP), AX
+	CMPQ           AX, $0x00
+	JNE            AVX2_lazy
+	MOVQ           96(SP), AX
+	VMOVDQU        (R8)(AX*2), Y4
+	VPMAXSW        Y5, Y4, Y4
+	VMOVDQU        Y4, (R8)(AX*2)
+	JMP            AVX2_lazydone
+
+AVX2_lazy:
+	MOVQ 96(SP), AX
+
+AVX2_lazycell:
+	VMOVDQU        (R8)(AX*2), Y4
+	VPCMPGTW       Y4, Y5, Y7
+	VPMOVMSKB      Y7, R9
+	TESTL          R9, R9
+	JZ             AVX2_lazydone
+	VPMAXSW        Y5, Y4, Y4
+	VMOVDQU        Y4, (R8)(AX*2)
+	VBROADCASTI128 112(BX)(AX*8), Y14
+	VPADDSW        Y14, Y4, Y5
+	ADDQ           $0x10, AX
+	JNZ            AVX2_lazycell
+	VPSLLDQ        $0x02, Y5, Y5
+	VPOR           Y11, Y5, Y5
+	JMP            AVX2_lazy
+
+AVX2_lazydone:
+	MOVQ (SP), AX
+	ADDQ 16(SP), AX
+	MOVQ AX, (SP)
+	CMPQ AX, 8(SP)
+	JEQ  AVX2_fin0
+	CMPQ 32(SP), $0x00
+	JNE  AVX2_fin0
+
+AVX2_finback0:
+	MOVQ 40(SP), AX
+	ADDQ 56(SP), AX
+	MOVQ AX, 40(SP)
+	CMPQ AX, 48(SP)
+	JEQ  AVX2_fin1
+	CMPQ 72(SP), $0x00
+	JNE  AVX2_fin1
+
+AVX2_finback1:
+	JMP AVX2_row
+
+AVX2_ovf:
+	TESTL $0x0000ffff, AX
+	JZ    AVX2_ovfnext0
+	CMPQ  16(SP), $0x00
+	JEQ   AVX2_ovfnext0
+	MOVQ  $0x00000001, 32(SP)
+
+AVX2_ovfnext0:
+	TESTL $0xffff0000, AX
+	JZ    AVX2_ovfnext1
+	CMPQ  56(SP), $0x00
+	JEQ   AVX2_ovfnext1
+	MOVQ  $0x00000001, 72(SP)
+
+AVX2_ovfnext1:
+	JMP AVX2_ovfback
+
+AVX2_fin0:
+	MOVQ         24(SP), AX
+	VMOVD        X15, R9
+	MOVWLSX      R9, R9
+	MOVL         R9, 32(AX)
+	MOVQ         32(SP), R9
+	MOVL         R9, 36(AX)
+	MOVQ         80(SP), AX
+	CMPQ         AX, 88(SP)
+	JAE          AVX2_idle0_AVX2_refresh0
+	ADDQ         $0x28, 80(SP)
+	MOVQ         AX, 24(SP)
+	MOVQ         (AX), R9
+	MOVQ         R9, (SP)
+	ADDQ         8(AX), R9
+	MOVQ         R9, 8(SP)
+	MOVQ         $0x00000001, 16(SP)
+	MOVQ         $0x00000000, 32(SP)
+	MOVWQSX      16(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 104(SP)
+	MOVWQSX      18(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 136(SP)
+	MOVWQSX      26(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 168(SP)
+	MOVWQSX      22(AX), R10
+	MOVQ         base+56(FP), R9
+	ADDQ         R9, R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 200(SP)
+	VPBLENDD     $0x0f, Y9, Y10, Y10
+	VPBLENDD     $0x0f, Y9, Y15, Y15
+	MOVQ         dp+48(FP), AX
+	MOVQ         q+40(FP), R9
+	IMUL3Q       $0x00000060, R9, R9
+	ADDQ         AX, R9
+
+AVX2_clear0_AVX2_refresh0:
+	VMOVDQU X9, (AX)
+	ADDQ    $0x20, AX
+	CMPQ    AX, R9
+	JB      AVX2_clear0_AVX2_refresh0
+	JMP     AVX2_refresh0
+
+AVX2_idle0_AVX2_refresh0:
+	MOVQ  jobs+0(FP), R9
+	MOVQ  R9, 24(SP)
+	MOVQ  (R9), R9
+	MOVQ  R9, (SP)
+	MOVQ  $0x00000000, 8(SP)
+	MOVQ  $0x00000000, 16(SP)
+	MOVQ  $0x00000000, 32(SP)
+	MOVQ  56(SP), R9
+	TESTQ R9, R9
+	JZ    AVX2_done
+
+AVX2_refresh0:
+	VPADDSW 168(SP), Y10, Y0
+	VPMAXSW 200(SP), Y0, Y0
+	JMP     AVX2_finback0
+
+AVX2_fin1:
+	MOVQ         64(SP), AX
+	VEXTRACTI128 $0x01, Y15, X7
+	VMOVD        X7, R9
+	MOVWLSX      R9, R9
+	MOVL         R9, 32(AX)
+	MOVQ         72(SP), R9
+	MOVL         R9, 36(AX)
+	MOVQ         80(SP), AX
+	CMPQ         AX, 88(SP)
+	JAE          AVX2_idle1_AVX2_refresh1
+	ADDQ         $0x28, 80(SP)
+	MOVQ         AX, 64(SP)
+	MOVQ         (AX), R9
+	MOVQ         R9, 40(SP)
+	ADDQ         8(AX), R9
+	MOVQ         R9, 48(SP)
+	MOVQ         $0x00000001, 56(SP)
+	MOVQ         $0x00000000, 72(SP)
+	MOVWQSX      16(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 120(SP)
+	MOVWQSX      18(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 152(SP)
+	MOVWQSX      26(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 184(SP)
+	MOVWQSX      22(AX), R10
+	MOVQ         base+56(FP), R9
+	ADDQ         R9, R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 216(SP)
+	VPBLENDD     $0xf0, Y9, Y10, Y10
+	VPBLENDD     $0xf0, Y9, Y15, Y15
+	MOVQ         dp+48(FP), AX
+	MOVQ         q+40(FP), R9
+	IMUL3Q       $0x00000060, R9, R9
+	ADDQ         AX, R9
+
+AVX2_clear1_AVX2_refresh1:
+	VMOVDQU X9, 16(AX)
+	ADDQ    $0x20, AX
+	CMPQ    AX, R9
+	JB      AVX2_clear1_AVX2_refresh1
+	JMP     AVX2_refresh1
+
+AVX2_idle1_AVX2_refresh1:
+	MOVQ  jobs+0(FP), R9
+	MOVQ  R9, 64(SP)
+	MOVQ  (R9), R9
+	MOVQ  R9, 40(SP)
+	MOVQ  $0x00000000, 48(SP)
+	MOVQ  $0x00000000, 56(SP)
+	MOVQ  $0x00000000, 72(SP)
+	MOVQ  16(SP), R9
+	TESTQ R9, R9
+	JZ    AVX2_done
+
+AVX2_refresh1:
+	VPADDSW 168(SP), Y10, Y0
+	VPMAXSW 200(SP), Y0, Y0
+	JMP     AVX2_finback1
+
+AVX2_done:
 	VZEROUPPER
 	RET

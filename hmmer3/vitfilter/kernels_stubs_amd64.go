@@ -5,9 +5,14 @@ package vitfilter
 // vitSSE runs the Viterbi filter over dsq[0:n]; dp is scratch for 3q vectors.
 //
 //go:noescape
-func vitSSE(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int16, xw *[4][2]int16, base int, skip int) (xC int, overflow bool)
+func vitSSE(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int16, xw *[4][2]int16, base int, skip *int16, lazyAll int) (xC int, overflow bool)
 
 // vitAVX2 runs the Viterbi filter over dsq[0:n]; dp is scratch for 3q vectors.
 //
 //go:noescape
-func vitAVX2(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int16, xw *[4][2]int16, base int, skip int) (xC int, overflow bool)
+func vitAVX2(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int16, xw *[4][2]int16, base int, skip *int16, lazyAll int) (xC int, overflow bool)
+
+// vitPairAVX2 scores jobs[0:njobs] (kernelJob) two at a time; dp is scratch for 3q YMM vectors.
+//
+//go:noescape
+func vitPairAVX2(jobs *byte, njobs int, rwv *int16, rstride int, tr *int16, q int, dp *int16, base int, skip *int16, lazyAll int)

@@ -62,7 +62,7 @@ func TestRealModels(t *testing.T) {
 			for _, l := range simd.Available() {
 				// A converted profile must reach the vector kernels, not
 				// fall back to the generic path for want of tables.
-				if _, ok := vectorScore(l, sq.Dsq, &om.Vit); ok != (l > simd.Generic && runtime.GOARCH == "amd64") {
+				if _, ok := vectorScore(l, sq.Dsq, &om.Vit, &om.Vit.XW); ok != (l > simd.Generic && runtime.GOARCH == "amd64") {
 					t.Fatalf("%s: %s kernel taken: %v", name, l, ok)
 				}
 			}

@@ -26,13 +26,13 @@ func stripesFor(l simd.Level, om *oprofile.VitProfile) *oprofile.VitStripes {
 
 // vectorScore is the filter on SSE2 or AVX2 in the striped layout
 // (oprofile.VitStripes); ok is false when om has no striped tables.
-func vectorScore(l simd.Level, dsq []byte, om *oprofile.VitProfile) (float32, bool) {
+func vectorScore(l simd.Level, dsq []byte, om *oprofile.VitProfile, xw *[4][2]int16) (float32, bool) {
 	st := stripesFor(l, om)
 	if st == nil {
 		return 0, false
 	}
 	if len(dsq) == 0 {
-		return finalScore(negInf, om), true
+		return finalScore(negInf, om, xw), true
 	}
 	bp := scratch.Get().(*[]byte)
 	defer scratch.Put(bp)
@@ -41,15 +41,19 @@ func vectorScore(l simd.Level, dsq []byte, om *oprofile.VitProfile) (float32, bo
 		*bp = oprofile.AlignedBytes(need, 32)
 	}
 	dp := (*int16)(unsafe.Pointer(unsafe.SliceData(*bp)))
+	lazyAll := 0
+	if st.LazyAlways {
+		lazyAll = 1
+	}
 	var xC int
 	var overflow bool
 	if l == simd.AVX2 {
-		xC, overflow = vitAVX2(&dsq[0], len(dsq), &st.RWV[0], st.RStride*2, &st.T[0], st.Q, dp, &om.XW, int(om.Base), st.SkipDD)
+		xC, overflow = vitAVX2(&dsq[0], len(dsq), &st.RWV[0], st.RStride*2, &st.T[0], st.Q, dp, xw, int(om.Base), &st.SkipLanes[0], lazyAll)
 	} else {
-		xC, overflow = vitSSE(&dsq[0], len(dsq), &st.RWV[0], st.RStride*2, &st.T[0], st.Q, dp, &om.XW, int(om.Base), st.SkipDD)
+		xC, overflow = vitSSE(&dsq[0], len(dsq), &st.RWV[0], st.RStride*2, &st.T[0], st.Q, dp, xw, int(om.Base), &st.SkipLanes[0], lazyAll)
 	}
 	if overflow {
 		return float32(math.Inf(1)), true
 	}
-	return finalScore(int16(xC), om), true
+	return finalScore(int16(xC), om, xw), true
 }

@@ -8,4 +8,9 @@ import (
 )
 
 // vectorScore: no vector kernels on this architecture.
-func vectorScore(simd.Level, []byte, *oprofile.VitProfile) (float32, bool) { return 0, false }
+func vectorScore(simd.Level, []byte, *oprofile.VitProfile, *[4][2]int16) (float32, bool) {
+	return 0, false
+}
+
+// pairScores: no paired kernel on this architecture.
+func pairScores(*oprofile.VitProfile, []Job, []float32) bool { return false }

@@ -15,6 +15,7 @@ func main() {
 	for _, s := range []*vec.ISA{vec.SSE, vec.AVX2} {
 		vit(s)
 	}
+	vitPair()
 	Generate()
 }
 
@@ -50,7 +51,7 @@ func xwOff(s, t int) int { return (s*2 + t) * 2 }
 // HMMER's int arithmetic and int16 stores.
 func vit(s *vec.ISA) {
 	V := s.Bytes
-	TEXT("vit"+s.Name, NOSPLIT, "func(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int16, xw *[4][2]int16, base int, skip int) (xC int, overflow bool)")
+	TEXT("vit"+s.Name, NOSPLIT, "func(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int16, xw *[4][2]int16, base int, skip *int16, lazyAll int) (xC int, overflow bool)")
 	Pragma("noescape")
 	Doc(fmt.Sprintf("vit%s runs the Viterbi filter over dsq[0:n]; dp is scratch for 3q vectors.", s.Name))
 	rowp := Load(Param("dsq"), GP64())
@@ -65,7 +66,7 @@ func vit(s *vec.ISA) {
 	ADDQ(dp, dpEnd)
 	xw := Load(Param("xw"), GP64())
 
-	xBv, xEv, mpv, ipv, dpv, dcv, sv, tmp, fill, tmp2, neg, dmaxv := s.R(0), s.R(1), s.R(2), s.R(3), s.R(4), s.R(5), s.R(6), s.R(7), s.R(8), s.R(9), s.R(10), s.R(11)
+	xBv, xEv, mpv, ipv, dpv, dcv, sv, tmp, fill, tmp2, neg, skipv := s.R(0), s.R(1), s.R(2), s.R(3), s.R(4), s.R(5), s.R(6), s.R(7), s.R(8), s.R(9), s.R(10), s.R(11)
 	t := GP64()
 	MOVL(U32(0x8000), t.As32())
 	s.SplatW(t.As32(), neg)
@@ -75,6 +76,8 @@ func vit(s *vec.ISA) {
 		MOVL(U32(0x8000), t.As32())
 		MOVQ(t, fill) // -32768 in word 0 only, for POR after PSLLDQ
 	}
+
+	s.Mov(Mem{Base: Load(Param("skip"), GP64())}, skipv)
 
 	// M, I, D of every node start at -infinity.
 	p := GP64()
@@ -102,17 +105,17 @@ func vit(s *vec.ISA) {
 	CMPQ(rowp, end)
 	JAE(LabelRef(s.Label("finish")))
 
-	Label(s.Label("row"))
 	MOVQ(xBr, t)
 	ANDL(U32(0xffff), t.As32())
 	s.SplatW(t.As32(), xBv)
+
+	Label(s.Label("row"))
 	MOVBQZX(Mem{Base: rowp}, rsc)
 	IMULQ(rstride, rsc)
 	ADDQ(rwv, rsc)
 	MOVQ(tr, tsc)
 	s.Mov(neg, dcv)
 	s.Mov(neg, xEv)
-	s.Mov(neg, dmaxv)
 	s.Mov(Mem{Base: dpEnd, Disp: -3 * V}, mpv)
 	s.ShiftInB(mpv, fill, tmp, 2)
 	s.Mov(Mem{Base: dpEnd, Disp: -2 * V}, ipv)
@@ -140,7 +143,6 @@ func vit(s *vec.ISA) {
 	s.AddsW(sv, tm(tMD), tmp)
 	s.AddsW(dcv, tm(tDD), dcv)
 	s.MaxsW(dcv, tmp, dcv)
-	s.MaxsW(dmaxv, dcv, dmaxv)
 	s.AddsW(mpv, tm(tMI), tmp)
 	s.AddsW(ipv, tm(tII), tmp2)
 	s.MaxsW(tmp, tmp2, tmp)
@@ -189,20 +191,33 @@ func vit(s *vec.ISA) {
 	// of each lane's last node into the next lane's first.
 	s.ShiftInB(dcv, fill, tmp, 2)
 
-	// The remaining lane-crossing D paths cannot change the next row when
-	// they enter no node's M better than B does. With the carry stored,
-	// each of them ends in a D->D step into node k-1, so it is at most
-	// Dmax + DD(k-2), Dmax being the largest D value this row carried
-	// (D->D and D->M never positive when skip is finite). skip is
-	// max_k (DD(k-2) + DM(k) - BM(k)), or huge otherwise; when
-	// Dmax + skip <= xB the next row's M cells are the same with the
-	// partial D values, and D feeds nothing else.
-	dmax := GP64()
-	s.HMaxSW(dmaxv, tmp, dmax.As32())
-	MOVLQSX(dmax.As32(), dmax)
-	ADDQ(Load(Param("skip"), GP64()), dmax)
-	CMPQ(dmax, xBr)
-	JG(LabelRef(s.Label("lazy")))
+	// The lazy passes cannot change the next row when the values they
+	// add enter no node's M better than B does. With the carry stored
+	// into vector 0, every D value they can still raise at node n is
+	// the carry c into some lane's first node j plus DD(j) + .. +
+	// DD(n-1); it competes with B at M(n+1) of the next row. skip[z] is
+	// the largest of those sums plus DM(n+1) - BM(n+1) over the nodes
+	// after lane z's first (vitfilter's lazySkip), so when every lane
+	// has c + skip[z] < xB the next row's M cells are the same with the
+	// partial D values, and D feeds nothing else. (HMMER bounds with the
+	// largest D value of the whole row and one node's worst case, which
+	// sends many times as many rows through the passes.) lazyAll is set
+	// when the bound does not hold (positive D->D or D->M scores).
+	MOVQ(xBr, t)
+	ANDL(U32(0xffff), t.As32())
+	s.SplatW(t.As32(), xBv)
+	s.AddsW(skipv, dcv, tmp)
+	s.CmpgtW(xBv, tmp, tmp2)
+	lmask := GP32()
+	s.MoveMask(tmp2, lmask)
+	if s.AVX {
+		INCL(lmask) // zero when xB wins in every lane
+	} else {
+		CMPL(lmask, U32(0xffff))
+	}
+	JNE(LabelRef(s.Label("lazy")))
+	CMPQ(Load(Param("lazyAll"), GP64()), U8(0))
+	JNE(LabelRef(s.Label("lazy")))
 	s.Mov(Mem{Base: dp, Disp: 2 * V}, dpv)
 	s.MaxsW(dpv, dcv, dpv)
 	s.Mov(dpv, Mem{Base: dp, Disp: 2 * V})
