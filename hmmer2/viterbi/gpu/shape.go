@@ -48,8 +48,11 @@ func ShapeFor(M int) Shape {
 }
 
 // DefaultVariant is the kernel variant NewKernel uses unless
-// $HMMGO_HMM2_KERNEL names another.
-const DefaultVariant = "ns2"
+// $HMMGO_HMM2_KERNEL names another. Measured on an H100 (docs/hmm2search.md,
+// 2026-11-22): w1024 (ns2 up to M = 512) was fastest at M = 100, 200, 800
+// and 1000 (0.82, 0.80, 0.58, 0.60 TCUPS, the last two 2.4-2.7x the
+// multi-warp shapes); ns4 at M = 300 and 500 (0.75, 0.73 TCUPS).
+const DefaultVariant = "w1024"
 
 // Variants are the kernel variants ShapeVariant knows, for benchmarks:
 //
