@@ -247,12 +247,6 @@ func (w *worker) filter(sq *seqio.Sequence, idx int64) {
 // survivor, Backward, domain definition and scoring (the rest of
 // p7_Pipeline).
 func (w *worker) finish(c *candidate) (*hits.Hit, error) {
-	dsq := c.sq.Dsq
-	L := len(dsq)
-	om, ev := &w.om, &w.m.OM.EvParam
-	// Other targets of the batch configured the models since.
-	w.bg.SetLength(L)
-	om.ReconfigLength(L)
 	var t0 time.Time
 	lap := func(stage int) {
 		if w.cfg.TimeStages {
@@ -264,30 +258,17 @@ func (w *worker) finish(c *candidate) (*hits.Hit, error) {
 	if w.cfg.TimeStages {
 		t0 = time.Now()
 	}
-
-	fwdsc, err := fwdback.Forward(dsq, om, w.oxf, false)
+	w.bg.SetLength(len(c.sq.Dsq)) // other targets of the batch set it since
+	fwdsc, err := w.forward(c.sq.Dsq)
 	if err != nil {
 		return nil, err
 	}
-	P := easel.ExpSurv(float64(bits(fwdsc, c.filtersc)), float64(ev[hmm.FwdTau]), float64(ev[hmm.FwdLambda]))
 	lap(hits.StageFwd)
-	if P > w.f3 {
+	if !w.passesForward(fwdsc, c.filtersc) {
 		return nil, nil
-	}
-	w.stats.NPastFwd++
-
-	if _, err := fwdback.Backward(dsq, om, w.oxf, w.oxb, false); err != nil {
-		return nil, err
-	}
-	res, err := w.def.Define(dsq, om, w.oxf, w.oxb)
-	if err != nil {
-		return nil, err
 	}
 	defer lap(hits.StageDomains)
-	if res.NRegions == 0 || res.NEnvelopes == 0 || len(res.Domains) == 0 {
-		return nil, nil
-	}
-	return w.score(c.sq, c.idx, c.nullsc, fwdsc, res), nil
+	return w.domains(c.sq, c.idx, c.nullsc, fwdsc)
 }
 
 // forward is the Forward filter's score of dsq, its matrix left in w.oxf
