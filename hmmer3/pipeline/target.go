@@ -423,6 +423,5 @@ func (w *worker) score(sq *seqio.Sequence, idx int64, nullsc, fwdsc float32, res
 	return hit
 }
 
-// The filter kernels, named for the accelerator's use.
+// msvfilterScore is the MSV filter kernel, named for the CPU accelerator.
 func msvfilterScore(dsq []byte, om *oprofile.Profile) float32 { return msvfilter.Score(dsq, &om.MSV) }
-func vitfilterScore(dsq []byte, om *oprofile.Profile) float32 { return vitfilter.Score(dsq, &om.Vit) }
