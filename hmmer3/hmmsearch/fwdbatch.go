@@ -170,13 +170,15 @@ type forwardCost struct {
 	Cores                                   int
 }
 
-// defaultForwardCost: RowNs from the H100 runs of docs/BENCHMARKS.md (a
-// 6,240-residue survivor of a 2405-node model took ~4 s: ~1 us per row
-// and vector); DeviceGCUPS from the Forward kernel table (25-140 GCUPS, the
-// batch kernel reads profiles from global memory, so the low end); the
-// CPU rate is HMMER's SSE Forward per core (~0.5 GCUPS).
+// defaultForwardCost is fitted to bench/gpu/fwd_batch.sh on an H100 host
+// (2026-11-22, every batch forced onto the GPU): 241-274 ns per row and
+// vector at the latency bound, 1.4-1.8 GCUPS when busy (batches of 1.6-1.8
+// queries of ~1,000 targets), 30 ms (small families) to 120 ms (CUDAMPF
+// models) per launch. The CPU rate is a core's SSE Forward (~0.5 GCUPS;
+// the paired AVX2 kernel does better, so the rule leans to the GPU). With
+// each set's fitted constants no batch of those runs went to the GPU.
 func defaultForwardCost(cores int) forwardCost {
-	return forwardCost{RowNs: 1000, DeviceGCUPS: 40, LaunchMs: 2, CoreGCUPS: 0.5, Cores: max(1, cores)}
+	return forwardCost{RowNs: 250, DeviceGCUPS: 1.6, LaunchMs: 30, CoreGCUPS: 0.5, Cores: max(1, cores)}
 }
 
 // parseForwardCost reads "rowns=1000,gcups=40,launchms=2,coregcups=0.5,cores=16"
