@@ -107,8 +107,10 @@ type gpuSearch struct {
 	batcher *forwardBatcher
 }
 
-// gpuForwardMinTargets is the smallest batch that Forward runs on the
-// GPU by default. The kernel gives each target four threads that walk its
+// gpuForwardMinTargets is the smallest batch of Forward survivors whose
+// parsers (the Forward and Backward rows domain definition needs) run on
+// the GPU by default; the Forward filter itself goes through the batcher's
+// cost rule (fwdbatch.go). The kernel gives each target four threads that walk its
 // rows one after another, so a batch needs tens of thousands of targets to
 // fill the device, and one long target takes longer there than the whole
 // batch on the cores. Measured on an H100 with 16 cores (docs/BENCHMARKS.md,
@@ -118,7 +120,7 @@ type gpuSearch struct {
 // workers' 1.5-11.1 s.
 const gpuForwardMinTargets = 20_000
 
-// forwardOnGPU decides where a Forward batch of n targets runs.
+// forwardOnGPU decides where the parsers of the targets with want[i] run.
 func (g *gpuSearch) forwardOnGPU(want []bool) bool {
 	switch g.forward {
 	case "gpu":
