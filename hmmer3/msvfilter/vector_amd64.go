@@ -35,10 +35,10 @@ func vectorScore(l simd.Level, dsq []byte, om *oprofile.MSVProfile) (sc float32,
 
 // stripesFor returns om's tables for level l's vector width, or nil.
 func stripesFor(l simd.Level, om *oprofile.MSVProfile) *oprofile.MSVStripes {
-	switch l {
-	case simd.AVX2:
+	switch {
+	case l >= simd.AVX2:
 		return om.StripesFor(32)
-	case simd.SSE:
+	case l == simd.SSE:
 		return om.StripesFor(16)
 	}
 	return nil
@@ -60,7 +60,7 @@ func ssvMaxCellVector(l simd.Level, dsq []byte, st *oprofile.MSVStripes) uint8 {
 	for b := 1; b <= bands; b++ {
 		to := Q * b / bands
 		var m uint8
-		if l == simd.AVX2 {
+		if l >= simd.AVX2 {
 			m = ssvBandAVX2(&dsq[0], len(dsq), &st.SBV[0], st.SStride, Q, from, to-from)
 		} else {
 			m = ssvBandSSE(&dsq[0], len(dsq), &st.SBV[0], st.SStride, Q, from, to-from)
@@ -85,7 +85,7 @@ func msvVector(l simd.Level, dsq []byte, om *oprofile.MSVProfile, st *oprofile.M
 	bias, base, tjbm, tec := int(om.Bias), int(om.Base), int(uint8(om.TJB+om.TBM)), int(om.TEC)
 	var xJ int
 	var overflow bool
-	if l == simd.AVX2 {
+	if l >= simd.AVX2 {
 		xJ, overflow = msvAVX2(&dsq[0], len(dsq), &st.RBV[0], st.RStride, st.Q, dp, bias, base, tjbm, tec)
 	} else {
 		xJ, overflow = msvSSE(&dsq[0], len(dsq), &st.RBV[0], st.RStride, st.Q, dp, bias, base, tjbm, tec)

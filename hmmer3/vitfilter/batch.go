@@ -30,7 +30,7 @@ var pairMaxM = 600
 
 func scoreBatch(l simd.Level, om *oprofile.VitProfile, jobs []Job, out []float32) {
 	out = out[:len(jobs)]
-	if l == simd.AVX2 && len(jobs) >= 2 && om.M <= pairMaxM && pairScores(om, jobs, out) {
+	if l >= simd.AVX2 && len(jobs) >= 2 && om.M <= pairMaxM && pairScores(om, jobs, out) {
 		return
 	}
 	for i := range jobs {

@@ -15,10 +15,10 @@ var scratch = sync.Pool{New: func() any { return new([]byte) }}
 
 // stripesFor returns om's tables for level l's vector width, or nil.
 func stripesFor(l simd.Level, om *oprofile.VitProfile) *oprofile.VitStripes {
-	switch l {
-	case simd.AVX2:
+	switch {
+	case l >= simd.AVX2:
 		return om.StripesFor(16)
-	case simd.SSE:
+	case l == simd.SSE:
 		return om.StripesFor(8)
 	}
 	return nil
@@ -47,7 +47,7 @@ func vectorScore(l simd.Level, dsq []byte, om *oprofile.VitProfile, xw *[4][2]in
 	}
 	var xC int
 	var overflow bool
-	if l == simd.AVX2 {
+	if l >= simd.AVX2 {
 		xC, overflow = vitAVX2(&dsq[0], len(dsq), &st.RWV[0], st.RStride*2, &st.T[0], st.Q, dp, xw, int(om.Base), &st.SkipLanes[0], lazyAll)
 	} else {
 		xC, overflow = vitSSE(&dsq[0], len(dsq), &st.RWV[0], st.RStride*2, &st.T[0], st.Q, dp, xw, int(om.Base), &st.SkipLanes[0], lazyAll)

@@ -1,6 +1,6 @@
 // Package simd says which vector instruction sets the filter and DP
 // kernels may use on this machine, and lets a user or a test force a
-// lower one: HMMGO_KERNEL=generic|sse|avx2 in the environment, or Force
+// lower one: HMMGO_KERNEL=generic|sse|avx2|avx512 in the environment, or Force
 // in tests. Every kernel gives the same results at every level; the
 // levels differ only in speed.
 package simd
@@ -18,9 +18,10 @@ const (
 	Generic Level = iota // pure Go, any architecture
 	SSE                  // 128-bit SSE2 (every amd64 CPU)
 	AVX2                 // 256-bit AVX2
+	AVX512               // 512-bit AVX-512 F, BW, VL and DQ
 )
 
-var names = [...]string{Generic: "generic", SSE: "sse", AVX2: "avx2"}
+var names = [...]string{Generic: "generic", SSE: "sse", AVX2: "avx2", AVX512: "avx512"}
 
 func (l Level) String() string {
 	if l >= 0 && int(l) < len(names) {
@@ -36,7 +37,7 @@ func Parse(s string) (Level, error) {
 			return Level(l), nil
 		}
 	}
-	return Generic, fmt.Errorf("unknown kernel %q (want generic, sse or avx2)", s)
+	return Generic, fmt.Errorf("unknown kernel %q (want generic, sse, avx2 or avx512)", s)
 }
 
 // Best is the highest level this machine supports.

@@ -12,7 +12,7 @@ func TestParse(t *testing.T) {
 		in   string
 		want Level
 		ok   bool
-	}{{"generic", Generic, true}, {"SSE", SSE, true}, {" avx2 ", AVX2, true}, {"avx512", Generic, false}, {"", Generic, false}} {
+	}{{"generic", Generic, true}, {"SSE", SSE, true}, {" avx2 ", AVX2, true}, {"AVX512", AVX512, true}, {"avx1024", Generic, false}, {"", Generic, false}} {
 		got, err := Parse(c.in)
 		if (err == nil) != c.ok || (c.ok && got != c.want) {
 			t.Errorf("Parse(%q) = %v, %v", c.in, got, err)
