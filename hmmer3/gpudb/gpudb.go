@@ -36,7 +36,11 @@ type Packed struct {
 
 // Pack lays out targets idx of dsqs for kernels with T threads per target.
 // Blocks are planned in one pass and filled in parallel.
-func Pack(dsqs [][]byte, idx []int, T int) *Packed {
+func Pack(dsqs [][]byte, idx []int, T int) *Packed { return packInto(nil, dsqs, idx, T) }
+
+// packInto is Pack with the residues written into buf when it is large
+// enough. Every byte of the layout is written, so buf may hold anything.
+func packInto(buf []byte, dsqs [][]byte, idx []int, T int) *Packed {
 	S := 32 / T
 	order := append([]int(nil), idx...)
 	sort.SliceStable(order, func(a, b int) bool { return len(dsqs[order[a]]) > len(dsqs[order[b]]) })
@@ -46,7 +50,11 @@ func Pack(dsqs [][]byte, idx []int, T int) *Packed {
 	for b := 0; b < nb; b++ {
 		offs[b+1] = offs[b] + ((len(dsqs[order[b*S]])+3)&^3)*S
 	}
-	p.Res = make([]byte, offs[nb])
+	if cap(buf) >= offs[nb] {
+		p.Res = buf[:offs[nb]]
+	} else {
+		p.Res = make([]byte, offs[nb])
+	}
 	var wg sync.WaitGroup
 	workers := runtime.GOMAXPROCS(0)
 	for w := 0; w < workers; w++ {
@@ -73,17 +81,34 @@ func packBlock(blk, body []byte, off int, dsqs [][]byte, group []int, S int) {
 	binary.LittleEndian.PutUint32(blk[256:], uint32(maxLen))
 	binary.LittleEndian.PutUint32(blk[260:], uint32(len(group)))
 	binary.LittleEndian.PutUint64(blk[264:], uint64(off))
-	for i := range body {
-		body[i] = Pad
-	}
+	// Word row r holds residues 4r..4r+3 of each of the S slots. Rows are
+	// written in order, whole words at a time (a copy call per four bytes
+	// cost more than the bytes), and only the slots and rows a target does
+	// not cover are padded.
+	const padWord = Pad * 0x01010101
+	rows := maxLen / 4
 	for g, i := range group {
 		d := dsqs[i]
-		pos := 0
-		for ; pos+4 <= len(d); pos += 4 {
-			copy(body[(pos/4)*S*4+g*4:], d[pos:pos+4])
+		full := len(d) / 4
+		r := 0
+		for ; r < full; r++ {
+			binary.LittleEndian.PutUint32(body[(r*S+g)*4:], binary.LittleEndian.Uint32(d[4*r:]))
 		}
-		for ; pos < len(d); pos++ {
-			body[(pos/4)*S*4+g*4+pos%4] = d[pos]
+		if r < rows {
+			w := uint32(padWord)
+			for k, x := range d[4*r:] {
+				w = w&^(0xff<<(8*k)) | uint32(x)<<(8*k)
+			}
+			binary.LittleEndian.PutUint32(body[(r*S+g)*4:], w)
+			r++
+		}
+		for ; r < rows; r++ {
+			binary.LittleEndian.PutUint32(body[(r*S+g)*4:], padWord)
+		}
+	}
+	for g := len(group); g < S; g++ {
+		for r := range rows {
+			binary.LittleEndian.PutUint32(body[(r*S+g)*4:], padWord)
 		}
 	}
 }
@@ -94,6 +119,11 @@ type DB struct {
 	Dsqs [][]byte // the targets, database order
 	mu   sync.Mutex
 	dev  map[int]*Device
+	// packBuf is reused by every full layout: a run makes one per
+	// threads-per-target shape, each as large as the database, and fresh
+	// memory for each cost more in page faults (taken by all cores at
+	// once) than the packing itself.
+	packBuf []byte
 }
 
 // Device is one layout on the device.
@@ -119,7 +149,9 @@ func (db *DB) Layout(T int) (*Device, error) {
 	for i := range all {
 		all[i] = i
 	}
-	d, err := Upload(db.ctx, Pack(db.Dsqs, all, T))
+	p := packInto(db.packBuf, db.Dsqs, all, T)
+	db.packBuf = p.Res
+	d, err := Upload(db.ctx, p)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package gpudb
 
 import (
 	"encoding/binary"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -34,5 +35,79 @@ func TestPackLayout(t *testing.T) {
 	b1 := blk(1)
 	if u32(b1, 256) != 4 || u32(b1, 260) != 2 || int(binary.LittleEndian.Uint64(b1[264:])) != 16 {
 		t.Fatal("block 1: padded length 4, two targets, residues after block 0's 16 bytes")
+	}
+}
+
+// TestPackMatchesDefinition packs random targets for every T and checks
+// every byte of every block against the layout's definition.
+func TestPackMatchesDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	dsqs := make([][]byte, 301)
+	for i := range dsqs {
+		d := make([]byte, rng.IntN(40))
+		for k := range d {
+			d[k] = byte(rng.IntN(25))
+		}
+		dsqs[i] = d
+	}
+	idx := rng.Perm(len(dsqs))[:250]
+	for _, T := range []int{1, 2, 4, 8, 16, 32} {
+		S := 32 / T
+		// Into a buffer of garbage: every byte must be written.
+		junk := make([]byte, 64<<10)
+		for i := range junk {
+			junk[i] = byte(rng.IntN(256))
+		}
+		p := packInto(junk, dsqs, idx, T)
+		if &p.Res[0] != &junk[0] {
+			t.Fatalf("T=%d: the buffer was not used", T)
+		}
+		seen := 0
+		for b := 0; b < p.NBlocks; b++ {
+			blk := p.Table[b*BlockBytes:]
+			maxLen := int(binary.LittleEndian.Uint32(blk[256:]))
+			n := int(binary.LittleEndian.Uint32(blk[260:]))
+			off := int(binary.LittleEndian.Uint64(blk[264:]))
+			for g := 0; g < S; g++ {
+				var d []byte
+				if g < n {
+					d = dsqs[binary.LittleEndian.Uint32(blk[4*g:])]
+					if int(binary.LittleEndian.Uint32(blk[128+4*g:])) != len(d) || len(d) > maxLen {
+						t.Fatalf("T=%d block %d slot %d: length wrong", T, b, g)
+					}
+					seen++
+				}
+				for pos := 0; pos < maxLen; pos++ {
+					want := byte(Pad)
+					if pos < len(d) {
+						want = d[pos]
+					}
+					if got := p.Res[off+(pos/4)*S*4+g*4+pos%4]; got != want {
+						t.Fatalf("T=%d block %d slot %d pos %d: %d, want %d", T, b, g, pos, got, want)
+					}
+				}
+			}
+		}
+		if seen != len(idx) {
+			t.Fatalf("T=%d: %d targets packed, want %d", T, seen, len(idx))
+		}
+	}
+}
+
+func BenchmarkPack(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	dsqs := make([][]byte, 20000)
+	res := 0
+	for i := range dsqs {
+		dsqs[i] = make([]byte, 50+rng.IntN(700))
+		res += len(dsqs[i])
+	}
+	idx := make([]int, len(dsqs))
+	for i := range idx {
+		idx[i] = i
+	}
+	b.SetBytes(int64(res))
+	for b.Loop() {
+		Pack(dsqs, idx, 1)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"runtime"
+	"sort"
 	"sync"
 	"time"
 
@@ -241,16 +242,21 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	if onCPU != nil {
 		// Targets two by two, for the paired Forward kernel: first[i]
 		// marks the first of a pair, partner[i] the second (-1: none).
-		first, partner := make([]bool, n), make([]int, n)
-		prev := -1
+		// Partners are neighbours in length order: the kernel pairs rows
+		// only while both targets last, the longer one's tail runs alone.
+		var order []int
 		for i, ok := range onCPU {
-			if !ok {
-				continue
+			if ok {
+				order = append(order, i)
 			}
-			if prev < 0 {
-				first[i], partner[i], prev = true, -1, i
-			} else {
-				partner[prev], prev = i, -1
+		}
+		sort.SliceStable(order, func(a, b int) bool { return len(seqs[order[a]].Dsq) < len(seqs[order[b]].Dsq) })
+		first, partner := make([]bool, n), make([]int, n)
+		for k := 0; k < len(order); k += 2 {
+			i := order[k]
+			first[i], partner[i] = true, -1
+			if k+1 < len(order) {
+				partner[i] = order[k+1]
 			}
 		}
 		err = forEach(first, func(w *worker, i int) (err error) {

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"math"
+	"sort"
 	"time"
 
 	"github.com/hmmgo/hmmgo/easel"
@@ -39,6 +40,7 @@ type worker struct {
 	jobs  []vitfilter.Job
 	vfsc  []float32
 	surv  []*candidate
+	order []int // w.surv's indices in length order
 	fwdsc []float32
 }
 
@@ -133,16 +135,26 @@ func (w *worker) runBatch(seqs []*seqio.Sequence, index func(n int) int64) ([]*h
 	if !fwdback.PairKernel() {
 		return w.finishEach()
 	}
-	w.fwdsc = w.fwdsc[:0]
-	for k := 0; k < len(w.surv); k += 2 {
-		var a, b float32
+	// Pairs are neighbours in length order (see SearchStaged).
+	w.order = w.order[:0]
+	for k := range w.surv {
+		w.order = append(w.order, k)
+	}
+	sort.SliceStable(w.order, func(a, b int) bool {
+		return len(w.surv[w.order[a]].sq.Dsq) < len(w.surv[w.order[b]].sq.Dsq)
+	})
+	if cap(w.fwdsc) < len(w.surv) {
+		w.fwdsc = make([]float32, len(w.surv))
+	}
+	w.fwdsc = w.fwdsc[:len(w.surv)] // every entry is set below
+	for k := 0; k < len(w.order); k += 2 {
 		var err error
-		if k+1 < len(w.surv) {
-			a, b, err = w.forwardTwo(w.surv[k].sq.Dsq, w.surv[k+1].sq.Dsq)
-			w.fwdsc = append(w.fwdsc, a, b)
+		a := w.order[k]
+		if k+1 < len(w.order) {
+			b := w.order[k+1]
+			w.fwdsc[a], w.fwdsc[b], err = w.forwardTwo(w.surv[a].sq.Dsq, w.surv[b].sq.Dsq)
 		} else {
-			a, err = w.forward(w.surv[k].sq.Dsq)
-			w.fwdsc = append(w.fwdsc, a)
+			w.fwdsc[a], err = w.forward(w.surv[a].sq.Dsq)
 		}
 		if err != nil {
 			return nil, err
