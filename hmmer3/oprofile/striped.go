@@ -17,7 +17,7 @@ import "unsafe"
 const SSVExtra = 16
 
 // MSVStripes is the byte score system in the striped order for vectors
-// of Lanes bytes (16 for SSE, 32 for AVX2).
+// of Lanes bytes (16 for SSE, 32 for AVX2, 64 for AVX-512).
 type MSVStripes struct {
 	Lanes, Q int
 	// RBV holds, per residue code, Q vectors of biased match costs (MSV),
@@ -31,7 +31,7 @@ type MSVStripes struct {
 }
 
 // StripeLanes are the vector widths Stripe builds tables for.
-var StripeLanes = [...]int{16, 32}
+var StripeLanes = [...]int{16, 32, 64}
 
 // Stripe (re)builds the striped tables from RBV and SBV; Convert calls
 // it, and so must anyone who fills an MSVProfile by hand.
@@ -57,8 +57,8 @@ func stripeBytes(p *MSVProfile, V int) *MSVStripes {
 	Q := max(1, (M+V-1)/V)
 	Kp := len(p.RBV)
 	s := &MSVStripes{Lanes: V, Q: Q, RStride: Q * V, SStride: (Q + SSVExtra) * V}
-	s.RBV = AlignedBytes(Kp*s.RStride, 32)
-	s.SBV = AlignedBytes(Kp*s.SStride, 32)
+	s.RBV = AlignedBytes(Kp*s.RStride, 64)
+	s.SBV = AlignedBytes(Kp*s.SStride, 64)
 	for x := 0; x < Kp; x++ {
 		r := s.RBV[x*s.RStride:]
 		sb := s.SBV[x*s.SStride:]
