@@ -15,23 +15,36 @@ type Job struct {
 
 // ScoreBatch sets out[i] to the Viterbi filter score of jobs[i]: what
 // Score returns for jobs[i].Dsq with om.XW set to jobs[i].XW. om itself
-// is not changed. On AVX2 and small models it scores two targets at once
-// (see vitPair in internal/avogen/vit), which is faster than one by one
-// because a small model's rows are too short to hide each row's serial
-// dependencies.
+// is not changed. On small models it scores several targets at once, two
+// on AVX2 (see vitPair in internal/avogen/vit) and four on AVX-512
+// (vitQuad), which is faster than one by one because a small model's
+// rows are too short to hide each row's serial dependencies.
 func ScoreBatch(om *oprofile.VitProfile, jobs []Job, out []float32) {
 	scoreBatch(level, om, jobs, out)
 }
 
-// pairMaxM is the largest model the paired kernel takes; above it the
-// one-target AVX2 kernel's 16 lanes win (measured: see docs/cpu-kernels.md).
-// Tests raise it to run every model through the paired kernel.
-var pairMaxM = 600
+// pairMaxM and quadMaxM are the largest models the AVX2 paired kernel
+// and the AVX-512 four-target kernel take; above them the one-target
+// kernels' wider rows win (measured: see docs/cpu-kernels.md). Tests
+// raise them to run every model through the multi-target kernels.
+var (
+	pairMaxM = 600
+	quadMaxM = 600
+)
 
 func scoreBatch(l simd.Level, om *oprofile.VitProfile, jobs []Job, out []float32) {
 	out = out[:len(jobs)]
-	if l >= simd.AVX2 && len(jobs) >= 2 && om.M <= pairMaxM && pairScores(om, jobs, out) {
-		return
+	if len(jobs) >= 2 {
+		switch {
+		case l >= simd.AVX512 && om.M <= quadMaxM:
+			if pairScores(om, jobs, out, true) {
+				return
+			}
+		case l == simd.AVX2 && om.M <= pairMaxM:
+			if pairScores(om, jobs, out, false) {
+				return
+			}
+		}
 	}
 	for i := range jobs {
 		out[i] = scoreXW(l, jobs[i].Dsq, om, &jobs[i].XW)

@@ -9,13 +9,21 @@ import (
 	"github.com/hmmgo/hmmgo/internal/simd"
 )
 
+// forceMultiTarget sends every model size through the paired (AVX2)
+// and four-target (AVX-512) kernels; the returned func restores the
+// limits.
+func forceMultiTarget() func() {
+	p, q := pairMaxM, quadMaxM
+	pairMaxM, quadMaxM = 1<<30, 1<<30
+	return func() { pairMaxM, quadMaxM = p, q }
+}
+
 // TestBatchMatchesReference scores random job lists (lengths 0..300,
 // each with its own special-state scores) through ScoreBatch with the
-// paired kernel forced on for every model size, against the reference
+// paired and four-target kernels forced on for every model size, against the reference
 // one job at a time.
 func TestBatchMatchesReference(t *testing.T) {
-	defer func(m int) { pairMaxM = m }(pairMaxM)
-	pairMaxM = 1 << 30
+	defer forceMultiTarget()()
 	rng := rand.New(rand.NewSource(5))
 	var inf, neg, fin int
 	for trial := 0; trial < 400; trial++ {
@@ -63,14 +71,14 @@ func TestBatchMatchesReference(t *testing.T) {
 	}
 }
 
-// TestBatchLongDeletions is TestLongDeletions for the paired kernel: a
+// TestBatchLongDeletions is TestLongDeletions for the multi-target
+// kernels: a
 // path through node 1 (residue 0 only) that deletes across many lane
 // boundaries to a good match at node M. Targets with and without
 // residue 0 share the kernel, so one half needs the lazy-F passes on
 // rows where the other does not.
 func TestBatchLongDeletions(t *testing.T) {
-	defer func(m int) { pairMaxM = m }(pairMaxM)
-	pairMaxM = 1 << 30
+	defer forceMultiTarget()()
 	rng := rand.New(rand.NewSource(6))
 	for trial := 0; trial < 200; trial++ {
 		M := 20 + rng.Intn(400)

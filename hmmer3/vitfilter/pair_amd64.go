@@ -9,7 +9,7 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/profile"
 )
 
-// kernelJob is one target as vitPairAVX2 reads it; the generator has
+// kernelJob is one target as vitPairAVX2 and vitQuadAVX512 read it; the generator has
 // the field offsets (TestKernelJobLayout).
 type kernelJob struct {
 	dsq *byte
@@ -21,10 +21,11 @@ type kernelJob struct {
 
 var kernelJobs = sync.Pool{New: func() any { return new([]kernelJob) }}
 
-// pairScores runs the paired kernel over jobs; false when om has no
-// 8-lane tables or a job's special-state scores need HMMER's int
-// arithmetic (wordSpecials).
-func pairScores(om *oprofile.VitProfile, jobs []Job, out []float32) bool {
+// pairScores runs a paired kernel over jobs: the AVX2 one (two targets
+// at once) or with quad set the AVX-512 one (four at once). False when
+// om has no 8-lane tables or a job's special-state scores need HMMER's
+// int arithmetic (wordSpecials).
+func pairScores(om *oprofile.VitProfile, jobs []Job, out []float32, quad bool) bool {
 	st := om.StripesFor(8)
 	if st == nil {
 		return false
@@ -45,16 +46,24 @@ func pairScores(om *oprofile.VitProfile, jobs []Job, out []float32) bool {
 	*kp = kj
 	if len(kj) > 0 {
 		bp := scratch.Get().(*[]byte)
-		need := 3 * st.Q * 32
+		width := 32 // bytes of a DP vector: the targets' 8 lanes side by side
+		if quad {
+			width = 64
+		}
+		need := 3 * st.Q * width
 		if len(*bp) < need {
-			*bp = oprofile.AlignedBytes(need, 32)
+			*bp = oprofile.AlignedBytes(need, 64)
 		}
 		dp := (*int16)(unsafe.Pointer(unsafe.SliceData(*bp)))
 		lazyAll := 0
 		if st.LazyAlways {
 			lazyAll = 1
 		}
-		vitPairAVX2((*byte)(unsafe.Pointer(&kj[0])), len(kj), &st.RWV[0], st.RStride*2, &st.T[0], st.Q, dp, int(om.Base), &st.SkipLanes[0], lazyAll)
+		if quad {
+			vitQuadAVX512((*byte)(unsafe.Pointer(&kj[0])), len(kj), &st.RWV[0], st.RStride*2, &st.T[0], st.Q, dp, int(om.Base), &st.SkipLanes[0], lazyAll)
+		} else {
+			vitPairAVX2((*byte)(unsafe.Pointer(&kj[0])), len(kj), &st.RWV[0], st.RStride*2, &st.T[0], st.Q, dp, int(om.Base), &st.SkipLanes[0], lazyAll)
+		}
 		scratch.Put(bp)
 	}
 	n := 0
