@@ -80,10 +80,10 @@ func BenchmarkFilter(b *testing.B) {
 
 // BenchmarkBatch reports GCUPS of ScoreBatch on the same targets, 16 per
 // call: "batch" is ScoreBatch as the pipeline calls it (the selected
-// level; the multi-target kernels up to pairMaxM or quadMaxM, one
+// level; the multi-target kernels up to pairMaxM or multiMaxM, one
 // target at a time above), "batch/L" the same at level L, "pair/L" the
-// multi-target kernel of level L (two targets on AVX2, four on AVX-512)
-// forced on at every M.
+// multi-target kernel of level L forced on at every M, and on AVX-512
+// "quad" and "duo" its two forms (four targets of 8 lanes, two of 16).
 func BenchmarkBatch(b *testing.B) {
 	seqs := benchTargets()
 	for _, m := range benchModels(b) {
@@ -92,11 +92,13 @@ func BenchmarkBatch(b *testing.B) {
 			jobs[i] = Job{Dsq: seqs[i], XW: m.om.Vit.XW}
 		}
 		out := make([]float32, 16)
-		run := func(name string, l simd.Level, force bool) {
+		run := func(name string, l simd.Level, force bool, mk multiKernel) {
 			b.Run(m.name+"/"+name, func(b *testing.B) {
 				if force {
 					defer forceMultiTarget()()
 				}
+				defer func(mk multiKernel) { multiAVX512 = mk }(multiAVX512)
+				multiAVX512 = mk
 				defer lockThread()()
 				cells, c0 := 0, threadCPU()
 				for i := 0; i < b.N; i++ {
@@ -110,11 +112,15 @@ func BenchmarkBatch(b *testing.B) {
 				}
 			})
 		}
-		run("batch", level, false)
+		run("batch", level, false, multiAVX512)
 		for _, l := range simd.Available() {
 			if l >= simd.AVX2 {
-				run("batch/"+l.String(), l, false)
-				run("pair/"+l.String(), l, true)
+				run("batch/"+l.String(), l, false, multiAVX512)
+				run("pair/"+l.String(), l, true, multiAVX512)
+			}
+			if l >= simd.AVX512 {
+				run("quad/"+l.String(), l, true, quadAVX512)
+				run("duo/"+l.String(), l, true, duoAVX512)
 			}
 		}
 	}

@@ -1063,7 +1063,7 @@ TEXT ·vitQuadAVX512(SB), NOSPLIT, $504-80
 	MOVQ         AX, 176(SP)
 	MOVQ         160(SP), AX
 	CMPQ         AX, 168(SP)
-	JAE          AVX512_qidle0_AVX512_qinit1
+	JAE          AVX512_p4idle0_AVX512_p4init1
 	ADDQ         $0x28, 160(SP)
 	MOVQ         AX, 24(SP)
 	MOVQ         (AX), R9
@@ -1099,14 +1099,14 @@ TEXT ·vitQuadAVX512(SB), NOSPLIT, $504-80
 	IMUL3Q       $0x000000c0, R9, R9
 	ADDQ         AX, R9
 
-AVX512_qclear0_AVX512_qinit1:
+AVX512_p4clear0_AVX512_p4init1:
 	VMOVDQU X9, (AX)
 	ADDQ    $0x40, AX
 	CMPQ    AX, R9
-	JB      AVX512_qclear0_AVX512_qinit1
-	JMP     AVX512_qinit1
+	JB      AVX512_p4clear0_AVX512_p4init1
+	JMP     AVX512_p4init1
 
-AVX512_qidle0_AVX512_qinit1:
+AVX512_p4idle0_AVX512_p4init1:
 	MOVQ jobs+0(FP), R9
 	MOVQ R9, 24(SP)
 	MOVQ (R9), R9
@@ -1115,17 +1115,17 @@ AVX512_qidle0_AVX512_qinit1:
 	MOVQ $0x00000000, 16(SP)
 	MOVQ $0x00000000, 32(SP)
 	CMPQ 56(SP), $0x00
-	JNE  AVX512_qinit1
+	JNE  AVX512_p4init1
 	CMPQ 96(SP), $0x00
-	JNE  AVX512_qinit1
+	JNE  AVX512_p4init1
 	CMPQ 136(SP), $0x00
-	JNE  AVX512_qinit1
-	JMP  AVX512_qdone
+	JNE  AVX512_p4init1
+	JMP  AVX512_p4done
 
-AVX512_qinit1:
+AVX512_p4init1:
 	MOVQ         160(SP), AX
 	CMPQ         AX, 168(SP)
-	JAE          AVX512_qidle1_AVX512_qinit2
+	JAE          AVX512_p4idle1_AVX512_p4init2
 	ADDQ         $0x28, 160(SP)
 	MOVQ         AX, 64(SP)
 	MOVQ         (AX), R9
@@ -1161,14 +1161,14 @@ AVX512_qinit1:
 	IMUL3Q       $0x000000c0, R9, R9
 	ADDQ         AX, R9
 
-AVX512_qclear1_AVX512_qinit2:
+AVX512_p4clear1_AVX512_p4init2:
 	VMOVDQU X9, 16(AX)
 	ADDQ    $0x40, AX
 	CMPQ    AX, R9
-	JB      AVX512_qclear1_AVX512_qinit2
-	JMP     AVX512_qinit2
+	JB      AVX512_p4clear1_AVX512_p4init2
+	JMP     AVX512_p4init2
 
-AVX512_qidle1_AVX512_qinit2:
+AVX512_p4idle1_AVX512_p4init2:
 	MOVQ jobs+0(FP), R9
 	MOVQ R9, 64(SP)
 	MOVQ (R9), R9
@@ -1177,17 +1177,17 @@ AVX512_qidle1_AVX512_qinit2:
 	MOVQ $0x00000000, 56(SP)
 	MOVQ $0x00000000, 72(SP)
 	CMPQ 16(SP), $0x00
-	JNE  AVX512_qinit2
+	JNE  AVX512_p4init2
 	CMPQ 96(SP), $0x00
-	JNE  AVX512_qinit2
+	JNE  AVX512_p4init2
 	CMPQ 136(SP), $0x00
-	JNE  AVX512_qinit2
-	JMP  AVX512_qdone
+	JNE  AVX512_p4init2
+	JMP  AVX512_p4done
 
-AVX512_qinit2:
+AVX512_p4init2:
 	MOVQ         160(SP), AX
 	CMPQ         AX, 168(SP)
-	JAE          AVX512_qidle2_AVX512_qinit3
+	JAE          AVX512_p4idle2_AVX512_p4init3
 	ADDQ         $0x28, 160(SP)
 	MOVQ         AX, 104(SP)
 	MOVQ         (AX), R9
@@ -1223,14 +1223,14 @@ AVX512_qinit2:
 	IMUL3Q       $0x000000c0, R9, R9
 	ADDQ         AX, R9
 
-AVX512_qclear2_AVX512_qinit3:
+AVX512_p4clear2_AVX512_p4init3:
 	VMOVDQU X9, 32(AX)
 	ADDQ    $0x40, AX
 	CMPQ    AX, R9
-	JB      AVX512_qclear2_AVX512_qinit3
-	JMP     AVX512_qinit3
+	JB      AVX512_p4clear2_AVX512_p4init3
+	JMP     AVX512_p4init3
 
-AVX512_qidle2_AVX512_qinit3:
+AVX512_p4idle2_AVX512_p4init3:
 	MOVQ jobs+0(FP), R9
 	MOVQ R9, 104(SP)
 	MOVQ (R9), R9
@@ -1239,17 +1239,17 @@ AVX512_qidle2_AVX512_qinit3:
 	MOVQ $0x00000000, 96(SP)
 	MOVQ $0x00000000, 112(SP)
 	CMPQ 16(SP), $0x00
-	JNE  AVX512_qinit3
+	JNE  AVX512_p4init3
 	CMPQ 56(SP), $0x00
-	JNE  AVX512_qinit3
+	JNE  AVX512_p4init3
 	CMPQ 136(SP), $0x00
-	JNE  AVX512_qinit3
-	JMP  AVX512_qdone
+	JNE  AVX512_p4init3
+	JMP  AVX512_p4done
 
-AVX512_qinit3:
+AVX512_p4init3:
 	MOVQ         160(SP), AX
 	CMPQ         AX, 168(SP)
-	JAE          AVX512_qidle3_AVX512_qinit4
+	JAE          AVX512_p4idle3_AVX512_p4init4
 	ADDQ         $0x28, 160(SP)
 	MOVQ         AX, 144(SP)
 	MOVQ         (AX), R9
@@ -1285,14 +1285,14 @@ AVX512_qinit3:
 	IMUL3Q       $0x000000c0, R9, R9
 	ADDQ         AX, R9
 
-AVX512_qclear3_AVX512_qinit4:
+AVX512_p4clear3_AVX512_p4init4:
 	VMOVDQU X9, 48(AX)
 	ADDQ    $0x40, AX
 	CMPQ    AX, R9
-	JB      AVX512_qclear3_AVX512_qinit4
-	JMP     AVX512_qinit4
+	JB      AVX512_p4clear3_AVX512_p4init4
+	JMP     AVX512_p4init4
 
-AVX512_qidle3_AVX512_qinit4:
+AVX512_p4idle3_AVX512_p4init4:
 	MOVQ jobs+0(FP), R9
 	MOVQ R9, 144(SP)
 	MOVQ (R9), R9
@@ -1301,18 +1301,18 @@ AVX512_qidle3_AVX512_qinit4:
 	MOVQ $0x00000000, 136(SP)
 	MOVQ $0x00000000, 152(SP)
 	CMPQ 16(SP), $0x00
-	JNE  AVX512_qinit4
+	JNE  AVX512_p4init4
 	CMPQ 56(SP), $0x00
-	JNE  AVX512_qinit4
+	JNE  AVX512_p4init4
 	CMPQ 96(SP), $0x00
-	JNE  AVX512_qinit4
-	JMP  AVX512_qdone
+	JNE  AVX512_p4init4
+	JMP  AVX512_p4done
 
-AVX512_qinit4:
+AVX512_p4init4:
 	VPADDSW 312(SP), Z10, Z0
 	VPMAXSW 376(SP), Z0, Z0
 
-AVX512_qrow:
+AVX512_p4row:
 	MOVQ      (SP), AX
 	MOVBQZX   (AX), R9
 	IMULQ     DX, R9
@@ -1342,7 +1342,7 @@ AVX512_qrow:
 	VPORD     Z11, Z4, Z4
 	MOVQ      176(SP), AX
 
-AVX512_qcell:
+AVX512_p4cell:
 	VMOVDQU         (R9)(AX*1), X12
 	VINSERTI32X4    $0x01, (R10)(AX*1), Z12, Z12
 	VINSERTI32X4    $0x02, (R11)(AX*1), Z12, Z12
@@ -1377,7 +1377,7 @@ AVX512_qcell:
 	VPMAXSW         Z8, Z7, Z7
 	VMOVDQU64       Z7, (DI)(AX*4)
 	ADDQ            $0x10, AX
-	JNZ             AVX512_qcell
+	JNZ             AVX512_p4cell
 	VPSHUFD         $0x4e, Z1, Z7
 	VPMAXSW         Z7, Z1, Z1
 	VPSHUFD         $0xb1, Z1, Z7
@@ -1394,9 +1394,9 @@ AVX512_qcell:
 	VPCMPEQW        440(SP), Z1, K1
 	KMOVD           K1, AX
 	TESTL           AX, AX
-	JNZ             AVX512_qovf
+	JNZ             AVX512_p4ovf
 
-AVX512_qovfback:
+AVX512_p4ovfback:
 	VPSLLDQ         $0x02, Z5, Z5
 	VPORD           Z11, Z5, Z5
 	MOVQ            skip+64(FP), AX
@@ -1404,105 +1404,105 @@ AVX512_qovfback:
 	VPADDSW         Z5, Z7, Z7
 	VPCMPGTW        Z7, Z0, K1
 	KORTESTD        K1, K1
-	JCC             AVX512_qlazy
+	JCC             AVX512_p4lazy
 	MOVQ            lazyAll+72(FP), AX
 	CMPQ            AX, $0x00
-	JNE             AVX512_qlazy
+	JNE             AVX512_p4lazy
 	MOVQ            176(SP), AX
 	VMOVDQU64       (R8)(AX*4), Z4
 	VPMAXSW         Z5, Z4, Z4
 	VMOVDQU64       Z4, (R8)(AX*4)
-	JMP             AVX512_qlazydone
+	JMP             AVX512_p4lazydone
 
-AVX512_qlazy:
+AVX512_p4lazy:
 	MOVQ 176(SP), AX
 
-AVX512_qlazycell:
+AVX512_p4lazycell:
 	VMOVDQU64       (R8)(AX*4), Z4
 	VPCMPGTW        Z4, Z5, K2
 	KORTESTD        K2, K2
-	JZ              AVX512_qlazydone
+	JZ              AVX512_p4lazydone
 	VPMAXSW         Z5, Z4, Z4
 	VMOVDQU64       Z4, (R8)(AX*4)
 	VBROADCASTI32X4 112(BX)(AX*8), Z14
 	VPADDSW         Z14, Z4, Z5
 	ADDQ            $0x10, AX
-	JNZ             AVX512_qlazycell
+	JNZ             AVX512_p4lazycell
 	VPSLLDQ         $0x02, Z5, Z5
 	VPORD           Z11, Z5, Z5
-	JMP             AVX512_qlazy
+	JMP             AVX512_p4lazy
 
-AVX512_qlazydone:
+AVX512_p4lazydone:
 	MOVQ (SP), AX
 	ADDQ 16(SP), AX
 	MOVQ AX, (SP)
 	CMPQ AX, 8(SP)
-	JEQ  AVX512_qfin0
+	JEQ  AVX512_p4fin0
 	CMPQ 32(SP), $0x00
-	JNE  AVX512_qfin0
+	JNE  AVX512_p4fin0
 
-AVX512_qfinback0:
+AVX512_p4finback0:
 	MOVQ 40(SP), AX
 	ADDQ 56(SP), AX
 	MOVQ AX, 40(SP)
 	CMPQ AX, 48(SP)
-	JEQ  AVX512_qfin1
+	JEQ  AVX512_p4fin1
 	CMPQ 72(SP), $0x00
-	JNE  AVX512_qfin1
+	JNE  AVX512_p4fin1
 
-AVX512_qfinback1:
+AVX512_p4finback1:
 	MOVQ 80(SP), AX
 	ADDQ 96(SP), AX
 	MOVQ AX, 80(SP)
 	CMPQ AX, 88(SP)
-	JEQ  AVX512_qfin2
+	JEQ  AVX512_p4fin2
 	CMPQ 112(SP), $0x00
-	JNE  AVX512_qfin2
+	JNE  AVX512_p4fin2
 
-AVX512_qfinback2:
+AVX512_p4finback2:
 	MOVQ 120(SP), AX
 	ADDQ 136(SP), AX
 	MOVQ AX, 120(SP)
 	CMPQ AX, 128(SP)
-	JEQ  AVX512_qfin3
+	JEQ  AVX512_p4fin3
 	CMPQ 152(SP), $0x00
-	JNE  AVX512_qfin3
+	JNE  AVX512_p4fin3
 
-AVX512_qfinback3:
-	JMP AVX512_qrow
+AVX512_p4finback3:
+	JMP AVX512_p4row
 
-AVX512_qovf:
+AVX512_p4ovf:
 	TESTL $0x000000ff, AX
-	JZ    AVX512_qovfnext0
+	JZ    AVX512_p4ovfnext0
 	CMPQ  16(SP), $0x00
-	JEQ   AVX512_qovfnext0
+	JEQ   AVX512_p4ovfnext0
 	MOVQ  $0x00000001, 32(SP)
 
-AVX512_qovfnext0:
+AVX512_p4ovfnext0:
 	TESTL $0x0000ff00, AX
-	JZ    AVX512_qovfnext1
+	JZ    AVX512_p4ovfnext1
 	CMPQ  56(SP), $0x00
-	JEQ   AVX512_qovfnext1
+	JEQ   AVX512_p4ovfnext1
 	MOVQ  $0x00000001, 72(SP)
 
-AVX512_qovfnext1:
+AVX512_p4ovfnext1:
 	TESTL $0x00ff0000, AX
-	JZ    AVX512_qovfnext2
+	JZ    AVX512_p4ovfnext2
 	CMPQ  96(SP), $0x00
-	JEQ   AVX512_qovfnext2
+	JEQ   AVX512_p4ovfnext2
 	MOVQ  $0x00000001, 112(SP)
 
-AVX512_qovfnext2:
+AVX512_p4ovfnext2:
 	TESTL $0xff000000, AX
-	JZ    AVX512_qovfnext3
+	JZ    AVX512_p4ovfnext3
 	CMPQ  136(SP), $0x00
-	JEQ   AVX512_qovfnext3
+	JEQ   AVX512_p4ovfnext3
 	MOVQ  $0x00000001, 152(SP)
 
-AVX512_qovfnext3:
-	JMP AVX512_qovfback
+AVX512_p4ovfnext3:
+	JMP AVX512_p4ovfback
 
-AVX512_qfin0:
+AVX512_p4fin0:
 	MOVQ         24(SP), AX
 	VMOVD        X15, R9
 	MOVWLSX      R9, R9
@@ -1511,7 +1511,7 @@ AVX512_qfin0:
 	MOVL         R9, 36(AX)
 	MOVQ         160(SP), AX
 	CMPQ         AX, 168(SP)
-	JAE          AVX512_qidle0_AVX512_qrefresh0
+	JAE          AVX512_p4idle0_AVX512_p4refresh0
 	ADDQ         $0x28, 160(SP)
 	MOVQ         AX, 24(SP)
 	MOVQ         (AX), R9
@@ -1547,14 +1547,14 @@ AVX512_qfin0:
 	IMUL3Q       $0x000000c0, R9, R9
 	ADDQ         AX, R9
 
-AVX512_qclear0_AVX512_qrefresh0:
+AVX512_p4clear0_AVX512_p4refresh0:
 	VMOVDQU X9, (AX)
 	ADDQ    $0x40, AX
 	CMPQ    AX, R9
-	JB      AVX512_qclear0_AVX512_qrefresh0
-	JMP     AVX512_qrefresh0
+	JB      AVX512_p4clear0_AVX512_p4refresh0
+	JMP     AVX512_p4refresh0
 
-AVX512_qidle0_AVX512_qrefresh0:
+AVX512_p4idle0_AVX512_p4refresh0:
 	MOVQ jobs+0(FP), R9
 	MOVQ R9, 24(SP)
 	MOVQ (R9), R9
@@ -1563,19 +1563,19 @@ AVX512_qidle0_AVX512_qrefresh0:
 	MOVQ $0x00000000, 16(SP)
 	MOVQ $0x00000000, 32(SP)
 	CMPQ 56(SP), $0x00
-	JNE  AVX512_qrefresh0
+	JNE  AVX512_p4refresh0
 	CMPQ 96(SP), $0x00
-	JNE  AVX512_qrefresh0
+	JNE  AVX512_p4refresh0
 	CMPQ 136(SP), $0x00
-	JNE  AVX512_qrefresh0
-	JMP  AVX512_qdone
+	JNE  AVX512_p4refresh0
+	JMP  AVX512_p4done
 
-AVX512_qrefresh0:
+AVX512_p4refresh0:
 	VPADDSW 312(SP), Z10, Z0
 	VPMAXSW 376(SP), Z0, Z0
-	JMP     AVX512_qfinback0
+	JMP     AVX512_p4finback0
 
-AVX512_qfin1:
+AVX512_p4fin1:
 	MOVQ          64(SP), AX
 	VEXTRACTI32X4 $0x01, Z15, X7
 	VMOVD         X7, R9
@@ -1585,7 +1585,7 @@ AVX512_qfin1:
 	MOVL          R9, 36(AX)
 	MOVQ          160(SP), AX
 	CMPQ          AX, 168(SP)
-	JAE           AVX512_qidle1_AVX512_qrefresh1
+	JAE           AVX512_p4idle1_AVX512_p4refresh1
 	ADDQ          $0x28, 160(SP)
 	MOVQ          AX, 64(SP)
 	MOVQ          (AX), R9
@@ -1621,14 +1621,14 @@ AVX512_qfin1:
 	IMUL3Q        $0x000000c0, R9, R9
 	ADDQ          AX, R9
 
-AVX512_qclear1_AVX512_qrefresh1:
+AVX512_p4clear1_AVX512_p4refresh1:
 	VMOVDQU X9, 16(AX)
 	ADDQ    $0x40, AX
 	CMPQ    AX, R9
-	JB      AVX512_qclear1_AVX512_qrefresh1
-	JMP     AVX512_qrefresh1
+	JB      AVX512_p4clear1_AVX512_p4refresh1
+	JMP     AVX512_p4refresh1
 
-AVX512_qidle1_AVX512_qrefresh1:
+AVX512_p4idle1_AVX512_p4refresh1:
 	MOVQ jobs+0(FP), R9
 	MOVQ R9, 64(SP)
 	MOVQ (R9), R9
@@ -1637,19 +1637,19 @@ AVX512_qidle1_AVX512_qrefresh1:
 	MOVQ $0x00000000, 56(SP)
 	MOVQ $0x00000000, 72(SP)
 	CMPQ 16(SP), $0x00
-	JNE  AVX512_qrefresh1
+	JNE  AVX512_p4refresh1
 	CMPQ 96(SP), $0x00
-	JNE  AVX512_qrefresh1
+	JNE  AVX512_p4refresh1
 	CMPQ 136(SP), $0x00
-	JNE  AVX512_qrefresh1
-	JMP  AVX512_qdone
+	JNE  AVX512_p4refresh1
+	JMP  AVX512_p4done
 
-AVX512_qrefresh1:
+AVX512_p4refresh1:
 	VPADDSW 312(SP), Z10, Z0
 	VPMAXSW 376(SP), Z0, Z0
-	JMP     AVX512_qfinback1
+	JMP     AVX512_p4finback1
 
-AVX512_qfin2:
+AVX512_p4fin2:
 	MOVQ          104(SP), AX
 	VEXTRACTI32X4 $0x02, Z15, X7
 	VMOVD         X7, R9
@@ -1659,7 +1659,7 @@ AVX512_qfin2:
 	MOVL          R9, 36(AX)
 	MOVQ          160(SP), AX
 	CMPQ          AX, 168(SP)
-	JAE           AVX512_qidle2_AVX512_qrefresh2
+	JAE           AVX512_p4idle2_AVX512_p4refresh2
 	ADDQ          $0x28, 160(SP)
 	MOVQ          AX, 104(SP)
 	MOVQ          (AX), R9
@@ -1695,14 +1695,14 @@ AVX512_qfin2:
 	IMUL3Q        $0x000000c0, R9, R9
 	ADDQ          AX, R9
 
-AVX512_qclear2_AVX512_qrefresh2:
+AVX512_p4clear2_AVX512_p4refresh2:
 	VMOVDQU X9, 32(AX)
 	ADDQ    $0x40, AX
 	CMPQ    AX, R9
-	JB      AVX512_qclear2_AVX512_qrefresh2
-	JMP     AVX512_qrefresh2
+	JB      AVX512_p4clear2_AVX512_p4refresh2
+	JMP     AVX512_p4refresh2
 
-AVX512_qidle2_AVX512_qrefresh2:
+AVX512_p4idle2_AVX512_p4refresh2:
 	MOVQ jobs+0(FP), R9
 	MOVQ R9, 104(SP)
 	MOVQ (R9), R9
@@ -1711,19 +1711,19 @@ AVX512_qidle2_AVX512_qrefresh2:
 	MOVQ $0x00000000, 96(SP)
 	MOVQ $0x00000000, 112(SP)
 	CMPQ 16(SP), $0x00
-	JNE  AVX512_qrefresh2
+	JNE  AVX512_p4refresh2
 	CMPQ 56(SP), $0x00
-	JNE  AVX512_qrefresh2
+	JNE  AVX512_p4refresh2
 	CMPQ 136(SP), $0x00
-	JNE  AVX512_qrefresh2
-	JMP  AVX512_qdone
+	JNE  AVX512_p4refresh2
+	JMP  AVX512_p4done
 
-AVX512_qrefresh2:
+AVX512_p4refresh2:
 	VPADDSW 312(SP), Z10, Z0
 	VPMAXSW 376(SP), Z0, Z0
-	JMP     AVX512_qfinback2
+	JMP     AVX512_p4finback2
 
-AVX512_qfin3:
+AVX512_p4fin3:
 	MOVQ          144(SP), AX
 	VEXTRACTI32X4 $0x03, Z15, X7
 	VMOVD         X7, R9
@@ -1733,7 +1733,7 @@ AVX512_qfin3:
 	MOVL          R9, 36(AX)
 	MOVQ          160(SP), AX
 	CMPQ          AX, 168(SP)
-	JAE           AVX512_qidle3_AVX512_qrefresh3
+	JAE           AVX512_p4idle3_AVX512_p4refresh3
 	ADDQ          $0x28, 160(SP)
 	MOVQ          AX, 144(SP)
 	MOVQ          (AX), R9
@@ -1769,14 +1769,14 @@ AVX512_qfin3:
 	IMUL3Q        $0x000000c0, R9, R9
 	ADDQ          AX, R9
 
-AVX512_qclear3_AVX512_qrefresh3:
+AVX512_p4clear3_AVX512_p4refresh3:
 	VMOVDQU X9, 48(AX)
 	ADDQ    $0x40, AX
 	CMPQ    AX, R9
-	JB      AVX512_qclear3_AVX512_qrefresh3
-	JMP     AVX512_qrefresh3
+	JB      AVX512_p4clear3_AVX512_p4refresh3
+	JMP     AVX512_p4refresh3
 
-AVX512_qidle3_AVX512_qrefresh3:
+AVX512_p4idle3_AVX512_p4refresh3:
 	MOVQ jobs+0(FP), R9
 	MOVQ R9, 144(SP)
 	MOVQ (R9), R9
@@ -1785,18 +1785,480 @@ AVX512_qidle3_AVX512_qrefresh3:
 	MOVQ $0x00000000, 136(SP)
 	MOVQ $0x00000000, 152(SP)
 	CMPQ 16(SP), $0x00
-	JNE  AVX512_qrefresh3
+	JNE  AVX512_p4refresh3
 	CMPQ 56(SP), $0x00
-	JNE  AVX512_qrefresh3
+	JNE  AVX512_p4refresh3
 	CMPQ 96(SP), $0x00
-	JNE  AVX512_qrefresh3
-	JMP  AVX512_qdone
+	JNE  AVX512_p4refresh3
+	JMP  AVX512_p4done
 
-AVX512_qrefresh3:
+AVX512_p4refresh3:
 	VPADDSW 312(SP), Z10, Z0
 	VPMAXSW 376(SP), Z0, Z0
-	JMP     AVX512_qfinback3
+	JMP     AVX512_p4finback3
 
-AVX512_qdone:
+AVX512_p4done:
+	VZEROUPPER
+	RET
+
+// func vitDuoAVX512(jobs *byte, njobs int, rwv *int16, rstride int, tr *int16, q int, dp *int16, base int, skip *int16, lazyAll int)
+// Requires: AVX, AVX2, AVX512BW, AVX512F
+TEXT ·vitDuoAVX512(SB), NOSPLIT, $424-80
+	MOVQ         jobs+0(FP), CX
+	MOVQ         njobs+8(FP), AX
+	IMUL3Q       $0x00000028, AX, AX
+	ADDQ         CX, AX
+	MOVQ         CX, 80(SP)
+	MOVQ         AX, 88(SP)
+	MOVQ         $0x00000000, 16(SP)
+	MOVQ         $0x00000000, 56(SP)
+	MOVL         $0x00008000, AX
+	IMUL3L       $0x00010001, AX, AX
+	VMOVD        AX, X9
+	VPBROADCASTD X9, Z9
+	VPTERNLOGD   $0xff, Z7, Z7, Z7
+	VPXORD       Z9, Z7, Z7
+	VMOVDQU64    Z7, 360(SP)
+	VPXORD       Z7, Z7, Z7
+	VMOVDQU64    Z7, 104(SP)
+	VMOVDQU64    Z7, 168(SP)
+	VMOVDQU64    Z7, 232(SP)
+	VMOVDQU64    Z7, 296(SP)
+	VMOVDQU64    Z9, Z10
+	VMOVDQU64    Z9, Z15
+	MOVL         $0x000000cc, AX
+	KMOVW        AX, K4
+	MOVQ         q+40(FP), AX
+	SHLQ         $0x05, AX
+	MOVQ         rwv+16(FP), CX
+	ADDQ         AX, CX
+	MOVQ         rstride+24(FP), DX
+	MOVQ         tr+32(FP), BX
+	SHLQ         $0x03, AX
+	ADDQ         AX, BX
+	SHRQ         $0x02, AX
+	MOVQ         dp+48(FP), SI
+	ADDQ         AX, SI
+	MOVQ         SI, DI
+	ADDQ         AX, DI
+	MOVQ         DI, R8
+	ADDQ         AX, R8
+	NEGQ         AX
+	SARQ         $0x01, AX
+	MOVQ         AX, 96(SP)
+	MOVQ         80(SP), AX
+	CMPQ         AX, 88(SP)
+	JAE          AVX512_p2idle0_AVX512_p2init1
+	ADDQ         $0x28, 80(SP)
+	MOVQ         AX, 24(SP)
+	MOVQ         (AX), R9
+	MOVQ         R9, (SP)
+	ADDQ         8(AX), R9
+	MOVQ         R9, 8(SP)
+	MOVQ         $0x00000001, 16(SP)
+	MOVQ         $0x00000000, 32(SP)
+	MOVWQSX      16(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, Y7
+	VMOVDQU      Y7, 104(SP)
+	MOVWQSX      18(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, Y7
+	VMOVDQU      Y7, 168(SP)
+	MOVWQSX      26(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, Y7
+	VMOVDQU      Y7, 232(SP)
+	MOVWQSX      22(AX), R10
+	MOVQ         base+56(FP), R9
+	ADDQ         R9, R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, Y7
+	VMOVDQU      Y7, 296(SP)
+	MOVL         $0x000000ff, R10
+	KMOVW        R10, K3
+	VMOVDQU32    Z9, K3, Z10
+	VMOVDQU32    Z9, K3, Z15
+	MOVQ         dp+48(FP), AX
+	MOVQ         q+40(FP), R9
+	IMUL3Q       $0x000000c0, R9, R9
+	ADDQ         AX, R9
+
+AVX512_p2clear0_AVX512_p2init1:
+	VMOVDQU Y9, (AX)
+	ADDQ    $0x40, AX
+	CMPQ    AX, R9
+	JB      AVX512_p2clear0_AVX512_p2init1
+	JMP     AVX512_p2init1
+
+AVX512_p2idle0_AVX512_p2init1:
+	MOVQ jobs+0(FP), R9
+	MOVQ R9, 24(SP)
+	MOVQ (R9), R9
+	MOVQ R9, (SP)
+	MOVQ $0x00000000, 8(SP)
+	MOVQ $0x00000000, 16(SP)
+	MOVQ $0x00000000, 32(SP)
+	CMPQ 56(SP), $0x00
+	JNE  AVX512_p2init1
+	JMP  AVX512_p2done
+
+AVX512_p2init1:
+	MOVQ         80(SP), AX
+	CMPQ         AX, 88(SP)
+	JAE          AVX512_p2idle1_AVX512_p2init2
+	ADDQ         $0x28, 80(SP)
+	MOVQ         AX, 64(SP)
+	MOVQ         (AX), R9
+	MOVQ         R9, 40(SP)
+	ADDQ         8(AX), R9
+	MOVQ         R9, 48(SP)
+	MOVQ         $0x00000001, 56(SP)
+	MOVQ         $0x00000000, 72(SP)
+	MOVWQSX      16(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, Y7
+	VMOVDQU      Y7, 136(SP)
+	MOVWQSX      18(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, Y7
+	VMOVDQU      Y7, 200(SP)
+	MOVWQSX      26(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, Y7
+	VMOVDQU      Y7, 264(SP)
+	MOVWQSX      22(AX), R10
+	MOVQ         base+56(FP), R9
+	ADDQ         R9, R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, Y7
+	VMOVDQU      Y7, 328(SP)
+	MOVL         $0x0000ff00, R10
+	KMOVW        R10, K3
+	VMOVDQU32    Z9, K3, Z10
+	VMOVDQU32    Z9, K3, Z15
+	MOVQ         dp+48(FP), AX
+	MOVQ         q+40(FP), R9
+	IMUL3Q       $0x000000c0, R9, R9
+	ADDQ         AX, R9
+
+AVX512_p2clear1_AVX512_p2init2:
+	VMOVDQU Y9, 32(AX)
+	ADDQ    $0x40, AX
+	CMPQ    AX, R9
+	JB      AVX512_p2clear1_AVX512_p2init2
+	JMP     AVX512_p2init2
+
+AVX512_p2idle1_AVX512_p2init2:
+	MOVQ jobs+0(FP), R9
+	MOVQ R9, 64(SP)
+	MOVQ (R9), R9
+	MOVQ R9, 40(SP)
+	MOVQ $0x00000000, 48(SP)
+	MOVQ $0x00000000, 56(SP)
+	MOVQ $0x00000000, 72(SP)
+	CMPQ 16(SP), $0x00
+	JNE  AVX512_p2init2
+	JMP  AVX512_p2done
+
+AVX512_p2init2:
+	VPADDSW 232(SP), Z10, Z0
+	VPMAXSW 296(SP), Z0, Z0
+
+AVX512_p2row:
+	MOVQ       (SP), AX
+	MOVBQZX    (AX), R9
+	IMULQ      DX, R9
+	ADDQ       CX, R9
+	MOVQ       40(SP), AX
+	MOVBQZX    (AX), R10
+	IMULQ      DX, R10
+	ADDQ       CX, R10
+	VMOVDQU64  Z9, Z5
+	VMOVDQU64  Z9, Z1
+	VMOVDQU64  -64(SI), Z2
+	VMOVDQU64  Z9, Z16
+	VSHUFI64X2 $0x80, Z2, Z2, K4, Z16
+	VPALIGNR   $0x0e, Z16, Z2, Z2
+	VMOVDQU64  -64(DI), Z3
+	VMOVDQU64  Z9, Z16
+	VSHUFI64X2 $0x80, Z3, Z3, K4, Z16
+	VPALIGNR   $0x0e, Z16, Z3, Z3
+	VMOVDQU64  -64(R8), Z4
+	VMOVDQU64  Z9, Z16
+	VSHUFI64X2 $0x80, Z4, Z4, K4, Z16
+	VPALIGNR   $0x0e, Z16, Z4, Z4
+	MOVQ       96(SP), AX
+
+AVX512_p2cell:
+	VMOVDQU         (R9)(AX*1), Y12
+	VINSERTI64X4    $0x01, (R10)(AX*1), Z12, Z12
+	VBROADCASTI64X4 32(BX)(AX*8), Z14
+	VPADDSW         Z14, Z2, Z6
+	VBROADCASTI64X4 64(BX)(AX*8), Z13
+	VPADDSW         Z13, Z3, Z7
+	VPMAXSW         Z7, Z6, Z6
+	VBROADCASTI64X4 96(BX)(AX*8), Z14
+	VPADDSW         Z14, Z4, Z7
+	VPMAXSW         Z7, Z6, Z6
+	VBROADCASTI64X4 (BX)(AX*8), Z13
+	VPADDSW         Z13, Z0, Z7
+	VPMAXSW         Z7, Z6, Z6
+	VPADDSW         Z12, Z6, Z6
+	VPMAXSW         Z6, Z1, Z1
+	VMOVDQU64       (SI)(AX*2), Z2
+	VMOVDQU64       (DI)(AX*2), Z3
+	VMOVDQU64       (R8)(AX*2), Z4
+	VMOVDQU64       Z6, (SI)(AX*2)
+	VMOVDQU64       Z5, (R8)(AX*2)
+	VBROADCASTI64X4 128(BX)(AX*8), Z13
+	VPADDSW         Z13, Z6, Z7
+	VBROADCASTI64X4 224(BX)(AX*8), Z14
+	VPADDSW         Z14, Z5, Z5
+	VPMAXSW         Z7, Z5, Z5
+	VBROADCASTI64X4 160(BX)(AX*8), Z14
+	VPADDSW         Z14, Z2, Z7
+	VBROADCASTI64X4 192(BX)(AX*8), Z13
+	VPADDSW         Z13, Z3, Z8
+	VPMAXSW         Z8, Z7, Z7
+	VMOVDQU64       Z7, (DI)(AX*2)
+	ADDQ            $0x20, AX
+	JNZ             AVX512_p2cell
+	VSHUFI64X2      $0xb1, Z1, Z1, Z7
+	VPMAXSW         Z7, Z1, Z1
+	VPSHUFD         $0x4e, Z1, Z7
+	VPMAXSW         Z7, Z1, Z1
+	VPSHUFD         $0xb1, Z1, Z7
+	VPMAXSW         Z7, Z1, Z1
+	VPSHUFLW        $0xb1, Z1, Z7
+	VPSHUFHW        $0xb1, Z7, Z7
+	VPMAXSW         Z7, Z1, Z1
+	VPADDSW         104(SP), Z1, Z7
+	VPMAXSW         Z7, Z10, Z10
+	VPADDSW         232(SP), Z10, Z0
+	VPMAXSW         296(SP), Z0, Z0
+	VPADDSW         168(SP), Z1, Z7
+	VPMAXSW         Z7, Z15, Z15
+	VPCMPEQW        360(SP), Z1, K1
+	KMOVD           K1, AX
+	TESTL           AX, AX
+	JNZ             AVX512_p2ovf
+
+AVX512_p2ovfback:
+	VMOVDQU64       Z9, Z16
+	VSHUFI64X2      $0x80, Z5, Z5, K4, Z16
+	VPALIGNR        $0x0e, Z16, Z5, Z5
+	MOVQ            skip+64(FP), AX
+	VBROADCASTI64X4 (AX), Z7
+	VPADDSW         Z5, Z7, Z7
+	VPCMPGTW        Z7, Z0, K1
+	KORTESTD        K1, K1
+	JCC             AVX512_p2lazy
+	MOVQ            lazyAll+72(FP), AX
+	CMPQ            AX, $0x00
+	JNE             AVX512_p2lazy
+	MOVQ            96(SP), AX
+	VMOVDQU64       (R8)(AX*2), Z4
+	VPMAXSW         Z5, Z4, Z4
+	VMOVDQU64       Z4, (R8)(AX*2)
+	JMP             AVX512_p2lazydone
+
+AVX512_p2lazy:
+	MOVQ 96(SP), AX
+
+AVX512_p2lazycell:
+	VMOVDQU64       (R8)(AX*2), Z4
+	VPCMPGTW        Z4, Z5, K2
+	KORTESTD        K2, K2
+	JZ              AVX512_p2lazydone
+	VPMAXSW         Z5, Z4, Z4
+	VMOVDQU64       Z4, (R8)(AX*2)
+	VBROADCASTI64X4 224(BX)(AX*8), Z14
+	VPADDSW         Z14, Z4, Z5
+	ADDQ            $0x20, AX
+	JNZ             AVX512_p2lazycell
+	VMOVDQU64       Z9, Z16
+	VSHUFI64X2      $0x80, Z5, Z5, K4, Z16
+	VPALIGNR        $0x0e, Z16, Z5, Z5
+	JMP             AVX512_p2lazy
+
+AVX512_p2lazydone:
+	MOVQ (SP), AX
+	ADDQ 16(SP), AX
+	MOVQ AX, (SP)
+	CMPQ AX, 8(SP)
+	JEQ  AVX512_p2fin0
+	CMPQ 32(SP), $0x00
+	JNE  AVX512_p2fin0
+
+AVX512_p2finback0:
+	MOVQ 40(SP), AX
+	ADDQ 56(SP), AX
+	MOVQ AX, 40(SP)
+	CMPQ AX, 48(SP)
+	JEQ  AVX512_p2fin1
+	CMPQ 72(SP), $0x00
+	JNE  AVX512_p2fin1
+
+AVX512_p2finback1:
+	JMP AVX512_p2row
+
+AVX512_p2ovf:
+	TESTL $0x0000ffff, AX
+	JZ    AVX512_p2ovfnext0
+	CMPQ  16(SP), $0x00
+	JEQ   AVX512_p2ovfnext0
+	MOVQ  $0x00000001, 32(SP)
+
+AVX512_p2ovfnext0:
+	TESTL $0xffff0000, AX
+	JZ    AVX512_p2ovfnext1
+	CMPQ  56(SP), $0x00
+	JEQ   AVX512_p2ovfnext1
+	MOVQ  $0x00000001, 72(SP)
+
+AVX512_p2ovfnext1:
+	JMP AVX512_p2ovfback
+
+AVX512_p2fin0:
+	MOVQ         24(SP), AX
+	VMOVD        X15, R9
+	MOVWLSX      R9, R9
+	MOVL         R9, 32(AX)
+	MOVQ         32(SP), R9
+	MOVL         R9, 36(AX)
+	MOVQ         80(SP), AX
+	CMPQ         AX, 88(SP)
+	JAE          AVX512_p2idle0_AVX512_p2refresh0
+	ADDQ         $0x28, 80(SP)
+	MOVQ         AX, 24(SP)
+	MOVQ         (AX), R9
+	MOVQ         R9, (SP)
+	ADDQ         8(AX), R9
+	MOVQ         R9, 8(SP)
+	MOVQ         $0x00000001, 16(SP)
+	MOVQ         $0x00000000, 32(SP)
+	MOVWQSX      16(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, Y7
+	VMOVDQU      Y7, 104(SP)
+	MOVWQSX      18(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, Y7
+	VMOVDQU      Y7, 168(SP)
+	MOVWQSX      26(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, Y7
+	VMOVDQU      Y7, 232(SP)
+	MOVWQSX      22(AX), R10
+	MOVQ         base+56(FP), R9
+	ADDQ         R9, R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, Y7
+	VMOVDQU      Y7, 296(SP)
+	MOVL         $0x000000ff, R10
+	KMOVW        R10, K3
+	VMOVDQU32    Z9, K3, Z10
+	VMOVDQU32    Z9, K3, Z15
+	MOVQ         dp+48(FP), AX
+	MOVQ         q+40(FP), R9
+	IMUL3Q       $0x000000c0, R9, R9
+	ADDQ         AX, R9
+
+AVX512_p2clear0_AVX512_p2refresh0:
+	VMOVDQU Y9, (AX)
+	ADDQ    $0x40, AX
+	CMPQ    AX, R9
+	JB      AVX512_p2clear0_AVX512_p2refresh0
+	JMP     AVX512_p2refresh0
+
+AVX512_p2idle0_AVX512_p2refresh0:
+	MOVQ jobs+0(FP), R9
+	MOVQ R9, 24(SP)
+	MOVQ (R9), R9
+	MOVQ R9, (SP)
+	MOVQ $0x00000000, 8(SP)
+	MOVQ $0x00000000, 16(SP)
+	MOVQ $0x00000000, 32(SP)
+	CMPQ 56(SP), $0x00
+	JNE  AVX512_p2refresh0
+	JMP  AVX512_p2done
+
+AVX512_p2refresh0:
+	VPADDSW 232(SP), Z10, Z0
+	VPMAXSW 296(SP), Z0, Z0
+	JMP     AVX512_p2finback0
+
+AVX512_p2fin1:
+	MOVQ          64(SP), AX
+	VEXTRACTI64X4 $0x01, Z15, Y7
+	VMOVD         X7, R9
+	MOVWLSX       R9, R9
+	MOVL          R9, 32(AX)
+	MOVQ          72(SP), R9
+	MOVL          R9, 36(AX)
+	MOVQ          80(SP), AX
+	CMPQ          AX, 88(SP)
+	JAE           AVX512_p2idle1_AVX512_p2refresh1
+	ADDQ          $0x28, 80(SP)
+	MOVQ          AX, 64(SP)
+	MOVQ          (AX), R9
+	MOVQ          R9, 40(SP)
+	ADDQ          8(AX), R9
+	MOVQ          R9, 48(SP)
+	MOVQ          $0x00000001, 56(SP)
+	MOVQ          $0x00000000, 72(SP)
+	MOVWQSX       16(AX), R10
+	VMOVD         R10, X7
+	VPBROADCASTW  X7, Y7
+	VMOVDQU       Y7, 136(SP)
+	MOVWQSX       18(AX), R10
+	VMOVD         R10, X7
+	VPBROADCASTW  X7, Y7
+	VMOVDQU       Y7, 200(SP)
+	MOVWQSX       26(AX), R10
+	VMOVD         R10, X7
+	VPBROADCASTW  X7, Y7
+	VMOVDQU       Y7, 264(SP)
+	MOVWQSX       22(AX), R10
+	MOVQ          base+56(FP), R9
+	ADDQ          R9, R10
+	VMOVD         R10, X7
+	VPBROADCASTW  X7, Y7
+	VMOVDQU       Y7, 328(SP)
+	MOVL          $0x0000ff00, R10
+	KMOVW         R10, K3
+	VMOVDQU32     Z9, K3, Z10
+	VMOVDQU32     Z9, K3, Z15
+	MOVQ          dp+48(FP), AX
+	MOVQ          q+40(FP), R9
+	IMUL3Q        $0x000000c0, R9, R9
+	ADDQ          AX, R9
+
+AVX512_p2clear1_AVX512_p2refresh1:
+	VMOVDQU Y9, 32(AX)
+	ADDQ    $0x40, AX
+	CMPQ    AX, R9
+	JB      AVX512_p2clear1_AVX512_p2refresh1
+	JMP     AVX512_p2refresh1
+
+AVX512_p2idle1_AVX512_p2refresh1:
+	MOVQ jobs+0(FP), R9
+	MOVQ R9, 64(SP)
+	MOVQ (R9), R9
+	MOVQ R9, 40(SP)
+	MOVQ $0x00000000, 48(SP)
+	MOVQ $0x00000000, 56(SP)
+	MOVQ $0x00000000, 72(SP)
+	CMPQ 16(SP), $0x00
+	JNE  AVX512_p2refresh1
+	JMP  AVX512_p2done
+
+AVX512_p2refresh1:
+	VPADDSW 232(SP), Z10, Z0
+	VPMAXSW 296(SP), Z0, Z0
+	JMP     AVX512_p2finback1
+
+AVX512_p2done:
 	VZEROUPPER
 	RET

@@ -22,7 +22,12 @@ func vitAVX512(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *
 //go:noescape
 func vitPairAVX2(jobs *byte, njobs int, rwv *int16, rstride int, tr *int16, q int, dp *int16, base int, skip *int16, lazyAll int)
 
-// vitQuadAVX512 scores jobs[0:njobs] (kernelJob) four at a time; dp is scratch for 3q ZMM vectors.
+// vitQuadAVX512 scores jobs[0:njobs] (kernelJob) 4 at a time in the 8-lane layout; dp is scratch for 3q ZMM vectors.
 //
 //go:noescape
 func vitQuadAVX512(jobs *byte, njobs int, rwv *int16, rstride int, tr *int16, q int, dp *int16, base int, skip *int16, lazyAll int)
+
+// vitDuoAVX512 scores jobs[0:njobs] (kernelJob) 2 at a time in the 16-lane layout; dp is scratch for 3q ZMM vectors.
+//
+//go:noescape
+func vitDuoAVX512(jobs *byte, njobs int, rwv *int16, rstride int, tr *int16, q int, dp *int16, base int, skip *int16, lazyAll int)

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
-	"github.com/hmmgo/hmmgo/internal/simd"
 )
 
 // TestLazySkipBruteForce checks oprofile's lazy-F bounds
@@ -93,15 +92,16 @@ func TestLazyBoundSharp(t *testing.T) {
 			jobs[i] = Job{Dsq: randomSeq(rng, 2+rng.Intn(40), 3), XW: p.XW}
 		}
 		out := make([]float32, len(jobs))
-		for _, l := range simd.Available() {
-			scoreBatch(l, p, jobs, out)
+		for _, bl := range batchLevels() {
+			l := bl.l
+			scoreBatchAt(bl, p, jobs, out)
 			for i := range jobs {
 				want := refScore(jobs[i].Dsq, p, &jobs[i].XW)
 				if got := scoreXW(l, jobs[i].Dsq, p, &jobs[i].XW); !same(got, want) {
 					t.Fatalf("trial %d (M=%d L=%d margin %d): %s kernel %v, reference %v", trial, M, len(jobs[i].Dsq), margin, l, got, want)
 				}
 				if !same(out[i], want) {
-					t.Fatalf("trial %d (M=%d L=%d margin %d), job %d: %s batch %v, reference %v", trial, M, len(jobs[i].Dsq), margin, i, l, out[i], want)
+					t.Fatalf("trial %d (M=%d L=%d margin %d), job %d: %s batch %v, reference %v", trial, M, len(jobs[i].Dsq), margin, i, bl, out[i], want)
 				}
 			}
 		}

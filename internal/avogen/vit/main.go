@@ -18,7 +18,8 @@ func main() {
 		vit(s)
 	}
 	vitPair()
-	vitQuad()
+	vitMulti(4)
+	vitMulti(2)
 	Generate()
 }
 
