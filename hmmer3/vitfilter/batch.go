@@ -33,7 +33,7 @@ const (
 )
 
 // multiAVX512 is the form ScoreBatch uses on AVX-512: four targets of 8
-// lanes, which on the Sapphire Rapids host beat two of 16 by 1.2-1.3x
+// lanes, which on the Sapphire Rapids host beat two of 16 by 1.1-1.3x
 // for M <= 200 and tied above (docs/cpu-kernels.md); tests and
 // benchmarks switch it.
 var multiAVX512 = quadAVX512
@@ -41,8 +41,9 @@ var multiAVX512 = quadAVX512
 // pairMaxM and multiMaxM are the largest models the AVX2 paired kernel
 // and the AVX-512 multi-target kernel take; above them the one-target
 // kernels' wider rows win (measured: the AVX2 crossover on Zen 3 was
-// between M = 600 and 800, the AVX-512 one on Sapphire Rapids between
-// 803 and 1001; see docs/cpu-kernels.md). Tests raise them to run every
+// between M = 600 and 800; on Sapphire Rapids the four-target kernel
+// led up to M = 400, tied with the 32-lane kernel from 300 to 803 and
+// trailed from 1001; see docs/cpu-kernels.md). Tests raise them to run every
 // model through the multi-target kernels.
 var (
 	pairMaxM  = 600

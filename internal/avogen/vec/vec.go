@@ -99,7 +99,7 @@ func (s *ISA) AddsW(a, b, dst Op)  { s.three(PADDSW, VPADDSW, a, b, dst) }
 func (s *ISA) MaxsW(a, b, dst Op)  { s.three(PMAXSW, VPMAXSW, a, b, dst) }
 func (s *ISA) CmpgtW(a, b, dst Op) {
 	if s.Z {
-		panic("vec: AVX-512 compares write opmasks: use AnyGtW/AllGtW")
+		panic("vec: AVX-512 compares write opmasks: use NotAllGtWJump or NoneGtWJump")
 	}
 	s.three(PCMPGTW, VPCMPGTW, a, b, dst)
 }
