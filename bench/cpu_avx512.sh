@@ -29,7 +29,7 @@ D=$(cd "${1:?usage: cpu_avx512.sh DIR}" && pwd)
 R=$(pwd)
 OUT=${OUT:-/tmp/hmmgo-avx512}; mkdir -p $OUT
 export HMMGO_SHARED_DATA=$D/shared
-B=$OUT/bin; mkdir -p $B
+B=${TMPDIR:-/tmp}/hmmgo-avx512-bin; mkdir -p $B
 for f in $D/*.test.gz; do b=$(basename $f .gz); gunzip -c $f >$B/$b; chmod +x $B/$b; done
 echo "== $(date -u +%FT%TZ) $(lscpu | grep -i 'model name' | sed 's/  */ /g') nproc=$(nproc)"
 grep -o -w 'avx512f\|avx512bw\|avx512vl\|avx512dq\|avx512vbmi' /proc/cpuinfo | sort -u | tr '\n' ' '; echo
