@@ -52,7 +52,7 @@ type benchModel struct {
 }
 
 // benchModels are four testdata models (M = 86, 260, 803, 1142) and, when
-// the shared data set is here, CUDAMPF query models of M = 100 to 1001
+// the shared data set is here, CUDAMPF query models of M = 100 to 2405
 // (named cN).
 func benchModels(b *testing.B) []benchModel {
 	var ms []benchModel
@@ -63,7 +63,7 @@ func benchModels(b *testing.B) []benchModel {
 	if d := os.Getenv("HMMGO_SHARED_DATA"); d != "" {
 		dir = filepath.Join(d, "CUDAMPF", "query_models")
 	}
-	for _, n := range []string{"100", "200", "300", "400", "500", "800", "1001"} {
+	for _, n := range []string{"100", "200", "300", "400", "500", "800", "1001", "1509", "2405"} {
 		path := filepath.Join(dir, n+".hmm.gz")
 		if _, err := os.Stat(path); err != nil {
 			continue

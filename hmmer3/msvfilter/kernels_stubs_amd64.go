@@ -21,3 +21,13 @@ func ssvBandAVX2(dsq *byte, n int, sbv *byte, stride int, q int, col int, w int)
 //
 //go:noescape
 func msvAVX2(dsq *byte, n int, rbv *byte, stride int, q int, dp *byte, bias int, base int, tjbm int, tec int) (xJ int, overflow bool)
+
+// ssvBandAVX512 runs SSV over w (1..16) striped columns from col on; see ssvBand in the generator.
+//
+//go:noescape
+func ssvBandAVX512(dsq *byte, n int, sbv *byte, stride int, q int, col int, w int) uint8
+
+// msvAVX512 runs the MSV filter over dsq[0:n]; dp is scratch for q vectors.
+//
+//go:noescape
+func msvAVX512(dsq *byte, n int, rbv *byte, stride int, q int, dp *byte, bias int, base int, tjbm int, tec int) (xJ int, overflow bool)

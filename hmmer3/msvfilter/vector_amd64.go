@@ -12,12 +12,18 @@ import (
 //go:generate go run -C ../../internal/avogen ./msv -out ../../hmmer3/msvfilter/kernels_amd64.s -stubs ../../hmmer3/msvfilter/kernels_stubs_amd64.go -pkg msvfilter
 
 // maxBand is how many striped columns one SSV pass keeps in registers
-// (the generator's limit).
-const maxBand = 11
+// (the generator's limit: 11 with 16 vector registers, 16 with
+// AVX-512's 32).
+func maxBand(l simd.Level) int {
+	if l >= simd.AVX512 {
+		return 16
+	}
+	return 11
+}
 
 var scratch = sync.Pool{New: func() any { return new([]byte) }}
 
-// vectorScore is the filter on SSE2 or AVX2, in Farrar's striped layout
+// vectorScore is the filter on SSE2, AVX2 or AVX-512, in Farrar's striped layout
 // (oprofile.MSVStripes). ok is false when l has no vector kernel or om
 // has no striped tables.
 func vectorScore(l simd.Level, dsq []byte, om *oprofile.MSVProfile) (sc float32, ok bool) {
@@ -36,7 +42,9 @@ func vectorScore(l simd.Level, dsq []byte, om *oprofile.MSVProfile) (sc float32,
 // stripesFor returns om's tables for level l's vector width, or nil.
 func stripesFor(l simd.Level, om *oprofile.MSVProfile) *oprofile.MSVStripes {
 	switch {
-	case l >= simd.AVX2:
+	case l >= simd.AVX512:
+		return om.StripesFor(64)
+	case l == simd.AVX2:
 		return om.StripesFor(32)
 	case l == simd.SSE:
 		return om.StripesFor(16)
@@ -54,15 +62,19 @@ func ssvMaxCellVector(l simd.Level, dsq []byte, st *oprofile.MSVStripes) uint8 {
 		return 128
 	}
 	Q := st.Q
+	maxBand := maxBand(l)
 	bands := (Q + maxBand - 1) / maxBand
 	best := uint8(128)
 	from := 0
 	for b := 1; b <= bands; b++ {
 		to := Q * b / bands
 		var m uint8
-		if l >= simd.AVX2 {
+		switch {
+		case l >= simd.AVX512:
+			m = ssvBandAVX512(&dsq[0], len(dsq), &st.SBV[0], st.SStride, Q, from, to-from)
+		case l == simd.AVX2:
 			m = ssvBandAVX2(&dsq[0], len(dsq), &st.SBV[0], st.SStride, Q, from, to-from)
-		} else {
+		default:
 			m = ssvBandSSE(&dsq[0], len(dsq), &st.SBV[0], st.SStride, Q, from, to-from)
 		}
 		best = max(best, m)
@@ -79,15 +91,18 @@ func msvVector(l simd.Level, dsq []byte, om *oprofile.MSVProfile, st *oprofile.M
 	defer scratch.Put(bp)
 	need := st.Q * st.Lanes
 	if len(*bp) < need {
-		*bp = oprofile.AlignedBytes(need, 32)
+		*bp = oprofile.AlignedBytes(need, 64)
 	}
 	dp := unsafe.SliceData(*bp)
 	bias, base, tjbm, tec := int(om.Bias), int(om.Base), int(uint8(om.TJB+om.TBM)), int(om.TEC)
 	var xJ int
 	var overflow bool
-	if l >= simd.AVX2 {
+	switch {
+	case l >= simd.AVX512:
+		xJ, overflow = msvAVX512(&dsq[0], len(dsq), &st.RBV[0], st.RStride, st.Q, dp, bias, base, tjbm, tec)
+	case l == simd.AVX2:
 		xJ, overflow = msvAVX2(&dsq[0], len(dsq), &st.RBV[0], st.RStride, st.Q, dp, bias, base, tjbm, tec)
-	} else {
+	default:
 		xJ, overflow = msvSSE(&dsq[0], len(dsq), &st.RBV[0], st.RStride, st.Q, dp, bias, base, tjbm, tec)
 	}
 	if overflow {

@@ -17,7 +17,7 @@ import "unsafe"
 const SSVExtra = 16
 
 // MSVStripes is the byte score system in the striped order for vectors
-// of Lanes bytes (16 for SSE, 32 for AVX2).
+// of Lanes bytes (16 for SSE, 32 for AVX2, 64 for AVX-512).
 type MSVStripes struct {
 	Lanes, Q int
 	// RBV holds, per residue code, Q vectors of biased match costs (MSV),
@@ -31,7 +31,7 @@ type MSVStripes struct {
 }
 
 // StripeLanes are the vector widths Stripe builds tables for.
-var StripeLanes = [...]int{16, 32}
+var StripeLanes = [...]int{16, 32, 64}
 
 // Stripe (re)builds the striped tables from RBV and SBV; Convert calls
 // it, and so must anyone who fills an MSVProfile by hand.
@@ -57,8 +57,8 @@ func stripeBytes(p *MSVProfile, V int) *MSVStripes {
 	Q := max(1, (M+V-1)/V)
 	Kp := len(p.RBV)
 	s := &MSVStripes{Lanes: V, Q: Q, RStride: Q * V, SStride: (Q + SSVExtra) * V}
-	s.RBV = AlignedBytes(Kp*s.RStride, 32)
-	s.SBV = AlignedBytes(Kp*s.SStride, 32)
+	s.RBV = AlignedBytes(Kp*s.RStride, 64)
+	s.SBV = AlignedBytes(Kp*s.SStride, 64)
 	for x := 0; x < Kp; x++ {
 		r := s.RBV[x*s.RStride:]
 		sb := s.SBV[x*s.SStride:]
@@ -93,7 +93,8 @@ func AlignedBytes(n, align int) []byte {
 }
 
 // VitStripes is the Viterbi filter's word score system in the striped
-// order for vectors of Lanes words (8 for SSE, 16 for AVX2).
+// order for vectors of Lanes words (8 for SSE, 16 for AVX2, 32 for
+// AVX-512).
 type VitStripes struct {
 	Lanes, Q int
 	// RWV holds, per residue code, Q vectors of match scores; residue x
@@ -112,12 +113,12 @@ type VitStripes struct {
 	// below the next row's B (see hmmer3/vitfilter). LazyAlways is set
 	// when that bound does not hold (a D->D or D->M score above 0, or a
 	// bound above 32767): every row then runs the passes.
-	SkipLanes  [16]int16
+	SkipLanes  [32]int16
 	LazyAlways bool
 }
 
 // VitStripeLanes are the vector widths VitProfile.Stripe builds.
-var VitStripeLanes = [...]int{8, 16}
+var VitStripeLanes = [...]int{8, 16, 32}
 
 // Stripe (re)builds the striped tables from RWV and T; Convert calls it,
 // and so must anyone who fills a VitProfile by hand.
@@ -143,8 +144,8 @@ func stripeWords(p *VitProfile, V int) *VitStripes {
 	Q := max(1, (M+V-1)/V)
 	Kp := len(p.RWV)
 	s := &VitStripes{Lanes: V, Q: Q, RStride: Q * V}
-	s.RWV = alignedInt16(Kp*s.RStride, 32)
-	s.T = alignedInt16(Q*8*V, 32)
+	s.RWV = alignedInt16(Kp*s.RStride, 64)
+	s.T = alignedInt16(Q*8*V, 64)
 	s.LazyAlways = !lazySkip(p, V, Q, s.SkipLanes[:])
 	for q := 0; q < Q; q++ {
 		for z := 0; z < V; z++ {

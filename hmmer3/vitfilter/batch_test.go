@@ -1,6 +1,7 @@
 package vitfilter
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"testing"
@@ -9,13 +10,56 @@ import (
 	"github.com/hmmgo/hmmgo/internal/simd"
 )
 
+// forceMultiTarget sends every model size through the paired (AVX2)
+// and four-target (AVX-512) kernels; the returned func restores the
+// limits.
+func forceMultiTarget() func() {
+	p, q := pairMaxM, multiMaxM
+	pairMaxM, multiMaxM = 1<<30, 1<<30
+	return func() { pairMaxM, multiMaxM = p, q }
+}
+
+// batchLevel is a kernel level and, on AVX-512, the multi-target form
+// that ScoreBatch is to use there.
+type batchLevel struct {
+	l  simd.Level
+	mk multiKernel
+}
+
+// batchLevels lists every level this machine has, AVX-512 once per
+// multi-target form (four targets of 8 lanes, two of 16).
+func batchLevels() []batchLevel {
+	var ls []batchLevel
+	for _, l := range simd.Available() {
+		if l >= simd.AVX512 {
+			ls = append(ls, batchLevel{l, quadAVX512}, batchLevel{l, duoAVX512})
+		} else {
+			ls = append(ls, batchLevel{l, multiAVX512})
+		}
+	}
+	return ls
+}
+
+// scoreBatchAt is scoreBatch at bl's level with bl's AVX-512 form.
+func scoreBatchAt(bl batchLevel, om *oprofile.VitProfile, jobs []Job, out []float32) {
+	defer func(mk multiKernel) { multiAVX512 = mk }(multiAVX512)
+	multiAVX512 = bl.mk
+	scoreBatch(bl.l, om, jobs, out)
+}
+
+func (bl batchLevel) String() string {
+	if bl.l >= simd.AVX512 {
+		return fmt.Sprintf("%s/form %d", bl.l, bl.mk)
+	}
+	return bl.l.String()
+}
+
 // TestBatchMatchesReference scores random job lists (lengths 0..300,
 // each with its own special-state scores) through ScoreBatch with the
-// paired kernel forced on for every model size, against the reference
+// paired and four-target kernels forced on for every model size, against the reference
 // one job at a time.
 func TestBatchMatchesReference(t *testing.T) {
-	defer func(m int) { pairMaxM = m }(pairMaxM)
-	pairMaxM = 1 << 30
+	defer forceMultiTarget()()
 	rng := rand.New(rand.NewSource(5))
 	var inf, neg, fin int
 	for trial := 0; trial < 400; trial++ {
@@ -39,9 +83,9 @@ func TestBatchMatchesReference(t *testing.T) {
 			// batch one job at a time.
 			jobs[0].XW[1+rng.Intn(3)][0] = int16(rng.Intn(200) - 100)
 		}
-		for _, l := range simd.Available() {
+		for _, l := range batchLevels() {
 			out := make([]float32, len(jobs))
-			scoreBatch(l, p, jobs, out)
+			scoreBatchAt(l, p, jobs, out)
 			for i := range jobs {
 				want := refScore(jobs[i].Dsq, p, &jobs[i].XW)
 				switch {
@@ -63,14 +107,14 @@ func TestBatchMatchesReference(t *testing.T) {
 	}
 }
 
-// TestBatchLongDeletions is TestLongDeletions for the paired kernel: a
+// TestBatchLongDeletions is TestLongDeletions for the multi-target
+// kernels: a
 // path through node 1 (residue 0 only) that deletes across many lane
 // boundaries to a good match at node M. Targets with and without
 // residue 0 share the kernel, so one half needs the lazy-F passes on
 // rows where the other does not.
 func TestBatchLongDeletions(t *testing.T) {
-	defer func(m int) { pairMaxM = m }(pairMaxM)
-	pairMaxM = 1 << 30
+	defer forceMultiTarget()()
 	rng := rand.New(rand.NewSource(6))
 	for trial := 0; trial < 200; trial++ {
 		M := 20 + rng.Intn(400)
@@ -108,8 +152,8 @@ func TestBatchLongDeletions(t *testing.T) {
 			jobs[i].XW = p.XW
 		}
 		out := make([]float32, len(jobs))
-		for _, l := range simd.Available() {
-			scoreBatch(l, p, jobs, out)
+		for _, l := range batchLevels() {
+			scoreBatchAt(l, p, jobs, out)
 			for i := range jobs {
 				if want := refScore(jobs[i].Dsq, p, &jobs[i].XW); !same(out[i], want) {
 					t.Fatalf("trial %d (M=%d), job %d: %s batch %v, reference %v", trial, M, i, l, out[i], want)

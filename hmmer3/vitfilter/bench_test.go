@@ -20,7 +20,7 @@ type benchModel struct {
 }
 
 // benchModels are four testdata models (M = 86, 260, 803, 1142) and, when
-// the shared data set is here, CUDAMPF query models of M = 100 to 1001
+// the shared data set is here, CUDAMPF query models of M = 100 to 2405
 // (named cN).
 func benchModels(b *testing.B) []benchModel {
 	var ms []benchModel
@@ -31,7 +31,7 @@ func benchModels(b *testing.B) []benchModel {
 	if d := os.Getenv("HMMGO_SHARED_DATA"); d != "" {
 		dir = filepath.Join(d, "CUDAMPF", "query_models")
 	}
-	for _, n := range []string{"100", "200", "300", "400", "500", "800", "1001"} {
+	for _, n := range []string{"100", "200", "300", "400", "500", "800", "1001", "1509", "2405"} {
 		path := filepath.Join(dir, n+".hmm.gz")
 		if _, err := os.Stat(path); err != nil {
 			continue
@@ -79,9 +79,11 @@ func BenchmarkFilter(b *testing.B) {
 }
 
 // BenchmarkBatch reports GCUPS of ScoreBatch on the same targets, 16 per
-// call: "batch" is ScoreBatch as the pipeline calls it (the paired AVX2
-// kernel up to pairMaxM, one target at a time above), "pair" the paired
-// kernel forced on at every M.
+// call: "batch" is ScoreBatch as the pipeline calls it (the selected
+// level; the multi-target kernels up to pairMaxM or multiMaxM, one
+// target at a time above), "batch/L" the same at level L, "pair/L" the
+// multi-target kernel of level L forced on at every M, and on AVX-512
+// "quad" and "duo" its two forms (four targets of 8 lanes, two of 16).
 func BenchmarkBatch(b *testing.B) {
 	seqs := benchTargets()
 	for _, m := range benchModels(b) {
@@ -90,10 +92,13 @@ func BenchmarkBatch(b *testing.B) {
 			jobs[i] = Job{Dsq: seqs[i], XW: m.om.Vit.XW}
 		}
 		out := make([]float32, 16)
-		run := func(name string, l simd.Level, maxM int) {
+		run := func(name string, l simd.Level, force bool, mk multiKernel) {
 			b.Run(m.name+"/"+name, func(b *testing.B) {
-				defer func(m int) { pairMaxM = m }(pairMaxM)
-				pairMaxM = maxM
+				if force {
+					defer forceMultiTarget()()
+				}
+				defer func(mk multiKernel) { multiAVX512 = mk }(multiAVX512)
+				multiAVX512 = mk
 				defer lockThread()()
 				cells, c0 := 0, threadCPU()
 				for i := 0; i < b.N; i++ {
@@ -107,9 +112,16 @@ func BenchmarkBatch(b *testing.B) {
 				}
 			})
 		}
-		run("batch", level, pairMaxM)
-		if level == simd.AVX2 {
-			run("pair", simd.AVX2, 1<<30)
+		run("batch", level, false, multiAVX512)
+		for _, l := range simd.Available() {
+			if l >= simd.AVX2 {
+				run("batch/"+l.String(), l, false, multiAVX512)
+				run("pair/"+l.String(), l, true, multiAVX512)
+			}
+			if l >= simd.AVX512 {
+				run("quad/"+l.String(), l, true, quadAVX512)
+				run("duo/"+l.String(), l, true, duoAVX512)
+			}
 		}
 	}
 }

@@ -381,6 +381,190 @@ AVX2_overflow:
 	VZEROUPPER
 	RET
 
+// func vitAVX512(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int16, xw *[4][2]int16, base int, skip *int16, lazyAll int) (xC int, overflow bool)
+// Requires: AVX, AVX2, AVX512BW, AVX512F, CMOV
+TEXT ·vitAVX512(SB), NOSPLIT, $0-97
+	MOVQ         dsq+0(FP), AX
+	MOVQ         n+8(FP), CX
+	ADDQ         AX, CX
+	MOVQ         rwv+16(FP), DX
+	MOVQ         rstride+24(FP), BX
+	MOVQ         tr+32(FP), SI
+	MOVQ         dp+48(FP), DI
+	MOVQ         q+40(FP), R8
+	IMUL3Q       $0x000000c0, R8, R8
+	ADDQ         DI, R8
+	MOVQ         xw+56(FP), R9
+	MOVL         $0x00008000, R10
+	IMUL3L       $0x00010001, R10, R10
+	VMOVD        R10, X10
+	VPBROADCASTD X10, Z10
+	VMOVDQU64    Z10, Z8
+	MOVQ         skip+72(FP), R10
+	VMOVDQU64    (R10), Z11
+	MOVQ         DI, R10
+
+AVX512_clear:
+	VMOVDQU64    Z10, (R10)
+	ADDQ         $0x40, R10
+	CMPQ         R10, R8
+	JB           AVX512_clear
+	MOVQ         base+64(FP), R10
+	MOVQ         R10, R11
+	MOVWQSX      6(R9), R14
+	MOVQ         R11, R10
+	ADDQ         R14, R10
+	MOVWQSX      R10, R10
+	MOVQ         $-32768, R12
+	MOVQ         R12, R13
+	CMPQ         AX, CX
+	JAE          AVX512_finish
+	ANDL         $0x0000ffff, R10
+	IMUL3L       $0x00010001, R10, R10
+	VMOVD        R10, X0
+	VPBROADCASTD X0, Z0
+
+AVX512_row:
+	MOVBQZX   (AX), R14
+	IMULQ     BX, R14
+	ADDQ      DX, R14
+	MOVQ      SI, R15
+	VMOVDQU64 Z10, Z5
+	VMOVDQU64 Z10, Z1
+	VMOVDQU64 -192(R8), Z2
+	VALIGND   $0x0c, Z8, Z2, Z7
+	VPALIGNR  $0x0e, Z7, Z2, Z2
+	VMOVDQU64 -128(R8), Z3
+	VALIGND   $0x0c, Z8, Z3, Z7
+	VPALIGNR  $0x0e, Z7, Z3, Z3
+	VMOVDQU64 -64(R8), Z4
+	VALIGND   $0x0c, Z8, Z4, Z7
+	VPALIGNR  $0x0e, Z7, Z4, Z4
+	MOVQ      DI, R10
+
+AVX512_cell:
+	VPADDSW       (R15), Z0, Z6
+	VPADDSW       64(R15), Z2, Z7
+	VPMAXSW       Z7, Z6, Z6
+	VPADDSW       128(R15), Z3, Z7
+	VPMAXSW       Z7, Z6, Z6
+	VPADDSW       192(R15), Z4, Z7
+	VPMAXSW       Z7, Z6, Z6
+	VPADDSW       (R14), Z6, Z6
+	VPMAXSW       Z6, Z1, Z1
+	VMOVDQU64     (R10), Z2
+	VMOVDQU64     64(R10), Z3
+	VMOVDQU64     128(R10), Z4
+	VMOVDQU64     Z6, (R10)
+	VMOVDQU64     Z5, 128(R10)
+	VPADDSW       256(R15), Z6, Z7
+	VPADDSW       448(R15), Z5, Z5
+	VPMAXSW       Z7, Z5, Z5
+	VPADDSW       320(R15), Z2, Z7
+	VPADDSW       384(R15), Z3, Z9
+	VPMAXSW       Z9, Z7, Z7
+	VMOVDQU64     Z7, 64(R10)
+	ADDQ          $0x00000200, R15
+	ADDQ          $0x40, R14
+	ADDQ          $0xc0, R10
+	CMPQ          R10, R8
+	JB            AVX512_cell
+	VEXTRACTI64X4 $0x01, Z1, Y7
+	VPMAXSW       Y7, Y1, Y1
+	VEXTRACTI128  $0x01, Y1, X7
+	VPMAXSW       X7, X1, X1
+	VPSRLDQ       $0x08, X1, X7
+	VPMAXSW       X7, X1, X1
+	VPSRLDQ       $0x04, X1, X7
+	VPMAXSW       X7, X1, X1
+	VPSRLDQ       $0x02, X1, X7
+	VPMAXSW       X7, X1, X1
+	VMOVD         X1, R10
+	MOVWLSX       R10, R10
+	MOVLQSX       R10, R10
+	CMPQ          R10, $0x00007fff
+	JGE           AVX512_overflow
+	MOVWQSX       4(R9), R14
+	ADDQ          R14, R11
+	MOVWQSX       12(R9), R14
+	ADDQ          R14, R13
+	MOVWQSX       2(R9), R14
+	ADDQ          R10, R14
+	CMPQ          R14, R13
+	CMOVQGT       R14, R13
+	MOVWQSX       R13, R13
+	MOVWQSX       8(R9), R14
+	ADDQ          R14, R12
+	MOVWQSX       (R9), R14
+	ADDQ          R10, R14
+	CMPQ          R14, R12
+	CMOVQGT       R14, R12
+	MOVWQSX       R12, R12
+	MOVWQSX       10(R9), R14
+	MOVQ          R12, R10
+	ADDQ          R14, R10
+	MOVWQSX       6(R9), R14
+	ADDQ          R11, R14
+	CMPQ          R14, R10
+	CMOVQGT       R14, R10
+	MOVWQSX       R10, R10
+	VALIGND       $0x0c, Z8, Z5, Z7
+	VPALIGNR      $0x0e, Z7, Z5, Z5
+	ANDL          $0x0000ffff, R10
+	IMUL3L        $0x00010001, R10, R10
+	VMOVD         R10, X0
+	VPBROADCASTD  X0, Z0
+	VPADDSW       Z5, Z11, Z7
+	VPCMPGTW      Z7, Z0, K1
+	KORTESTD      K1, K1
+	JCC           AVX512_lazy
+	MOVQ          lazyAll+80(FP), R10
+	CMPQ          R10, $0x00
+	JNE           AVX512_lazy
+	VMOVDQU64     128(DI), Z4
+	VPMAXSW       Z5, Z4, Z4
+	VMOVDQU64     Z4, 128(DI)
+	JMP           AVX512_lazydone
+
+AVX512_lazy:
+	MOVQ DI, R10
+	MOVQ SI, R15
+
+AVX512_lazycell:
+	VMOVDQU64 128(R10), Z4
+	VPCMPGTW  Z4, Z5, K2
+	KORTESTD  K2, K2
+	JZ        AVX512_lazydone
+	VPMAXSW   Z5, Z4, Z4
+	VMOVDQU64 Z4, 128(R10)
+	VPADDSW   448(R15), Z4, Z5
+	ADDQ      $0x00000200, R15
+	ADDQ      $0xc0, R10
+	CMPQ      R10, R8
+	JB        AVX512_lazycell
+	VALIGND   $0x0c, Z8, Z5, Z7
+	VPALIGNR  $0x0e, Z7, Z5, Z5
+	JMP       AVX512_lazy
+
+AVX512_lazydone:
+	INCQ AX
+	CMPQ AX, CX
+	JB   AVX512_row
+
+AVX512_finish:
+	MOVQ R13, xC+88(FP)
+	MOVB $0x00, R10
+	MOVB R10, overflow+96(FP)
+	VZEROUPPER
+	RET
+
+AVX512_overflow:
+	MOVQ R13, xC+88(FP)
+	MOVB $0x01, R10
+	MOVB R10, overflow+96(FP)
+	VZEROUPPER
+	RET
+
 // func vitPairAVX2(jobs *byte, njobs int, rwv *int16, rstride int, tr *int16, q int, dp *int16, base int, skip *int16, lazyAll int)
 // Requires: AVX, AVX2
 TEXT ·vitPairAVX2(SB), NOSPLIT, $264-80
@@ -826,5 +1010,1255 @@ AVX2_refresh1:
 	JMP     AVX2_finback1
 
 AVX2_done:
+	VZEROUPPER
+	RET
+
+// func vitQuadAVX512(jobs *byte, njobs int, rwv *int16, rstride int, tr *int16, q int, dp *int16, base int, skip *int16, lazyAll int)
+// Requires: AVX, AVX2, AVX512BW, AVX512F
+TEXT ·vitQuadAVX512(SB), NOSPLIT, $504-80
+	MOVQ         jobs+0(FP), CX
+	MOVQ         njobs+8(FP), AX
+	IMUL3Q       $0x00000028, AX, AX
+	ADDQ         CX, AX
+	MOVQ         CX, 160(SP)
+	MOVQ         AX, 168(SP)
+	MOVQ         $0x00000000, 16(SP)
+	MOVQ         $0x00000000, 56(SP)
+	MOVQ         $0x00000000, 96(SP)
+	MOVQ         $0x00000000, 136(SP)
+	MOVL         $0x00008000, AX
+	IMUL3L       $0x00010001, AX, AX
+	VMOVD        AX, X9
+	VPBROADCASTD X9, Z9
+	VPTERNLOGD   $0xff, Z7, Z7, Z7
+	VPXORD       Z9, Z7, Z7
+	VMOVDQU64    Z7, 440(SP)
+	VPXORD       Z7, Z7, Z7
+	VMOVDQU64    Z7, 184(SP)
+	VMOVDQU64    Z7, 248(SP)
+	VMOVDQU64    Z7, 312(SP)
+	VMOVDQU64    Z7, 376(SP)
+	VMOVDQU64    Z9, Z10
+	VMOVDQU64    Z9, Z15
+	MOVL         $0x00008000, AX
+	VMOVD        AX, X11
+	VSHUFI32X4   $0x00, Z11, Z11, Z11
+	MOVQ         q+40(FP), AX
+	SHLQ         $0x04, AX
+	MOVQ         rwv+16(FP), CX
+	ADDQ         AX, CX
+	MOVQ         rstride+24(FP), DX
+	MOVQ         tr+32(FP), BX
+	SHLQ         $0x03, AX
+	ADDQ         AX, BX
+	SHRQ         $0x01, AX
+	MOVQ         dp+48(FP), SI
+	ADDQ         AX, SI
+	MOVQ         SI, DI
+	ADDQ         AX, DI
+	MOVQ         DI, R8
+	ADDQ         AX, R8
+	NEGQ         AX
+	SARQ         $0x02, AX
+	MOVQ         AX, 176(SP)
+	MOVQ         160(SP), AX
+	CMPQ         AX, 168(SP)
+	JAE          AVX512_p4idle0_AVX512_p4init1
+	ADDQ         $0x28, 160(SP)
+	MOVQ         AX, 24(SP)
+	MOVQ         (AX), R9
+	MOVQ         R9, (SP)
+	ADDQ         8(AX), R9
+	MOVQ         R9, 8(SP)
+	MOVQ         $0x00000001, 16(SP)
+	MOVQ         $0x00000000, 32(SP)
+	MOVWQSX      16(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 184(SP)
+	MOVWQSX      18(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 248(SP)
+	MOVWQSX      26(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 312(SP)
+	MOVWQSX      22(AX), R10
+	MOVQ         base+56(FP), R9
+	ADDQ         R9, R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 376(SP)
+	MOVL         $0x0000000f, R10
+	KMOVW        R10, K3
+	VMOVDQU32    Z9, K3, Z10
+	VMOVDQU32    Z9, K3, Z15
+	MOVQ         dp+48(FP), AX
+	MOVQ         q+40(FP), R9
+	IMUL3Q       $0x000000c0, R9, R9
+	ADDQ         AX, R9
+
+AVX512_p4clear0_AVX512_p4init1:
+	VMOVDQU X9, (AX)
+	ADDQ    $0x40, AX
+	CMPQ    AX, R9
+	JB      AVX512_p4clear0_AVX512_p4init1
+	JMP     AVX512_p4init1
+
+AVX512_p4idle0_AVX512_p4init1:
+	MOVQ jobs+0(FP), R9
+	MOVQ R9, 24(SP)
+	MOVQ (R9), R9
+	MOVQ R9, (SP)
+	MOVQ $0x00000000, 8(SP)
+	MOVQ $0x00000000, 16(SP)
+	MOVQ $0x00000000, 32(SP)
+	CMPQ 56(SP), $0x00
+	JNE  AVX512_p4init1
+	CMPQ 96(SP), $0x00
+	JNE  AVX512_p4init1
+	CMPQ 136(SP), $0x00
+	JNE  AVX512_p4init1
+	JMP  AVX512_p4done
+
+AVX512_p4init1:
+	MOVQ         160(SP), AX
+	CMPQ         AX, 168(SP)
+	JAE          AVX512_p4idle1_AVX512_p4init2
+	ADDQ         $0x28, 160(SP)
+	MOVQ         AX, 64(SP)
+	MOVQ         (AX), R9
+	MOVQ         R9, 40(SP)
+	ADDQ         8(AX), R9
+	MOVQ         R9, 48(SP)
+	MOVQ         $0x00000001, 56(SP)
+	MOVQ         $0x00000000, 72(SP)
+	MOVWQSX      16(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 200(SP)
+	MOVWQSX      18(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 264(SP)
+	MOVWQSX      26(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 328(SP)
+	MOVWQSX      22(AX), R10
+	MOVQ         base+56(FP), R9
+	ADDQ         R9, R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 392(SP)
+	MOVL         $0x000000f0, R10
+	KMOVW        R10, K3
+	VMOVDQU32    Z9, K3, Z10
+	VMOVDQU32    Z9, K3, Z15
+	MOVQ         dp+48(FP), AX
+	MOVQ         q+40(FP), R9
+	IMUL3Q       $0x000000c0, R9, R9
+	ADDQ         AX, R9
+
+AVX512_p4clear1_AVX512_p4init2:
+	VMOVDQU X9, 16(AX)
+	ADDQ    $0x40, AX
+	CMPQ    AX, R9
+	JB      AVX512_p4clear1_AVX512_p4init2
+	JMP     AVX512_p4init2
+
+AVX512_p4idle1_AVX512_p4init2:
+	MOVQ jobs+0(FP), R9
+	MOVQ R9, 64(SP)
+	MOVQ (R9), R9
+	MOVQ R9, 40(SP)
+	MOVQ $0x00000000, 48(SP)
+	MOVQ $0x00000000, 56(SP)
+	MOVQ $0x00000000, 72(SP)
+	CMPQ 16(SP), $0x00
+	JNE  AVX512_p4init2
+	CMPQ 96(SP), $0x00
+	JNE  AVX512_p4init2
+	CMPQ 136(SP), $0x00
+	JNE  AVX512_p4init2
+	JMP  AVX512_p4done
+
+AVX512_p4init2:
+	MOVQ         160(SP), AX
+	CMPQ         AX, 168(SP)
+	JAE          AVX512_p4idle2_AVX512_p4init3
+	ADDQ         $0x28, 160(SP)
+	MOVQ         AX, 104(SP)
+	MOVQ         (AX), R9
+	MOVQ         R9, 80(SP)
+	ADDQ         8(AX), R9
+	MOVQ         R9, 88(SP)
+	MOVQ         $0x00000001, 96(SP)
+	MOVQ         $0x00000000, 112(SP)
+	MOVWQSX      16(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 216(SP)
+	MOVWQSX      18(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 280(SP)
+	MOVWQSX      26(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 344(SP)
+	MOVWQSX      22(AX), R10
+	MOVQ         base+56(FP), R9
+	ADDQ         R9, R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 408(SP)
+	MOVL         $0x00000f00, R10
+	KMOVW        R10, K3
+	VMOVDQU32    Z9, K3, Z10
+	VMOVDQU32    Z9, K3, Z15
+	MOVQ         dp+48(FP), AX
+	MOVQ         q+40(FP), R9
+	IMUL3Q       $0x000000c0, R9, R9
+	ADDQ         AX, R9
+
+AVX512_p4clear2_AVX512_p4init3:
+	VMOVDQU X9, 32(AX)
+	ADDQ    $0x40, AX
+	CMPQ    AX, R9
+	JB      AVX512_p4clear2_AVX512_p4init3
+	JMP     AVX512_p4init3
+
+AVX512_p4idle2_AVX512_p4init3:
+	MOVQ jobs+0(FP), R9
+	MOVQ R9, 104(SP)
+	MOVQ (R9), R9
+	MOVQ R9, 80(SP)
+	MOVQ $0x00000000, 88(SP)
+	MOVQ $0x00000000, 96(SP)
+	MOVQ $0x00000000, 112(SP)
+	CMPQ 16(SP), $0x00
+	JNE  AVX512_p4init3
+	CMPQ 56(SP), $0x00
+	JNE  AVX512_p4init3
+	CMPQ 136(SP), $0x00
+	JNE  AVX512_p4init3
+	JMP  AVX512_p4done
+
+AVX512_p4init3:
+	MOVQ         160(SP), AX
+	CMPQ         AX, 168(SP)
+	JAE          AVX512_p4idle3_AVX512_p4init4
+	ADDQ         $0x28, 160(SP)
+	MOVQ         AX, 144(SP)
+	MOVQ         (AX), R9
+	MOVQ         R9, 120(SP)
+	ADDQ         8(AX), R9
+	MOVQ         R9, 128(SP)
+	MOVQ         $0x00000001, 136(SP)
+	MOVQ         $0x00000000, 152(SP)
+	MOVWQSX      16(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 232(SP)
+	MOVWQSX      18(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 296(SP)
+	MOVWQSX      26(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 360(SP)
+	MOVWQSX      22(AX), R10
+	MOVQ         base+56(FP), R9
+	ADDQ         R9, R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 424(SP)
+	MOVL         $0x0000f000, R10
+	KMOVW        R10, K3
+	VMOVDQU32    Z9, K3, Z10
+	VMOVDQU32    Z9, K3, Z15
+	MOVQ         dp+48(FP), AX
+	MOVQ         q+40(FP), R9
+	IMUL3Q       $0x000000c0, R9, R9
+	ADDQ         AX, R9
+
+AVX512_p4clear3_AVX512_p4init4:
+	VMOVDQU X9, 48(AX)
+	ADDQ    $0x40, AX
+	CMPQ    AX, R9
+	JB      AVX512_p4clear3_AVX512_p4init4
+	JMP     AVX512_p4init4
+
+AVX512_p4idle3_AVX512_p4init4:
+	MOVQ jobs+0(FP), R9
+	MOVQ R9, 144(SP)
+	MOVQ (R9), R9
+	MOVQ R9, 120(SP)
+	MOVQ $0x00000000, 128(SP)
+	MOVQ $0x00000000, 136(SP)
+	MOVQ $0x00000000, 152(SP)
+	CMPQ 16(SP), $0x00
+	JNE  AVX512_p4init4
+	CMPQ 56(SP), $0x00
+	JNE  AVX512_p4init4
+	CMPQ 96(SP), $0x00
+	JNE  AVX512_p4init4
+	JMP  AVX512_p4done
+
+AVX512_p4init4:
+	VPADDSW 312(SP), Z10, Z0
+	VPMAXSW 376(SP), Z0, Z0
+
+AVX512_p4row:
+	MOVQ      (SP), AX
+	MOVBQZX   (AX), R9
+	IMULQ     DX, R9
+	ADDQ      CX, R9
+	MOVQ      40(SP), AX
+	MOVBQZX   (AX), R10
+	IMULQ     DX, R10
+	ADDQ      CX, R10
+	MOVQ      80(SP), AX
+	MOVBQZX   (AX), R11
+	IMULQ     DX, R11
+	ADDQ      CX, R11
+	MOVQ      120(SP), AX
+	MOVBQZX   (AX), R12
+	IMULQ     DX, R12
+	ADDQ      CX, R12
+	VMOVDQU64 Z9, Z5
+	VMOVDQU64 Z9, Z1
+	VMOVDQU64 -64(SI), Z2
+	VPSLLDQ   $0x02, Z2, Z2
+	VPORD     Z11, Z2, Z2
+	VMOVDQU64 -64(DI), Z3
+	VPSLLDQ   $0x02, Z3, Z3
+	VPORD     Z11, Z3, Z3
+	VMOVDQU64 -64(R8), Z4
+	VPSLLDQ   $0x02, Z4, Z4
+	VPORD     Z11, Z4, Z4
+	MOVQ      176(SP), AX
+
+AVX512_p4cell:
+	VMOVDQU         (R9)(AX*1), X12
+	VINSERTI32X4    $0x01, (R10)(AX*1), Z12, Z12
+	VINSERTI32X4    $0x02, (R11)(AX*1), Z12, Z12
+	VINSERTI32X4    $0x03, (R12)(AX*1), Z12, Z12
+	VBROADCASTI32X4 16(BX)(AX*8), Z14
+	VPADDSW         Z14, Z2, Z6
+	VBROADCASTI32X4 32(BX)(AX*8), Z13
+	VPADDSW         Z13, Z3, Z7
+	VPMAXSW         Z7, Z6, Z6
+	VBROADCASTI32X4 48(BX)(AX*8), Z14
+	VPADDSW         Z14, Z4, Z7
+	VPMAXSW         Z7, Z6, Z6
+	VBROADCASTI32X4 (BX)(AX*8), Z13
+	VPADDSW         Z13, Z0, Z7
+	VPMAXSW         Z7, Z6, Z6
+	VPADDSW         Z12, Z6, Z6
+	VPMAXSW         Z6, Z1, Z1
+	VMOVDQU64       (SI)(AX*4), Z2
+	VMOVDQU64       (DI)(AX*4), Z3
+	VMOVDQU64       (R8)(AX*4), Z4
+	VMOVDQU64       Z6, (SI)(AX*4)
+	VMOVDQU64       Z5, (R8)(AX*4)
+	VBROADCASTI32X4 64(BX)(AX*8), Z13
+	VPADDSW         Z13, Z6, Z7
+	VBROADCASTI32X4 112(BX)(AX*8), Z14
+	VPADDSW         Z14, Z5, Z5
+	VPMAXSW         Z7, Z5, Z5
+	VBROADCASTI32X4 80(BX)(AX*8), Z14
+	VPADDSW         Z14, Z2, Z7
+	VBROADCASTI32X4 96(BX)(AX*8), Z13
+	VPADDSW         Z13, Z3, Z8
+	VPMAXSW         Z8, Z7, Z7
+	VMOVDQU64       Z7, (DI)(AX*4)
+	ADDQ            $0x10, AX
+	JNZ             AVX512_p4cell
+	VPSHUFD         $0x4e, Z1, Z7
+	VPMAXSW         Z7, Z1, Z1
+	VPSHUFD         $0xb1, Z1, Z7
+	VPMAXSW         Z7, Z1, Z1
+	VPSHUFLW        $0xb1, Z1, Z7
+	VPSHUFHW        $0xb1, Z7, Z7
+	VPMAXSW         Z7, Z1, Z1
+	VPADDSW         184(SP), Z1, Z7
+	VPMAXSW         Z7, Z10, Z10
+	VPADDSW         312(SP), Z10, Z0
+	VPMAXSW         376(SP), Z0, Z0
+	VPADDSW         248(SP), Z1, Z7
+	VPMAXSW         Z7, Z15, Z15
+	VPCMPEQW        440(SP), Z1, K1
+	KMOVD           K1, AX
+	TESTL           AX, AX
+	JNZ             AVX512_p4ovf
+
+AVX512_p4ovfback:
+	VPSLLDQ         $0x02, Z5, Z5
+	VPORD           Z11, Z5, Z5
+	MOVQ            skip+64(FP), AX
+	VBROADCASTI32X4 (AX), Z7
+	VPADDSW         Z5, Z7, Z7
+	VPCMPGTW        Z7, Z0, K1
+	KORTESTD        K1, K1
+	JCC             AVX512_p4lazy
+	MOVQ            lazyAll+72(FP), AX
+	CMPQ            AX, $0x00
+	JNE             AVX512_p4lazy
+	MOVQ            176(SP), AX
+	VMOVDQU64       (R8)(AX*4), Z4
+	VPMAXSW         Z5, Z4, Z4
+	VMOVDQU64       Z4, (R8)(AX*4)
+	JMP             AVX512_p4lazydone
+
+AVX512_p4lazy:
+	MOVQ 176(SP), AX
+
+AVX512_p4lazycell:
+	VMOVDQU64       (R8)(AX*4), Z4
+	VPCMPGTW        Z4, Z5, K2
+	KORTESTD        K2, K2
+	JZ              AVX512_p4lazydone
+	VPMAXSW         Z5, Z4, Z4
+	VMOVDQU64       Z4, (R8)(AX*4)
+	VBROADCASTI32X4 112(BX)(AX*8), Z14
+	VPADDSW         Z14, Z4, Z5
+	ADDQ            $0x10, AX
+	JNZ             AVX512_p4lazycell
+	VPSLLDQ         $0x02, Z5, Z5
+	VPORD           Z11, Z5, Z5
+	JMP             AVX512_p4lazy
+
+AVX512_p4lazydone:
+	MOVQ (SP), AX
+	ADDQ 16(SP), AX
+	MOVQ AX, (SP)
+	CMPQ AX, 8(SP)
+	JEQ  AVX512_p4fin0
+	CMPQ 32(SP), $0x00
+	JNE  AVX512_p4fin0
+
+AVX512_p4finback0:
+	MOVQ 40(SP), AX
+	ADDQ 56(SP), AX
+	MOVQ AX, 40(SP)
+	CMPQ AX, 48(SP)
+	JEQ  AVX512_p4fin1
+	CMPQ 72(SP), $0x00
+	JNE  AVX512_p4fin1
+
+AVX512_p4finback1:
+	MOVQ 80(SP), AX
+	ADDQ 96(SP), AX
+	MOVQ AX, 80(SP)
+	CMPQ AX, 88(SP)
+	JEQ  AVX512_p4fin2
+	CMPQ 112(SP), $0x00
+	JNE  AVX512_p4fin2
+
+AVX512_p4finback2:
+	MOVQ 120(SP), AX
+	ADDQ 136(SP), AX
+	MOVQ AX, 120(SP)
+	CMPQ AX, 128(SP)
+	JEQ  AVX512_p4fin3
+	CMPQ 152(SP), $0x00
+	JNE  AVX512_p4fin3
+
+AVX512_p4finback3:
+	JMP AVX512_p4row
+
+AVX512_p4ovf:
+	TESTL $0x000000ff, AX
+	JZ    AVX512_p4ovfnext0
+	CMPQ  16(SP), $0x00
+	JEQ   AVX512_p4ovfnext0
+	MOVQ  $0x00000001, 32(SP)
+
+AVX512_p4ovfnext0:
+	TESTL $0x0000ff00, AX
+	JZ    AVX512_p4ovfnext1
+	CMPQ  56(SP), $0x00
+	JEQ   AVX512_p4ovfnext1
+	MOVQ  $0x00000001, 72(SP)
+
+AVX512_p4ovfnext1:
+	TESTL $0x00ff0000, AX
+	JZ    AVX512_p4ovfnext2
+	CMPQ  96(SP), $0x00
+	JEQ   AVX512_p4ovfnext2
+	MOVQ  $0x00000001, 112(SP)
+
+AVX512_p4ovfnext2:
+	TESTL $0xff000000, AX
+	JZ    AVX512_p4ovfnext3
+	CMPQ  136(SP), $0x00
+	JEQ   AVX512_p4ovfnext3
+	MOVQ  $0x00000001, 152(SP)
+
+AVX512_p4ovfnext3:
+	JMP AVX512_p4ovfback
+
+AVX512_p4fin0:
+	MOVQ         24(SP), AX
+	VMOVD        X15, R9
+	MOVWLSX      R9, R9
+	MOVL         R9, 32(AX)
+	MOVQ         32(SP), R9
+	MOVL         R9, 36(AX)
+	MOVQ         160(SP), AX
+	CMPQ         AX, 168(SP)
+	JAE          AVX512_p4idle0_AVX512_p4refresh0
+	ADDQ         $0x28, 160(SP)
+	MOVQ         AX, 24(SP)
+	MOVQ         (AX), R9
+	MOVQ         R9, (SP)
+	ADDQ         8(AX), R9
+	MOVQ         R9, 8(SP)
+	MOVQ         $0x00000001, 16(SP)
+	MOVQ         $0x00000000, 32(SP)
+	MOVWQSX      16(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 184(SP)
+	MOVWQSX      18(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 248(SP)
+	MOVWQSX      26(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 312(SP)
+	MOVWQSX      22(AX), R10
+	MOVQ         base+56(FP), R9
+	ADDQ         R9, R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, X7
+	VMOVDQU      X7, 376(SP)
+	MOVL         $0x0000000f, R10
+	KMOVW        R10, K3
+	VMOVDQU32    Z9, K3, Z10
+	VMOVDQU32    Z9, K3, Z15
+	MOVQ         dp+48(FP), AX
+	MOVQ         q+40(FP), R9
+	IMUL3Q       $0x000000c0, R9, R9
+	ADDQ         AX, R9
+
+AVX512_p4clear0_AVX512_p4refresh0:
+	VMOVDQU X9, (AX)
+	ADDQ    $0x40, AX
+	CMPQ    AX, R9
+	JB      AVX512_p4clear0_AVX512_p4refresh0
+	JMP     AVX512_p4refresh0
+
+AVX512_p4idle0_AVX512_p4refresh0:
+	MOVQ jobs+0(FP), R9
+	MOVQ R9, 24(SP)
+	MOVQ (R9), R9
+	MOVQ R9, (SP)
+	MOVQ $0x00000000, 8(SP)
+	MOVQ $0x00000000, 16(SP)
+	MOVQ $0x00000000, 32(SP)
+	CMPQ 56(SP), $0x00
+	JNE  AVX512_p4refresh0
+	CMPQ 96(SP), $0x00
+	JNE  AVX512_p4refresh0
+	CMPQ 136(SP), $0x00
+	JNE  AVX512_p4refresh0
+	JMP  AVX512_p4done
+
+AVX512_p4refresh0:
+	VPADDSW 312(SP), Z10, Z0
+	VPMAXSW 376(SP), Z0, Z0
+	JMP     AVX512_p4finback0
+
+AVX512_p4fin1:
+	MOVQ          64(SP), AX
+	VEXTRACTI32X4 $0x01, Z15, X7
+	VMOVD         X7, R9
+	MOVWLSX       R9, R9
+	MOVL          R9, 32(AX)
+	MOVQ          72(SP), R9
+	MOVL          R9, 36(AX)
+	MOVQ          160(SP), AX
+	CMPQ          AX, 168(SP)
+	JAE           AVX512_p4idle1_AVX512_p4refresh1
+	ADDQ          $0x28, 160(SP)
+	MOVQ          AX, 64(SP)
+	MOVQ          (AX), R9
+	MOVQ          R9, 40(SP)
+	ADDQ          8(AX), R9
+	MOVQ          R9, 48(SP)
+	MOVQ          $0x00000001, 56(SP)
+	MOVQ          $0x00000000, 72(SP)
+	MOVWQSX       16(AX), R10
+	VMOVD         R10, X7
+	VPBROADCASTW  X7, X7
+	VMOVDQU       X7, 200(SP)
+	MOVWQSX       18(AX), R10
+	VMOVD         R10, X7
+	VPBROADCASTW  X7, X7
+	VMOVDQU       X7, 264(SP)
+	MOVWQSX       26(AX), R10
+	VMOVD         R10, X7
+	VPBROADCASTW  X7, X7
+	VMOVDQU       X7, 328(SP)
+	MOVWQSX       22(AX), R10
+	MOVQ          base+56(FP), R9
+	ADDQ          R9, R10
+	VMOVD         R10, X7
+	VPBROADCASTW  X7, X7
+	VMOVDQU       X7, 392(SP)
+	MOVL          $0x000000f0, R10
+	KMOVW         R10, K3
+	VMOVDQU32     Z9, K3, Z10
+	VMOVDQU32     Z9, K3, Z15
+	MOVQ          dp+48(FP), AX
+	MOVQ          q+40(FP), R9
+	IMUL3Q        $0x000000c0, R9, R9
+	ADDQ          AX, R9
+
+AVX512_p4clear1_AVX512_p4refresh1:
+	VMOVDQU X9, 16(AX)
+	ADDQ    $0x40, AX
+	CMPQ    AX, R9
+	JB      AVX512_p4clear1_AVX512_p4refresh1
+	JMP     AVX512_p4refresh1
+
+AVX512_p4idle1_AVX512_p4refresh1:
+	MOVQ jobs+0(FP), R9
+	MOVQ R9, 64(SP)
+	MOVQ (R9), R9
+	MOVQ R9, 40(SP)
+	MOVQ $0x00000000, 48(SP)
+	MOVQ $0x00000000, 56(SP)
+	MOVQ $0x00000000, 72(SP)
+	CMPQ 16(SP), $0x00
+	JNE  AVX512_p4refresh1
+	CMPQ 96(SP), $0x00
+	JNE  AVX512_p4refresh1
+	CMPQ 136(SP), $0x00
+	JNE  AVX512_p4refresh1
+	JMP  AVX512_p4done
+
+AVX512_p4refresh1:
+	VPADDSW 312(SP), Z10, Z0
+	VPMAXSW 376(SP), Z0, Z0
+	JMP     AVX512_p4finback1
+
+AVX512_p4fin2:
+	MOVQ          104(SP), AX
+	VEXTRACTI32X4 $0x02, Z15, X7
+	VMOVD         X7, R9
+	MOVWLSX       R9, R9
+	MOVL          R9, 32(AX)
+	MOVQ          112(SP), R9
+	MOVL          R9, 36(AX)
+	MOVQ          160(SP), AX
+	CMPQ          AX, 168(SP)
+	JAE           AVX512_p4idle2_AVX512_p4refresh2
+	ADDQ          $0x28, 160(SP)
+	MOVQ          AX, 104(SP)
+	MOVQ          (AX), R9
+	MOVQ          R9, 80(SP)
+	ADDQ          8(AX), R9
+	MOVQ          R9, 88(SP)
+	MOVQ          $0x00000001, 96(SP)
+	MOVQ          $0x00000000, 112(SP)
+	MOVWQSX       16(AX), R10
+	VMOVD         R10, X7
+	VPBROADCASTW  X7, X7
+	VMOVDQU       X7, 216(SP)
+	MOVWQSX       18(AX), R10
+	VMOVD         R10, X7
+	VPBROADCASTW  X7, X7
+	VMOVDQU       X7, 280(SP)
+	MOVWQSX       26(AX), R10
+	VMOVD         R10, X7
+	VPBROADCASTW  X7, X7
+	VMOVDQU       X7, 344(SP)
+	MOVWQSX       22(AX), R10
+	MOVQ          base+56(FP), R9
+	ADDQ          R9, R10
+	VMOVD         R10, X7
+	VPBROADCASTW  X7, X7
+	VMOVDQU       X7, 408(SP)
+	MOVL          $0x00000f00, R10
+	KMOVW         R10, K3
+	VMOVDQU32     Z9, K3, Z10
+	VMOVDQU32     Z9, K3, Z15
+	MOVQ          dp+48(FP), AX
+	MOVQ          q+40(FP), R9
+	IMUL3Q        $0x000000c0, R9, R9
+	ADDQ          AX, R9
+
+AVX512_p4clear2_AVX512_p4refresh2:
+	VMOVDQU X9, 32(AX)
+	ADDQ    $0x40, AX
+	CMPQ    AX, R9
+	JB      AVX512_p4clear2_AVX512_p4refresh2
+	JMP     AVX512_p4refresh2
+
+AVX512_p4idle2_AVX512_p4refresh2:
+	MOVQ jobs+0(FP), R9
+	MOVQ R9, 104(SP)
+	MOVQ (R9), R9
+	MOVQ R9, 80(SP)
+	MOVQ $0x00000000, 88(SP)
+	MOVQ $0x00000000, 96(SP)
+	MOVQ $0x00000000, 112(SP)
+	CMPQ 16(SP), $0x00
+	JNE  AVX512_p4refresh2
+	CMPQ 56(SP), $0x00
+	JNE  AVX512_p4refresh2
+	CMPQ 136(SP), $0x00
+	JNE  AVX512_p4refresh2
+	JMP  AVX512_p4done
+
+AVX512_p4refresh2:
+	VPADDSW 312(SP), Z10, Z0
+	VPMAXSW 376(SP), Z0, Z0
+	JMP     AVX512_p4finback2
+
+AVX512_p4fin3:
+	MOVQ          144(SP), AX
+	VEXTRACTI32X4 $0x03, Z15, X7
+	VMOVD         X7, R9
+	MOVWLSX       R9, R9
+	MOVL          R9, 32(AX)
+	MOVQ          152(SP), R9
+	MOVL          R9, 36(AX)
+	MOVQ          160(SP), AX
+	CMPQ          AX, 168(SP)
+	JAE           AVX512_p4idle3_AVX512_p4refresh3
+	ADDQ          $0x28, 160(SP)
+	MOVQ          AX, 144(SP)
+	MOVQ          (AX), R9
+	MOVQ          R9, 120(SP)
+	ADDQ          8(AX), R9
+	MOVQ          R9, 128(SP)
+	MOVQ          $0x00000001, 136(SP)
+	MOVQ          $0x00000000, 152(SP)
+	MOVWQSX       16(AX), R10
+	VMOVD         R10, X7
+	VPBROADCASTW  X7, X7
+	VMOVDQU       X7, 232(SP)
+	MOVWQSX       18(AX), R10
+	VMOVD         R10, X7
+	VPBROADCASTW  X7, X7
+	VMOVDQU       X7, 296(SP)
+	MOVWQSX       26(AX), R10
+	VMOVD         R10, X7
+	VPBROADCASTW  X7, X7
+	VMOVDQU       X7, 360(SP)
+	MOVWQSX       22(AX), R10
+	MOVQ          base+56(FP), R9
+	ADDQ          R9, R10
+	VMOVD         R10, X7
+	VPBROADCASTW  X7, X7
+	VMOVDQU       X7, 424(SP)
+	MOVL          $0x0000f000, R10
+	KMOVW         R10, K3
+	VMOVDQU32     Z9, K3, Z10
+	VMOVDQU32     Z9, K3, Z15
+	MOVQ          dp+48(FP), AX
+	MOVQ          q+40(FP), R9
+	IMUL3Q        $0x000000c0, R9, R9
+	ADDQ          AX, R9
+
+AVX512_p4clear3_AVX512_p4refresh3:
+	VMOVDQU X9, 48(AX)
+	ADDQ    $0x40, AX
+	CMPQ    AX, R9
+	JB      AVX512_p4clear3_AVX512_p4refresh3
+	JMP     AVX512_p4refresh3
+
+AVX512_p4idle3_AVX512_p4refresh3:
+	MOVQ jobs+0(FP), R9
+	MOVQ R9, 144(SP)
+	MOVQ (R9), R9
+	MOVQ R9, 120(SP)
+	MOVQ $0x00000000, 128(SP)
+	MOVQ $0x00000000, 136(SP)
+	MOVQ $0x00000000, 152(SP)
+	CMPQ 16(SP), $0x00
+	JNE  AVX512_p4refresh3
+	CMPQ 56(SP), $0x00
+	JNE  AVX512_p4refresh3
+	CMPQ 96(SP), $0x00
+	JNE  AVX512_p4refresh3
+	JMP  AVX512_p4done
+
+AVX512_p4refresh3:
+	VPADDSW 312(SP), Z10, Z0
+	VPMAXSW 376(SP), Z0, Z0
+	JMP     AVX512_p4finback3
+
+AVX512_p4done:
+	VZEROUPPER
+	RET
+
+// func vitDuoAVX512(jobs *byte, njobs int, rwv *int16, rstride int, tr *int16, q int, dp *int16, base int, skip *int16, lazyAll int)
+// Requires: AVX, AVX2, AVX512BW, AVX512F
+TEXT ·vitDuoAVX512(SB), NOSPLIT, $424-80
+	MOVQ         jobs+0(FP), CX
+	MOVQ         njobs+8(FP), AX
+	IMUL3Q       $0x00000028, AX, AX
+	ADDQ         CX, AX
+	MOVQ         CX, 80(SP)
+	MOVQ         AX, 88(SP)
+	MOVQ         $0x00000000, 16(SP)
+	MOVQ         $0x00000000, 56(SP)
+	MOVL         $0x00008000, AX
+	IMUL3L       $0x00010001, AX, AX
+	VMOVD        AX, X9
+	VPBROADCASTD X9, Z9
+	VPTERNLOGD   $0xff, Z7, Z7, Z7
+	VPXORD       Z9, Z7, Z7
+	VMOVDQU64    Z7, 360(SP)
+	VPXORD       Z7, Z7, Z7
+	VMOVDQU64    Z7, 104(SP)
+	VMOVDQU64    Z7, 168(SP)
+	VMOVDQU64    Z7, 232(SP)
+	VMOVDQU64    Z7, 296(SP)
+	VMOVDQU64    Z9, Z10
+	VMOVDQU64    Z9, Z15
+	MOVL         $0x000000cc, AX
+	KMOVW        AX, K4
+	MOVQ         q+40(FP), AX
+	SHLQ         $0x05, AX
+	MOVQ         rwv+16(FP), CX
+	ADDQ         AX, CX
+	MOVQ         rstride+24(FP), DX
+	MOVQ         tr+32(FP), BX
+	SHLQ         $0x03, AX
+	ADDQ         AX, BX
+	SHRQ         $0x02, AX
+	MOVQ         dp+48(FP), SI
+	ADDQ         AX, SI
+	MOVQ         SI, DI
+	ADDQ         AX, DI
+	MOVQ         DI, R8
+	ADDQ         AX, R8
+	NEGQ         AX
+	SARQ         $0x01, AX
+	MOVQ         AX, 96(SP)
+	MOVQ         80(SP), AX
+	CMPQ         AX, 88(SP)
+	JAE          AVX512_p2idle0_AVX512_p2init1
+	ADDQ         $0x28, 80(SP)
+	MOVQ         AX, 24(SP)
+	MOVQ         (AX), R9
+	MOVQ         R9, (SP)
+	ADDQ         8(AX), R9
+	MOVQ         R9, 8(SP)
+	MOVQ         $0x00000001, 16(SP)
+	MOVQ         $0x00000000, 32(SP)
+	MOVWQSX      16(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, Y7
+	VMOVDQU      Y7, 104(SP)
+	MOVWQSX      18(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, Y7
+	VMOVDQU      Y7, 168(SP)
+	MOVWQSX      26(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, Y7
+	VMOVDQU      Y7, 232(SP)
+	MOVWQSX      22(AX), R10
+	MOVQ         base+56(FP), R9
+	ADDQ         R9, R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, Y7
+	VMOVDQU      Y7, 296(SP)
+	MOVL         $0x000000ff, R10
+	KMOVW        R10, K3
+	VMOVDQU32    Z9, K3, Z10
+	VMOVDQU32    Z9, K3, Z15
+	MOVQ         dp+48(FP), AX
+	MOVQ         q+40(FP), R9
+	IMUL3Q       $0x000000c0, R9, R9
+	ADDQ         AX, R9
+
+AVX512_p2clear0_AVX512_p2init1:
+	VMOVDQU Y9, (AX)
+	ADDQ    $0x40, AX
+	CMPQ    AX, R9
+	JB      AVX512_p2clear0_AVX512_p2init1
+	JMP     AVX512_p2init1
+
+AVX512_p2idle0_AVX512_p2init1:
+	MOVQ jobs+0(FP), R9
+	MOVQ R9, 24(SP)
+	MOVQ (R9), R9
+	MOVQ R9, (SP)
+	MOVQ $0x00000000, 8(SP)
+	MOVQ $0x00000000, 16(SP)
+	MOVQ $0x00000000, 32(SP)
+	CMPQ 56(SP), $0x00
+	JNE  AVX512_p2init1
+	JMP  AVX512_p2done
+
+AVX512_p2init1:
+	MOVQ         80(SP), AX
+	CMPQ         AX, 88(SP)
+	JAE          AVX512_p2idle1_AVX512_p2init2
+	ADDQ         $0x28, 80(SP)
+	MOVQ         AX, 64(SP)
+	MOVQ         (AX), R9
+	MOVQ         R9, 40(SP)
+	ADDQ         8(AX), R9
+	MOVQ         R9, 48(SP)
+	MOVQ         $0x00000001, 56(SP)
+	MOVQ         $0x00000000, 72(SP)
+	MOVWQSX      16(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, Y7
+	VMOVDQU      Y7, 136(SP)
+	MOVWQSX      18(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, Y7
+	VMOVDQU      Y7, 200(SP)
+	MOVWQSX      26(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, Y7
+	VMOVDQU      Y7, 264(SP)
+	MOVWQSX      22(AX), R10
+	MOVQ         base+56(FP), R9
+	ADDQ         R9, R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, Y7
+	VMOVDQU      Y7, 328(SP)
+	MOVL         $0x0000ff00, R10
+	KMOVW        R10, K3
+	VMOVDQU32    Z9, K3, Z10
+	VMOVDQU32    Z9, K3, Z15
+	MOVQ         dp+48(FP), AX
+	MOVQ         q+40(FP), R9
+	IMUL3Q       $0x000000c0, R9, R9
+	ADDQ         AX, R9
+
+AVX512_p2clear1_AVX512_p2init2:
+	VMOVDQU Y9, 32(AX)
+	ADDQ    $0x40, AX
+	CMPQ    AX, R9
+	JB      AVX512_p2clear1_AVX512_p2init2
+	JMP     AVX512_p2init2
+
+AVX512_p2idle1_AVX512_p2init2:
+	MOVQ jobs+0(FP), R9
+	MOVQ R9, 64(SP)
+	MOVQ (R9), R9
+	MOVQ R9, 40(SP)
+	MOVQ $0x00000000, 48(SP)
+	MOVQ $0x00000000, 56(SP)
+	MOVQ $0x00000000, 72(SP)
+	CMPQ 16(SP), $0x00
+	JNE  AVX512_p2init2
+	JMP  AVX512_p2done
+
+AVX512_p2init2:
+	VPADDSW 232(SP), Z10, Z0
+	VPMAXSW 296(SP), Z0, Z0
+
+AVX512_p2row:
+	MOVQ       (SP), AX
+	MOVBQZX    (AX), R9
+	IMULQ      DX, R9
+	ADDQ       CX, R9
+	MOVQ       40(SP), AX
+	MOVBQZX    (AX), R10
+	IMULQ      DX, R10
+	ADDQ       CX, R10
+	VMOVDQU64  Z9, Z5
+	VMOVDQU64  Z9, Z1
+	VMOVDQU64  -64(SI), Z2
+	VMOVDQU64  Z9, Z16
+	VSHUFI64X2 $0x80, Z2, Z2, K4, Z16
+	VPALIGNR   $0x0e, Z16, Z2, Z2
+	VMOVDQU64  -64(DI), Z3
+	VMOVDQU64  Z9, Z16
+	VSHUFI64X2 $0x80, Z3, Z3, K4, Z16
+	VPALIGNR   $0x0e, Z16, Z3, Z3
+	VMOVDQU64  -64(R8), Z4
+	VMOVDQU64  Z9, Z16
+	VSHUFI64X2 $0x80, Z4, Z4, K4, Z16
+	VPALIGNR   $0x0e, Z16, Z4, Z4
+	MOVQ       96(SP), AX
+
+AVX512_p2cell:
+	VMOVDQU         (R9)(AX*1), Y12
+	VINSERTI64X4    $0x01, (R10)(AX*1), Z12, Z12
+	VBROADCASTI64X4 32(BX)(AX*8), Z14
+	VPADDSW         Z14, Z2, Z6
+	VBROADCASTI64X4 64(BX)(AX*8), Z13
+	VPADDSW         Z13, Z3, Z7
+	VPMAXSW         Z7, Z6, Z6
+	VBROADCASTI64X4 96(BX)(AX*8), Z14
+	VPADDSW         Z14, Z4, Z7
+	VPMAXSW         Z7, Z6, Z6
+	VBROADCASTI64X4 (BX)(AX*8), Z13
+	VPADDSW         Z13, Z0, Z7
+	VPMAXSW         Z7, Z6, Z6
+	VPADDSW         Z12, Z6, Z6
+	VPMAXSW         Z6, Z1, Z1
+	VMOVDQU64       (SI)(AX*2), Z2
+	VMOVDQU64       (DI)(AX*2), Z3
+	VMOVDQU64       (R8)(AX*2), Z4
+	VMOVDQU64       Z6, (SI)(AX*2)
+	VMOVDQU64       Z5, (R8)(AX*2)
+	VBROADCASTI64X4 128(BX)(AX*8), Z13
+	VPADDSW         Z13, Z6, Z7
+	VBROADCASTI64X4 224(BX)(AX*8), Z14
+	VPADDSW         Z14, Z5, Z5
+	VPMAXSW         Z7, Z5, Z5
+	VBROADCASTI64X4 160(BX)(AX*8), Z14
+	VPADDSW         Z14, Z2, Z7
+	VBROADCASTI64X4 192(BX)(AX*8), Z13
+	VPADDSW         Z13, Z3, Z8
+	VPMAXSW         Z8, Z7, Z7
+	VMOVDQU64       Z7, (DI)(AX*2)
+	ADDQ            $0x20, AX
+	JNZ             AVX512_p2cell
+	VSHUFI64X2      $0xb1, Z1, Z1, Z7
+	VPMAXSW         Z7, Z1, Z1
+	VPSHUFD         $0x4e, Z1, Z7
+	VPMAXSW         Z7, Z1, Z1
+	VPSHUFD         $0xb1, Z1, Z7
+	VPMAXSW         Z7, Z1, Z1
+	VPSHUFLW        $0xb1, Z1, Z7
+	VPSHUFHW        $0xb1, Z7, Z7
+	VPMAXSW         Z7, Z1, Z1
+	VPADDSW         104(SP), Z1, Z7
+	VPMAXSW         Z7, Z10, Z10
+	VPADDSW         232(SP), Z10, Z0
+	VPMAXSW         296(SP), Z0, Z0
+	VPADDSW         168(SP), Z1, Z7
+	VPMAXSW         Z7, Z15, Z15
+	VPCMPEQW        360(SP), Z1, K1
+	KMOVD           K1, AX
+	TESTL           AX, AX
+	JNZ             AVX512_p2ovf
+
+AVX512_p2ovfback:
+	VMOVDQU64       Z9, Z16
+	VSHUFI64X2      $0x80, Z5, Z5, K4, Z16
+	VPALIGNR        $0x0e, Z16, Z5, Z5
+	MOVQ            skip+64(FP), AX
+	VBROADCASTI64X4 (AX), Z7
+	VPADDSW         Z5, Z7, Z7
+	VPCMPGTW        Z7, Z0, K1
+	KORTESTD        K1, K1
+	JCC             AVX512_p2lazy
+	MOVQ            lazyAll+72(FP), AX
+	CMPQ            AX, $0x00
+	JNE             AVX512_p2lazy
+	MOVQ            96(SP), AX
+	VMOVDQU64       (R8)(AX*2), Z4
+	VPMAXSW         Z5, Z4, Z4
+	VMOVDQU64       Z4, (R8)(AX*2)
+	JMP             AVX512_p2lazydone
+
+AVX512_p2lazy:
+	MOVQ 96(SP), AX
+
+AVX512_p2lazycell:
+	VMOVDQU64       (R8)(AX*2), Z4
+	VPCMPGTW        Z4, Z5, K2
+	KORTESTD        K2, K2
+	JZ              AVX512_p2lazydone
+	VPMAXSW         Z5, Z4, Z4
+	VMOVDQU64       Z4, (R8)(AX*2)
+	VBROADCASTI64X4 224(BX)(AX*8), Z14
+	VPADDSW         Z14, Z4, Z5
+	ADDQ            $0x20, AX
+	JNZ             AVX512_p2lazycell
+	VMOVDQU64       Z9, Z16
+	VSHUFI64X2      $0x80, Z5, Z5, K4, Z16
+	VPALIGNR        $0x0e, Z16, Z5, Z5
+	JMP             AVX512_p2lazy
+
+AVX512_p2lazydone:
+	MOVQ (SP), AX
+	ADDQ 16(SP), AX
+	MOVQ AX, (SP)
+	CMPQ AX, 8(SP)
+	JEQ  AVX512_p2fin0
+	CMPQ 32(SP), $0x00
+	JNE  AVX512_p2fin0
+
+AVX512_p2finback0:
+	MOVQ 40(SP), AX
+	ADDQ 56(SP), AX
+	MOVQ AX, 40(SP)
+	CMPQ AX, 48(SP)
+	JEQ  AVX512_p2fin1
+	CMPQ 72(SP), $0x00
+	JNE  AVX512_p2fin1
+
+AVX512_p2finback1:
+	JMP AVX512_p2row
+
+AVX512_p2ovf:
+	TESTL $0x0000ffff, AX
+	JZ    AVX512_p2ovfnext0
+	CMPQ  16(SP), $0x00
+	JEQ   AVX512_p2ovfnext0
+	MOVQ  $0x00000001, 32(SP)
+
+AVX512_p2ovfnext0:
+	TESTL $0xffff0000, AX
+	JZ    AVX512_p2ovfnext1
+	CMPQ  56(SP), $0x00
+	JEQ   AVX512_p2ovfnext1
+	MOVQ  $0x00000001, 72(SP)
+
+AVX512_p2ovfnext1:
+	JMP AVX512_p2ovfback
+
+AVX512_p2fin0:
+	MOVQ         24(SP), AX
+	VMOVD        X15, R9
+	MOVWLSX      R9, R9
+	MOVL         R9, 32(AX)
+	MOVQ         32(SP), R9
+	MOVL         R9, 36(AX)
+	MOVQ         80(SP), AX
+	CMPQ         AX, 88(SP)
+	JAE          AVX512_p2idle0_AVX512_p2refresh0
+	ADDQ         $0x28, 80(SP)
+	MOVQ         AX, 24(SP)
+	MOVQ         (AX), R9
+	MOVQ         R9, (SP)
+	ADDQ         8(AX), R9
+	MOVQ         R9, 8(SP)
+	MOVQ         $0x00000001, 16(SP)
+	MOVQ         $0x00000000, 32(SP)
+	MOVWQSX      16(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, Y7
+	VMOVDQU      Y7, 104(SP)
+	MOVWQSX      18(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, Y7
+	VMOVDQU      Y7, 168(SP)
+	MOVWQSX      26(AX), R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, Y7
+	VMOVDQU      Y7, 232(SP)
+	MOVWQSX      22(AX), R10
+	MOVQ         base+56(FP), R9
+	ADDQ         R9, R10
+	VMOVD        R10, X7
+	VPBROADCASTW X7, Y7
+	VMOVDQU      Y7, 296(SP)
+	MOVL         $0x000000ff, R10
+	KMOVW        R10, K3
+	VMOVDQU32    Z9, K3, Z10
+	VMOVDQU32    Z9, K3, Z15
+	MOVQ         dp+48(FP), AX
+	MOVQ         q+40(FP), R9
+	IMUL3Q       $0x000000c0, R9, R9
+	ADDQ         AX, R9
+
+AVX512_p2clear0_AVX512_p2refresh0:
+	VMOVDQU Y9, (AX)
+	ADDQ    $0x40, AX
+	CMPQ    AX, R9
+	JB      AVX512_p2clear0_AVX512_p2refresh0
+	JMP     AVX512_p2refresh0
+
+AVX512_p2idle0_AVX512_p2refresh0:
+	MOVQ jobs+0(FP), R9
+	MOVQ R9, 24(SP)
+	MOVQ (R9), R9
+	MOVQ R9, (SP)
+	MOVQ $0x00000000, 8(SP)
+	MOVQ $0x00000000, 16(SP)
+	MOVQ $0x00000000, 32(SP)
+	CMPQ 56(SP), $0x00
+	JNE  AVX512_p2refresh0
+	JMP  AVX512_p2done
+
+AVX512_p2refresh0:
+	VPADDSW 232(SP), Z10, Z0
+	VPMAXSW 296(SP), Z0, Z0
+	JMP     AVX512_p2finback0
+
+AVX512_p2fin1:
+	MOVQ          64(SP), AX
+	VEXTRACTI64X4 $0x01, Z15, Y7
+	VMOVD         X7, R9
+	MOVWLSX       R9, R9
+	MOVL          R9, 32(AX)
+	MOVQ          72(SP), R9
+	MOVL          R9, 36(AX)
+	MOVQ          80(SP), AX
+	CMPQ          AX, 88(SP)
+	JAE           AVX512_p2idle1_AVX512_p2refresh1
+	ADDQ          $0x28, 80(SP)
+	MOVQ          AX, 64(SP)
+	MOVQ          (AX), R9
+	MOVQ          R9, 40(SP)
+	ADDQ          8(AX), R9
+	MOVQ          R9, 48(SP)
+	MOVQ          $0x00000001, 56(SP)
+	MOVQ          $0x00000000, 72(SP)
+	MOVWQSX       16(AX), R10
+	VMOVD         R10, X7
+	VPBROADCASTW  X7, Y7
+	VMOVDQU       Y7, 136(SP)
+	MOVWQSX       18(AX), R10
+	VMOVD         R10, X7
+	VPBROADCASTW  X7, Y7
+	VMOVDQU       Y7, 200(SP)
+	MOVWQSX       26(AX), R10
+	VMOVD         R10, X7
+	VPBROADCASTW  X7, Y7
+	VMOVDQU       Y7, 264(SP)
+	MOVWQSX       22(AX), R10
+	MOVQ          base+56(FP), R9
+	ADDQ          R9, R10
+	VMOVD         R10, X7
+	VPBROADCASTW  X7, Y7
+	VMOVDQU       Y7, 328(SP)
+	MOVL          $0x0000ff00, R10
+	KMOVW         R10, K3
+	VMOVDQU32     Z9, K3, Z10
+	VMOVDQU32     Z9, K3, Z15
+	MOVQ          dp+48(FP), AX
+	MOVQ          q+40(FP), R9
+	IMUL3Q        $0x000000c0, R9, R9
+	ADDQ          AX, R9
+
+AVX512_p2clear1_AVX512_p2refresh1:
+	VMOVDQU Y9, 32(AX)
+	ADDQ    $0x40, AX
+	CMPQ    AX, R9
+	JB      AVX512_p2clear1_AVX512_p2refresh1
+	JMP     AVX512_p2refresh1
+
+AVX512_p2idle1_AVX512_p2refresh1:
+	MOVQ jobs+0(FP), R9
+	MOVQ R9, 64(SP)
+	MOVQ (R9), R9
+	MOVQ R9, 40(SP)
+	MOVQ $0x00000000, 48(SP)
+	MOVQ $0x00000000, 56(SP)
+	MOVQ $0x00000000, 72(SP)
+	CMPQ 16(SP), $0x00
+	JNE  AVX512_p2refresh1
+	JMP  AVX512_p2done
+
+AVX512_p2refresh1:
+	VPADDSW 232(SP), Z10, Z0
+	VPMAXSW 296(SP), Z0, Z0
+	JMP     AVX512_p2finback1
+
+AVX512_p2done:
 	VZEROUPPER
 	RET

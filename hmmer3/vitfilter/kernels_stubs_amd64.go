@@ -12,7 +12,22 @@ func vitSSE(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int
 //go:noescape
 func vitAVX2(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int16, xw *[4][2]int16, base int, skip *int16, lazyAll int) (xC int, overflow bool)
 
+// vitAVX512 runs the Viterbi filter over dsq[0:n]; dp is scratch for 3q vectors.
+//
+//go:noescape
+func vitAVX512(dsq *byte, n int, rwv *int16, rstride int, tr *int16, q int, dp *int16, xw *[4][2]int16, base int, skip *int16, lazyAll int) (xC int, overflow bool)
+
 // vitPairAVX2 scores jobs[0:njobs] (kernelJob) two at a time; dp is scratch for 3q YMM vectors.
 //
 //go:noescape
 func vitPairAVX2(jobs *byte, njobs int, rwv *int16, rstride int, tr *int16, q int, dp *int16, base int, skip *int16, lazyAll int)
+
+// vitQuadAVX512 scores jobs[0:njobs] (kernelJob) 4 at a time in the 8-lane layout; dp is scratch for 3q ZMM vectors.
+//
+//go:noescape
+func vitQuadAVX512(jobs *byte, njobs int, rwv *int16, rstride int, tr *int16, q int, dp *int16, base int, skip *int16, lazyAll int)
+
+// vitDuoAVX512 scores jobs[0:njobs] (kernelJob) 2 at a time in the 16-lane layout; dp is scratch for 3q ZMM vectors.
+//
+//go:noescape
+func vitDuoAVX512(jobs *byte, njobs int, rwv *int16, rstride int, tr *int16, q int, dp *int16, base int, skip *int16, lazyAll int)

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
-	"github.com/hmmgo/hmmgo/internal/simd"
 )
 
 // TestLazySkipBruteForce checks oprofile's lazy-F bounds
@@ -15,7 +14,7 @@ func TestLazySkipBruteForce(t *testing.T) {
 	for trial := 0; trial < 300; trial++ {
 		M := 1 + rng.Intn(200)
 		p := randomProfile(rng, M, 4, trial%3 == 0)
-		for _, lanes := range []int{8, 16} {
+		for _, lanes := range []int{8, 16, 32} {
 			Q := max(1, (M+lanes-1)/lanes)
 			st := p.StripesFor(lanes)
 			got, ok := st.SkipLanes, !st.LazyAlways
@@ -25,7 +24,7 @@ func TestLazySkipBruteForce(t *testing.T) {
 					wantOK = false
 				}
 			}
-			var want [16]int16
+			var want [32]int16
 			for z := 0; z < lanes; z++ {
 				best := int64(-1 << 40)
 				if j := z*Q + 1; z > 0 {
@@ -55,19 +54,18 @@ func TestLazySkipBruteForce(t *testing.T) {
 // TestLazyBoundSharp builds profiles where one lane-crossing D path
 // beats B by a few units, or loses by a few: only B and D enter M (no
 // M->M, I->M), a match of residue 0 at node s just before a lane
-// boundary (first node j of the next lane, in the 8- or 16-lane layout)
-// opens a deletion path that reaches node j+1, and residue 1 matches
+// boundary (first node j of the next lane, in the 8-, 16- or 32-lane
+// layout) opens a deletion path that reaches node j+1, and residue 1 matches
 // well at node j+2, where that path competes with B. The path wins by
 // margin = E(s) - MD - DD*(j-s); lazySkip's bound is exact here, so a
 // bound lower by 2 or more changes scores.
 func TestLazyBoundSharp(t *testing.T) {
-	defer func(m int) { pairMaxM = m }(pairMaxM)
-	pairMaxM = 1 << 30
+	defer forceMultiTarget()()
 	rng := rand.New(rand.NewSource(8))
 	for trial := 0; trial < 600; trial++ {
 		M := 20 + rng.Intn(300)
 		p := randomProfile(rng, M, 4, false)
-		lanes := []int{8, 16}[trial%2]
+		lanes := []int{8, 16, 32}[trial%3]
 		Q := (M + lanes - 1) / lanes
 		z := 1 + rng.Intn(max(1, (M-3)/Q-1))
 		j := z*Q + 1
@@ -94,15 +92,16 @@ func TestLazyBoundSharp(t *testing.T) {
 			jobs[i] = Job{Dsq: randomSeq(rng, 2+rng.Intn(40), 3), XW: p.XW}
 		}
 		out := make([]float32, len(jobs))
-		for _, l := range simd.Available() {
-			scoreBatch(l, p, jobs, out)
+		for _, bl := range batchLevels() {
+			l := bl.l
+			scoreBatchAt(bl, p, jobs, out)
 			for i := range jobs {
 				want := refScore(jobs[i].Dsq, p, &jobs[i].XW)
 				if got := scoreXW(l, jobs[i].Dsq, p, &jobs[i].XW); !same(got, want) {
 					t.Fatalf("trial %d (M=%d L=%d margin %d): %s kernel %v, reference %v", trial, M, len(jobs[i].Dsq), margin, l, got, want)
 				}
 				if !same(out[i], want) {
-					t.Fatalf("trial %d (M=%d L=%d margin %d), job %d: %s batch %v, reference %v", trial, M, len(jobs[i].Dsq), margin, i, l, out[i], want)
+					t.Fatalf("trial %d (M=%d L=%d margin %d), job %d: %s batch %v, reference %v", trial, M, len(jobs[i].Dsq), margin, i, bl, out[i], want)
 				}
 			}
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/profile"
 )
 
-// kernelJob is one target as vitPairAVX2 reads it; the generator has
+// kernelJob is one target as the multi-target kernels read it; the generator has
 // the field offsets (TestKernelJobLayout).
 type kernelJob struct {
 	dsq *byte
@@ -21,11 +21,15 @@ type kernelJob struct {
 
 var kernelJobs = sync.Pool{New: func() any { return new([]kernelJob) }}
 
-// pairScores runs the paired kernel over jobs; false when om has no
-// 8-lane tables or a job's special-state scores need HMMER's int
-// arithmetic (wordSpecials).
-func pairScores(om *oprofile.VitProfile, jobs []Job, out []float32) bool {
-	st := om.StripesFor(8)
+// pairScores runs a multi-target kernel over jobs (see multiKernel).
+// False when om has no tables of the kernel's lane count or a job's
+// special-state scores need HMMER's int arithmetic (wordSpecials).
+func pairScores(om *oprofile.VitProfile, jobs []Job, out []float32, mk multiKernel) bool {
+	lanes := 8
+	if mk == duoAVX512 {
+		lanes = 16
+	}
+	st := om.StripesFor(lanes)
 	if st == nil {
 		return false
 	}
@@ -45,16 +49,27 @@ func pairScores(om *oprofile.VitProfile, jobs []Job, out []float32) bool {
 	*kp = kj
 	if len(kj) > 0 {
 		bp := scratch.Get().(*[]byte)
-		need := 3 * st.Q * 32
+		width := 64 // bytes of a DP vector: the targets' lanes side by side
+		if mk == pairAVX2 {
+			width = 32
+		}
+		need := 3 * st.Q * width
 		if len(*bp) < need {
-			*bp = oprofile.AlignedBytes(need, 32)
+			*bp = oprofile.AlignedBytes(need, 64)
 		}
 		dp := (*int16)(unsafe.Pointer(unsafe.SliceData(*bp)))
 		lazyAll := 0
 		if st.LazyAlways {
 			lazyAll = 1
 		}
-		vitPairAVX2((*byte)(unsafe.Pointer(&kj[0])), len(kj), &st.RWV[0], st.RStride*2, &st.T[0], st.Q, dp, int(om.Base), &st.SkipLanes[0], lazyAll)
+		kernel := vitPairAVX2
+		switch mk {
+		case quadAVX512:
+			kernel = vitQuadAVX512
+		case duoAVX512:
+			kernel = vitDuoAVX512
+		}
+		kernel((*byte)(unsafe.Pointer(&kj[0])), len(kj), &st.RWV[0], st.RStride*2, &st.T[0], st.Q, dp, int(om.Base), &st.SkipLanes[0], lazyAll)
 		scratch.Put(bp)
 	}
 	n := 0

@@ -16,7 +16,9 @@ var scratch = sync.Pool{New: func() any { return new([]byte) }}
 // stripesFor returns om's tables for level l's vector width, or nil.
 func stripesFor(l simd.Level, om *oprofile.VitProfile) *oprofile.VitStripes {
 	switch {
-	case l >= simd.AVX2:
+	case l >= simd.AVX512:
+		return om.StripesFor(32)
+	case l == simd.AVX2:
 		return om.StripesFor(16)
 	case l == simd.SSE:
 		return om.StripesFor(8)
@@ -24,7 +26,7 @@ func stripesFor(l simd.Level, om *oprofile.VitProfile) *oprofile.VitStripes {
 	return nil
 }
 
-// vectorScore is the filter on SSE2 or AVX2 in the striped layout
+// vectorScore is the filter on SSE2, AVX2 or AVX-512 in the striped layout
 // (oprofile.VitStripes); ok is false when om has no striped tables.
 func vectorScore(l simd.Level, dsq []byte, om *oprofile.VitProfile, xw *[4][2]int16) (float32, bool) {
 	st := stripesFor(l, om)
@@ -38,7 +40,7 @@ func vectorScore(l simd.Level, dsq []byte, om *oprofile.VitProfile, xw *[4][2]in
 	defer scratch.Put(bp)
 	need := 3 * st.Q * st.Lanes * 2
 	if len(*bp) < need {
-		*bp = oprofile.AlignedBytes(need, 32)
+		*bp = oprofile.AlignedBytes(need, 64)
 	}
 	dp := (*int16)(unsafe.Pointer(unsafe.SliceData(*bp)))
 	lazyAll := 0
@@ -47,9 +49,12 @@ func vectorScore(l simd.Level, dsq []byte, om *oprofile.VitProfile, xw *[4][2]in
 	}
 	var xC int
 	var overflow bool
-	if l >= simd.AVX2 {
+	switch {
+	case l >= simd.AVX512:
+		xC, overflow = vitAVX512(&dsq[0], len(dsq), &st.RWV[0], st.RStride*2, &st.T[0], st.Q, dp, xw, int(om.Base), &st.SkipLanes[0], lazyAll)
+	case l == simd.AVX2:
 		xC, overflow = vitAVX2(&dsq[0], len(dsq), &st.RWV[0], st.RStride*2, &st.T[0], st.Q, dp, xw, int(om.Base), &st.SkipLanes[0], lazyAll)
-	} else {
+	default:
 		xC, overflow = vitSSE(&dsq[0], len(dsq), &st.RWV[0], st.RStride*2, &st.T[0], st.Q, dp, xw, int(om.Base), &st.SkipLanes[0], lazyAll)
 	}
 	if overflow {

@@ -13,4 +13,4 @@ func vectorScore(simd.Level, []byte, *oprofile.VitProfile, *[4][2]int16) (float3
 }
 
 // pairScores: no paired kernel on this architecture.
-func pairScores(*oprofile.VitProfile, []Job, []float32) bool { return false }
+func pairScores(*oprofile.VitProfile, []Job, []float32, multiKernel) bool { return false }

@@ -1,5 +1,6 @@
-// Command msv generates hmmer3/msvfilter's SSV and MSV kernels for SSE2
-// and AVX2 (see hmmer3/msvfilter/vector.go for what they compute).
+// Command msv generates hmmer3/msvfilter's SSV and MSV kernels for SSE2,
+// AVX2 and AVX-512BW (see hmmer3/msvfilter/vector_amd64.go for what they
+// compute).
 package main
 
 import (
@@ -7,16 +8,46 @@ import (
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
 
 	"github.com/hmmgo/hmmgo/internal/avogen/vec"
 )
 
-// maxBand is the most vectors an SSV band keeps in registers: 16 less
-// two running maxima, the begin vector and two temporaries.
-const maxBand = 11
+// maxBand is the most vectors an SSV band keeps in registers: with 16
+// registers, 16 less two running maxima, the begin vector and two
+// temporaries. AVX-512's 32 registers would hold 27, but a band may not
+// be wider than oprofile.SSVExtra+1 (the repeated cost vectors that let
+// a wrapping band read one contiguous run), and 16 already spreads the
+// per-row scalar work (residue load, stride multiply, loop) over 16
+// vectors.
+func maxBand(s *vec.ISA) int {
+	if s.Z {
+		return 16
+	}
+	return 11
+}
+
+// bandReg is the register of a band's vector j and special is the
+// register of the band kernel's other values (0: running max, 1: the
+// second running max, 2: begin, 3 and 4: temporaries). On AVX-512 the
+// other values take Z0-Z4 so that the horizontal max and the splats use
+// registers that VEX encodings reach; the band takes Z5 up.
+func bandReg(s *vec.ISA, j int) reg.VecPhysical {
+	if s.Z {
+		return s.R(5 + j)
+	}
+	return s.R(j)
+}
+
+func special(s *vec.ISA, i int) reg.VecPhysical {
+	if s.Z {
+		return s.R(i)
+	}
+	return s.R(maxBand(s) + i)
+}
 
 func main() {
-	for _, s := range []*vec.ISA{vec.SSE, vec.AVX2} {
+	for _, s := range []*vec.ISA{vec.SSE, vec.AVX2, vec.AVX512} {
 		ssvBand(s)
 		msv(s)
 	}
@@ -42,6 +73,7 @@ func main() {
 // the max chain's latency.
 func ssvBand(s *vec.ISA) {
 	V := s.Bytes
+	maxBand := maxBand(s)
 	TEXT("ssvBand"+s.Name, NOSPLIT, "func(dsq *byte, n int, sbv *byte, stride int, q int, col int, w int) uint8")
 	Pragma("noescape")
 	Doc(fmt.Sprintf("ssvBand%s runs SSV over w (1..%d) striped columns from col on; see ssvBand in the generator.", s.Name, maxBand))
@@ -62,7 +94,7 @@ func ssvBand(s *vec.ISA) {
 	ADDQ(sbv, limA)
 	SHLQ(U8(log2(V)), qv)
 
-	xE, xE2, begin, tmp, pair := s.R(maxBand), s.R(maxBand+1), s.R(maxBand+2), s.R(maxBand+3), s.R(maxBand+4)
+	xE, xE2, begin, tmp, pair := special(s, 0), special(s, 1), special(s, 2), special(s, 3), special(s, 4)
 	t := GP32()
 	MOVL(U32(0x80808080), t)
 	s.Splat32(t, begin)
@@ -87,7 +119,7 @@ func ssvBand(s *vec.ISA) {
 		MOVBQZX(Mem{Base: rowp, Disp: dr}, x)
 		IMULQ(stride, x)
 		for j := 0; j < k; j++ {
-			s.SubsB(s.R(j), Mem{Base: colp, Index: x, Scale: 1, Disp: dc + j*V}, s.R(j))
+			s.SubsB(bandReg(s, j), Mem{Base: colp, Index: x, Scale: 1, Disp: dc + j*V}, bandReg(s, j))
 		}
 		// Fold pairs first so that each running maximum takes one max
 		// per two registers.
@@ -97,17 +129,17 @@ func ssvBand(s *vec.ISA) {
 				acc = xE2
 			}
 			if j+1 < k {
-				s.MaxuB(s.R(j), s.R(j+1), pair)
+				s.MaxuB(bandReg(s, j), bandReg(s, j+1), pair)
 				s.MaxuB(acc, pair, acc)
 			} else {
-				s.MaxuB(acc, s.R(j), acc)
+				s.MaxuB(acc, bandReg(s, j), acc)
 			}
 		}
 	}
 	for k := 1; k <= maxBand; k++ {
 		Label(s.Label("band%d", k))
 		for j := 0; j < k; j++ {
-			s.Mov(begin, s.R(j))
+			s.Mov(begin, bandReg(s, j))
 		}
 		Label(s.Label("plain%d", k))
 		// cnt = min((limA-colp)/V, end-rowp) rows without a wrap.
@@ -135,7 +167,7 @@ func ssvBand(s *vec.ISA) {
 		JL(LabelRef(s.Label("tail%d", k)))
 		for tt := 0; tt < k; tt++ {
 			step(k, tt, tt*V)
-			s.ShiftInB(s.R(k-1-tt), fill, tmp, 1)
+			s.ShiftInB(bandReg(s, k-1-tt), fill, tmp, 1)
 		}
 		ADDQ(U8(k), rowp)
 		ADDQ(U32(k*V), colp)
@@ -151,7 +183,7 @@ func ssvBand(s *vec.ISA) {
 			CMPQ(rowp, end)
 			JAE(LabelRef(s.Label("done")))
 			step(k, 0, 0)
-			s.ShiftInB(s.R(k-1-tt), fill, tmp, 1)
+			s.ShiftInB(bandReg(s, k-1-tt), fill, tmp, 1)
 			INCQ(rowp)
 			ADDQ(U8(V), colp)
 		}

@@ -1,7 +1,7 @@
-// Package vec lets one generator body emit both the SSE2 and the AVX2
-// form of a kernel: every operation is written "dst = op(a, b)" and each
+// Package vec lets one generator body emit the SSE2, AVX2 and AVX-512
+// forms of a kernel: every operation is written "dst = op(a, b)" and each
 // ISA spells it in its own encoding (SSE's two-operand forms get a move
-// first when dst is not a).
+// first when dst is not a; AVX-512 uses the EVEX forms on ZMM registers).
 package vec
 
 import (
@@ -14,31 +14,46 @@ import (
 
 // ISA is one instruction set's spelling of the vector operations.
 type ISA struct {
-	Name  string // "SSE" or "AVX2": the suffix of generated functions
+	Name  string // "SSE", "AVX2" or "AVX512": the suffix of generated functions
 	Bytes int    // bytes per vector
-	AVX   bool
+	AVX   bool   // VEX or EVEX three-operand forms
+	Z     bool   // AVX-512 (F, BW): ZMM registers, opmask compares
+	Regs  int    // vector registers
 }
 
 var (
-	SSE  = &ISA{Name: "SSE", Bytes: 16}
-	AVX2 = &ISA{Name: "AVX2", Bytes: 32, AVX: true}
+	SSE    = &ISA{Name: "SSE", Bytes: 16, Regs: 16}
+	AVX2   = &ISA{Name: "AVX2", Bytes: 32, AVX: true, Regs: 16}
+	AVX512 = &ISA{Name: "AVX512", Bytes: 64, AVX: true, Z: true, Regs: 32}
 )
 
-// R returns physical vector register i (X or Y).
+// R returns physical vector register i (X, Y or Z).
 func (s *ISA) R(i int) reg.VecPhysical {
 	xs := []reg.VecPhysical{reg.X0, reg.X1, reg.X2, reg.X3, reg.X4, reg.X5, reg.X6, reg.X7, reg.X8, reg.X9, reg.X10, reg.X11, reg.X12, reg.X13, reg.X14, reg.X15}
 	ys := []reg.VecPhysical{reg.Y0, reg.Y1, reg.Y2, reg.Y3, reg.Y4, reg.Y5, reg.Y6, reg.Y7, reg.Y8, reg.Y9, reg.Y10, reg.Y11, reg.Y12, reg.Y13, reg.Y14, reg.Y15}
-	if s.AVX {
+	zs := []reg.VecPhysical{reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5, reg.Z6, reg.Z7, reg.Z8, reg.Z9, reg.Z10, reg.Z11, reg.Z12, reg.Z13, reg.Z14, reg.Z15,
+		reg.Z16, reg.Z17, reg.Z18, reg.Z19, reg.Z20, reg.Z21, reg.Z22, reg.Z23, reg.Z24, reg.Z25, reg.Z26, reg.Z27, reg.Z28, reg.Z29, reg.Z30, reg.Z31}
+	switch {
+	case s.Z:
+		return zs[i]
+	case s.AVX:
 		return ys[i]
 	}
 	return xs[i]
 }
+
+// Y returns the 256-bit register of v.
+func Y(v reg.VecPhysical) reg.VecPhysical { return v.AsY().(reg.VecPhysical) }
 
 // X returns the 128-bit register of v.
 func X(v reg.VecPhysical) reg.VecPhysical { return v.AsX().(reg.VecPhysical) }
 
 // Mov is an unaligned load, store or register move.
 func (s *ISA) Mov(src, dst Op) {
+	if s.Z {
+		VMOVDQU64(src, dst)
+		return
+	}
 	if s.AVX {
 		VMOVDQU(src, dst)
 	} else {
@@ -82,9 +97,26 @@ func (s *ISA) SubusB(a, b, dst Op) { s.three(PSUBUSB, VPSUBUSB, a, b, dst) }
 func (s *ISA) MaxuB(a, b, dst Op)  { s.three(PMAXUB, VPMAXUB, a, b, dst) }
 func (s *ISA) AddsW(a, b, dst Op)  { s.three(PADDSW, VPADDSW, a, b, dst) }
 func (s *ISA) MaxsW(a, b, dst Op)  { s.three(PMAXSW, VPMAXSW, a, b, dst) }
-func (s *ISA) CmpgtW(a, b, dst Op) { s.three(PCMPGTW, VPCMPGTW, a, b, dst) }
-func (s *ISA) Or(a, b, dst Op)     { s.three(POR, func(o ...Op) { VPOR(o[0], o[1], o[2]) }, a, b, dst) }
-func (s *ISA) Xor(a, b, dst Op)    { s.three(PXOR, func(o ...Op) { VPXOR(o[0], o[1], o[2]) }, a, b, dst) }
+func (s *ISA) CmpgtW(a, b, dst Op) {
+	if s.Z {
+		panic("vec: AVX-512 compares write opmasks: use NotAllGtWJump or NoneGtWJump")
+	}
+	s.three(PCMPGTW, VPCMPGTW, a, b, dst)
+}
+func (s *ISA) Or(a, b, dst Op) {
+	if s.Z {
+		VPORD(b, a, dst)
+		return
+	}
+	s.three(POR, func(o ...Op) { VPOR(o[0], o[1], o[2]) }, a, b, dst)
+}
+func (s *ISA) Xor(a, b, dst Op) {
+	if s.Z {
+		VPXORD(b, a, dst)
+		return
+	}
+	s.three(PXOR, func(o ...Op) { VPXOR(o[0], o[1], o[2]) }, a, b, dst)
+}
 func (s *ISA) AddPS(a, b, dst Op) {
 	s.three(ADDPS, func(o ...Op) { VADDPS(o[0], o[1], o[2]) }, a, b, dst)
 }
@@ -97,6 +129,9 @@ func (s *ISA) Zero(v Op) { s.Xor(v, v, v) }
 
 // MoveMask sets r to the byte sign mask of v.
 func (s *ISA) MoveMask(v Op, r reg.Register) {
+	if s.Z {
+		panic("vec: no VPMOVMSKB on ZMM")
+	}
 	if s.AVX {
 		VPMOVMSKB(v, r)
 	} else {
@@ -133,7 +168,21 @@ func (s *ISA) SplatW(r reg.Register, v reg.VecPhysical) {
 // whole vector); lane 0 gets fill's top byte of its low 128 bits on AVX2,
 // or, on SSE, the byte fill has in lane 0 (its other bytes must be zero;
 // a nil fill shifts in zero).
+//
+// On AVX-512 lane 0 gets fill's top byte (of all 512 bits): VALIGND
+// moves v's 128-bit blocks up one block, fill's top block entering block
+// 0, and VPALIGNR then takes each block's bytes from its predecessor, as
+// on AVX2 (only AVX-512F and BW; VPERMB would need VBMI).
 func (s *ISA) ShiftInB(v, fill, tmp reg.VecPhysical, by int) {
+	if s.Z {
+		if fill == nil {
+			VPXORD(tmp, tmp, tmp)
+			fill = tmp
+		}
+		VALIGND(U8(12), fill, v, tmp)
+		VPALIGNR(U8(16-by), tmp, v, v)
+		return
+	}
 	if s.AVX {
 		if fill == nil {
 			VPERM2I128(U8(0x28), v, v, tmp)
@@ -157,6 +206,11 @@ func (s *ISA) ShiftInB(v, fill, tmp reg.VecPhysical, by int) {
 // and tmp are clobbered.
 func (s *ISA) HMaxUB(v, tmp reg.VecPhysical, r reg.Register) {
 	x, t := X(v), X(tmp)
+	if s.Z {
+		VEXTRACTI64X4(U8(1), v, Y(tmp))
+		VPMAXUB(Y(tmp), Y(v), Y(v))
+		v, tmp = Y(v), Y(tmp)
+	}
 	if s.AVX {
 		VEXTRACTI128(U8(1), v, t)
 		VPMAXUB(t, x, x)
@@ -180,6 +234,11 @@ func (s *ISA) HMaxUB(v, tmp reg.VecPhysical, r reg.Register) {
 // bits); v and tmp are clobbered.
 func (s *ISA) HMaxSW(v, tmp reg.VecPhysical, r reg.Register) {
 	x, t := X(v), X(tmp)
+	if s.Z {
+		VEXTRACTI64X4(U8(1), v, Y(tmp))
+		VPMAXSW(Y(tmp), Y(v), Y(v))
+		v, tmp = Y(v), Y(tmp)
+	}
 	if s.AVX {
 		VEXTRACTI128(U8(1), v, t)
 		VPMAXSW(t, x, x)
@@ -197,6 +256,23 @@ func (s *ISA) HMaxSW(v, tmp reg.VecPhysical, r reg.Register) {
 		MOVQ(x, r.(reg.GP).As64())
 	}
 	MOVWLSX(r.(reg.GP).As16(), r)
+}
+
+// NotAllGtWJump sets opmask k to the word lanes where a > b (signed)
+// and jumps to label unless every lane is set (AVX-512: VPCMPGTW into an
+// opmask, KORTESTD's carry). Other ISAs use CmpgtW and MoveMask.
+func (s *ISA) NotAllGtWJump(a, b Op, k reg.Register, label string) {
+	VPCMPGTW(b, a, k)
+	KORTESTD(k, k)
+	JCC(LabelRef(label))
+}
+
+// NoneGtWJump sets opmask k to the word lanes where a > b (signed) and
+// jumps to label when no lane is set (AVX-512).
+func (s *ISA) NoneGtWJump(a, b Op, k reg.Register, label string) {
+	VPCMPGTW(b, a, k)
+	KORTESTD(k, k)
+	JZ(LabelRef(label))
 }
 
 // Label makes labels unique per ISA.

@@ -1,5 +1,6 @@
 // Command vit generates hmmer3/vitfilter's Viterbi filter kernels for
-// SSE2 and AVX2 (see hmmer3/vitfilter/vector.go for what they compute).
+// SSE2, AVX2 and AVX-512BW (see hmmer3/vitfilter/vector_amd64.go for what
+// they compute).
 package main
 
 import (
@@ -7,15 +8,18 @@ import (
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
 
 	"github.com/hmmgo/hmmgo/internal/avogen/vec"
 )
 
 func main() {
-	for _, s := range []*vec.ISA{vec.SSE, vec.AVX2} {
+	for _, s := range []*vec.ISA{vec.SSE, vec.AVX2, vec.AVX512} {
 		vit(s)
 	}
 	vitPair()
+	vitMulti(4)
+	vitMulti(2)
 	Generate()
 }
 
@@ -207,15 +211,19 @@ func vit(s *vec.ISA) {
 	ANDL(U32(0xffff), t.As32())
 	s.SplatW(t.As32(), xBv)
 	s.AddsW(skipv, dcv, tmp)
-	s.CmpgtW(xBv, tmp, tmp2)
-	lmask := GP32()
-	s.MoveMask(tmp2, lmask)
-	if s.AVX {
-		INCL(lmask) // zero when xB wins in every lane
+	if s.Z {
+		s.NotAllGtWJump(xBv, tmp, reg.K1, s.Label("lazy"))
 	} else {
-		CMPL(lmask, U32(0xffff))
+		s.CmpgtW(xBv, tmp, tmp2)
+		lmask := GP32()
+		s.MoveMask(tmp2, lmask)
+		if s.AVX {
+			INCL(lmask) // zero when xB wins in every lane
+		} else {
+			CMPL(lmask, U32(0xffff))
+		}
+		JNE(LabelRef(s.Label("lazy")))
 	}
-	JNE(LabelRef(s.Label("lazy")))
 	CMPQ(Load(Param("lazyAll"), GP64()), U8(0))
 	JNE(LabelRef(s.Label("lazy")))
 	s.Mov(Mem{Base: dp, Disp: 2 * V}, dpv)
@@ -224,16 +232,20 @@ func vit(s *vec.ISA) {
 	JMP(LabelRef(s.Label("lazydone")))
 
 	// Lazy F: carry D across lane boundaries until nothing changes.
-	mask := GP32()
 	Label(s.Label("lazy"))
 	MOVQ(dp, p)
 	MOVQ(tr, tsc)
 	Label(s.Label("lazycell"))
 	s.Mov(Mem{Base: p, Disp: 2 * V}, dpv)
-	s.CmpgtW(dcv, dpv, tmp)
-	s.MoveMask(tmp, mask)
-	TESTL(mask, mask)
-	JZ(LabelRef(s.Label("lazydone")))
+	if s.Z {
+		s.NoneGtWJump(dcv, dpv, reg.K2, s.Label("lazydone"))
+	} else {
+		mask := GP32()
+		s.CmpgtW(dcv, dpv, tmp)
+		s.MoveMask(tmp, mask)
+		TESTL(mask, mask)
+		JZ(LabelRef(s.Label("lazydone")))
+	}
 	s.MaxsW(dpv, dcv, dpv)
 	s.Mov(dpv, Mem{Base: p, Disp: 2 * V})
 	s.AddsW(dpv, tm(tDD), dcv)
