@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/hmmgo/hmmgo/alphabet"
+	"github.com/hmmgo/hmmgo/gpu/cuda"
+	"github.com/hmmgo/hmmgo/gpu/devices"
 	"github.com/hmmgo/hmmgo/hmmer3/hits"
 	"github.com/hmmgo/hmmgo/hmmer3/hits/hitsjson"
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
@@ -63,10 +65,13 @@ func (r *recorded) engine() *engine {
 		newModel: func(h *hmm.HMM, cfg *pipeline.Config) (*pipeline.Model, error) {
 			return &pipeline.Model{HMM: h}, nil
 		},
-		search:    r.search,
-		lookupEnv: func(string) (string, bool) { return "", false },
-		now:       time.Now,
-		getwd:     os.Getwd,
+		search: r.search,
+		// The recorded results stand in for the CPU pipeline; a GPU on
+		// the test host must not take the run past them.
+		selectGPUs: func(io.Writer, string, devices.Request, devices.Needs) ([]*cuda.Device, error) { return nil, nil },
+		lookupEnv:  func(string) (string, bool) { return "", false },
+		now:        time.Now,
+		getwd:      os.Getwd,
 	}
 }
 

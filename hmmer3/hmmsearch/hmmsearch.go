@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/hmmgo/hmmgo/alphabet"
+	"github.com/hmmgo/hmmgo/gpu/cuda"
 	"github.com/hmmgo/hmmgo/gpu/devices"
 	"github.com/hmmgo/hmmgo/hmmer3/hits"
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
@@ -56,9 +57,12 @@ type engine struct {
 	openSequences func(path string, stdin io.Reader, abc *alphabet.Alphabet) (pipeline.SequenceSource, error)
 	newModel      func(h *hmm.HMM, cfg *pipeline.Config) (*pipeline.Model, error)
 	search        func(m *pipeline.Model, src pipeline.SequenceSource, cfg *pipeline.Config) ([]*hits.Hit, *hits.Stats, error)
-	lookupEnv     func(string) (string, bool)
-	now           func() time.Time
-	getwd         func() (string, error)
+	// selectGPUs picks the devices a run uses (none: the CPU pipeline,
+	// through search).
+	selectGPUs func(stderr io.Writer, cmd string, r devices.Request, need devices.Needs) ([]*cuda.Device, error)
+	lookupEnv  func(string) (string, bool)
+	now        func() time.Time
+	getwd      func() (string, error)
 }
 
 func defaultEngine() *engine {
@@ -67,6 +71,7 @@ func defaultEngine() *engine {
 		openSequences: openSequenceFile,
 		newModel:      pipeline.NewModel,
 		search:        pipeline.Search,
+		selectGPUs:    devices.Select,
 		lookupEnv:     os.LookupEnv,
 		now:           time.Now,
 		getwd:         os.Getwd,
@@ -306,7 +311,7 @@ func (s *search) run() error {
 	if err != nil {
 		return err
 	}
-	devs, err := devices.Select(s.env.Stderr, name, req, devices.Needs{})
+	devs, err := s.selectGPUs(s.env.Stderr, name, req, devices.Needs{})
 	if err != nil {
 		return err
 	}
