@@ -19,6 +19,7 @@ func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (fl
 	bck.HasOwnScales = false
 	tf := fb.TF
 	dd := tf[7*Q:]
+	tw := bck.wide(tf, Q)
 	xfN, xfC, xfJ, xfE := fb.XF[profile.XN], fb.XF[profile.XC], fb.XF[profile.XJ], fb.XF[profile.XE]
 
 	// Row L.
@@ -68,7 +69,7 @@ func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (fl
 		rf := fb.RF[dsq[i]] // residue i+1
 
 		// Phase 1: B(i) collected; complete I(i,k), partial M and D.
-		xBv := backwardRowIn(dpp, dpc, tf, rf, Q)
+		xBv := backwardRowInW(dpp, dpc, tf, tw, rf, Q)
 
 		// Phase 2: specials.
 		xB = hsum(xBv)
@@ -76,7 +77,7 @@ func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (fl
 		xJ = fmul(xB, xfJ[profile.Move]) + fmul(xJ, xfJ[profile.Loop])
 		xN = fmul(xB, xfN[profile.Move]) + fmul(xN, xfN[profile.Loop])
 		xE = fmul(xC, xfE[profile.Move]) + fmul(xJ, xfE[profile.Loop])
-		backwardRowOut(dpc, tf, Q, xE)
+		backwardRowOutW(dpc, tf, tw, Q, xE)
 
 		// HMMER compares the float in double: float32(1e16) is above 1e16.
 		if float64(xB) > 1.0e16 {
@@ -149,6 +150,17 @@ func scaleRow(dpc []vec, inv float32) {
 // and D(i) from row i+1 (dpp; the same memory as dpc in a parser matrix)
 // and the match odds rf of residue i+1; it returns the B vector sum.
 func backwardRowIn(dpp, dpc, tf, rf []vec, Q int) vec {
+	return backwardRowInW(dpp, dpc, tf, nil, rf, Q)
+}
+
+// backwardRowInW is backwardRowIn with the wide transitions tw (see
+// forwardRowW).
+func backwardRowInW(dpp, dpc, tf, tw, rf []vec, Q int) vec {
+	if tw != nil && useWide() {
+		var xBv vec
+		bckRowInAVX2(asVec4(dpp), asVec4(dpc), asVec4(tw), asVec4(rf), Q, (*[4]float32)(&xBv))
+		return xBv
+	}
 	if useAsm() {
 		var xBv vec
 		bckRowInSSE(asVec4(dpp), asVec4(dpc), asVec4(tf), asVec4(rf), Q, (*[4]float32)(&xBv))
@@ -172,6 +184,16 @@ func backwardRowIn(dpp, dpc, tf, rf []vec, Q int) vec {
 // paths with one D->D step, three more D->D passes (see zeroCarry), then
 // M->D.
 func backwardRowOut(dpc, tf []vec, Q int, xE float32) {
+	backwardRowOutW(dpc, tf, nil, Q, xE)
+}
+
+// backwardRowOutW is backwardRowOut with the wide transitions tw (see
+// forwardRowW).
+func backwardRowOutW(dpc, tf, tw []vec, Q int, xE float32) {
+	if tw != nil && useWide() {
+		bckRowOutAVX2(asVec4(dpc), asVec4(tw), asVec4(tf[7*Q:]), Q, xE)
+		return
+	}
 	if useAsm() {
 		bckRowOutSSE(asVec4(dpc), asVec4(tf), Q, xE)
 		return

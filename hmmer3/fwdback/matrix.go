@@ -45,6 +45,9 @@ type Matrix struct {
 	totr  []float32
 	mask  []uint32
 	ddAll [4]uint32
+
+	// The transitions in the wide row kernels' layout (wideTransitions).
+	tw []vec
 }
 
 // NewMatrix returns an empty matrix; Forward and friends size it.
@@ -112,4 +115,42 @@ func flat(vs []vec) []float32 {
 		return nil
 	}
 	return unsafe.Slice(&vs[0][0], 4*len(vs))
+}
+
+// wide returns tf in the wide row kernels' layout, kept in mx, or nil
+// when those kernels do not run.
+func (mx *Matrix) wide(tf []vec, Q int) []vec {
+	if !useWide() {
+		return nil
+	}
+	mx.tw = wideTransitions(tf, Q, mx.tw)
+	return mx.tw
+}
+
+// wideTransitions lays out the transitions FBM..FII of vectors q = 2p and
+// 2p+1 side by side, so that one 32-byte load gives both: pair p is 14
+// vectors, transition t of q = 2p at 14p+2t and of q = 2p+1 at 14p+2t+1
+// (zero when Q is odd and 2p+1 = Q). It reuses dst's memory. Rebuilt per
+// Forward or Backward call, it costs one copy of the table, under 1% of
+// even a parser's time: the profile's layout is HMMER's, which the SSE
+// kernels and the other consumers of oprofile.FBProfile read.
+func wideTransitions(tf []vec, Q int, dst []vec) []vec {
+	n := 14 * ((Q + 1) / 2)
+	if cap(dst) < n {
+		dst = make([]vec, n)
+	}
+	dst = dst[:n]
+	for q := 0; q < Q; q++ {
+		w := dst[14*(q/2)+q%2:]
+		for t := 0; t < 7; t++ {
+			w[2*t] = tf[7*q+t]
+		}
+	}
+	if Q%2 == 1 {
+		w := dst[14*(Q/2)+1:]
+		for t := 0; t < 7; t++ {
+			w[2*t] = vec{}
+		}
+	}
+	return dst
 }

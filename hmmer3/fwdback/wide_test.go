@@ -1,0 +1,145 @@
+package fwdback
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"slices"
+	"testing"
+
+	"github.com/hmmgo/hmmgo/internal/simd"
+)
+
+// The wide (AVX2) row kernels against the SSE ones, bit for bit, on raw
+// rows: every Q from 1 to 40 and random Q up to 750 (M = 3000), odd and
+// even, rows from a separate previous row and in place, both D->D pass
+// modes, and values that exercise every corner of the arithmetic: zeros,
+// subnormals (read as zero under DAZ), products that flush, huge values,
+// infinities and NaN (whose payload propagation the operand order
+// decides).
+
+// wildValue is a cell or odds value: mostly ordinary, sometimes extreme.
+func wildValue(rng *rand.Rand) float32 {
+	switch rng.Intn(40) {
+	case 0, 1, 2, 3:
+		return 0
+	case 4:
+		return math.Float32frombits(1 + uint32(rng.Intn(1<<23-1))) // subnormal
+	case 5, 6:
+		return float32(1e-30 * rng.Float64())
+	case 7:
+		return float32(1e-19 * rng.Float64()) // squares flush
+	case 8:
+		return float32(1e30 * rng.Float64())
+	case 9:
+		return float32(math.Inf(1))
+	case 10:
+		return math.Float32frombits(0x7fc00000 | uint32(rng.Intn(1<<22))) // NaN with a payload
+	}
+	return float32(rng.Float64() * 3)
+}
+
+func wildRow(rng *rand.Rand, n int, tame bool) []vec {
+	r := make([]vec, n)
+	for j := range r {
+		for z := range r[j] {
+			if tame {
+				r[j][z] = float32(rng.Float64())
+				if rng.Intn(5) == 0 {
+					r[j][z] = 0
+				}
+			} else {
+				r[j][z] = wildValue(rng)
+			}
+		}
+	}
+	return r
+}
+
+func sameBitsVecs(a, b []vec) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for j := range a {
+		for z := 0; z < 4; z++ {
+			if math.Float32bits(a[j][z]) != math.Float32bits(b[j][z]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func TestWideKernelsMatchSSE(t *testing.T) {
+	if !slices.Contains(simd.Available(), simd.AVX2) {
+		t.Skip("no AVX2 on this machine: the wide kernels cannot run")
+	}
+	rng := rand.New(rand.NewSource(17))
+	var qs []int
+	for Q := 1; Q <= 40; Q++ {
+		qs = append(qs, Q, Q)
+	}
+	for n := 0; n < 60; n++ {
+		qs = append(qs, 41+rng.Intn(710))
+	}
+	qs = append(qs, 749, 750)
+	for trial, Q := range qs {
+		// Tame rows (probabilities, zeros) keep the D->D carries alive
+		// across many passes; wild ones hit the corners.
+		tame := trial%3 == 0
+		tf, rf := wildRow(rng, 8*Q, tame), wildRow(rng, Q, tame)
+		for q := 7 * Q; q < 8*Q; q++ {
+			for z := 0; z < 4; z++ {
+				if rng.Intn(3) == 0 {
+					tf[q][z] = float32(0.9 + 0.1*rng.Float64())
+				}
+			}
+		}
+		dpp, cur := wildRow(rng, 3*Q, tame), wildRow(rng, 3*Q, tame)
+		xB, xE := wildValue(rng), wildValue(rng)
+		if tame {
+			xB, xE = float32(rng.Float64()), float32(rng.Float64())
+		}
+		all4 := rng.Intn(2) == 0
+		tw := wideTransitions(tf, Q, nil)
+		what := fmt.Sprintf("trial %d (Q=%d, tame=%v, all4=%v)", trial, Q, tame, all4)
+
+		// Forward, from a separate row and in place.
+		for _, inPlace := range []bool{false, true} {
+			a, b := slices.Clone(cur), slices.Clone(cur)
+			pa, pb := dpp, dpp
+			if inPlace {
+				a, b = slices.Clone(dpp), slices.Clone(dpp)
+				pa, pb = a, b
+			}
+			var ea, eb vec
+			fwdRowSSE(asVec4(pa), asVec4(a), asVec4(tf), asVec4(rf), Q, xB, all4, (*[4]float32)(&ea))
+			fwdRowAVX2(asVec4(pb), asVec4(b), asVec4(tw), asVec4(tf[7*Q:]), asVec4(rf), Q, xB, all4, (*[4]float32)(&eb))
+			if !sameBitsVecs(a, b) || !sameBitsVecs([]vec{ea}, []vec{eb}) {
+				t.Fatalf("%s in place %v: Forward row differs", what, inPlace)
+			}
+		}
+		// Backward phase 1, from a separate row and in place.
+		for _, inPlace := range []bool{false, true} {
+			a, b := slices.Clone(cur), slices.Clone(cur)
+			pa, pb := dpp, dpp
+			if inPlace {
+				a, b = slices.Clone(dpp), slices.Clone(dpp)
+				pa, pb = a, b
+			}
+			var xa, xb vec
+			bckRowInSSE(asVec4(pa), asVec4(a), asVec4(tf), asVec4(rf), Q, (*[4]float32)(&xa))
+			bckRowInAVX2(asVec4(pb), asVec4(b), asVec4(tw), asVec4(rf), Q, (*[4]float32)(&xb))
+			if !sameBitsVecs(a, b) || !sameBitsVecs([]vec{xa}, []vec{xb}) {
+				t.Fatalf("%s in place %v: Backward phase 1 differs", what, inPlace)
+			}
+		}
+		// Backward phases 3-5.
+		a, b := slices.Clone(cur), slices.Clone(cur)
+		bckRowOutSSE(asVec4(a), asVec4(tf), Q, xE)
+		bckRowOutAVX2(asVec4(b), asVec4(tw), asVec4(tf[7*Q:]), Q, xE)
+		if !sameBitsVecs(a, b) {
+			t.Fatalf("%s: Backward phases 3-5 differ", what)
+		}
+	}
+}
