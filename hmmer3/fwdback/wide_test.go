@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/internal/simd"
+	"github.com/hmmgo/hmmgo/internal/testutil"
 )
 
 // The wide (AVX2) row kernels against the SSE ones, bit for bit, on raw
@@ -140,6 +142,77 @@ func TestWideKernelsMatchSSE(t *testing.T) {
 		bckRowOutAVX2(asVec4(b), asVec4(tw), asVec4(tf[7*Q:]), Q, xE)
 		if !sameBitsVecs(a, b) {
 			t.Fatalf("%s: Backward phases 3-5 differ", what)
+		}
+	}
+}
+
+// BenchmarkRowKernels reports GCUPS (model nodes per row call, one core)
+// of each row kernel, SSE against wide, on the rows of a consensus
+// envelope's full matrices (realistic values, so the D->D passes stop
+// where they would in rescoring): the Forward row, Backward phase 1, and
+// Backward phases 1 and 3-5 together (a whole Backward row but for the
+// specials). Each runs on 16 rows from the middle of the envelope, from a
+// separate previous row into one scratch row, all in cache as in the
+// Forward and Backward loops (cycling through the whole matrix would time
+// its memory instead).
+func BenchmarkRowKernels(b *testing.B) {
+	if !slices.Contains(simd.Available(), simd.AVX2) {
+		b.Skip("no AVX2 on this machine")
+	}
+	paths := map[string]string{}
+	for _, name := range []string{"fn3", "Pkinase", "SMC_N"} {
+		paths[name] = filepath.Join(testutil.Testdata(b, "hmmer3/models"), name+".hmm.gz")
+	}
+	for _, name := range []string{"fn3", "Pkinase", "SMC_N", "2405"} {
+		path := paths[name]
+		if name == "2405" {
+			path = filepath.Join(testutil.SharedData(b, "CUDAMPF/query_models"), "2405.hmm.gz")
+		}
+		om, dsq := consensusEnvelope(b, path)
+		L, Q, tf := len(dsq), om.FB.Q, om.FB.TF
+		fwd, bck := NewMatrix(), NewMatrix()
+		if _, err := Forward(dsq, om, fwd, true); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Backward(dsq, om, fwd, bck, true); err != nil {
+			b.Fatal(err)
+		}
+		tw := wideTransitions(tf, Q, nil)
+		scratch := make([]vec, 3*Q)
+		all4 := om.M < 100
+		mid := L/2 - 8
+		for _, k := range []struct {
+			name string
+			wide bool
+		}{{"sse", false}, {"wide", true}} {
+			var w []vec
+			if k.wide {
+				w = tw
+			}
+			run := func(b *testing.B, row func(i int)) {
+				withLevel(simd.AVX2, func() {
+					defer lockThread()()
+					c0 := threadCPU()
+					for n := 0; n < b.N; n++ {
+						row(mid + n%16)
+					}
+					reportCells(b, b.N*om.M, threadCPU()-c0)
+				})
+			}
+			b.Run(name+"/fwd/"+k.name, func(b *testing.B) {
+				run(b, func(i int) {
+					forwardRowW(fwd.row(i-1), scratch, tf, w, om.FB.RF[dsq[i-1]], Q, fwd.X[i-1][XB], all4)
+				})
+			})
+			b.Run(name+"/bck-in/"+k.name, func(b *testing.B) {
+				run(b, func(i int) { backwardRowInW(bck.row(i+1), scratch, tf, w, om.FB.RF[dsq[i]], Q) })
+			})
+			b.Run(name+"/bck-row/"+k.name, func(b *testing.B) {
+				run(b, func(i int) {
+					backwardRowInW(bck.row(i+1), scratch, tf, w, om.FB.RF[dsq[i]], Q)
+					backwardRowOutW(scratch, tf, w, Q, bck.X[i][XE]*bck.X[i][XScale])
+				})
+			})
 		}
 	}
 }

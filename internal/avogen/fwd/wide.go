@@ -62,7 +62,7 @@ func pairLoad(m Mem) reg.VecVirtual {
 // pairStore stores the halves of v at m and m+48.
 func pairStore(v reg.VecVirtual, m Mem) {
 	VMOVUPS(v.AsX(), m)
-	VEXTRACTF128(U8(1), v, m.Offset(row3))
+	VMOVUPS(hiHalf(v), m.Offset(row3))
 }
 
 // hiHalf returns the high half of v in a fresh xmm register.
