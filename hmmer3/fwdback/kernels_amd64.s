@@ -875,81 +875,81 @@ TEXT ·bckRowOutAVX2(SB), NOSPLIT, $8-36
 	MOVL         AX, 4(SP)
 	LDMXCSR      4(SP)
 	MOVQ         dpc+0(FP), AX
-	MOVQ         tw+8(FP), CX
-	MOVQ         dd+16(FP), DX
-	MOVQ         q+24(FP), BX
+	MOVQ         dd+16(FP), CX
+	MOVQ         q+24(FP), DX
 	MOVSS        xE+32(FP), X0
 	VBROADCASTSS X0, Y0
-	IMUL3Q       $0x00000030, BX, SI
-	ADDQ         AX, SI
-	SUBQ         $0x30, SI
-	MOVQ         BX, DI
-	SHLQ         $0x04, DI
-	ADDQ         DX, DI
-	SUBQ         $0x10, DI
+	IMUL3Q       $0x00000030, DX, BX
+	ADDQ         AX, BX
+	SUBQ         $0x30, BX
+	MOVQ         DX, SI
+	SHLQ         $0x04, SI
+	ADDQ         CX, SI
+	SUBQ         $0x10, SI
 	VMOVUPS      16(AX), X1
 	VADDPS       X0, X1, X1
 	VPSRLDQ      $0x04, X1, X1
-	MOVQ         SI, DX
-	MOVQ         DI, R8
+	MOVQ         BX, CX
+	MOVQ         SI, DI
 
 boutw_p3:
-	VMULPS  (R8), X1, X2
+	VMULPS  (DI), X1, X2
 	VADDPS  X0, X2, X3
-	VMOVUPS 16(DX), X1
+	VMOVUPS 16(CX), X1
 	VADDPS  X3, X1, X1
-	VMOVUPS X1, 16(DX)
-	SUBQ    $0x10, R8
-	SUBQ    $0x30, DX
-	CMPQ    DX, AX
+	VMOVUPS X1, 16(CX)
+	SUBQ    $0x10, DI
+	SUBQ    $0x30, CX
+	CMPQ    CX, AX
 	JAE     boutw_p3
-	MOVQ    $0x00000003, R9
-	VXORPS  X1, X1, X1
+	MOVQ    $0x00000003, R8
+	VXORPS  X3, X3, X3
 
 boutw_pass:
 	VPSRLDQ $0x04, X2, X2
-	MOVQ    SI, DX
-	MOVQ    DI, R8
+	MOVQ    BX, CX
+	MOVQ    SI, DI
 
 boutw_p4:
-	VMULPS    (R8), X2, X2
-	VCMPPS    $0x04, X1, X2, X3
-	VMOVMSKPS X3, R10
-	TESTL     R10, R10
+	VMULPS    (DI), X2, X2
+	VCMPPS    $0x04, X3, X2, X1
+	VMOVMSKPS X1, R9
+	TESTL     R9, R9
 	JZ        boutw_p5
-	VMOVUPS   16(DX), X3
-	VADDPS    X2, X3, X3
-	VMOVUPS   X3, 16(DX)
-	SUBQ      $0x10, R8
-	SUBQ      $0x30, DX
-	CMPQ      DX, AX
+	VMOVUPS   16(CX), X1
+	VADDPS    X2, X1, X1
+	VMOVUPS   X1, 16(CX)
+	SUBQ      $0x10, DI
+	SUBQ      $0x30, CX
+	CMPQ      CX, AX
 	JAE       boutw_p4
-	DECQ      R9
+	DECQ      R8
 	JNZ       boutw_pass
 
 boutw_p5:
+	MOVQ    tw+8(FP), BX
 	VMOVUPS 16(AX), X1
 	VPSRLDQ $0x04, X1, X1
-	MOVQ    BX, SI
+	MOVQ    DX, SI
 	ANDQ    $0x01, SI
-	MOVQ    BX, DI
+	MOVQ    DX, DI
 	SHRQ    $0x01, DI
-	LEAQ    -2(BX)(SI*1), BX
-	IMUL3Q  $0x00000030, BX, DX
-	ADDQ    AX, DX
-	MOVQ    BX, AX
+	LEAQ    -2(DX)(SI*1), DX
+	IMUL3Q  $0x00000030, DX, CX
+	ADDQ    AX, CX
+	MOVQ    DX, AX
 	SHRQ    $0x01, AX
 	IMUL3Q  $0x000000e0, AX, AX
-	ADDQ    CX, AX
+	ADDQ    BX, AX
 	TESTQ   SI, SI
 	JZ      boutw_p5test
-	VMULPS  128(AX), X1, X3
-	VMOVUPS (DX), X1
-	VADDPS  X0, X1, X1
-	VADDPS  X3, X1, X1
-	VMOVUPS X1, (DX)
-	VMOVUPS 16(DX), X1
-	SUBQ    $0x60, DX
+	VMULPS  128(AX), X1, X1
+	VMOVUPS (CX), X2
+	VADDPS  X0, X2, X2
+	VADDPS  X1, X2, X2
+	VMOVUPS X2, (CX)
+	VMOVUPS 16(CX), X1
+	SUBQ    $0x60, CX
 	SUBQ    $0x000000e0, AX
 
 boutw_p5test:
@@ -957,24 +957,274 @@ boutw_p5test:
 	JZ    boutw_done
 
 boutw_p5pair:
-	VMOVUPS      16(DX), X2
-	VINSERTF128  $0x01, 64(DX), Y2, Y2
+	VMOVUPS      16(CX), X2
+	VINSERTF128  $0x01, 64(CX), Y2, Y2
 	VPERM2F128   $0x21, Y1, Y2, Y3
 	VMOVAPS      Y2, Y1
 	VMULPS       128(AX), Y3, Y3
-	VMOVUPS      (DX), X4
-	VINSERTF128  $0x01, 48(DX), Y4, Y4
+	VMOVUPS      (CX), X4
+	VINSERTF128  $0x01, 48(CX), Y4, Y4
 	VADDPS       Y0, Y4, Y4
 	VADDPS       Y3, Y4, Y4
-	VMOVUPS      X4, (DX)
+	VMOVUPS      X4, (CX)
 	VEXTRACTF128 $0x01, Y4, X2
-	VMOVUPS      X2, 48(DX)
-	SUBQ         $0x60, DX
+	VMOVUPS      X2, 48(CX)
+	SUBQ         $0x60, CX
 	SUBQ         $0x000000e0, AX
 	DECQ         DI
 	JNZ          boutw_p5pair
 
 boutw_done:
+	VZEROUPPER
+	LDMXCSR (SP)
+	RET
+
+// func bckRowIn3AVX2(dpp *[4]float32, dpc *[4]float32, tw *[4]float32, dd *[4]float32, rf *[4]float32, q int, xE float32, xBv *[4]float32, carry *[4]float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·bckRowIn3AVX2(SB), NOSPLIT, $8-72
+	STMXCSR      (SP)
+	MOVL         (SP), AX
+	ORL          $0x00008040, AX
+	MOVL         AX, 4(SP)
+	LDMXCSR      4(SP)
+	MOVQ         dpp+0(FP), AX
+	MOVQ         dpc+8(FP), CX
+	MOVQ         tw+16(FP), DX
+	MOVQ         rf+32(FP), BX
+	MOVQ         q+40(FP), SI
+	VMOVUPS      (AX), X0
+	VMULPS       (BX), X0, X0
+	VPSRLDQ      $0x04, X0, X0
+	VMOVUPS      32(DX), X1
+	VPSRLDQ      $0x04, X1, X1
+	VMOVUPS      64(DX), X2
+	VPSRLDQ      $0x04, X2, X2
+	VMOVUPS      96(DX), X3
+	VPSRLDQ      $0x04, X3, X3
+	VXORPS       X4, X4, X4
+	MOVSS        xE+48(FP), X5
+	VBROADCASTSS X5, X5
+	CMPQ         SI, $0x01
+	JNE          bin3w_d10
+	VMULPS       X3, X0, X6
+	JMP          bin3w_d1
+
+bin3w_d10:
+	VMOVUPS 48(AX), X6
+	VMULPS  16(BX), X6, X6
+	VMULPS  112(DX), X6, X6
+
+bin3w_d1:
+	VADDPS  X5, X6, X6
+	VPSRLDQ $0x04, X6, X6
+	MOVQ    SI, DI
+	ANDQ    $0x01, DI
+	MOVQ    SI, R8
+	SHRQ    $0x01, R8
+	LEAQ    -2(SI)(DI*1), SI
+	IMUL3Q  $0x00000030, SI, R9
+	MOVQ    R9, R10
+	ADDQ    AX, R9
+	ADDQ    CX, R10
+	MOVQ    SI, AX
+	SHRQ    $0x01, AX
+	IMUL3Q  $0x000000e0, AX, AX
+	ADDQ    DX, AX
+	MOVQ    SI, CX
+	SHLQ    $0x04, CX
+	ADDQ    BX, CX
+	MOVQ    SI, DX
+	SHLQ    $0x04, DX
+	MOVQ    dd+24(FP), BX
+	ADDQ    BX, DX
+	TESTQ   DI, DI
+	JZ      bin3w_test
+	VMOVUPS 32(R9), X8
+	VMULPS  192(AX), X8, X9
+	VMULPS  X2, X0, X2
+	VADDPS  X2, X9, X9
+	VMOVUPS X9, 32(R10)
+	VMULPS  X3, X0, X9
+	VMULPS  (DX), X6, X7
+	VADDPS  X5, X7, X2
+	VADDPS  X2, X9, X6
+	VMOVUPS X6, 16(R10)
+	VMULPS  160(AX), X8, X3
+	VMULPS  X1, X0, X2
+	VADDPS  X2, X3, X3
+	VMOVUPS (R9), X0
+	VMULPS  (CX), X0, X0
+	VMOVUPS X3, (R10)
+	VMOVUPS 96(AX), X3
+	VMOVUPS 64(AX), X2
+	VMOVUPS 32(AX), X1
+	VMULPS  (AX), X0, X9
+	VADDPS  X9, X4, X4
+	SUBQ    $0x60, R9
+	SUBQ    $0x60, R10
+	SUBQ    $0x000000e0, AX
+	SUBQ    $0x20, CX
+	SUBQ    $0x20, DX
+
+bin3w_test:
+	TESTQ R8, R8
+	JZ    bin3w_done
+
+bin3w_pair:
+	VMOVUPS      (R9), X7
+	VINSERTF128  $0x01, 48(R9), Y7, Y7
+	VMOVUPS      32(R9), X8
+	VINSERTF128  $0x01, 80(R9), Y8, Y8
+	VMULPS       (CX), Y7, Y10
+	VPERM2F128   $0x21, Y0, Y10, Y9
+	VMOVAPS      Y10, Y0
+	VMOVUPS      64(AX), Y10
+	VPERM2F128   $0x21, Y2, Y10, Y11
+	VMOVAPS      Y10, Y2
+	VMULPS       192(AX), Y8, Y10
+	VMULPS       Y11, Y9, Y11
+	VADDPS       Y11, Y10, Y10
+	VMOVUPS      X10, 32(R10)
+	VEXTRACTF128 $0x01, Y10, X7
+	VMOVUPS      X7, 80(R10)
+	VMOVUPS      96(AX), Y10
+	VPERM2F128   $0x21, Y3, Y10, Y11
+	VMOVAPS      Y10, Y3
+	VMULPS       Y11, Y9, Y10
+	VEXTRACTF128 $0x01, Y10, X11
+	VMULPS       16(DX), X6, X7
+	VADDPS       X5, X7, X6
+	VADDPS       X6, X11, X6
+	VMOVUPS      X6, 64(R10)
+	VMULPS       (DX), X6, X7
+	VADDPS       X5, X7, X6
+	VADDPS       X6, X10, X6
+	VMOVUPS      X6, 16(R10)
+	VMOVUPS      32(AX), Y10
+	VPERM2F128   $0x21, Y1, Y10, Y11
+	VMOVAPS      Y10, Y1
+	VMULPS       160(AX), Y8, Y10
+	VMULPS       Y11, Y9, Y11
+	VADDPS       Y11, Y10, Y10
+	VMOVUPS      X10, (R10)
+	VEXTRACTF128 $0x01, Y10, X8
+	VMOVUPS      X8, 48(R10)
+	VMULPS       (AX), Y0, Y10
+	VEXTRACTF128 $0x01, Y10, X8
+	VADDPS       X8, X4, X4
+	VADDPS       X10, X4, X4
+	SUBQ         $0x60, R9
+	SUBQ         $0x60, R10
+	SUBQ         $0x000000e0, AX
+	SUBQ         $0x20, CX
+	SUBQ         $0x20, DX
+	DECQ         R8
+	JNZ          bin3w_pair
+
+bin3w_done:
+	MOVQ    xBv+56(FP), AX
+	VMOVUPS X4, (AX)
+	MOVQ    carry+64(FP), AX
+	VMOVUPS X7, (AX)
+	VZEROUPPER
+	LDMXCSR (SP)
+	RET
+
+// func bckRowOut45AVX2(dpc *[4]float32, tw *[4]float32, dd *[4]float32, q int, xE float32, carry *[4]float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·bckRowOut45AVX2(SB), NOSPLIT, $8-48
+	STMXCSR      (SP)
+	MOVL         (SP), AX
+	ORL          $0x00008040, AX
+	MOVL         AX, 4(SP)
+	LDMXCSR      4(SP)
+	MOVQ         dpc+0(FP), AX
+	MOVQ         dd+16(FP), CX
+	MOVQ         q+24(FP), DX
+	MOVSS        xE+32(FP), X0
+	VBROADCASTSS X0, Y0
+	IMUL3Q       $0x00000030, DX, BX
+	ADDQ         AX, BX
+	SUBQ         $0x30, BX
+	MOVQ         DX, SI
+	SHLQ         $0x04, SI
+	ADDQ         CX, SI
+	SUBQ         $0x10, SI
+	MOVQ         carry+40(FP), CX
+	VMOVUPS      (CX), X1
+	MOVQ         $0x00000003, R8
+	VXORPS       X3, X3, X3
+
+bo45w_pass:
+	VPSRLDQ $0x04, X1, X1
+	MOVQ    BX, CX
+	MOVQ    SI, DI
+
+bo45w_p4:
+	VMULPS    (DI), X1, X1
+	VCMPPS    $0x04, X3, X1, X2
+	VMOVMSKPS X2, R9
+	TESTL     R9, R9
+	JZ        bo45w_p5
+	VMOVUPS   16(CX), X2
+	VADDPS    X1, X2, X2
+	VMOVUPS   X2, 16(CX)
+	SUBQ      $0x10, DI
+	SUBQ      $0x30, CX
+	CMPQ      CX, AX
+	JAE       bo45w_p4
+	DECQ      R8
+	JNZ       bo45w_pass
+
+bo45w_p5:
+	MOVQ    tw+8(FP), BX
+	VMOVUPS 16(AX), X1
+	VPSRLDQ $0x04, X1, X1
+	MOVQ    DX, SI
+	ANDQ    $0x01, SI
+	MOVQ    DX, DI
+	SHRQ    $0x01, DI
+	LEAQ    -2(DX)(SI*1), DX
+	IMUL3Q  $0x00000030, DX, CX
+	ADDQ    AX, CX
+	MOVQ    DX, AX
+	SHRQ    $0x01, AX
+	IMUL3Q  $0x000000e0, AX, AX
+	ADDQ    BX, AX
+	TESTQ   SI, SI
+	JZ      bo45w_p5test
+	VMULPS  128(AX), X1, X2
+	VMOVUPS (CX), X1
+	VADDPS  X0, X1, X1
+	VADDPS  X2, X1, X1
+	VMOVUPS X1, (CX)
+	VMOVUPS 16(CX), X1
+	SUBQ    $0x60, CX
+	SUBQ    $0x000000e0, AX
+
+bo45w_p5test:
+	TESTQ DI, DI
+	JZ    bo45w_done
+
+bo45w_p5pair:
+	VMOVUPS      16(CX), X2
+	VINSERTF128  $0x01, 64(CX), Y2, Y2
+	VPERM2F128   $0x21, Y1, Y2, Y3
+	VMOVAPS      Y2, Y1
+	VMULPS       128(AX), Y3, Y3
+	VMOVUPS      (CX), X4
+	VINSERTF128  $0x01, 48(CX), Y4, Y4
+	VADDPS       Y0, Y4, Y4
+	VADDPS       Y3, Y4, Y4
+	VMOVUPS      X4, (CX)
+	VEXTRACTF128 $0x01, Y4, X2
+	VMOVUPS      X2, 48(CX)
+	SUBQ         $0x60, CX
+	SUBQ         $0x000000e0, AX
+	DECQ         DI
+	JNZ          bo45w_p5pair
+
+bo45w_done:
 	VZEROUPPER
 	LDMXCSR (SP)
 	RET

@@ -46,3 +46,13 @@ func bckRowInAVX2(dpp *[4]float32, dpc *[4]float32, tw *[4]float32, rf *[4]float
 //
 //go:noescape
 func bckRowOutAVX2(dpc *[4]float32, tw *[4]float32, dd *[4]float32, q int, xE float32)
+
+// bckRowIn3AVX2 is bckRowInAVX2 followed by bckRowOutAVX2's phase 3 for E value xE, in one sweep; it returns phase 3's carry out of vector 0 in carry.
+//
+//go:noescape
+func bckRowIn3AVX2(dpp *[4]float32, dpc *[4]float32, tw *[4]float32, dd *[4]float32, rf *[4]float32, q int, xE float32, xBv *[4]float32, carry *[4]float32)
+
+// bckRowOut45AVX2 is bckRowOutAVX2's phases 4 and 5, from the carry that phase 3 left (bckRowIn3AVX2).
+//
+//go:noescape
+func bckRowOut45AVX2(dpc *[4]float32, tw *[4]float32, dd *[4]float32, q int, xE float32, carry *[4]float32)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
 	"github.com/hmmgo/hmmgo/internal/simd"
 	"github.com/hmmgo/hmmgo/internal/testutil"
 )
@@ -143,6 +144,24 @@ func TestWideKernelsMatchSSE(t *testing.T) {
 		if !sameBitsVecs(a, b) {
 			t.Fatalf("%s: Backward phases 3-5 differ", what)
 		}
+		// A whole Backward row with phase 3 fused into phase 1, from a
+		// separate row and in place.
+		for _, inPlace := range []bool{false, true} {
+			a, b := slices.Clone(cur), slices.Clone(cur)
+			pa, pb := dpp, dpp
+			if inPlace {
+				a, b = slices.Clone(dpp), slices.Clone(dpp)
+				pa, pb = a, b
+			}
+			var xa, xb, carry vec
+			bckRowInSSE(asVec4(pa), asVec4(a), asVec4(tf), asVec4(rf), Q, (*[4]float32)(&xa))
+			bckRowOutSSE(asVec4(a), asVec4(tf), Q, xE)
+			bckRowIn3AVX2(asVec4(pb), asVec4(b), asVec4(tw), asVec4(tf[7*Q:]), asVec4(rf), Q, xE, (*[4]float32)(&xb), (*[4]float32)(&carry))
+			bckRowOut45AVX2(asVec4(b), asVec4(tw), asVec4(tf[7*Q:]), Q, xE, (*[4]float32)(&carry))
+			if !sameBitsVecs(a, b) || !sameBitsVecs([]vec{xa}, []vec{xb}) {
+				t.Fatalf("%s in place %v: fused Backward row differs", what, inPlace)
+			}
+		}
 	}
 }
 
@@ -214,5 +233,63 @@ func BenchmarkRowKernels(b *testing.B) {
 				})
 			})
 		}
+	}
+}
+
+// TestBackwardGuessedE: full unihit Backward matrices on the wide kernels
+// (phase 3 on a guess of E) against the SSE kernels, bit for bit, on
+// random profiles where the guess holds and on profiles with a NaN match
+// odds value, where J (and so E) turns NaN and every guess from there on
+// is wrong and redone. (E->J zero, a guess can only be wrong when J is
+// infinite or NaN, and E is then NaN; the row's D and M cells are NaN
+// with or without the redo, which is kept as the safe path.)
+func TestBackwardGuessedE(t *testing.T) {
+	if !slices.Contains(simd.Available(), simd.AVX2) {
+		t.Skip("no AVX2 on this machine: the wide kernels cannot run")
+	}
+	rng := rand.New(rand.NewSource(23))
+	missed := 0
+	for trial := 0; trial < 200; trial++ {
+		om := randomOdds(rng, 1+rng.Intn(300), 5)
+		om.FB.XF[profile.XE][profile.Loop] = 0
+		dsq := make([]byte, 1+rng.Intn(80))
+		for i := range dsq {
+			dsq[i] = byte(rng.Intn(5))
+		}
+		fwd := NewMatrix()
+		withLevel(simd.SSE, func() { Forward(dsq, om, fwd, true) })
+		// Backward (on Forward's scales) with a NaN match odds value.
+		bom := om
+		poison := trial%2 == 1
+		if poison {
+			cp := *om
+			cp.FB.RF = slices.Clone(om.FB.RF)
+			cp.FB.RF[2] = slices.Clone(om.FB.RF[2])
+			cp.FB.RF[2][rng.Intn(om.FB.Q)][rng.Intn(4)] = float32(math.NaN())
+			bom = &cp
+			dsq[len(dsq)/2] = 2
+		}
+		want, got := NewMatrix(), NewMatrix()
+		var wsc, gsc float32
+		var werr, gerr error
+		withLevel(simd.SSE, func() { wsc, werr = Backward(dsq, bom, fwd, want, true) })
+		withLevel(simd.AVX2, func() { gsc, gerr = Backward(dsq, bom, fwd, got, true) })
+		if (gerr == nil) != (werr == nil) || !sameBits(gsc, wsc) && !(gsc != gsc && wsc != wsc) {
+			t.Fatalf("trial %d: wide Backward %v/%v, SSE %v/%v", trial, gsc, gerr, wsc, werr)
+		}
+		if where, ok := sameMatrix(got, want); !ok {
+			t.Fatalf("trial %d: wide Backward matrix differs from SSE (%s)", trial, where)
+		}
+		for i := 1; i < len(dsq); i++ {
+			x := got.X[i]
+			// E NaN with C finite: the guess (C's share) was finite, so wrong.
+			if x[XE] != x[XE] && x[XC] == x[XC] {
+				missed++
+				break
+			}
+		}
+	}
+	if missed == 0 {
+		t.Fatal("no wrong guess of E was exercised")
 	}
 }

@@ -49,6 +49,8 @@ func wideMain() {
 	fwdRowWide()
 	bckRowInWide()
 	bckRowOutWide()
+	bckRowIn3Wide()
+	bckRowOut45Wide()
 }
 
 // pairLoad loads row vectors at m and m+48 into the halves of a ymm.
@@ -325,10 +327,29 @@ func fwdRowWide() {
 }
 
 // bckRowInWide is bckRowInSSE with paired cells, walking q down.
-func bckRowInWide() {
-	TEXT("bckRowInAVX2", NOSPLIT, "func(dpp, dpc, tw, rf *[4]float32, q int, xBv *[4]float32)")
-	Pragma("noescape")
-	Doc("bckRowInAVX2 is bckRowInSSE two vectors at a time (dpp and dpc may be the same memory); tw is the paired transition table.")
+func bckRowInWide() { bckIn(false) }
+
+// bckRowIn3Wide is bckRowInWide with phase 3 run in the same sweep, for
+// an E value known before phase 1 (in unihit mode E does not depend on
+// B; Go checks the guess and redoes the row when it was wrong). Phase 3's
+// chain D(q) = D1(q) + (D(q+1)*DD(q) + E), nine cycles of latency per
+// vector, then hides phase 1's work instead of following it. The chain
+// starts from D1(0), which depends only on the previous row and is
+// computed first (the same operations as phase 1's at q = 0).
+func bckRowIn3Wide() { bckIn(true) }
+
+func bckIn(fused bool) {
+	lp := "binw"
+	if fused {
+		lp = "bin3w"
+		TEXT("bckRowIn3AVX2", NOSPLIT, "func(dpp, dpc, tw, dd, rf *[4]float32, q int, xE float32, xBv, carry *[4]float32)")
+		Pragma("noescape")
+		Doc("bckRowIn3AVX2 is bckRowInAVX2 followed by bckRowOutAVX2's phase 3 for E value xE, in one sweep; it returns phase 3's carry out of vector 0 in carry.")
+	} else {
+		TEXT("bckRowInAVX2", NOSPLIT, "func(dpp, dpc, tw, rf *[4]float32, q int, xBv *[4]float32)")
+		Pragma("noescape")
+		Doc("bckRowInAVX2 is bckRowInSSE two vectors at a time (dpp and dpc may be the same memory); tw is the paired transition table.")
+	}
 	slot := ftzOn()
 	dpp := Load(Param("dpp"), GP64())
 	dpc := Load(Param("dpc"), GP64())
@@ -353,15 +374,35 @@ func bckRowInWide() {
 	xBv := XMM()
 	VXORPS(xBv, xBv, xBv)
 
-	// Pointers at vector q = the top pair's low vector: Q-2 for even Q,
-	// Q-1 (alone) for odd Q.
+	// Phase 3's chain value and its E (fused only).
+	var dpv, xE reg.VecVirtual
+	if fused {
+		xE = XMM()
+		Load(Param("xE"), xE)
+		VBROADCASTSS(xE, xE)
+		dpv = XMM()
+		CMPQ(Q, U8(1))
+		JNE(LabelRef(lp + "_d10"))
+		VMULPS(nDM.AsX(), nM.AsX(), dpv)
+		JMP(LabelRef(lp + "_d1"))
+		Label(lp + "_d10")
+		VMOVUPS(Mem{Base: dpp, Disp: row3 + cM*vb}, dpv)
+		VMULPS(Mem{Base: rf, Disp: vb}, dpv, dpv)
+		VMULPS(Mem{Base: tw, Disp: fDM*wvb + vb}, dpv, dpv)
+		Label(lp + "_d1")
+		VADDPS(xE, dpv, dpv) // D1(0) + E
+		VPSRLDQ(U8(4), dpv, dpv)
+	}
+
+	// Pointers at vector q = the top group's lowest vector: Q-2 for even
+	// Q, Q-1 (alone) for odd Q.
 	qq := GP64()
 	MOVQ(Q, qq)
 	ANDQ(U8(1), qq)
 	pairs := GP64()
 	MOVQ(Q, pairs)
 	SHRQ(U8(1), pairs)
-	top := GP64() // 2*pairs - 2 + odd: the lowest vector of the top group
+	top := GP64()
 	LEAQ(Mem{Base: Q, Index: qq, Scale: 1, Disp: -2}, top)
 	pp, pc, tp, rp := GP64(), GP64(), GP64(), GP64()
 	IMUL3Q(U32(row3), top, pp)
@@ -375,10 +416,27 @@ func bckRowInWide() {
 	MOVQ(top, rp)
 	SHLQ(U8(4), rp)
 	ADDQ(rf, rp)
+	var dq reg.GPVirtual // dd + q*16 (fused)
+	if fused {
+		dq = GP64()
+		MOVQ(top, dq)
+		SHLQ(U8(4), dq)
+		ADDQ(Load(Param("dd"), GP64()), dq)
+	}
 	t := func(i int) Mem { return Mem{Base: tp, Disp: i * wvb} }
+	// p3 is one step of phase 3 at the vector whose D1 value is d1, D at
+	// m and D->D vector at ddv; dcv is the step's carry.
+	dcv := XMM()
+	p3 := func(d1 reg.Register, m, ddv Mem) {
+		a := XMM()
+		VMULPS(ddv, dpv, dcv)
+		VADDPS(xE, dcv, a)
+		VADDPS(a, d1, dpv)
+		VMOVUPS(dpv, m)
+	}
 
 	TESTQ(qq, qq)
-	JZ(LabelRef("binw_test"))
+	JZ(LabelRef(lp + "_test"))
 	// Odd Q: vector Q-1, in the low half of the last table pair.
 	ip, a, b, mc := XMM(), XMM(), XMM(), XMM()
 	VMOVUPS(Mem{Base: pp, Disp: cI * vb}, ip)
@@ -387,7 +445,11 @@ func bckRowInWide() {
 	VADDPS(b, a, a)
 	VMOVUPS(a, Mem{Base: pc, Disp: cI * vb})
 	VMULPS(nDM.AsX(), nM.AsX(), a)
-	VMOVUPS(a, Mem{Base: pc, Disp: cD * vb})
+	if fused {
+		p3(a, Mem{Base: pc, Disp: cD * vb}, Mem{Base: dq})
+	} else {
+		VMOVUPS(a, Mem{Base: pc, Disp: cD * vb})
+	}
 	VMULPS(t(fMI), ip, mc)
 	VMULPS(nMM.AsX(), nM.AsX(), b)
 	VADDPS(b, mc, mc)
@@ -403,11 +465,14 @@ func bckRowInWide() {
 	SUBQ(U8(2*row3), pc)
 	SUBQ(U32(wpair), tp)
 	SUBQ(U8(wvb), rp)
+	if fused {
+		SUBQ(U8(2*vb), dq)
+	}
 
-	Label("binw_test")
+	Label(lp + "_test")
 	TESTQ(pairs, pairs)
-	JZ(LabelRef("binw_done"))
-	Label("binw_pair")
+	JZ(LabelRef(lp + "_done"))
+	Label(lp + "_pair")
 	// next(v, now): (now's high half, v's low half), what vectors q+1 and
 	// q+2 give q and q+1; v becomes now for the pair below.
 	next := func(v, now reg.VecVirtual) reg.VecVirtual {
@@ -432,8 +497,15 @@ func bckRowInWide() {
 	now2 := YMM()
 	VMOVUPS(t(fDM), now2)
 	dmN := next(nDM, now2)
-	VMULPS(dmN, mN, wa)
-	pairStore(wa, Mem{Base: pc, Disp: cD * vb})
+	wd := YMM()
+	VMULPS(dmN, mN, wd)
+	if fused {
+		// Phase 3, vector q+1 before q.
+		p3(hiHalf(wd), Mem{Base: pc, Disp: row3 + cD*vb}, Mem{Base: dq, Disp: vb})
+		p3(wd.AsX(), Mem{Base: pc, Disp: cD * vb}, Mem{Base: dq})
+	} else {
+		pairStore(wd, Mem{Base: pc, Disp: cD * vb})
+	}
 	now3 := YMM()
 	VMOVUPS(t(fMM), now3)
 	mmN := next(nMM, now3)
@@ -449,12 +521,18 @@ func bckRowInWide() {
 	SUBQ(U8(2*row3), pc)
 	SUBQ(U32(wpair), tp)
 	SUBQ(U8(wvb), rp)
+	if fused {
+		SUBQ(U8(2*vb), dq)
+	}
 	DECQ(pairs)
-	JNZ(LabelRef("binw_pair"))
+	JNZ(LabelRef(lp + "_pair"))
 
-	Label("binw_done")
+	Label(lp + "_done")
 	out := Load(Param("xBv"), GP64())
 	VMOVUPS(xBv, Mem{Base: out})
+	if fused {
+		VMOVUPS(dcv, Mem{Base: Load(Param("carry"), GP64())})
+	}
 	VZEROUPPER()
 	ftzOff(slot)
 	RET()
@@ -468,22 +546,12 @@ func bckRowOutWide() {
 	Doc("bckRowOutAVX2 is bckRowOutSSE with its M->D phase two vectors at a time; tw is the paired transition table, dd the D->D vectors.")
 	slot := ftzOn()
 	dpc := Load(Param("dpc"), GP64())
-	tw := Load(Param("tw"), GP64())
 	dd := Load(Param("dd"), GP64())
 	Q := Load(Param("q"), GP64())
 	xE := YMM()
 	Load(Param("xE"), xE.AsX())
 	VBROADCASTSS(xE.AsX(), xE)
-
-	top := GP64() // dpc + (Q-1)*48
-	IMUL3Q(U32(row3), Q, top)
-	ADDQ(dpc, top)
-	SUBQ(U8(row3), top)
-	ddTop := GP64() // dd + (Q-1)*16
-	MOVQ(Q, ddTop)
-	SHLQ(U8(4), ddTop)
-	ADDQ(dd, ddTop)
-	SUBQ(U8(vb), ddTop)
+	top, ddTop := outPointers(dpc, dd, Q)
 
 	pc, dp := GP64(), GP64()
 	dpv, dcv, a := XMM(), XMM(), XMM()
@@ -503,33 +571,75 @@ func bckRowOutWide() {
 	SUBQ(U8(row3), pc)
 	CMPQ(pc, dpc)
 	JAE(LabelRef("boutw_p3"))
+	outTail("boutw", dpc, dd, Q, xE, dcv, top, ddTop, slot)
+}
 
+// bckRowOut45Wide is phases 4 and 5 of bckRowOutWide, for a row whose
+// phase 3 ran inside phase 1 (bckRowIn3Wide), from its carry.
+func bckRowOut45Wide() {
+	TEXT("bckRowOut45AVX2", NOSPLIT, "func(dpc, tw, dd *[4]float32, q int, xE float32, carry *[4]float32)")
+	Pragma("noescape")
+	Doc("bckRowOut45AVX2 is bckRowOutAVX2's phases 4 and 5, from the carry that phase 3 left (bckRowIn3AVX2).")
+	slot := ftzOn()
+	dpc := Load(Param("dpc"), GP64())
+	dd := Load(Param("dd"), GP64())
+	Q := Load(Param("q"), GP64())
+	xE := YMM()
+	Load(Param("xE"), xE.AsX())
+	VBROADCASTSS(xE.AsX(), xE)
+	top, ddTop := outPointers(dpc, dd, Q)
+	dcv := XMM()
+	VMOVUPS(Mem{Base: Load(Param("carry"), GP64())}, dcv)
+	outTail("bo45w", dpc, dd, Q, xE, dcv, top, ddTop, slot)
+}
+
+// outPointers returns dpc + (Q-1)*48 and dd + (Q-1)*16, where the
+// downward walks of phases 3 and 4 start.
+func outPointers(dpc, dd, Q reg.Register) (top, ddTop reg.GPVirtual) {
+	top = GP64()
+	IMUL3Q(U32(row3), Q, top)
+	ADDQ(dpc, top)
+	SUBQ(U8(row3), top)
+	ddTop = GP64()
+	MOVQ(Q, ddTop)
+	SHLQ(U8(4), ddTop)
+	ADDQ(dd, ddTop)
+	SUBQ(U8(vb), ddTop)
+	return top, ddTop
+}
+
+// outTail emits phases 4 and 5 of a Backward row and returns: dcv is
+// phase 3's carry out of vector 0.
+func outTail(lp string, dpc, dd, Q reg.Register, xE, dcv reg.VecVirtual, top, ddTop reg.GPVirtual, slot Mem) {
+	pc, dp := GP64(), GP64()
+	a := XMM()
 	// Phase 4: three passes, stopping once the carry is zero.
 	j := GP64()
 	MOVQ(U32(3), j)
 	zero := XMM()
 	VXORPS(zero, zero, zero)
-	Label("boutw_pass")
+	Label(lp + "_pass")
 	VPSRLDQ(U8(4), dcv, dcv)
 	MOVQ(top, pc)
 	MOVQ(ddTop, dp)
-	Label("boutw_p4")
+	Label(lp + "_p4")
 	VMULPS(Mem{Base: dp}, dcv, dcv)
-	vexitIfZero(dcv, zero, "boutw_p5")
+	vexitIfZero(dcv, zero, lp+"_p5")
 	VMOVUPS(Mem{Base: pc, Disp: cD * vb}, a)
 	VADDPS(dcv, a, a)
 	VMOVUPS(a, Mem{Base: pc, Disp: cD * vb})
 	SUBQ(U8(vb), dp)
 	SUBQ(U8(row3), pc)
 	CMPQ(pc, dpc)
-	JAE(LabelRef("boutw_p4"))
+	JAE(LabelRef(lp + "_p4"))
 	DECQ(j)
-	JNZ(LabelRef("boutw_pass"))
+	JNZ(LabelRef(lp + "_pass"))
 
 	// Phase 5: M = (M + E) + D(q+1)*MD(q), pairs walking down; the low
 	// half of nD holds D of the vector above the one being computed
 	// (above Q-1: vector 0 shifted down a lane).
-	Label("boutw_p5")
+	Label(lp + "_p5")
+	tw := Load(Param("tw"), GP64())
 	nD := YMM()
 	VMOVUPS(Mem{Base: dpc, Disp: cD * vb}, nD.AsX())
 	VPSRLDQ(U8(4), nD.AsX(), nD.AsX())
@@ -549,7 +659,7 @@ func bckRowOutWide() {
 	IMUL3Q(U32(wpair), tp, tp)
 	ADDQ(tw, tp)
 	TESTQ(odd, odd)
-	JZ(LabelRef("boutw_p5test"))
+	JZ(LabelRef(lp + "_p5test"))
 	m := XMM()
 	VMULPS(Mem{Base: tp, Disp: fMD * wvb}, nD.AsX(), a)
 	VMOVUPS(Mem{Base: pc, Disp: cM * vb}, m)
@@ -559,10 +669,10 @@ func bckRowOutWide() {
 	VMOVUPS(Mem{Base: pc, Disp: cD * vb}, nD.AsX())
 	SUBQ(U8(2*row3), pc)
 	SUBQ(U32(wpair), tp)
-	Label("boutw_p5test")
+	Label(lp + "_p5test")
 	TESTQ(pairs, pairs)
-	JZ(LabelRef("boutw_done"))
-	Label("boutw_p5pair")
+	JZ(LabelRef(lp + "_done"))
+	Label(lp + "_p5pair")
 	dNow := pairLoad(Mem{Base: pc, Disp: cD * vb})
 	dN := YMM()
 	VPERM2F128(U8(0x21), nD, dNow, dN) // low: dNow's high, high: nD's low
@@ -576,9 +686,9 @@ func bckRowOutWide() {
 	SUBQ(U8(2*row3), pc)
 	SUBQ(U32(wpair), tp)
 	DECQ(pairs)
-	JNZ(LabelRef("boutw_p5pair"))
+	JNZ(LabelRef(lp + "_p5pair"))
 
-	Label("boutw_done")
+	Label(lp + "_done")
 	VZEROUPPER()
 	ftzOff(slot)
 	RET()
