@@ -19,6 +19,7 @@ func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (fl
 	bck.HasOwnScales = false
 	tf := fb.TF
 	dd := tf[7*Q:]
+	tw := bck.wide(tf, Q)
 	xfN, xfC, xfJ, xfE := fb.XF[profile.XN], fb.XF[profile.XC], fb.XF[profile.XJ], fb.XF[profile.XE]
 
 	// Row L.
@@ -62,13 +63,27 @@ func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (fl
 	bck.X[L] = [NXCells]float32{XE: xE, XN: xN, XJ: xJ, XB: xB, XC: xC, XScale: fwd.X[L][XScale]}
 	bck.TotScale = float32(easel.Log(float64(fwd.X[L][XScale])))
 
+	// With the wide kernels, a full matrix in unihit mode (E->J zero, as
+	// rescoring runs it) runs phase 3 inside phase 1 (bckRowIn3AVX2), on
+	// a guess of E made before B is known: C's share alone, which is E
+	// whenever J is finite. Phase 2 then checks the guess bit for bit; a
+	// wrong one (J infinite or NaN) redoes the row from row i+1, which a
+	// full matrix keeps. Either way every cell gets the same operations.
+	guessE := tw != nil && full && xfE[profile.Loop] == 0
 	for i := L - 1; i >= 1; i-- {
 		dpc = bck.row(i)
 		dpp := bck.row(i + 1)
 		rf := fb.RF[dsq[i]] // residue i+1
 
 		// Phase 1: B(i) collected; complete I(i,k), partial M and D.
-		xBv := backwardRowIn(dpp, dpc, tf, rf, Q)
+		var xBv, carry vec
+		var xEg float32
+		if guessE {
+			xEg = fmul(fmul(xC, xfC[profile.Loop]), xfE[profile.Move]) + fmul(0, xfE[profile.Loop])
+			xBv, carry = backwardRowIn3(dpp, dpc, tw, dd, rf, Q, xEg)
+		} else {
+			xBv = backwardRowInW(dpp, dpc, tf, tw, rf, Q)
+		}
 
 		// Phase 2: specials.
 		xB = hsum(xBv)
@@ -76,7 +91,15 @@ func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (fl
 		xJ = fmul(xB, xfJ[profile.Move]) + fmul(xJ, xfJ[profile.Loop])
 		xN = fmul(xB, xfN[profile.Move]) + fmul(xN, xfN[profile.Loop])
 		xE = fmul(xC, xfE[profile.Move]) + fmul(xJ, xfE[profile.Loop])
-		backwardRowOut(dpc, tf, Q, xE)
+		switch {
+		case guessE && math.Float32bits(xE) == math.Float32bits(xEg):
+			backwardRowOut45(dpc, tw, dd, Q, xE, &carry)
+		case guessE:
+			backwardRowInW(dpp, dpc, tf, tw, rf, Q)
+			fallthrough
+		default:
+			backwardRowOutW(dpc, tf, tw, Q, xE)
+		}
 
 		// HMMER compares the float in double: float32(1e16) is above 1e16.
 		if float64(xB) > 1.0e16 {
@@ -149,6 +172,17 @@ func scaleRow(dpc []vec, inv float32) {
 // and D(i) from row i+1 (dpp; the same memory as dpc in a parser matrix)
 // and the match odds rf of residue i+1; it returns the B vector sum.
 func backwardRowIn(dpp, dpc, tf, rf []vec, Q int) vec {
+	return backwardRowInW(dpp, dpc, tf, nil, rf, Q)
+}
+
+// backwardRowInW is backwardRowIn with the wide transitions tw (see
+// forwardRowW).
+func backwardRowInW(dpp, dpc, tf, tw, rf []vec, Q int) vec {
+	if tw != nil && useWide() {
+		var xBv vec
+		bckRowInAVX2(asVec4(dpp), asVec4(dpc), asVec4(tw), asVec4(rf), Q, (*[4]float32)(&xBv))
+		return xBv
+	}
 	if useAsm() {
 		var xBv vec
 		bckRowInSSE(asVec4(dpp), asVec4(dpc), asVec4(tf), asVec4(rf), Q, (*[4]float32)(&xBv))
@@ -172,9 +206,33 @@ func backwardRowIn(dpp, dpc, tf, rf []vec, Q int) vec {
 // paths with one D->D step, three more D->D passes (see zeroCarry), then
 // M->D.
 func backwardRowOut(dpc, tf []vec, Q int, xE float32) {
+	backwardRowOutW(dpc, tf, nil, Q, xE)
+}
+
+// backwardRowOutW is backwardRowOut with the wide transitions tw (see
+// forwardRowW).
+func backwardRowOutW(dpc, tf, tw []vec, Q int, xE float32) {
+	if tw != nil && useWide() {
+		bckRowOutAVX2(asVec4(dpc), asVec4(tw), asVec4(tf[7*Q:]), Q, xE)
+		return
+	}
 	if useAsm() {
 		bckRowOutSSE(asVec4(dpc), asVec4(tf), Q, xE)
 		return
 	}
 	backwardRowOutGo(dpc, tf, Q, xE)
+}
+
+// backwardRowIn3 is phase 1 of a Backward row with phase 3 for E value
+// xE in the same sweep (wide kernels only); it returns the B vector sum
+// and phase 3's carry, which backwardRowOut45 takes.
+func backwardRowIn3(dpp, dpc, tw, dd, rf []vec, Q int, xE float32) (xBv, carry vec) {
+	bckRowIn3AVX2(asVec4(dpp), asVec4(dpc), asVec4(tw), asVec4(dd), asVec4(rf), Q, xE, (*[4]float32)(&xBv), (*[4]float32)(&carry))
+	return xBv, carry
+}
+
+// backwardRowOut45 is phases 4 and 5 of a Backward row after
+// backwardRowIn3.
+func backwardRowOut45(dpc, tw, dd []vec, Q int, xE float32, carry *vec) {
+	bckRowOut45AVX2(asVec4(dpc), asVec4(tw), asVec4(dd), Q, xE, (*[4]float32)(carry))
 }

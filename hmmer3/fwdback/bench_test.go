@@ -35,7 +35,7 @@ func BenchmarkParsers(b *testing.B) {
 		om := loadModel(b, filepath.Join(testutil.Testdata(b, "hmmer3/models"), name+".hmm.gz"))
 		om.ReconfigLength(350)
 		fwd, bck := NewMatrix(), NewMatrix()
-		for _, l := range simd.Available()[:min(2, len(simd.Available()))] { // avx2 runs the same SSE rows
+		for _, l := range simd.Available()[:min(3, len(simd.Available()))] { // generic, sse, avx2 (avx512 runs avx2's rows)
 			b.Run(name+"/fwd/"+l.String(), func(b *testing.B) {
 				withLevel(l, func() {
 					defer lockThread()()

@@ -32,10 +32,11 @@ func Forward(dsq []byte, om *oprofile.Profile, ox *Matrix, full bool) (float32, 
 	ox.TotScale = 0
 
 	xfN, xfC, xfJ, xfE := fb.XF[profile.XN], fb.XF[profile.XC], fb.XF[profile.XJ], fb.XF[profile.XE]
+	tw := ox.wide(fb.TF, Q)
 	for i := 1; i <= L; i++ {
 		dpp := dpc
 		dpc = ox.row(i)
-		xEv := forwardRow(dpp, dpc, fb.TF, fb.RF[dsq[i-1]], Q, xB, om.M < 100)
+		xEv := forwardRowW(dpp, dpc, fb.TF, tw, fb.RF[dsq[i-1]], Q, xB, om.M < 100)
 		xE = hsum(xEv)
 
 		xN = fmul(xN, xfN[profile.Loop])
@@ -74,6 +75,18 @@ func Forward(dsq []byte, om *oprofile.Profile, ox *Matrix, full bool) (float32, 
 // when all4, as HMMER does for M < 100; else up to three more while any
 // D cell grows), then the D cells' share of E.
 func forwardRow(dpp, dpc, tp, rp []vec, Q int, xB float32, all4 bool) vec {
+	return forwardRowW(dpp, dpc, tp, nil, rp, Q, xB, all4)
+}
+
+// forwardRowW is forwardRow given also the transitions in the wide
+// kernels' layout (Matrix.wide), which the AVX2 kernel needs; with tw
+// nil it runs the SSE kernel or the Go lanes. All give the same bits.
+func forwardRowW(dpp, dpc, tp, tw, rp []vec, Q int, xB float32, all4 bool) vec {
+	if tw != nil && useWide() {
+		var xEv vec
+		fwdRowAVX2(asVec4(dpp), asVec4(dpc), asVec4(tw), asVec4(tp[7*Q:]), asVec4(rp), Q, xB, all4, (*[4]float32)(&xEv))
+		return xEv
+	}
 	if useAsm() {
 		var xEv vec
 		fwdRowSSE(asVec4(dpp), asVec4(dpc), asVec4(tp), asVec4(rp), Q, xB, all4, (*[4]float32)(&xEv))

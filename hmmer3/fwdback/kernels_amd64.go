@@ -7,3 +7,7 @@ import "github.com/hmmgo/hmmgo/internal/simd"
 // useAsm reports whether the SSE row kernels run (every amd64 CPU has
 // SSE2; HMMGO_KERNEL=generic or a test can turn them off).
 func useAsm() bool { return level >= simd.SSE }
+
+// useWide reports whether the wide (AVX2) row kernels run: at simd.AVX2
+// and above (AVX-512 machines run them too).
+func useWide() bool { return level >= simd.AVX2 }

@@ -529,3 +529,702 @@ scale_loop:
 scale_done:
 	LDMXCSR (SP)
 	RET
+
+// func fwdRowAVX2(dpp *[4]float32, dpc *[4]float32, tw *[4]float32, dd *[4]float32, rf *[4]float32, q int, xB float32, all4 bool, xEv *[4]float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·fwdRowAVX2(SB), NOSPLIT, $8-64
+	STMXCSR      (SP)
+	MOVL         (SP), AX
+	ORL          $0x00008040, AX
+	MOVL         AX, 4(SP)
+	LDMXCSR      4(SP)
+	MOVQ         dpp+0(FP), AX
+	MOVQ         dpc+8(FP), CX
+	MOVQ         tw+16(FP), DX
+	MOVQ         dd+24(FP), BX
+	MOVQ         rf+32(FP), SI
+	MOVQ         q+40(FP), DI
+	IMUL3Q       $0x00000030, DI, R8
+	MOVSS        xB+48(FP), X0
+	VBROADCASTSS X0, Y0
+	VMOVUPS      -48(AX)(R8*1), X1
+	VPSLLDQ      $0x04, X1, X1
+	VINSERTF128  $0x01, X1, Y1, Y1
+	VMOVUPS      -32(AX)(R8*1), X2
+	VPSLLDQ      $0x04, X2, X2
+	VINSERTF128  $0x01, X2, Y2, Y2
+	VMOVUPS      -16(AX)(R8*1), X3
+	VPSLLDQ      $0x04, X3, X3
+	VINSERTF128  $0x01, X3, Y3, Y3
+	MOVQ         DI, R9
+	DECQ         R9
+	MOVQ         R9, R10
+	SHRQ         $0x01, R9
+	IMUL3Q       $0x000000e0, R9, R9
+	ANDQ         $0x01, R10
+	SHLQ         $0x04, R10
+	ADDQ         R10, R9
+	ADDQ         DX, R9
+	CMPQ         DI, $0x01
+	JNE          fwdw_pred
+	VEXTRACTF128 $0x01, Y1, X4
+	VEXTRACTF128 $0x01, Y2, X5
+	VEXTRACTF128 $0x01, Y3, X6
+	JMP          fwdw_last
+
+fwdw_pred:
+	VMOVUPS -96(AX)(R8*1), X4
+	VMOVUPS -80(AX)(R8*1), X5
+	VMOVUPS -64(AX)(R8*1), X6
+
+fwdw_last:
+	VMULPS  (R9), X0, X7
+	VMULPS  32(R9), X4, X4
+	VADDPS  X4, X7, X7
+	VMULPS  64(R9), X6, X4
+	VADDPS  X4, X7, X7
+	VMULPS  96(R9), X5, X4
+	VADDPS  X4, X7, X7
+	SHLQ    $0x04, DI
+	VMULPS  -16(SI)(DI*1), X7, X7
+	VMULPS  128(R9), X7, X8
+	VPSLLDQ $0x04, X8, X8
+	VXORPS  X9, X9, X9
+	VXORPS  X10, X10, X10
+	XORQ    DI, DI
+	MOVQ    SI, SI
+	MOVQ    BX, R9
+	LEAQ    -48(R8), R10
+	JMP     fwdw_test
+
+fwdw_pair:
+	VMOVUPS      (AX)(DI*1), X4
+	VINSERTF128  $0x01, 48(AX)(DI*1), Y4, Y4
+	VPERM2F128   $0x21, Y4, Y1, Y5
+	VMOVAPS      Y4, Y1
+	VMOVUPS      32(AX)(DI*1), X6
+	VINSERTF128  $0x01, 80(AX)(DI*1), Y6, Y6
+	VPERM2F128   $0x21, Y6, Y3, Y7
+	VMOVAPS      Y6, Y3
+	VMOVUPS      16(AX)(DI*1), X11
+	VINSERTF128  $0x01, 64(AX)(DI*1), Y11, Y11
+	VPERM2F128   $0x21, Y11, Y2, Y12
+	VMOVAPS      Y11, Y2
+	VMULPS       (DX), Y0, Y13
+	VMULPS       32(DX), Y5, Y5
+	VADDPS       Y5, Y13, Y13
+	VMULPS       64(DX), Y7, Y5
+	VADDPS       Y5, Y13, Y13
+	VMULPS       96(DX), Y12, Y5
+	VADDPS       Y5, Y13, Y13
+	VMULPS       (SI), Y13, Y13
+	VMOVUPS      X13, (CX)(DI*1)
+	VEXTRACTF128 $0x01, Y13, X4
+	VMOVUPS      X4, 48(CX)(DI*1)
+	VMULPS       128(DX), Y13, Y7
+	VMULPS       160(DX), Y1, Y12
+	VMULPS       192(DX), Y3, Y5
+	VADDPS       Y5, Y12, Y12
+	VMOVUPS      X12, 32(CX)(DI*1)
+	VEXTRACTF128 $0x01, Y12, X4
+	VMOVUPS      X4, 80(CX)(DI*1)
+	VADDPS       X13, X9, X9
+	VEXTRACTF128 $0x01, Y13, X4
+	VADDPS       X4, X9, X9
+	VADDPS       X10, X8, X4
+	VMOVUPS      X4, 16(CX)(DI*1)
+	VMULPS       (R9), X4, X8
+	VADDPS       X7, X8, X4
+	VMOVUPS      X4, 64(CX)(DI*1)
+	VMULPS       16(R9), X4, X8
+	VEXTRACTF128 $0x01, Y7, X10
+	ADDQ         $0x000000e0, DX
+	ADDQ         $0x20, SI
+	ADDQ         $0x20, R9
+	ADDQ         $0x60, DI
+
+fwdw_test:
+	CMPQ         DI, R10
+	JB           fwdw_pair
+	CMPQ         DI, R8
+	JAE          fwdw_dd
+	VEXTRACTF128 $0x01, Y1, X4
+	VEXTRACTF128 $0x01, Y2, X5
+	VEXTRACTF128 $0x01, Y3, X6
+	VMULPS       (DX), X0, X7
+	VMULPS       32(DX), X4, X4
+	VADDPS       X4, X7, X7
+	VMULPS       64(DX), X6, X4
+	VADDPS       X4, X7, X7
+	VMULPS       96(DX), X5, X4
+	VADDPS       X4, X7, X7
+	VMULPS       (SI), X7, X7
+	VADDPS       X7, X9, X9
+	VMOVUPS      (AX)(DI*1), X4
+	VMOVUPS      32(AX)(DI*1), X6
+	VMOVUPS      X7, (CX)(DI*1)
+	VMULPS       160(DX), X4, X7
+	VMULPS       192(DX), X6, X4
+	VADDPS       X4, X7, X7
+	VMOVUPS      X7, 32(CX)(DI*1)
+	VADDPS       X10, X8, X7
+	VMOVUPS      X7, 16(CX)(DI*1)
+	VMULPS       (R9), X7, X8
+
+fwdw_dd:
+	VXORPS X0, X0, X0
+	MOVB   all4+52(FP), DL
+	MOVQ   $0x00000003, AX
+	TESTB  DL, DL
+	JNZ    fwdw_pass4
+
+fwdw_pass:
+	VPSLLDQ $0x04, X8, X8
+	VXORPS  X2, X2, X2
+	VMOVAPS X9, X1
+	XORQ    DI, DI
+	MOVQ    BX, R9
+
+fwdw_ddn:
+	VMOVUPS   16(CX)(DI*1), X3
+	VADDPS    X3, X8, X4
+	VCMPPS    $0x01, X4, X3, X3
+	VORPS     X3, X2, X2
+	VMOVUPS   X4, 16(CX)(DI*1)
+	VADDPS    X1, X4, X1
+	VMULPS    (R9), X8, X8
+	VCMPPS    $0x04, X0, X8, X3
+	VMOVMSKPS X3, DX
+	TESTL     DX, DX
+	JZ        fwdw_rest
+	ADDQ      $0x10, R9
+	ADDQ      $0x30, DI
+	CMPQ      DI, R8
+	JB        fwdw_ddn
+	DECQ      AX
+	JZ        fwdw_out
+	VMOVMSKPS X2, DX
+	TESTL     DX, DX
+	JNZ       fwdw_pass
+	JMP       fwdw_out
+
+fwdw_pass4:
+	VPSLLDQ $0x04, X8, X8
+	VMOVAPS X9, X1
+	XORQ    DI, DI
+	MOVQ    BX, R9
+
+fwdw_dd4:
+	VADDPS  16(CX)(DI*1), X8, X4
+	VMOVUPS X4, 16(CX)(DI*1)
+	VADDPS  X1, X4, X1
+	VMULPS  (R9), X8, X8
+	ADDQ    $0x10, R9
+	ADDQ    $0x30, DI
+	CMPQ    DI, R8
+	JB      fwdw_dd4
+	DECQ    AX
+	JNZ     fwdw_pass4
+	JMP     fwdw_out
+
+fwdw_rest:
+	ADDQ $0x30, DI
+	JMP  fwdw_resttest
+
+fwdw_restloop:
+	VMOVUPS 16(CX)(DI*1), X4
+	VADDPS  X1, X4, X1
+	ADDQ    $0x30, DI
+
+fwdw_resttest:
+	CMPQ DI, R8
+	JB   fwdw_restloop
+
+fwdw_out:
+	MOVQ    xEv+56(FP), AX
+	VMOVUPS X1, (AX)
+	VZEROUPPER
+	LDMXCSR (SP)
+	RET
+
+// func bckRowInAVX2(dpp *[4]float32, dpc *[4]float32, tw *[4]float32, rf *[4]float32, q int, xBv *[4]float32)
+// Requires: AVX, SSE
+TEXT ·bckRowInAVX2(SB), NOSPLIT, $8-48
+	STMXCSR (SP)
+	MOVL    (SP), AX
+	ORL     $0x00008040, AX
+	MOVL    AX, 4(SP)
+	LDMXCSR 4(SP)
+	MOVQ    dpp+0(FP), AX
+	MOVQ    dpc+8(FP), CX
+	MOVQ    tw+16(FP), DX
+	MOVQ    rf+24(FP), BX
+	MOVQ    q+32(FP), SI
+	VMOVUPS (AX), X0
+	VMULPS  (BX), X0, X0
+	VPSRLDQ $0x04, X0, X0
+	VMOVUPS 32(DX), X1
+	VPSRLDQ $0x04, X1, X1
+	VMOVUPS 64(DX), X2
+	VPSRLDQ $0x04, X2, X2
+	VMOVUPS 96(DX), X3
+	VPSRLDQ $0x04, X3, X3
+	VXORPS  X4, X4, X4
+	MOVQ    SI, DI
+	ANDQ    $0x01, DI
+	MOVQ    SI, R8
+	SHRQ    $0x01, R8
+	LEAQ    -2(SI)(DI*1), SI
+	IMUL3Q  $0x00000030, SI, R9
+	MOVQ    R9, R10
+	ADDQ    AX, R9
+	ADDQ    CX, R10
+	MOVQ    SI, AX
+	SHRQ    $0x01, AX
+	IMUL3Q  $0x000000e0, AX, AX
+	ADDQ    DX, AX
+	MOVQ    SI, CX
+	SHLQ    $0x04, CX
+	ADDQ    BX, CX
+	TESTQ   DI, DI
+	JZ      binw_test
+	VMOVUPS 32(R9), X5
+	VMULPS  192(AX), X5, X6
+	VMULPS  X2, X0, X2
+	VADDPS  X2, X6, X6
+	VMOVUPS X6, 32(R10)
+	VMULPS  X3, X0, X6
+	VMOVUPS X6, 16(R10)
+	VMULPS  160(AX), X5, X3
+	VMULPS  X1, X0, X2
+	VADDPS  X2, X3, X3
+	VMOVUPS (R9), X0
+	VMULPS  (CX), X0, X0
+	VMOVUPS X3, (R10)
+	VMOVUPS 96(AX), X3
+	VMOVUPS 64(AX), X2
+	VMOVUPS 32(AX), X1
+	VMULPS  (AX), X0, X6
+	VADDPS  X6, X4, X4
+	SUBQ    $0x60, R9
+	SUBQ    $0x60, R10
+	SUBQ    $0x000000e0, AX
+	SUBQ    $0x20, CX
+
+binw_test:
+	TESTQ R8, R8
+	JZ    binw_done
+
+binw_pair:
+	VMOVUPS      (R9), X5
+	VINSERTF128  $0x01, 48(R9), Y5, Y5
+	VMOVUPS      32(R9), X6
+	VINSERTF128  $0x01, 80(R9), Y6, Y6
+	VMULPS       (CX), Y5, Y7
+	VPERM2F128   $0x21, Y0, Y7, Y8
+	VMOVAPS      Y7, Y0
+	VMOVUPS      64(AX), Y7
+	VPERM2F128   $0x21, Y2, Y7, Y9
+	VMOVAPS      Y7, Y2
+	VMULPS       192(AX), Y6, Y7
+	VMULPS       Y9, Y8, Y9
+	VADDPS       Y9, Y7, Y7
+	VMOVUPS      X7, 32(R10)
+	VEXTRACTF128 $0x01, Y7, X5
+	VMOVUPS      X5, 80(R10)
+	VMOVUPS      96(AX), Y7
+	VPERM2F128   $0x21, Y3, Y7, Y9
+	VMOVAPS      Y7, Y3
+	VMULPS       Y9, Y8, Y7
+	VMOVUPS      X7, 16(R10)
+	VEXTRACTF128 $0x01, Y7, X5
+	VMOVUPS      X5, 64(R10)
+	VMOVUPS      32(AX), Y7
+	VPERM2F128   $0x21, Y1, Y7, Y9
+	VMOVAPS      Y7, Y1
+	VMULPS       160(AX), Y6, Y7
+	VMULPS       Y9, Y8, Y9
+	VADDPS       Y9, Y7, Y7
+	VMOVUPS      X7, (R10)
+	VEXTRACTF128 $0x01, Y7, X5
+	VMOVUPS      X5, 48(R10)
+	VMULPS       (AX), Y0, Y7
+	VEXTRACTF128 $0x01, Y7, X5
+	VADDPS       X5, X4, X4
+	VADDPS       X7, X4, X4
+	SUBQ         $0x60, R9
+	SUBQ         $0x60, R10
+	SUBQ         $0x000000e0, AX
+	SUBQ         $0x20, CX
+	DECQ         R8
+	JNZ          binw_pair
+
+binw_done:
+	MOVQ    xBv+40(FP), AX
+	VMOVUPS X4, (AX)
+	VZEROUPPER
+	LDMXCSR (SP)
+	RET
+
+// func bckRowOutAVX2(dpc *[4]float32, tw *[4]float32, dd *[4]float32, q int, xE float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·bckRowOutAVX2(SB), NOSPLIT, $8-36
+	STMXCSR      (SP)
+	MOVL         (SP), AX
+	ORL          $0x00008040, AX
+	MOVL         AX, 4(SP)
+	LDMXCSR      4(SP)
+	MOVQ         dpc+0(FP), AX
+	MOVQ         dd+16(FP), CX
+	MOVQ         q+24(FP), DX
+	MOVSS        xE+32(FP), X0
+	VBROADCASTSS X0, Y0
+	IMUL3Q       $0x00000030, DX, BX
+	ADDQ         AX, BX
+	SUBQ         $0x30, BX
+	MOVQ         DX, SI
+	SHLQ         $0x04, SI
+	ADDQ         CX, SI
+	SUBQ         $0x10, SI
+	VMOVUPS      16(AX), X1
+	VADDPS       X0, X1, X1
+	VPSRLDQ      $0x04, X1, X1
+	MOVQ         BX, CX
+	MOVQ         SI, DI
+
+boutw_p3:
+	VMULPS  (DI), X1, X2
+	VADDPS  X0, X2, X3
+	VMOVUPS 16(CX), X1
+	VADDPS  X3, X1, X1
+	VMOVUPS X1, 16(CX)
+	SUBQ    $0x10, DI
+	SUBQ    $0x30, CX
+	CMPQ    CX, AX
+	JAE     boutw_p3
+	MOVQ    $0x00000003, R8
+	VXORPS  X3, X3, X3
+
+boutw_pass:
+	VPSRLDQ $0x04, X2, X2
+	MOVQ    BX, CX
+	MOVQ    SI, DI
+
+boutw_p4:
+	VMULPS    (DI), X2, X2
+	VCMPPS    $0x04, X3, X2, X1
+	VMOVMSKPS X1, R9
+	TESTL     R9, R9
+	JZ        boutw_p5
+	VMOVUPS   16(CX), X1
+	VADDPS    X2, X1, X1
+	VMOVUPS   X1, 16(CX)
+	SUBQ      $0x10, DI
+	SUBQ      $0x30, CX
+	CMPQ      CX, AX
+	JAE       boutw_p4
+	DECQ      R8
+	JNZ       boutw_pass
+
+boutw_p5:
+	MOVQ    tw+8(FP), BX
+	VMOVUPS 16(AX), X1
+	VPSRLDQ $0x04, X1, X1
+	MOVQ    DX, SI
+	ANDQ    $0x01, SI
+	MOVQ    DX, DI
+	SHRQ    $0x01, DI
+	LEAQ    -2(DX)(SI*1), DX
+	IMUL3Q  $0x00000030, DX, CX
+	ADDQ    AX, CX
+	MOVQ    DX, AX
+	SHRQ    $0x01, AX
+	IMUL3Q  $0x000000e0, AX, AX
+	ADDQ    BX, AX
+	TESTQ   SI, SI
+	JZ      boutw_p5test
+	VMULPS  128(AX), X1, X1
+	VMOVUPS (CX), X2
+	VADDPS  X0, X2, X2
+	VADDPS  X1, X2, X2
+	VMOVUPS X2, (CX)
+	VMOVUPS 16(CX), X1
+	SUBQ    $0x60, CX
+	SUBQ    $0x000000e0, AX
+
+boutw_p5test:
+	TESTQ DI, DI
+	JZ    boutw_done
+
+boutw_p5pair:
+	VMOVUPS      16(CX), X2
+	VINSERTF128  $0x01, 64(CX), Y2, Y2
+	VPERM2F128   $0x21, Y1, Y2, Y3
+	VMOVAPS      Y2, Y1
+	VMULPS       128(AX), Y3, Y3
+	VMOVUPS      (CX), X4
+	VINSERTF128  $0x01, 48(CX), Y4, Y4
+	VADDPS       Y0, Y4, Y4
+	VADDPS       Y3, Y4, Y4
+	VMOVUPS      X4, (CX)
+	VEXTRACTF128 $0x01, Y4, X2
+	VMOVUPS      X2, 48(CX)
+	SUBQ         $0x60, CX
+	SUBQ         $0x000000e0, AX
+	DECQ         DI
+	JNZ          boutw_p5pair
+
+boutw_done:
+	VZEROUPPER
+	LDMXCSR (SP)
+	RET
+
+// func bckRowIn3AVX2(dpp *[4]float32, dpc *[4]float32, tw *[4]float32, dd *[4]float32, rf *[4]float32, q int, xE float32, xBv *[4]float32, carry *[4]float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·bckRowIn3AVX2(SB), NOSPLIT, $8-72
+	STMXCSR      (SP)
+	MOVL         (SP), AX
+	ORL          $0x00008040, AX
+	MOVL         AX, 4(SP)
+	LDMXCSR      4(SP)
+	MOVQ         dpp+0(FP), AX
+	MOVQ         dpc+8(FP), CX
+	MOVQ         tw+16(FP), DX
+	MOVQ         rf+32(FP), BX
+	MOVQ         q+40(FP), SI
+	VMOVUPS      (AX), X0
+	VMULPS       (BX), X0, X0
+	VPSRLDQ      $0x04, X0, X0
+	VMOVUPS      32(DX), X1
+	VPSRLDQ      $0x04, X1, X1
+	VMOVUPS      64(DX), X2
+	VPSRLDQ      $0x04, X2, X2
+	VMOVUPS      96(DX), X3
+	VPSRLDQ      $0x04, X3, X3
+	VXORPS       X4, X4, X4
+	MOVSS        xE+48(FP), X5
+	VBROADCASTSS X5, X5
+	CMPQ         SI, $0x01
+	JNE          bin3w_d10
+	VMULPS       X3, X0, X6
+	JMP          bin3w_d1
+
+bin3w_d10:
+	VMOVUPS 48(AX), X6
+	VMULPS  16(BX), X6, X6
+	VMULPS  112(DX), X6, X6
+
+bin3w_d1:
+	VADDPS  X5, X6, X6
+	VPSRLDQ $0x04, X6, X6
+	MOVQ    SI, DI
+	ANDQ    $0x01, DI
+	MOVQ    SI, R8
+	SHRQ    $0x01, R8
+	LEAQ    -2(SI)(DI*1), SI
+	IMUL3Q  $0x00000030, SI, R9
+	MOVQ    R9, R10
+	ADDQ    AX, R9
+	ADDQ    CX, R10
+	MOVQ    SI, AX
+	SHRQ    $0x01, AX
+	IMUL3Q  $0x000000e0, AX, AX
+	ADDQ    DX, AX
+	MOVQ    SI, CX
+	SHLQ    $0x04, CX
+	ADDQ    BX, CX
+	MOVQ    SI, DX
+	SHLQ    $0x04, DX
+	MOVQ    dd+24(FP), BX
+	ADDQ    BX, DX
+	TESTQ   DI, DI
+	JZ      bin3w_test
+	VMOVUPS 32(R9), X8
+	VMULPS  192(AX), X8, X9
+	VMULPS  X2, X0, X2
+	VADDPS  X2, X9, X9
+	VMOVUPS X9, 32(R10)
+	VMULPS  X3, X0, X9
+	VMULPS  (DX), X6, X7
+	VADDPS  X5, X7, X2
+	VADDPS  X2, X9, X6
+	VMOVUPS X6, 16(R10)
+	VMULPS  160(AX), X8, X3
+	VMULPS  X1, X0, X2
+	VADDPS  X2, X3, X3
+	VMOVUPS (R9), X0
+	VMULPS  (CX), X0, X0
+	VMOVUPS X3, (R10)
+	VMOVUPS 96(AX), X3
+	VMOVUPS 64(AX), X2
+	VMOVUPS 32(AX), X1
+	VMULPS  (AX), X0, X9
+	VADDPS  X9, X4, X4
+	SUBQ    $0x60, R9
+	SUBQ    $0x60, R10
+	SUBQ    $0x000000e0, AX
+	SUBQ    $0x20, CX
+	SUBQ    $0x20, DX
+
+bin3w_test:
+	TESTQ R8, R8
+	JZ    bin3w_done
+
+bin3w_pair:
+	VMOVUPS      (R9), X7
+	VINSERTF128  $0x01, 48(R9), Y7, Y7
+	VMOVUPS      32(R9), X8
+	VINSERTF128  $0x01, 80(R9), Y8, Y8
+	VMULPS       (CX), Y7, Y10
+	VPERM2F128   $0x21, Y0, Y10, Y9
+	VMOVAPS      Y10, Y0
+	VMOVUPS      64(AX), Y10
+	VPERM2F128   $0x21, Y2, Y10, Y11
+	VMOVAPS      Y10, Y2
+	VMULPS       192(AX), Y8, Y10
+	VMULPS       Y11, Y9, Y11
+	VADDPS       Y11, Y10, Y10
+	VMOVUPS      X10, 32(R10)
+	VEXTRACTF128 $0x01, Y10, X7
+	VMOVUPS      X7, 80(R10)
+	VMOVUPS      96(AX), Y10
+	VPERM2F128   $0x21, Y3, Y10, Y11
+	VMOVAPS      Y10, Y3
+	VMULPS       Y11, Y9, Y10
+	VEXTRACTF128 $0x01, Y10, X11
+	VMULPS       16(DX), X6, X7
+	VADDPS       X5, X7, X6
+	VADDPS       X6, X11, X6
+	VMOVUPS      X6, 64(R10)
+	VMULPS       (DX), X6, X7
+	VADDPS       X5, X7, X6
+	VADDPS       X6, X10, X6
+	VMOVUPS      X6, 16(R10)
+	VMOVUPS      32(AX), Y10
+	VPERM2F128   $0x21, Y1, Y10, Y11
+	VMOVAPS      Y10, Y1
+	VMULPS       160(AX), Y8, Y10
+	VMULPS       Y11, Y9, Y11
+	VADDPS       Y11, Y10, Y10
+	VMOVUPS      X10, (R10)
+	VEXTRACTF128 $0x01, Y10, X8
+	VMOVUPS      X8, 48(R10)
+	VMULPS       (AX), Y0, Y10
+	VEXTRACTF128 $0x01, Y10, X8
+	VADDPS       X8, X4, X4
+	VADDPS       X10, X4, X4
+	SUBQ         $0x60, R9
+	SUBQ         $0x60, R10
+	SUBQ         $0x000000e0, AX
+	SUBQ         $0x20, CX
+	SUBQ         $0x20, DX
+	DECQ         R8
+	JNZ          bin3w_pair
+
+bin3w_done:
+	MOVQ    xBv+56(FP), AX
+	VMOVUPS X4, (AX)
+	MOVQ    carry+64(FP), AX
+	VMOVUPS X7, (AX)
+	VZEROUPPER
+	LDMXCSR (SP)
+	RET
+
+// func bckRowOut45AVX2(dpc *[4]float32, tw *[4]float32, dd *[4]float32, q int, xE float32, carry *[4]float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·bckRowOut45AVX2(SB), NOSPLIT, $8-48
+	STMXCSR      (SP)
+	MOVL         (SP), AX
+	ORL          $0x00008040, AX
+	MOVL         AX, 4(SP)
+	LDMXCSR      4(SP)
+	MOVQ         dpc+0(FP), AX
+	MOVQ         dd+16(FP), CX
+	MOVQ         q+24(FP), DX
+	MOVSS        xE+32(FP), X0
+	VBROADCASTSS X0, Y0
+	IMUL3Q       $0x00000030, DX, BX
+	ADDQ         AX, BX
+	SUBQ         $0x30, BX
+	MOVQ         DX, SI
+	SHLQ         $0x04, SI
+	ADDQ         CX, SI
+	SUBQ         $0x10, SI
+	MOVQ         carry+40(FP), CX
+	VMOVUPS      (CX), X1
+	MOVQ         $0x00000003, R8
+	VXORPS       X3, X3, X3
+
+bo45w_pass:
+	VPSRLDQ $0x04, X1, X1
+	MOVQ    BX, CX
+	MOVQ    SI, DI
+
+bo45w_p4:
+	VMULPS    (DI), X1, X1
+	VCMPPS    $0x04, X3, X1, X2
+	VMOVMSKPS X2, R9
+	TESTL     R9, R9
+	JZ        bo45w_p5
+	VMOVUPS   16(CX), X2
+	VADDPS    X1, X2, X2
+	VMOVUPS   X2, 16(CX)
+	SUBQ      $0x10, DI
+	SUBQ      $0x30, CX
+	CMPQ      CX, AX
+	JAE       bo45w_p4
+	DECQ      R8
+	JNZ       bo45w_pass
+
+bo45w_p5:
+	MOVQ    tw+8(FP), BX
+	VMOVUPS 16(AX), X1
+	VPSRLDQ $0x04, X1, X1
+	MOVQ    DX, SI
+	ANDQ    $0x01, SI
+	MOVQ    DX, DI
+	SHRQ    $0x01, DI
+	LEAQ    -2(DX)(SI*1), DX
+	IMUL3Q  $0x00000030, DX, CX
+	ADDQ    AX, CX
+	MOVQ    DX, AX
+	SHRQ    $0x01, AX
+	IMUL3Q  $0x000000e0, AX, AX
+	ADDQ    BX, AX
+	TESTQ   SI, SI
+	JZ      bo45w_p5test
+	VMULPS  128(AX), X1, X2
+	VMOVUPS (CX), X1
+	VADDPS  X0, X1, X1
+	VADDPS  X2, X1, X1
+	VMOVUPS X1, (CX)
+	VMOVUPS 16(CX), X1
+	SUBQ    $0x60, CX
+	SUBQ    $0x000000e0, AX
+
+bo45w_p5test:
+	TESTQ DI, DI
+	JZ    bo45w_done
+
+bo45w_p5pair:
+	VMOVUPS      16(CX), X2
+	VINSERTF128  $0x01, 64(CX), Y2, Y2
+	VPERM2F128   $0x21, Y1, Y2, Y3
+	VMOVAPS      Y2, Y1
+	VMULPS       128(AX), Y3, Y3
+	VMOVUPS      (CX), X4
+	VINSERTF128  $0x01, 48(CX), Y4, Y4
+	VADDPS       Y0, Y4, Y4
+	VADDPS       Y3, Y4, Y4
+	VMOVUPS      X4, (CX)
+	VEXTRACTF128 $0x01, Y4, X2
+	VMOVUPS      X2, 48(CX)
+	SUBQ         $0x60, CX
+	SUBQ         $0x000000e0, AX
+	DECQ         DI
+	JNZ          bo45w_p5pair
+
+bo45w_done:
+	VZEROUPPER
+	LDMXCSR (SP)
+	RET

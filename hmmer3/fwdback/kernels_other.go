@@ -5,6 +5,23 @@ package fwdback
 // useAsm: no assembly row kernels on this architecture.
 func useAsm() bool { return false }
 
+// useWide: no wide row kernels on this architecture.
+func useWide() bool { return false }
+
+func fwdRowAVX2(dpp, dpc, tw, dd, rf *[4]float32, q int, xB float32, all4 bool, xEv *[4]float32) {
+	panic("fwdback: no AVX2 kernels")
+}
+func bckRowInAVX2(dpp, dpc, tw, rf *[4]float32, q int, xBv *[4]float32) {
+	panic("fwdback: no AVX2 kernels")
+}
+func bckRowOutAVX2(dpc, tw, dd *[4]float32, q int, xE float32) { panic("fwdback: no AVX2 kernels") }
+func bckRowIn3AVX2(dpp, dpc, tw, dd, rf *[4]float32, q int, xE float32, xBv, carry *[4]float32) {
+	panic("fwdback: no AVX2 kernels")
+}
+func bckRowOut45AVX2(dpc, tw, dd *[4]float32, q int, xE float32, carry *[4]float32) {
+	panic("fwdback: no AVX2 kernels")
+}
+
 func fwdRowSSE(dpp, dpc, tf, rf *[4]float32, q int, xB float32, all4 bool, xEv *[4]float32) {
 	panic("fwdback: no SSE kernels")
 }

@@ -31,3 +31,28 @@ func bckRowOutSSE(dpc *[4]float32, tf *[4]float32, q int, xE float32)
 //
 //go:noescape
 func scaleRowSSE(dp *[4]float32, n int, inv float32)
+
+// fwdRowAVX2 computes Forward row dpc from row dpp (which may be the same memory) as fwdRowSSE does, two vectors at a time; tw is the paired transition table, dd the D->D vectors.
+//
+//go:noescape
+func fwdRowAVX2(dpp *[4]float32, dpc *[4]float32, tw *[4]float32, dd *[4]float32, rf *[4]float32, q int, xB float32, all4 bool, xEv *[4]float32)
+
+// bckRowInAVX2 is bckRowInSSE two vectors at a time (dpp and dpc may be the same memory); tw is the paired transition table.
+//
+//go:noescape
+func bckRowInAVX2(dpp *[4]float32, dpc *[4]float32, tw *[4]float32, rf *[4]float32, q int, xBv *[4]float32)
+
+// bckRowOutAVX2 is bckRowOutSSE with its M->D phase two vectors at a time; tw is the paired transition table, dd the D->D vectors.
+//
+//go:noescape
+func bckRowOutAVX2(dpc *[4]float32, tw *[4]float32, dd *[4]float32, q int, xE float32)
+
+// bckRowIn3AVX2 is bckRowInAVX2 followed by bckRowOutAVX2's phase 3 for E value xE, in one sweep; it returns phase 3's carry out of vector 0 in carry.
+//
+//go:noescape
+func bckRowIn3AVX2(dpp *[4]float32, dpc *[4]float32, tw *[4]float32, dd *[4]float32, rf *[4]float32, q int, xE float32, xBv *[4]float32, carry *[4]float32)
+
+// bckRowOut45AVX2 is bckRowOutAVX2's phases 4 and 5, from the carry that phase 3 left (bckRowIn3AVX2).
+//
+//go:noescape
+func bckRowOut45AVX2(dpc *[4]float32, tw *[4]float32, dd *[4]float32, q int, xE float32, carry *[4]float32)

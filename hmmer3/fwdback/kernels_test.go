@@ -214,6 +214,11 @@ func TestRowKernelsRandom(t *testing.T) {
 			M = 100 + rng.Intn(400) // M >= 100: the early-stopping D->D passes
 		}
 		om := randomOdds(rng, M, 5)
+		if trial%3 == 0 {
+			// Unihit's E: full matrices then run Backward's phase 3 on a
+			// guess of E (wide kernels), which huge odds sometimes make wrong.
+			om.FB.XF[profile.XE][profile.Loop] = 0
+		}
 		dsq := make([]byte, rng.Intn(60))
 		for i := range dsq {
 			dsq[i] = byte(rng.Intn(5))

@@ -2,10 +2,10 @@ package fwdback
 
 import "github.com/hmmgo/hmmgo/internal/simd"
 
-// level is the kernel family the DP rows use: the SSE row kernels on
-// amd64 at simd.SSE and above (they are HMMER's own four-lane operations,
-// so AVX2 adds nothing that keeps the bits), the Go lanes otherwise;
-// tests set it to try both.
+// level is the kernel family the DP rows use: the wide row kernels at
+// simd.AVX2 and above (HMMER's four-lane operations, two striped vectors
+// per register where that keeps the order), the SSE row kernels at
+// simd.SSE, the Go lanes otherwise; tests set it to try each.
 var level = simd.Selected
 
 // asVec4 points at the first vector of vs for the assembly kernels.

@@ -45,6 +45,9 @@ type Matrix struct {
 	totr  []float32
 	mask  []uint32
 	ddAll [4]uint32
+
+	// The transitions in the wide row kernels' layout (wideTransitions).
+	tw []vec
 }
 
 // NewMatrix returns an empty matrix; Forward and friends size it.
@@ -58,16 +61,37 @@ func (mx *Matrix) grow(M, L int, full bool) {
 	}
 	mx.M, mx.Q, mx.L, mx.full = M, Q, L, full
 	if need := rows * Q * 3; cap(mx.dp) < need {
-		mx.dp = make([]vec, need)
+		mx.dp = make([]vec, need, withHeadroom(need))
 	} else {
 		mx.dp = mx.dp[:need]
 	}
 	if cap(mx.X) < L+1 {
-		mx.X = make([][NXCells]float32, L+1)
+		mx.X = make([][NXCells]float32, L+1, withHeadroom(L+1))
 	} else {
 		mx.X = mx.X[:L+1]
 	}
 }
+
+// withHeadroom is the capacity a matrix grows to when n cells do not fit:
+// a quarter more. Domain definition reuses one pair of full matrices for
+// every envelope of a model, and envelope lengths scatter around the
+// model's length, so growing to the exact size reallocated at nearly
+// every new longest envelope: with 24 models against 5M residues, 217
+// allocations and 7 GB that the runtime had to clear (make zeroes reused
+// heap memory), 1.1 of 24 CPU seconds. With the headroom a worker's
+// matrices are allocated about once.
+//
+// Nothing relies on those zeros, nor on a reused buffer being clean:
+// every cell a kernel reads was written earlier in the same call chain.
+// Forward writes row 0 (zeros) and all three cells of every vector of
+// rows 1..L before the next row reads them; Backward writes row L whole,
+// then every I, D and M cell of row i in phase 1 before phases 3-5 and
+// row i-1 read them, and never reads its row 0; decoding clears the
+// posterior row 0 and writes every cell of rows 1..L; optimal accuracy
+// sets its row 0 to -inf and writes rows 1..L in order; null2 clears the
+// row it sums into; the stochastic and OA tracebacks read rows 0..L of
+// matrices so filled. HMMER's own matrices are reused uncleared as well.
+func withHeadroom(n int) int { return n + n/4 }
 
 // row returns row i's vector triples (row 0 for parser matrices).
 func (mx *Matrix) row(i int) []vec {
@@ -91,4 +115,42 @@ func flat(vs []vec) []float32 {
 		return nil
 	}
 	return unsafe.Slice(&vs[0][0], 4*len(vs))
+}
+
+// wide returns tf in the wide row kernels' layout, kept in mx, or nil
+// when those kernels do not run.
+func (mx *Matrix) wide(tf []vec, Q int) []vec {
+	if !useWide() {
+		return nil
+	}
+	mx.tw = wideTransitions(tf, Q, mx.tw)
+	return mx.tw
+}
+
+// wideTransitions lays out the transitions FBM..FII of vectors q = 2p and
+// 2p+1 side by side, so that one 32-byte load gives both: pair p is 14
+// vectors, transition t of q = 2p at 14p+2t and of q = 2p+1 at 14p+2t+1
+// (zero when Q is odd and 2p+1 = Q). It reuses dst's memory. Rebuilt per
+// Forward or Backward call, it costs one copy of the table, under 1% of
+// even a parser's time: the profile's layout is HMMER's, which the SSE
+// kernels and the other consumers of oprofile.FBProfile read.
+func wideTransitions(tf []vec, Q int, dst []vec) []vec {
+	n := 14 * ((Q + 1) / 2)
+	if cap(dst) < n {
+		dst = make([]vec, n)
+	}
+	dst = dst[:n]
+	for q := 0; q < Q; q++ {
+		w := dst[14*(q/2)+q%2:]
+		for t := 0; t < 7; t++ {
+			w[2*t] = tf[7*q+t]
+		}
+	}
+	if Q%2 == 1 {
+		w := dst[14*(Q/2)+1:]
+		for t := 0; t < 7; t++ {
+			w[2*t] = vec{}
+		}
+	}
+	return dst
 }

@@ -93,18 +93,33 @@ func Null2ByTrace(om *oprofile.Profile, tr *hits.Trace, zstart, zend int, wrk *M
 // special codes.
 func null2Sum(om *oprofile.Profile, row0 []vec, xN, xC, xJ, norm float32, null2 []float32) {
 	Q := len(row0) / 3
-	sv := splat(norm)
-	for q := 0; q < Q; q++ {
-		row0[q*3+cM] = vmul(row0[q*3+cM], sv)
-		row0[q*3+cI] = vmul(row0[q*3+cI], sv)
+	abc := om.Abc
+	var buf [32]vec
+	sums := buf[:0]
+	if abc.K <= len(buf) {
+		sums = buf[:abc.K]
+	}
+	// At the avx2 level one kernel scales the row and sums every residue
+	// (null2Sums); otherwise the row is scaled here and each residue's sum
+	// taken on its own. The products and sums are the same.
+	wide := null2Sums(row0, om.FB.RF, Q, norm, sums)
+	if !wide {
+		sv := splat(norm)
+		for q := 0; q < Q; q++ {
+			row0[q*3+cM] = vmul(row0[q*3+cM], sv)
+			row0[q*3+cI] = vmul(row0[q*3+cI], sv)
+		}
 	}
 	xN = fmul(xN, norm)
 	xC = fmul(xC, norm)
 	xJ = fmul(xJ, norm)
 	xfactor := xN + xC + xJ
-	abc := om.Abc
 	for x := 0; x < abc.K; x++ {
-		null2[x] = hsum(null2Dot(row0, om.FB.RF[x], Q)) + xfactor
+		if wide {
+			null2[x] = hsum(sums[x]) + xfactor
+		} else {
+			null2[x] = hsum(null2Dot(row0, om.FB.RF[x], Q)) + xfactor
+		}
 	}
 	abc.FAvgScVec(null2)
 	null2[abc.K] = 1.0

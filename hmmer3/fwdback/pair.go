@@ -128,8 +128,9 @@ func ForwardPair(a, b []byte, oma, omb *oprofile.Profile, pm *PairMatrix) (sa fl
 		for j := range row {
 			copy(row[j][:], dp[j][h:h+4])
 		}
+		tw := pm.ox.wide(fb.TF, Q)
 		for _, x := range rest[n:] {
-			xE := hsum(forwardRow(row, row, fb.TF, fb.RF[x], Q, s.xB, all4))
+			xE := hsum(forwardRowW(row, row, fb.TF, tw, fb.RF[x], Q, s.xB, all4))
 			if inv := s.row(xE, xf); inv != 1 {
 				scaleRow(row, inv)
 			}

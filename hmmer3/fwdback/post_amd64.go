@@ -52,3 +52,27 @@ func null2Dot(row, rf []vec, Q int) vec {
 	null2DotSSE(asVec4(row), asVec4(rf), Q, (*[4]float32)(&s))
 	return s
 }
+
+// null2Group is how many residues one null2SumsAVX2 call sums.
+const null2Group = 10
+
+// null2Sums does null2Sum's vector work at the avx2 level: it scales
+// row0's M and I vectors by norm, then sets s[x] to null2Dot(row0,
+// rf[x]) for every x < len(s), ten residues per kernel call (the last
+// call repeats the last residue to fill its ten). At other levels it
+// does nothing and reports false.
+func null2Sums(row0 []vec, rf [][]vec, Q int, norm float32, s []vec) bool {
+	if level < simd.AVX2 || len(s) == 0 {
+		return false
+	}
+	var ptrs [null2Group]*[4]float32
+	var out [null2Group]vec
+	for g := 0; g < len(s); g += null2Group {
+		for j := range ptrs {
+			ptrs[j] = asVec4(rf[min(g+j, len(s)-1)])
+		}
+		null2SumsAVX2(asVec4(row0), &ptrs[0], Q, norm, g == 0, asVec4(out[:]))
+		copy(s[g:], out[:])
+	}
+	return true
+}

@@ -413,3 +413,101 @@ dot_cell:
 	MOVUPS  X0, (AX)
 	LDMXCSR (SP)
 	RET
+
+// func null2SumsAVX2(row *[4]float32, rfs **[4]float32, q int, norm float32, scale bool, out *[4]float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·null2SumsAVX2(SB), NOSPLIT, $8-40
+	STMXCSR      (SP)
+	MOVL         (SP), AX
+	ORL          $0x00008000, AX
+	MOVL         AX, 4(SP)
+	LDMXCSR      4(SP)
+	MOVQ         row+0(FP), AX
+	MOVQ         q+16(FP), CX
+	MOVB         scale+28(FP), DL
+	TESTB        DL, DL
+	JZ           n2s_sums
+	MOVSS        norm+24(FP), X0
+	VBROADCASTSS X0, X0
+	MOVQ         AX, DX
+	MOVQ         CX, BX
+
+n2s_scale:
+	VMULPS  (DX), X0, X1
+	VMOVUPS X1, (DX)
+	VMULPS  32(DX), X0, X1
+	VMOVUPS X1, 32(DX)
+	ADDQ    $0x30, DX
+	DECQ    BX
+	JNZ     n2s_scale
+
+n2s_sums:
+	MOVQ   rfs+8(FP), DX
+	MOVQ   (DX), SI
+	MOVQ   8(DX), DI
+	MOVQ   16(DX), R8
+	MOVQ   24(DX), R9
+	MOVQ   32(DX), R10
+	MOVQ   40(DX), R11
+	MOVQ   48(DX), R12
+	MOVQ   56(DX), R13
+	MOVQ   64(DX), R14
+	MOVQ   72(DX), R15
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	MOVQ   AX, DX
+	MOVQ   CX, BX
+
+n2s_cell:
+	VBROADCASTF128 (DX), Y5
+	VBROADCASTF128 32(DX), Y6
+	VMOVUPS        (SI), X7
+	VINSERTF128    $0x01, (DI), Y7, Y7
+	VMULPS         Y7, Y5, Y7
+	VADDPS         Y7, Y0, Y0
+	VADDPS         Y6, Y0, Y0
+	VMOVUPS        (R8), X8
+	VINSERTF128    $0x01, (R9), Y8, Y8
+	VMULPS         Y8, Y5, Y8
+	VADDPS         Y8, Y1, Y1
+	VADDPS         Y6, Y1, Y1
+	VMOVUPS        (R10), X9
+	VINSERTF128    $0x01, (R11), Y9, Y9
+	VMULPS         Y9, Y5, Y9
+	VADDPS         Y9, Y2, Y2
+	VADDPS         Y6, Y2, Y2
+	VMOVUPS        (R12), X10
+	VINSERTF128    $0x01, (R13), Y10, Y10
+	VMULPS         Y10, Y5, Y10
+	VADDPS         Y10, Y3, Y3
+	VADDPS         Y6, Y3, Y3
+	VMOVUPS        (R14), X11
+	VINSERTF128    $0x01, (R15), Y11, Y11
+	VMULPS         Y11, Y5, Y11
+	VADDPS         Y11, Y4, Y4
+	VADDPS         Y6, Y4, Y4
+	ADDQ           $0x10, SI
+	ADDQ           $0x10, DI
+	ADDQ           $0x10, R8
+	ADDQ           $0x10, R9
+	ADDQ           $0x10, R10
+	ADDQ           $0x10, R11
+	ADDQ           $0x10, R12
+	ADDQ           $0x10, R13
+	ADDQ           $0x10, R14
+	ADDQ           $0x10, R15
+	ADDQ           $0x30, DX
+	DECQ           BX
+	JNZ            n2s_cell
+	MOVQ           out+32(FP), AX
+	VMOVUPS        Y0, (AX)
+	VMOVUPS        Y1, 32(AX)
+	VMOVUPS        Y2, 64(AX)
+	VMOVUPS        Y3, 96(AX)
+	VMOVUPS        Y4, 128(AX)
+	VZEROUPPER
+	LDMXCSR        (SP)
+	RET

@@ -13,3 +13,6 @@ func oaRow(dpp, dpc, ppr []vec, msk []uint32, Q int, xB float32, ddAll *[4]uint3
 func sumRows(acc, src []vec, Q, rows int) { sumRowsGo(acc, src, Q, rows) }
 
 func null2Dot(row, rf []vec, Q int) vec { return null2DotGo(row, rf, Q) }
+
+// null2Sums: no wide null2 kernel on this architecture.
+func null2Sums(row0 []vec, rf [][]vec, Q int, norm float32, s []vec) bool { return false }

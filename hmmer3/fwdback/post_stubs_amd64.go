@@ -31,3 +31,8 @@ func sumRowsSSE(acc *[4]float32, src *[4]float32, q int, rows int)
 //
 //go:noescape
 func null2DotSSE(row *[4]float32, rf *[4]float32, q int, out *[4]float32)
+
+// null2SumsAVX2 writes to out[x] null2DotSSE's sum for each of the ten residues x whose match odds rfs[x] points at; with scale, it first multiplies row's M and I vectors by norm in place.
+//
+//go:noescape
+func null2SumsAVX2(row *[4]float32, rfs **[4]float32, q int, norm float32, scale bool, out *[4]float32)

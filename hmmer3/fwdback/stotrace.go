@@ -37,21 +37,21 @@ func StochasticTrace(rng *easel.Random, om *oprofile.Profile, ox *Matrix, tr *hi
 		case hits.StD:
 			Q := ox.Q
 			q, r := (k-1)%Q, (k-1)/Q
-			mpv, dpv, _ := prevVecs(ox, i, q)
-			var tmd, tdd vec
+			mp, dp, _ := prevCells(ox, i, q, r)
+			var tmd, tdd float32 // M->D and D->D into node k: node k-1's
 			if q > 0 {
-				tmd, tdd = om.FB.TF[7*(q-1)+oprofile.FMD], om.FB.TF[7*Q+q-1]
-			} else {
-				tmd, tdd = rightshift(om.FB.TF[7*(Q-1)+oprofile.FMD], 0), rightshift(om.FB.TF[8*Q-1], 0)
+				tmd, tdd = om.FB.TF[7*(q-1)+oprofile.FMD][r], om.FB.TF[7*Q+q-1][r]
+			} else if r > 0 {
+				tmd, tdd = om.FB.TF[7*(Q-1)+oprofile.FMD][r-1], om.FB.TF[8*Q-1][r-1]
 			}
-			s1 = choose2(vmul(mpv, tmd)[r], vmul(dpv, tdd)[r], hits.StM, hits.StD)
+			s1 = choose2(fmul(mp, tmd), fmul(dp, tdd), hits.StM, hits.StD)
 			k--
 		case hits.StI:
 			Q := ox.Q
 			q, r := (k-1)%Q, (k-1)/Q
 			row := ox.row(i - 1)
-			s1 = choose2(vmul(row[q*3+cM], om.FB.TF[7*q+oprofile.FMI])[r],
-				vmul(row[q*3+cI], om.FB.TF[7*q+oprofile.FII])[r], hits.StM, hits.StI)
+			s1 = choose2(fmul(row[q*3+cM][r], om.FB.TF[7*q+oprofile.FMI][r]),
+				fmul(row[q*3+cI][r], om.FB.TF[7*q+oprofile.FII][r]), hits.StM, hits.StI)
 			i--
 		case hits.StN:
 			s1 = hits.StN
@@ -83,20 +83,39 @@ func StochasticTrace(rng *easel.Random, om *oprofile.Profile, ox *Matrix, tr *hi
 	traceReverse(tr)
 }
 
+// The choices below take HMMER's four-lane products (vector times
+// transition vector) in the one lane r they read: every lane is an
+// independent product, so that is the same value, at a quarter of the
+// multiplications.
+
 func stoSelectM(rng *easel.Random, om *oprofile.Profile, ox *Matrix, i, k int) hits.State {
 	Q := ox.Q
 	q, r := (k-1)%Q, (k-1)/Q
 	t := om.FB.TF[7*q : 7*q+7]
-	mpv, dpv, ipv := prevVecs(ox, i-1, q)
-	xBv := splat(ox.X[i-1][XB])
-	path := []float32{
-		vmul(xBv, t[oprofile.FBM])[r],
-		vmul(mpv, t[oprofile.FMM])[r],
-		vmul(ipv, t[oprofile.FIM])[r],
-		vmul(dpv, t[oprofile.FDM])[r],
+	mp, dp, ip := prevCells(ox, i-1, q, r)
+	path := [4]float32{
+		fmul(ox.X[i-1][XB], t[oprofile.FBM][r]),
+		fmul(mp, t[oprofile.FMM][r]),
+		fmul(ip, t[oprofile.FIM][r]),
+		fmul(dp, t[oprofile.FDM][r]),
 	}
-	easel.FNorm(path)
-	return [4]hits.State{hits.StB, hits.StM, hits.StI, hits.StD}[easel.FChoose(rng, path)]
+	easel.FNorm(path[:])
+	return [4]hits.State{hits.StB, hits.StM, hits.StI, hits.StD}[easel.FChoose(rng, path[:])]
+}
+
+// prevCells is lane r of prevVecs: the M, D and I cells of node k-1 in
+// row i for node k at (q, r), zero when k is node 1.
+func prevCells(mx *Matrix, i, q, r int) (m, d, ii float32) {
+	row := mx.row(i)
+	switch {
+	case q > 0:
+		j := (q - 1) * 3
+		return row[j+cM][r], row[j+cD][r], row[j+cI][r]
+	case r > 0:
+		j := (mx.Q - 1) * 3
+		return row[j+cM][r-1], row[j+cD][r-1], row[j+cI][r-1]
+	}
+	return 0, 0, 0
 }
 
 // stoSelectE picks the M or D cell that ends the domain, scanning the row

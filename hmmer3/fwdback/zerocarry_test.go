@@ -17,7 +17,8 @@ import (
 // the SSE kernels), whose D->D passes stop at a zero carry (zeroCarry),
 // against HMMER's four-lane operations with the passes run to the end
 // (refForwardRow, refBackwardRowIn, refBackwardRowOut), on rows of real
-// matrices and on random non-negative rows.
+// matrices and on random non-negative rows. At the avx2 level (and above)
+// these are the wide kernels.
 
 func sameVecs(a, b []vec) bool {
 	for j := range a {
@@ -52,11 +53,13 @@ func checkRows(t *testing.T, what string, dpp, cur, tf, rf []vec, Q int, xB, xE 
 				refBackwardRowOut(o.bout, tf, Q, xE)
 				return
 			}
-			o.xE = forwardRow(dpp, o.fwd, tf, rf, Q, xB, all4)
-			o.xEInPlace = forwardRow(o.fwdInPlace, o.fwdInPlace, tf, rf, Q, xB, all4)
-			o.xB = backwardRowIn(dpp, o.bin, tf, rf, Q)
-			o.xBInPlace = backwardRowIn(o.binInPlace, o.binInPlace, tf, rf, Q)
-			backwardRowOut(o.bout, tf, Q, xE)
+			// The wide table, as Forward and Backward pass it (nil below AVX2).
+			tw := (&Matrix{}).wide(tf, Q)
+			o.xE = forwardRowW(dpp, o.fwd, tf, tw, rf, Q, xB, all4)
+			o.xEInPlace = forwardRowW(o.fwdInPlace, o.fwdInPlace, tf, tw, rf, Q, xB, all4)
+			o.xB = backwardRowInW(dpp, o.bin, tf, tw, rf, Q)
+			o.xBInPlace = backwardRowInW(o.binInPlace, o.binInPlace, tf, tw, rf, Q)
+			backwardRowOutW(o.bout, tf, tw, Q, xE)
 		})
 		return o
 	}

@@ -38,6 +38,7 @@ func main() {
 	bckRowIn()
 	bckRowOut()
 	scaleRow()
+	wideMain()
 	Generate()
 }
 

@@ -48,6 +48,7 @@ func main() {
 	oaRow(vex)
 	sumRows()
 	null2Dot()
+	null2Sums()
 	Generate()
 }
 
