@@ -293,3 +293,60 @@ func TestBackwardGuessedE(t *testing.T) {
 		t.Fatal("no wrong guess of E was exercised")
 	}
 }
+
+// TestWideMatricesMatchSSE: whole Forward and Backward runs, full
+// matrices and parsers, multihit and unihit, on random odds profiles
+// (subnormal-range products, rows past the rescaling threshold, D->D
+// close to one) with M from 1 to 3000 and many target lengths: every
+// cell, special, scale and score of the wide kernels against the SSE
+// kernels, bit for bit.
+func TestWideMatricesMatchSSE(t *testing.T) {
+	if !slices.Contains(simd.Available(), simd.AVX2) {
+		t.Skip("no AVX2 on this machine: the wide kernels cannot run")
+	}
+	rng := rand.New(rand.NewSource(29))
+	var ms []int
+	for M := 1; M <= 24; M++ {
+		ms = append(ms, M)
+	}
+	for n := 0; n < 24; n++ {
+		ms = append(ms, 25+rng.Intn(600))
+	}
+	ms = append(ms, 1499, 2999, 3000)
+	scored := 0
+	for _, M := range ms {
+		om := randomOdds(rng, M, 5)
+		unihit := rng.Intn(2) == 0
+		if unihit {
+			om.FB.XF[profile.XE][profile.Loop] = 0
+		}
+		L := rng.Intn(70)
+		if M > 1000 {
+			L = rng.Intn(12)
+		}
+		dsq := make([]byte, L)
+		for i := range dsq {
+			dsq[i] = byte(rng.Intn(5))
+		}
+		for _, full := range []bool{true, false} {
+			want, got := runFB(simd.SSE, dsq, om, full), runFB(simd.AVX2, dsq, om, full)
+			if !sameBits(got.fsc, want.fsc) || !sameBits(got.bsc, want.bsc) ||
+				(got.ferr == nil) != (want.ferr == nil) || (got.berr == nil) != (want.berr == nil) {
+				t.Fatalf("M=%d L=%d full=%v unihit=%v: wide fwd %v/%v bck %v/%v, SSE fwd %v/%v bck %v/%v",
+					M, L, full, unihit, got.fsc, got.ferr, got.bsc, got.berr, want.fsc, want.ferr, want.bsc, want.berr)
+			}
+			if where, ok := sameMatrix(got.fwd, want.fwd); full && !ok {
+				t.Fatalf("M=%d L=%d unihit=%v: wide Forward matrix differs (%s)", M, L, unihit, where)
+			}
+			if where, ok := sameMatrix(got.bck, want.bck); full && want.ferr == nil && !ok {
+				t.Fatalf("M=%d L=%d unihit=%v: wide Backward matrix differs (%s)", M, L, unihit, where)
+			}
+			if full && want.berr == nil && want.ferr == nil {
+				scored++
+			}
+		}
+	}
+	if scored < len(ms)/2 {
+		t.Fatalf("only %d of %d targets scored without a range error", scored, len(ms))
+	}
+}
