@@ -16,7 +16,8 @@ import (
 // BenchmarkForwardBatch reports GCUPS (nodes x residues per second, one
 // core) of the Forward parser as the pipeline's filter runs it, one
 // ForwardBatch of 16 random targets of 300 to 400 residues per iteration:
-// "single" is one SSE Forward per target, "pair" the paired AVX2 kernel.
+// "single" is one SSE Forward per target, "pair" the paired AVX2 kernel,
+// "quad" the quad AVX-512 one.
 // Models: four testdata ones (M = 86, 260, 803, 1142) and, when the
 // shared data set is here, CUDAMPF query models (cN).
 func BenchmarkForwardBatch(b *testing.B) {
@@ -52,13 +53,10 @@ func BenchmarkForwardBatch(b *testing.B) {
 	}
 	for _, m := range ms {
 		m.om.ReconfigMultihit(350)
-		for _, kind := range []string{"single", "pair"} {
-			l := simd.SSE
-			if kind == "pair" {
-				if !usePair() {
-					continue
-				}
-				l = level
+		for _, kind := range []string{"single", "pair", "quad"} {
+			l := map[string]simd.Level{"single": simd.SSE, "pair": simd.AVX2, "quad": simd.AVX512}[kind]
+			if l > level {
+				continue
 			}
 			b.Run(m.name+"/"+kind, func(b *testing.B) {
 				withLevel(l, func() {

@@ -11,3 +11,6 @@ func useAsm() bool { return level >= simd.SSE }
 // useWide reports whether the wide (AVX2) row kernels run: at simd.AVX2
 // and above (AVX-512 machines run them too).
 func useWide() bool { return level >= simd.AVX2 }
+
+// useQuad reports whether the quad (AVX-512) Forward filter rows run.
+func useQuad() bool { return level >= simd.AVX512 }

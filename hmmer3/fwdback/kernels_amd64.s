@@ -334,6 +334,194 @@ scalep_done:
 	LDMXCSR (SP)
 	RET
 
+// func fwdRowQuadAVX512(dpp *[16]float32, dpc *[16]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xB *[16]float32, all4 bool, xEv *[16]float32)
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, SSE
+TEXT ·fwdRowQuadAVX512(SB), NOSPLIT, $8-64
+	STMXCSR (SP)
+	MOVL    (SP), AX
+	ORL     $0x00008040, AX
+	MOVL    AX, 4(SP)
+	LDMXCSR 4(SP)
+	MOVQ    dpp+0(FP), AX
+	MOVQ    dpc+8(FP), CX
+	MOVQ    tf+16(FP), DX
+	MOVQ    rf+24(FP), BX
+	MOVQ    (BX), SI
+	MOVQ    8(BX), DI
+	MOVQ    16(BX), R8
+	MOVQ    24(BX), BX
+	MOVQ    q+32(FP), R9
+	IMUL3Q  $0x000000c0, R9, R9
+	MOVQ    xB+40(FP), R10
+	VMOVUPS (R10), Z0
+	VMOVUPS -192(AX)(R9*1), Z1
+	VMOVUPS -128(AX)(R9*1), Z2
+	VMOVUPS -64(AX)(R9*1), Z3
+	VPSLLDQ $0x04, Z1, Z1
+	VPSLLDQ $0x04, Z2, Z2
+	VPSLLDQ $0x04, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	XORQ    R10, R10
+	XORQ    R11, R11
+
+fwdq_cell:
+	VBROADCASTF32X4 (DX), Z6
+	VMULPS          Z6, Z0, Z6
+	VBROADCASTF32X4 16(DX), Z7
+	VMULPS          Z7, Z1, Z7
+	VADDPS          Z7, Z6, Z6
+	VBROADCASTF32X4 32(DX), Z1
+	VMULPS          Z1, Z3, Z7
+	VADDPS          Z7, Z6, Z6
+	VBROADCASTF32X4 48(DX), Z1
+	VMULPS          Z1, Z2, Z7
+	VADDPS          Z7, Z6, Z6
+	VMOVUPS         (SI)(R11*1), X8
+	VINSERTF32X4    $0x01, (DI)(R11*1), Z8, Z8
+	VINSERTF32X4    $0x02, (R8)(R11*1), Z8, Z8
+	VINSERTF32X4    $0x03, (BX)(R11*1), Z8, Z8
+	VMULPS          Z8, Z6, Z6
+	VADDPS          Z6, Z4, Z4
+	VMOVUPS         (AX)(R10*1), Z1
+	VMOVUPS         64(AX)(R10*1), Z2
+	VMOVUPS         128(AX)(R10*1), Z3
+	VMOVUPS         Z6, (CX)(R10*1)
+	VMOVUPS         Z5, 64(CX)(R10*1)
+	VBROADCASTF32X4 64(DX), Z5
+	VMULPS          Z5, Z6, Z5
+	VBROADCASTF32X4 80(DX), Z6
+	VMULPS          Z6, Z1, Z6
+	VBROADCASTF32X4 96(DX), Z7
+	VMULPS          Z7, Z3, Z7
+	VADDPS          Z7, Z6, Z6
+	VMOVUPS         Z6, 128(CX)(R10*1)
+	ADDQ            $0x70, DX
+	ADDQ            $0x10, R11
+	ADDQ            $0x000000c0, R10
+	CMPQ            R10, R9
+	JB              fwdq_cell
+	MOVQ            DX, AX
+	VPSLLDQ         $0x04, Z5, Z5
+	VXORPS          Z0, Z0, Z0
+	VMOVUPS         Z0, 64(CX)
+	XORQ            R10, R10
+
+fwdq_dd1:
+	VADDPS          64(CX)(R10*1), Z5, Z7
+	VMOVUPS         Z7, 64(CX)(R10*1)
+	VBROADCASTF32X4 (DX), Z1
+	VMULPS          Z1, Z7, Z5
+	ADDQ            $0x10, DX
+	ADDQ            $0x000000c0, R10
+	CMPQ            R10, R9
+	JB              fwdq_dd1
+	MOVB            all4+48(FP), DL
+	MOVQ            $0x00000003, BX
+	TESTB           DL, DL
+	JNZ             fwdq_pass4
+	KXNORW          K1, K1, K1
+
+fwdq_pass:
+	VPSLLDQ   $0x04, Z5, Z5
+	VMOVAPS.Z Z5, K1, Z5
+	KXORW     K2, K2, K2
+	XORQ      R10, R10
+	MOVQ      AX, DX
+
+fwdq_ddn:
+	VMOVUPS         64(CX)(R10*1), Z1
+	VADDPS          Z1, Z5, Z7
+	VCMPPS          $0x01, Z7, Z1, K3
+	KORW            K3, K2, K2
+	VMOVUPS         Z7, 64(CX)(R10*1)
+	VBROADCASTF32X4 (DX), Z1
+	VMULPS          Z1, Z5, Z5
+	VCMPPS          $0x04, Z0, Z5, K3
+	KORTESTW        K3, K3
+	JZ              fwdq_sum
+	ADDQ            $0x10, DX
+	ADDQ            $0x000000c0, R10
+	CMPQ            R10, R9
+	JB              fwdq_ddn
+	DECQ            BX
+	JZ              fwdq_sum
+	KMOVW           K2, DX
+	MOVL            DX, SI
+	SHRL            $0x01, SI
+	ORL             SI, DX
+	MOVL            DX, SI
+	SHRL            $0x02, SI
+	ORL             SI, DX
+	ANDL            $0x00001111, DX
+	MOVL            DX, SI
+	SHLL            $0x04, SI
+	SUBL            DX, SI
+	KMOVW           K1, DX
+	ANDL            SI, DX
+	KMOVW           DX, K1
+	TESTL           DX, DX
+	JNZ             fwdq_pass
+	JMP             fwdq_sum
+
+fwdq_pass4:
+	VPSLLDQ $0x04, Z5, Z5
+	XORQ    R10, R10
+	MOVQ    AX, DX
+
+fwdq_dd4:
+	VADDPS          64(CX)(R10*1), Z5, Z7
+	VMOVUPS         Z7, 64(CX)(R10*1)
+	VBROADCASTF32X4 (DX), Z0
+	VMULPS          Z0, Z5, Z5
+	ADDQ            $0x10, DX
+	ADDQ            $0x000000c0, R10
+	CMPQ            R10, R9
+	JB              fwdq_dd4
+	DECQ            BX
+	JNZ             fwdq_pass4
+
+fwdq_sum:
+	XORQ R10, R10
+
+fwdq_sumd:
+	VADDPS  64(CX)(R10*1), Z4, Z4
+	ADDQ    $0x000000c0, R10
+	CMPQ    R10, R9
+	JB      fwdq_sumd
+	MOVQ    xEv+56(FP), AX
+	VMOVUPS Z4, (AX)
+	VZEROUPPER
+	LDMXCSR (SP)
+	RET
+
+// func scaleRowQuadAVX512(dp *[16]float32, n int, inv *[16]float32)
+// Requires: AVX, AVX512F, SSE
+TEXT ·scaleRowQuadAVX512(SB), NOSPLIT, $8-24
+	STMXCSR (SP)
+	MOVL    (SP), AX
+	ORL     $0x00008040, AX
+	MOVL    AX, 4(SP)
+	LDMXCSR 4(SP)
+	MOVQ    dp+0(FP), AX
+	MOVQ    n+8(FP), CX
+	MOVQ    inv+16(FP), DX
+	VMOVUPS (DX), Z0
+	TESTQ   CX, CX
+	JZ      scaleq_done
+
+scaleq_loop:
+	VMULPS  (AX), Z0, Z1
+	VMOVUPS Z1, (AX)
+	ADDQ    $0x40, AX
+	DECQ    CX
+	JNZ     scaleq_loop
+
+scaleq_done:
+	VZEROUPPER
+	LDMXCSR (SP)
+	RET
+
 // func bckRowInSSE(dpp *[4]float32, dpc *[4]float32, tf *[4]float32, rf *[4]float32, q int, xBv *[4]float32)
 // Requires: SSE, SSE2
 TEXT ·bckRowInSSE(SB), NOSPLIT, $8-48

@@ -34,3 +34,11 @@ func fwdRowPairAVX2(dpp, dpc *[8]float32, tf, rfa, rfb *[4]float32, q int, xB *[
 	panic("fwdback: no AVX2 kernels")
 }
 func scaleRowPairAVX2(dp *[8]float32, n int, inv *[8]float32) { panic("fwdback: no AVX2 kernels") }
+
+// useQuad: no AVX-512 kernels on this architecture.
+func useQuad() bool { return false }
+
+func fwdRowQuadAVX512(dpp, dpc *[16]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xB *[16]float32, all4 bool, xEv *[16]float32) {
+	panic("fwdback: no AVX-512 kernels")
+}
+func scaleRowQuadAVX512(dp *[16]float32, n int, inv *[16]float32) { panic("fwdback: no AVX-512 kernels") }

@@ -17,6 +17,16 @@ func fwdRowPairAVX2(dpp *[8]float32, dpc *[8]float32, tf *[4]float32, rfa *[4]fl
 //go:noescape
 func scaleRowPairAVX2(dp *[8]float32, n int, inv *[8]float32)
 
+// fwdRowQuadAVX512 computes quad Forward row dpc from row dpp (which may be the same memory): fwdRowSSE for target j in the j-th 128-bit part of each vector, its match odds at rf[j].
+//
+//go:noescape
+func fwdRowQuadAVX512(dpp *[16]float32, dpc *[16]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xB *[16]float32, all4 bool, xEv *[16]float32)
+
+// scaleRowQuadAVX512 multiplies n quad vectors from dp by inv, flushing to zero.
+//
+//go:noescape
+func scaleRowQuadAVX512(dp *[16]float32, n int, inv *[16]float32)
+
 // bckRowInSSE is phase 1 of a Backward row (dpp and dpc may be the same memory).
 //
 //go:noescape

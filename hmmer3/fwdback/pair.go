@@ -18,15 +18,18 @@ import (
 // pvec is a paired vector: target A's four lanes, then target B's.
 type pvec = [8]float32
 
-// PairMatrix is ForwardPair's workspace: one paired parser row, and one
-// single row for the target that outlasts the other.
+// PairMatrix is the workspace of ForwardPair and ForwardQuad: one paired
+// or quad parser row, and one single row for the target that outlasts
+// the others.
 type PairMatrix struct {
 	dp     []pvec // Q triples (M, D, I)
+	quad   []qvec // Q triples (M, D, I)
 	single []vec
 	ox     *Matrix // Forward's, when the paired kernel does not run
 }
 
-// NewPairMatrix returns an empty workspace; ForwardPair sizes it.
+// NewPairMatrix returns an empty workspace; ForwardPair and ForwardQuad
+// size it.
 func NewPairMatrix() *PairMatrix { return &PairMatrix{ox: NewMatrix()} }
 
 // PairKernel reports whether ForwardPair runs the paired kernel (else
@@ -143,11 +146,29 @@ func ForwardPair(a, b []byte, oma, omb *oprofile.Profile, pm *PairMatrix) (sa fl
 
 // ForwardBatch sets sc[i] and errs[i] to the Forward parser score and
 // error of dsqs[i] with om configured for that target's length
-// (ReconfigLength; om itself is not changed), pairing targets on the
-// paired kernel where it runs.
+// (ReconfigLength; om itself is not changed), four targets at a time on
+// the quad kernel and two on the paired one where they run.
 func ForwardBatch(dsqs [][]byte, om *oprofile.Profile, sc []float32, errs []error, pm *PairMatrix) {
 	oma, omb := *om, *om
 	i := 0
+	if useQuad() {
+		var (
+			ds  [4][]byte
+			oms [4]*oprofile.Profile
+			cfg [4]oprofile.Profile
+			s4  [4]float32
+			e4  [4]error
+		)
+		for ; i+3 < len(dsqs); i += 4 {
+			for j := range ds {
+				ds[j], cfg[j], oms[j] = dsqs[i+j], *om, &cfg[j]
+				cfg[j].ReconfigLength(len(ds[j]))
+			}
+			ForwardQuad(&ds, &oms, pm, &s4, &e4)
+			copy(sc[i:i+4], s4[:])
+			copy(errs[i:i+4], e4[:])
+		}
+	}
 	if usePair() {
 		for ; i+1 < len(dsqs); i += 2 {
 			oma.ReconfigLength(len(dsqs[i]))

@@ -240,10 +240,10 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		}
 	}
 	if onCPU != nil {
-		// Targets two by two, for the paired Forward kernel: first[i]
-		// marks the first of a pair, partner[i] the second (-1: none).
-		// Partners are neighbours in length order: the kernel pairs rows
-		// only while both targets last, the longer one's tail runs alone.
+		// Targets in groups (forwardGroup): lead[i] marks a group's first
+		// target, group[i] its members. Members are neighbours in length
+		// order: the kernels share rows only while the targets last, the
+		// longest one's tail runs alone.
 		var order []int
 		for i, ok := range onCPU {
 			if ok {
@@ -251,21 +251,15 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 			}
 		}
 		sort.SliceStable(order, func(a, b int) bool { return len(seqs[order[a]].Dsq) < len(seqs[order[b]].Dsq) })
-		first, partner := make([]bool, n), make([]int, n)
-		for k := 0; k < len(order); k += 2 {
-			i := order[k]
-			first[i], partner[i] = true, -1
-			if k+1 < len(order) {
-				partner[i] = order[k+1]
-			}
+		lead, group := make([]bool, n), make([][]int, n)
+		for k, g := 0, fwdback.Group(); k < len(order); {
+			size := groupSize(len(order)-k, g)
+			lead[order[k]], group[order[k]] = true, order[k:k+size]
+			k += size
 		}
-		err = forEach(first, func(w *worker, i int) (err error) {
-			if j := partner[i]; j >= 0 {
-				fwdsc[i], fwdsc[j], err = w.forwardTwo(seqs[i].Dsq, seqs[j].Dsq)
-				return err
-			}
-			fwdsc[i], err = w.forward(seqs[i].Dsq)
-			return err
+		target := func(k int) []byte { return seqs[k].Dsq }
+		err = forEach(lead, func(w *worker, i int) error {
+			return w.forwardGroup(target, group[i], fwdsc)
 		})
 		if err != nil {
 			return nil, nil, err

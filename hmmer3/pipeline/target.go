@@ -3,6 +3,7 @@ package pipeline
 import (
 	"math"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/hmmgo/hmmgo/easel"
@@ -26,7 +27,7 @@ type worker struct {
 	f1, f2, f3 float64
 	bias       bool
 	om         oprofile.Profile
-	om2        oprofile.Profile // the second target's length configuration in forwardTwo
+	others     [3]oprofile.Profile // the other targets' length configurations in forwardGroup
 	pair       *fwdback.PairMatrix
 	bg         profile.Background
 	oxf, oxb   *fwdback.Matrix
@@ -45,7 +46,7 @@ type worker struct {
 }
 
 func newWorker(m *Model, cfg *Config, arbitrarySeed uint32) *worker {
-	w := &worker{m: m, cfg: cfg, om: *m.OM, om2: *m.OM, pair: fwdback.NewPairMatrix(), bg: *m.BG, bias: cfg.biasFilter(),
+	w := &worker{m: m, cfg: cfg, om: *m.OM, others: [3]oprofile.Profile{*m.OM, *m.OM, *m.OM}, pair: fwdback.NewPairMatrix(), bg: *m.BG, bias: cfg.biasFilter(),
 		oxf: fwdback.NewMatrix(), oxb: fwdback.NewMatrix(), def: domaindef.New(cfg.Seed, arbitrarySeed)}
 	w.f1, w.f2, w.f3 = cfg.filterThresholds()
 	return w
@@ -90,8 +91,8 @@ type candidate struct {
 // so far as Z). The MSV and bias filters run target by target; the
 // Viterbi filter then scores every survivor of the batch in one
 // vitfilter.ScoreBatch call (small models score two targets at a time
-// there), and the Forward filter its survivors two at a time
-// (fwdback.ForwardPair); the rest follows target by target in database
+// there), and the Forward filter its survivors in groups
+// (forwardGroup); the rest follows target by target in database
 // order. Every filter score depends only on its target, so the hits, the
 // counters and the order in which targets reach domain definition are
 // those of running the whole pipeline on one target after another.
@@ -135,7 +136,7 @@ func (w *worker) runBatch(seqs []*seqio.Sequence, index func(n int) int64) ([]*h
 	if !fwdback.PairKernel() {
 		return w.finishEach()
 	}
-	// Pairs are neighbours in length order (see SearchStaged).
+	// Groups are neighbours in length order (see SearchStaged).
 	w.order = w.order[:0]
 	for k := range w.surv {
 		w.order = append(w.order, k)
@@ -147,18 +148,13 @@ func (w *worker) runBatch(seqs []*seqio.Sequence, index func(n int) int64) ([]*h
 		w.fwdsc = make([]float32, len(w.surv))
 	}
 	w.fwdsc = w.fwdsc[:len(w.surv)] // every entry is set below
-	for k := 0; k < len(w.order); k += 2 {
-		var err error
-		a := w.order[k]
-		if k+1 < len(w.order) {
-			b := w.order[k+1]
-			w.fwdsc[a], w.fwdsc[b], err = w.forwardTwo(w.surv[a].sq.Dsq, w.surv[b].sq.Dsq)
-		} else {
-			w.fwdsc[a], err = w.forward(w.surv[a].sq.Dsq)
-		}
-		if err != nil {
+	survivor := func(k int) []byte { return w.surv[k].sq.Dsq }
+	for k, g := 0, fwdback.Group(); k < len(w.order); {
+		n := groupSize(len(w.order)-k, g)
+		if err := w.forwardGroup(survivor, w.order[k:k+n], w.fwdsc); err != nil {
 			return nil, err
 		}
+		k += n
 	}
 	lap(hits.StageFwd)
 	var found []*hits.Hit
@@ -290,16 +286,51 @@ func (w *worker) forward(dsq []byte) (float32, error) {
 	return fwdback.Forward(dsq, &w.om, w.oxf, false)
 }
 
-// forwardTwo is forward for two targets at once (fwdback.ForwardPair:
-// the paired kernel where it runs); it leaves no matrix in w.oxf.
-func (w *worker) forwardTwo(a, b []byte) (sa, sb float32, err error) {
-	w.om.ReconfigLength(len(a))
-	w.om2.ReconfigLength(len(b))
-	sa, ea, sb, eb := fwdback.ForwardPair(a, b, &w.om, &w.om2, w.pair)
-	if ea != nil {
-		return sa, sb, ea
+// groupSize is how many of the left targets the next Forward group
+// takes, the kernels taking g (fwdback.Group) at once: g, or two of
+// three, or what is left.
+func groupSize(left, g int) int {
+	n := min(g, left)
+	if n == 3 {
+		n = 2
 	}
-	return sa, sb, eb
+	return n
+}
+
+// forwardGroup sets sc[k] to the Forward filter score of target(k) for
+// each k of idx (one, two or four targets) at once, on
+// fwdback.ForwardPair's or ForwardQuad's kernel where it runs; it
+// returns the first error in idx's order and leaves no matrix in w.oxf.
+func (w *worker) forwardGroup(target func(k int) []byte, idx []int, sc []float32) error {
+	dsq := func(j int) []byte { return target(idx[j]) }
+	var (
+		s4   [4]float32
+		errs [4]error
+	)
+	switch len(idx) {
+	case 1:
+		s4[0], errs[0] = w.forward(dsq(0))
+	case 2:
+		w.om.ReconfigLength(len(dsq(0)))
+		w.others[0].ReconfigLength(len(dsq(1)))
+		s4[0], errs[0], s4[1], errs[1] = fwdback.ForwardPair(dsq(0), dsq(1), &w.om, &w.others[0], w.pair)
+	case 4:
+		ds := [4][]byte{dsq(0), dsq(1), dsq(2), dsq(3)}
+		oms := [4]*oprofile.Profile{&w.om, &w.others[0], &w.others[1], &w.others[2]}
+		for j, om := range oms {
+			om.ReconfigLength(len(ds[j]))
+		}
+		fwdback.ForwardQuad(&ds, &oms, w.pair, &s4, &errs)
+	default:
+		panic("pipeline: forwardGroup of " + strconv.Itoa(len(idx)) + " targets")
+	}
+	for j, k := range idx {
+		sc[k] = s4[j]
+		if errs[j] != nil {
+			return errs[j]
+		}
+	}
+	return nil
 }
 
 // passesForward tests a Forward score against F3 and counts it.

@@ -35,6 +35,8 @@ func main() {
 	fwdRow()
 	fwdRowPair()
 	scaleRowPair()
+	fwdRowQuad()
+	scaleRowQuad()
 	bckRowIn()
 	bckRowOut()
 	scaleRow()
