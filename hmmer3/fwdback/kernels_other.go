@@ -41,4 +41,6 @@ func useQuad() bool { return false }
 func fwdRowQuadAVX512(dpp, dpc *[16]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xB *[16]float32, all4 bool, xEv *[16]float32) {
 	panic("fwdback: no AVX-512 kernels")
 }
-func scaleRowQuadAVX512(dp *[16]float32, n int, inv *[16]float32) { panic("fwdback: no AVX-512 kernels") }
+func scaleRowQuadAVX512(dp *[16]float32, n int, inv *[16]float32) {
+	panic("fwdback: no AVX-512 kernels")
+}
