@@ -106,6 +106,12 @@ func Search(m *Model, src SequenceSource, cfg *Config) ([]*hits.Hit, *hits.Stats
 					return
 				}
 			}
+			var r batchResult
+			r.hits, r.err = w.flush()
+			select {
+			case results <- r:
+			case <-done:
+			}
 		}()
 	}
 	go func() { wg.Wait(); close(results) }()

@@ -177,3 +177,53 @@ func TestStagedTimesStages(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchAcrossBatches: on a database of several batches (BatchResidues
+// each), Search, whose workers carry Viterbi survivors from batch to batch
+// until they have enough for full Forward groups, gives the staged
+// search's hits and counters; with --max every target survives and the
+// workers run the Forward filter in the middle of a batch too.
+func TestSearchAcrossBatches(t *testing.T) {
+	dir := testutil.Testdata(t, "hmmer3")
+	h := testmodels.ReadModel(t, filepath.Join(dir, "models", "fn3.hmm.gz"))
+	one := testmodels.ReadSequences(t, filepath.Join(dir, "prot.fa"), h.Alph)
+	var seqs []*seqio.Sequence
+	for res := 0; res < 3*pipeline.BatchResidues; {
+		for _, sq := range one {
+			seqs = append(seqs, sq)
+			res += sq.L()
+		}
+	}
+	for _, max := range []bool{false, true} {
+		cfg := pipeline.DefaultConfig()
+		cfg.CPUs, cfg.Max = 3, max
+		m, err := pipeline.NewModel(h, &cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wst, err := pipeline.SearchStaged(m, seqs, nil, &cfg, pipeline.CPUAccelerator{Seqs: seqs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, gst, err := pipeline.Search(m, &pipeline.SliceSource{Seqs: seqs}, &cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b strings.Builder
+		for _, x := range want {
+			fmt.Fprintf(&a, "#%d %s", x.SeqIdx, fmtHit(x))
+		}
+		for _, x := range got {
+			fmt.Fprintf(&b, "#%d %s", x.SeqIdx, fmtHit(x))
+		}
+		fmt.Fprintf(&a, "%+v", *wst)
+		fmt.Fprintf(&b, "%+v", *gst)
+		if len(want) == 0 || gst.NPastVit < 40 {
+			t.Fatalf("max=%v: %d hits, %d Viterbi survivors: too few to test", max, len(want), gst.NPastVit)
+		}
+		if a.String() != b.String() {
+			t.Errorf("max=%v: Search differs from the staged search", max)
+			compareLines(t, b.String(), a.String())
+		}
+	}
+}

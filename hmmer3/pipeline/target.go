@@ -41,9 +41,17 @@ type worker struct {
 	jobs  []vitfilter.Job
 	vfsc  []float32
 	surv  []*candidate
-	order []int // w.surv's indices in length order
+	order []int // w.pending's indices in length order
 	fwdsc []float32
+	// Viterbi survivors of this and earlier batches waiting for the
+	// Forward filter, which scores them in groups of neighbours in length
+	// (forwardGroup): a batch alone has about one survivor.
+	pending []candidate
 }
+
+// pendingForward is how many Viterbi survivors a worker gathers before it
+// runs the Forward filter and the later stages on them.
+const pendingForward = 32
 
 func newWorker(m *Model, cfg *Config, arbitrarySeed uint32) *worker {
 	w := &worker{m: m, cfg: cfg, om: *m.OM, others: [3]oprofile.Profile{*m.OM, *m.OM, *m.OM}, pair: fwdback.NewPairMatrix(), bg: *m.BG, bias: cfg.biasFilter(),
@@ -91,27 +99,20 @@ type candidate struct {
 // so far as Z). The MSV and bias filters run target by target; the
 // Viterbi filter then scores every survivor of the batch in one
 // vitfilter.ScoreBatch call (small models score two targets at a time
-// there), and the Forward filter its survivors in groups
-// (forwardGroup); the rest follows target by target in database
-// order. Every filter score depends only on its target, so the hits, the
-// counters and the order in which targets reach domain definition are
-// those of running the whole pipeline on one target after another.
+// there). Its survivors wait with those of earlier batches until
+// pendingForward are pending; then flush runs the Forward filter on them
+// in groups (forwardGroup) and the rest target by target in database
+// order, and the hits found come back (the caller calls flush once more
+// after its last batch). Every filter score depends only on its target,
+// so the hits, the counters and the order in which targets reach domain
+// definition are those of running the whole pipeline on one target after
+// another.
 func (w *worker) runBatch(seqs []*seqio.Sequence, index func(n int) int64) ([]*hits.Hit, error) {
 	w.cands, w.jobs = w.cands[:0], w.jobs[:0]
 	for n, sq := range seqs {
 		w.filter(sq, index(n))
 	}
-	var t0 time.Time
-	lap := func(stage int) {
-		if w.cfg.TimeStages {
-			t1 := time.Now()
-			w.stats.StageTime[stage] += t1.Sub(t0)
-			t0 = t1
-		}
-	}
-	if w.cfg.TimeStages {
-		t0 = time.Now()
-	}
+	lap := w.stopwatch()
 	if len(w.jobs) > 0 {
 		if cap(w.vfsc) < len(w.jobs) {
 			w.vfsc = make([]float32, len(w.jobs))
@@ -136,29 +137,48 @@ func (w *worker) runBatch(seqs []*seqio.Sequence, index func(n int) int64) ([]*h
 	if !fwdback.PairKernel() {
 		return w.finishEach()
 	}
-	// Groups are neighbours in length order (see SearchStaged).
+	for _, c := range w.surv {
+		w.pending = append(w.pending, *c)
+	}
+	if len(w.pending) < pendingForward {
+		return nil, nil
+	}
+	return w.flush()
+}
+
+// flush runs the Forward filter on the pending survivors, in groups of
+// neighbours in length, then the later stages on its survivors in
+// database order, and returns their hits.
+func (w *worker) flush() ([]*hits.Hit, error) {
+	pending := w.pending
+	w.pending = w.pending[:0]
+	if len(pending) == 0 {
+		return nil, nil
+	}
+	lap := w.stopwatch()
 	w.order = w.order[:0]
-	for k := range w.surv {
+	for k := range pending {
 		w.order = append(w.order, k)
 	}
 	sort.SliceStable(w.order, func(a, b int) bool {
-		return len(w.surv[w.order[a]].sq.Dsq) < len(w.surv[w.order[b]].sq.Dsq)
+		return len(pending[w.order[a]].sq.Dsq) < len(pending[w.order[b]].sq.Dsq)
 	})
-	if cap(w.fwdsc) < len(w.surv) {
-		w.fwdsc = make([]float32, len(w.surv))
+	if cap(w.fwdsc) < len(pending) {
+		w.fwdsc = make([]float32, len(pending))
 	}
-	w.fwdsc = w.fwdsc[:len(w.surv)] // every entry is set below
-	survivor := func(k int) []byte { return w.surv[k].sq.Dsq }
+	w.fwdsc = w.fwdsc[:len(pending)] // every entry is set below
+	target := func(k int) []byte { return pending[k].sq.Dsq }
 	for k, g := 0, fwdback.Group(); k < len(w.order); {
 		n := groupSize(len(w.order)-k, g)
-		if err := w.forwardGroup(survivor, w.order[k:k+n], w.fwdsc); err != nil {
+		if err := w.forwardGroup(target, w.order[k:k+n], w.fwdsc); err != nil {
 			return nil, err
 		}
 		k += n
 	}
 	lap(hits.StageFwd)
 	var found []*hits.Hit
-	for k, c := range w.surv {
+	for k := range pending {
+		c := &pending[k]
 		if !w.passesForward(w.fwdsc[k], c.filtersc) {
 			continue
 		}
@@ -177,6 +197,20 @@ func (w *worker) runBatch(seqs []*seqio.Sequence, index func(n int) int64) ([]*h
 		}
 	}
 	return found, nil
+}
+
+// stopwatch returns a function that adds the time since its last call
+// (or since stopwatch's) to a stage's time, when stage times are kept.
+func (w *worker) stopwatch() func(stage int) {
+	if !w.cfg.TimeStages {
+		return func(int) {}
+	}
+	t0 := time.Now()
+	return func(stage int) {
+		t1 := time.Now()
+		w.stats.StageTime[stage] += t1.Sub(t0)
+		t0 = t1
+	}
 }
 
 // finishEach runs Forward and the rest on each Viterbi survivor in turn
@@ -255,17 +289,7 @@ func (w *worker) filter(sq *seqio.Sequence, idx int64) {
 // survivor, Backward, domain definition and scoring (the rest of
 // p7_Pipeline).
 func (w *worker) finish(c *candidate) (*hits.Hit, error) {
-	var t0 time.Time
-	lap := func(stage int) {
-		if w.cfg.TimeStages {
-			t1 := time.Now()
-			w.stats.StageTime[stage] += t1.Sub(t0)
-			t0 = t1
-		}
-	}
-	if w.cfg.TimeStages {
-		t0 = time.Now()
-	}
+	lap := w.stopwatch()
 	w.bg.SetLength(len(c.sq.Dsq)) // other targets of the batch set it since
 	fwdsc, err := w.forward(c.sq.Dsq)
 	if err != nil {
