@@ -55,13 +55,20 @@ type Definer struct {
 // New returns a Definer whose generator is reset to seed at every
 // multidomain region (seed 0: an arbitrary seed, never reset).
 func New(seed uint32, arbitrary uint32) *Definer {
-	d := &Definer{Seed: seed, fwd: fwdback.NewMatrix(), bck: fwdback.NewMatrix()}
+	d := &Definer{fwd: fwdback.NewMatrix(), bck: fwdback.NewMatrix()}
+	d.Reset(seed, arbitrary)
+	return d
+}
+
+// Reset makes d what New(seed, arbitrary) returns, keeping its
+// workspace.
+func (d *Definer) Reset(seed uint32, arbitrary uint32) {
+	d.Seed = seed
 	if seed != 0 {
 		d.rng = easel.NewRandom(seed)
 	} else {
 		d.rng = easel.NewRandom(arbitrary)
 	}
-	return d
 }
 
 // Define finds the domains of dsq given the parser Forward and Backward
@@ -73,9 +80,10 @@ func (d *Definer) Define(dsq []byte, om *oprofile.Profile, oxf, oxb *fwdback.Mat
 		return nil, err
 	}
 	res := &Result{N2Sc: make([]float32, L+1)}
-	if len(d.null2) < om.Abc.Kp {
+	if cap(d.null2) < om.Abc.Kp {
 		d.null2 = make([]float32, om.Abc.Kp)
 	}
+	d.null2 = d.null2[:om.Abc.Kp] // a reused Definer may have served another alphabet
 	btot, etot, mocc := d.post.BTot, d.post.ETot, d.post.MOcc
 	res.NExpected = btot[L]
 	saveL := om.L

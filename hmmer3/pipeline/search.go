@@ -125,16 +125,17 @@ func Search(m *Model, src SequenceSource, cfg *Config) ([]*hits.Hit, *hits.Stats
 		}
 		all = append(all, r.hits...)
 	}
+	st := &hits.Stats{NModels: 1, NNodes: int64(m.HMM.M)}
+	st.F1, st.F2, st.F3 = cfg.filterThresholds()
+	for _, w := range workers {
+		st.Add(&w.stats)
+		w.release()
+	}
 	if firstErr != nil {
 		return nil, nil, firstErr
 	}
 	if readErr != nil {
 		return nil, nil, readErr
-	}
-	st := &hits.Stats{NModels: 1, NNodes: int64(m.HMM.M)}
-	st.F1, st.F2, st.F3 = cfg.filterThresholds()
-	for _, w := range workers {
-		st.Add(&w.stats)
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].SeqIdx < all[j].SeqIdx })
 	return all, st, nil

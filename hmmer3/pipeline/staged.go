@@ -75,6 +75,11 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	for c := range workers {
 		workers[c] = newWorker(m, cfg, 1)
 	}
+	defer func() {
+		for _, w := range workers {
+			w.release()
+		}
+	}()
 	forEach := func(want []bool, fn func(w *worker, i int) error) error {
 		var wg sync.WaitGroup
 		errs := make([]error, ncpu)
