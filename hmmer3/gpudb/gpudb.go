@@ -12,6 +12,7 @@ package gpudb
 
 import (
 	"encoding/binary"
+	"os"
 	"runtime"
 	"sort"
 	"sync"
@@ -38,22 +39,50 @@ type Packed struct {
 // Blocks are planned in one pass and filled in parallel.
 func Pack(dsqs [][]byte, idx []int, T int) *Packed { return packInto(nil, dsqs, idx, T) }
 
-// packInto is Pack with the residues written into buf when it is large
-// enough. Every byte of the layout is written, so buf may hold anything.
-func packInto(buf []byte, dsqs [][]byte, idx []int, T int) *Packed {
+// layoutPlan is a layout without its residues: the targets longest
+// first, S to a block; offs[b], each block's first residue byte (offs[nb]
+// the total); and the block table.
+type layoutPlan struct {
+	S, nb int
+	order []int
+	offs  []int
+	table []byte
+}
+
+func planLayout(dsqs [][]byte, idx []int, T int) *layoutPlan {
 	S := 32 / T
 	order := append([]int(nil), idx...)
 	sort.SliceStable(order, func(a, b int) bool { return len(dsqs[order[a]]) > len(dsqs[order[b]]) })
 	nb := (len(order) + S - 1) / S
-	p := &Packed{NBlocks: nb, Table: make([]byte, nb*BlockBytes)}
-	offs := make([]int, nb+1)
+	pl := &layoutPlan{S: S, nb: nb, order: order, offs: make([]int, nb+1), table: make([]byte, nb*BlockBytes)}
 	for b := 0; b < nb; b++ {
-		offs[b+1] = offs[b] + ((len(dsqs[order[b*S]])+3)&^3)*S
+		maxLen := (len(dsqs[order[b*S]]) + 3) &^ 3
+		pl.offs[b+1] = pl.offs[b] + maxLen*S
+		blk := pl.table[b*BlockBytes : (b+1)*BlockBytes]
+		group := pl.group(b)
+		for g, i := range group {
+			binary.LittleEndian.PutUint32(blk[4*g:], uint32(i))
+			binary.LittleEndian.PutUint32(blk[128+4*g:], uint32(len(dsqs[i])))
+		}
+		binary.LittleEndian.PutUint32(blk[256:], uint32(maxLen))
+		binary.LittleEndian.PutUint32(blk[260:], uint32(len(group)))
+		binary.LittleEndian.PutUint64(blk[264:], uint64(pl.offs[b]))
 	}
-	if cap(buf) >= offs[nb] {
-		p.Res = buf[:offs[nb]]
+	return pl
+}
+
+// group is block b's targets.
+func (pl *layoutPlan) group(b int) []int { return pl.order[b*pl.S : min(b*pl.S+pl.S, len(pl.order))] }
+
+// packInto is Pack with the residues written into buf when it is large
+// enough. Every byte of the layout is written, so buf may hold anything.
+func packInto(buf []byte, dsqs [][]byte, idx []int, T int) *Packed {
+	pl := planLayout(dsqs, idx, T)
+	p := &Packed{NBlocks: pl.nb, Table: pl.table}
+	if n := pl.offs[pl.nb]; cap(buf) >= n {
+		p.Res = buf[:n]
 	} else {
-		p.Res = make([]byte, offs[nb])
+		p.Res = make([]byte, n)
 	}
 	var wg sync.WaitGroup
 	workers := runtime.GOMAXPROCS(0)
@@ -61,9 +90,8 @@ func packInto(buf []byte, dsqs [][]byte, idx []int, T int) *Packed {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			for b := w; b < nb; b += workers {
-				group := order[b*S : min(b*S+S, len(order))]
-				packBlock(p.Table[b*BlockBytes:(b+1)*BlockBytes], p.Res[offs[b]:offs[b+1]], offs[b], dsqs, group, S)
+			for b := w; b < pl.nb; b += workers {
+				packResidues(p.Res[pl.offs[b]:pl.offs[b+1]], dsqs, pl.group(b), pl.S)
 			}
 		}(w)
 	}
@@ -71,22 +99,13 @@ func packInto(buf []byte, dsqs [][]byte, idx []int, T int) *Packed {
 	return p
 }
 
-// packBlock writes one block's table entry and residues.
-func packBlock(blk, body []byte, off int, dsqs [][]byte, group []int, S int) {
-	maxLen := len(body) / S
-	for g, i := range group {
-		binary.LittleEndian.PutUint32(blk[4*g:], uint32(i))
-		binary.LittleEndian.PutUint32(blk[128+4*g:], uint32(len(dsqs[i])))
-	}
-	binary.LittleEndian.PutUint32(blk[256:], uint32(maxLen))
-	binary.LittleEndian.PutUint32(blk[260:], uint32(len(group)))
-	binary.LittleEndian.PutUint64(blk[264:], uint64(off))
-	// Word row r holds residues 4r..4r+3 of each of the S slots. Rows are
-	// written in order, whole words at a time (a copy call per four bytes
-	// cost more than the bytes), and only the slots and rows a target does
-	// not cover are padded.
+// packResidues writes one block's residues: word row r holds residues
+// 4r..4r+3 of each of the S slots. Rows are written in order, whole
+// words at a time (a copy call per four bytes cost more than the bytes),
+// and only the slots and rows a target does not cover are padded.
+func packResidues(body []byte, dsqs [][]byte, group []int, S int) {
 	const padWord = Pad * 0x01010101
-	rows := maxLen / 4
+	rows := len(body) / S / 4
 	for g, i := range group {
 		d := dsqs[i]
 		full := len(d) / 4
@@ -119,10 +138,13 @@ type DB struct {
 	Dsqs [][]byte // the targets, database order
 	mu   sync.Mutex
 	dev  map[int]*Device
-	// packBuf is reused by every full layout: a run makes one per
-	// threads-per-target shape, each as large as the database, and fresh
-	// memory for each cost more in page faults (taken by all cores at
-	// once) than the packing itself.
+	// onDevice holds the residues for layouts packed on the device
+	// (devicepack.go), uploaded with the first layout.
+	onDevice *devicePacker
+	// packBuf is reused by every layout packed on the host: a run makes
+	// one per threads-per-target shape, each as large as the database,
+	// and fresh memory for each cost more in page faults (taken by all
+	// cores at once) than the packing itself.
 	packBuf []byte
 }
 
@@ -132,13 +154,15 @@ type Device struct {
 	NBlocks    int
 }
 
-// New makes a database of dsqs for ctx; layouts are uploaded on demand.
+// New makes a database of dsqs for ctx; layouts are made on demand.
 func New(ctx *cuda.Context, dsqs [][]byte) *DB {
 	return &DB{ctx: ctx, Dsqs: dsqs, dev: map[int]*Device{}}
 }
 
-// Layout returns the T-threads-per-target layout of all targets,
-// packing and uploading it the first time.
+// Layout returns the T-threads-per-target layout of all targets, making
+// it the first time: on the device (the residues are uploaded once for
+// every layout; see devicepack.go), or on the host with
+// HMMGO_GPUDB_PACK=host.
 func (db *DB) Layout(T int) (*Device, error) {
 	db.mu.Lock()
 	defer db.mu.Unlock()
@@ -149,9 +173,15 @@ func (db *DB) Layout(T int) (*Device, error) {
 	for i := range all {
 		all[i] = i
 	}
-	p := packInto(db.packBuf, db.Dsqs, all, T)
-	db.packBuf = p.Res
-	d, err := Upload(db.ctx, p)
+	var d *Device
+	var err error
+	if os.Getenv("HMMGO_GPUDB_PACK") == "host" {
+		p := packInto(db.packBuf, db.Dsqs, all, T)
+		db.packBuf = p.Res
+		d, err = Upload(db.ctx, p)
+	} else {
+		d, err = db.packOnDevice(planLayout(db.Dsqs, all, T))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -196,6 +226,10 @@ func (db *DB) Free() {
 	for T, d := range db.dev {
 		d.Free()
 		delete(db.dev, T)
+	}
+	if db.onDevice != nil {
+		db.onDevice.free()
+		db.onDevice = nil
 	}
 }
 

@@ -162,7 +162,7 @@ func (g *gpuSearch) load(src pipeline.SequenceSource, abc *alphabet.Alphabet) er
 }
 
 // resident splits seqs across the devices in a length-balanced way.
-// Nothing is copied yet: each device's layouts are packed and uploaded
+// Nothing is copied yet: each device's layouts are made (gpudb.DB.Layout)
 // the first time a kernel needs them, then stay until free.
 func (g *gpuSearch) resident(seqs []*seqio.Sequence, abc *alphabet.Alphabet) {
 	g.seqs, g.abc = seqs, abc
@@ -185,13 +185,14 @@ func (g *gpuSearch) resident(seqs []*seqio.Sequence, abc *alphabet.Alphabet) {
 		p.db = gpudb.New(k.ctx, dsqs)
 		g.parts[d] = p
 	}
-	if g.bias != "cpu" {
-		// One bias kernel serves every model: compile it while the first
-		// query's filters run.
-		done := map[nvrtc.Target]bool{}
-		for _, k := range g.gpus {
-			if t := (nvrtc.Target{Major: k.dev.Major, Minor: k.dev.Minor}); !done[t] {
-				done[t] = true
+	// The packing kernel (for the first layout) and the one bias kernel
+	// serve every model: compile them while the first query is prepared.
+	done := map[nvrtc.Target]bool{}
+	for _, k := range g.gpus {
+		if t := (nvrtc.Target{Major: k.dev.Major, Minor: k.dev.Minor}); !done[t] {
+			done[t] = true
+			gpudb.Precompile(t)
+			if g.bias != "cpu" {
 				biasfilter.Precompile(t)
 			}
 		}

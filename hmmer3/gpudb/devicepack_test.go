@@ -1,0 +1,70 @@
+package gpudb
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/hmmgo/hmmgo/internal/testutil"
+)
+
+// TestDevicePackMatchesHost makes every layout on the GPU and compares it
+// byte for byte with Pack's: random targets of every length modulo four,
+// empty ones, and enough blocks that the kernel's CUDA blocks take
+// several warp blocks each. Skipped without a GPU.
+func TestDevicePackMatchesHost(t *testing.T) {
+	ctx := testutil.GPUContext(t)
+	rng := rand.New(rand.NewPCG(7, 11))
+	for _, n := range []int{1, 37, 200_000} {
+		dsqs := make([][]byte, n)
+		for i := range dsqs {
+			L := rng.IntN(400)
+			if rng.IntN(20) == 0 {
+				L = 0
+			}
+			d := make([]byte, L)
+			for k := range d {
+				d[k] = byte(rng.IntN(29))
+			}
+			dsqs[i] = d
+		}
+		all := make([]int, n)
+		for i := range all {
+			all[i] = i
+		}
+		db := New(ctx, dsqs)
+		for _, T := range []int{1, 2, 4, 8, 16, 32} {
+			want := Pack(dsqs, all, T)
+			d, err := db.Layout(T)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.NBlocks != want.NBlocks {
+				t.Fatalf("n=%d T=%d: %d blocks, host %d", n, T, d.NBlocks, want.NBlocks)
+			}
+			res, table := make([]byte, len(want.Res)), make([]byte, len(want.Table))
+			if err := d.Res.CopyToHost(res, 0); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Table.CopyToHost(table, 0); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(table, want.Table) {
+				t.Fatalf("n=%d T=%d: block tables differ", n, T)
+			}
+			if i := firstDiff(res, want.Res); i >= 0 {
+				t.Fatalf("n=%d T=%d: residue byte %d of %d: device %#x, host %#x", n, T, i, len(res), res[i], want.Res[i])
+			}
+		}
+		db.Free()
+	}
+}
+
+func firstDiff(a, b []byte) int {
+	for i := range a {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return -1
+}
