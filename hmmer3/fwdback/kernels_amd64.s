@@ -158,9 +158,9 @@ fwd_sumd:
 	LDMXCSR (SP)
 	RET
 
-// func fwdRowPairAVX2(dpp *[8]float32, dpc *[8]float32, tf *[4]float32, rfa *[4]float32, rfb *[4]float32, q int, xB *[8]float32, all4 bool, xEv *[8]float32)
+// func fwdRowPairAVX2(dpp *[8]float32, dpc *[8]float32, tf *[4]float32, rf *[2]*[4]float32, q int, xB *[8]float32, all4 bool, xEv *[8]float32)
 // Requires: AVX, AVX2, SSE
-TEXT ·fwdRowPairAVX2(SB), NOSPLIT, $8-72
+TEXT ·fwdRowPairAVX2(SB), NOSPLIT, $8-64
 	STMXCSR (SP)
 	MOVL    (SP), AX
 	ORL     $0x00008040, AX
@@ -169,11 +169,12 @@ TEXT ·fwdRowPairAVX2(SB), NOSPLIT, $8-72
 	MOVQ    dpp+0(FP), AX
 	MOVQ    dpc+8(FP), CX
 	MOVQ    tf+16(FP), DX
-	MOVQ    rfa+24(FP), BX
-	MOVQ    rfb+32(FP), SI
-	MOVQ    q+40(FP), DI
+	MOVQ    rf+24(FP), BX
+	MOVQ    (BX), SI
+	MOVQ    8(BX), BX
+	MOVQ    q+32(FP), DI
 	IMUL3Q  $0x00000060, DI, DI
-	MOVQ    xB+48(FP), R8
+	MOVQ    xB+40(FP), R8
 	VMOVUPS (R8), Y0
 	VMOVUPS -96(AX)(DI*1), Y1
 	VMOVUPS -64(AX)(DI*1), Y2
@@ -184,6 +185,7 @@ TEXT ·fwdRowPairAVX2(SB), NOSPLIT, $8-72
 	VXORPS  Y4, Y4, Y4
 	VXORPS  Y5, Y5, Y5
 	XORQ    R8, R8
+	XORQ    R9, R9
 
 fwdp_cell:
 	VBROADCASTF128 (DX), Y6
@@ -197,8 +199,8 @@ fwdp_cell:
 	VBROADCASTF128 48(DX), Y1
 	VMULPS         Y1, Y2, Y7
 	VADDPS         Y7, Y6, Y6
-	VMOVUPS        (BX), X8
-	VINSERTF128    $0x01, (SI), Y8, Y8
+	VMOVUPS        (SI)(R9*1), X8
+	VINSERTF128    $0x01, (BX)(R9*1), Y8, Y8
 	VMULPS         Y8, Y6, Y6
 	VADDPS         Y6, Y4, Y4
 	VMOVUPS        (AX)(R8*1), Y1
@@ -215,9 +217,8 @@ fwdp_cell:
 	VADDPS         Y7, Y6, Y6
 	VMOVUPS        Y6, 64(CX)(R8*1)
 	ADDQ           $0x70, DX
-	ADDQ           $0x10, BX
-	ADDQ           $0x10, SI
-	ADDQ           $0x60, R8
+	ADDQ           $0x10, R9
+	ADDQ           $0x00000060, R8
 	CMPQ           R8, DI
 	JB             fwdp_cell
 	MOVQ           DX, AX
@@ -232,10 +233,10 @@ fwdp_dd1:
 	VBROADCASTF128 (DX), Y1
 	VMULPS         Y1, Y7, Y5
 	ADDQ           $0x10, DX
-	ADDQ           $0x60, R8
+	ADDQ           $0x00000060, R8
 	CMPQ           R8, DI
 	JB             fwdp_dd1
-	MOVB           all4+56(FP), DL
+	MOVB           all4+48(FP), DL
 	MOVQ           $0x00000003, BX
 	TESTB          DL, DL
 	JNZ            fwdp_pass4
@@ -261,7 +262,7 @@ fwdp_ddn:
 	TESTL          SI, SI
 	JZ             fwdp_sum
 	ADDQ           $0x10, DX
-	ADDQ           $0x60, R8
+	ADDQ           $0x00000060, R8
 	CMPQ           R8, DI
 	JB             fwdp_ddn
 	DECQ           BX
@@ -287,7 +288,7 @@ fwdp_dd4:
 	VBROADCASTF128 (DX), Y0
 	VMULPS         Y0, Y5, Y5
 	ADDQ           $0x10, DX
-	ADDQ           $0x60, R8
+	ADDQ           $0x00000060, R8
 	CMPQ           R8, DI
 	JB             fwdp_dd4
 	DECQ           BX
@@ -298,10 +299,10 @@ fwdp_sum:
 
 fwdp_sumd:
 	VADDPS  32(CX)(R8*1), Y4, Y4
-	ADDQ    $0x60, R8
+	ADDQ    $0x00000060, R8
 	CMPQ    R8, DI
 	JB      fwdp_sumd
-	MOVQ    xEv+64(FP), AX
+	MOVQ    xEv+56(FP), AX
 	VMOVUPS Y4, (AX)
 	VZEROUPPER
 	LDMXCSR (SP)
@@ -320,16 +321,16 @@ TEXT ·scaleRowPairAVX2(SB), NOSPLIT, $8-24
 	MOVQ    inv+16(FP), DX
 	VMOVUPS (DX), Y0
 	TESTQ   CX, CX
-	JZ      scalep_done
+	JZ      fwdp_scale_done
 
-scalep_loop:
+fwdp_scale_loop:
 	VMULPS  (AX), Y0, Y1
 	VMOVUPS Y1, (AX)
 	ADDQ    $0x20, AX
 	DECQ    CX
-	JNZ     scalep_loop
+	JNZ     fwdp_scale_loop
 
-scalep_done:
+fwdp_scale_done:
 	VZEROUPPER
 	LDMXCSR (SP)
 	RET
@@ -508,16 +509,16 @@ TEXT ·scaleRowQuadAVX512(SB), NOSPLIT, $8-24
 	MOVQ    inv+16(FP), DX
 	VMOVUPS (DX), Z0
 	TESTQ   CX, CX
-	JZ      scaleq_done
+	JZ      fwdq_scale_done
 
-scaleq_loop:
+fwdq_scale_loop:
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x40, AX
 	DECQ    CX
-	JNZ     scaleq_loop
+	JNZ     fwdq_scale_loop
 
-scaleq_done:
+fwdq_scale_done:
 	VZEROUPPER
 	LDMXCSR (SP)
 	RET

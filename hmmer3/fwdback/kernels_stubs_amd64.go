@@ -7,22 +7,22 @@ package fwdback
 //go:noescape
 func fwdRowSSE(dpp *[4]float32, dpc *[4]float32, tf *[4]float32, rf *[4]float32, q int, xB float32, all4 bool, xEv *[4]float32)
 
-// fwdRowPairAVX2 computes paired Forward row dpc from row dpp (which may be the same memory): fwdRowSSE for target A in each low half, for B in each high half.
+// fwdRowPairAVX2 computes a grouped Forward row dpc from row dpp (which may be the same memory): fwdRowSSE for target j in the j-th 128-bit part of each vector, its match odds at rf[j].
 //
 //go:noescape
-func fwdRowPairAVX2(dpp *[8]float32, dpc *[8]float32, tf *[4]float32, rfa *[4]float32, rfb *[4]float32, q int, xB *[8]float32, all4 bool, xEv *[8]float32)
+func fwdRowPairAVX2(dpp *[8]float32, dpc *[8]float32, tf *[4]float32, rf *[2]*[4]float32, q int, xB *[8]float32, all4 bool, xEv *[8]float32)
 
-// scaleRowPairAVX2 multiplies n paired vectors from dp by inv, flushing to zero.
+// scaleRowPairAVX2 multiplies n group vectors from dp by inv, flushing to zero.
 //
 //go:noescape
 func scaleRowPairAVX2(dp *[8]float32, n int, inv *[8]float32)
 
-// fwdRowQuadAVX512 computes quad Forward row dpc from row dpp (which may be the same memory): fwdRowSSE for target j in the j-th 128-bit part of each vector, its match odds at rf[j].
+// fwdRowQuadAVX512 computes a grouped Forward row dpc from row dpp (which may be the same memory): fwdRowSSE for target j in the j-th 128-bit part of each vector, its match odds at rf[j].
 //
 //go:noescape
 func fwdRowQuadAVX512(dpp *[16]float32, dpc *[16]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xB *[16]float32, all4 bool, xEv *[16]float32)
 
-// scaleRowQuadAVX512 multiplies n quad vectors from dp by inv, flushing to zero.
+// scaleRowQuadAVX512 multiplies n group vectors from dp by inv, flushing to zero.
 //
 //go:noescape
 func scaleRowQuadAVX512(dp *[16]float32, n int, inv *[16]float32)

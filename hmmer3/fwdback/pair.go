@@ -112,7 +112,7 @@ func ForwardPair(a, b []byte, oma, omb *oprofile.Profile, pm *PairMatrix) (sa fl
 	var xB, xEv, inv pvec
 	for i := 0; i < n; i++ {
 		xB = pvec{A.xB, A.xB, A.xB, A.xB, B.xB, B.xB, B.xB, B.xB}
-		fwdRowPairAVX2(&dp[0], &dp[0], asVec4(fb.TF), asVec4(fb.RF[a[i]]), asVec4(fb.RF[b[i]]), Q, &xB, all4, &xEv)
+		fwdRowPairAVX2(&dp[0], &dp[0], asVec4(fb.TF), &[2]*[4]float32{asVec4(fb.RF[a[i]]), asVec4(fb.RF[b[i]])}, Q, &xB, all4, &xEv)
 		ia := A.row((xEv[0]+xEv[1])+(xEv[2]+xEv[3]), xfa)
 		ib := B.row((xEv[4]+xEv[5])+(xEv[6]+xEv[7]), xfb)
 		if ia != 1 || ib != 1 {

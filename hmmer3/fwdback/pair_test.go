@@ -77,7 +77,7 @@ func TestPairRowsMatchSingle(t *testing.T) {
 			}
 			xB := pvec{xBa, xBa, xBa, xBa, xBb, xBb, xBb, xBb}
 			var xEv pvec
-			fwdRowPairAVX2(&pair[0], &pair[0], asVec4(fb.TF), asVec4(fb.RF[xa]), asVec4(fb.RF[xb]), Q, &xB, all4, &xEv)
+			fwdRowPairAVX2(&pair[0], &pair[0], asVec4(fb.TF), &[2]*[4]float32{asVec4(fb.RF[xa]), asVec4(fb.RF[xb])}, Q, &xB, all4, &xEv)
 			var ea, eb vec
 			fwdRowSSE(asVec4(ra), asVec4(ra), asVec4(fb.TF), asVec4(fb.RF[xa]), Q, xBa, all4, (*[4]float32)(&ea))
 			fwdRowSSE(asVec4(rb), asVec4(rb), asVec4(fb.TF), asVec4(fb.RF[xb]), Q, xBb, all4, (*[4]float32)(&eb))
@@ -266,7 +266,7 @@ func TestPairRowsWideStates(t *testing.T) {
 		xB := pvec{xBa, xBa, xBa, xBa, xBb, xBb, xBb, xBb}
 		var xEv pvec
 		var ea, eb vec
-		fwdRowPairAVX2(&pair[0], &pair[0], asVec4(fb.TF), asVec4(fb.RF[xa]), asVec4(fb.RF[xb]), Q, &xB, false, &xEv)
+		fwdRowPairAVX2(&pair[0], &pair[0], asVec4(fb.TF), &[2]*[4]float32{asVec4(fb.RF[xa]), asVec4(fb.RF[xb])}, Q, &xB, false, &xEv)
 		fwdRowSSE(asVec4(ra), asVec4(ra), asVec4(fb.TF), asVec4(fb.RF[xa]), Q, xBa, false, (*[4]float32)(&ea))
 		fwdRowSSE(asVec4(rb), asVec4(rb), asVec4(fb.TF), asVec4(fb.RF[xb]), Q, xBb, false, (*[4]float32)(&eb))
 		for z := 0; z < 4; z++ {

@@ -33,10 +33,10 @@ const (
 
 func main() {
 	fwdRow()
-	fwdRowPair()
-	scaleRowPair()
-	fwdRowQuad()
-	scaleRowQuad()
+	pairRow.emit()
+	pairRow.scaleRow("scaleRowPairAVX2")
+	quadRow.emit()
+	quadRow.scaleRow("scaleRowQuadAVX512")
 	bckRowIn()
 	bckRowOut()
 	scaleRow()
