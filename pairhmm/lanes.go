@@ -2,6 +2,7 @@ package pairhmm
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/hmmgo/hmmgo/internal/simd"
 )
@@ -50,7 +51,7 @@ func (b *laneBatch) load(reads []preparedRead, width int) {
 func (b *laneBatch) interleave() {
 	n, w := b.maxLen, b.width
 	if cap(b.lanes) < n*rowVectors*w {
-		b.lanes = make([]float32, n*rowVectors*w)
+		b.lanes = alignedFloats(n * rowVectors * w)
 	}
 	if cap(b.endAt) < n {
 		b.endAt = make([]bool, n)
@@ -70,6 +71,14 @@ func (b *laneBatch) interleave() {
 		b.endAt[len(rows)-1] = true
 	}
 	b.interleaved = true
+}
+
+// alignedFloats returns n floats starting on a 64-byte boundary, so that
+// no vector of a lane batch or DP row straddles two cache lines.
+func alignedFloats(n int) []float32 {
+	s := make([]float32, n+15)
+	skip := int(-uintptr(unsafe.Pointer(&s[0])) & 63 / 4)
+	return s[skip : skip+n]
 }
 
 // laneKernel runs the float pass of up to width reads against one

@@ -33,7 +33,7 @@ func stripRunner(pass stripFunc, sum sumFunc) func(k *laneKernel, b *laneBatch, 
 		n := 3 * (h + 1) * w
 		for i := range b.dp {
 			if cap(b.dp[i]) < n {
-				b.dp[i] = make([]float32, n)
+				b.dp[i] = alignedFloats(n)
 			}
 			b.dp[i] = b.dp[i][:n]
 		}
