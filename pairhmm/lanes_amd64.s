@@ -3738,3 +3738,17 @@ AVX512_sum_loop:
 	VMOVUPS Z0, (BX)
 	VZEROUPPER
 	RET
+
+// func getMXCSR() uint32
+// Requires: SSE
+TEXT ·getMXCSR(SB), NOSPLIT, $8-4
+	STMXCSR (SP)
+	MOVL    (SP), AX
+	MOVL    AX, ret+0(FP)
+	RET
+
+// func setMXCSR(v uint32)
+// Requires: SSE
+TEXT ·setMXCSR(SB), NOSPLIT, $0-4
+	LDMXCSR v+0(FP)
+	RET
