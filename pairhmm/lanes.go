@@ -87,9 +87,9 @@ type laneKernel struct {
 	name  string
 	width int
 	// strip is how many rows a SIMD kernel keeps in registers per sweep
-	// along the haplotype (at most what its assembly was generated for).
-	strip int
-	run   func(k *laneKernel, b *laneBatch, hap []uint8, out []float32)
+	// along the haplotype; maxStrip the most its assembly handles.
+	strip, maxStrip int
+	run             func(k *laneKernel, b *laneBatch, hap []uint8, out []float32)
 }
 
 // goLaneKernel is the portable float pass: one read at a time. Its width

@@ -4,12 +4,14 @@ import "github.com/hmmgo/hmmgo/internal/simd"
 
 //go:generate go run -C ../internal/avogen ./pairhmm -out ../../pairhmm/lanes_amd64.s -stubs ../../pairhmm/lanes_stubs_amd64.go -pkg pairhmm
 
-// simdLaneKernels are the generated kernels, lowest level first. Their
-// strip is the most rows the assembly handles (3k+7 vector registers for
-// k rows: 3 of AVX2's 16, 8 of AVX-512's 32); a smaller one works too.
+// simdLaneKernels are the generated kernels, lowest level first. maxStrip
+// is the most rows the assembly handles (3k+7 vector registers for k rows:
+// 3 of AVX2's 16, 8 of AVX-512's 32); strip is the fastest height measured
+// (BenchmarkLaneKernelsFTZ on the Xeon host, docs/BENCHMARKS.md: 4 for
+// AVX-512, within noise of 7 and 8).
 var simdLaneKernels = []simdLaneKernel{
-	{simd.AVX2, laneKernel{name: "avx2", width: 8, strip: 3, run: stripRunner(stripPassAVX2, sumRowAVX2)}},
-	{simd.AVX512, laneKernel{name: "avx512", width: 16, strip: 8, run: stripRunner(stripPassAVX512, sumRowAVX512)}},
+	{simd.AVX2, laneKernel{name: "avx2", width: 8, strip: 3, maxStrip: 3, run: stripRunner(stripPassAVX2, sumRowAVX2)}},
+	{simd.AVX512, laneKernel{name: "avx512", width: 16, strip: 4, maxStrip: 8, run: stripRunner(stripPassAVX512, sumRowAVX512)}},
 }
 
 type (
