@@ -14,7 +14,8 @@
 # With D/pairhmmsynth (go build ./bench/pairhmmsynth), the synthetic sets
 # of bench/pairhmm_gpu.sh named in SYNTH (default "mix equal100x300") are
 # made there and timed too. TESTRUN, BENCH and CPUBENCH (-test.run and
-# -test.bench patterns; BENCH or CPUBENCH "-" skips) narrow the steps.
+# -test.bench patterns; BENCH or CPUBENCH "-" skips) narrow the steps;
+# CPUS is passed as -test.cpu (BenchmarkCPU's "all cores" is GOMAXPROCS).
 # The summary is also written to $OUT/summary.txt as it goes.
 # With D/base-hmmgo and D/base-pairhmm.test (the same built from an earlier
 # commit) the earlier AVX2 kernel is measured beside them ("base-avx2").
@@ -47,6 +48,7 @@ T0=$SECONDS
 exec > >(tee "$OUT/summary.txt") 2>&1
 echo "== $(date -u +%FT%TZ) $(lscpu | grep -i 'model name' | sed 's/  */ /g') nproc=$(nproc)"
 grep -o -w 'avx512f\|avx512bw\|avx512vl\|avx512dq' /proc/cpuinfo | sort -u | tr '\n' ' '
+lscpu | grep -E '^(Thread|Core|Socket)' | sed 's/  */ /g' | tr '\n' ';'
 echo
 
 # 1. Tests.
@@ -60,7 +62,7 @@ T1=$SECONDS
 : >"$OUT/bench.log"
 for pat in "${BENCH:-LaneKernels}" "${CPUBENCH:-CPU/(10s|1m)/(avx2|avx512)/}"; do
 	[ "$pat" = - ] && continue
-	(cd "$R/pairhmm" && "$B/pairhmm.test" -test.run '^$' -test.bench "$pat" -test.benchtime ${BT:-0.3s}) >>"$OUT/bench.log" 2>&1
+	(cd "$R/pairhmm" && "$B/pairhmm.test" -test.run '^$' -test.bench "$pat" -test.benchtime ${BT:-0.3s} ${CPUS:+-test.cpu "$CPUS"}) >>"$OUT/bench.log" 2>&1
 done
 if [ -x "$B/base-pairhmm.test" ] && [ "${CPUBENCH:-}" != - ]; then
 	(cd "$R/pairhmm" && "$B/base-pairhmm.test" -test.run '^$' -test.bench 'CPU/(10s|1m)/avx2/|AVX2Kernels' -test.benchtime ${BT:-0.3s}) 2>&1 | sed 's/^Benchmark/base-Benchmark/' >>"$OUT/bench.log"
