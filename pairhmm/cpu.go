@@ -5,14 +5,17 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+
+	"github.com/hmmgo/hmmgo/internal/simd"
 )
 
 // CPUOptions configures the CPU backend.
 type CPUOptions struct {
 	Threads int // 0: all cores
-	// Kernel selects the float pass: "" or "auto" (AVX2 when the CPU has
-	// it), "go" (portable Go), "avx2" (fails on CPUs without AVX2). All
-	// give identical results.
+	// Kernel selects the float pass: "" or "auto" (the widest the CPU
+	// has, AVX-512 then AVX2, capped by HMMGO_KERNEL: internal/simd),
+	// "go" (portable Go), "avx2" or "avx512" (an error on CPUs without
+	// them; not capped by HMMGO_KERNEL). All give identical results.
 	Kernel string
 }
 
@@ -23,30 +26,22 @@ type CPU struct {
 	err     error
 }
 
-// laneKernel runs the float pass of up to laneWidth reads against one
-// haplotype at once, each read in its own lane; run2 (optional) runs two
-// such batches together.
-type laneKernel struct {
-	name string
-	run  func(b *laneBatch, hap []uint8, out *[laneWidth]float32)
-	run2 func(a, b *laneBatch, hap []uint8, outA, outB *[laneWidth]float32)
-}
-
 // NewCPU returns the CPU backend.
 func NewCPU(opt CPUOptions) *CPU {
 	c := &CPU{threads: defaultThreads(opt.Threads)}
 	switch opt.Kernel {
 	case "", "auto":
-		c.lanes = bestLaneKernel()
-	case "go":
-		c.lanes = goLaneKernel
-	case "avx2":
-		if !haveAVX2 {
-			c.err = fmt.Errorf("pairhmm: the avx2 kernel needs a CPU with AVX2")
-		}
-		c.lanes = avx2LaneKernel
+		c.lanes = bestLaneKernel(simd.Selected)
 	default:
-		c.err = fmt.Errorf("pairhmm: unknown CPU kernel %q (want auto, go or avx2)", opt.Kernel)
+		k, ok, err := laneKernelByName(opt.Kernel)
+		switch {
+		case !ok:
+			c.err = fmt.Errorf("pairhmm: unknown CPU kernel %q (want auto, go, avx2 or avx512)", opt.Kernel)
+		case err != nil:
+			c.err = err
+			k.name = opt.Kernel // for Name
+		}
+		c.lanes = k
 	}
 	return c
 }
@@ -54,13 +49,22 @@ func NewCPU(opt CPUOptions) *CPU {
 // Name implements Backend.
 func (c *CPU) Name() string { return fmt.Sprintf("cpu/%s (%d threads)", c.lanes.name, c.threads) }
 
-// job is up to two lane batches of reads of one group (similar lengths,
-// so that lanes waste little) to be scored against all haplotypes of the
-// group.
+// job is one lane batch of reads of one group (similar lengths, so that
+// lanes waste little) to be scored against haplotypes [hapLo, hapHi) of
+// the group; cells is its cost in lane cells.
 type job struct {
-	group int
-	reads []int
+	group        int
+	reads        []int
+	hapLo, hapHi int
+	cells        int64
 }
+
+// jobsPerThread is how many jobs of about equal size each thread should
+// get at least: a batch whose haplotypes are more work than 1/(threads x
+// jobsPerThread) of the whole is split by haplotype, so that no single
+// job sets the run time (16-read AVX-512 batches made the largest 1m job
+// 8% of the work, more than a sixteenth).
+const jobsPerThread = 4
 
 // Compute implements Backend.
 func (c *CPU) Compute(groups []Group, out [][]float64) error {
@@ -81,14 +85,14 @@ func (c *CPU) Compute(groups []Group, out [][]float64) error {
 		}
 		rs := groups[g].Reads
 		sort.SliceStable(order, func(a, b int) bool { return len(rs[order[a]].Bases) > len(rs[order[b]].Bases) })
-		for i := 0; i < len(order); i += 2 * laneWidth {
-			jobs = append(jobs, job{g, order[i:min(i+2*laneWidth, len(order))]})
+		for i := 0; i < len(order); i += c.lanes.width {
+			reads := order[i:min(i+c.lanes.width, len(order))]
+			jobs = append(jobs, job{g, reads, 0, len(hapCodes[g]), jobCells(groups, g, reads, 0, len(hapCodes[g]))})
 		}
 	}
-	// Longest batches first, so the tail of the run is short batches.
-	sort.SliceStable(jobs, func(a, b int) bool {
-		return jobCells(groups, jobs[a]) > jobCells(groups, jobs[b])
-	})
+	jobs = splitJobs(groups, jobs, c.threads)
+	// Longest jobs first, so the tail of the run is short jobs.
+	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].cells > jobs[b].cells })
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for t := 0; t < min(c.threads, len(jobs)); t++ {
@@ -102,7 +106,7 @@ func (c *CPU) Compute(groups []Group, out [][]float64) error {
 					return
 				}
 				j := jobs[i]
-				w.run(c.lanes, &groups[j.group], j.reads, hapCodes[j.group], out[j.group])
+				w.run(c.lanes, &groups[j.group], j.reads, hapCodes[j.group], j.hapLo, j.hapHi, out[j.group])
 			}
 		}()
 	}
@@ -110,44 +114,66 @@ func (c *CPU) Compute(groups []Group, out [][]float64) error {
 	return nil
 }
 
-func jobCells(groups []Group, j job) int64 {
-	var maxLen int64
-	for _, r := range j.reads {
-		maxLen = max(maxLen, int64(len(groups[j.group].Reads[r].Bases)))
+// jobCells is the lane cells of reads against haplotypes [lo, hi) of
+// group g: the longest read sets the rows of the whole batch.
+func jobCells(groups []Group, g int, reads []int, lo, hi int) int64 {
+	var maxLen, hapLen int64
+	for _, r := range reads {
+		maxLen = max(maxLen, int64(len(groups[g].Reads[r].Bases)))
 	}
-	return maxLen * int64(len(groups[j.group].Haplotypes))
+	for _, h := range groups[g].Haplotypes[lo:hi] {
+		hapLen += int64(len(h))
+	}
+	return maxLen * hapLen
+}
+
+// splitJobs splits every job above the size limit into runs of
+// haplotypes of about that size (a job keeps at least one haplotype).
+func splitJobs(groups []Group, jobs []job, threads int) []job {
+	if threads <= 1 {
+		return jobs
+	}
+	var total int64
+	for _, j := range jobs {
+		total += j.cells
+	}
+	limit := max(1, total/int64(threads*jobsPerThread))
+	var out []job
+	for _, j := range jobs {
+		if j.cells <= limit || j.hapHi-j.hapLo < 2 {
+			out = append(out, j)
+			continue
+		}
+		lo := j.hapLo
+		for h := j.hapLo; h < j.hapHi; h++ {
+			if h+1 == j.hapHi || jobCells(groups, j.group, j.reads, lo, h+2) > limit {
+				out = append(out, job{j.group, j.reads, lo, h + 1, jobCells(groups, j.group, j.reads, lo, h+1)})
+				lo = h + 1
+			}
+		}
+	}
+	return out
 }
 
 // worker holds one goroutine's scratch memory.
 type worker struct {
-	prepared [2 * laneWidth]preparedRead
-	batch    [2]laneBatch
+	prepared [maxLaneWidth]preparedRead
+	batch    laneBatch
 	s        scratch
 }
 
 func newWorker() *worker { return &worker{} }
 
-func (w *worker) run(k laneKernel, g *Group, reads []int, haps [][]uint8, out []float64) {
-	n := len(reads)
+func (w *worker) run(k laneKernel, g *Group, reads []int, haps [][]uint8, hapLo, hapHi int, out []float64) {
 	for l, r := range reads {
 		w.prepared[l].prepare(&g.Reads[r])
 	}
-	na := min(n, laneWidth)
-	w.batch[0].load(w.prepared[:na])
-	w.batch[1].load(w.prepared[na:n])
+	w.batch.load(w.prepared[:len(reads)], k.width)
 	nh := len(haps)
-	var raw [2 * laneWidth]float32
-	for h, hap := range haps {
-		a, b := (*[laneWidth]float32)(raw[:laneWidth]), (*[laneWidth]float32)(raw[laneWidth:])
-		switch {
-		case n > laneWidth && k.run2 != nil:
-			k.run2(&w.batch[0], &w.batch[1], hap, a, b)
-		case n > laneWidth:
-			k.run(&w.batch[0], hap, a)
-			k.run(&w.batch[1], hap, b)
-		default:
-			k.run(&w.batch[0], hap, a)
-		}
+	var raw [maxLaneWidth]float32
+	for h := hapLo; h < hapHi; h++ {
+		hap := haps[h]
+		k.run(&k, &w.batch, hap, raw[:k.width])
 		for l, r := range reads {
 			out[r*nh+h] = w.s.finish(raw[l], &w.prepared[l], hap)
 		}

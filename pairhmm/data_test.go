@@ -91,10 +91,11 @@ func flatten(res [][]float64) []float64 {
 
 // kernels lists the CPU float kernels this machine can run.
 func kernels() []string {
-	if haveAVX2 {
-		return []string{"go", "avx2"}
+	var names []string
+	for _, k := range availableLaneKernels() {
+		names = append(names, k.name)
 	}
-	return []string{"go"}
+	return names
 }
 
 // TestReferenceSets checks every pair of tiny, 10s and 1m against the

@@ -7,8 +7,9 @@
 //
 // Compute and ComputeGroups are the entry points; RecordReader reads the
 // text format of GATK's PairHMM test data and gpuPairHMM. Work runs on a
-// Backend: the CPU backend (NewCPU) uses all cores and an AVX2 kernel when
-// the CPU has it; the CUDA backend (NewGPU: kernels in pairhmm.cu, compiled
+// Backend: the CPU backend (NewCPU) uses all cores and an AVX-512 (16
+// reads per pass) or AVX2 (8 reads) kernel when the CPU has one (chosen
+// through internal/simd, so HMMGO_KERNEL can cap it); the CUDA backend (NewGPU: kernels in pairhmm.cu, compiled
 // at run time through gpu/nvrtc, one or more GPUs through gpu/cuda) gives
 // identical numbers, bit for bit.
 // docs/pairhmm.md describes the model, the measured agreement with GKL and

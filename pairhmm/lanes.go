@@ -1,32 +1,44 @@
 package pairhmm
 
-// laneWidth is how many reads share one pass over a haplotype: the eight
-// float lanes of an AVX2 register.
-const laneWidth = 8
+import (
+	"fmt"
+	"unsafe"
 
-// laneBatch is up to laneWidth prepared reads to be run against the same
+	"github.com/hmmgo/hmmgo/internal/simd"
+)
+
+// maxLaneWidth is the most reads one pass runs side by side: the sixteen
+// float lanes of an AVX-512 register.
+const maxLaneWidth = 16
+
+// rowVectors is how many lane vectors one read position takes in a lane
+// batch: mm, gapm, mx, gcp, my, then the emission priors of haplotype
+// codes 0..4 (the generator in internal/avogen/pairhmm uses this layout).
+const rowVectors = 10
+
+// laneBatch is up to width prepared reads to be run against the same
 // haplotypes. The SIMD kernels also need the rows interleaved by lane.
 type laneBatch struct {
+	width  int
 	reads  []preparedRead
 	maxLen int
-	// lanes[i] holds row i of every lane; lanes past a read's end are zero,
-	// which makes their cells zero and keeps them harmless.
-	lanes []laneRow
+	// lanes holds, for each read position i, rowVectors vectors of width
+	// floats (field f of lane l at (i*rowVectors+f)*width+l); lanes past a
+	// read's end are zero, which makes their cells zero and keeps them
+	// harmless.
+	lanes []float32
 	// endAt[i] is true when some read ends at row i.
 	endAt       []bool
 	interleaved bool
 	s           scratch
-	// vm, vx, vy are the lane-interleaved DP rows of the SIMD kernels.
-	vm, vx, vy []float32
+	// dp are the two DP row buffers of the SIMD kernels, each M, X and Y
+	// of (h+1) lane vectors: one holds the row above, the other receives
+	// the next.
+	dp [2][]float32
 }
 
-// laneRow is one DP row for eight reads, each field one AVX2 register.
-type laneRow struct {
-	mm, gapm, mx, gcp, my [laneWidth]float32
-	emis                  [5][laneWidth]float32
-}
-
-func (b *laneBatch) load(reads []preparedRead) {
+func (b *laneBatch) load(reads []preparedRead, width int) {
+	b.width = width
 	b.reads = reads
 	b.interleaved = false
 	b.maxLen = 0
@@ -37,21 +49,23 @@ func (b *laneBatch) load(reads []preparedRead) {
 
 // interleave fills lanes and endAt; only the SIMD kernels call it.
 func (b *laneBatch) interleave() {
-	n := b.maxLen
-	if cap(b.lanes) < n {
-		b.lanes = make([]laneRow, n)
+	n, w := b.maxLen, b.width
+	if cap(b.lanes) < n*rowVectors*w {
+		b.lanes = alignedFloats(n * rowVectors * w)
+	}
+	if cap(b.endAt) < n {
 		b.endAt = make([]bool, n)
 	}
-	b.lanes, b.endAt = b.lanes[:n], b.endAt[:n]
+	b.lanes, b.endAt = b.lanes[:n*rowVectors*w], b.endAt[:n]
 	clear(b.lanes)
 	clear(b.endAt)
 	for l := range b.reads {
 		rows := b.reads[l].rows32
 		for i := range rows {
-			p, d := &rows[i], &b.lanes[i]
-			d.mm[l], d.gapm[l], d.mx[l], d.gcp[l], d.my[l] = p.mm, p.gapm, p.mx, p.gcp, p.my
-			for c := range d.emis {
-				d.emis[c][l] = p.emis[c]
+			p, d := &rows[i], b.lanes[i*rowVectors*w+l:]
+			d[0*w], d[1*w], d[2*w], d[3*w], d[4*w] = p.mm, p.gapm, p.mx, p.gcp, p.my
+			for c := range 5 {
+				d[(5+c)*w] = p.emis[c]
 			}
 		}
 		b.endAt[len(rows)-1] = true
@@ -59,10 +73,82 @@ func (b *laneBatch) interleave() {
 	b.interleaved = true
 }
 
-// goLaneKernel is the portable float pass: one read at a time.
-var goLaneKernel = laneKernel{name: "go", run: func(b *laneBatch, hap []uint8, out *[laneWidth]float32) {
+// alignedFloats returns n floats starting on a 64-byte boundary, so that
+// no vector of a lane batch or DP row straddles two cache lines.
+func alignedFloats(n int) []float32 {
+	s := make([]float32, n+15)
+	skip := int(-uintptr(unsafe.Pointer(&s[0])) & 63 / 4)
+	return s[skip : skip+n]
+}
+
+// laneKernel runs the float pass of up to width reads against one
+// haplotype at once, each read in its own lane, writing out[0:width].
+type laneKernel struct {
+	name  string
+	width int
+	// strip is how many rows a SIMD kernel keeps in registers per sweep
+	// along the haplotype; maxStrip the most its assembly handles.
+	strip, maxStrip int
+	run             func(k *laneKernel, b *laneBatch, hap []uint8, out []float32)
+}
+
+// goLaneKernel is the portable float pass: one read at a time. Its width
+// only sets how many reads a CPU job takes.
+var goLaneKernel = laneKernel{name: "go", width: maxLaneWidth, run: func(_ *laneKernel, b *laneBatch, hap []uint8, out []float32) {
 	b.s.grow(len(hap) + 1)
 	for l := range b.reads {
 		out[l] = forward(b.reads[l].rows32, hap, initial32, b.s.m32, b.s.x32, b.s.y32)
 	}
 }}
+
+// simdLaneKernel is a vector kernel and the instruction set it needs.
+type simdLaneKernel struct {
+	level  simd.Level
+	kernel laneKernel
+}
+
+// laneKernelByName returns the kernel called name ("go", "avx2",
+// "avx512"); ok is false for an unknown name, err non-nil when this CPU
+// cannot run it.
+func laneKernelByName(name string) (k laneKernel, ok bool, err error) {
+	if name == "go" {
+		return goLaneKernel, true, nil
+	}
+	for _, s := range simdLaneKernels {
+		if s.kernel.name == name {
+			if s.level > simd.Best {
+				return k, true, fmt.Errorf("pairhmm: the %s kernel needs a CPU with %s", name, levelName[s.level])
+			}
+			return s.kernel, true, nil
+		}
+	}
+	switch name {
+	case "avx2", "avx512":
+		return k, true, fmt.Errorf("pairhmm: the %s kernel needs an amd64 CPU", name)
+	}
+	return k, false, nil
+}
+
+var levelName = map[simd.Level]string{simd.AVX2: "AVX2", simd.AVX512: "AVX-512 (F, BW, DQ, VL)"}
+
+// bestLaneKernel is the fastest kernel at or below level.
+func bestLaneKernel(level simd.Level) laneKernel {
+	k := goLaneKernel
+	for _, s := range simdLaneKernels {
+		if s.level <= level && s.level <= simd.Best {
+			k = s.kernel
+		}
+	}
+	return k
+}
+
+// availableLaneKernels lists the kernels this CPU can run, "go" first.
+func availableLaneKernels() []laneKernel {
+	ks := []laneKernel{goLaneKernel}
+	for _, s := range simdLaneKernels {
+		if s.level <= simd.Best {
+			ks = append(ks, s.kernel)
+		}
+	}
+	return ks
+}

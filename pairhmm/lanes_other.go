@@ -2,8 +2,5 @@
 
 package pairhmm
 
-const haveAVX2 = false
-
-var avx2LaneKernel = goLaneKernel
-
-func bestLaneKernel() laneKernel { return goLaneKernel }
+// simdLaneKernels is empty: the SIMD kernels are amd64 assembly.
+var simdLaneKernels []simdLaneKernel

@@ -40,7 +40,7 @@ options:
                    matrix: per record the "R H" line then R lines of H
                    values with 5 decimals, like gpuPairHMM's output
   --threads N      CPU threads (default: all cores)
-  --kernel K       CPU float kernel: auto (default), go, avx2
+  --kernel K       CPU float kernel: auto (default), go, avx2, avx512
   --gpu [N|0,2|all] use GPUs (an error when none is usable); default: the
                    first usable GPU, announced on stderr, else the CPU
   --nogpu          never use a GPU (also --cpu-only)
