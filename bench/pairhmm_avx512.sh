@@ -6,8 +6,6 @@
 #   2. one-thread float-pass GCUPS (BenchmarkLaneKernels: go, avx2 and
 #      avx512 at every strip height) and BenchmarkCPU on 10s and 1m (avx2,
 #      avx512; one thread and all cores);
-#      BenchmarkLaneKernelsFTZ is the same with flush-to-zero set (the
-#      kernels keep subnormals; this measures what that costs);
 #   3. `hmmgo pairhmm --nogpu --threads N --kernel K` wall times on 10s and
 #      1m, REPS (default 3) alternating runs per kernel, best kept, and a
 #      cmp of the outputs of every kernel against avx2's.
@@ -55,7 +53,7 @@ echo
 (cd "$R/pairhmm" && timeout ${TESTTIME:-130} "$B/pairhmm.test" -test.count=1 -test.v -test.timeout=${TESTTIME:-130}s ${TESTRUN:+-test.run "$TESTRUN"}) >"$OUT/test.log" 2>&1
 echo "test pairhmm: exit $?, $(grep -c '^--- PASS' "$OUT/test.log") passed, $(grep -c '^--- FAIL' "$OUT/test.log") failed, skipped: $(grep '^--- SKIP' "$OUT/test.log" | awk '{print $3}' | tr '\n' ' ') ($((SECONDS - T0)) s)"
 grep -E -A3 '^--- FAIL|^panic|SIGILL' "$OUT/test.log" | head -20
-grep -E '^(=== RUN|--- |    ).*(AVX512|KernelsIdentical|KernelsHard|KernelChoice|FlushToZero)|lanes_(ftz_amd64_)?test' "$OUT/test.log" | grep -v '^=== RUN' | head -16
+grep -E '^(=== RUN|--- |    ).*(AVX512|KernelsIdentical|KernelsHard|KernelChoice|Flushes|MXCSR)|lanes_(ftz_amd64_)?test' "$OUT/test.log" | grep -v '^=== RUN' | head -16
 
 # 2. Benchmarks, one thread unless named.
 T1=$SECONDS

@@ -1,6 +1,10 @@
 package pairhmm
 
-import "math"
+import (
+	"math"
+
+	"github.com/hmmgo/hmmgo/internal/ftz"
+)
 
 // row holds the per-read-position probabilities of one DP row, in the
 // precision of the pass that uses it.
@@ -44,9 +48,11 @@ func prepareRows[T float32 | float64](dst []row[T], tab *tables[T], r *Read, cod
 	return dst
 }
 
-// forward runs GATK's forward recurrence in precision T and returns the sum
-// of the match and insertion states over the last row, still multiplied by
-// the initial constant. Cell (i,j), read position i, haplotype position j:
+// forward runs GATK's forward recurrence in double precision (the pass
+// for pairs whose float result is below MIN_ACCEPTED) and returns the sum
+// of the match and insertion states over the last row, still multiplied
+// by the initial constant. Cell (i,j), read position i, haplotype
+// position j:
 //
 //	M = ((M[i-1][j-1]*mm + X[i-1][j-1]*gapm) + Y[i-1][j-1]*gapm) * prior
 //	X = M[i-1][j]*mx + X[i-1][j]*gcp          (insertion, from above)
@@ -55,14 +61,14 @@ func prepareRows[T float32 | float64](dst []row[T], tab *tables[T], r *Read, cod
 // with Y[0][j] = initial/hapLen. Every product is rounded before the sum
 // (the explicit conversions forbid fused multiply-add), in GKL's order, and
 // the last row is summed as GKL does: all M left to right, all X left to
-// right, then the two totals. The AVX2 kernel and the CUDA kernel perform
-// the same operations, so all three agree to the bit.
+// right, then the two totals. The CUDA kernel performs the same
+// operations, so the two agree to the bit.
 //
 // m, x, y are scratch rows of at least len(hap)+1 elements.
-func forward[T float32 | float64](rows []row[T], hap []uint8, initial T, m, x, y []T) T {
+func forward(rows []row[float64], hap []uint8, initial float64, m, x, y []float64) float64 {
 	h := len(hap)
 	m, x, y = m[:h+1], x[:h+1], y[:h+1]
-	initY := initial / T(h)
+	initY := initial / float64(h)
 	for j := range m {
 		m[j], x[j], y[j] = 0, 0, initY
 	}
@@ -74,22 +80,63 @@ func forward[T float32 | float64](rows []row[T], hap []uint8, initial T, m, x, y
 		// values become the diagonal of column 1.
 		dM, dX, dY := m[0], x[0], y[0]
 		m[0], x[0], y[0] = 0, 0, 0
-		var lM, lY T
+		var lM, lY float64
 		for j := 1; j <= h; j++ {
 			uM, uX, uY := m[j], x[j], y[j]
-			cm := (T(dM*mm) + T(dX*gapm) + T(dY*gapm)) * em[hap[j-1]&7]
-			cx := T(uM*mx) + T(uX*gcp)
-			cy := T(lM*my) + T(lY*gcp)
+			cm := (float64(dM*mm) + float64(dX*gapm) + float64(dY*gapm)) * em[hap[j-1]&7]
+			cx := float64(uM*mx) + float64(uX*gcp)
+			cy := float64(lM*my) + float64(lY*gcp)
 			m[j], x[j], y[j] = cm, cx, cy
 			dM, dX, dY = uM, uX, uY
 			lM, lY = cm, cy
 		}
 	}
+	return sumLastRow(m, x)
+}
+
+// forwardFloat is the float pass of forward, in flush-to-zero mode as GKL
+// runs it (its initNative sets MXCSR's FTZ bit, which spares the CPU the
+// microcode assists that subnormal results take on many x86 cores): every
+// product that would be subnormal is zero (ftz.Mul). Sums need no such
+// rule: every value is a non-negative normal number or zero, so a sum is
+// too. The SIMD kernels (FTZ set for their duration) and the CUDA kernel
+// (--ftz=true) perform the same operations, so all three agree to the
+// bit.
+func forwardFloat(rows []row[float32], hap []uint8, initial float32, m, x, y []float32) float32 {
+	h := len(hap)
+	m, x, y = m[:h+1], x[:h+1], y[:h+1]
+	initY := initial / float32(h)
+	for j := range m {
+		m[j], x[j], y[j] = 0, 0, initY
+	}
+	for i := range rows {
+		p := &rows[i]
+		mm, gapm, mx, gcp, my := p.mm, p.gapm, p.mx, p.gcp, p.my
+		em := &p.emis
+		dM, dX, dY := m[0], x[0], y[0]
+		m[0], x[0], y[0] = 0, 0, 0
+		var lM, lY float32
+		for j := 1; j <= h; j++ {
+			uM, uX, uY := m[j], x[j], y[j]
+			cm := ftz.Mul(ftz.Mul(dM, mm)+ftz.Mul(dX, gapm)+ftz.Mul(dY, gapm), em[hap[j-1]&7])
+			cx := ftz.Mul(uM, mx) + ftz.Mul(uX, gcp)
+			cy := ftz.Mul(lM, my) + ftz.Mul(lY, gcp)
+			m[j], x[j], y[j] = cm, cx, cy
+			dM, dX, dY = uM, uX, uY
+			lM, lY = cm, cy
+		}
+	}
+	return sumLastRow(m, x)
+}
+
+// sumLastRow sums the last row as GKL does: all M left to right, all X
+// left to right, then the two totals.
+func sumLastRow[T float32 | float64](m, x []T) T {
 	var sumM, sumX T
-	for j := 1; j <= h; j++ {
+	for j := 1; j < len(m); j++ {
 		sumM += m[j]
 	}
-	for j := 1; j <= h; j++ {
+	for j := 1; j < len(x); j++ {
 		sumX += x[j]
 	}
 	return sumM + sumX

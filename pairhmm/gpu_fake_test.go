@@ -445,12 +445,12 @@ func checkKernelOptions(t *testing.T, c gpuConfig, v gpuVariant) {
 			t.Errorf("%s: option %s", c, bad)
 		}
 		joined := " " + strings.Join(opts, " ") + " "
-		for _, o := range []string{"fast_math", "ftz=true", "fmad=true"} {
+		for _, o := range []string{"fast_math", "ftz=false", "fmad=true"} {
 			if strings.Contains(joined, o) {
 				t.Errorf("%s: options %v contain %s", c, opts, o)
 			}
 		}
-		for _, o := range []string{" --fmad=false ", " --ftz=false ", " --prec-div=true "} {
+		for _, o := range []string{" --fmad=false ", " --ftz=true ", " --prec-div=true "} {
 			if !strings.Contains(joined, o) {
 				t.Errorf("%s: options %v lack %s", c, opts, o)
 			}

@@ -94,10 +94,11 @@ var gpuConfigs = []gpuConfig{
 	{32, 10}, {32, 12}, {32, 14}, {32, 16},
 }
 
-// kernelOptions are the NVRTC options of one configuration. Fast math and
-// flush-to-zero would change the numbers (the kernels' explicitly rounded
-// intrinsics already forbid contraction; the options say so again), so the
-// IEEE settings are spelled out rather than left to defaults.
+// kernelOptions are the NVRTC options of one configuration. Fast math
+// would change the numbers (the kernels' explicitly rounded intrinsics
+// already forbid contraction; the options say so again), and the float
+// pass flushes subnormals as the CPU's does (forwardFloat), so every
+// setting is spelled out rather than left to defaults.
 func kernelOptions(c gpuConfig, v gpuVariant) []string {
 	vec := 0
 	if v.vec {
@@ -110,7 +111,7 @@ func kernelOptions(c gpuConfig, v gpuVariant) []string {
 		"-DPH_WARPS_D=" + strconv.Itoa(c.warps(8, v)),
 		"-DPH_VEC=" + strconv.Itoa(vec),
 		"-DPH_UNROLL=" + strconv.Itoa(v.unroll),
-		"--fmad=false", "--ftz=false", "--prec-div=true", "--prec-sqrt=true",
+		"--fmad=false", "--ftz=true", "--prec-div=true", "--prec-sqrt=true",
 	}
 }
 
@@ -118,7 +119,7 @@ func kernelOptions(c gpuConfig, v gpuVariant) []string {
 func unsafeKernelOption(opts []string) string {
 	for _, o := range opts {
 		switch o {
-		case "--use_fast_math", "-use_fast_math", "--ftz=true", "-ftz=true", "--fmad=true", "-fmad=true",
+		case "--use_fast_math", "-use_fast_math", "--ftz=false", "-ftz=false", "--fmad=true", "-fmad=true",
 			"--prec-div=false", "-prec-div=false", "--prec-sqrt=false", "-prec-sqrt=false":
 			return o
 		}

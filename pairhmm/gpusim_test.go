@@ -127,7 +127,7 @@ func TestGPUScheduleMatchesCPU(t *testing.T) {
 			codes, _ := encodeBases(nil, hap)
 			s.grow(len(codes) + 1)
 			padded := padHap(codes, hapPad)
-			want := forward(p.rows32, codes, initial32, s.m32, s.x32, s.y32)
+			want := forwardFloat(p.rows32, codes, initial32, s.m32, s.x32, s.y32)
 			got := simulateGroupKernel(p.rows32, padded, hapPad, len(codes), initial32, cfg.group, cfg.rows)
 			if got != want {
 				t.Errorf("%s, read %d, hap %d: float kernel schedule %x, CPU %x", cfg, n, len(hap), got, want)

@@ -97,7 +97,7 @@ type laneKernel struct {
 var goLaneKernel = laneKernel{name: "go", width: maxLaneWidth, run: func(_ *laneKernel, b *laneBatch, hap []uint8, out []float32) {
 	b.s.grow(len(hap) + 1)
 	for l := range b.reads {
-		out[l] = forward(b.reads[l].rows32, hap, initial32, b.s.m32, b.s.x32, b.s.y32)
+		out[l] = forwardFloat(b.reads[l].rows32, hap, initial32, b.s.m32, b.s.x32, b.s.y32)
 	}
 }}
 

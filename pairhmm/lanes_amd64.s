@@ -3,8 +3,13 @@
 #include "textflag.h"
 
 // func stripPassAVX2(lanes *float32, rows int, hap *uint8, h int, src *float32, dst *float32)
-// Requires: AVX, AVX2
-TEXT ·stripPassAVX2(SB), NOSPLIT, $0-48
+// Requires: AVX, AVX2, SSE
+TEXT ·stripPassAVX2(SB), NOSPLIT, $8-48
+	STMXCSR (SP)
+	MOVL    (SP), AX
+	ORL     $0x00008000, AX
+	MOVL    AX, 4(SP)
+	LDMXCSR 4(SP)
 	MOVQ    lanes+0(FP), AX
 	MOVQ    rows+8(FP), CX
 	CMPQ    CX, $0x03
@@ -288,6 +293,7 @@ AVX2_strip3_loop:
 
 AVX2_strip3_done:
 	VZEROUPPER
+	LDMXCSR (SP)
 	RET
 
 AVX2_strip3_not:
@@ -395,6 +401,7 @@ AVX2_strip2_loop:
 
 AVX2_strip2_done:
 	VZEROUPPER
+	LDMXCSR (SP)
 	RET
 
 AVX2_strip2_not:
@@ -499,6 +506,7 @@ AVX2_strip1_loop:
 
 AVX2_strip1_done:
 	VZEROUPPER
+	LDMXCSR (SP)
 	RET
 
 // func sumRowAVX2(m *float32, x *float32, h int, out *float32)
@@ -524,8 +532,13 @@ AVX2_sum_loop:
 	RET
 
 // func stripPassAVX512(lanes *float32, rows int, hap *uint8, h int, src *float32, dst *float32)
-// Requires: AVX, AVX512F
-TEXT ·stripPassAVX512(SB), NOSPLIT, $0-48
+// Requires: AVX, AVX512F, SSE
+TEXT ·stripPassAVX512(SB), NOSPLIT, $8-48
+	STMXCSR (SP)
+	MOVL    (SP), AX
+	ORL     $0x00008000, AX
+	MOVL    AX, 4(SP)
+	LDMXCSR 4(SP)
 	MOVQ    lanes+0(FP), AX
 	MOVQ    rows+8(FP), CX
 	CMPQ    CX, $0x08
@@ -1124,6 +1137,7 @@ AVX512_strip8_loop:
 
 AVX512_strip8_done:
 	VZEROUPPER
+	LDMXCSR (SP)
 	RET
 
 AVX512_strip8_not:
@@ -2052,6 +2066,7 @@ AVX512_strip7_loop:
 
 AVX512_strip7_done:
 	VZEROUPPER
+	LDMXCSR (SP)
 	RET
 
 AVX512_strip7_not:
@@ -2439,6 +2454,7 @@ AVX512_strip6_loop:
 
 AVX512_strip6_done:
 	VZEROUPPER
+	LDMXCSR (SP)
 	RET
 
 AVX512_strip6_not:
@@ -2997,6 +3013,7 @@ AVX512_strip5_loop:
 
 AVX512_strip5_done:
 	VZEROUPPER
+	LDMXCSR (SP)
 	RET
 
 AVX512_strip5_not:
@@ -3220,6 +3237,7 @@ AVX512_strip4_loop:
 
 AVX512_strip4_done:
 	VZEROUPPER
+	LDMXCSR (SP)
 	RET
 
 AVX512_strip4_not:
@@ -3504,6 +3522,7 @@ AVX512_strip3_loop:
 
 AVX512_strip3_done:
 	VZEROUPPER
+	LDMXCSR (SP)
 	RET
 
 AVX512_strip3_not:
@@ -3611,6 +3630,7 @@ AVX512_strip2_loop:
 
 AVX512_strip2_done:
 	VZEROUPPER
+	LDMXCSR (SP)
 	RET
 
 AVX512_strip2_not:
@@ -3715,6 +3735,7 @@ AVX512_strip1_loop:
 
 AVX512_strip1_done:
 	VZEROUPPER
+	LDMXCSR (SP)
 	RET
 
 // func sumRowAVX512(m *float32, x *float32, h int, out *float32)
@@ -3745,10 +3766,4 @@ TEXT ·getMXCSR(SB), NOSPLIT, $8-4
 	STMXCSR (SP)
 	MOVL    (SP), AX
 	MOVL    AX, ret+0(FP)
-	RET
-
-// func setMXCSR(v uint32)
-// Requires: SSE
-TEXT ·setMXCSR(SB), NOSPLIT, $0-4
-	LDMXCSR v+0(FP)
 	RET

@@ -24,6 +24,3 @@ func sumRowAVX512(m *float32, x *float32, h int, out *float32)
 
 // getMXCSR returns the SSE control and status register.
 func getMXCSR() uint32
-
-// setMXCSR loads v into the SSE control and status register.
-func setMXCSR(v uint32)

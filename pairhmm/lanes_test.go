@@ -1,9 +1,12 @@
 package pairhmm
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -214,11 +217,7 @@ func TestKernelChoice(t *testing.T) {
 // strip height.
 //
 //	go test -run - -bench LaneKernels ./pairhmm
-func BenchmarkLaneKernels(b *testing.B) { benchLaneKernels(b, true, func(f func()) { f() }) }
-
-// benchLaneKernels runs the benchmark's kernels, the timed loop inside
-// wrap; allStrips: every strip height, else the default.
-func benchLaneKernels(b *testing.B, allStrips bool, wrap func(func())) {
+func BenchmarkLaneKernels(b *testing.B) {
 	for _, shape := range []struct{ read, hap int }{{150, 300}, {250, 1000}} {
 		rng := rand.New(rand.NewPCG(1, 1))
 		hap := synthHap(rng, shape.hap)
@@ -236,11 +235,7 @@ func benchLaneKernels(b *testing.B, allStrips bool, wrap func(func())) {
 				batches[i].load(prepared[i*k.width:(i+1)*k.width], k.width)
 			}
 			out := make([]float32, k.width)
-			first, last := k.strip, k.strip
-			if allStrips {
-				first, last = min(1, k.strip), k.maxStrip
-			}
-			for strip := first; strip <= last; strip++ {
+			for strip := min(1, k.strip); strip <= k.maxStrip; strip++ {
 				ks := k
 				ks.strip = strip
 				name := fmt.Sprintf("%dx%d/%s", shape.read, shape.hap, k.name)
@@ -248,13 +243,11 @@ func benchLaneKernels(b *testing.B, allStrips bool, wrap func(func())) {
 					name += fmt.Sprintf("/strip=%d", strip)
 				}
 				b.Run(name, func(b *testing.B) {
-					wrap(func() {
-						for b.Loop() {
-							for i := range batches {
-								ks.run(&ks, &batches[i], codes, out)
-							}
+					for b.Loop() {
+						for i := range batches {
+							ks.run(&ks, &batches[i], codes, out)
 						}
-					})
+					}
 					b.ReportMetric(cells*float64(b.N)/b.Elapsed().Seconds()/1e9, "GCUPS")
 				})
 			}
@@ -268,5 +261,76 @@ func TestAlignedFloats(t *testing.T) {
 		if len(s) != n || uintptr(unsafe.Pointer(&s[0]))%64 != 0 {
 			t.Fatalf("alignedFloats(%d): len %d at %p", n, len(s), &s[0])
 		}
+	}
+}
+
+// forwardKeepingSubnormals is forwardFloat without flush-to-zero: plain
+// float32 products, subnormals kept. Tests use it to find pairs on which
+// the flush makes a difference.
+func forwardKeepingSubnormals(rows []row[float32], hap []uint8, initial float32) float32 {
+	h := len(hap)
+	m, x, y := make([]float32, h+1), make([]float32, h+1), make([]float32, h+1)
+	for j := range y {
+		y[j] = initial / float32(h)
+	}
+	for i := range rows {
+		p := &rows[i]
+		dM, dX, dY := m[0], x[0], y[0]
+		m[0], x[0], y[0] = 0, 0, 0
+		var lM, lY float32
+		for j := 1; j <= h; j++ {
+			uM, uX, uY := m[j], x[j], y[j]
+			cm := (float32(dM*p.mm) + float32(dX*p.gapm) + float32(dY*p.gapm)) * p.emis[hap[j-1]&7]
+			cx := float32(uM*p.mx) + float32(uX*p.gcp)
+			cy := float32(lM*p.my) + float32(lY*p.gcp)
+			m[j], x[j], y[j] = cm, cx, cy
+			dM, dX, dY = uM, uX, uY
+			lM, lY = cm, cy
+		}
+	}
+	return sumLastRow(m, x)
+}
+
+// subnormalGroups returns pairs whose float pass reaches the subnormal
+// range (reads of one base against a haplotype of another, high base
+// qualities), keeping only those whose raw sum flush-to-zero changes; it
+// fails if there are none, so that the tests using them can tell a
+// kernel that flushes from one that does not.
+func subnormalGroups(t *testing.T) []Group {
+	t.Helper()
+	hap := []byte(strings.Repeat("CAG", 40))
+	codes, _ := encodeBases(nil, hap)
+	var g Group
+	g.Haplotypes = [][]byte{hap}
+	for n := 4; n <= 40; n++ {
+		for _, q := range []byte{30, 40, 50} {
+			r := Read{Bases: []byte(strings.Repeat("T", n))}
+			for _, qs := range []*[]byte{&r.BaseQuals, &r.InsQuals, &r.DelQuals, &r.GCPQuals} {
+				*qs = bytes.Repeat([]byte{q}, n)
+			}
+			var p preparedRead
+			p.prepare(&r)
+			s := make([]float32, len(hap)+1)
+			a := forwardFloat(p.rows32, codes, initial32, s, slices.Clone(s), slices.Clone(s))
+			b := forwardKeepingSubnormals(p.rows32, codes, initial32)
+			if math.Float32bits(a) != math.Float32bits(b) {
+				g.Reads = append(g.Reads, r)
+			}
+		}
+	}
+	if len(g.Reads) == 0 {
+		t.Fatal("no pair reaches the subnormal range: the flush-to-zero tests would test nothing")
+	}
+	return []Group{g}
+}
+
+// TestForwardFloatFlushes: the portable float pass agrees with the SIMD
+// kernels (FTZ set in them) also where flushing changes the raw sum.
+func TestForwardFloatFlushes(t *testing.T) {
+	groups := subnormalGroups(t)
+	t.Logf("%d pairs whose raw float sum flush-to-zero changes", groups[0].Pairs())
+	want := rawSums(goLaneKernel, groups)
+	for _, k := range availableLaneKernels()[1:] {
+		sameRaw(t, k.name, want, rawSums(k, groups), "go", k.name)
 	}
 }

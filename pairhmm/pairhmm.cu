@@ -27,10 +27,13 @@
 //
 // Exactness: every product and sum is an explicitly rounded __fmul_rn /
 // __fadd_rn (__dmul_rn / __dadd_rn), so nothing is contracted into FMA,
-// and the operations and their order are those of forward() in forward.go
-// and of the AVX2 kernel: the raw sums are identical to the bit. The host
-// never compiles with --use_fast_math or --ftz=true (GATK's double pass
-// relies on the float pass being IEEE with subnormals, as on the CPU).
+// and the operations and their order are those of forwardFloat() and
+// forward() in forward.go
+// and of the CPU kernels: the raw sums are identical to the bit. The host
+// compiles with --ftz=true, never with --use_fast_math: the float pass
+// flushes subnormal results to zero as GKL's (which sets MXCSR's FTZ bit)
+// and the CPU kernels do, by the same rule on sm_90 (tininess after
+// rounding); --ftz does not touch double arithmetic.
 //
 // Macros set by the host: PH_GROUP (4, 8, 16 or 32), PH_ROWS (rows per
 // thread), PH_WARPS_F and PH_WARPS_D (warps per block of the float and the

@@ -1,9 +1,8 @@
 package fwdback
 
 import (
-	"math"
-
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/internal/ftz"
 )
 
 // The four-lane operations HMMER's SSE code is made of. Each product is
@@ -25,46 +24,13 @@ func vmul(a, b vec) vec {
 	return vec{fmul(a[0], b[0]), fmul(a[1], b[1]), fmul(a[2], b[2]), fmul(a[3], b[3])}
 }
 
-// flushBelow is the magnitude under which SSE's flush-to-zero mode
-// returns zero (see ftz64).
-const flushBelow = 0x1p-126 - 0x1p-151
+// flushBelow, ftz64, fmul and fdiv are package ftz's flush-to-zero
+// arithmetic, HMMER's SSE mode.
+const flushBelow = ftz.FlushBelow
 
-// ftz64 rounds x to float32 as the SSE unit does with flush-to-zero on:
-// x86 detects tininess after rounding, so a value whose magnitude, rounded
-// to 24 bits with an unbounded exponent, is below FLT_MIN (that is,
-// |x| < 2^-126 - 2^-151) becomes a zero of x's sign. Rounding straight to
-// float32 would instead keep FLT_MIN for |x| in [2^-126 - 2^-150,
-// 2^-126 - 2^-151). This is CVTSD2SS, and, given an exact x, MULSS.
-func ftz64(x float64) float32 {
-	if math.Abs(x) < flushBelow {
-		return float32(math.Copysign(0, x))
-	}
-	return float32(x)
-}
-
-// fmul and fdiv are float32 multiplication and division in flush-to-zero
-// mode. A float32 result of zero, or above FLT_MIN in magnitude (inf and
-// NaN included), is final: one unsigned comparison, |r|'s bits - 1
-// wrapping for zero. One in between (a subnormal, or FLT_MIN itself) is
-// zero exactly when the float64 product, which is exact, or quotient,
-// which is close enough (an exact quotient of two 24-bit numbers is never
-// within 2^-53 of the threshold without being it), is below ftz64's
-// threshold; r*0 is then the zero of r's sign. Both inline.
-func fmul(a, b float32) float32 {
-	r := float32(a * b)
-	if math.Float32bits(r)&0x7fffffff-1 < 0x00800000 && math.Abs(float64(a)*float64(b)) < flushBelow {
-		r *= 0
-	}
-	return r
-}
-
-func fdiv(a, b float32) float32 {
-	r := a / b
-	if math.Float32bits(r)&0x7fffffff-1 < 0x00800000 && math.Abs(float64(a)/float64(b)) < flushBelow {
-		r *= 0
-	}
-	return r
-}
+func ftz64(x float64) float32   { return ftz.Round64(x) }
+func fmul(a, b float32) float32 { return ftz.Mul(a, b) }
+func fdiv(a, b float32) float32 { return ftz.Div(a, b) }
 
 // rightshift moves lanes up one, shifting fill into lane 0 (esl_sse_rightshift_ps).
 func rightshift(a vec, fill float32) vec { return vec{fill, a[0], a[1], a[2]} }

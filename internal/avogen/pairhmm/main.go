@@ -1,9 +1,10 @@
 // Command pairhmm generates pairhmm's float-pass kernels: GATK's pair-HMM
 // forward recurrence for one read per float lane (8 with AVX2, 16 with
 // AVX-512F) against one haplotype. Per lane and cell they perform exactly
-// the operations of forward() in pairhmm/forward.go, each product rounded
-// on its own (no fused multiply-add), so every lane gives the Go kernel's
-// float to the bit.
+// the operations of forwardFloat() in pairhmm/forward.go, each product
+// rounded on its own (no fused multiply-add), with MXCSR's flush-to-zero
+// bit set for their duration as GKL sets it, so every lane gives the Go
+// kernel's float to the bit.
 package main
 
 import (
@@ -59,6 +60,7 @@ func stripPass(s *vec.ISA) {
 	TEXT(name, NOSPLIT, "func(lanes *float32, rows int, hap *uint8, h int, src, dst *float32)")
 	Pragma("noescape")
 	Doc(fmt.Sprintf("%s computes rows (1..%d) DP rows of %d reads, one per float lane, in one sweep over hap[0:h]: src holds the row above, dst receives the last row.", name, maxStrip(s), s.Bytes/4))
+	slot := ftzOn()
 	lanes := Load(Param("lanes"), GP64())
 	rows := Load(Param("rows"), GP64())
 	for k := maxStrip(s); k >= 1; k-- {
@@ -66,7 +68,7 @@ func stripPass(s *vec.ISA) {
 			CMPQ(rows, U8(k))
 			JNE(LabelRef(s.Label("strip%d_not", k)))
 		}
-		strip(s, k, lanes)
+		strip(s, k, lanes, slot)
 		if k > 1 {
 			Label(s.Label("strip%d_not", k))
 		}
@@ -83,7 +85,7 @@ func stripPass(s *vec.ISA) {
 // next column then finds P[r] in triple base+k+r: the assignment turns by
 // k each column, and the loop is unrolled until it comes round. Row 0's
 // diagonal and above come from src directly.
-func strip(s *vec.ISA, k int, lanes reg.Register) {
+func strip(s *vec.ISA, k int, lanes reg.Register, mxcsr Mem) {
 	vb := s.Bytes
 	hp := Load(Param("hap"), GP64())
 	cnt := Load(Param("h"), GP64())
@@ -203,7 +205,23 @@ func strip(s *vec.ISA, k int, lanes reg.Register) {
 	}
 	Label(done)
 	VZEROUPPER()
+	LDMXCSR(mxcsr)
 	RET()
+}
+
+// ftzOn saves MXCSR in a stack slot and sets its flush-to-zero bit (15)
+// for the kernel, which restores the slot before it returns: Go runs
+// with MXCSR's defaults and may move a goroutine to another thread
+// between calls, so the bit cannot be left set across calls.
+func ftzOn() Mem {
+	slot := AllocLocal(8)
+	STMXCSR(slot)
+	t := GP32()
+	MOVL(slot, t)
+	ORL(U32(0x8000), t)
+	MOVL(t, slot.Offset(4))
+	LDMXCSR(slot.Offset(4))
+	return slot
 }
 
 // sumRow writes sumRow<ISA>(m, x, h, out): per lane, the sum of m's h
@@ -235,9 +253,8 @@ func sumRow(s *vec.ISA) {
 	RET()
 }
 
-// mxcsr writes getMXCSR and setMXCSR. The kernels never change MXCSR
-// (Go keeps subnormals, and so do they); the tests use these to measure
-// what flush-to-zero would change and gain.
+// mxcsr writes getMXCSR, with which the tests check that the kernels
+// leave MXCSR as they found it.
 func mxcsr() {
 	TEXT("getMXCSR", NOSPLIT, "func() uint32")
 	Doc("getMXCSR returns the SSE control and status register.")
@@ -246,15 +263,6 @@ func mxcsr() {
 	r := GP32()
 	MOVL(slot, r)
 	Store(r, ReturnIndex(0))
-	RET()
-
-	TEXT("setMXCSR", NOSPLIT, "func(v uint32)")
-	Doc("setMXCSR loads v into the SSE control and status register.")
-	b, err := Param("v").Resolve()
-	if err != nil {
-		panic(err)
-	}
-	LDMXCSR(b.Addr)
 	RET()
 }
 
