@@ -72,7 +72,7 @@ func (g groupRow) emit() {
 	w := 4 * g.parts
 	TEXT(g.name, NOSPLIT, fmt.Sprintf("func(dpp, dpc *[%d]float32, tf *[4]float32, rf *[%d]*[4]float32, q int, xB *[%d]float32, all4 bool, xEv *[%d]float32)", w, g.parts, w, w))
 	Pragma("noescape")
-	Doc(g.name+" computes a grouped Forward row dpc from row dpp (which may be the same memory): fwdRowSSE for target j in the j-th 128-bit part of each vector, its match odds at rf[j].")
+	Doc(g.name + " computes a grouped Forward row dpc from row dpp (which may be the same memory): fwdRowSSE for target j in the j-th 128-bit part of each vector, its match odds at rf[j].")
 	slot := ftzOn()
 	gvb := g.bytes()
 	dpp := Load(Param("dpp"), GP64())
