@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -146,7 +147,20 @@ func run(env cli.Env, args []string) int {
 	// A test hook: the GPU code path (staged search, resident blocks) with
 	// the CPU's kernels, for machines without a GPU.
 	_, staged := os.LookupEnv("HMMGO_TEST_STAGED_CPU")
-	runner, err := hmmsearch.NewTaskRunner(sources, hmmsearch.RunnerOptions{CPUs: *cpus, GPUs: devs, StagedOnCPU: staged && len(devs) == 0})
+	ropt := hmmsearch.RunnerOptions{CPUs: *cpus, GPUs: devs, StagedOnCPU: staged && len(devs) == 0}
+	// For benchmarks: $HMMGO_TASK_TRACE prints where each task's time went;
+	// $HMMGO_TASK_QUERIES sets the queries of a task searched at once.
+	if _, ok := os.LookupEnv("HMMGO_TASK_TRACE"); ok {
+		ropt.Trace = env.Stderr
+	}
+	if v := os.Getenv("HMMGO_TASK_QUERIES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return cli.Fail(env, "worker", fmt.Errorf("HMMGO_TASK_QUERIES is %q: want a positive number", v))
+		}
+		ropt.QueriesAtOnce = n
+	}
+	runner, err := hmmsearch.NewTaskRunner(sources, ropt)
 	if err != nil {
 		return cli.Fail(env, "worker", err)
 	}
