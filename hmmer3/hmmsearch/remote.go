@@ -142,6 +142,7 @@ func (s *search) runRemote() error {
 		return err
 	}
 	s.g = local // reports print the local command line
+	trace := &queueTrace{start: time.Now()}
 	raw, models, err := s.readModels()
 	if err != nil {
 		return err
@@ -164,6 +165,7 @@ func (s *search) runRemote() error {
 		return err
 	}
 	blocks, tasks := planTasks(models, db, cells)
+	trace.indexed = time.Now()
 
 	if err := s.openOutputs(); err != nil {
 		return err
@@ -242,6 +244,7 @@ func (s *search) runRemote() error {
 					return fmt.Errorf("the result covers %d of the task's %d targets for %s", q.Stats.NSeqs, want.TargetEnd-want.TargetFirst, q.Name)
 				}
 			}
+			trace.result(res)
 			mb, tb := res.Task/perBlock, res.Task%perBlock
 			got[mb][tb] = r
 			have[mb]++
@@ -254,7 +257,60 @@ func (s *search) runRemote() error {
 	if nextBlock != len(blocks) {
 		return fmt.Errorf("internal error: %d of %d model blocks printed", nextBlock, len(blocks))
 	}
-	return s.finish()
+	err = s.finish()
+	if s.queueTrace {
+		trace.print(s.env.Stderr, len(tasks))
+	}
+	return err
+}
+
+// queueTrace records when a queued search's phases ended and its
+// results arrived, for $HMMGO_QUEUE_TRACE: the submitter's own time
+// before the first task (models, database index) and the tail, when some
+// workers had nothing left to do.
+type queueTrace struct {
+	start, indexed time.Time
+	arrivals       []time.Duration // since start
+	workers        map[string]*workerTrace
+	names          []string
+}
+
+type workerTrace struct {
+	tasks      int
+	busy, last time.Duration
+}
+
+func (q *queueTrace) result(r *queue.Result) {
+	at := time.Since(q.start)
+	q.arrivals = append(q.arrivals, at)
+	if q.workers == nil {
+		q.workers = map[string]*workerTrace{}
+	}
+	w := q.workers[r.Worker]
+	if w == nil {
+		w = &workerTrace{}
+		q.workers[r.Worker] = w
+		q.names = append(q.names, r.Worker)
+	}
+	w.tasks++
+	w.busy += r.Elapsed
+	w.last = at
+}
+
+func (q *queueTrace) print(w io.Writer, tasks int) {
+	sec := func(d time.Duration) string { return fmt.Sprintf("%.3f s", d.Seconds()) }
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: queue trace: %d tasks; models and database index %s", prog, tasks, sec(q.indexed.Sub(q.start)))
+	if n := len(q.arrivals); n > 0 {
+		fmt.Fprintf(&b, "; results at 1st %s, 50%% %s, 90%% %s, last %s", sec(q.arrivals[0]), sec(q.arrivals[(n-1)/2]),
+			sec(q.arrivals[(9*n-1)/10]), sec(q.arrivals[n-1]))
+	}
+	fmt.Fprintf(&b, "; report done %s", sec(time.Since(q.start)))
+	for _, name := range q.names {
+		wt := q.workers[name]
+		fmt.Fprintf(&b, "; worker %s: %d tasks, %s in tasks, last result %s", name, wt.tasks, sec(wt.busy), sec(wt.last))
+	}
+	fmt.Fprintln(w, b.String())
 }
 
 // progressLine shows tasks done and each worker's device and throughput,
