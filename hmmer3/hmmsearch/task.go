@@ -29,10 +29,11 @@ import (
 // With GPUs, a task runs the staged pipeline hmmsearch --gpu runs
 // (pipeline.SearchStaged over gpuSearch), and its block of targets stays
 // resident on the devices for later tasks over the same targets.
-// A TaskRunner does one task at a time.
+// A TaskRunner may run several tasks at once.
 type TaskRunner struct {
 	cpus    int
 	sources map[string]TargetSource
+	jobsMu  sync.Mutex
 	jobs    map[string]*remoteJob // by job ID; a few recent ones
 	gpus    []*gpuKernels
 	device  string
@@ -166,6 +167,7 @@ func (t *TaskRunner) Run(ctx context.Context, id string, specBytes, taskBytes []
 		if blk, err = t.blocks.get(ctx, src, &task, abc); err != nil {
 			return nil, 0, err
 		}
+		defer t.blocks.release(blk)
 		residues = blk.residues
 		search = func(q int, cfg *pipeline.Config) ([]*hits.Hit, *hits.Stats, error) {
 			return pipeline.SearchStaged(j.ready[q], blk.seqs, blk.indices, cfg, blk.acc)
@@ -287,6 +289,8 @@ type remoteJob struct {
 // job parses a job's spec (once): its command line as a local run
 // parses it, and its models.
 func (t *TaskRunner) job(id string, specBytes []byte) (*remoteJob, error) {
+	t.jobsMu.Lock()
+	defer t.jobsMu.Unlock()
 	if j, ok := t.jobs[id]; ok {
 		return j, nil
 	}

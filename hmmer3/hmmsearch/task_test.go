@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/alphabet"
@@ -259,4 +260,43 @@ func TestGPUTasksMatchCPU(t *testing.T) {
 		t.Errorf("%d uploads for %d blocks", r.blocks.uploads, len(j.tasks))
 	}
 	t.Logf("%s: %d tasks identical to the CPU's, twice", r.Device(), len(j.tasks))
+}
+
+// Tasks run at once (a worker with --tasks N) give the results of tasks
+// run one by one, also when the budget holds fewer blocks than the tasks
+// in flight use (blocks in use are never evicted).
+func TestTasksAtOnce(t *testing.T) {
+	hmmFile, dbFile := taskInputs(t)
+	j := planJob(t, hmmFile, dbFile, 2e5)
+	want := runAll(t, newRunner(t, dbFile, RunnerOptions{CPUs: 1}), "job", j)
+	for _, budget := range []int64{0, 1} {
+		r := newRunner(t, dbFile, RunnerOptions{CPUs: 2, StagedOnCPU: true, ResidentResidues: budget})
+		got := make([][]byte, len(j.tasks))
+		errs := make([]error, len(j.tasks))
+		var wg sync.WaitGroup
+		slots := make(chan struct{}, 3)
+		for i := range j.tasks {
+			wg.Add(1)
+			slots <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-slots }()
+				got[i], _, errs[i] = r.Run(context.Background(), "job", j.spec, encodeGob(&j.tasks[i]))
+			}()
+		}
+		wg.Wait()
+		for i := range want {
+			if errs[i] != nil {
+				t.Fatalf("budget %d, task %d: %v", budget, i+1, errs[i])
+			}
+			if !bytes.Equal(comparable(t, got[i]), want[i]) {
+				t.Fatalf("budget %d: task %d differs", budget, i+1)
+			}
+		}
+		for _, b := range r.blocks.blocks {
+			if b.pins != 0 {
+				t.Fatalf("budget %d: a block still pinned %d times", budget, b.pins)
+			}
+		}
+	}
 }

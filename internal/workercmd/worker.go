@@ -51,6 +51,9 @@ options:
   --redis URL       the queue's Redis server (also $HMMGO_REDIS)
   --db DB           a database this worker serves (repeatable)
   --cpu N           threads per task (default: all cores)
+  --tasks N         tasks done at once (default 1): the next task starts
+                    while the others finish, so that their serial parts
+                    (reading a block, a task's last slow target) overlap
   --gpu [LIST]      run tasks on GPUs: alone the first usable one, or N,
                     a list 0,2, or all; fails when none is usable
   --nogpu           never use a GPU (default: use one when present)
@@ -74,6 +77,7 @@ func run(env cli.Env, args []string) int {
 	var dbs dbList
 	fs.Var(&dbs, "db", "")
 	cpus := fs.Int("cpu", runtime.NumCPU(), "")
+	tasks := fs.Int("tasks", 1, "")
 	host, _ := os.Hostname()
 	name := fs.String("name", fmt.Sprintf("%s-%d", host, os.Getpid()), "")
 	visibility := fs.Duration("visibility", 30*time.Second, "")
@@ -105,6 +109,9 @@ func run(env cli.Env, args []string) int {
 		return 2
 	case *cpus < 1:
 		fmt.Fprintf(env.Stderr, "hmmgo worker: --cpu %d: want at least 1\n", *cpus)
+		return 2
+	case *tasks < 1:
+		fmt.Fprintf(env.Stderr, "hmmgo worker: --tasks %d: want at least 1\n", *tasks)
 		return 2
 	}
 	logf := func(format string, a ...any) {
@@ -174,7 +181,7 @@ func run(env cli.Env, args []string) int {
 	sort.Strings(prints)
 
 	w := &queue.Worker{Client: client, Name: *name, DBs: prints, Visibility: *visibility,
-		MaxDeliveries: *maxDeliveries, Idle: *idle, Log: func(s string) { logf("%s", s) }, Device: runner.Device()}
+		MaxDeliveries: *maxDeliveries, Idle: *idle, Log: func(s string) { logf("%s", s) }, Device: runner.Device(), Tasks: *tasks}
 	w.Kinds = map[string]queue.Handler{
 		hmmsearch.QueueKind: func(ctx context.Context, job *queue.JobInfo, task []byte) ([]byte, float64, error) {
 			start := time.Now()
