@@ -51,7 +51,8 @@ type taskResult struct {
 // plan cuts the search into tasks of about cells DP cells: models into
 // blocks of at most modelBlockNodes nodes (or one model), targets into
 // blocks of residues enough to make the largest model block's tasks that
-// size.
+// size. The last target blocks shrink (tailBlocks), so that a search
+// ends on short tasks.
 func planTasks(models []*hmm.HMM, db *dbIndex, cells float64) (blocks [][2]int, tasks []remoteTask) {
 	largest := 0
 	for first := 0; first < len(models); {
@@ -67,13 +68,16 @@ func planTasks(models []*hmm.HMM, db *dbIndex, cells float64) (blocks [][2]int, 
 	residues := int64(max(1, cells/float64(max(largest, 1))))
 	var dbBlocks [][2]int64
 	n := int64(len(db.lengths))
+	left := db.residues
 	for first := int64(0); first < n; {
+		limit := tailBlock(residues, left)
 		end, res := first, int64(0)
-		for end < n && (end == first || res+db.lengths[end] <= residues) {
+		for end < n && (end == first || res+db.lengths[end] <= limit) {
 			res += db.lengths[end]
 			end++
 		}
 		dbBlocks = append(dbBlocks, [2]int64{first, end})
+		left -= res
 		first = end
 	}
 	for _, mb := range blocks {
@@ -83,6 +87,26 @@ func planTasks(models []*hmm.HMM, db *dbIndex, cells float64) (blocks [][2]int, 
 		}
 	}
 	return blocks, tasks
+}
+
+// tailBlock is the residues of the next target block when left residues
+// remain and a block is normally full residues. Workers take tasks in
+// order, and a search lasts until its last task is done: ending on a full
+// block (longer still when its targets hold many hits) can leave every
+// worker but one idle for a task's time. Once at most 1.75 blocks' worth
+// of targets are left, blocks are a half of the normal size, then (at
+// most 3/4 left) a quarter, then (1/4) an eighth: the last tasks are
+// short, for two to four tasks more in all.
+func tailBlock(full, left int64) int64 {
+	switch {
+	case left > full*7/4 || full < 8:
+		return full
+	case left > full*3/4:
+		return full / 2
+	case left > full/4:
+		return full / 4
+	}
+	return full / 8
 }
 
 // readModels reads the HMM file's bytes and its models.

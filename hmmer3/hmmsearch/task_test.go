@@ -300,3 +300,39 @@ func TestTasksAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// Planned tasks cover the targets in order, full blocks first and the
+// last ones shrinking to an eighth, for a few tasks more than full blocks.
+func TestPlanTail(t *testing.T) {
+	models := []*hmm.HMM{{M: 100}, {M: 50}}
+	for _, n := range []int{1, 7, 99, 1000, 1234} {
+		db := &dbIndex{}
+		for i := range n {
+			db.lengths = append(db.lengths, 100)
+			db.starts = append(db.starts, int64(i))
+			db.residues += 100
+		}
+		db.starts = append(db.starts, int64(n))
+		const full = 100 * 100 // residues per full block: 100 targets
+		_, tasks := planTasks(models, db, 150*full)
+		next := int64(0)
+		var sizes []int64
+		for _, k := range tasks {
+			if k.TargetFirst != next || k.TargetEnd <= k.TargetFirst || k.ModelFirst != 0 || k.ModelEnd != 2 {
+				t.Fatalf("%d targets: task %+v after target %d", n, k, next)
+			}
+			sizes = append(sizes, 100*(k.TargetEnd-k.TargetFirst))
+			next = k.TargetEnd
+		}
+		if next != int64(n) {
+			t.Fatalf("%d targets: tasks end at %d", n, next)
+		}
+		fulls := (int64(n)*100 + full - 1) / full
+		if int64(len(tasks)) > fulls+4 || !slices.IsSortedFunc(sizes, func(a, b int64) int { return int(b - a) }) {
+			t.Errorf("%d targets: sizes %v", n, sizes)
+		}
+		if n >= 200 && sizes[len(sizes)-1] > full/8 {
+			t.Errorf("%d targets: the last task has %d residues", n, sizes[len(sizes)-1])
+		}
+	}
+}
