@@ -5,7 +5,9 @@
 # Build here with bench/gpu/build_queue_ab.sh BASE OUTDIR, carry OUTDIR,
 # then on the GPU host: bash OUTDIR/bench/gpu/queue_overhead.sh
 #   $RUNS: the runs, "label:build:task-cells:worker options:env", default
-#          below; build is new or base; env is VAR=VALUE,VAR=VALUE
+#          below; build is new or base; env is VAR=VALUE,VAR=VALUE, or
+#          prof for a CPU profile of the worker (cpu.prof); _ in worker
+#          options stands for a space
 # Output in $OUT (default /tmp/qover): each run's worker log (with
 # HMMGO_TASK_TRACE lines when set) and submitter trace; a line per run on
 # stdout: wall time, the worker's own account, the submitter's trace.
@@ -42,7 +44,7 @@ one() {
 	local label=$1 bin=$d/$2/hmmgo size=$3 wopts=$4 envs=$5 r=$out/$1
 	mkdir -p "$r"
 	local -a ev=()
-	[ -n "$envs" ] && IFS=, read -r -a ev <<< "$envs"
+	[ -n "$envs" ] && IFS=, read -r -a ev <<< "${envs//prof/HMMGO_CPUPROFILE=$r/cpu.prof}"
 	env "${ev[@]}" "$bin" worker --redis "$url" --db "$w/db.fa" ${WGPU---gpu 0} --cpu "$ncpu" --name "$label" $wopts 2> "$r/worker.log" &
 	local wpid=$!
 	for _ in $(seq 600); do
