@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/hmmgo/hmmgo/gpu/cuda"
 )
@@ -169,6 +170,7 @@ func (db *DB) Layout(T int) (*Device, error) {
 	if d := db.dev[T]; d != nil {
 		return d, nil
 	}
+	defer Layouts.Held(time.Now())
 	all := make([]int, len(db.Dsqs))
 	for i := range all {
 		all[i] = i
@@ -209,6 +211,10 @@ func Upload(ctx *cuda.Context, p *Packed) (*Device, error) {
 		if err := table.CopyFromHost(0, p.Table); err != nil {
 			return nil, err
 		}
+	}
+	// Kernels on other streams (Lanes) read it: the copies must be in.
+	if err := ctx.SynchronizeDefault(); err != nil {
+		return nil, err
 	}
 	return &Device{Res: res, Table: table, NBlocks: p.NBlocks}, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hmmgo/hmmgo/alphabet"
 	"github.com/hmmgo/hmmgo/gpu/cuda"
+	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
 	"github.com/hmmgo/hmmgo/hmmer3/hits"
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
 	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
@@ -367,4 +368,23 @@ func (t *TaskRunner) traceTask(id string, task *remoteTask, residues int64, res 
 		}
 	}
 	fmt.Fprintln(t.trace, b.String())
+}
+
+// TraceDevices prints, with the task trace, each device's launches and
+// the host time around them since the runner started: the fixed costs
+// that many small tasks multiply.
+func (t *TaskRunner) TraceDevices() {
+	if t.trace == nil || len(t.gpus) == 0 {
+		return
+	}
+	line := func(name string, s *gpudb.LaunchStats, kernel time.Duration) string {
+		n, held, sub := s.Snapshot()
+		return fmt.Sprintf("%s %d launches, held %.3f s (kernels %.3f s), subsets %.3f s", name, n, held.Seconds(), kernel.Seconds(), sub.Seconds())
+	}
+	for _, k := range t.gpus {
+		fmt.Fprintf(t.trace, "device trace: GPU %d: %s; %s; %s\n", k.dev.Ordinal, line("MSV", &k.filter.Stats, k.filter.KernelTime),
+			line("bias", &k.bias.Stats, k.bias.KernelTime), line("Viterbi", &k.vit.Stats, k.vit.KernelTime))
+	}
+	n, held, _ := gpudb.Layouts.Snapshot()
+	fmt.Fprintf(t.trace, "device trace: %d target layouts packed and uploaded in %.3f s\n", n, held.Seconds())
 }

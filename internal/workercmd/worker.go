@@ -51,9 +51,10 @@ options:
   --redis URL       the queue's Redis server (also $HMMGO_REDIS)
   --db DB           a database this worker serves (repeatable)
   --cpu N           threads per task (default: all cores)
-  --tasks N         tasks done at once (default 1): the next task starts
-                    while the others finish, so that their serial parts
-                    (reading a block, a task's last slow target) overlap
+  --tasks N         tasks done at once (default: 2 on GPUs, else 1): the
+                    next task starts while the others finish, so that
+                    their serial parts (reading a block, the device's
+                    short launches, a task's last slow target) overlap
   --gpu [LIST]      run tasks on GPUs: alone the first usable one, or N,
                     a list 0,2, or all; fails when none is usable
   --nogpu           never use a GPU (default: use one when present)
@@ -77,7 +78,7 @@ func run(env cli.Env, args []string) int {
 	var dbs dbList
 	fs.Var(&dbs, "db", "")
 	cpus := fs.Int("cpu", runtime.NumCPU(), "")
-	tasks := fs.Int("tasks", 1, "")
+	tasks := fs.Int("tasks", 0, "")
 	host, _ := os.Hostname()
 	name := fs.String("name", fmt.Sprintf("%s-%d", host, os.Getpid()), "")
 	visibility := fs.Duration("visibility", 30*time.Second, "")
@@ -110,7 +111,7 @@ func run(env cli.Env, args []string) int {
 	case *cpus < 1:
 		fmt.Fprintf(env.Stderr, "hmmgo worker: --cpu %d: want at least 1\n", *cpus)
 		return 2
-	case *tasks < 1:
+	case *tasks < 0 || (*tasks == 0 && isSet(fs, "tasks")):
 		fmt.Fprintf(env.Stderr, "hmmgo worker: --tasks %d: want at least 1\n", *tasks)
 		return 2
 	}
@@ -171,6 +172,15 @@ func run(env cli.Env, args []string) int {
 	if err != nil {
 		return cli.Fail(env, "worker", err)
 	}
+	if *tasks == 0 {
+		// A GPU worker's tasks are many short device launches and CPU
+		// passes; two at once keep both busy (docs/BENCHMARKS.md, "GPU
+		// workers"). A CPU worker's task already fills its cores.
+		*tasks = 1
+		if len(devs) > 0 {
+			*tasks = 2
+		}
+	}
 	defer runner.Close()
 	served := runner.Databases()
 	var prints []string
@@ -200,10 +210,17 @@ func run(env cli.Env, args []string) int {
 	logf("running tasks on %s; waiting for tasks at %s", runner.Device(), queue.Redact(*url))
 	err = w.Run(ctx)
 	logf("%s", summary(w.Stats()))
+	runner.TraceDevices()
 	if err != nil && ctx.Err() == nil {
 		return cli.Fail(env, "worker", err)
 	}
 	return 0
+}
+
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // summary is the worker's account at exit: its throughput and what the
