@@ -14,6 +14,11 @@ out=$(cd "$out" && pwd)
 export CGO_ENABLED=0 GOOS=linux GOARCH=amd64
 (cd "$here" && go build -trimpath -ldflags="-s -w" -o "$out/new/hmmgo" ./cmd/hmmgo)
 (cd "$base" && go build -trimpath -ldflags="-s -w" -o "$out/base/hmmgo" ./cmd/hmmgo)
+# This tree's GPU tests (bench/gpu/queue_overhead.sh TESTS=1).
+mkdir -p "$out/tests"
+for p in msvfilter vitfilter biasfilter hmmsearch; do
+	(cd "$here" && go test -c -trimpath -ldflags="-s -w" -o "$out/tests/$p.test" ./hmmer3/$p)
+done
 echo "new: $(git -C "$here" rev-parse --short HEAD); base: $(git -C "$base" rev-parse --short HEAD)" > "$out/builds.txt"
 server=$(command -v redis-server) || { echo "build_queue_ab.sh: install redis-server here first" >&2; exit 1; }
 real=$(readlink -f "$server")

@@ -8,9 +8,14 @@
 #          below; build is new or base; env is VAR=VALUE,VAR=VALUE, or
 #          prof for a CPU profile of the worker (cpu.prof); _ in worker
 #          options stands for a space
-# Output in $OUT (default /tmp/qover): each run's worker log (with
-# HMMGO_TASK_TRACE lines when set) and submitter trace; a line per run on
-# stdout: wall time, the worker's own account, the submitter's trace.
+#   LOCAL_AB=1: the local search (hmmsearch on the GPU, all cores) with the
+#          baseline build too, timed, outputs compared
+#   TESTS=1: then the GPU tests of the filters and the task runner, when
+#          build_queue_ab.sh built their binaries (tests/)
+# Output in $OUT (default /tmp/qover): logs.tgz with each run's worker log
+# (with HMMGO_TASK_TRACE lines when set) and submitter trace; a line per
+# run on stdout: wall time, the worker's own account, the submitter's
+# trace.
 set -u
 d=$(cd "$(dirname "$0")/../.." && pwd) # OUTDIR of build_queue_ab.sh
 out=${OUT:-/tmp/qover}
@@ -34,10 +39,21 @@ for m in Caudal_act LuxC Patched RRM_1 SMC_N; do zcat "$d/testdata/hmmer3/models
 [ -s "$w/db.fa" ] || "$d/new/hmmgo" synthdb -n "${RESIDUES:-200M}" --seed 1 --plant "$w/models.hmm" --per-model 20 -o "$w/db.fa"
 now() { date +%s.%N; }
 norm() { grep -v -E '^# (CPU time|Mc/sec|Date|Current dir):' "$1"; }
-mkdir -p "$w/local"
-t0=$(now)
-(cd "$w/local" && "$d/new/hmmgo" hmmsearch -o out.txt --tblout out.tbl ../models.hmm ../db.fa 2> err.txt)
-echo "local hmmsearch (--cpu $ncpu, GPU when present; compiles the kernels into the cache): $(awk -v a="$t0" -v b="$(now)" 'BEGIN {printf "%.2f", b - a}') s"
+localrun() { # BUILD DIR
+	mkdir -p "$w/$2"
+	local t0
+	t0=$(now)
+	(cd "$w/$2" && "$d/$1/hmmgo" hmmsearch -o out.txt --tblout out.tbl ../models.hmm ../db.fa 2> err.txt)
+	echo "local hmmsearch, $1 build (--cpu $ncpu, GPU when present): $(awk -v a="$t0" -v b="$(now)" 'BEGIN {printf "%.2f", b - a}') s"
+}
+localrun new local # the first compiles the kernels into the cache
+if [ -n "${LOCAL_AB:-}" ]; then
+	localrun base local-base
+	localrun new local-new
+	for f in out.txt out.tbl; do
+		cmp -s <(norm "$w/local/$f") <(norm "$w/local-base/$f") && echo "local $f: base = new" || echo "local $f: base and new DIFFER"
+	done
+fi
 
 # one LABEL BUILD CELLS WORKER_OPTS ENV
 one() {
@@ -72,3 +88,12 @@ for spec in $runs; do
 	IFS=: read -r label build size wopts envs <<< "$spec"
 	one "$label" "$build" "$size" "${wopts//_/ }" "$envs"
 done
+
+if [ -n "${TESTS:-}" ] && [ -d "$d/tests" ]; then
+	for p in msvfilter vitfilter biasfilter hmmsearch; do
+		[ -x "$d/tests/$p.test" ] || continue
+		(cd "hmmer3/$p" && timeout 120 "$d/tests/$p.test" -test.v -test.run 'TestGPUMatchesCPU|TestGPUConcurrentLaunches|TestGPUTasksMatchCPU|TestTasksAtOnce' -test.timeout 110s) > "$out/test-$p.log" 2>&1
+		echo "GPU tests $p: $(grep -E '^(--- |ok|FAIL|PASS)' "$out/test-$p.log" | tr '\n' ' ')"
+	done
+fi
+tar -C "$out" -czf "$out/logs.tgz" --exclude logs.tgz . 2>/dev/null && find "$out" -mindepth 1 ! -name logs.tgz -delete
