@@ -134,6 +134,12 @@ func (db *DB) packOnDevice(pl *layoutPlan) (*Device, error) {
 	if err == nil && len(pl.table) > 0 {
 		err = table.CopyFromHost(0, pl.table)
 	}
+	if err == nil {
+		// The copies above are on the default stream and may return
+		// before their transfers are in; the packing kernel and the
+		// filters' lanes are on streams that do not wait for it.
+		err = db.ctx.SynchronizeDefault()
+	}
 	if err == nil && pl.nb > 0 {
 		var a cuda.Args
 		a.Buffer(p.raw).Buffer(p.start).Buffer(p.lens).Buffer(ob).Buffer(bb).
