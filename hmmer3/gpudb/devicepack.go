@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/binary"
 	"fmt"
+	"sync"
 
 	"github.com/hmmgo/hmmgo/gpu/cuda"
 	"github.com/hmmgo/hmmgo/gpu/nvrtc"
@@ -58,17 +59,41 @@ func upload(ctx *cuda.Context, b []byte) (*cuda.Buffer, error) {
 	return buf, nil
 }
 
+// packKernel is the packing kernel loaded on one context.
+type packKernel struct {
+	once    sync.Once
+	kernels *nvrtc.Kernels
+	fn      *cuda.Function
+	err     error
+}
+
+// packKernels holds the loaded kernel of each context: a worker makes a
+// database of every block of targets its tasks search, and loading the
+// module for each cost every task a module load.
+var packKernels sync.Map // *cuda.Context -> *packKernel
+
+func loadPackKernel(ctx *cuda.Context) (*nvrtc.Kernels, *cuda.Function, error) {
+	v, _ := packKernels.LoadOrStore(ctx, &packKernel{})
+	pk := v.(*packKernel)
+	pk.once.Do(func() {
+		if pk.kernels, pk.err = nvrtc.Build(ctx, packProgram()); pk.err == nil {
+			pk.fn, pk.err = pk.kernels.Function("pack_layout")
+		}
+	})
+	if pk.err != nil {
+		// Not kept: a later database tries again.
+		packKernels.CompareAndDelete(ctx, pk)
+	}
+	return pk.kernels, pk.fn, pk.err
+}
+
 // packer returns the database's device packer, uploading the residues
 // the first time.
 func (db *DB) packer() (*devicePacker, error) {
 	if db.onDevice != nil {
 		return db.onDevice, nil
 	}
-	k, err := nvrtc.Build(db.ctx, packProgram())
-	if err != nil {
-		return nil, err
-	}
-	fn, err := k.Function("pack_layout")
+	k, fn, err := loadPackKernel(db.ctx)
 	if err != nil {
 		return nil, err
 	}
