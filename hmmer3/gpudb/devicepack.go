@@ -30,17 +30,35 @@ func Precompile(t nvrtc.Target) { nvrtc.Prefetch(packProgram(), t, nvrtc.Default
 const packBlockThreads = 256
 
 // devicePacker is a database's residues on the device: raw holds them
-// back to back, start and lens each target's offset and length.
+// back to back, start and lens each target's offset and length. Its
+// launches go on stream; the small buffers each layout's launch reads
+// (scratch) stay until the database is freed, since freeing device
+// memory waits for every stream of the device (a worker packs layouts
+// while other tasks' kernels run).
 type devicePacker struct {
 	kernels          *nvrtc.Kernels
 	raw, start, lens *cuda.Buffer
 	fn               *cuda.Function
+	stream           *cuda.Stream
+	mu               sync.Mutex
+	scratch          []*cuda.Buffer
 }
 
 func (p *devicePacker) free() {
 	p.raw.Free()
 	p.start.Free()
 	p.lens.Free()
+	for _, b := range p.scratch {
+		b.Free()
+	}
+	p.stream.Destroy()
+}
+
+// keep holds b until free.
+func (p *devicePacker) keep(b *cuda.Buffer) {
+	p.mu.Lock()
+	p.scratch = append(p.scratch, b)
+	p.mu.Unlock()
 }
 
 // upload copies host bytes to a new device buffer (at least 16 bytes, so
@@ -90,6 +108,8 @@ func loadPackKernel(ctx *cuda.Context) (*nvrtc.Kernels, *cuda.Function, error) {
 // packer returns the database's device packer, uploading the residues
 // the first time.
 func (db *DB) packer() (*devicePacker, error) {
+	db.packMu.Lock()
+	defer db.packMu.Unlock()
 	if db.onDevice != nil {
 		return db.onDevice, nil
 	}
@@ -112,16 +132,22 @@ func (db *DB) packer() (*devicePacker, error) {
 		}
 	})
 	p := &devicePacker{kernels: k, fn: fn}
+	if p.stream, err = db.ctx.NewStream(); err != nil {
+		return nil, err
+	}
 	if p.raw, err = upload(db.ctx, raw); err != nil {
+		p.stream.Destroy()
 		return nil, err
 	}
 	if p.start, err = upload(db.ctx, start); err != nil {
 		p.raw.Free()
+		p.stream.Destroy()
 		return nil, err
 	}
 	if p.lens, err = upload(db.ctx, lens); err != nil {
 		p.raw.Free()
 		p.start.Free()
+		p.stream.Destroy()
 		return nil, err
 	}
 	db.onDevice = p
@@ -145,12 +171,12 @@ func (db *DB) packOnDevice(pl *layoutPlan) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer ob.Free()
+	p.keep(ob)
 	bb, err := upload(db.ctx, offs)
 	if err != nil {
 		return nil, err
 	}
-	defer bb.Free()
+	p.keep(bb)
 	res, err := db.ctx.Alloc(pl.offs[pl.nb] + 16)
 	if err != nil {
 		return nil, err
@@ -181,17 +207,12 @@ func (db *DB) packOnDevice(pl *layoutPlan) (*Device, error) {
 	return &Device{Res: res, Table: table, NBlocks: pl.nb}, nil
 }
 
-// launch runs the packing kernel on a stream of its own and waits for it
+// launch runs the packing kernel on the packer's stream and waits for it
 // (other queries' kernels on other streams go on meanwhile).
 func (p *devicePacker) launch(ctx *cuda.Context, grid int, a *cuda.Args) error {
-	st, err := ctx.NewStream()
-	if err != nil {
-		return err
-	}
-	defer st.Destroy()
-	err = p.fn.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: packBlockThreads}, Stream: st}, a)
+	err := p.fn.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: packBlockThreads}, Stream: p.stream}, a)
 	if err == nil {
-		err = st.Synchronize()
+		err = p.stream.Synchronize()
 	}
 	return err
 }

@@ -166,6 +166,29 @@ func (ln *Lane) Upload(name string, src []byte) (*cuda.Buffer, error) {
 	return buf, ln.Stream.CopyHtoD(buf.Ptr(), src)
 }
 
+// UploadPacked copies a packed layout of a few targets (a call's subset:
+// the Viterbi filter's survivors) into the lane's buffers, in stream
+// order, and returns it as a layout. It belongs to the lane until its
+// next use and must not be freed: allocating and freeing device memory
+// for each call would cost more, and a free waits for every stream.
+func (ln *Lane) UploadPacked(p *Packed) (*Device, error) {
+	res, err := ln.Bufs.Get("subset.res", len(p.Res)+16)
+	if err != nil {
+		return nil, err
+	}
+	table, err := ln.Bufs.Get("subset.table", len(p.Table)+BlockBytes)
+	if err != nil {
+		return nil, err
+	}
+	if err := ln.Stream.CopyHtoD(res.Ptr(), p.Res); err != nil {
+		return nil, err
+	}
+	if err := ln.Stream.CopyHtoD(table.Ptr(), p.Table); err != nil {
+		return nil, err
+	}
+	return &Device{Res: res, Table: table, NBlocks: p.NBlocks}, nil
+}
+
 // Zero returns the lane's buffer name of at least n bytes, cleared whole
 // in stream order.
 func (ln *Lane) Zero(name string, n int) (*cuda.Buffer, error) {

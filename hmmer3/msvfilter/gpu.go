@@ -159,7 +159,7 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 		}
 		bias := int16(om.Bias)
 		prof := profileWords(s, Kp, func(x, node int) int16 { return bias - cost(x, node) }, -32767)
-		maxw, err := g.launch(k, s, "ssv_kernel", prof, layout, len(dsqs), nil)
+		maxw, err := g.launch(k, s, "ssv_kernel", prof, layout, nil, len(dsqs), nil)
 		if err != nil {
 			return err
 		}
@@ -169,22 +169,14 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 		return nil
 	}
 	packed := time.Now()
-	sub, err := gpudb.Upload(g.ctx, gpudb.Pack(dsqs, rest, s.T))
+	sub := gpudb.Pack(dsqs, rest, s.T)
 	g.Stats.Subset(packed)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		t := time.Now()
-		sub.Free()
-		g.Stats.Subset(t)
-	}()
 	tjbm := make([]byte, 4*len(dsqs))
 	for _, i := range rest {
 		binary.LittleEndian.PutUint32(tjbm[4*i:], uint32(uint8(om.TJBFor(len(dsqs[i]))+om.TBM)))
 	}
 	prof := profileWords(s, Kp, func(x, node int) int16 { return -cost(x, node) }, -255)
-	xj, err := g.launch(k, s, "msv_kernel", prof, sub, len(dsqs), tjbm, int32(om.Bias), int32(om.Base), int32(om.TEC))
+	xj, err := g.launch(k, s, "msv_kernel", prof, nil, sub, len(dsqs), tjbm, int32(om.Bias), int32(om.Base), int32(om.TEC))
 	if err != nil {
 		return err
 	}
@@ -232,15 +224,21 @@ func ssvScores(om *oprofile.MSVProfile, dsqs [][]byte, maxw []uint16, out []floa
 	return rest
 }
 
-// launch runs one kernel over a packed layout and returns its 16-bit
-// result per target (n targets, database numbering).
-func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, layout *gpudb.Device, n int, tjbm []byte, scalars ...int32) ([]uint16, error) {
+// launch runs one kernel over a resident layout (or subset, copied to the
+// launch's lane) and returns its 16-bit result per target (n targets,
+// database numbering).
+func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, layout *gpudb.Device, subset *gpudb.Packed, n int, tjbm []byte, scalars ...int32) ([]uint16, error) {
 	ln, err := g.lanes.Take()
 	if err != nil {
 		return nil, err
 	}
 	defer g.lanes.Give(ln)
 	defer g.Stats.Held(time.Now())
+	if subset != nil {
+		if layout, err = ln.UploadPacked(subset); err != nil {
+			return nil, err
+		}
+	}
 	bp, err := ln.Upload("prof", prof)
 	if err != nil {
 		return nil, err

@@ -147,7 +147,10 @@ func (g *GPU) Scores(om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool,
 	if err != nil {
 		return err
 	}
+	// The whole database's resident layout, or the wanted targets packed
+	// here and copied to the launch's lane.
 	var layout *gpudb.Device
+	var subset *gpudb.Packed
 	if want == nil {
 		if layout, err = db.Layout(s.T); err != nil {
 			return err
@@ -163,16 +166,8 @@ func (g *GPU) Scores(om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool,
 			return nil
 		}
 		packed := time.Now()
-		layout, err = gpudb.Upload(g.ctx, gpudb.Pack(dsqs, idx, s.T))
+		subset = gpudb.Pack(dsqs, idx, s.T)
 		g.Stats.Subset(packed)
-		if err != nil {
-			return err
-		}
-		defer func() {
-			t := time.Now()
-			layout.Free()
-			g.Stats.Subset(t)
-		}()
 	}
 	selected := func(i int) bool { return want == nil || want[i] }
 	emis, trans := profileWords(s, om, Kp)
@@ -184,7 +179,7 @@ func (g *GPU) Scores(om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool,
 			}
 		}
 	})
-	raw, err := g.launch(f, s, om, layout, emis, trans, moves)
+	raw, err := g.launch(f, s, om, layout, subset, emis, trans, moves)
 	if err != nil {
 		return err
 	}
@@ -209,15 +204,20 @@ func (g *GPU) Scores(om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool,
 	return nil
 }
 
-// launch runs the kernel over layout and returns its raw 32-bit result per
-// target (database numbering).
-func (g *GPU) launch(f *cuda.Function, s gpuShape, om *oprofile.VitProfile, layout *gpudb.Device, emis, trans, moves []byte) ([]byte, error) {
+// launch runs the kernel over layout (or subset, copied to the lane) and
+// returns its raw 32-bit result per target (database numbering).
+func (g *GPU) launch(f *cuda.Function, s gpuShape, om *oprofile.VitProfile, layout *gpudb.Device, subset *gpudb.Packed, emis, trans, moves []byte) ([]byte, error) {
 	ln, err := g.lanes.Take()
 	if err != nil {
 		return nil, err
 	}
 	defer g.lanes.Give(ln)
 	defer g.Stats.Held(time.Now())
+	if subset != nil {
+		if layout, err = ln.UploadPacked(subset); err != nil {
+			return nil, err
+		}
+	}
 	n := len(moves) / 4
 	be, err := ln.Upload("emis", emis)
 	if err != nil {
