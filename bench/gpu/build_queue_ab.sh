@@ -29,9 +29,17 @@ for lib in $(ldd "$real" | awk '/=>/ {print $3}'); do
 	*) cp -L "$lib" "$out/redis/lib/" ;;
 	esac
 done
+cat > "$out/redis/redis-server" <<'SH'
+#!/bin/sh
+# Debian's redis-server with its own copies of the libraries it needs.
+case $0 in */*) d=${0%/*} ;; *) d=. ;; esac
+d=$(cd "$d" && pwd)
+LD_LIBRARY_PATH="$d/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$d/bin/redis-server" "$@"
+SH
+chmod +x "$out/redis/redis-server"
 # The scripts and the models they read, laid out as in the repository.
 mkdir -p "$out/bench/gpu" "$out/testdata/hmmer3/models"
-cp "$here/bench/gpu/queue_overhead.sh" "$out/bench/gpu/"
+cp "$here/bench/gpu/queue_overhead.sh" "$here/bench/gpu/queue_ab.sh" "$out/bench/gpu/"
 cp "$here/bench/queue_scaling.sh" "$out/bench/"
 for m in Caudal_act LuxC Patched RRM_1 SMC_N; do cp "$here/testdata/hmmer3/models/$m.hmm.gz" "$out/testdata/hmmer3/models/"; done
 cat "$out/builds.txt"
