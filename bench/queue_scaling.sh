@@ -22,6 +22,7 @@
 #               default of --task-cells; gpu "2e10 2e9")
 #   WORKERS     worker counts (default: as above)
 #   CPU_PER_WORKER  --cpu of each worker
+#   WORKER_OPTS more options for every worker (e.g. "--tasks 3")
 #   STORED=1    also run with the database stored in Redis (makedb --redis;
 #               workers --db redis:bench) instead of read from the file
 #   OUT         directory for the database, logs and outputs (default: a
@@ -138,7 +139,7 @@ run() {
 	for ((i = 1; i <= n; i++)); do
 		local gpu=()
 		[ "$mode" = gpu ] && gpu=(--gpu $((i - 1)))
-		"$hmmgo" worker --redis "$url" --db "$serve" --cpu "$per" --name "w$i" "${gpu[@]}" 2> "$work/w$i.log" &
+		"$hmmgo" worker --redis "$url" --db "$serve" --cpu "$per" --name "w$i" "${gpu[@]}" ${WORKER_OPTS:-} 2> "$work/w$i.log" &
 		wpids+=($!)
 		pids+=($!)
 	done
@@ -177,6 +178,8 @@ run() {
 			printf "%-13s %d worker(s): %d tasks, wall %.2f s, %.1f GCUPS, speedup %.2f; in tasks %.2f s (%.1f GCUPS per worker), queue overhead %.3f ms per task = %.3f%% of task time; output %s [%s]\n",
 				label, n, t, wall, w / wall / 1e9, base / wall, busy, w / busy / 1e9, 1e3 * o / t, 100 * o / busy, same, devs
 		}' "$work/sums.txt"
+	# The submitter's account when it gives one ($HMMGO_QUEUE_TRACE).
+	grep -h 'queue trace' "$work/q/err.txt" | sed 's/^hmmgo hmmsearch: /    /' || true
 }
 
 most=$(echo "$counts" | tr ' ' '\n' | sort -n | tail -1)

@@ -63,6 +63,19 @@ func (s *Stream) Synchronize() error {
 	return result(drv.cuStreamSynchronize.Call(s.handle), "cuStreamSynchronize")
 }
 
+// SynchronizeDefault waits until the work queued on the context's default
+// (legacy) stream has finished. Synchronous copies from pageable memory
+// may return before their transfer has reached the device; work on a
+// non-blocking stream that reads what they wrote must wait for this.
+func (c *Context) SynchronizeDefault() error {
+	unbind, err := c.bind()
+	if err != nil {
+		return err
+	}
+	defer unbind()
+	return result(drv.cuStreamSynchronize.Call(0), "cuStreamSynchronize(default stream of GPU %d)", c.dev.Ordinal)
+}
+
 // Done reports whether all queued work has finished, without waiting.
 func (s *Stream) Done() (bool, error) {
 	unbind, err := s.ctx.bind()

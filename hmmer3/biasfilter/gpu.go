@@ -54,18 +54,21 @@ func sharedBytes(kp int) int { return 288*8 + 8*kp }
 // GPU computes bias filter scores on one device.
 type GPU struct {
 	ctx *cuda.Context
-	// mu serialises use of the device buffers (a launch and its copies);
-	// kmu guards the kernel. Packing runs unlocked, so queries overlap.
+	// lanes hold the streams and buffers of launches in flight (several
+	// queries' launches overlap, each on its own stream); kmu guards the
+	// kernel, mu KernelTime. Packing runs unlocked, so queries overlap.
 	mu, kmu sync.Mutex
 	kernels *nvrtc.Kernels
-	bufs    *gpudb.Buffers
+	lanes   *gpudb.Lanes
 	// KernelTime accumulates device time (CUDA events), for benchmarks.
 	KernelTime time.Duration
+	// Stats counts launches and the host time around them.
+	Stats gpudb.LaunchStats
 }
 
 // NewGPU prepares the bias filter on a device context.
 func NewGPU(ctx *cuda.Context) *GPU {
-	return &GPU{ctx: ctx, bufs: gpudb.NewBuffers(ctx)}
+	return &GPU{ctx: ctx, lanes: gpudb.NewLanes(ctx, gpudb.LanesPerKernel)}
 }
 
 func (g *GPU) kernel() (*cuda.Function, error) {
@@ -144,24 +147,25 @@ func (g *GPU) Scores(bg *profile.Background, db *gpudb.DB, want []bool, out []fl
 // launch runs the kernel over layout and returns its raw scores, four
 // bytes per target in database numbering.
 func (g *GPU) launch(f *cuda.Function, layout *gpudb.Device, par, odds []byte, kp, n int) ([]byte, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	bp, err := g.bufs.Upload("par", par)
+	ln, err := g.lanes.Take()
 	if err != nil {
 		return nil, err
 	}
-	bd, err := g.bufs.Upload("odds", odds)
+	defer g.lanes.Give(ln)
+	defer g.Stats.Held(time.Now())
+	bp, err := ln.Upload("par", par)
 	if err != nil {
 		return nil, err
 	}
-	bn, err := g.bufs.Get("next", 4)
+	bd, err := ln.Upload("odds", odds)
 	if err != nil {
 		return nil, err
 	}
-	if err := bn.Memset32(0); err != nil {
+	bn, err := ln.Zero("next", 4)
+	if err != nil {
 		return nil, err
 	}
-	bo, err := g.bufs.Get("out", 4*n)
+	bo, err := ln.Bufs.Get("out", 4*n)
 	if err != nil {
 		return nil, err
 	}
@@ -171,16 +175,15 @@ func (g *GPU) launch(f *cuda.Function, layout *gpudb.Device, par, odds []byte, k
 	shared := sharedBytes(kp)
 	// Enough warps for the blocks, at most a persistent grid's worth.
 	grid := min(gpudb.PersistentGrid(g.ctx, blockThreads, shared), (layout.NBlocks+blockThreads/32-1)/(blockThreads/32))
-	d, err := gpudb.Timed(g.ctx, func() error {
-		return f.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: blockThreads}, SharedMem: shared}, &a)
-	})
+	raw := make([]byte, 4*n)
+	d, err := ln.Run(func(st *cuda.Stream) error {
+		return f.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: blockThreads}, SharedMem: shared, Stream: st}, &a)
+	}, bo, raw)
 	if err != nil {
 		return nil, fmt.Errorf("bias filter on GPU %d: %w", g.ctx.Device().Ordinal, err)
 	}
+	g.mu.Lock()
 	g.KernelTime += d
-	raw := make([]byte, 4*n)
-	if err := bo.CopyToHost(raw, 0); err != nil {
-		return nil, err
-	}
+	g.mu.Unlock()
 	return raw, nil
 }

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/binary"
 	"fmt"
+	"sync"
 
 	"github.com/hmmgo/hmmgo/gpu/cuda"
 	"github.com/hmmgo/hmmgo/gpu/nvrtc"
@@ -29,17 +30,35 @@ func Precompile(t nvrtc.Target) { nvrtc.Prefetch(packProgram(), t, nvrtc.Default
 const packBlockThreads = 256
 
 // devicePacker is a database's residues on the device: raw holds them
-// back to back, start and lens each target's offset and length.
+// back to back, start and lens each target's offset and length. Its
+// launches go on stream; the small buffers each layout's launch reads
+// (scratch) stay until the database is freed, since freeing device
+// memory waits for every stream of the device (a worker packs layouts
+// while other tasks' kernels run).
 type devicePacker struct {
 	kernels          *nvrtc.Kernels
 	raw, start, lens *cuda.Buffer
 	fn               *cuda.Function
+	stream           *cuda.Stream
+	mu               sync.Mutex
+	scratch          []*cuda.Buffer
 }
 
 func (p *devicePacker) free() {
 	p.raw.Free()
 	p.start.Free()
 	p.lens.Free()
+	for _, b := range p.scratch {
+		b.Free()
+	}
+	p.stream.Destroy()
+}
+
+// keep holds b until free.
+func (p *devicePacker) keep(b *cuda.Buffer) {
+	p.mu.Lock()
+	p.scratch = append(p.scratch, b)
+	p.mu.Unlock()
 }
 
 // upload copies host bytes to a new device buffer (at least 16 bytes, so
@@ -58,17 +77,43 @@ func upload(ctx *cuda.Context, b []byte) (*cuda.Buffer, error) {
 	return buf, nil
 }
 
+// packKernel is the packing kernel loaded on one context.
+type packKernel struct {
+	once    sync.Once
+	kernels *nvrtc.Kernels
+	fn      *cuda.Function
+	err     error
+}
+
+// packKernels holds the loaded kernel of each context: a worker makes a
+// database of every block of targets its tasks search, and loading the
+// module for each cost every task a module load.
+var packKernels sync.Map // *cuda.Context -> *packKernel
+
+func loadPackKernel(ctx *cuda.Context) (*nvrtc.Kernels, *cuda.Function, error) {
+	v, _ := packKernels.LoadOrStore(ctx, &packKernel{})
+	pk := v.(*packKernel)
+	pk.once.Do(func() {
+		if pk.kernels, pk.err = nvrtc.Build(ctx, packProgram()); pk.err == nil {
+			pk.fn, pk.err = pk.kernels.Function("pack_layout")
+		}
+	})
+	if pk.err != nil {
+		// Not kept: a later database tries again.
+		packKernels.CompareAndDelete(ctx, pk)
+	}
+	return pk.kernels, pk.fn, pk.err
+}
+
 // packer returns the database's device packer, uploading the residues
 // the first time.
 func (db *DB) packer() (*devicePacker, error) {
+	db.packMu.Lock()
+	defer db.packMu.Unlock()
 	if db.onDevice != nil {
 		return db.onDevice, nil
 	}
-	k, err := nvrtc.Build(db.ctx, packProgram())
-	if err != nil {
-		return nil, err
-	}
-	fn, err := k.Function("pack_layout")
+	k, fn, err := loadPackKernel(db.ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -87,16 +132,22 @@ func (db *DB) packer() (*devicePacker, error) {
 		}
 	})
 	p := &devicePacker{kernels: k, fn: fn}
+	if p.stream, err = db.ctx.NewStream(); err != nil {
+		return nil, err
+	}
 	if p.raw, err = upload(db.ctx, raw); err != nil {
+		p.stream.Destroy()
 		return nil, err
 	}
 	if p.start, err = upload(db.ctx, start); err != nil {
 		p.raw.Free()
+		p.stream.Destroy()
 		return nil, err
 	}
 	if p.lens, err = upload(db.ctx, lens); err != nil {
 		p.raw.Free()
 		p.start.Free()
+		p.stream.Destroy()
 		return nil, err
 	}
 	db.onDevice = p
@@ -120,12 +171,12 @@ func (db *DB) packOnDevice(pl *layoutPlan) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer ob.Free()
+	p.keep(ob)
 	bb, err := upload(db.ctx, offs)
 	if err != nil {
 		return nil, err
 	}
-	defer bb.Free()
+	p.keep(bb)
 	res, err := db.ctx.Alloc(pl.offs[pl.nb] + 16)
 	if err != nil {
 		return nil, err
@@ -133,6 +184,12 @@ func (db *DB) packOnDevice(pl *layoutPlan) (*Device, error) {
 	table, err := db.ctx.Alloc(len(pl.table) + BlockBytes)
 	if err == nil && len(pl.table) > 0 {
 		err = table.CopyFromHost(0, pl.table)
+	}
+	if err == nil {
+		// The copies above are on the default stream and may return
+		// before their transfers are in; the packing kernel and the
+		// filters' lanes are on streams that do not wait for it.
+		err = db.ctx.SynchronizeDefault()
 	}
 	if err == nil && pl.nb > 0 {
 		var a cuda.Args
@@ -150,17 +207,12 @@ func (db *DB) packOnDevice(pl *layoutPlan) (*Device, error) {
 	return &Device{Res: res, Table: table, NBlocks: pl.nb}, nil
 }
 
-// launch runs the packing kernel on a stream of its own and waits for it
+// launch runs the packing kernel on the packer's stream and waits for it
 // (other queries' kernels on other streams go on meanwhile).
 func (p *devicePacker) launch(ctx *cuda.Context, grid int, a *cuda.Args) error {
-	st, err := ctx.NewStream()
-	if err != nil {
-		return err
-	}
-	defer st.Destroy()
-	err = p.fn.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: packBlockThreads}, Stream: st}, a)
+	err := p.fn.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: packBlockThreads}, Stream: p.stream}, a)
 	if err == nil {
-		err = st.Synchronize()
+		err = p.stream.Synchronize()
 	}
 	return err
 }

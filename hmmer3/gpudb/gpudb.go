@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/hmmgo/hmmgo/gpu/cuda"
 )
@@ -136,8 +137,12 @@ func packResidues(body []byte, dsqs [][]byte, group []int, S int) {
 type DB struct {
 	ctx  *cuda.Context
 	Dsqs [][]byte // the targets, database order
-	mu   sync.Mutex
-	dev  map[int]*Device
+	// mu guards the layouts; each is made outside it, so that the queries
+	// in flight make the layouts of different shapes at once.
+	mu      sync.Mutex
+	layouts map[int]*layout
+	// packMu guards onDevice and packBuf.
+	packMu sync.Mutex
 	// onDevice holds the residues for layouts packed on the device
 	// (devicepack.go), uploaded with the first layout.
 	onDevice *devicePacker
@@ -148,6 +153,13 @@ type DB struct {
 	packBuf []byte
 }
 
+// layout is one shape's layout: ready when done is closed.
+type layout struct {
+	done chan struct{}
+	d    *Device
+	err  error
+}
+
 // Device is one layout on the device.
 type Device struct {
 	Res, Table *cuda.Buffer
@@ -156,37 +168,51 @@ type Device struct {
 
 // New makes a database of dsqs for ctx; layouts are made on demand.
 func New(ctx *cuda.Context, dsqs [][]byte) *DB {
-	return &DB{ctx: ctx, Dsqs: dsqs, dev: map[int]*Device{}}
+	return &DB{ctx: ctx, Dsqs: dsqs, layouts: map[int]*layout{}}
 }
 
 // Layout returns the T-threads-per-target layout of all targets, making
 // it the first time: on the device (the residues are uploaded once for
 // every layout; see devicepack.go), or on the host with
-// HMMGO_GPUDB_PACK=host.
+// HMMGO_GPUDB_PACK=host. Callers wanting the same shape wait for the one
+// making it; a failure is not kept (the next call tries again).
 func (db *DB) Layout(T int) (*Device, error) {
 	db.mu.Lock()
-	defer db.mu.Unlock()
-	if d := db.dev[T]; d != nil {
-		return d, nil
+	if l := db.layouts[T]; l != nil {
+		db.mu.Unlock()
+		<-l.done
+		if l.err != nil {
+			return db.Layout(T)
+		}
+		return l.d, nil
 	}
+	l := &layout{done: make(chan struct{})}
+	db.layouts[T] = l
+	db.mu.Unlock()
+	l.d, l.err = db.makeLayout(T)
+	if l.err != nil {
+		db.mu.Lock()
+		delete(db.layouts, T)
+		db.mu.Unlock()
+	}
+	close(l.done)
+	return l.d, l.err
+}
+
+func (db *DB) makeLayout(T int) (*Device, error) {
+	defer Layouts.Held(time.Now())
 	all := make([]int, len(db.Dsqs))
 	for i := range all {
 		all[i] = i
 	}
-	var d *Device
-	var err error
 	if os.Getenv("HMMGO_GPUDB_PACK") == "host" {
+		db.packMu.Lock()
+		defer db.packMu.Unlock()
 		p := packInto(db.packBuf, db.Dsqs, all, T)
 		db.packBuf = p.Res
-		d, err = Upload(db.ctx, p)
-	} else {
-		d, err = db.packOnDevice(planLayout(db.Dsqs, all, T))
+		return Upload(db.ctx, p)
 	}
-	if err != nil {
-		return nil, err
-	}
-	db.dev[T] = d
-	return d, nil
+	return db.packOnDevice(planLayout(db.Dsqs, all, T))
 }
 
 // Upload copies a packed layout to the device.
@@ -210,6 +236,10 @@ func Upload(ctx *cuda.Context, p *Packed) (*Device, error) {
 			return nil, err
 		}
 	}
+	// Kernels on other streams (Lanes) read it: the copies must be in.
+	if err := ctx.SynchronizeDefault(); err != nil {
+		return nil, err
+	}
 	return &Device{Res: res, Table: table, NBlocks: p.NBlocks}, nil
 }
 
@@ -219,14 +249,19 @@ func (d *Device) Free() {
 	d.Table.Free()
 }
 
-// Free releases every layout of the database.
+// Free releases every layout of the database (none may be in the
+// making).
 func (db *DB) Free() {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	for T, d := range db.dev {
-		d.Free()
-		delete(db.dev, T)
+	for T, l := range db.layouts {
+		if l.d != nil {
+			l.d.Free()
+		}
+		delete(db.layouts, T)
 	}
+	db.packMu.Lock()
+	defer db.packMu.Unlock()
 	if db.onDevice != nil {
 		db.onDevice.free()
 		db.onDevice = nil

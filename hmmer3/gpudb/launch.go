@@ -1,6 +1,9 @@
 package gpudb
 
 import (
+	"os"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/hmmgo/hmmgo/gpu/cuda"
@@ -83,4 +86,137 @@ func PersistentGrid(ctx *cuda.Context, block, sharedBytes int) int {
 		return sms
 	}
 	return sms * max(1, 2048/block)
+}
+
+// LanesPerKernel is how many launches of one kernel family may run at
+// once on a device: about the queries a GPU worker keeps in flight.
+// $HMMGO_GPU_LANES overrides it (1: one launch at a time, for benchmarks).
+var LanesPerKernel = lanesFromEnv(4)
+
+func lanesFromEnv(def int) int {
+	if n, err := strconv.Atoi(os.Getenv("HMMGO_GPU_LANES")); err == nil && n >= 1 {
+		return n
+	}
+	return def
+}
+
+// Lanes let several launches of one kernel family run on a device at
+// once. A worker's tasks search small blocks of targets, and a filter
+// kernel over a small block is latency-bound: its time is that of its
+// longest target, with most of the device idle. On one stream behind one
+// lock, the launches of the queries in flight would run one after
+// another; each lane is a stream of its own with its own buffers, so
+// their kernels overlap.
+type Lanes struct {
+	ctx  *cuda.Context
+	n    int
+	once sync.Once
+	free chan *Lane
+	err  error
+}
+
+// Lane is one stream and the buffers its launches use.
+type Lane struct {
+	Stream     *cuda.Stream
+	Bufs       *Buffers
+	start, end *cuda.Event
+}
+
+// NewLanes makes n lanes on ctx (streams are created on first use).
+func NewLanes(ctx *cuda.Context, n int) *Lanes { return &Lanes{ctx: ctx, n: max(1, n)} }
+
+// Take waits for a free lane; Give returns it.
+func (l *Lanes) Take() (*Lane, error) {
+	l.once.Do(func() {
+		l.free = make(chan *Lane, l.n)
+		for range l.n {
+			ln := &Lane{Bufs: NewBuffers(l.ctx)}
+			var err error
+			if ln.Stream, err = l.ctx.NewStream(); err == nil {
+				if ln.start, err = l.ctx.NewEvent(true); err == nil {
+					ln.end, err = l.ctx.NewEvent(true)
+				}
+			}
+			if err != nil {
+				l.err = err
+				break
+			}
+			l.free <- ln
+		}
+		if len(l.free) > 0 {
+			l.err = nil // fewer lanes than asked for still work
+		}
+	})
+	if l.err != nil {
+		return nil, l.err
+	}
+	return <-l.free, nil
+}
+
+// Give returns a lane taken with Take.
+func (l *Lanes) Give(ln *Lane) { l.free <- ln }
+
+// Upload copies src into the lane's buffer name (grown as needed), in
+// stream order.
+func (ln *Lane) Upload(name string, src []byte) (*cuda.Buffer, error) {
+	buf, err := ln.Bufs.Get(name, len(src))
+	if err != nil {
+		return nil, err
+	}
+	return buf, ln.Stream.CopyHtoD(buf.Ptr(), src)
+}
+
+// UploadPacked copies a packed layout of a few targets (a call's subset:
+// the Viterbi filter's survivors) into the lane's buffers, in stream
+// order, and returns it as a layout. It belongs to the lane until its
+// next use and must not be freed: allocating and freeing device memory
+// for each call would cost more, and a free waits for every stream.
+func (ln *Lane) UploadPacked(p *Packed) (*Device, error) {
+	res, err := ln.Bufs.Get("subset.res", len(p.Res)+16)
+	if err != nil {
+		return nil, err
+	}
+	table, err := ln.Bufs.Get("subset.table", len(p.Table)+BlockBytes)
+	if err != nil {
+		return nil, err
+	}
+	if err := ln.Stream.CopyHtoD(res.Ptr(), p.Res); err != nil {
+		return nil, err
+	}
+	if err := ln.Stream.CopyHtoD(table.Ptr(), p.Table); err != nil {
+		return nil, err
+	}
+	return &Device{Res: res, Table: table, NBlocks: p.NBlocks}, nil
+}
+
+// Zero returns the lane's buffer name of at least n bytes, cleared whole
+// in stream order.
+func (ln *Lane) Zero(name string, n int) (*cuda.Buffer, error) {
+	buf, err := ln.Bufs.Get(name, n)
+	if err != nil {
+		return nil, err
+	}
+	return buf, ln.Stream.Memset32(buf.Ptr(), 0, buf.Size()/4)
+}
+
+// Run queues launch on the lane's stream between two events, then the
+// copy of out's first len(dst) bytes into dst; it waits for all of it and
+// returns the kernel's device time.
+func (ln *Lane) Run(launch func(*cuda.Stream) error, out *cuda.Buffer, dst []byte) (time.Duration, error) {
+	if err := ln.start.Record(ln.Stream); err != nil {
+		return 0, err
+	}
+	if err := launch(ln.Stream); err != nil {
+		return 0, err
+	}
+	if err := ln.end.Record(ln.Stream); err != nil {
+		return 0, err
+	}
+	if err := ln.Stream.CopyDtoH(dst, out.Ptr()); err != nil {
+		return 0, err
+	}
+	if err := ln.Stream.Synchronize(); err != nil {
+		return 0, err
+	}
+	return cuda.Elapsed(ln.start, ln.end)
 }

@@ -131,6 +131,7 @@ func (e *engine) run(env cli.Env, args []string) int {
 		return cli.Fail(env, name, err)
 	}
 	_, s.gpuForwardTrace = e.lookupEnv("HMMGO_FWD_TRACE")
+	_, s.queueTrace = e.lookupEnv("HMMGO_QUEUE_TRACE")
 	if err := s.run(); err != nil {
 		s.abort()
 		return cli.Fail(env, name, err)
@@ -197,6 +198,9 @@ type search struct {
 	// ($HMMGO_FWD_TRACE set) prints one line per batch on stderr.
 	gpuForwardCost  string
 	gpuForwardTrace bool
+	// queueTrace ($HMMGO_QUEUE_TRACE set) prints where a queued search's
+	// time went on stderr (queueTrace).
+	queueTrace bool
 }
 
 func (s *search) printStageTimes(query string, st *hits.Stats, gpu time.Duration) {

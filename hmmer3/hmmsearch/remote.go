@@ -51,7 +51,8 @@ type taskResult struct {
 // plan cuts the search into tasks of about cells DP cells: models into
 // blocks of at most modelBlockNodes nodes (or one model), targets into
 // blocks of residues enough to make the largest model block's tasks that
-// size.
+// size. The last target blocks shrink (tailBlocks), so that a search
+// ends on short tasks.
 func planTasks(models []*hmm.HMM, db *dbIndex, cells float64) (blocks [][2]int, tasks []remoteTask) {
 	largest := 0
 	for first := 0; first < len(models); {
@@ -67,13 +68,16 @@ func planTasks(models []*hmm.HMM, db *dbIndex, cells float64) (blocks [][2]int, 
 	residues := int64(max(1, cells/float64(max(largest, 1))))
 	var dbBlocks [][2]int64
 	n := int64(len(db.lengths))
+	left := db.residues
 	for first := int64(0); first < n; {
+		limit := tailBlock(residues, left)
 		end, res := first, int64(0)
-		for end < n && (end == first || res+db.lengths[end] <= residues) {
+		for end < n && (end == first || res+db.lengths[end] <= limit) {
 			res += db.lengths[end]
 			end++
 		}
 		dbBlocks = append(dbBlocks, [2]int64{first, end})
+		left -= res
 		first = end
 	}
 	for _, mb := range blocks {
@@ -83,6 +87,26 @@ func planTasks(models []*hmm.HMM, db *dbIndex, cells float64) (blocks [][2]int, 
 		}
 	}
 	return blocks, tasks
+}
+
+// tailBlock is the residues of the next target block when left residues
+// remain and a block is normally full residues. Workers take tasks in
+// order, and a search lasts until its last task is done: ending on a full
+// block (longer still when its targets hold many hits) can leave every
+// worker but one idle for a task's time. Once at most 1.75 blocks' worth
+// of targets are left, blocks are a half of the normal size, then (at
+// most 3/4 left) a quarter, then (1/4) an eighth: the last tasks are
+// short, for two to four tasks more in all.
+func tailBlock(full, left int64) int64 {
+	switch {
+	case left > full*7/4 || full < 8:
+		return full
+	case left > full*3/4:
+		return full / 2
+	case left > full/4:
+		return full / 4
+	}
+	return full / 8
 }
 
 // readModels reads the HMM file's bytes and its models.
@@ -142,6 +166,7 @@ func (s *search) runRemote() error {
 		return err
 	}
 	s.g = local // reports print the local command line
+	trace := &queueTrace{start: time.Now()}
 	raw, models, err := s.readModels()
 	if err != nil {
 		return err
@@ -164,6 +189,7 @@ func (s *search) runRemote() error {
 		return err
 	}
 	blocks, tasks := planTasks(models, db, cells)
+	trace.indexed = time.Now()
 
 	if err := s.openOutputs(); err != nil {
 		return err
@@ -242,6 +268,7 @@ func (s *search) runRemote() error {
 					return fmt.Errorf("the result covers %d of the task's %d targets for %s", q.Stats.NSeqs, want.TargetEnd-want.TargetFirst, q.Name)
 				}
 			}
+			trace.result(res)
 			mb, tb := res.Task/perBlock, res.Task%perBlock
 			got[mb][tb] = r
 			have[mb]++
@@ -254,7 +281,60 @@ func (s *search) runRemote() error {
 	if nextBlock != len(blocks) {
 		return fmt.Errorf("internal error: %d of %d model blocks printed", nextBlock, len(blocks))
 	}
-	return s.finish()
+	err = s.finish()
+	if s.queueTrace {
+		trace.print(s.env.Stderr, len(tasks))
+	}
+	return err
+}
+
+// queueTrace records when a queued search's phases ended and its
+// results arrived, for $HMMGO_QUEUE_TRACE: the submitter's own time
+// before the first task (models, database index) and the tail, when some
+// workers had nothing left to do.
+type queueTrace struct {
+	start, indexed time.Time
+	arrivals       []time.Duration // since start
+	workers        map[string]*workerTrace
+	names          []string
+}
+
+type workerTrace struct {
+	tasks      int
+	busy, last time.Duration
+}
+
+func (q *queueTrace) result(r *queue.Result) {
+	at := time.Since(q.start)
+	q.arrivals = append(q.arrivals, at)
+	if q.workers == nil {
+		q.workers = map[string]*workerTrace{}
+	}
+	w := q.workers[r.Worker]
+	if w == nil {
+		w = &workerTrace{}
+		q.workers[r.Worker] = w
+		q.names = append(q.names, r.Worker)
+	}
+	w.tasks++
+	w.busy += r.Elapsed
+	w.last = at
+}
+
+func (q *queueTrace) print(w io.Writer, tasks int) {
+	sec := func(d time.Duration) string { return fmt.Sprintf("%.3f s", d.Seconds()) }
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: queue trace: %d tasks; models and database index %s", prog, tasks, sec(q.indexed.Sub(q.start)))
+	if n := len(q.arrivals); n > 0 {
+		fmt.Fprintf(&b, "; results at 1st %s, 50%% %s, 90%% %s, last %s", sec(q.arrivals[0]), sec(q.arrivals[(n-1)/2]),
+			sec(q.arrivals[(9*n-1)/10]), sec(q.arrivals[n-1]))
+	}
+	fmt.Fprintf(&b, "; report done %s", sec(time.Since(q.start)))
+	for _, name := range q.names {
+		wt := q.workers[name]
+		fmt.Fprintf(&b, "; worker %s: %d tasks, %s in tasks, last result %s", name, wt.tasks, sec(wt.busy), sec(wt.last))
+	}
+	fmt.Fprintln(w, b.String())
 }
 
 // progressLine shows tasks done and each worker's device and throughput,

@@ -2,6 +2,7 @@ package hmmsearch
 
 import (
 	"context"
+	"sync"
 
 	"github.com/hmmgo/hmmgo/alphabet"
 	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
@@ -25,6 +26,7 @@ type residentBlock struct {
 	residues int64
 	acc      blockAccel
 	used     uint64 // LRU clock
+	pins     int    // tasks using it: it stays until they are done
 }
 
 type blockKey struct {
@@ -34,9 +36,10 @@ type blockKey struct {
 }
 
 // residentCache holds blocks up to a budget of residues; the least
-// recently used go first. One goroutine uses it (a worker does one task
-// at a time).
+// recently used go first, but never while a task uses them. Tasks running
+// at once share it.
 type residentCache struct {
+	mu     sync.Mutex
 	budget int64 // residues; the newest block stays even when larger
 	upload func(seqs []*seqio.Sequence, abc *alphabet.Alphabet) (blockAccel, error)
 	blocks map[blockKey]*residentBlock
@@ -51,19 +54,24 @@ func newResidentCache(budget int64, upload func([]*seqio.Sequence, *alphabet.Alp
 }
 
 // get returns the block of a task, reading and uploading it if it is not
-// resident, after evicting what the budget no longer holds.
+// resident, after evicting what the budget no longer holds. The block is
+// pinned until release. Blocks are read one at a time (two tasks of one
+// block read it once).
 func (c *residentCache) get(ctx context.Context, src TargetSource, task *remoteTask, abc *alphabet.Alphabet) (*residentBlock, error) {
 	key := blockKey{db: src.Fingerprint(), first: task.TargetFirst, end: task.TargetEnd, alph: abc.Type}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.clock++
 	if b := c.blocks[key]; b != nil {
 		b.used = c.clock
+		b.pins++
 		return b, nil
 	}
 	seqs, err := src.Targets(ctx, task.TargetFirst, task.TargetEnd, task.ByteStart, task.ByteEnd, abc)
 	if err != nil {
 		return nil, err
 	}
-	b := &residentBlock{key: key, seqs: seqs, used: c.clock}
+	b := &residentBlock{key: key, seqs: seqs, used: c.clock, pins: 1}
 	for i, sq := range seqs {
 		b.indices = append(b.indices, task.TargetFirst+int64(i))
 		b.residues += int64(sq.L())
@@ -78,15 +86,25 @@ func (c *residentCache) get(ctx context.Context, src TargetSource, task *remoteT
 	return b, nil
 }
 
-// evict frees least recently used blocks until at most keep residues
-// stay resident.
+// release ends a task's use of its block.
+func (c *residentCache) release(b *residentBlock) {
+	c.mu.Lock()
+	b.pins--
+	c.mu.Unlock()
+}
+
+// evict frees least recently used blocks that no task uses until at most
+// keep residues stay resident (or only blocks in use do).
 func (c *residentCache) evict(keep int64) {
-	for c.total > max(keep, 0) && len(c.blocks) > 0 {
+	for c.total > max(keep, 0) {
 		var old *residentBlock
 		for _, b := range c.blocks {
-			if old == nil || b.used < old.used {
+			if b.pins == 0 && (old == nil || b.used < old.used) {
 				old = b
 			}
+		}
+		if old == nil {
+			return
 		}
 		c.drop(old)
 	}
@@ -98,12 +116,14 @@ func (c *residentCache) drop(b *residentBlock) {
 	c.total -= b.residues
 }
 
-// dropOthers frees every block but keep: a device error may come from
-// memory the other blocks hold.
+// dropOthers frees every block but keep and those other tasks use: a
+// device error may come from memory the other blocks hold.
 func (c *residentCache) dropOthers(keep *residentBlock) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	n := 0
 	for _, b := range c.blocks {
-		if b != keep {
+		if b != keep && b.pins == 0 {
 			c.drop(b)
 			n++
 		}

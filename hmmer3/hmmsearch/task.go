@@ -6,11 +6,14 @@ import (
 	"encoding/gob"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hmmgo/hmmgo/alphabet"
 	"github.com/hmmgo/hmmgo/gpu/cuda"
+	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
 	"github.com/hmmgo/hmmgo/hmmer3/hits"
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
 	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
@@ -27,14 +30,19 @@ import (
 // With GPUs, a task runs the staged pipeline hmmsearch --gpu runs
 // (pipeline.SearchStaged over gpuSearch), and its block of targets stays
 // resident on the devices for later tasks over the same targets.
-// A TaskRunner does one task at a time.
+// A TaskRunner may run several tasks at once.
 type TaskRunner struct {
 	cpus    int
 	sources map[string]TargetSource
+	jobsMu  sync.Mutex
 	jobs    map[string]*remoteJob // by job ID; a few recent ones
 	gpus    []*gpuKernels
 	device  string
 	blocks  *residentCache // nil: the CPU pipeline, blocks read per task
+	// queriesAtOnce is how many queries of a task the staged path runs at
+	// once (eachQuery).
+	queriesAtOnce int
+	trace         io.Writer // a line per task, when set
 }
 
 // RunnerOptions say how a TaskRunner computes.
@@ -49,11 +57,20 @@ type RunnerOptions struct {
 	// with the CPU's kernels standing in for the devices: tests use it to
 	// exercise a GPU worker's path on machines without a GPU.
 	StagedOnCPU bool
+	// QueriesAtOnce is how many queries of a task the staged path searches
+	// at once; 0 means as many as hmmsearch --gpu keeps in flight.
+	QueriesAtOnce int
+	// Trace, if set, receives a line per task: where its time went.
+	Trace io.Writer
 }
 
 // NewTaskRunner serves the given databases.
 func NewTaskRunner(sources []TargetSource, opt RunnerOptions) (*TaskRunner, error) {
-	t := &TaskRunner{cpus: max(1, opt.CPUs), sources: make(map[string]TargetSource), jobs: make(map[string]*remoteJob)}
+	t := &TaskRunner{cpus: max(1, opt.CPUs), sources: make(map[string]TargetSource), jobs: make(map[string]*remoteJob),
+		queriesAtOnce: opt.QueriesAtOnce, trace: opt.Trace}
+	if t.queriesAtOnce <= 0 {
+		t.queriesAtOnce = gpuQueriesAtOnce
+	}
 	for _, src := range sources {
 		if old := t.sources[src.Fingerprint()]; old != nil {
 			return nil, fmt.Errorf("%s and %s are the same database (sha256 %s)", old.Name(), src.Name(), src.Fingerprint())
@@ -119,6 +136,7 @@ func (t *TaskRunner) Close() {
 // Run does one task of job id and returns its encoded result and its DP
 // cells.
 func (t *TaskRunner) Run(ctx context.Context, id string, specBytes, taskBytes []byte) ([]byte, float64, error) {
+	started := time.Now()
 	j, err := t.job(id, specBytes)
 	if err != nil {
 		return nil, 0, err
@@ -145,20 +163,15 @@ func (t *TaskRunner) Run(ctx context.Context, id string, specBytes, taskBytes []
 	abc := j.models[0].Alph
 	var search func(q int, cfg *pipeline.Config) ([]*hits.Hit, *hits.Stats, error)
 	var residues int64
+	var blk *residentBlock
 	if t.blocks != nil {
-		blk, err := t.blocks.get(ctx, src, &task, abc)
-		if err != nil {
+		if blk, err = t.blocks.get(ctx, src, &task, abc); err != nil {
 			return nil, 0, err
 		}
+		defer t.blocks.release(blk)
 		residues = blk.residues
 		search = func(q int, cfg *pipeline.Config) ([]*hits.Hit, *hits.Stats, error) {
-			list, st, err := pipeline.SearchStaged(j.ready[q], blk.seqs, blk.indices, cfg, blk.acc)
-			if err != nil && t.blocks.dropOthers(blk) > 0 {
-				// Perhaps out of device memory: the other resident blocks
-				// are gone now; one more try.
-				list, st, err = pipeline.SearchStaged(j.ready[q], blk.seqs, blk.indices, cfg, blk.acc)
-			}
-			return list, st, err
+			return pipeline.SearchStaged(j.ready[q], blk.seqs, blk.indices, cfg, blk.acc)
 		}
 	} else {
 		seqs, err := src.Targets(ctx, task.TargetFirst, task.TargetEnd, task.ByteStart, task.ByteEnd, abc)
@@ -174,32 +187,95 @@ func (t *TaskRunner) Run(ctx context.Context, id string, specBytes, taskBytes []
 			return pipeline.Search(j.ready[q], &pipeline.IndexedSlice{Seqs: seqs, Indices: indices}, cfg)
 		}
 	}
-	res := &taskResult{Task: task}
-	var cells float64
-	for q := task.ModelFirst; q < task.ModelEnd; q++ {
+	blockReady := time.Now()
+	n := task.ModelEnd - task.ModelFirst
+	res := &taskResult{Task: task, Queries: make([]*queryResult, n)}
+	errs := make([]error, n)
+	one := func(k int) {
+		q := task.ModelFirst + k
 		if err := ctx.Err(); err != nil {
-			return nil, 0, err
+			errs[k] = err
+			return
 		}
 		h := j.models[q]
 		cfg := j.base
 		cfg.CPUs = t.cpus
 		cfg.Thresholds = j.ready[q].Thresholds
+		cfg.TimeStages = t.trace != nil
 		userStart, sysStart := cpuTimes()
 		start := time.Now()
 		list, st, err := search(q, &cfg)
 		if err != nil {
 			if h.Alph.Type != alphabet.Amino {
-				return nil, 0, fmt.Errorf("%v (query %s is a %s model, so targets are read as %s)", err, h.Name, h.Alph.Type, h.Alph.Type)
+				err = fmt.Errorf("%v (query %s is a %s model, so targets are read as %s)", err, h.Name, h.Alph.Type, h.Alph.Type)
 			}
-			return nil, 0, err
+			errs[k] = err
+			return
 		}
 		user, sys := cpuTimes()
-		res.Queries = append(res.Queries, &queryResult{Name: h.Name, Acc: h.Acc, Desc: h.Desc, M: h.M,
+		res.Queries[k] = &queryResult{Name: h.Name, Acc: h.Acc, Desc: h.Desc, M: h.M,
 			Thr: cfg.Thresholds, Hits: list, Stats: *st,
-			Timing: report.Timing{User: user - userStart, Sys: sys - sysStart, Elapsed: time.Since(start).Seconds()}})
-		cells += float64(h.M) * float64(residues)
+			Timing: report.Timing{User: user - userStart, Sys: sys - sysStart, Elapsed: time.Since(start).Seconds()}}
 	}
-	return encodeGob(res), cells, nil
+	t.eachQuery(n, blk != nil, one)
+	if blk != nil && slices.ContainsFunc(errs, func(e error) bool { return e != nil }) && ctx.Err() == nil &&
+		t.blocks.dropOthers(blk) > 0 {
+		// Perhaps out of device memory: the other resident blocks are
+		// gone now; one more try of the queries that failed.
+		for k, e := range errs {
+			if e != nil {
+				errs[k] = nil
+				one(k)
+			}
+		}
+	}
+	var cells float64
+	for k, e := range errs {
+		if e != nil {
+			return nil, 0, e
+		}
+		cells += float64(j.models[task.ModelFirst+k].M) * float64(residues)
+	}
+	searched := time.Now()
+	body := encodeGob(res)
+	if t.trace != nil {
+		t.traceTask(id, &task, residues, res, []time.Time{started, blockReady, searched, time.Now()})
+	}
+	return body, cells, nil
+}
+
+// eachQuery runs one(k) for k in [0, n). The staged path runs up to
+// gpuQueriesAtOnce queries at once, as hmmsearch --gpu does: the devices
+// filter one query while the cores run Forward and domain definition for
+// another, and the Forward requests of the queries in flight share
+// launches. A task's queries are otherwise one after another: a block of
+// a task is small, so each device stage is a short, latency-bound launch
+// and each CPU pass a short burst, and run in turn they leave both the
+// devices and the cores idle most of the time. Results do not depend on
+// the schedule.
+func (t *TaskRunner) eachQuery(n int, staged bool, one func(k int)) {
+	at := 1
+	if staged {
+		at = t.queriesAtOnce
+	}
+	if at <= 1 || n == 1 {
+		for k := range n {
+			one(k)
+		}
+		return
+	}
+	slots := make(chan struct{}, at)
+	var wg sync.WaitGroup
+	for k := range n {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			one(k)
+		}()
+	}
+	wg.Wait()
 }
 
 // remoteJob is a job's spec, parsed once per worker.
@@ -214,6 +290,8 @@ type remoteJob struct {
 // job parses a job's spec (once): its command line as a local run
 // parses it, and its models.
 func (t *TaskRunner) job(id string, specBytes []byte) (*remoteJob, error) {
+	t.jobsMu.Lock()
+	defer t.jobsMu.Unlock()
 	if j, ok := t.jobs[id]; ok {
 		return j, nil
 	}
@@ -264,4 +342,49 @@ func (t *TaskRunner) job(id string, specBytes []byte) (*remoteJob, error) {
 	}
 	t.jobs[id] = j
 	return j, nil
+}
+
+// traceTask prints where a task's time went: getting its block (reading
+// it, or finding it resident), the queries (each one's wall time per
+// stage), and encoding the result.
+// marks are the task's start, and when its block was ready, its queries
+// done and its result encoded.
+func (t *TaskRunner) traceTask(id string, task *remoteTask, residues int64, res *taskResult, marks []time.Time) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "task trace: job %s models %d-%d targets %d-%d (%d residues): block %.2f ms, queries %.2f ms, encode %.2f ms",
+		id, task.ModelFirst+1, task.ModelEnd, task.TargetFirst+1, task.TargetEnd, residues,
+		ms(marks[1].Sub(marks[0])), ms(marks[2].Sub(marks[1])), ms(marks[3].Sub(marks[2])))
+	for _, q := range res.Queries {
+		fmt.Fprintf(&b, "; %s %.2f ms", q.Name, q.Timing.Elapsed*1e3)
+		if t.blocks != nil {
+			b.WriteString(" [")
+			for i, d := range q.Stats.StageTime {
+				if i > 0 {
+					b.WriteByte(' ')
+				}
+				fmt.Fprintf(&b, "%s %.2f", hits.StageNames[i], ms(d))
+			}
+			b.WriteByte(']')
+		}
+	}
+	fmt.Fprintln(t.trace, b.String())
+}
+
+// TraceDevices prints, with the task trace, each device's launches and
+// the host time around them since the runner started: the fixed costs
+// that many small tasks multiply.
+func (t *TaskRunner) TraceDevices() {
+	if t.trace == nil || len(t.gpus) == 0 {
+		return
+	}
+	line := func(name string, s *gpudb.LaunchStats, kernel time.Duration) string {
+		n, held, sub := s.Snapshot()
+		return fmt.Sprintf("%s %d launches, held %.3f s (kernels %.3f s), subsets %.3f s", name, n, held.Seconds(), kernel.Seconds(), sub.Seconds())
+	}
+	for _, k := range t.gpus {
+		fmt.Fprintf(t.trace, "device trace: GPU %d: %s; %s; %s\n", k.dev.Ordinal, line("MSV", &k.filter.Stats, k.filter.KernelTime),
+			line("bias", &k.bias.Stats, k.bias.KernelTime), line("Viterbi", &k.vit.Stats, k.vit.KernelTime))
+	}
+	n, held, _ := gpudb.Layouts.Snapshot()
+	fmt.Fprintf(t.trace, "device trace: %d target layouts packed and uploaded in %.3f s\n", n, held.Seconds())
 }

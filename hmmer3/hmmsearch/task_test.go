@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/alphabet"
@@ -259,4 +260,79 @@ func TestGPUTasksMatchCPU(t *testing.T) {
 		t.Errorf("%d uploads for %d blocks", r.blocks.uploads, len(j.tasks))
 	}
 	t.Logf("%s: %d tasks identical to the CPU's, twice", r.Device(), len(j.tasks))
+}
+
+// Tasks run at once (a worker with --tasks N) give the results of tasks
+// run one by one, also when the budget holds fewer blocks than the tasks
+// in flight use (blocks in use are never evicted).
+func TestTasksAtOnce(t *testing.T) {
+	hmmFile, dbFile := taskInputs(t)
+	j := planJob(t, hmmFile, dbFile, 2e5)
+	want := runAll(t, newRunner(t, dbFile, RunnerOptions{CPUs: 1}), "job", j)
+	for _, budget := range []int64{0, 1} {
+		r := newRunner(t, dbFile, RunnerOptions{CPUs: 2, StagedOnCPU: true, ResidentResidues: budget})
+		got := make([][]byte, len(j.tasks))
+		errs := make([]error, len(j.tasks))
+		var wg sync.WaitGroup
+		slots := make(chan struct{}, 3)
+		for i := range j.tasks {
+			wg.Add(1)
+			slots <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-slots }()
+				got[i], _, errs[i] = r.Run(context.Background(), "job", j.spec, encodeGob(&j.tasks[i]))
+			}()
+		}
+		wg.Wait()
+		for i := range want {
+			if errs[i] != nil {
+				t.Fatalf("budget %d, task %d: %v", budget, i+1, errs[i])
+			}
+			if !bytes.Equal(comparable(t, got[i]), want[i]) {
+				t.Fatalf("budget %d: task %d differs", budget, i+1)
+			}
+		}
+		for _, b := range r.blocks.blocks {
+			if b.pins != 0 {
+				t.Fatalf("budget %d: a block still pinned %d times", budget, b.pins)
+			}
+		}
+	}
+}
+
+// Planned tasks cover the targets in order, full blocks first and the
+// last ones shrinking to an eighth, for a few tasks more than full blocks.
+func TestPlanTail(t *testing.T) {
+	models := []*hmm.HMM{{M: 100}, {M: 50}}
+	for _, n := range []int{1, 7, 99, 1000, 1234} {
+		db := &dbIndex{}
+		for i := range n {
+			db.lengths = append(db.lengths, 100)
+			db.starts = append(db.starts, int64(i))
+			db.residues += 100
+		}
+		db.starts = append(db.starts, int64(n))
+		const full = 100 * 100 // residues per full block: 100 targets
+		_, tasks := planTasks(models, db, 150*full)
+		next := int64(0)
+		var sizes []int64
+		for _, k := range tasks {
+			if k.TargetFirst != next || k.TargetEnd <= k.TargetFirst || k.ModelFirst != 0 || k.ModelEnd != 2 {
+				t.Fatalf("%d targets: task %+v after target %d", n, k, next)
+			}
+			sizes = append(sizes, 100*(k.TargetEnd-k.TargetFirst))
+			next = k.TargetEnd
+		}
+		if next != int64(n) {
+			t.Fatalf("%d targets: tasks end at %d", n, next)
+		}
+		fulls := (int64(n)*100 + full - 1) / full
+		if int64(len(tasks)) > fulls+4 || !slices.IsSortedFunc(sizes, func(a, b int64) int { return int(b - a) }) {
+			t.Errorf("%d targets: sizes %v", n, sizes)
+		}
+		if n >= 200 && sizes[len(sizes)-1] > full/8 {
+			t.Errorf("%d targets: the last task has %d residues", n, sizes[len(sizes)-1])
+		}
+	}
 }

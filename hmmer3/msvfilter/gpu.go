@@ -23,15 +23,18 @@ var cudaSource string
 // program, also on the GPU.
 type GPU struct {
 	ctx *cuda.Context
-	// mu serialises use of the device buffers (a launch and its copies);
-	// kmu the kernel table. Host work around a launch runs unlocked, so
-	// several queries can prepare and finish while one uses the device.
+	// lanes hold the streams and buffers of launches in flight (several
+	// queries' launches overlap, each on its own stream); kmu guards the
+	// kernel table, mu KernelTime. Host work around a launch runs
+	// unlocked, so several queries can prepare and finish at once.
 	mu, kmu sync.Mutex
 	kernels map[gpuShape]*nvrtc.Kernels
-	bufs    *gpudb.Buffers
+	lanes   *gpudb.Lanes
 	// KernelTime accumulates the time the kernels ran (CUDA events), for
 	// benchmarks that separate device time from host work.
 	KernelTime time.Duration
+	// Stats counts launches and the host time around them.
+	Stats gpudb.LaunchStats
 	// ForceMSV sends every target through the full MSV program, to
 	// measure it; the results are then DPScore's, not Score's.
 	ForceMSV bool
@@ -43,7 +46,7 @@ type gpuShape struct{ T, C, KP, Block int }
 
 // NewGPU prepares the filter on a device context.
 func NewGPU(ctx *cuda.Context) *GPU {
-	return &GPU{ctx: ctx, kernels: map[gpuShape]*nvrtc.Kernels{}, bufs: gpudb.NewBuffers(ctx)}
+	return &GPU{ctx: ctx, kernels: map[gpuShape]*nvrtc.Kernels{}, lanes: gpudb.NewLanes(ctx, gpudb.LanesPerKernel)}
 }
 
 // stride is the number of profile words between threads: odd, so that
@@ -156,7 +159,7 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 		}
 		bias := int16(om.Bias)
 		prof := profileWords(s, Kp, func(x, node int) int16 { return bias - cost(x, node) }, -32767)
-		maxw, err := g.launch(k, s, "ssv_kernel", prof, layout, len(dsqs), nil)
+		maxw, err := g.launch(k, s, "ssv_kernel", prof, layout, nil, len(dsqs), nil)
 		if err != nil {
 			return err
 		}
@@ -165,17 +168,15 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 	if len(rest) == 0 {
 		return nil
 	}
-	sub, err := gpudb.Upload(g.ctx, gpudb.Pack(dsqs, rest, s.T))
-	if err != nil {
-		return err
-	}
-	defer sub.Free()
+	packed := time.Now()
+	sub := gpudb.Pack(dsqs, rest, s.T)
+	g.Stats.Subset(packed)
 	tjbm := make([]byte, 4*len(dsqs))
 	for _, i := range rest {
 		binary.LittleEndian.PutUint32(tjbm[4*i:], uint32(uint8(om.TJBFor(len(dsqs[i]))+om.TBM)))
 	}
 	prof := profileWords(s, Kp, func(x, node int) int16 { return -cost(x, node) }, -255)
-	xj, err := g.launch(k, s, "msv_kernel", prof, sub, len(dsqs), tjbm, int32(om.Bias), int32(om.Base), int32(om.TEC))
+	xj, err := g.launch(k, s, "msv_kernel", prof, nil, sub, len(dsqs), tjbm, int32(om.Bias), int32(om.Base), int32(om.TEC))
 	if err != nil {
 		return err
 	}
@@ -223,30 +224,37 @@ func ssvScores(om *oprofile.MSVProfile, dsqs [][]byte, maxw []uint16, out []floa
 	return rest
 }
 
-// launch runs one kernel over a packed layout and returns its 16-bit
-// result per target (n targets, database numbering).
-func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, layout *gpudb.Device, n int, tjbm []byte, scalars ...int32) ([]uint16, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	bp, err := g.bufs.Upload("prof", prof)
+// launch runs one kernel over a resident layout (or subset, copied to the
+// launch's lane) and returns its 16-bit result per target (n targets,
+// database numbering).
+func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, layout *gpudb.Device, subset *gpudb.Packed, n int, tjbm []byte, scalars ...int32) ([]uint16, error) {
+	ln, err := g.lanes.Take()
 	if err != nil {
 		return nil, err
 	}
-	bn, err := g.bufs.Get("next", 4)
+	defer g.lanes.Give(ln)
+	defer g.Stats.Held(time.Now())
+	if subset != nil {
+		if layout, err = ln.UploadPacked(subset); err != nil {
+			return nil, err
+		}
+	}
+	bp, err := ln.Upload("prof", prof)
 	if err != nil {
 		return nil, err
 	}
-	bo, err := g.bufs.Get("out", 2*n)
+	bn, err := ln.Zero("next", 4)
 	if err != nil {
 		return nil, err
 	}
-	if err := bn.Memset32(0); err != nil {
+	bo, err := ln.Bufs.Get("out", 2*n)
+	if err != nil {
 		return nil, err
 	}
 	var a cuda.Args
 	a.Buffer(bp).Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).Buffer(bn)
 	if name == "msv_kernel" {
-		bj, err := g.bufs.Upload("tjbm", tjbm)
+		bj, err := ln.Upload("tjbm", tjbm)
 		if err != nil {
 			return nil, err
 		}
@@ -258,17 +266,16 @@ func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, lay
 		return nil, err
 	}
 	grid := gpudb.PersistentGrid(g.ctx, s.Block, s.sharedBytes())
-	d, err := gpudb.Timed(g.ctx, func() error {
-		return f.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: s.Block}, SharedMem: s.sharedBytes()}, &a)
-	})
+	raw := make([]byte, 2*n)
+	d, err := ln.Run(func(st *cuda.Stream) error {
+		return f.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: s.Block}, SharedMem: s.sharedBytes(), Stream: st}, &a)
+	}, bo, raw)
 	if err != nil {
 		return nil, fmt.Errorf("msv filter on GPU %d: %w", g.ctx.Device().Ordinal, err)
 	}
+	g.mu.Lock()
 	g.KernelTime += d
-	raw := make([]byte, 2*n)
-	if err := bo.CopyToHost(raw, 0); err != nil {
-		return nil, err
-	}
+	g.mu.Unlock()
 	outv := make([]uint16, n)
 	for i := range outv {
 		outv[i] = binary.LittleEndian.Uint16(raw[2*i:])

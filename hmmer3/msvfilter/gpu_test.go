@@ -155,3 +155,27 @@ func TestGPUThroughput(t *testing.T) {
 		g.ForceMSV = false
 	}
 }
+
+// Launches from several goroutines at once (the queries a worker keeps
+// in flight) run on separate streams and give the same scores.
+func TestGPUConcurrentLaunches(t *testing.T) {
+	ctx := testutil.GPUContext(t)
+	g := msvfilter.NewGPU(ctx)
+	amino := alphabet.New(alphabet.Amino)
+	prot := testmodels.ReadDsqs(t, filepath.Join(testutil.Testdata(t, "hmmer3"), "prot.fa"), amino)
+	db := gpudb.New(ctx, prot)
+	defer db.Free()
+	rng := rand.New(rand.NewSource(9))
+	var models []*hmm.HMM
+	for _, M := range []int{20, 77, 143, 400, 803, 1142, 64, 300} {
+		models = append(models, testmodels.RandomHMM(rng, amino, M))
+	}
+	for round := 0; round < 3; round++ {
+		var wg sync.WaitGroup
+		for _, h := range models {
+			wg.Add(1)
+			go func() { defer wg.Done(); compareGPU(t, g, h, db) }()
+		}
+		wg.Wait()
+	}
+}

@@ -22,21 +22,24 @@ var cudaSource string
 // every target.
 type GPU struct {
 	ctx *cuda.Context
-	// mu serialises use of the device buffers (a launch and its copies);
-	// kmu the kernel table. Packing the targets and turning the results
-	// into scores run unlocked, so several queries overlap.
+	// lanes hold the streams and buffers of launches in flight (several
+	// queries' launches overlap, each on its own stream); kmu guards the
+	// kernel table, mu KernelTime. Packing the targets and turning the
+	// results into scores run unlocked, so several queries overlap.
 	mu, kmu sync.Mutex
 	kernels map[gpuShape]*nvrtc.Kernels
-	bufs    *gpudb.Buffers
+	lanes   *gpudb.Lanes
 	// KernelTime accumulates device time (CUDA events), for benchmarks.
 	KernelTime time.Duration
+	// Stats counts launches and the host time around them.
+	Stats gpudb.LaunchStats
 }
 
 type gpuShape struct{ T, C, KP, Block int }
 
 // NewGPU prepares the filter on a device context.
 func NewGPU(ctx *cuda.Context) *GPU {
-	return &GPU{ctx: ctx, kernels: map[gpuShape]*nvrtc.Kernels{}, bufs: gpudb.NewBuffers(ctx)}
+	return &GPU{ctx: ctx, kernels: map[gpuShape]*nvrtc.Kernels{}, lanes: gpudb.NewLanes(ctx, gpudb.LanesPerKernel)}
 }
 
 func (s gpuShape) emisWords() int  { return s.KP * s.T * (s.C/2 | 1) }
@@ -144,7 +147,10 @@ func (g *GPU) Scores(om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool,
 	if err != nil {
 		return err
 	}
+	// The whole database's resident layout, or the wanted targets packed
+	// here and copied to the launch's lane.
 	var layout *gpudb.Device
+	var subset *gpudb.Packed
 	if want == nil {
 		if layout, err = db.Layout(s.T); err != nil {
 			return err
@@ -159,10 +165,9 @@ func (g *GPU) Scores(om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool,
 		if len(idx) == 0 {
 			return nil
 		}
-		if layout, err = gpudb.Upload(g.ctx, gpudb.Pack(dsqs, idx, s.T)); err != nil {
-			return err
-		}
-		defer layout.Free()
+		packed := time.Now()
+		subset = gpudb.Pack(dsqs, idx, s.T)
+		g.Stats.Subset(packed)
 	}
 	selected := func(i int) bool { return want == nil || want[i] }
 	emis, trans := profileWords(s, om, Kp)
@@ -174,7 +179,7 @@ func (g *GPU) Scores(om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool,
 			}
 		}
 	})
-	raw, err := g.launch(f, s, om, layout, emis, trans, moves)
+	raw, err := g.launch(f, s, om, layout, subset, emis, trans, moves)
 	if err != nil {
 		return err
 	}
@@ -199,32 +204,38 @@ func (g *GPU) Scores(om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool,
 	return nil
 }
 
-// launch runs the kernel over layout and returns its raw 32-bit result per
-// target (database numbering).
-func (g *GPU) launch(f *cuda.Function, s gpuShape, om *oprofile.VitProfile, layout *gpudb.Device, emis, trans, moves []byte) ([]byte, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
+// launch runs the kernel over layout (or subset, copied to the lane) and
+// returns its raw 32-bit result per target (database numbering).
+func (g *GPU) launch(f *cuda.Function, s gpuShape, om *oprofile.VitProfile, layout *gpudb.Device, subset *gpudb.Packed, emis, trans, moves []byte) ([]byte, error) {
+	ln, err := g.lanes.Take()
+	if err != nil {
+		return nil, err
+	}
+	defer g.lanes.Give(ln)
+	defer g.Stats.Held(time.Now())
+	if subset != nil {
+		if layout, err = ln.UploadPacked(subset); err != nil {
+			return nil, err
+		}
+	}
 	n := len(moves) / 4
-	be, err := g.bufs.Upload("emis", emis)
+	be, err := ln.Upload("emis", emis)
 	if err != nil {
 		return nil, err
 	}
-	bt, err := g.bufs.Upload("trans", trans)
+	bt, err := ln.Upload("trans", trans)
 	if err != nil {
 		return nil, err
 	}
-	bm, err := g.bufs.Upload("moves", moves)
+	bm, err := ln.Upload("moves", moves)
 	if err != nil {
 		return nil, err
 	}
-	bn, err := g.bufs.Get("next", 4)
+	bn, err := ln.Zero("next", 4)
 	if err != nil {
 		return nil, err
 	}
-	if err := bn.Memset32(0); err != nil {
-		return nil, err
-	}
-	bo, err := g.bufs.Get("out", 4*n)
+	bo, err := ln.Bufs.Get("out", 4*n)
 	if err != nil {
 		return nil, err
 	}
@@ -232,17 +243,16 @@ func (g *GPU) launch(f *cuda.Function, s gpuShape, om *oprofile.VitProfile, layo
 	a.Buffer(be).Buffer(bt).Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).Buffer(bn).
 		Int32(int32(om.Base)).Int32(int32(om.XW[profile.XE][profile.Move])).Int32(int32(om.XW[profile.XE][profile.Loop])).Int32(int32(om.DDBound)).
 		Buffer(bm).Buffer(bo)
-	d, err := gpudb.Timed(g.ctx, func() error {
+	raw := make([]byte, 4*n)
+	d, err := ln.Run(func(st *cuda.Stream) error {
 		return f.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: gpudb.PersistentGrid(g.ctx, s.Block, s.sharedBytes())},
-			Block: cuda.Dim3{X: s.Block}, SharedMem: s.sharedBytes()}, &a)
-	})
+			Block: cuda.Dim3{X: s.Block}, SharedMem: s.sharedBytes(), Stream: st}, &a)
+	}, bo, raw)
 	if err != nil {
 		return nil, fmt.Errorf("viterbi filter on GPU %d: %w", g.ctx.Device().Ordinal, err)
 	}
+	g.mu.Lock()
 	g.KernelTime += d
-	raw := make([]byte, 4*n)
-	if err := bo.CopyToHost(raw, 0); err != nil {
-		return nil, err
-	}
+	g.mu.Unlock()
 	return raw, nil
 }

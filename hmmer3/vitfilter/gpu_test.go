@@ -152,3 +152,50 @@ func TestGPUThroughput(t *testing.T) {
 		fmt.Printf("%-6d %12.2f %12.2f %10.1f\n", M, g.KernelTime.Seconds()*1e3, (wall-g.KernelTime).Seconds()*1e3, float64(total)*float64(M)/g.KernelTime.Seconds()/1e9)
 	}
 }
+
+// Launches from several goroutines at once (the queries a worker keeps
+// in flight) run on separate streams and give the same scores, over the
+// whole database and over subsets.
+func TestGPUConcurrentLaunches(t *testing.T) {
+	ctx := testutil.GPUContext(t)
+	g := vitfilter.NewGPU(ctx)
+	amino := alphabet.New(alphabet.Amino)
+	prot := testmodels.ReadDsqs(t, filepath.Join(testutil.Testdata(t, "hmmer3"), "prot.fa"), amino)
+	db := gpudb.New(ctx, prot)
+	defer db.Free()
+	rng := rand.New(rand.NewSource(13))
+	var models []*hmm.HMM
+	for _, M := range []int{20, 77, 143, 400, 803, 1142, 64, 300} {
+		models = append(models, testmodels.RandomHMM(rng, amino, M))
+	}
+	for round := 0; round < 3; round++ {
+		var wg sync.WaitGroup
+		for k, h := range models {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if k%2 == 0 {
+					compareGPU(t, g, h, db)
+					return
+				}
+				om := optimized(h)
+				want := cpuScores(om, prot)
+				sel := make([]bool, len(prot))
+				for i := range sel {
+					sel[i] = (i+k+round)%3 == 0
+				}
+				got := make([]float32, len(prot))
+				if err := g.Scores(&om.Vit, amino.Kp, db, sel, got); err != nil {
+					t.Error(err)
+					return
+				}
+				for i := range sel {
+					if sel[i] && len(prot[i]) > 0 && math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Errorf("M=%d subset target %d: GPU %v, CPU %v", h.M, i, got[i], want[i])
+					}
+				}
+			}()
+		}
+		wg.Wait()
+	}
+}

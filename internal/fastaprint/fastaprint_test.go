@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -70,5 +71,39 @@ func TestScanRefusesGzip(t *testing.T) {
 	}
 	if _, err := Scan(filepath.Join(t.TempDir(), "missing.fa"), false); err == nil {
 		t.Fatal("a missing file scanned")
+	}
+}
+
+// The record starts are those of walking the file byte by byte, for
+// random text rich in the bytes that matter, across read buffers.
+func TestScanStartsRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []byte(">>\n\n\rACDEFGHIK ")
+	for _, size := range []int{0, 1, 2, 100, 1<<20 - 1, 1 << 20, 1<<20 + 1, 3<<20 + 17} {
+		text := make([]byte, size)
+		for i := range text {
+			text[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		if size > 1 && text[0] == 0x1f {
+			text[0] = '>'
+		}
+		var want []int64
+		inHeader := false
+		for i, c := range text {
+			if inHeader {
+				inHeader = c != '\n' && c != '\r'
+			} else if c == '>' {
+				want = append(want, int64(i))
+				inHeader = true
+			}
+		}
+		p, err := Scan(write(t, text), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(text)
+		if !reflect.DeepEqual(p.Starts, want) || p.Size != int64(size) || p.SHA256 != hex.EncodeToString(sum[:]) {
+			t.Fatalf("size %d: %d starts, want %d; size %d", size, len(p.Starts), len(want), p.Size)
+		}
 	}
 }

@@ -301,3 +301,73 @@ func TestTransientErrorRetried(t *testing.T) {
 		t.Error("IsTransient")
 	}
 }
+
+// TestSeveralTasksAtOnce: a worker with Tasks 3 runs up to three tasks at
+// once, never more, and every result comes back once; a dying worker's
+// tasks in flight are all taken over.
+func TestSeveralTasksAtOnce(t *testing.T) {
+	s := redistest.Start(t, redistest.Options{})
+	c := connect(t, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	running, most := 0, 0
+	slow := func(ctx context.Context, job *JobInfo, task []byte) ([]byte, float64, error) {
+		mu.Lock()
+		running++
+		most = max(most, running)
+		mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+		mu.Lock()
+		running--
+		mu.Unlock()
+		return square(ctx, job, task)
+	}
+	w := &Worker{Client: connect(t, s), Name: "w", DBs: []string{db}, Kinds: map[string]Handler{"square": slow},
+		Visibility: time.Second, Tasks: 3}
+	done := make(chan struct{})
+	go func() { defer close(done); w.Run(ctx) }()
+	got, err := collect(t, c, squares(30), SubmitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSquares(t, got, 30)
+	cancel()
+	<-done
+	if most != 3 {
+		t.Errorf("at most %d tasks ran at once, want 3", most)
+	}
+	if st := w.Stats(); st.Tasks != 30 || st.Busy < 30*20*time.Millisecond {
+		t.Errorf("worker stats %+v", st)
+	}
+
+	// Three tasks in flight when their worker dies: another takes them.
+	dieCtx, die := context.WithCancel(context.Background())
+	started := make(chan struct{}, 100)
+	hang := func(ctx context.Context, job *JobInfo, task []byte) ([]byte, float64, error) {
+		started <- struct{}{}
+		<-ctx.Done()
+		return nil, 0, ctx.Err()
+	}
+	doomed := &Worker{Client: connect(t, s), Name: "doomed", DBs: []string{db}, Kinds: map[string]Handler{"square": hang},
+		Visibility: 300 * time.Millisecond, Tasks: 3}
+	go doomed.Run(dieCtx)
+	result := make(chan error, 1)
+	var got2 map[int]string
+	go func() {
+		var err error
+		got2, err = collect(t, c, squares(6), SubmitOptions{})
+		result <- err
+	}()
+	for range 3 {
+		<-started
+	}
+	die()
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	startWorkers(t, ctx2, s, 1, square, 300*time.Millisecond)
+	if err := <-result; err != nil {
+		t.Fatal(err)
+	}
+	checkSquares(t, got2, 6)
+}

@@ -45,7 +45,7 @@ func IsTransient(err error) bool {
 type WorkerStats struct {
 	Tasks int
 	Work  float64       // work units of the tasks done
-	Busy  time.Duration // in handlers
+	Busy  time.Duration // in handlers (each task's own time, when several run at once)
 	// Overhead is the queue's share of the worker's time: the round trips
 	// that fetch a waiting task and the job, and those that post the
 	// result and acknowledge the task. Waiting for work is not counted.
@@ -74,11 +74,19 @@ type Worker struct {
 	// Device says what computes (e.g. "GPU 0 NVIDIA H100", "CPU x16");
 	// results carry it to the submitter's progress report.
 	Device string
+	// Tasks is how many tasks the worker does at once (default 1). With
+	// more than one, the next task starts while the others run: what a
+	// task does alone (reading its block, its slowest query's last
+	// steps, the queue's round trips) overlaps the others' work. The
+	// handlers must then be safe to run at once.
+	Tasks int
 
 	jobs    map[string]*JobInfo
 	mu      sync.Mutex
 	stats   WorkerStats
 	posting chan struct{} // closed when the result being posted in the background is in
+	slots   chan struct{} // one per task running
+	running sync.WaitGroup
 }
 
 // Stats returns what the worker has done so far.
@@ -104,6 +112,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		w.MaxDeliveries = 5
 	}
 	w.jobs = make(map[string]*JobInfo)
+	w.slots = make(chan struct{}, max(1, w.Tasks))
 	streams := make([]string, len(w.DBs))
 	for i, db := range w.DBs {
 		streams[i] = TaskStream(db)
@@ -116,12 +125,25 @@ func (w *Worker) Run(ctx context.Context) error {
 	var lastReclaim time.Time
 	reclaimEvery := min(w.Visibility/4, time.Second)
 	var lastErr string
-	defer w.waitPost() // the last result goes out before Run returns
+	defer w.waitPost()     // the last result goes out before Run returns
+	defer w.running.Wait() // and the tasks still running end first
 	for ctx.Err() == nil {
-		if w.Idle > 0 && time.Since(lastTask) > w.Idle {
+		if w.Idle > 0 && time.Since(lastTask) > w.Idle && len(w.slots) == 0 {
+			return nil
+		}
+		// A task is taken only when it can start.
+		select {
+		case w.slots <- struct{}{}:
+		case <-ctx.Done():
 			return nil
 		}
 		err := func() error {
+			started := false
+			defer func() {
+				if !started {
+					<-w.slots
+				}
+			}()
 			if !ready {
 				for _, s := range streams {
 					if err := ensureGroup(ctx, w.Client, s); err != nil {
@@ -135,7 +157,7 @@ func (w *Worker) Run(ctx context.Context) error {
 			// restarts the clock when it returns.
 			asked := time.Now()
 			if time.Since(lastReclaim) >= reclaimEvery {
-				did, err := w.reclaim(ctx, streams, asked)
+				did, err := w.reclaim(ctx, streams, asked, &started)
 				if err != nil || did {
 					if did {
 						lastTask = time.Now()
@@ -167,7 +189,7 @@ func (w *Worker) Run(ctx context.Context) error {
 			for _, st := range res {
 				for _, m := range st.Messages {
 					lastTask = time.Now()
-					if err := w.do(ctx, st.Stream, m, asked); err != nil {
+					if err := w.do(ctx, st.Stream, m, asked, &started); err != nil {
 						return err
 					}
 				}
@@ -198,7 +220,7 @@ func (w *Worker) Run(ctx context.Context) error {
 
 // reclaim takes over one task whose worker has not been heard of for the
 // visibility timeout.
-func (w *Worker) reclaim(ctx context.Context, streams []string, asked time.Time) (bool, error) {
+func (w *Worker) reclaim(ctx context.Context, streams []string, asked time.Time, started *bool) (bool, error) {
 	for _, s := range streams {
 		msgs, _, err := w.Client.XAutoClaim(ctx, &redis.XAutoClaimArgs{Stream: s, Group: group,
 			MinIdle: w.Visibility, Start: "0-0", Count: 1, Consumer: w.Name}).Result()
@@ -216,7 +238,7 @@ func (w *Worker) reclaim(ctx context.Context, streams []string, asked time.Time)
 				return true, w.fail(ctx, s, m, fmt.Sprintf("handed out %d times without a result (its workers died?)", pend[0].RetryCount))
 			}
 			w.logf("took over task %s of job %s (its worker went silent)", field(m, "task"), field(m, "job"))
-			return true, w.do(ctx, s, m, asked)
+			return true, w.do(ctx, s, m, asked, started)
 		}
 	}
 	return false, nil
@@ -245,8 +267,10 @@ func (w *Worker) job(ctx context.Context, id string) (*JobInfo, error) {
 // do runs one task, then posts its result and acknowledges the task (in
 // the background). A failure to post leaves the task pending, to be done
 // again. asked is when the worker started fetching the task, for the
-// overhead account.
-func (w *Worker) do(ctx context.Context, stream string, m redis.XMessage, asked time.Time) error {
+// overhead account. The task holds one of the worker's slots, which do
+// hands on (setting *started) when the task goes on in the background;
+// otherwise Run frees it.
+func (w *Worker) do(ctx context.Context, stream string, m redis.XMessage, asked time.Time, started *bool) error {
 	id := field(m, "job")
 	j, err := w.job(ctx, id)
 	if err != nil {
@@ -263,6 +287,28 @@ func (w *Worker) do(ctx context.Context, stream string, m redis.XMessage, asked 
 	if !ok {
 		return w.fail(ctx, stream, m, fmt.Sprintf("this worker does not run %q jobs", j.Kind))
 	}
+	if cap(w.slots) <= 1 {
+		return w.run(ctx, stream, m, j, h, asked)
+	}
+	// Several at once: the task runs in the background and posts its own
+	// result; its slot is free as soon as it is computed.
+	*started = true
+	w.running.Add(1)
+	go func() {
+		defer w.running.Done()
+		if err := w.run(ctx, stream, m, j, h, asked); err != nil && ctx.Err() == nil {
+			w.logf("task %s of job %s: Redis: %v (the task stays pending; it will be done again)", field(m, "task"), id, err)
+		}
+	}()
+	return nil
+}
+
+// run computes a task with h and posts its result: in the background
+// when the worker does one task at a time (the next task's fetch and
+// computation overlap the post), else before it returns.
+func (w *Worker) run(ctx context.Context, stream string, m redis.XMessage, j *JobInfo, h Handler, asked time.Time) error {
+	id := j.ID
+	several := cap(w.slots) > 1
 	hbCtx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -273,8 +319,13 @@ func (w *Worker) do(ctx context.Context, stream string, m redis.XMessage, asked 
 	if herr == nil && w.AfterTask != nil {
 		w.AfterTask()
 	}
-	stop()
-	wg.Wait()
+	if several {
+		<-w.slots // computed: the next task may start
+	}
+	defer func() {
+		stop()
+		wg.Wait()
+	}()
 	if herr != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -287,27 +338,29 @@ func (w *Worker) do(ctx context.Context, stream string, m redis.XMessage, asked 
 		w.logf("task %s of job %s failed: %v", field(m, "task"), id, herr)
 		return w.fail(ctx, stream, m, herr.Error())
 	}
-	// The result is posted in the background while the next task runs, so
-	// the post's round trip is off the worker's path; one post at a time.
 	// The queue's cost to this task is what it waited for: fetching the
-	// task and its job, and the previous post if still under way.
-	waitFrom := time.Now()
-	w.waitPost()
-	overhead := start.Sub(asked) + time.Since(waitFrom)
+	// task and its job, and (one task at a time) the previous post if
+	// still under way.
+	overhead := start.Sub(asked)
+	if !several {
+		// The result is posted in the background while the next task
+		// runs, so the post's round trip is off the worker's path; one
+		// post at a time.
+		waitFrom := time.Now()
+		w.waitPost()
+		overhead += time.Since(waitFrom)
+	}
 	values := []any{"task", field(m, "task"), "worker", w.Name, "device", w.Device, "status", "ok",
 		"body", body, "sum", Checksum(body), "elapsed_ms", millis(elapsed), "overhead_ms", millis(overhead),
 		"work", strconv.FormatFloat(work, 'g', -1, 64)}
-	done := make(chan struct{})
-	w.posting = done
-	go func() {
-		defer close(done)
+	post := func() error {
 		// Not ctx: a result computed before the worker was told to stop
 		// still goes out.
 		pctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		if err := w.post(pctx, stream, m, values); err != nil {
 			w.logf("%v (the task stays pending; it will be done again)", err)
-			return
+			return nil
 		}
 		w.mu.Lock()
 		w.stats.Tasks++
@@ -315,6 +368,16 @@ func (w *Worker) do(ctx context.Context, stream string, m redis.XMessage, asked 
 		w.stats.Busy += elapsed
 		w.stats.Overhead += overhead
 		w.mu.Unlock()
+		return nil
+	}
+	if several {
+		return post()
+	}
+	done := make(chan struct{})
+	w.posting = done
+	go func() {
+		defer close(done)
+		post()
 	}()
 	return nil
 }

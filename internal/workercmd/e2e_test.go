@@ -374,6 +374,7 @@ func TestWorkerOptions(t *testing.T) {
 		{[]string{"worker", "--db", "x.fa"}, "--redis URL is required"},
 		{[]string{"worker", "--redis", "redis://127.0.0.1:1"}, "give at least one --db"},
 		{[]string{"worker", "--redis", "redis://127.0.0.1:1", "--db", "x.fa", "--cpu", "0"}, "--cpu 0"},
+		{[]string{"worker", "--redis", "redis://127.0.0.1:1", "--db", "x.fa", "--tasks", "0"}, "--tasks 0"},
 		{[]string{"worker", "--redis", "redis://127.0.0.1:1", "--db", "/nonexistent.fa"}, "nonexistent"},
 	} {
 		out, err := exec.Command(hmmgoBin, c.args...).CombinedOutput()

@@ -30,6 +30,10 @@ func Example() {
 	//   --redis URL       the queue's Redis server (also $HMMGO_REDIS)
 	//   --db DB           a database this worker serves (repeatable)
 	//   --cpu N           threads per task (default: all cores)
+	//   --tasks N         tasks done at once (default: 2 on GPUs, else 1): the
+	//                     next task starts while the others finish, so that
+	//                     their serial parts (reading a block, the device's
+	//                     short launches, a task's last slow target) overlap
 	//   --gpu [LIST]      run tasks on GPUs: alone the first usable one, or N,
 	//                     a list 0,2, or all; fails when none is usable
 	//   --nogpu           never use a GPU (default: use one when present)

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -50,6 +51,10 @@ options:
   --redis URL       the queue's Redis server (also $HMMGO_REDIS)
   --db DB           a database this worker serves (repeatable)
   --cpu N           threads per task (default: all cores)
+  --tasks N         tasks done at once (default: 2 on GPUs, else 1): the
+                    next task starts while the others finish, so that
+                    their serial parts (reading a block, the device's
+                    short launches, a task's last slow target) overlap
   --gpu [LIST]      run tasks on GPUs: alone the first usable one, or N,
                     a list 0,2, or all; fails when none is usable
   --nogpu           never use a GPU (default: use one when present)
@@ -73,6 +78,7 @@ func run(env cli.Env, args []string) int {
 	var dbs dbList
 	fs.Var(&dbs, "db", "")
 	cpus := fs.Int("cpu", runtime.NumCPU(), "")
+	tasks := fs.Int("tasks", 0, "")
 	host, _ := os.Hostname()
 	name := fs.String("name", fmt.Sprintf("%s-%d", host, os.Getpid()), "")
 	visibility := fs.Duration("visibility", 30*time.Second, "")
@@ -104,6 +110,9 @@ func run(env cli.Env, args []string) int {
 		return 2
 	case *cpus < 1:
 		fmt.Fprintf(env.Stderr, "hmmgo worker: --cpu %d: want at least 1\n", *cpus)
+		return 2
+	case *tasks < 0 || (*tasks == 0 && isSet(fs, "tasks")):
+		fmt.Fprintf(env.Stderr, "hmmgo worker: --tasks %d: want at least 1\n", *tasks)
 		return 2
 	}
 	logf := func(format string, a ...any) {
@@ -146,9 +155,31 @@ func run(env cli.Env, args []string) int {
 	// A test hook: the GPU code path (staged search, resident blocks) with
 	// the CPU's kernels, for machines without a GPU.
 	_, staged := os.LookupEnv("HMMGO_TEST_STAGED_CPU")
-	runner, err := hmmsearch.NewTaskRunner(sources, hmmsearch.RunnerOptions{CPUs: *cpus, GPUs: devs, StagedOnCPU: staged && len(devs) == 0})
+	ropt := hmmsearch.RunnerOptions{CPUs: *cpus, GPUs: devs, StagedOnCPU: staged && len(devs) == 0}
+	// For benchmarks: $HMMGO_TASK_TRACE prints where each task's time went;
+	// $HMMGO_TASK_QUERIES sets the queries of a task searched at once.
+	if _, ok := os.LookupEnv("HMMGO_TASK_TRACE"); ok {
+		ropt.Trace = env.Stderr
+	}
+	if v := os.Getenv("HMMGO_TASK_QUERIES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return cli.Fail(env, "worker", fmt.Errorf("HMMGO_TASK_QUERIES is %q: want a positive number", v))
+		}
+		ropt.QueriesAtOnce = n
+	}
+	runner, err := hmmsearch.NewTaskRunner(sources, ropt)
 	if err != nil {
 		return cli.Fail(env, "worker", err)
+	}
+	if *tasks == 0 {
+		// A GPU worker's tasks are many short device launches and CPU
+		// passes; two at once keep both busy (docs/BENCHMARKS.md, "GPU
+		// workers"). A CPU worker's task already fills its cores.
+		*tasks = 1
+		if len(devs) > 0 {
+			*tasks = 2
+		}
 	}
 	defer runner.Close()
 	served := runner.Databases()
@@ -160,7 +191,7 @@ func run(env cli.Env, args []string) int {
 	sort.Strings(prints)
 
 	w := &queue.Worker{Client: client, Name: *name, DBs: prints, Visibility: *visibility,
-		MaxDeliveries: *maxDeliveries, Idle: *idle, Log: func(s string) { logf("%s", s) }, Device: runner.Device()}
+		MaxDeliveries: *maxDeliveries, Idle: *idle, Log: func(s string) { logf("%s", s) }, Device: runner.Device(), Tasks: *tasks}
 	w.Kinds = map[string]queue.Handler{
 		hmmsearch.QueueKind: func(ctx context.Context, job *queue.JobInfo, task []byte) ([]byte, float64, error) {
 			start := time.Now()
@@ -179,10 +210,17 @@ func run(env cli.Env, args []string) int {
 	logf("running tasks on %s; waiting for tasks at %s", runner.Device(), queue.Redact(*url))
 	err = w.Run(ctx)
 	logf("%s", summary(w.Stats()))
+	runner.TraceDevices()
 	if err != nil && ctx.Err() == nil {
 		return cli.Fail(env, "worker", err)
 	}
 	return 0
+}
+
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // summary is the worker's account at exit: its throughput and what the
