@@ -24,7 +24,8 @@ type Print struct {
 	Starts []int64 // offset of each record's '>' (only when asked for)
 }
 
-// Scan hashes the file at path; with starts it also collects the offsets
+// Scan hashes the file at path (or takes the hash recorded for it while
+// it is unchanged: cache.go); with starts it also collects the offsets
 // of FASTA records: a '>' outside a header line, as Easel reads FASTA (a
 // record's sequence ends at the next '>' wherever it is). A gzip'd file
 // is refused: workers read blocks of the plain file at their offsets.
@@ -49,12 +50,22 @@ func Scan(path string, starts bool) (*Print, error) {
 	var hashErr error
 	var hashed int64
 	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		h := sha256.New()
-		hashed, hashErr = io.CopyBuffer(h, f, make([]byte, 1<<20))
-		p.SHA256 = hex.EncodeToString(h.Sum(nil))
-	}()
+	if sum, ok := cachedHash(path, f); ok {
+		p.SHA256 = sum
+		hashed, hashErr = f.Seek(0, io.SeekEnd)
+		close(done)
+	} else {
+		before, _ := fileIdentity(f)
+		go func() {
+			defer close(done)
+			h := sha256.New()
+			hashed, hashErr = io.CopyBuffer(h, f, make([]byte, 1<<20))
+			p.SHA256 = hex.EncodeToString(h.Sum(nil))
+			if hashErr == nil {
+				recordHash(path, f, before, p.SHA256)
+			}
+		}()
+	}
 	var scanned int64
 	var scanErr error
 	if starts {
