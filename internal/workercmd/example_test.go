@@ -30,7 +30,7 @@ func Example() {
 	//   --redis URL       the queue's Redis server (also $HMMGO_REDIS)
 	//   --db DB           a database this worker serves (repeatable)
 	//   --cpu N           threads per task (default: all cores)
-	//   --tasks N         tasks done at once (default: 2 on GPUs, else 1): the
+	//   --tasks N         tasks done at once (default: 3 on GPUs, else 1): the
 	//                     next task starts while the others finish, so that
 	//                     their serial parts (reading a block, the device's
 	//                     short launches, a task's last slow target) overlap

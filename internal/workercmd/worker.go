@@ -51,7 +51,7 @@ options:
   --redis URL       the queue's Redis server (also $HMMGO_REDIS)
   --db DB           a database this worker serves (repeatable)
   --cpu N           threads per task (default: all cores)
-  --tasks N         tasks done at once (default: 2 on GPUs, else 1): the
+  --tasks N         tasks done at once (default: 3 on GPUs, else 1): the
                     next task starts while the others finish, so that
                     their serial parts (reading a block, the device's
                     short launches, a task's last slow target) overlap
@@ -174,11 +174,12 @@ func run(env cli.Env, args []string) int {
 	}
 	if *tasks == 0 {
 		// A GPU worker's tasks are many short device launches and CPU
-		// passes; two at once keep both busy (docs/BENCHMARKS.md, "GPU
-		// workers"). A CPU worker's task already fills its cores.
+		// passes; several at once keep both busy (three beat two at both
+		// task sizes measured: docs/BENCHMARKS.md, "GPU workers"). A CPU
+		// worker's task already fills its cores.
 		*tasks = 1
 		if len(devs) > 0 {
-			*tasks = 2
+			*tasks = 3
 		}
 	}
 	defer runner.Close()
