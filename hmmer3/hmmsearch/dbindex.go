@@ -1,6 +1,7 @@
 package hmmsearch
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -31,6 +32,24 @@ type dbIndex struct {
 // worker reads a task's block; any problem sends it back to one pass over
 // the whole file as hmmsearch reads it, for the error a local run reports.
 func indexDatabase(path string, abc *alphabet.Alphabet, open func(string, io.Reader, *alphabet.Alphabet) (*seqio.Reader, error)) (*dbIndex, error) {
+	// The whole index of an unchanged file comes from the cache
+	// (fastaprint's), the lengths depending on the alphabet as well.
+	id, _ := fastaprint.Identity(path)
+	name := fmt.Sprintf("hmmsearch-index-%d", abc.Type)
+	if b, ok := fastaprint.LoadCached(path, name, id); ok {
+		if d, ok := decodeIndex(path, b); ok {
+			return d, nil
+		}
+	}
+	d, err := scanDatabase(path, abc, open)
+	if err == nil {
+		fastaprint.StoreCached(path, name, id, d.encode())
+	}
+	return d, err
+}
+
+// scanDatabase is indexDatabase without the cache.
+func scanDatabase(path string, abc *alphabet.Alphabet, open func(string, io.Reader, *alphabet.Alphabet) (*seqio.Reader, error)) (*dbIndex, error) {
 	d := &dbIndex{path: path}
 	// The hash (the longest pass) runs beside the others.
 	var fp *fastaprint.Print
@@ -67,6 +86,45 @@ func indexDatabase(path string, abc *alphabet.Alphabet, open func(string, io.Rea
 	}
 	d.starts = append(d.starts, d.size)
 	return d, nil
+}
+
+// encode lays the index out for the cache: the hash, the number of
+// targets, then starts (one more than targets) and lengths as
+// little-endian int64s.
+func (d *dbIndex) encode() []byte {
+	b := append([]byte(d.sha256), make([]byte, 8)...)
+	binary.LittleEndian.PutUint64(b[len(d.sha256):], uint64(len(d.lengths)))
+	for _, v := range d.starts {
+		b = binary.LittleEndian.AppendUint64(b, uint64(v))
+	}
+	for _, v := range d.lengths {
+		b = binary.LittleEndian.AppendUint64(b, uint64(v))
+	}
+	return b
+}
+
+// decodeIndex reads encode's layout; ok is false for anything else.
+func decodeIndex(path string, b []byte) (*dbIndex, bool) {
+	if len(b) < 64+8 {
+		return nil, false
+	}
+	d := &dbIndex{path: path, sha256: string(b[:64])}
+	n := binary.LittleEndian.Uint64(b[64:])
+	b = b[72:]
+	if n > uint64(len(b))/16 || uint64(len(b)) != 8*(2*n+1) {
+		return nil, false
+	}
+	d.starts, d.lengths = make([]int64, n+1), make([]int64, n)
+	for i := range d.starts {
+		d.starts[i] = int64(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	b = b[8*(n+1):]
+	for i := range d.lengths {
+		d.lengths[i] = int64(binary.LittleEndian.Uint64(b[8*i:]))
+		d.residues += d.lengths[i]
+	}
+	d.size = d.starts[n]
+	return d, true
 }
 
 // serialLengths reads the whole file as hmmsearch does.

@@ -56,3 +56,23 @@ func TestIndexDatabaseBlocks(t *testing.T) {
 		}
 	}
 }
+
+// The index as cached reads back as it was; anything else is refused.
+func TestIndexEncoding(t *testing.T) {
+	_, db := taskInputs(t)
+	d, err := scanDatabase(db, alphabet.New(alphabet.Amino), openSeqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := d.encode()
+	got, ok := decodeIndex(db, b)
+	if !ok || got.sha256 != d.sha256 || got.size != d.size || got.residues != d.residues ||
+		!slices.Equal(got.starts, d.starts) || !slices.Equal(got.lengths, d.lengths) {
+		t.Fatalf("round trip: %+v, ok %v; want %+v", got, ok, d)
+	}
+	for _, bad := range [][]byte{nil, b[:70], b[:len(b)-8], append(slices.Clone(b), 0)} {
+		if _, ok := decodeIndex(db, bad); ok {
+			t.Errorf("a %d-byte entry accepted", len(bad))
+		}
+	}
+}

@@ -1,32 +1,26 @@
 package fastaprint
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"os"
 	"path/filepath"
 )
 
-// A queued search hashes its database at every submission (0.2 s for
-// 200 MB on a GPU host, a tenth of a short two-worker run), and a worker
-// at every start. The hash of a file is kept in the user's cache
-// directory (hmmgo/fastaprint/), keyed by the file's absolute path and
-// valid while its identity (device, inode, size, modification and change
-// times, fileIdentity) is the one recorded; HMMGO_FINGERPRINT_CACHE=off
+// A queued search hashes and indexes its database at every submission
+// (0.2 s for 200 MB on a GPU host, a tenth of a short two-worker run),
+// and a worker hashes its databases at every start. What was computed
+// from a file is kept in the user's cache directory (hmmgo/fastaprint/),
+// keyed by the file's absolute path and a name, and valid while the
+// file's identity (device, inode, size, modification and change times:
+// Identity) is the one recorded with it; HMMGO_FINGERPRINT_CACHE=off
 // turns it off. A stale entry cannot go unnoticed: the change time moves
 // with every write, and a worker whose file differs refuses the tasks.
 
-// cacheEntry is one file's recorded hash.
-type cacheEntry struct {
-	Path     string
-	Identity string
-	SHA256   string
-}
-
-// cachePath returns the entry file for path, or "" when there is no
-// cache.
-func cachePath(path string) string {
+// cacheFile returns the entry file of name for path, or "" when there is
+// no cache.
+func cacheFile(path, name string) string {
 	if os.Getenv("HMMGO_FINGERPRINT_CACHE") == "off" {
 		return ""
 	}
@@ -38,54 +32,67 @@ func cachePath(path string) string {
 	if err != nil {
 		return ""
 	}
-	key := sha256.Sum256([]byte(abs))
-	return filepath.Join(dir, "hmmgo", "fastaprint", hex.EncodeToString(key[:16])+".json")
+	key := sha256.Sum256([]byte(abs + "\x00" + name))
+	return filepath.Join(dir, "hmmgo", "fastaprint", hex.EncodeToString(key[:16]))
 }
 
-// cachedHash returns the recorded hash of the open file at path when its
-// identity is still the recorded one.
-func cachedHash(path string, f *os.File) (string, bool) {
-	cp := cachePath(path)
-	id, ok := fileIdentity(f)
-	if cp == "" || !ok {
-		return "", false
-	}
-	b, err := os.ReadFile(cp)
+// Identity returns the identity of the file at path that cached data
+// must match, or ok false when nothing may be cached for it.
+func Identity(path string) (id string, ok bool) {
+	f, err := os.Open(path)
 	if err != nil {
 		return "", false
 	}
-	var e cacheEntry
-	abs, _ := filepath.Abs(path)
-	if json.Unmarshal(b, &e) != nil || e.Path != abs || e.Identity != id || len(e.SHA256) != 64 {
-		return "", false
-	}
-	return e.SHA256, true
+	defer f.Close()
+	return fileIdentity(f)
 }
 
-// recordHash records sum as the hash of the open file at path, if the
-// file's identity is still before (taken before hashing: a file written
-// meanwhile is not recorded). Failures only cost the next run a hash.
-func recordHash(path string, f *os.File, before, sum string) {
-	cp := cachePath(path)
-	id, ok := fileIdentity(f)
-	if cp == "" || !ok || id != before {
+// LoadCached returns the data recorded as name for path while the file
+// had identity id (from Identity, taken before the file is read).
+func LoadCached(path, name, id string) ([]byte, bool) {
+	cf := cacheFile(path, name)
+	if cf == "" || id == "" {
+		return nil, false
+	}
+	b, err := os.ReadFile(cf)
+	if err != nil {
+		return nil, false
+	}
+	head, data, ok := bytes.Cut(b, []byte{'\n'})
+	if !ok || string(head) != entryHead(path, id) {
+		return nil, false
+	}
+	return data, true
+}
+
+// StoreCached records data as name for path if the file's identity is
+// still id (the one taken before it was read: a file written meanwhile is
+// not recorded). Failures only cost the next run the work again.
+func StoreCached(path, name, id string, data []byte) {
+	cf := cacheFile(path, name)
+	if now, ok := Identity(path); cf == "" || id == "" || !ok || now != id {
 		return
 	}
-	abs, _ := filepath.Abs(path)
-	b, err := json.Marshal(cacheEntry{Path: abs, Identity: id, SHA256: sum})
-	if err != nil || os.MkdirAll(filepath.Dir(cp), 0o755) != nil {
+	if os.MkdirAll(filepath.Dir(cf), 0o755) != nil {
 		return
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(cp), ".entry-*")
+	tmp, err := os.CreateTemp(filepath.Dir(cf), ".entry-*")
 	if err != nil {
 		return
 	}
-	_, werr := tmp.Write(b)
+	_, werr := tmp.Write(append([]byte(entryHead(path, id)+"\n"), data...))
 	if cerr := tmp.Close(); werr != nil || cerr != nil {
 		os.Remove(tmp.Name())
 		return
 	}
-	if os.Rename(tmp.Name(), cp) != nil {
+	if os.Rename(tmp.Name(), cf) != nil {
 		os.Remove(tmp.Name())
 	}
+}
+
+// entryHead is an entry's first line: the absolute path and identity it
+// holds for (a hash collision of the file name cannot mix entries up).
+func entryHead(path, id string) string {
+	abs, _ := filepath.Abs(path)
+	return abs + "\x00" + id
 }

@@ -50,19 +50,19 @@ func Scan(path string, starts bool) (*Print, error) {
 	var hashErr error
 	var hashed int64
 	done := make(chan struct{})
-	if sum, ok := cachedHash(path, f); ok {
-		p.SHA256 = sum
+	id, _ := fileIdentity(f)
+	if sum, ok := LoadCached(path, "sha256", id); ok && len(sum) == 64 {
+		p.SHA256 = string(sum)
 		hashed, hashErr = f.Seek(0, io.SeekEnd)
 		close(done)
 	} else {
-		before, _ := fileIdentity(f)
 		go func() {
 			defer close(done)
 			h := sha256.New()
 			hashed, hashErr = io.CopyBuffer(h, f, make([]byte, 1<<20))
 			p.SHA256 = hex.EncodeToString(h.Sum(nil))
 			if hashErr == nil {
-				recordHash(path, f, before, p.SHA256)
+				StoreCached(path, "sha256", id, []byte(p.SHA256))
 			}
 		}()
 	}
