@@ -2,8 +2,9 @@
 // HaplotypeCaller's pair-HMM: the forward algorithm over match, insertion
 // and deletion states, with the probabilities, constants and floating-point
 // arithmetic of GATK's native implementation (Intel GKL): a single-precision
-// pass, recomputed in double precision when its result is below GKL's
-// MIN_ACCEPTED (1e-28, before the log), and log10 of the result.
+// pass in flush-to-zero mode (as GKL sets it), recomputed in double
+// precision when its result is below GKL's MIN_ACCEPTED (1e-28, before the
+// log), and log10 of the result.
 //
 // Compute and ComputeGroups are the entry points; RecordReader reads the
 // text format of GATK's PairHMM test data and gpuPairHMM. Work runs on a
