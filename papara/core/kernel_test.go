@@ -268,7 +268,9 @@ func TestTakeRule(t *testing.T) {
 	if _, _, err := ScoreAll(job, []Scorer{g, &gated{open: g.took}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if len(g.takes) < 2 || g.takes[0] > 10 {
+	// (Whether it takes again depends on how fast the CPU scorer empties
+	// the queue meanwhile: only the first take is the rule's.)
+	if len(g.takes) == 0 || g.takes[0] > 10 {
 		t.Errorf("beside a CPU scorer: takes %v, want at most half of the 20 blocks first", g.takes)
 	}
 }
