@@ -10,8 +10,9 @@ import "github.com/hmmgo/hmmgo/hmmer3/oprofile"
 // qvec is a quad vector: the four lanes of targets 0, 1, 2 and 3.
 type qvec = [16]float32
 
-// Group reports how many targets ForwardGroup scores at once: 4 with
-// the quad kernel (AVX-512), 2 with the paired one (AVX2), else 1.
+// Group reports how many targets the grouped Forward filter scores at
+// once: 4 with the quad kernel (ForwardQuad, AVX-512), 2 with the paired
+// one (ForwardPair, AVX2), else 1.
 func Group() int {
 	switch {
 	case useQuad():
