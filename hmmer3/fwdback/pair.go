@@ -131,17 +131,23 @@ func ForwardPair(a, b []byte, oma, omb *oprofile.Profile, pm *PairMatrix) (sa fl
 		for j := range row {
 			copy(row[j][:], dp[j][h:h+4])
 		}
-		tw := pm.ox.wide(fb.TF, Q)
-		for _, x := range rest[n:] {
-			xE := hsum(forwardRowW(row, row, fb.TF, tw, fb.RF[x], Q, s.xB, all4))
-			if inv := s.row(xE, xf); inv != 1 {
-				scaleRow(row, inv)
-			}
-		}
+		pm.forwardAlone(row, rest[n:], fb, all4, s, xf)
 	}
 	sa, ea = A.score(len(a), xfa)
 	sb, eb = B.score(len(b), xfb)
 	return
+}
+
+// forwardAlone runs the Forward rows of residues on one target's row
+// (taken out of a paired or quad row), updating its specials s.
+func (pm *PairMatrix) forwardAlone(row []vec, residues []byte, fb *oprofile.FBProfile, all4 bool, s *fwdSpecials, xf *[4][2]float32) {
+	tw := pm.ox.wide(fb.TF, fb.Q)
+	for _, x := range residues {
+		xE := hsum(forwardRowW(row, row, fb.TF, tw, fb.RF[x], fb.Q, s.xB, all4))
+		if inv := s.row(xE, xf); inv != 1 {
+			scaleRow(row, inv)
+		}
+	}
 }
 
 // ForwardBatch sets sc[i] and errs[i] to the Forward parser score and

@@ -115,14 +115,7 @@ func ForwardQuad(ds *[4][]byte, oms *[4]*oprofile.Profile, pm *PairMatrix, sc *[
 		for k := range row {
 			copy(row[k][:], dp[k][4*last:4*last+4])
 		}
-		s, xf := &sp[last], &oms[last].FB.XF
-		tw := pm.ox.wide(fb.TF, Q)
-		for _, x := range ds[last][i:] {
-			xE := hsum(forwardRowW(row, row, fb.TF, tw, fb.RF[x], Q, s.xB, all4))
-			if inv := s.row(xE, xf); inv != 1 {
-				scaleRow(row, inv)
-			}
-		}
+		pm.forwardAlone(row, ds[last][i:], fb, all4, &sp[last], &oms[last].FB.XF)
 	}
 	for j := range sp {
 		sc[j], errs[j] = sp[j].score(len(ds[j]), &oms[j].FB.XF)
