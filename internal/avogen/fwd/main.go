@@ -9,6 +9,8 @@ import (
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
+
+	"github.com/hmmgo/hmmgo/internal/avogen/vec"
 )
 
 // Transition vectors per striped vector q (oprofile.FBM..FII), then Q D->D.
@@ -44,19 +46,10 @@ func main() {
 	Generate()
 }
 
-// ftzOn saves MXCSR in a stack slot and sets FTZ (bit 15) and DAZ (bit 6).
-func ftzOn() Mem {
-	slot := AllocLocal(8)
-	STMXCSR(slot)
-	t := GP32()
-	MOVL(slot, t)
-	ORL(U32(0x8040), t)
-	MOVL(t, slot.Offset(4))
-	LDMXCSR(slot.Offset(4))
-	return slot
-}
-
-func ftzOff(slot Mem) { LDMXCSR(slot) }
+// ftzOn sets MXCSR's FTZ and DAZ bits for a kernel, as hmmsearch runs;
+// ftzOff restores it.
+func ftzOn() Mem      { return vec.SetMXCSR(vec.FTZ | vec.DAZ) }
+func ftzOff(slot Mem) { vec.RestoreMXCSR(slot) }
 
 // ld puts a memory operand in a register: legacy SSE arithmetic needs
 // 16-byte aligned memory operands, and Go's []Vec carries no such

@@ -60,7 +60,7 @@ func stripPass(s *vec.ISA) {
 	TEXT(name, NOSPLIT, "func(lanes *float32, rows int, hap *uint8, h int, src, dst *float32)")
 	Pragma("noescape")
 	Doc(fmt.Sprintf("%s computes rows (1..%d) DP rows of %d reads, one per float lane, in one sweep over hap[0:h]: src holds the row above, dst receives the last row.", name, maxStrip(s), s.Bytes/4))
-	slot := ftzOn()
+	slot := vec.SetMXCSR(vec.FTZ) // as GKL runs its kernels
 	lanes := Load(Param("lanes"), GP64())
 	rows := Load(Param("rows"), GP64())
 	for k := maxStrip(s); k >= 1; k-- {
@@ -205,23 +205,8 @@ func strip(s *vec.ISA, k int, lanes reg.Register, mxcsr Mem) {
 	}
 	Label(done)
 	VZEROUPPER()
-	LDMXCSR(mxcsr)
+	vec.RestoreMXCSR(mxcsr)
 	RET()
-}
-
-// ftzOn saves MXCSR in a stack slot and sets its flush-to-zero bit (15)
-// for the kernel, which restores the slot before it returns: Go runs
-// with MXCSR's defaults and may move a goroutine to another thread
-// between calls, so the bit cannot be left set across calls.
-func ftzOn() Mem {
-	slot := AllocLocal(8)
-	STMXCSR(slot)
-	t := GP32()
-	MOVL(slot, t)
-	ORL(U32(0x8000), t)
-	MOVL(t, slot.Offset(4))
-	LDMXCSR(slot.Offset(4))
-	return slot
 }
 
 // sumRow writes sumRow<ISA>(m, x, h, out): per lane, the sum of m's h

@@ -18,6 +18,8 @@ import (
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
+
+	"github.com/hmmgo/hmmgo/internal/avogen/vec"
 )
 
 // Transition and mask vectors per striped vector q (oprofile.FBM..FII),
@@ -52,19 +54,9 @@ func main() {
 	Generate()
 }
 
-// ftzOn saves MXCSR in a stack slot and sets FTZ (bit 15) only.
-func ftzOn() Mem {
-	slot := AllocLocal(8)
-	STMXCSR(slot)
-	t := GP32()
-	MOVL(slot, t)
-	ORL(U32(0x8000), t)
-	MOVL(t, slot.Offset(4))
-	LDMXCSR(slot.Offset(4))
-	return slot
-}
-
-func ftzOff(slot Mem) { LDMXCSR(slot) }
+// ftzOn sets MXCSR's FTZ bit only for a kernel; ftzOff restores it.
+func ftzOn() Mem      { return vec.SetMXCSR(vec.FTZ) }
+func ftzOff(slot Mem) { vec.RestoreMXCSR(slot) }
 
 // isa spells the four-lane operations either in legacy SSE (two-operand
 // forms; memory operands must be loaded first, as Go's []Vec carries no
