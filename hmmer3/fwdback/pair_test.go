@@ -235,24 +235,11 @@ func FuzzForwardPair(f *testing.F) {
 func TestPairRowsWideStates(t *testing.T) {
 	needPair(t)
 	rng := rand.New(rand.NewSource(1))
-	wide := func() float32 {
-		if rng.Intn(3) == 0 {
-			return 0
-		}
-		return float32(math.Exp(rng.NormFloat64() * 30))
-	}
+	wide := wideValues(rng)
 	for trial := 0; trial < 4000; trial++ {
-		M := 100 + rng.Intn(60)
-		om := randomOdds(rng, M, 5)
+		om := wideStateOdds(rng)
 		fb := &om.FB
 		Q := fb.Q
-		for i := 7 * Q; i < 8*Q; i++ {
-			for z := 0; z < 4; z++ {
-				if rng.Intn(2) == 0 {
-					fb.TF[i][z] = 1
-				}
-			}
-		}
 		pair := make([]pvec, 3*Q)
 		ra, rb := make([]vec, 3*Q), make([]vec, 3*Q)
 		for j := range pair {
@@ -282,4 +269,32 @@ func TestPairRowsWideStates(t *testing.T) {
 			}
 		}
 	}
+}
+
+// wideValues returns a generator of DP cell values over ~26 orders of
+// magnitude either way, a third of them zero: starting rows for the
+// grouped row kernels' tests.
+func wideValues(rng *rand.Rand) func() float32 {
+	return func() float32 {
+		if rng.Intn(3) == 0 {
+			return 0
+		}
+		return float32(math.Exp(rng.NormFloat64() * 30))
+	}
+}
+
+// wideStateOdds is a random profile of 100-159 nodes whose D->D
+// probabilities are 1 in about half the lanes, so that from wideValues
+// rows one target's D->D passes stop while another's go on.
+func wideStateOdds(rng *rand.Rand) *oprofile.Profile {
+	om := randomOdds(rng, 100+rng.Intn(60), 5)
+	fb := &om.FB
+	for i := 7 * fb.Q; i < 8*fb.Q; i++ {
+		for z := 0; z < 4; z++ {
+			if rng.Intn(2) == 0 {
+				fb.TF[i][z] = 1
+			}
+		}
+	}
+	return om
 }

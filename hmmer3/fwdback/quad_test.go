@@ -1,7 +1,7 @@
 package fwdback
 
 import (
-	"math"
+	"fmt"
 	"math/rand"
 	"path/filepath"
 	"testing"
@@ -155,15 +155,7 @@ func TestQuadRowsMatchSingle(t *testing.T) {
 				}
 			}
 			fwdRowQuadAVX512(&quad[0], &quad[0], asVec4(fb.TF), &rf, Q, &xB, all4, &xEv)
-			for j := range rows {
-				var e vec
-				fwdRowSSE(asVec4(rows[j]), asVec4(rows[j]), asVec4(fb.TF), rf[j], Q, xBs[j], all4, (*[4]float32)(&e))
-				for z := 0; z < 4; z++ {
-					if !sameBits(xEv[4*j+z], e[z]) {
-						t.Fatalf("trial %d M=%d row %d target %d: E lane %d: quad %v, single %v", trial, M, i, j, z, xEv[4*j+z], e[z])
-					}
-				}
-			}
+			singleRows(t, fmt.Sprintf("trial %d M=%d row %d", trial, M, i), fb, rows, &rf, xBs, all4, &xEv)
 			compareQuadRows(t, quad, rows)
 			if rng.Intn(5) == 0 {
 				var inv qvec
@@ -179,6 +171,22 @@ func TestQuadRowsMatchSingle(t *testing.T) {
 				}
 				scaleRowQuadAVX512(&quad[0], len(quad), &inv)
 				compareQuadRows(t, quad, rows)
+			}
+		}
+	}
+}
+
+// singleRows runs the SSE row of each target j on rows[j] (match odds
+// rf[j], B value xBs[j]) and compares its E sum with part j of the quad
+// row's, xEv.
+func singleRows(t *testing.T, what string, fb *oprofile.FBProfile, rows [4][]vec, rf *[4]*[4]float32, xBs [4]float32, all4 bool, xEv *qvec) {
+	t.Helper()
+	for j := range rows {
+		var e vec
+		fwdRowSSE(asVec4(rows[j]), asVec4(rows[j]), asVec4(fb.TF), rf[j], fb.Q, xBs[j], all4, (*[4]float32)(&e))
+		for z := 0; z < 4; z++ {
+			if !sameBits(xEv[4*j+z], e[z]) {
+				t.Fatalf("%s target %d: E lane %d: quad %v, single %v", what, j, z, xEv[4*j+z], e[z])
 			}
 		}
 	}
@@ -204,24 +212,11 @@ func compareQuadRows(t *testing.T, quad []qvec, rows [4][]vec) {
 func TestQuadRowsWideStates(t *testing.T) {
 	needQuad(t)
 	rng := rand.New(rand.NewSource(2))
-	wide := func() float32 {
-		if rng.Intn(3) == 0 {
-			return 0
-		}
-		return float32(math.Exp(rng.NormFloat64() * 30))
-	}
+	wide := wideValues(rng)
 	for trial := 0; trial < 4000; trial++ {
-		M := 100 + rng.Intn(60)
-		om := randomOdds(rng, M, 5)
+		om := wideStateOdds(rng)
 		fb := &om.FB
 		Q := fb.Q
-		for i := 7 * Q; i < 8*Q; i++ {
-			for z := 0; z < 4; z++ {
-				if rng.Intn(2) == 0 {
-					fb.TF[i][z] = 1
-				}
-			}
-		}
 		quad := make([]qvec, 3*Q)
 		var rows [4][]vec
 		for j := range rows {
@@ -246,15 +241,7 @@ func TestQuadRowsWideStates(t *testing.T) {
 			}
 		}
 		fwdRowQuadAVX512(&quad[0], &quad[0], asVec4(fb.TF), &rf, Q, &xB, false, &xEv)
-		for j := range rows {
-			var e vec
-			fwdRowSSE(asVec4(rows[j]), asVec4(rows[j]), asVec4(fb.TF), rf[j], Q, xBs[j], false, (*[4]float32)(&e))
-			for z := 0; z < 4; z++ {
-				if !sameBits(xEv[4*j+z], e[z]) {
-					t.Fatalf("trial %d target %d: E lane %d: quad %v, single %v", trial, j, z, xEv[4*j+z], e[z])
-				}
-			}
-		}
+		singleRows(t, fmt.Sprintf("trial %d", trial), fb, rows, &rf, xBs, false, &xEv)
 		compareQuadRows(t, quad, rows)
 	}
 }
