@@ -47,6 +47,19 @@ type GPUStats struct {
 	// compilation or the kernel cache, and loading the modules), summed
 	// over devices: start-up cost, measured so that it can be reduced.
 	ModuleTime time.Duration
+	// Host time spent in Compute, summed over devices: packing chunks
+	// (AllocTime of it growing the pinned and device buffers), finishing
+	// them (waiting for the device, writing results, the double pass:
+	// DoubleTime of it), and scoring reads too long for the kernels on
+	// the CPU (CPUTime, beside the GPU work).
+	PackTime, AllocTime, FinishTime, DoubleTime, CPUTime time.Duration
+}
+
+// SetupStep is one part of NewGPU's work and its wall time, summed over
+// devices.
+type SetupStep struct {
+	Name string
+	Time time.Duration
 }
 
 // GPU is the CUDA backend. It gives the same numbers as the CPU backend:
@@ -64,6 +77,7 @@ type GPU struct {
 
 	mu    sync.Mutex
 	stats GPUStats
+	setup []SetupStep
 }
 
 type gpuDevice struct {
@@ -72,6 +86,7 @@ type gpuDevice struct {
 	tabs32, tabs64 [2]gpuBuffer  // ph2pr, matchToMatch
 	slots          [2]*gpuSlot
 	moduleTime     time.Duration
+	setup          []SetupStep
 }
 
 func newGPU(rts []gpuRuntime, opt GPUOptions) (*GPU, error) {
@@ -109,9 +124,26 @@ func newGPU(rts []gpuRuntime, opt GPUOptions) (*GPU, error) {
 		}
 		g.devs = append(g.devs, d)
 		g.stats.ModuleTime += d.moduleTime
+		for _, st := range d.setup {
+			g.addSetup(st.Name, st.Time)
+		}
 	}
 	return g, nil
 }
+
+// addSetup adds t to the set-up step called name (a new one goes last).
+func (g *GPU) addSetup(name string, t time.Duration) {
+	for i := range g.setup {
+		if g.setup[i].Name == name {
+			g.setup[i].Time += t
+			return
+		}
+	}
+	g.setup = append(g.setup, SetupStep{name, t})
+}
+
+// Setup lists what NewGPU spent its time on, in order.
+func (g *GPU) Setup() []SetupStep { return append([]SetupStep(nil), g.setup...) }
 
 func newGPUDevice(rt gpuRuntime, configs []gpuConfig, v gpuVariant) (*gpuDevice, error) {
 	d := &gpuDevice{rt: rt, float: make([]gpuFunction, len(configs)), double: make([]gpuFunction, len(configs))}
@@ -147,6 +179,12 @@ func newGPUDevice(rt gpuRuntime, configs []gpuConfig, v gpuVariant) (*gpuDevice,
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	step := func(name string) {
+		now := time.Now()
+		d.setup = append(d.setup, SetupStep{name, now.Sub(t0)})
+		t0 = now
+	}
+	step(fmt.Sprintf("kernel modules (%d, cache or NVRTC, load)", len(configs)))
 	for i := range d.slots {
 		s := &gpuSlot{}
 		d.slots[i] = s
@@ -164,10 +202,14 @@ func newGPUDevice(rt gpuRuntime, configs []gpuConfig, v gpuVariant) (*gpuDevice,
 			return nil, err
 		}
 	}
+	step("streams and events")
 	t32, t64 := tables32(), tables64()
+	ph32, mm32 := floatBytes(t32.ph2pr[:]), floatBytes(t32.fullMatchToMatch())
+	ph64, mm64 := doubleBytes(t64.ph2pr[:]), doubleBytes(t64.fullMatchToMatch())
+	step("quality tables (host)")
 	var err error
-	if d.tabs32, err = d.upload(floatBytes(t32.ph2pr[:]), floatBytes(t32.fullMatchToMatch())); err == nil {
-		d.tabs64, err = d.upload(doubleBytes(t64.ph2pr[:]), doubleBytes(t64.fullMatchToMatch()))
+	if d.tabs32, err = d.upload(ph32, mm32); err == nil {
+		d.tabs64, err = d.upload(ph64, mm64)
 	}
 	if err == nil {
 		err = d.slots[0].s.Synchronize()
@@ -176,6 +218,7 @@ func newGPUDevice(rt gpuRuntime, configs []gpuConfig, v gpuVariant) (*gpuDevice,
 		d.close()
 		return nil, err
 	}
+	step("quality tables upload")
 	return d, nil
 }
 
@@ -266,6 +309,11 @@ func (g *GPU) addStats(s GPUStats) {
 	g.stats.Chunks += s.Chunks
 	g.stats.BytesIn += s.BytesIn
 	g.stats.KernelTime += s.KernelTime
+	g.stats.PackTime += s.PackTime
+	g.stats.AllocTime += s.AllocTime
+	g.stats.FinishTime += s.FinishTime
+	g.stats.DoubleTime += s.DoubleTime
+	g.stats.CPUTime += s.CPUTime
 }
 
 // unit is a piece of a group for one chunk: some of its reads (all short
@@ -306,6 +354,7 @@ func (g *GPU) Compute(groups []Group, out [][]float64) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			t0 := time.Now()
 			res := make([][]float64, len(long))
 			var pairs int64
 			for i := range long {
@@ -319,7 +368,7 @@ func (g *GPU) Compute(groups []Group, out [][]float64) error {
 				nh := len(groups[at[0]].Haplotypes)
 				copy(out[at[0]][at[1]*nh:(at[1]+1)*nh], res[i])
 			}
-			g.addStats(GPUStats{CPUPairs: pairs})
+			g.addStats(GPUStats{CPUPairs: pairs, CPUTime: time.Since(t0)})
 		}()
 	}
 	// Chunks go to whichever device asks first; each device keeps two in

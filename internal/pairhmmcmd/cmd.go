@@ -10,9 +10,11 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/hmmgo/hmmgo/gpu/cuda"
 	"github.com/hmmgo/hmmgo/gpu/devices"
 	"github.com/hmmgo/hmmgo/internal/cli"
 	"github.com/hmmgo/hmmgo/pairhmm"
@@ -117,6 +119,9 @@ func run(env cli.Env, args []string) int {
 		return cli.Fail(env, "pairhmm", err)
 	}
 	start := time.Now()
+	if *verbose {
+		cuda.EnableCallTimes() // before the driver loads: the set-up is what matters
+	}
 	pb, err := chooseBackend(env, gpu, *threads, *kernel)
 	if err != nil {
 		var ue *cli.UsageError
@@ -138,6 +143,12 @@ func run(env cli.Env, args []string) int {
 	}
 	if *verbose {
 		backend, _ := pb.wait()
+		pb.processT = time.Since(start)
+		if c, ok := backend.(io.Closer); ok {
+			t0 := time.Now()
+			c.Close() // the deferred Close then has nothing left to do
+			pb.closeT = time.Since(t0)
+		}
 		report(env.Stderr, backend, pb, time.Since(start))
 	}
 	return 0
@@ -154,6 +165,14 @@ type pendingBackend struct {
 	cpu     atomic.Bool   // it fell back to the CPU
 	selectT time.Duration // choosing the devices (driver and NVRTC loaded)
 	setupT  time.Duration // pairhmm.NewGPU
+
+	// For --verbose, times since the command started: the backend ready,
+	// the first chunk read, and the results written; and the time spent
+	// waiting for the backend, computing, and closing it.
+	start                       time.Time
+	readyAt, firstReadAt        time.Duration
+	waitT, computeT             time.Duration
+	processT, closeT, totalRead time.Duration
 }
 
 func (pb *pendingBackend) wait() (pairhmm.Backend, error) {
@@ -180,7 +199,7 @@ func (pb *pendingBackend) chunkCells(prev int64) int64 {
 // kernels do not compile) is an error with --gpu and a note before
 // falling back to the CPU without it.
 func chooseBackend(env cli.Env, gpu devices.Request, threads int, kernel string) (*pendingBackend, error) {
-	pb := &pendingBackend{done: make(chan struct{})}
+	pb := &pendingBackend{done: make(chan struct{}), start: time.Now()}
 	cpu := pairhmm.NewCPU(pairhmm.CPUOptions{Threads: threads, Kernel: kernel})
 	t0 := time.Now()
 	devs, err := devices.Select(env.Stderr, "pairhmm", gpu, devices.Needs{})
@@ -196,6 +215,7 @@ func chooseBackend(env cli.Env, gpu devices.Request, threads int, kernel string)
 	pb.gpu = true
 	go func() {
 		defer close(pb.done)
+		defer func() { pb.readyAt = time.Since(pb.start) }()
 		t0 := time.Now()
 		g, err := pairhmm.NewGPU(devs, pairhmm.GPUOptions{Threads: threads, Kernel: kernel})
 		pb.setupT = time.Since(t0)
@@ -213,7 +233,9 @@ func chooseBackend(env cli.Env, gpu devices.Request, threads int, kernel string)
 	return pb, nil
 }
 
-// report prints what ran, for --verbose.
+// report prints what ran, for --verbose: the backend, the command's
+// timeline, and for a GPU its set-up step by step, the driver and NVRTC
+// calls that took longest, and the counters of the work.
 func report(w io.Writer, backend pairhmm.Backend, pb *pendingBackend, wall time.Duration) {
 	fmt.Fprintf(w, "hmmgo pairhmm: %s; wall time %.3f s\n", backend.Name(), wall.Seconds())
 	g, ok := backend.(*pairhmm.GPU)
@@ -222,6 +244,22 @@ func report(w io.Writer, backend pairhmm.Backend, pb *pendingBackend, wall time.
 	}
 	fmt.Fprintf(w, "hmmgo pairhmm: set-up: devices %.1f ms, GPU backend %.1f ms (kernel modules %.1f ms; overlapped with reading)\n",
 		ms(pb.selectT), ms(pb.setupT), ms(g.Stats().ModuleTime))
+	fmt.Fprintf(w, "hmmgo pairhmm: timeline (ms from start): backend ready %.1f, first chunk read %.1f, all read %.1f, scored and written %.1f;"+
+		" waited for the backend %.1f, scoring %.1f, closing the backend %.1f\n",
+		ms(pb.readyAt), ms(pb.firstReadAt), ms(pb.totalRead), ms(pb.processT), ms(pb.waitT), ms(pb.computeT), ms(pb.closeT))
+	var steps []string
+	for _, st := range g.Setup() {
+		steps = append(steps, fmt.Sprintf("%s %.1f", st.Name, ms(st.Time)))
+	}
+	fmt.Fprintf(w, "hmmgo pairhmm: GPU backend steps (ms): %s\n", strings.Join(steps, ", "))
+	var calls []string
+	for i, c := range cuda.CallTimes() {
+		if i == 12 || c.Total < 100*time.Microsecond {
+			break
+		}
+		calls = append(calls, fmt.Sprintf("%s %.1f (%d)", c.Name, ms(c.Total), c.Calls))
+	}
+	fmt.Fprintf(w, "hmmgo pairhmm: slowest driver/NVRTC calls, ms (calls): %s\n", strings.Join(calls, ", "))
 	st := g.Stats()
 	tcups := 0.0
 	if st.KernelTime > 0 {
@@ -231,6 +269,8 @@ func report(w io.Writer, backend pairhmm.Backend, pb *pendingBackend, wall time.
 		"%d pairs recomputed in double, %d rescaled on the CPU; %d pairs of reads too long for the kernels on the CPU\n",
 		st.Pairs, st.Cells, st.Chunks, float64(st.BytesIn)/1e6, st.KernelTime.Seconds()*1e3, tcups,
 		st.DoublePairs, st.ScaledPairs, st.CPUPairs)
+	fmt.Fprintf(w, "hmmgo pairhmm: GPU host work (ms): packing %.1f (growing buffers %.1f), finishing %.1f (double pass %.1f), long reads on the CPU %.1f\n",
+		ms(st.PackTime), ms(st.AllocTime), ms(st.FinishTime), ms(st.DoubleTime), ms(st.CPUTime))
 }
 
 func ms(d time.Duration) float64 { return d.Seconds() * 1e3 }
@@ -275,9 +315,13 @@ func process(env cli.Env, inName, outName, format string, pb *pendingBackend, pa
 	go func() {
 		defer close(read)
 		var cells int64
+		defer func() { pb.totalRead = time.Since(pb.start) }()
 		for {
 			cells = pb.chunkCells(cells)
 			chunk, err := readChunk(records, cells)
+			if pb.firstReadAt == 0 {
+				pb.firstReadAt = time.Since(pb.start)
+			}
 			if len(chunk) > 0 || err != io.EOF {
 				select {
 				case read <- scored{groups: chunk, err: err}:
@@ -308,12 +352,16 @@ func process(env cli.Env, inName, outName, format string, pb *pendingBackend, pa
 	var failure error
 	for c := range read {
 		if len(c.groups) > 0 {
+			t0 := time.Now()
 			backend, err := pb.wait()
 			if err != nil {
 				failure = err
 				break
 			}
+			t1 := time.Now()
+			pb.waitT += t1.Sub(t0)
 			res, err := pairhmm.ComputeGroups(c.groups, pairhmm.Options{Backend: backend})
+			pb.computeT += time.Since(t1)
 			if err != nil {
 				failure = err
 				break
