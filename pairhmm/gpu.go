@@ -93,6 +93,7 @@ func newGPU(rts []gpuRuntime, opt GPUOptions) (*GPU, error) {
 	if len(rts) == 0 {
 		return nil, errors.New("pairhmm: no GPU device")
 	}
+	prepareGPUTables()
 	if opt.ChunkPairs <= 0 {
 		opt.ChunkPairs = 1 << 21
 	}
@@ -203,13 +204,11 @@ func newGPUDevice(rt gpuRuntime, configs []gpuConfig, v gpuVariant) (*gpuDevice,
 		}
 	}
 	step("streams and events")
-	t32, t64 := tables32(), tables64()
-	ph32, mm32 := floatBytes(t32.ph2pr[:]), floatBytes(t32.fullMatchToMatch())
-	ph64, mm64 := doubleBytes(t64.ph2pr[:]), doubleBytes(t64.fullMatchToMatch())
-	step("quality tables (host)")
+	tabs := waitGPUTables()
+	step("quality tables (host, waited for)")
 	var err error
-	if d.tabs32, err = d.upload(ph32, mm32); err == nil {
-		d.tabs64, err = d.upload(ph64, mm64)
+	if d.tabs32, err = d.upload(tabs.ph32, tabs.mm32); err == nil {
+		d.tabs64, err = d.upload(tabs.ph64, tabs.mm64)
 	}
 	if err == nil {
 		err = d.slots[0].s.Synchronize()
@@ -220,6 +219,39 @@ func newGPUDevice(rt gpuRuntime, configs []gpuConfig, v gpuVariant) (*gpuDevice,
 	}
 	step("quality tables upload")
 	return d, nil
+}
+
+// gpuTableBytes are the quality tables as the kernels read them.
+type gpuTableBytes struct{ ph32, mm32, ph64, mm64 []byte }
+
+// gpuTables computes them once per process, in the background from the
+// first NewGPU on, so that the work (tens of milliseconds on all cores,
+// the 160-bit double entries) overlaps creating the contexts and loading
+// the kernels.
+var gpuTables struct {
+	once  sync.Once
+	done  chan struct{}
+	bytes gpuTableBytes
+}
+
+func prepareGPUTables() {
+	gpuTables.once.Do(func() {
+		gpuTables.done = make(chan struct{})
+		go func() {
+			defer close(gpuTables.done)
+			t32, t64 := tables32(), tables64()
+			gpuTables.bytes = gpuTableBytes{
+				floatBytes(t32.ph2pr[:]), floatBytes(t32.fullMatchToMatch()),
+				doubleBytes(t64.ph2pr[:]), doubleBytes(t64.fullMatchToMatch()),
+			}
+		}()
+	})
+}
+
+func waitGPUTables() gpuTableBytes {
+	prepareGPUTables()
+	<-gpuTables.done
+	return gpuTables.bytes
 }
 
 // upload copies the tables to the device (from Go memory: the driver
@@ -334,19 +366,31 @@ func (g *GPU) Compute(groups []Group, out [][]float64) error {
 	if len(g.devs) == 0 {
 		return errors.New("pairhmm: the GPU backend is closed")
 	}
-	// Reads longer than the largest kernel go to the CPU, concurrently.
+	// Reads longer than the largest kernel go to the CPU, concurrently,
+	// each group's together (so that the CPU kernels fill their lanes).
 	gpuReads := make([][]int32, len(groups))
 	var long []Group
-	var longAt [][2]int
+	var longOf []int     // the group each of long's came from
+	var longAt [][]int32 // and the reads' numbers there
 	for gi := range groups {
+		var ids []int32
 		for ri, r := range groups[gi].Reads {
 			if len(r.Bases) > g.maxLen {
-				long = append(long, Group{Reads: groups[gi].Reads[ri : ri+1], Haplotypes: groups[gi].Haplotypes})
-				longAt = append(longAt, [2]int{gi, ri})
+				ids = append(ids, int32(ri))
 				continue
 			}
 			gpuReads[gi] = append(gpuReads[gi], int32(ri))
 		}
+		if len(ids) == 0 {
+			continue
+		}
+		reads := make([]Read, len(ids))
+		for i, ri := range ids {
+			reads[i] = groups[gi].Reads[ri]
+		}
+		long = append(long, Group{Reads: reads, Haplotypes: groups[gi].Haplotypes})
+		longOf = append(longOf, gi)
+		longAt = append(longAt, ids)
 	}
 	var wg sync.WaitGroup
 	var cpuErr error
@@ -364,9 +408,11 @@ func (g *GPU) Compute(groups []Group, out [][]float64) error {
 			if cpuErr = g.cpu.Compute(long, res); cpuErr != nil {
 				return
 			}
-			for i, at := range longAt {
-				nh := len(groups[at[0]].Haplotypes)
-				copy(out[at[0]][at[1]*nh:(at[1]+1)*nh], res[i])
+			for i, gi := range longOf {
+				nh := len(groups[gi].Haplotypes)
+				for j, ri := range longAt[i] {
+					copy(out[gi][int(ri)*nh:(int(ri)+1)*nh], res[i][j*nh:(j+1)*nh])
+				}
 			}
 			g.addStats(GPUStats{CPUPairs: pairs, CPUTime: time.Since(t0)})
 		}()

@@ -17,6 +17,7 @@ func NewGPU(devs []*cuda.Device, opt GPUOptions) (*GPU, error) {
 }
 
 func newGPUOnDevices(devs []*cuda.Device, opt GPUOptions) (*GPU, error) {
+	prepareGPUTables() // beside the contexts' creation
 	rts := make([]gpuRuntime, 0, len(devs))
 	t0 := time.Now()
 	for _, d := range devs {
