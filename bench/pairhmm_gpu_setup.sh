@@ -79,6 +79,9 @@ run() {
 	fi
 	med() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 	tm() { local s e; s=$(date +%s.%N); "$@"; e=$(date +%s.%N); awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", b - a }'; }
+	# quiet runs a command with its output discarded (a redirection after
+	# tm would discard tm's own output, the time).
+	quiet() { "$@" > /dev/null 2>&1; }
 	echo "first runs (kernel cache as the tests left it): base $(tm $D/base/hmmgo pairhmm --gpu $D/data/tiny.in -o "$W/t1" 2>/dev/null) s, new $(tm $D/hmmgo pairhmm --gpu $D/data/tiny.in -o "$W/t2" 2>/dev/null) s"
 	for set in tiny 10s 1m long600x1200 hard500x2000 mix; do
 		zcat -f $D/data/$set.in* > "$W/$set.in"
@@ -86,7 +89,7 @@ run() {
 		for ((r = 0; r < reps; r++)); do
 			ba+=("$(tm $D/base/hmmgo pairhmm --gpu "$W/$set.in" -o "$W/$set.base" 2>/dev/null)")
 			nw+=("$(tm $D/hmmgo pairhmm --gpu --verbose "$W/$set.in" -o "$W/$set.new" 2> "$O/$set-new.txt")")
-			[ -n "$GPH" ] && gp+=("$(tm "$GPH" --inputfile "$W/$set.in" --outputfile "$W/$set.gph" > /dev/null 2>&1)")
+			[ -n "$GPH" ] && gp+=("$(tm quiet "$GPH" --inputfile "$W/$set.in" --outputfile "$W/$set.gph")")
 		done
 		$D/hmmgo pairhmm --nogpu "$W/$set.in" -o "$W/$set.cpu" 2>/dev/null
 		local c1=same c2=same
