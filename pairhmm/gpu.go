@@ -55,13 +55,6 @@ type GPUStats struct {
 	PackTime, AllocTime, FinishTime, DoubleTime, CPUTime time.Duration
 }
 
-// SetupStep is one part of NewGPU's work and its wall time, summed over
-// devices.
-type SetupStep struct {
-	Name string
-	Time time.Duration
-}
-
 // GPU is the CUDA backend. It gives the same numbers as the CPU backend:
 // the kernels perform the same operations in the same order on the same
 // quality tables, and the choice of the double pass and the conversion to
@@ -131,20 +124,6 @@ func newGPU(rts []gpuRuntime, opt GPUOptions) (*GPU, error) {
 	}
 	return g, nil
 }
-
-// addSetup adds t to the set-up step called name (a new one goes last).
-func (g *GPU) addSetup(name string, t time.Duration) {
-	for i := range g.setup {
-		if g.setup[i].Name == name {
-			g.setup[i].Time += t
-			return
-		}
-	}
-	g.setup = append(g.setup, SetupStep{name, t})
-}
-
-// Setup lists what NewGPU spent its time on, in order.
-func (g *GPU) Setup() []SetupStep { return append([]SetupStep(nil), g.setup...) }
 
 func newGPUDevice(rt gpuRuntime, configs []gpuConfig, v gpuVariant) (*gpuDevice, error) {
 	d := &gpuDevice{rt: rt, float: make([]gpuFunction, len(configs)), double: make([]gpuFunction, len(configs))}
@@ -219,39 +198,6 @@ func newGPUDevice(rt gpuRuntime, configs []gpuConfig, v gpuVariant) (*gpuDevice,
 	}
 	step("quality tables upload")
 	return d, nil
-}
-
-// gpuTableBytes are the quality tables as the kernels read them.
-type gpuTableBytes struct{ ph32, mm32, ph64, mm64 []byte }
-
-// gpuTables computes them once per process, in the background from the
-// first NewGPU on, so that the work (tens of milliseconds on all cores,
-// the 160-bit double entries) overlaps creating the contexts and loading
-// the kernels.
-var gpuTables struct {
-	once  sync.Once
-	done  chan struct{}
-	bytes gpuTableBytes
-}
-
-func prepareGPUTables() {
-	gpuTables.once.Do(func() {
-		gpuTables.done = make(chan struct{})
-		go func() {
-			defer close(gpuTables.done)
-			t32, t64 := tables32(), tables64()
-			gpuTables.bytes = gpuTableBytes{
-				floatBytes(t32.ph2pr[:]), floatBytes(t32.fullMatchToMatch()),
-				doubleBytes(t64.ph2pr[:]), doubleBytes(t64.fullMatchToMatch()),
-			}
-		}()
-	})
-}
-
-func waitGPUTables() gpuTableBytes {
-	prepareGPUTables()
-	<-gpuTables.done
-	return gpuTables.bytes
 }
 
 // upload copies the tables to the device (from Go memory: the driver

@@ -160,9 +160,9 @@ func run(env cli.Env, args []string) int {
 	return 0
 }
 
-// pendingBackend is the backend being set up. A GPU's set-up (context,
-// kernel modules, tables: a good part of a second) runs while the first
-// chunk of input is read.
+// pendingBackend is the backend being set up. A GPU's set-up (driver,
+// context, kernel modules, tables: about a quarter of a second on an H100
+// host, most of it the driver's) runs while the input is read.
 type pendingBackend struct {
 	done    chan struct{}
 	backend pairhmm.Backend
