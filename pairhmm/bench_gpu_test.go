@@ -202,8 +202,8 @@ func BenchmarkGPULong(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer g.Close()
-				reportResources(b, g)
 				runGPUBench(b, g, groups)
+				reportResources(b, g) // after the timed loop, which resets metrics
 			})
 		}
 	}
