@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/hmmgo/hmmgo/gpu/cuda"
 )
 
 // equalBatch returns groups of 64 reads of readLen against 16 haplotypes
@@ -148,5 +150,79 @@ func BenchmarkGPUConfigs(b *testing.B) {
 				runGPUBench(b, g, groups)
 			})
 		}
+	}
+}
+
+// longBatch returns groups of 6 reads of readLen against 3 haplotypes of
+// hapLen (the shape of bench/pairhmm_gpu.sh's long600x1200 set, qualities
+// 10-30), about cells DP cells in all.
+func longBatch(readLen, hapLen int, cells int64) []Group {
+	rng := rand.New(rand.NewPCG(uint64(readLen), 7))
+	templates := make([]Group, 32)
+	for i := range templates {
+		base := synthHap(rng, hapLen)
+		haps := make([][]byte, 3)
+		for h := range haps {
+			haps[h] = append([]byte(nil), base...)
+			haps[h][rng.IntN(hapLen)] = "ACGT"[rng.IntN(4)]
+		}
+		reads := make([]Read, 6)
+		for r := range reads {
+			reads[r] = synthRead(rng, haps[r%3], readLen, 10, 30, true)
+		}
+		templates[i] = Group{Reads: reads, Haplotypes: haps}
+	}
+	groups := make([]Group, max(1, int(cells/templates[0].Cells())))
+	for i := range groups {
+		groups[i] = templates[i%len(templates)]
+	}
+	return groups
+}
+
+// BenchmarkGPULong compares configurations for reads longer than the
+// 32x16 bin takes (and 500-base reads, which it takes), each as the only
+// bin, with the float and double kernels' registers and local memory
+// (spills) per thread.
+//
+//	pairhmm.test -test.run '^$' -test.bench GPULong -test.benchtime 2x
+func BenchmarkGPULong(b *testing.B) {
+	devs := usableGPUs(b)
+	for _, c := range []struct {
+		readLen, hapLen int
+		cfgs            []gpuConfig
+	}{
+		{500, 2000, []gpuConfig{{32, 16}, {32, 20}}},
+		{600, 1200, []gpuConfig{{32, 19}, {32, 20}, {32, 24}, {32, 28}, {32, 32}}},
+	} {
+		groups := longBatch(c.readLen, c.hapLen, benchCells()/5)
+		for _, cfg := range c.cfgs {
+			b.Run(fmt.Sprintf("%dx%d/%s", c.readLen, c.hapLen, cfg), func(b *testing.B) {
+				g, err := newGPUOnDevices(devs[:1], GPUOptions{configs: []gpuConfig{cfg}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer g.Close()
+				runGPUBench(b, g, groups)
+				reportResources(b, g) // after the timed loop, which resets metrics
+			})
+		}
+	}
+}
+
+// reportResources reports the registers and local memory per thread of
+// the first configuration's kernels.
+func reportResources(b *testing.B, g *GPU) {
+	for _, k := range []struct {
+		name string
+		f    gpuFunction
+	}{{"float", g.devs[0].float[0]}, {"double", g.devs[0].double[0]}} {
+		f, ok := k.f.(*cuda.Function)
+		if !ok {
+			return
+		}
+		regs, _ := f.Attribute(cuda.FuncNumRegs)
+		local, _ := f.Attribute(cuda.FuncLocalSizeBytes)
+		b.ReportMetric(float64(regs), k.name+"-regs")
+		b.ReportMetric(float64(local), k.name+"-local-B")
 	}
 }

@@ -47,6 +47,12 @@ type GPUStats struct {
 	// compilation or the kernel cache, and loading the modules), summed
 	// over devices: start-up cost, measured so that it can be reduced.
 	ModuleTime time.Duration
+	// Host time spent in Compute, summed over devices: packing chunks
+	// (AllocTime of it growing the pinned and device buffers), finishing
+	// them (waiting for the device, writing results, the double pass:
+	// DoubleTime of it), and scoring reads too long for the kernels on
+	// the CPU (CPUTime, beside the GPU work).
+	PackTime, AllocTime, FinishTime, DoubleTime, CPUTime time.Duration
 }
 
 // GPU is the CUDA backend. It gives the same numbers as the CPU backend:
@@ -64,6 +70,7 @@ type GPU struct {
 
 	mu    sync.Mutex
 	stats GPUStats
+	setup []SetupStep
 }
 
 type gpuDevice struct {
@@ -72,12 +79,14 @@ type gpuDevice struct {
 	tabs32, tabs64 [2]gpuBuffer  // ph2pr, matchToMatch
 	slots          [2]*gpuSlot
 	moduleTime     time.Duration
+	setup          []SetupStep
 }
 
 func newGPU(rts []gpuRuntime, opt GPUOptions) (*GPU, error) {
 	if len(rts) == 0 {
 		return nil, errors.New("pairhmm: no GPU device")
 	}
+	prepareGPUTables()
 	if opt.ChunkPairs <= 0 {
 		opt.ChunkPairs = 1 << 21
 	}
@@ -109,6 +118,9 @@ func newGPU(rts []gpuRuntime, opt GPUOptions) (*GPU, error) {
 		}
 		g.devs = append(g.devs, d)
 		g.stats.ModuleTime += d.moduleTime
+		for _, st := range d.setup {
+			g.addSetup(st.Name, st.Time)
+		}
 	}
 	return g, nil
 }
@@ -147,6 +159,12 @@ func newGPUDevice(rt gpuRuntime, configs []gpuConfig, v gpuVariant) (*gpuDevice,
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	step := func(name string) {
+		now := time.Now()
+		d.setup = append(d.setup, SetupStep{name, now.Sub(t0)})
+		t0 = now
+	}
+	step(fmt.Sprintf("kernel modules (%d, cache or NVRTC, load)", len(configs)))
 	for i := range d.slots {
 		s := &gpuSlot{}
 		d.slots[i] = s
@@ -164,10 +182,12 @@ func newGPUDevice(rt gpuRuntime, configs []gpuConfig, v gpuVariant) (*gpuDevice,
 			return nil, err
 		}
 	}
-	t32, t64 := tables32(), tables64()
+	step("streams and events")
+	tabs := waitGPUTables()
+	step("quality tables (host, waited for)")
 	var err error
-	if d.tabs32, err = d.upload(floatBytes(t32.ph2pr[:]), floatBytes(t32.fullMatchToMatch())); err == nil {
-		d.tabs64, err = d.upload(doubleBytes(t64.ph2pr[:]), doubleBytes(t64.fullMatchToMatch()))
+	if d.tabs32, err = d.upload(tabs.ph32, tabs.mm32); err == nil {
+		d.tabs64, err = d.upload(tabs.ph64, tabs.mm64)
 	}
 	if err == nil {
 		err = d.slots[0].s.Synchronize()
@@ -176,6 +196,7 @@ func newGPUDevice(rt gpuRuntime, configs []gpuConfig, v gpuVariant) (*gpuDevice,
 		d.close()
 		return nil, err
 	}
+	step("quality tables upload")
 	return d, nil
 }
 
@@ -266,6 +287,11 @@ func (g *GPU) addStats(s GPUStats) {
 	g.stats.Chunks += s.Chunks
 	g.stats.BytesIn += s.BytesIn
 	g.stats.KernelTime += s.KernelTime
+	g.stats.PackTime += s.PackTime
+	g.stats.AllocTime += s.AllocTime
+	g.stats.FinishTime += s.FinishTime
+	g.stats.DoubleTime += s.DoubleTime
+	g.stats.CPUTime += s.CPUTime
 }
 
 // unit is a piece of a group for one chunk: some of its reads (all short
@@ -286,19 +312,31 @@ func (g *GPU) Compute(groups []Group, out [][]float64) error {
 	if len(g.devs) == 0 {
 		return errors.New("pairhmm: the GPU backend is closed")
 	}
-	// Reads longer than the largest kernel go to the CPU, concurrently.
+	// Reads longer than the largest kernel go to the CPU, concurrently,
+	// each group's together (so that the CPU kernels fill their lanes).
 	gpuReads := make([][]int32, len(groups))
 	var long []Group
-	var longAt [][2]int
+	var longOf []int     // the group each of long's came from
+	var longAt [][]int32 // and the reads' numbers there
 	for gi := range groups {
+		var ids []int32
 		for ri, r := range groups[gi].Reads {
 			if len(r.Bases) > g.maxLen {
-				long = append(long, Group{Reads: groups[gi].Reads[ri : ri+1], Haplotypes: groups[gi].Haplotypes})
-				longAt = append(longAt, [2]int{gi, ri})
+				ids = append(ids, int32(ri))
 				continue
 			}
 			gpuReads[gi] = append(gpuReads[gi], int32(ri))
 		}
+		if len(ids) == 0 {
+			continue
+		}
+		reads := make([]Read, len(ids))
+		for i, ri := range ids {
+			reads[i] = groups[gi].Reads[ri]
+		}
+		long = append(long, Group{Reads: reads, Haplotypes: groups[gi].Haplotypes})
+		longOf = append(longOf, gi)
+		longAt = append(longAt, ids)
 	}
 	var wg sync.WaitGroup
 	var cpuErr error
@@ -306,6 +344,7 @@ func (g *GPU) Compute(groups []Group, out [][]float64) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			t0 := time.Now()
 			res := make([][]float64, len(long))
 			var pairs int64
 			for i := range long {
@@ -315,11 +354,13 @@ func (g *GPU) Compute(groups []Group, out [][]float64) error {
 			if cpuErr = g.cpu.Compute(long, res); cpuErr != nil {
 				return
 			}
-			for i, at := range longAt {
-				nh := len(groups[at[0]].Haplotypes)
-				copy(out[at[0]][at[1]*nh:(at[1]+1)*nh], res[i])
+			for i, gi := range longOf {
+				nh := len(groups[gi].Haplotypes)
+				for j, ri := range longAt[i] {
+					copy(out[gi][int(ri)*nh:(int(ri)+1)*nh], res[i][j*nh:(j+1)*nh])
+				}
 			}
-			g.addStats(GPUStats{CPUPairs: pairs})
+			g.addStats(GPUStats{CPUPairs: pairs, CPUTime: time.Since(t0)})
 		}()
 	}
 	// Chunks go to whichever device asks first; each device keeps two in

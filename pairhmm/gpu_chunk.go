@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"sync"
+	"time"
 
 	"github.com/hmmgo/hmmgo/gpu/cuda"
 )
@@ -139,6 +140,7 @@ func (s *gpuSlot) ensureRedo(rt gpuRuntime, n int) error {
 // neighbouring groups of threads (which share a warp) usually work on the
 // same haplotype and finish together.
 func (d *gpuDevice) pack(g *GPU, s *gpuSlot, groups []Group, c chunk) error {
+	t0 := time.Now()
 	nReads, readBytes, nHaps, hapBytes := 0, 0, 0, 0
 	for _, u := range c.units {
 		for _, r := range u.reads {
@@ -151,9 +153,11 @@ func (d *gpuDevice) pack(g *GPU, s *gpuSlot, groups []Group, c chunk) error {
 		nHaps += u.h1 - u.h0
 	}
 	lay := layoutFor(nReads, readBytes, nHaps, hapBytes, c.pairs)
+	ta := time.Now()
 	if err := s.ensure(d.rt, lay.total); err != nil {
 		return err
 	}
+	alloc := time.Since(ta)
 	s.lay = lay
 	buf := s.host.Bytes()
 	arr := func(a int) []byte { return buf[lay.off[a]:] }
@@ -263,6 +267,8 @@ func (d *gpuDevice) pack(g *GPU, s *gpuSlot, groups []Group, c chunk) error {
 		}
 		s.stats.Cells += rl * hl
 	}
+	s.stats.AllocTime = alloc
+	s.stats.PackTime = time.Since(t0)
 	return nil
 }
 
@@ -331,6 +337,7 @@ func (d *gpuDevice) launchBins(g *GPU, s *gpuSlot, fns []gpuFunction, elemBytes 
 // float sum GATK accepts, and recomputes the others in double precision
 // on the device (below the double range: the rescaled pass, on the CPU).
 func (d *gpuDevice) finish(g *GPU, s *gpuSlot, groups []Group, out [][]float64) error {
+	t0 := time.Now()
 	if err := s.s.Synchronize(); err != nil {
 		return err
 	}
@@ -354,12 +361,15 @@ func (d *gpuDevice) finish(g *GPU, s *gpuSlot, groups []Group, out [][]float64) 
 		return redo
 	})
 	if len(redo) > 0 {
+		td := time.Now()
 		scaled, err := d.doublePass(g, s, redo, groups, out)
 		if err != nil {
 			return err
 		}
 		st.DoublePairs, st.ScaledPairs = int64(len(redo)), int64(scaled)
+		st.DoubleTime = time.Since(td)
 	}
+	st.FinishTime = time.Since(t0)
 	g.addStats(st)
 	return nil
 }

@@ -17,7 +17,9 @@ func NewGPU(devs []*cuda.Device, opt GPUOptions) (*GPU, error) {
 }
 
 func newGPUOnDevices(devs []*cuda.Device, opt GPUOptions) (*GPU, error) {
+	prepareGPUTables() // beside the contexts' creation
 	rts := make([]gpuRuntime, 0, len(devs))
+	t0 := time.Now()
 	for _, d := range devs {
 		ctx, err := d.Context()
 		if err != nil {
@@ -25,7 +27,13 @@ func newGPUOnDevices(devs []*cuda.Device, opt GPUOptions) (*GPU, error) {
 		}
 		rts = append(rts, &cudaRuntime{dev: d, ctx: ctx})
 	}
-	return newGPU(rts, opt)
+	ctxTime := time.Since(t0)
+	g, err := newGPU(rts, opt)
+	if err != nil {
+		return nil, err
+	}
+	g.setup = append([]SetupStep{{"contexts (primary, retained)", ctxTime}}, g.setup...)
+	return g, nil
 }
 
 // cudaRuntime is gpuRuntime over gpu/cuda and gpu/nvrtc.

@@ -295,7 +295,7 @@ func hostSideGroups(t testing.TB, withShared bool) []Group {
 	rng := rand.New(rand.NewPCG(9, 9))
 	haps := [][]byte{synthHap(rng, 700), synthHap(rng, 900), synthHap(rng, 1500)}
 	var reads []Read
-	for _, n := range []int{600, 513, 512, 511, 300, 152, 153, 104, 105, 100, 64, 17, 16, 1} {
+	for _, n := range []int{1100, 1025, 1024, 600, 513, 512, 511, 300, 152, 153, 104, 105, 100, 64, 17, 16, 1} {
 		reads = append(reads, synthRead(rng, haps[0], n, 20, 50, n != 511 && n != 100 && n != 16))
 	}
 	groups = append(groups, Group{Reads: reads, Haplotypes: haps})
@@ -432,8 +432,8 @@ func TestKernelOptionsAreExact(t *testing.T) {
 			t.Fatalf("length %d: bin %d", n, b)
 		}
 	}
-	if gpuBin(gpuConfigs, 513) != -1 {
-		t.Error("a 513-base read has a bin")
+	if gpuBin(gpuConfigs, 1025) != -1 {
+		t.Error("a 1025-base read has a bin")
 	}
 }
 

@@ -87,11 +87,18 @@ func (c gpuConfig) warps(elemBytes int, v gpuVariant) int {
 // bins at 104 and 152 bases fit the common Illumina read lengths (100,
 // 101, 150, 151) closely. Rows per thread stay at or below 20 where the
 // float kernel's registers (8 values per row) allow it without spills.
+// Reads of 513 to 1024 bases (long reads, long insertions) need more rows
+// per thread: on an H100 (BenchmarkGPULong, 2026-11-27) the float kernels
+// run at 1.49 (32x19), 1.36 (32x20), 1.19 (32x24), 1.23 (32x28) and 0.88
+// TCUPS (32x32) on 600x1200 pairs, against 1.93 for 32x16 on 500x2000:
+// slower than the short bins, still far faster than the CPU, which
+// takes longer reads.
 var gpuConfigs = []gpuConfig{
 	{4, 4}, {4, 8}, {4, 12}, {4, 16}, {4, 20},
 	{8, 13}, {8, 16}, {8, 19},
 	{16, 12}, {16, 16},
 	{32, 10}, {32, 12}, {32, 14}, {32, 16},
+	{32, 19}, {32, 20}, {32, 24}, {32, 28}, {32, 32},
 }
 
 // kernelOptions are the NVRTC options of one configuration. Fast math

@@ -86,7 +86,7 @@ func TestGPUSharedSets(t *testing.T) {
 }
 
 // syntheticGPUGroups: low qualities, long reads (up to and past the
-// kernels' 512), long haplotypes (1,000 to 5,000), unrelated pairs (double
+// kernels' 1024), long haplotypes (1,000 to 5,000), unrelated pairs (double
 // pass on the GPU, rescaled pass below the double range), every bin
 // boundary.
 func syntheticGPUGroups() []Group {
@@ -109,7 +109,7 @@ func syntheticGPUGroups() []Group {
 	}
 	add(bounds, []int{150, 700}, 10, 40, true)
 	add([]int{100, 80, 60, 40, 20}, []int{150, 160, 170}, 0, 15, true) // low qualities
-	add([]int{300, 400, 500, 512, 513, 700}, []int{1000, 1200}, 20, 45, true)
+	add([]int{300, 400, 500, 512, 513, 700, 1024, 1025, 1300}, []int{1000, 1200, 1500}, 20, 45, true)
 	add([]int{150, 250, 100}, []int{3000, 5000}, 10, 40, true)
 	add([]int{60, 90, 120}, []int{120, 200}, 20, 40, false)   // double pass
 	add([]int{500, 450, 700}, []int{800, 900}, 40, 60, false) // rescaled pass

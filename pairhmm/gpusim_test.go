@@ -3,6 +3,8 @@ package pairhmm
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/hmmgo/hmmgo/internal/ftz"
 )
 
 // simulateGroupKernel executes the schedule of ph_forward in pairhmm.cu
@@ -73,9 +75,9 @@ func simulateGroupKernel[T float32 | float64](rows []row[T], paddedHap []uint8, 
 			for r := 0; r < perLane; r++ {
 				oM, oX, oY := s.M[r], s.X[r], s.Y[r]
 				e := s.emis[s.code][r]
-				nM := (T(qM*s.mm[r]) + T(qX*s.gapm[r]) + T(qY*s.gapm[r])) * e
-				nX := T(pM*s.mx[r]) + T(pX*s.gcp[r])
-				nY := T(oM*s.my[r]) + T(oY*s.gcp[r])
+				nM := simMul(T(simMul(qM, s.mm[r])+simMul(qX, s.gapm[r]))+simMul(qY, s.gapm[r]), e)
+				nX := simMul(pM, s.mx[r]) + simMul(pX, s.gcp[r])
+				nY := simMul(oM, s.my[r]) + simMul(oY, s.gcp[r])
 				s.M[r], s.X[r], s.Y[r] = nM, nX, nY
 				pM, pX = nM, nX
 				qM, qX, qY = oM, oX, oY
@@ -94,6 +96,16 @@ func simulateGroupKernel[T float32 | float64](rows []row[T], paddedHap []uint8, 
 		lanes[0].upM, lanes[0].upX, lanes[0].upY = 0, 0, initY
 	}
 	return lanes[lastLane].sumM + lanes[lastLane].sumX
+}
+
+// simMul is a product of the kernel: in float, flushed to zero when
+// subnormal, as the kernels compiled with --ftz=true and the CPU's float
+// pass (ftz.Mul) compute it; in double, plain.
+func simMul[T float32 | float64](a, b T) T {
+	if f, ok := any(a).(float32); ok {
+		return T(ftz.Mul(f, float32(b)))
+	}
+	return a * b
 }
 
 // padHap returns codes with pad N codes on each side.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"compress/gzip"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -87,5 +88,23 @@ func TestApproxLog10SumLog10(t *testing.T) {
 	// far apart: the larger wins
 	if got := approxLog10SumLog10(jac, -20, -1); got != -1 {
 		t.Errorf("far apart: %v", got)
+	}
+}
+
+// TestFullMatchToMatchParallel: the double table filled on all cores for
+// the GPU is the lazy table entry for entry.
+func TestFullMatchToMatchParallel(t *testing.T) {
+	t64 := tables64()
+	full := t64.fullMatchToMatch()
+	for hi := 0; hi <= MaxQual; hi++ {
+		for lo := 0; lo <= hi; lo++ {
+			want := matchToMatchEntry(t64.jacobian, hi, lo, exp10, math.Log1p)
+			if got := full[hi*(hi+1)/2+lo]; math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("entry (%d, %d): %v, want %v", hi, lo, got, want)
+			}
+			if got := t64.matchToMatchProb(uint8(lo), uint8(hi)); got != want {
+				t.Fatalf("lazy entry (%d, %d) after the fill: %v, want %v", hi, lo, got, want)
+			}
+		}
 	}
 }

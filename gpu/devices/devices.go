@@ -208,8 +208,8 @@ type Prober func() ([]*cuda.Device, error)
 // Resolve applies the policy to the devices probe reports. Only a
 // contradiction or an impossible --gpu request is an error.
 func (r Request) Resolve(probe Prober, need Needs) (Choice, error) {
-	if r.Mode == Require && r.cpuFlag != "" {
-		return Choice{}, &cli.UsageError{Msg: fmt.Sprintf("%s and %s contradict each other", r.flagText(), r.cpuFlag)}
+	if err := r.Conflict(); err != nil {
+		return Choice{}, err
 	}
 	if r.Mode == Never || r.cpuFlag != "" {
 		return Choice{}, nil
@@ -267,14 +267,30 @@ func (r Request) Resolve(probe Prober, need Needs) (Choice, error) {
 	return Choice{Devices: chosen, Note: note}, nil
 }
 
+// Conflict returns the usage error of a self-contradicting request (--gpu
+// with --nogpu), which Resolve and Select also return, so that a command
+// that selects devices in the background can still reject the command
+// line first.
+func (r Request) Conflict() error {
+	if r.Mode == Require && r.cpuFlag != "" {
+		return &cli.UsageError{Msg: fmt.Sprintf("%s and %s contradict each other", r.flagText(), r.cpuFlag)}
+	}
+	return nil
+}
+
 // Usable is the production Prober: the driver's devices, provided NVRTC
 // is there too, since every hmmgo kernel is compiled at run time.
 func Usable() ([]*cuda.Device, error) {
+	// NVRTC loads (about 8 ms) while the driver initialises (about 100 ms
+	// on an H100 host): only the wait for the slower one remains.
+	nv := make(chan error, 1)
+	go func() { nv <- nvrtc.Load() }()
 	ds, err := cuda.Devices()
+	nverr := <-nv
 	if err != nil {
 		return nil, err
 	}
-	if err := nvrtc.Load(); err != nil {
+	if err := nverr; err != nil {
 		return nil, fmt.Errorf("%d GPU(s) present but kernels cannot be compiled: %w", len(ds), err)
 	}
 	return ds, nil

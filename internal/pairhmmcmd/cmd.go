@@ -10,9 +10,11 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/hmmgo/hmmgo/gpu/cuda"
 	"github.com/hmmgo/hmmgo/gpu/devices"
 	"github.com/hmmgo/hmmgo/internal/cli"
 	"github.com/hmmgo/hmmgo/pairhmm"
@@ -63,6 +65,11 @@ const (
 	gpuChunkCells   = 1 << 34
 	firstChunkCells = 1 << 28
 	chunkPairs      = 1 << 22
+	// While a GPU is being set up, reading runs ahead by up to earlyCells
+	// cells in up to earlyChunks chunks (the first few, which double in
+	// size from firstChunkCells).
+	earlyCells  = 1 << 33
+	earlyChunks = 8
 )
 
 func run(env cli.Env, args []string) int {
@@ -117,6 +124,9 @@ func run(env cli.Env, args []string) int {
 		return cli.Fail(env, "pairhmm", err)
 	}
 	start := time.Now()
+	if *verbose {
+		cuda.EnableCallTimes() // before the driver loads: the set-up is what matters
+	}
 	pb, err := chooseBackend(env, gpu, *threads, *kernel)
 	if err != nil {
 		var ue *cli.UsageError
@@ -138,27 +148,52 @@ func run(env cli.Env, args []string) int {
 	}
 	if *verbose {
 		backend, _ := pb.wait()
-		report(env.Stderr, backend, pb, time.Since(start))
+		pb.processT = time.Since(start)
+		name := backend.Name() // before Close, which forgets the devices
+		if c, ok := backend.(io.Closer); ok {
+			t0 := time.Now()
+			c.Close() // the deferred Close then has nothing left to do
+			pb.closeT = time.Since(t0)
+		}
+		report(env.Stderr, name, backend, pb, time.Since(start))
 	}
 	return 0
 }
 
-// pendingBackend is the backend being set up. A GPU's set-up (context,
-// kernel modules, tables: a good part of a second) runs while the first
-// chunk of input is read.
+// pendingBackend is the backend being set up. A GPU's set-up (driver,
+// context, kernel modules, tables: about a quarter of a second on an H100
+// host, most of it the driver's) runs while the input is read.
 type pendingBackend struct {
 	done    chan struct{}
 	backend pairhmm.Backend
 	err     error
-	gpu     bool          // a GPU backend was asked for (chunk sizes)
-	cpu     atomic.Bool   // it fell back to the CPU
+	gpu     bool          // a GPU may be used (chunk sizes)
+	cpu     atomic.Bool   // it runs on the CPU after all
 	selectT time.Duration // choosing the devices (driver and NVRTC loaded)
 	setupT  time.Duration // pairhmm.NewGPU
+
+	// For --verbose, times since the command started: the backend ready,
+	// the first chunk read, and the results written; and the time spent
+	// waiting for the backend, computing, and closing it.
+	start                       time.Time
+	readyAt, firstReadAt        time.Duration
+	waitT, computeT             time.Duration
+	processT, closeT, totalRead time.Duration
 }
 
 func (pb *pendingBackend) wait() (pairhmm.Backend, error) {
 	<-pb.done
 	return pb.backend, pb.err
+}
+
+// ready reports whether wait would return at once.
+func (pb *pendingBackend) ready() bool {
+	select {
+	case <-pb.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // chunkCells is the most cells a chunk may hold: small at first, so that
@@ -178,17 +213,18 @@ func (pb *pendingBackend) chunkCells(prev int64) int64 {
 // chooseBackend applies the --gpu policy (gpu/devices) and starts setting
 // up the backend. A GPU that is present but cannot be set up (e.g. the
 // kernels do not compile) is an error with --gpu and a note before
-// falling back to the CPU without it.
+// falling back to the CPU without it. Unless the command line rules the
+// GPU out, choosing the devices (loading the driver and NVRTC, about a
+// tenth of a second) runs in the background too, so that reading starts
+// at once; an unusable --gpu request is reported by wait.
 func chooseBackend(env cli.Env, gpu devices.Request, threads int, kernel string) (*pendingBackend, error) {
-	pb := &pendingBackend{done: make(chan struct{})}
-	cpu := pairhmm.NewCPU(pairhmm.CPUOptions{Threads: threads, Kernel: kernel})
-	t0 := time.Now()
-	devs, err := devices.Select(env.Stderr, "pairhmm", gpu, devices.Needs{})
-	pb.selectT = time.Since(t0)
-	if err != nil {
+	pb := &pendingBackend{done: make(chan struct{}), start: time.Now()}
+	if err := gpu.Conflict(); err != nil {
 		return nil, err
 	}
-	if len(devs) == 0 {
+	cpu := pairhmm.NewCPU(pairhmm.CPUOptions{Threads: threads, Kernel: kernel})
+	if gpu.CPUOnly() {
+		pb.cpu.Store(true)
 		pb.backend = cpu
 		close(pb.done)
 		return pb, nil
@@ -196,7 +232,21 @@ func chooseBackend(env cli.Env, gpu devices.Request, threads int, kernel string)
 	pb.gpu = true
 	go func() {
 		defer close(pb.done)
+		defer func() { pb.readyAt = time.Since(pb.start) }()
 		t0 := time.Now()
+		devs, err := devices.Select(env.Stderr, "pairhmm", gpu, devices.Needs{})
+		pb.selectT = time.Since(t0)
+		switch {
+		case err != nil:
+			pb.cpu.Store(true)
+			pb.err = err
+			return
+		case len(devs) == 0:
+			pb.cpu.Store(true)
+			pb.backend = cpu
+			return
+		}
+		t0 = time.Now()
 		g, err := pairhmm.NewGPU(devs, pairhmm.GPUOptions{Threads: threads, Kernel: kernel})
 		pb.setupT = time.Since(t0)
 		switch {
@@ -213,15 +263,33 @@ func chooseBackend(env cli.Env, gpu devices.Request, threads int, kernel string)
 	return pb, nil
 }
 
-// report prints what ran, for --verbose.
-func report(w io.Writer, backend pairhmm.Backend, pb *pendingBackend, wall time.Duration) {
-	fmt.Fprintf(w, "hmmgo pairhmm: %s; wall time %.3f s\n", backend.Name(), wall.Seconds())
+// report prints what ran, for --verbose: the backend, the command's
+// timeline, and for a GPU its set-up step by step, the driver and NVRTC
+// calls that took longest, and the counters of the work.
+func report(w io.Writer, name string, backend pairhmm.Backend, pb *pendingBackend, wall time.Duration) {
+	fmt.Fprintf(w, "hmmgo pairhmm: %s; wall time %.3f s\n", name, wall.Seconds())
 	g, ok := backend.(*pairhmm.GPU)
 	if !ok {
 		return
 	}
 	fmt.Fprintf(w, "hmmgo pairhmm: set-up: devices %.1f ms, GPU backend %.1f ms (kernel modules %.1f ms; overlapped with reading)\n",
 		ms(pb.selectT), ms(pb.setupT), ms(g.Stats().ModuleTime))
+	fmt.Fprintf(w, "hmmgo pairhmm: timeline (ms from start): backend ready %.1f, first chunk read %.1f, all read %.1f, scored and written %.1f;"+
+		" waited for the backend %.1f, scoring %.1f, closing the backend %.1f\n",
+		ms(pb.readyAt), ms(pb.firstReadAt), ms(pb.totalRead), ms(pb.processT), ms(pb.waitT), ms(pb.computeT), ms(pb.closeT))
+	var steps []string
+	for _, st := range g.Setup() {
+		steps = append(steps, fmt.Sprintf("%s %.1f", st.Name, ms(st.Time)))
+	}
+	fmt.Fprintf(w, "hmmgo pairhmm: GPU backend steps (ms): %s\n", strings.Join(steps, ", "))
+	var calls []string
+	for i, c := range cuda.CallTimes() {
+		if i == 12 || c.Total < 100*time.Microsecond {
+			break
+		}
+		calls = append(calls, fmt.Sprintf("%s %.1f (%d)", c.Name, ms(c.Total), c.Calls))
+	}
+	fmt.Fprintf(w, "hmmgo pairhmm: slowest driver/NVRTC calls, ms (calls): %s\n", strings.Join(calls, ", "))
 	st := g.Stats()
 	tcups := 0.0
 	if st.KernelTime > 0 {
@@ -231,6 +299,8 @@ func report(w io.Writer, backend pairhmm.Backend, pb *pendingBackend, wall time.
 		"%d pairs recomputed in double, %d rescaled on the CPU; %d pairs of reads too long for the kernels on the CPU\n",
 		st.Pairs, st.Cells, st.Chunks, float64(st.BytesIn)/1e6, st.KernelTime.Seconds()*1e3, tcups,
 		st.DoublePairs, st.ScaledPairs, st.CPUPairs)
+	fmt.Fprintf(w, "hmmgo pairhmm: GPU host work (ms): packing %.1f (growing buffers %.1f), finishing %.1f (double pass %.1f), long reads on the CPU %.1f\n",
+		ms(st.PackTime), ms(st.AllocTime), ms(st.FinishTime), ms(st.DoubleTime), ms(st.CPUTime))
 }
 
 func ms(d time.Duration) float64 { return d.Seconds() * 1e3 }
@@ -268,23 +338,41 @@ func process(env cli.Env, inName, outName, format string, pb *pendingBackend, pa
 	w := bufio.NewWriterSize(of, 1<<20)
 	progress := cli.IsTerminal(env.Stderr)
 	// Three stages overlap: reading chunk i+1, scoring chunk i, writing
-	// chunk i-1.
+	// chunk i-1. Before the backend is ready, reading runs ahead through
+	// early (up to earlyCells cells), and the chunks read by then are
+	// scored as one batch, which a GPU pipelines by itself.
 	stop := make(chan struct{})
 	defer close(stop)
+	early := make(chan scored, earlyChunks)
 	read := make(chan scored, 1)
 	go func() {
 		defer close(read)
-		var cells int64
+		out := early
+		defer func() {
+			if out == early {
+				close(early)
+			}
+		}()
+		var cells, ahead int64
+		defer func() { pb.totalRead = time.Since(pb.start) }()
 		for {
 			cells = pb.chunkCells(cells)
 			chunk, err := readChunk(records, cells)
+			if pb.firstReadAt == 0 {
+				pb.firstReadAt = time.Since(pb.start)
+			}
+			if out == early && (pb.ready() || ahead >= earlyCells || len(early) == cap(early)) {
+				close(early)
+				out = read
+			}
 			if len(chunk) > 0 || err != io.EOF {
 				select {
-				case read <- scored{groups: chunk, err: err}:
+				case out <- scored{groups: chunk, err: err}:
 				case <-stop:
 					return
 				}
 			}
+			ahead += cells
 			if err != nil {
 				return
 			}
@@ -306,23 +394,60 @@ func process(env cli.Env, inName, outName, format string, pb *pendingBackend, pa
 		writerDone <- done
 	}()
 	var failure error
-	for c := range read {
+	score := func(c scored) bool {
 		if len(c.groups) > 0 {
+			t0 := time.Now()
 			backend, err := pb.wait()
 			if err != nil {
 				failure = err
-				break
+				return false
 			}
+			t1 := time.Now()
+			pb.waitT += t1.Sub(t0)
 			res, err := pairhmm.ComputeGroups(c.groups, pairhmm.Options{Backend: backend})
+			pb.computeT += time.Since(t1)
 			if err != nil {
 				failure = err
-				break
+				return false
 			}
 			written <- scored{groups: c.groups, res: res}
 		}
 		if c.err != nil && c.err != io.EOF {
 			failure = c.err
+			return false
+		}
+		return true
+	}
+	ok := true
+	for c := range early {
+		if !ok {
+			continue // let the reader move on to read, then stop it
+		}
+		pb.wait()
+		// Everything read ahead meanwhile joins this batch.
+		for more := true; more && c.err == nil; {
+			select {
+			case next, open := <-early:
+				if !open {
+					more = false
+					break
+				}
+				c.groups = append(c.groups, next.groups...)
+				c.err = next.err
+			default:
+				more = false
+			}
+		}
+		ok = score(c)
+	}
+	for c := range read {
+		if ok = ok && score(c); !ok {
 			break
+		}
+	}
+	if failure == nil {
+		if _, err := pb.wait(); err != nil { // an unusable --gpu on empty input
+			failure = err
 		}
 	}
 	close(written)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unsafe"
 )
 
@@ -59,7 +60,11 @@ func (e *OpenError) Unwrap() error {
 func Open(candidates []string) (*Lib, error) {
 	oe := &OpenError{}
 	for _, c := range candidates {
+		t0 := time.Now()
 		h, err := dlopen(c)
+		if timing.Load() {
+			statFor("dlopen " + filepath.Base(c)).add(time.Since(t0))
+		}
 		if err == nil {
 			return &Lib{Path: c, handle: h}, nil
 		}
@@ -96,6 +101,7 @@ func missingFile(path, msg string) bool {
 type Proc struct {
 	Name string
 	Addr uintptr
+	stat *callStat // where Call adds its time (EnableTimes)
 }
 
 // Found reports whether the symbol resolved.
@@ -105,7 +111,7 @@ func (p *Proc) Found() bool { return p.Addr != 0 }
 func (l *Lib) Sym(names ...string) (Proc, error) {
 	for _, n := range names {
 		if a, err := dlsym(l.handle, n); err == nil && a != 0 {
-			return Proc{Name: n, Addr: a}, nil
+			return Proc{Name: n, Addr: a, stat: statFor(n)}, nil
 		}
 	}
 	return Proc{Name: names[0]}, fmt.Errorf("%s lacks %s", l.Path, strings.Join(names, " and "))
@@ -122,6 +128,12 @@ func (l *Lib) Sym(names ...string) (Proc, error) {
 func (p *Proc) Call(args ...uintptr) int32 {
 	if p.Addr == 0 {
 		panic("dl: call of unresolved symbol " + p.Name)
+	}
+	if timing.Load() && p.stat != nil {
+		t0 := time.Now()
+		r := callC(p.Addr, args...)
+		p.stat.add(time.Since(t0))
+		return int32(r)
 	}
 	return int32(callC(p.Addr, args...))
 }
