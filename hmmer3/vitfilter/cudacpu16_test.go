@@ -1,0 +1,161 @@
+package vitfilter
+
+import (
+	"math/rand"
+	"path/filepath"
+	"testing"
+
+	"github.com/hmmgo/hmmgo/alphabet"
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
+	"github.com/hmmgo/hmmgo/internal/testmodels"
+	"github.com/hmmgo/hmmgo/internal/testutil"
+)
+
+// consensus is a high-scoring target: the best residue of nodes a..b,
+// the stretch repeated reps times between random flanks (long repeats
+// overflow HMMER's 16 bits).
+func consensus(rng *rand.Rand, om *oprofile.VitProfile, K, reps int) []byte {
+	a := 1 + rng.Intn(om.M)
+	b := min(om.M, a+rng.Intn(200))
+	dsq := randomSeq(rng, rng.Intn(30), K)
+	for r := 0; r < reps; r++ {
+		for k := a; k <= b; k++ {
+			best := 0
+			for x := 1; x < K; x++ {
+				if om.RWV[x][k] > om.RWV[best][k] {
+					best = x
+				}
+			}
+			dsq = append(dsq, byte(best))
+		}
+		dsq = append(dsq, randomSeq(rng, rng.Intn(20), K)...)
+	}
+	return dsq
+}
+
+// shimTargets mixes random targets of 0 to 300 residues, a few long
+// ones, strong hits, overflowing repeats and targets of one residue code
+// (code floor: a code with no allowed match when the profile has one).
+func shimTargets(rng *rand.Rand, om *oprofile.VitProfile, K, Kp, n int, floor int) [][]byte {
+	var dsqs [][]byte
+	for i := 0; i < n; i++ {
+		dsqs = append(dsqs, randomSeq(rng, rng.Intn(301), K))
+	}
+	dsqs = append(dsqs, randomSeq(rng, 2500, K), nil, randomSeq(rng, 1, K))
+	for i := 0; i < 4; i++ {
+		dsqs = append(dsqs, consensus(rng, om, K, 1), consensus(rng, om, K, 1+rng.Intn(3)))
+	}
+	dsqs = append(dsqs, consensus(rng, om, K, 40))
+	if floor >= 0 {
+		one := make([]byte, 1+rng.Intn(50))
+		for i := range one {
+			one[i] = byte(floor)
+		}
+		dsqs = append(dsqs, one)
+	}
+	return dsqs
+}
+
+// withDDBound sets HMMER's lazy-F bound (oprofile computes it from the
+// model; randomProfile leaves it 0): the most a D->D step and the D->M
+// after it gain over the B->M entry they compete with.
+func withDDBound(p *oprofile.VitProfile) *oprofile.VitProfile {
+	p.DDBound = -32768
+	for k := 2; k < p.M-1; k++ {
+		p.DDBound = max(p.DDBound, int(p.T[k][oprofile.VDD])+int(p.T[k+2][oprofile.VDM])-int(p.T[k+2][oprofile.VBM]))
+	}
+	return p
+}
+
+// floorsProfile is a wild random profile kept inside planDPX's domain:
+// impossible (-32768) transitions and match scores everywhere except
+// B->M, no positive scores beyond ordinary ones. Code Kp-1 matches
+// nothing.
+func floorsProfile(rng *rand.Rand, M, Kp int) *oprofile.VitProfile {
+	p := randomProfile(rng, M, Kp, true)
+	for k := 1; k <= M; k++ {
+		for x := range p.RWV {
+			if p.RWV[x][k] > 1500 {
+				p.RWV[x][k] = 1500
+			}
+		}
+		p.RWV[Kp-1][k] = -32768
+		t := &p.T[k]
+		if t[oprofile.VBM] < -9000 {
+			t[oprofile.VBM] = -9000
+		}
+		for i := range t {
+			t[i] = min(t[i], 0)
+		}
+	}
+	p.Stripe()
+	return withDDBound(p)
+}
+
+// TestKernelsOnCPURandom: random profiles of 1 to 1000 nodes (every
+// shape family), ordinary, with floors (impossible transitions and
+// matches) and wild (positive or extreme scores: vit_kernel only).
+func TestKernelsOnCPURandom(t *testing.T) {
+	saved := minHeadroom
+	minHeadroom = 0 // every model the argument covers takes vit16_kernel
+	defer func() { minHeadroom = saved }()
+	rng := rand.New(rand.NewSource(16))
+	Ms := []int{1, 2, 3, 5, 8, 15, 16, 17, 31, 32, 33, 63, 64, 100, 127, 255, 256, 300, 513, 1000}
+	if testing.Short() {
+		Ms = []int{1, 3, 16, 33, 100, 300}
+	}
+	var c shimCounts
+	for i, M := range Ms {
+		const K, Kp = 20, 21
+		var om *oprofile.VitProfile
+		floor := -1
+		switch i % 3 {
+		case 0, 1:
+			om = withDDBound(randomProfile(rng, M, Kp, false))
+		case 2:
+			om, floor = floorsProfile(rng, M, Kp), Kp-1
+		}
+		shimScores(t, "random", om, Kp, shimTargets(rng, om, K, Kp, 40, floor), &c)
+		if i%4 == 3 {
+			om = withDDBound(randomProfile(rng, M, Kp, true))
+			shimScores(t, "wild", om, Kp, shimTargets(rng, om, K, Kp, 20, -1), &c)
+		}
+	}
+	t.Log(c)
+	if c.dpx == 0 || c.overflow == 0 {
+		t.Errorf("vit16_kernel not exercised: %v", c)
+	}
+}
+
+// TestKernelsOnCPUModels: the testdata models and the CUDAMPF query
+// models (M = 100..2405; where ../shared is present) with the default
+// headroom, against protein (or DNA) targets, strong hits and repeats.
+func TestKernelsOnCPUModels(t *testing.T) {
+	rng := rand.New(rand.NewSource(17))
+	amino, dna := alphabet.New(alphabet.Amino), alphabet.New(alphabet.DNA)
+	dir := testutil.Testdata(t, "hmmer3")
+	prot := testmodels.ReadDsqs(t, filepath.Join(dir, "prot.fa"), amino)
+	nuc := testmodels.ReadDsqs(t, filepath.Join(dir, "synth_dna.fa"), dna)
+	models := testmodels.ReadModels(t, filepath.Join(dir, "models", "*.hmm.gz"))
+	if !testing.Short() {
+		models = append(models, testmodels.ReadModels(t, filepath.Join(testutil.GPUData(t, "CUDAMPF/query_models"), "*.hmm.gz"))...)
+	}
+	var c shimCounts
+	for _, h := range models {
+		om := oprofile.Convert(profile.Config(h, profile.NewBackground(h.Alph), 100), h)
+		dsqs := nuc
+		if h.Alph.Type != alphabet.DNA {
+			dsqs = nil
+			for i := 0; i < 24; i++ {
+				dsqs = append(dsqs, prot[rng.Intn(len(prot))])
+			}
+		}
+		dsqs = append(dsqs[:len(dsqs):len(dsqs)], shimTargets(rng, &om.Vit, h.Alph.K, h.Alph.Kp, 8, -1)...)
+		shimScores(t, h.Name, &om.Vit, h.Alph.Kp, dsqs, &c)
+	}
+	t.Log(c)
+	if c.fallbackModels > 0 {
+		t.Errorf("real models left to vit_kernel: %v", c)
+	}
+}

@@ -1,0 +1,86 @@
+package vitfilter
+
+import (
+	"encoding/binary"
+
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+)
+
+// The host side of vit16_kernel (vit16.cu), the Viterbi filter in
+// native 16x2 DPX arithmetic on values biased by a per-target floor F;
+// docs/gpu-viterbi16.md has the argument that it is exact.
+
+// rescoreCode is vit16_kernel's result for a target it cannot score
+// exactly (vit_kernel scores it).
+const rescoreCode = 0x7ffffffe
+
+// minHeadroom is the least room, in score units, that a model must leave
+// between xB and the top of the kernel's window (32767 + min tBM - max
+// emission) for vit16_kernel to be worth running: with less, most
+// targets would be handed back. Exactness needs only >= 0; tests lower it.
+var minHeadroom = 4096
+
+// kernelChoice forces a kernel ("sat32": vit_kernel for every model);
+// tests and benchmarks set it.
+var kernelChoice = ""
+
+// dpxPlan is what vit16_kernel needs of a model beyond vit_kernel's
+// parameters.
+type dpxPlan struct {
+	tbmmin int // the lowest B->M entry: F = base + nmove + tbmmin
+	lim    int // 32767 - the largest match score: xE - F above it may overflow the window next row
+}
+
+// planDPX decides whether vit16_kernel can score om: every transition of
+// a real node <= 0 (so adding one to a value in [0, 32767] cannot wrap)
+// and headroom of at least minHeadroom above xB.
+func planDPX(om *oprofile.VitProfile) (*dpxPlan, bool) {
+	if om.M < 1 {
+		return nil, false
+	}
+	tbmmin := 0
+	for k := 1; k <= om.M; k++ {
+		for _, v := range om.T[k] {
+			if v > 0 {
+				return nil, false
+			}
+		}
+		tbmmin = min(tbmmin, int(om.T[k][oprofile.VBM]))
+	}
+	emax := 0
+	for _, row := range om.RWV {
+		for k := 1; k <= om.M && k < len(row); k++ {
+			emax = max(emax, int(row[k]))
+		}
+	}
+	if 32767+tbmmin-emax < minHeadroom {
+		return nil, false
+	}
+	return &dpxPlan{tbmmin: tbmmin, lim: 32767 - emax}, true
+}
+
+// fits reports whether a target with N/J move score move has a floor
+// F = base + move + tbmmin that HMMER's own floor does not undercut;
+// the others are handed to vit_kernel.
+func (p *dpxPlan) fits(om *oprofile.VitProfile, move int32) bool {
+	return int(om.Base)+int(move)+p.tbmmin >= -32768
+}
+
+// transWords lays out vit16_kernel's transitions: per node pair two
+// uint4, {BM, MM, IM, DM} and {MI, II, MD, DD}, each word the two
+// nodes' 16-bit scores.
+func (p *dpxPlan) transWords(s gpuShape, om *oprofile.VitProfile) []byte {
+	tst := s.C | 1
+	trans := make([]byte, 4*s.transWords())
+	order := [8]int{oprofile.VBM, oprofile.VMM, oprofile.VIM, oprofile.VDM, oprofile.VMI, oprofile.VII, oprofile.VMD, oprofile.VDD}
+	for t := 0; t < s.T; t++ {
+		for j := 0; j < s.C/2; j++ {
+			a, b := nodeTrans(om, t*s.C+2*j+1), nodeTrans(om, t*s.C+2*j+2)
+			off := 16 * (t*tst + 2*j)
+			for w, v := range order {
+				binary.LittleEndian.PutUint32(trans[off+4*w:], pair(a[v], b[v]))
+			}
+		}
+	}
+	return trans
+}
