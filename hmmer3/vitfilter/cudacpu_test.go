@@ -150,7 +150,7 @@ type shimCounts struct{ dpx, handedBack, overflow, fallbackModels int }
 // compares every score with refScore under the target's length.
 func shimScores(t *testing.T, what string, om *oprofile.VitProfile, Kp int, dsqs [][]byte, c *shimCounts) {
 	t.Helper()
-	s := shapeFor(om.M, Kp)
+	s, s16 := shapeFor(om.M, Kp), shape16For(om.M, Kp)
 	moves := make([]int32, len(dsqs))
 	var all []int
 	for i, d := range dsqs {
@@ -163,7 +163,7 @@ func shimScores(t *testing.T, what string, om *oprofile.VitProfile, Kp int, dsqs
 	by16 := make([]bool, len(dsqs))
 	redo := all
 	if p, ok := planDPX(om); ok {
-		raw := shimRaw(t, p, om, Kp, s, dsqs, all, moves)
+		raw := shimRaw(t, p, om, Kp, s16, dsqs, all, moves)
 		redo = nil
 		for _, i := range all {
 			if raw[i] == rescoreCode || !p.fits(om, moves[i]) {

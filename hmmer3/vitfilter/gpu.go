@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hmmgo/hmmgo/gpu/cuda"
@@ -30,19 +31,27 @@ type GPU struct {
 	// kernel table, mu KernelTime. Packing the targets and turning the
 	// results into scores run unlocked, so several queries overlap.
 	mu, kmu sync.Mutex
-	kernels map[gpuShape]*nvrtc.Kernels
+	kernels map[gpuKernel]*nvrtc.Kernels
 	lanes   *gpudb.Lanes
 	// KernelTime accumulates device time (CUDA events), for benchmarks.
 	KernelTime time.Duration
 	// Stats counts launches and the host time around them.
 	Stats gpudb.LaunchStats
+	// handedBack counts the targets vit16_kernel left to vit_kernel.
+	handedBack int64
 }
 
 type gpuShape struct{ T, C, KP, Block int }
 
+// gpuKernel is a compiled kernel: a shape and which kernel.
+type gpuKernel struct {
+	gpuShape
+	dpx bool
+}
+
 // NewGPU prepares the filter on a device context.
 func NewGPU(ctx *cuda.Context) *GPU {
-	return &GPU{ctx: ctx, kernels: map[gpuShape]*nvrtc.Kernels{}, lanes: gpudb.NewLanes(ctx, gpudb.LanesPerKernel)}
+	return &GPU{ctx: ctx, kernels: map[gpuKernel]*nvrtc.Kernels{}, lanes: gpudb.NewLanes(ctx, gpudb.LanesPerKernel)}
 }
 
 func (s gpuShape) emisWords() int  { return s.KP * s.T * (s.C/2 | 1) }
@@ -53,9 +62,13 @@ func (s gpuShape) sharedBytes() int {
 
 // shapeFor gives each thread at least eight nodes; its M, I and D cells
 // live in registers as 16-bit pairs.
-func shapeFor(M, Kp int) gpuShape {
+func shapeFor(M, Kp int) gpuShape { return shapeMin(M, Kp, 8) }
+
+// shapeMin gives each thread at least minNodes nodes (fewer threads per
+// target, more targets per warp, as the model allows).
+func shapeMin(M, Kp, minNodes int) gpuShape {
 	T := 32
-	for T > 1 && M/T < 8 {
+	for T > 1 && M/T < minNodes {
 		T /= 2
 	}
 	C := (M + T - 1) / T
@@ -67,32 +80,39 @@ func (s gpuShape) defines() string {
 	return fmt.Sprintf("#define T %d\n#define C %d\n#define KP %d\n#define BLOCK %d\n", s.T, s.C, s.KP, s.Block)
 }
 
-// program is the Viterbi filter source specialised on the shape.
-func (s gpuShape) program() nvrtc.Program {
-	return nvrtc.Program{
-		Name:    "vit.cu",
-		Source:  s.defines() + cudaSource + cuda16Source,
-		Options: []string{"-std=c++17"},
+// program is the source of vit_kernel (dpx false) or vit16_kernel
+// specialised on the shape.
+func (s gpuShape) program(dpx bool) nvrtc.Program {
+	src := s.defines() + cudaSource
+	if dpx {
+		src = s.defines() + "#define VIT16_ONLY\n" + cudaSource + cuda16Source
 	}
+	return nvrtc.Program{Name: "vit.cu", Source: src, Options: []string{"-std=c++17"}}
 }
 
 // Precompile starts compiling, in the background, the kernel that Scores
 // will need for a model of length M on devices of compute capability t.
 func Precompile(M, Kp int, t nvrtc.Target) {
-	nvrtc.Prefetch(shapeFor(M, Kp).program(), t, nvrtc.DefaultCache())
+	nvrtc.Prefetch(shapeFor(M, Kp).program(false), t, nvrtc.DefaultCache())
+	nvrtc.Prefetch(shape16For(M, Kp).program(true), t, nvrtc.DefaultCache())
 }
 
-func (g *GPU) kernel(s gpuShape, name string) (*cuda.Function, error) {
+func (g *GPU) kernel(s gpuShape, dpx bool) (*cuda.Function, error) {
 	g.kmu.Lock()
 	defer g.kmu.Unlock()
-	k := g.kernels[s]
+	key := gpuKernel{s, dpx}
+	k := g.kernels[key]
 	if k == nil {
 		var err error
-		k, err = nvrtc.Build(g.ctx, s.program())
+		k, err = nvrtc.Build(g.ctx, s.program(dpx))
 		if err != nil {
 			return nil, err
 		}
-		g.kernels[s] = k
+		g.kernels[key] = k
+	}
+	name := "vit_kernel"
+	if dpx {
+		name = "vit16_kernel"
 	}
 	f, err := k.Function(name)
 	if err != nil {
@@ -166,6 +186,13 @@ func (g *GPU) Scores(om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool,
 		if err != nil || redo == nil {
 			return err
 		}
+		n := 0
+		for _, r := range redo {
+			if r {
+				n++
+			}
+		}
+		atomic.AddInt64(&g.handedBack, int64(n))
 		want = redo
 	}
 	_, err := g.scores(nil, om, Kp, db, want, out)
@@ -178,11 +205,10 @@ func (g *GPU) Scores(om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool,
 func (g *GPU) scores(p *dpxPlan, om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool, out []float32) ([]bool, error) {
 	dsqs := db.Dsqs
 	s := shapeFor(om.M, Kp)
-	name := "vit_kernel"
 	if p != nil {
-		name = "vit16_kernel"
+		s = shape16For(om.M, Kp)
 	}
-	f, err := g.kernel(s, name)
+	f, err := g.kernel(s, p != nil)
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,11 @@ var minHeadroom = 4096
 // tests and benchmarks set it.
 var kernelChoice = ""
 
+// dpxMinNodes is the fewest nodes a thread of vit16_kernel owns.
+var dpxMinNodes = 8
+
+func shape16For(M, Kp int) gpuShape { return shapeMin(M, Kp, dpxMinNodes) }
+
 // dpxPlan is what vit16_kernel needs of a model beyond vit_kernel's
 // parameters.
 type dpxPlan struct {

@@ -48,6 +48,7 @@ extern __shared__ __align__(16) unsigned char vit_smem[];
 #define SHARED_BASE vit_smem
 #endif
 
+#ifndef VIT16_ONLY  // vit16.cu's programs leave this kernel out
 extern "C" __global__ void __launch_bounds__(BLOCK)
 vit_kernel(const u32* __restrict__ emis, const uint4* __restrict__ trans,
            const unsigned char* __restrict__ res, const Block* __restrict__ blocks,
@@ -194,3 +195,4 @@ vit_kernel(const u32* __restrict__ emis, const uint4* __restrict__ trans,
         if (t == 0 && active) out[seq] = overflow ? 0x7fffffff : xC;
     }
 }
+#endif  // VIT16_ONLY
