@@ -42,11 +42,15 @@ func shimTargets(rng *rand.Rand, om *oprofile.VitProfile, K, Kp, n int, floor in
 	for i := 0; i < n; i++ {
 		dsqs = append(dsqs, randomSeq(rng, rng.Intn(301), K))
 	}
-	dsqs = append(dsqs, randomSeq(rng, 2500, K), nil, randomSeq(rng, 1, K))
+	long, reps := 2500, 40
+	if om.M > 300 { // as long in cells, for the emulator's sake
+		long, reps = 300+750000/om.M, 12
+	}
+	dsqs = append(dsqs, randomSeq(rng, long, K), nil, randomSeq(rng, 1, K))
 	for i := 0; i < 4; i++ {
 		dsqs = append(dsqs, consensus(rng, om, K, 1), consensus(rng, om, K, 1+rng.Intn(3)))
 	}
-	dsqs = append(dsqs, consensus(rng, om, K, 40))
+	dsqs = append(dsqs, consensus(rng, om, K, reps))
 	if floor >= 0 {
 		one := make([]byte, 1+rng.Intn(50))
 		for i := range one {
@@ -147,7 +151,7 @@ func TestKernelsOnCPUModels(t *testing.T) {
 		dsqs := nuc
 		if h.Alph.Type != alphabet.DNA {
 			dsqs = nil
-			for i := 0; i < 24; i++ {
+			for i := 0; i < min(24, 2400000/(h.M*300)); i++ {
 				dsqs = append(dsqs, prot[rng.Intn(len(prot))])
 			}
 		}
