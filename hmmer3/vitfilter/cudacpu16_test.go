@@ -101,9 +101,9 @@ func floorsProfile(rng *rand.Rand, M, Kp int) *oprofile.VitProfile {
 // shape family), ordinary, with floors (impossible transitions and
 // matches) and wild (positive or extreme scores: vit_kernel only).
 func TestKernelsOnCPURandom(t *testing.T) {
-	saved := minHeadroom
+	saved, nodes := minHeadroom, dpxMinNodes
 	minHeadroom = 0 // every model the argument covers takes vit16_kernel
-	defer func() { minHeadroom = saved }()
+	defer func() { minHeadroom, dpxMinNodes = saved, nodes }()
 	rng := rand.New(rand.NewSource(16))
 	Ms := []int{1, 2, 3, 5, 8, 15, 16, 17, 31, 32, 33, 63, 64, 100, 127, 255, 256, 300, 513, 1000}
 	if testing.Short() {
@@ -114,6 +114,7 @@ func TestKernelsOnCPURandom(t *testing.T) {
 		const K, Kp = 20, 21
 		var om *oprofile.VitProfile
 		floor := -1
+		dpxMinNodes = []int{8, 16, 32}[i%3] // vit16_kernel's shapes: fewer threads, more nodes
 		switch i % 3 {
 		case 0, 1:
 			om = withDDBound(randomProfile(rng, M, Kp, false))

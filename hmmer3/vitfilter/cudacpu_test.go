@@ -105,12 +105,10 @@ func shimRaw(t *testing.T, p *dpxPlan, om *oprofile.VitProfile, Kp int, s gpuSha
 	t.Helper()
 	packed := gpudb.Pack(dsqs, idx, s.T)
 	kind := int32(0)
-	var trans []byte
+	emis, trans := emisWords(s, om, Kp), transWords(s, om)
 	tbmmin, lim := int32(0), int32(0)
 	if p != nil {
-		kind, trans, tbmmin, lim = 1, p.transWords(s, om), int32(p.tbmmin), int32(p.lim)
-	} else {
-		trans = transWords(s, om)
+		kind, emis, trans, tbmmin, lim = 1, p.emisWords(s, om, Kp), p.transWords(s, om), int32(p.tbmmin), int32(p.lim)
 	}
 	mv := make([]byte, 4*len(dsqs))
 	for i, m := range moves {
@@ -119,7 +117,7 @@ func shimRaw(t *testing.T, p *dpxPlan, om *oprofile.VitProfile, Kp int, s gpuSha
 	var in bytes.Buffer
 	binary.Write(&in, binary.LittleEndian, []int32{kind, int32(packed.NBlocks), int32(len(dsqs)), 2, int32(s.sharedBytes()),
 		int32(om.Base), int32(om.XW[profile.XE][profile.Move]), int32(om.XW[profile.XE][profile.Loop]), int32(om.DDBound), tbmmin, lim})
-	for _, a := range [][]byte{emisWords(s, om, Kp), trans, packed.Res, packed.Table, mv} {
+	for _, a := range [][]byte{emis, trans, packed.Res, packed.Table, mv} {
 		binary.Write(&in, binary.LittleEndian, int64(len(a)))
 		in.Write(a)
 	}

@@ -235,12 +235,11 @@ func (g *GPU) scores(p *dpxPlan, om *oprofile.VitProfile, Kp int, db *gpudb.DB, 
 		g.Stats.Subset(packed)
 	}
 	selected := func(i int) bool { return want == nil || want[i] }
-	emis := emisWords(s, om, Kp)
-	var trans []byte
+	var emis, trans []byte
 	if p != nil {
-		trans = p.transWords(s, om)
+		emis, trans = p.emisWords(s, om, Kp), p.transWords(s, om)
 	} else {
-		trans = transWords(s, om)
+		emis, trans = emisWords(s, om, Kp), transWords(s, om)
 	}
 	moves := make([]byte, 4*len(dsqs))
 	gpudb.ForChunks(len(dsqs), func(lo, hi int) {

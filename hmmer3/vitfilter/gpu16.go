@@ -71,16 +71,46 @@ func (p *dpxPlan) fits(om *oprofile.VitProfile, move int32) bool {
 	return int(om.Base)+int(move)+p.tbmmin >= -32768
 }
 
-// transWords lays out vit16_kernel's transitions: per node pair two
-// uint4, {BM, MM, IM, DM} and {MI, II, MD, DD}, each word the two
-// nodes' 16-bit scores.
+// splitNodes are the two nodes of thread t's word j in vit16_kernel's
+// split layout: local nodes j and j + C/2.
+func splitNodes(s gpuShape, t, j int) (int, int) {
+	k := t*s.C + j + 1
+	return k, k + s.C/2
+}
+
+// emisWords lays out vit16_kernel's match scores: vit_kernel's layout
+// with the split node pairs.
+func (p *dpxPlan) emisWords(s gpuShape, om *oprofile.VitProfile, Kp int) []byte {
+	est := s.C/2 | 1
+	emis := make([]byte, 4*s.emisWords())
+	rw := func(x, k int) int16 {
+		if x >= Kp || k > om.M {
+			return -32768
+		}
+		return om.RWV[x][k]
+	}
+	for x := 0; x < s.KP; x++ {
+		for t := 0; t < s.T; t++ {
+			for j := 0; j < s.C/2; j++ {
+				a, b := splitNodes(s, t, j)
+				binary.LittleEndian.PutUint32(emis[4*((x*s.T+t)*est+j):], pair(rw(x, a), rw(x, b)))
+			}
+		}
+	}
+	return emis
+}
+
+// transWords lays out vit16_kernel's transitions: per word two uint4,
+// {BM, MM, IM, DM} and {MI, II, MD, DD}, each word the two nodes' 16-bit
+// scores.
 func (p *dpxPlan) transWords(s gpuShape, om *oprofile.VitProfile) []byte {
 	tst := s.C | 1
 	trans := make([]byte, 4*s.transWords())
 	order := [8]int{oprofile.VBM, oprofile.VMM, oprofile.VIM, oprofile.VDM, oprofile.VMI, oprofile.VII, oprofile.VMD, oprofile.VDD}
 	for t := 0; t < s.T; t++ {
 		for j := 0; j < s.C/2; j++ {
-			a, b := nodeTrans(om, t*s.C+2*j+1), nodeTrans(om, t*s.C+2*j+2)
+			ka, kb := splitNodes(s, t, j)
+			a, b := nodeTrans(om, ka), nodeTrans(om, kb)
 			off := 16 * (t*tst + 2*j)
 			for w, v := range order {
 				binary.LittleEndian.PutUint32(trans[off+4*w:], pair(a[v], b[v]))

@@ -11,7 +11,7 @@
 // floor.
 //
 // D cells are stored by the node they leave: X(k) = D(k+1), so the next
-// row reads D(k-1) = X(k-2), the previous pair word, without a shift.
+// row reads D(k-1) = X(k-2), two words back in the split layout below.
 
 #define RESCORE 0x7ffffffe   // out: score this target with vit_kernel
 #define OVERFLOW 0x7fffffff  // out: HMMER's 16-bit overflow (+Inf)
@@ -25,9 +25,12 @@ __device__ __forceinline__ u32 max_pairs(const u32* w)
     return m;
 }
 
-// Transitions: per thread and node pair j, two uint4 {BM, MM, IM, DM}
-// and {MI, II, MD, DD}, each word the pair's two 16-bit scores; threads
-// TSTRIDE uint4 apart.
+// A thread's C nodes n = 0..C-1 are split in halves: word j holds nodes
+// j (low 16 bits) and j + NW (high), so node n-1 of every word but the
+// first is the same half of the previous word and the row needs no byte
+// permutes but in word 0 (and word 1 for D). Emissions and transitions
+// (per word two uint4, {BM, MM, IM, DM} and {MI, II, MD, DD}; threads
+// TSTRIDE uint4 apart) are laid out so by gpu16.go.
 extern "C" __global__ void __launch_bounds__(BLOCK)
 vit16_kernel(const u32* __restrict__ emis, const uint4* __restrict__ trans,
              const unsigned char* __restrict__ res, const Block* __restrict__ blocks,
@@ -75,31 +78,44 @@ vit16_kernel(const u32* __restrict__ emis, const uint4* __restrict__ trans,
                 if (x >= KP) x = KP - 1;
                 const u32* e = myemis + x * EROWW;
                 const u32 xBv = (u32)(xB - F) * 0x10001u;
-                // Previous row: the last pair of the previous thread.
-                u32 cm = __shfl_up_sync(0xffffffffu, Mw[NW - 1], 1, T);
-                u32 ci = __shfl_up_sync(0xffffffffu, Iw[NW - 1], 1, T);
-                u32 cx = __shfl_up_sync(0xffffffffu, Xw[NW - 1], 1, T);
-                if (t == 0) { cm = 0; ci = 0; cx = 0; }
+                // Previous row: the previous thread's last words (its
+                // nodes C-1 and C-2 are their high halves), and this
+                // thread's, before the loop overwrites them.
+                const u32 ml = Mw[NW - 1], il = Iw[NW - 1], xl1 = Xw[NW - 1], xl2 = Xw[NW > 1 ? NW - 2 : 0];
+                u32 cm = __shfl_up_sync(0xffffffffu, ml, 1, T);
+                u32 ci = __shfl_up_sync(0xffffffffu, il, 1, T);
+                u32 cx1 = __shfl_up_sync(0xffffffffu, xl1, 1, T);
+                u32 cx2 = __shfl_up_sync(0xffffffffu, xl2, 1, T);
+                if (t == 0) { cm = 0; ci = 0; cx1 = 0; cx2 = 0; }
 #pragma unroll
                 for (int j = NW - 1; j >= 0; j--) {
                     const uint4 ta = mytrans[2 * j], tb = mytrans[2 * j + 1];
+                    // M(k-1), I(k-1) and D(k-1) = X(k-2) of the word's nodes.
+                    const u32 mp = j > 0 ? Mw[j - 1] : shift_in(cm, ml);
+                    const u32 ip = j > 0 ? Iw[j - 1] : shift_in(ci, il);
+                    const u32 dp = j > 1 ? Xw[j > 1 ? j - 2 : 0] : j == 1 ? shift_in(cx1, xl1) : NW > 1 ? shift_in(cx2, xl2) : cx1;
                     u32 s = __viaddmax_s16x2(xBv, ta.x, 0u);
-                    s = __viaddmax_s16x2(shift_in(j > 0 ? Mw[j - 1] : cm, Mw[j]), ta.y, s);
-                    s = __viaddmax_s16x2(shift_in(j > 0 ? Iw[j - 1] : ci, Iw[j]), ta.z, s);
-                    s = __viaddmax_s16x2(j > 0 ? Xw[j - 1] : cx, ta.w, s);
+                    s = __viaddmax_s16x2(mp, ta.y, s);
+                    s = __viaddmax_s16x2(ip, ta.z, s);
+                    s = __viaddmax_s16x2(dp, ta.w, s);
                     const u32 m = __viaddmax_s16x2(s, e[j], 0u);
                     Iw[j] = __viaddmax_s16x2(Mw[j], tb.x, __viaddmax_s16x2(Iw[j], tb.y, 0u));
                     Mw[j] = m;
                     Xw[j] = __viaddmax_s16x2(m, tb.z, 0u);
                 }
-                // Row maxima of M (xE) and of M->D (lazy F), both halves,
-                // one 16x2 word reduced over the target's threads.
-                const u32 me = max_pairs(Mw), md = max_pairs(Xw);
-                u32 both = __vimax_s16x2_relu(__byte_perm(me, md, 0x5410), __byte_perm(me, md, 0x7632));
+                // Lazy F, as vit_kernel, but against this row's xB: xB
+                // never decreases, so a row this skips HMMER skips too,
+                // and the vote need not wait for xE.
+                const u32 md = max_pairs(Xw);
+                const bool chain = max(lo16(md), hi16(md)) + ddbound > xB - F;
+                const u32 me = max_pairs(Mw);
+                int xEb = max(lo16(me), hi16(me));
+#if T == 32
+                xEb = __reduce_max_sync(0xffffffffu, xEb);
+#else
 #pragma unroll
-                for (int o = T / 2; o > 0; o /= 2)
-                    both = __vimax_s16x2_relu(both, __shfl_xor_sync(0xffffffffu, both, o, T));
-                const int xEb = (int)(both & 0xffff), dmaxb = (int)(both >> 16);
+                for (int o = T / 2; o > 0; o /= 2) xEb = max(xEb, __shfl_xor_sync(0xffffffffu, xEb, o, T));
+#endif
                 if (i + r < len && state == 0) {
                     const int xE = xEb + F;
                     above = above || xEb > 0;
@@ -109,17 +125,21 @@ vit16_kernel(const u32* __restrict__ emis, const uint4* __restrict__ trans,
                     xJ = (short)max(xJ, xE + eloop);
                     xB = (short)max(xJ + nmove, base + nmove);
                 }
+                if (!__any_sync(0xffffffffu, chain)) continue;
 
-                // Lazy F, as vit_kernel (biased: dmax + ddbound > xB).
-                if (!__any_sync(0xffffffffu, dmaxb + ddbound > xB - F)) continue;
-                // Each thread's chunk as the max-plus map x -> max(x + a, bb).
+                // The full D->D chain over nodes 0..C-1 (low halves, then
+                // high): each thread's chunk as the max-plus map
+                // x -> max(x + a, bb), a scan over the threads, then the
+                // chunk again from the true incoming value.
                 int a = 0, bb = NEG;
 #pragma unroll
-                for (int j = 0; j < NW; j++) {
-                    const u32 md2 = mytrans[2 * j + 1].z, dd2 = mytrans[2 * j + 1].w;
-                    bb = max(lo16(Mw[j]) + lo16(md2), bb + lo16(dd2));
-                    bb = max(hi16(Mw[j]) + hi16(md2), bb + hi16(dd2));
-                    a += lo16(dd2) + hi16(dd2);
+                for (int n = 0; n < C; n++) {
+                    const int j = n % NW, h = n / NW;
+                    const u32 tz = mytrans[2 * j + 1].z, tw = mytrans[2 * j + 1].w;
+                    const int m = h ? hi16(Mw[j]) : lo16(Mw[j]);
+                    const int dd = h ? hi16(tw) : lo16(tw);
+                    bb = max(m + (h ? hi16(tz) : lo16(tz)), bb + dd);
+                    a += dd;
                 }
 #pragma unroll
                 for (int o = 1; o < T; o *= 2) {
@@ -130,12 +150,12 @@ vit16_kernel(const u32* __restrict__ emis, const uint4* __restrict__ trans,
                 int xprev = __shfl_up_sync(0xffffffffu, bb, 1, T);
                 if (t == 0) xprev = NEG;
 #pragma unroll
-                for (int j = 0; j < NW; j++) {
-                    const u32 md2 = mytrans[2 * j + 1].z, dd2 = mytrans[2 * j + 1].w;
-                    const int x0 = max(max(lo16(Mw[j]) + lo16(md2), xprev + lo16(dd2)), 0);
-                    const int x1 = max(max(hi16(Mw[j]) + hi16(md2), x0 + hi16(dd2)), 0);
-                    Xw[j] = pack16(x0, x1);
-                    xprev = x1;
+                for (int n = 0; n < C; n++) {
+                    const int j = n % NW, h = n / NW;
+                    const u32 tz = mytrans[2 * j + 1].z, tw = mytrans[2 * j + 1].w;
+                    const int m = h ? hi16(Mw[j]) : lo16(Mw[j]);
+                    xprev = max(max(m + (h ? hi16(tz) : lo16(tz)), xprev + (h ? hi16(tw) : lo16(tw))), 0);
+                    Xw[j] = h ? (Xw[j] & 0xffffu) | ((u32)xprev << 16) : (Xw[j] & 0xffff0000u) | (u32)xprev;
                 }
             }
         }

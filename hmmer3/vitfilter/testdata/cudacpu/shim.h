@@ -2,7 +2,7 @@
 // (internal/cudacpu/emu.h): uint4, blockDim, __byte_perm and the DPX
 // intrinsics. DPX additions wrap to 16 (or 32) bits and compare signed,
 // as the CUDA math API documents and gpu/gpucheck verifies on the device;
-// relu forms also take the max with 0.
+// relu forms also take the max with 0. __reduce_max_sync: the warp's max.
 #pragma once
 
 #include "emu.h"
@@ -59,3 +59,16 @@ static inline unsigned __vimax_s16x2_relu(unsigned a, unsigned b)
 {
     return halves(a, b, 0, [](int x, int y, int) { return std::max(std::max(x, y), 0); });
 }
+
+static inline int reduce_max_at(unsigned mask, int v, int site)
+{
+    if (mask != 0xffffffffu) emu::fail("reduction at line %d with a partial mask", site);
+    emu::Group& g = emu::warps[emu::cur->warp];
+    g.slot[emu::lane()] = (uint64_t)(unsigned)v;
+    emu::wait(g, 32, site);
+    int m = (int)(unsigned)g.slot[0];
+    for (int i = 1; i < 32; i++) m = std::max(m, (int)(unsigned)g.slot[i]);
+    emu::wait(g, 32, site);
+    return m;
+}
+#define __reduce_max_sync(mask, v) reduce_max_at((mask), (v), __LINE__)
