@@ -13,9 +13,14 @@ mkdir -p "$out"
 export HMMGO_GPU_DATA=$(pwd)/$dir/gpudata HMMGO_KERNEL_CACHE="$out/kernel-cache"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
 bin=$(pwd)/$dir/vitfilter.test
-(cd hmmer3/vitfilter && timeout ${EXACT_S:-110} "$bin" -test.v -test.run 'TestGPUMatchesCPU|TestGPUConcurrentLaunches' -test.timeout 500s) > "$out/exact.log" 2>&1
-echo "exactness: $(grep -E '^(--- |ok|FAIL|PASS)|handed back' "$out/exact.log" | tr '\n' ' ')"
-grep -E 'differ|GPU .* CPU|error|panic' "$out/exact.log" | head -8
+# Exactness once per kernel of $EXACT_KERNELS (HMMGO_VIT_KERNEL values;
+# "default": the package's choice).
+for k in ${EXACT_KERNELS:-default}; do
+  kk=$k; [ "$k" = default ] && kk=
+  (cd hmmer3/vitfilter && HMMGO_VIT_KERNEL=$kk timeout ${EXACT_S:-110} "$bin" -test.v -test.run 'TestGPUMatchesCPU|TestGPUConcurrentLaunches' -test.timeout 500s) > "$out/exact-$k.log" 2>&1
+  echo "exactness $k: $(grep -E '^(--- |ok|FAIL|PASS)|handed back' "$out/exact-$k.log" | tr '\n' ' ')"
+  grep -E 'differ|GPU .* CPU|error|panic' "$out/exact-$k.log" | head -8
+done
 if [ -n "${2:-}" ]; then
   (cd hmmer3/vitfilter && HMMGO_GPU_BENCH=$2 HMMGO_VIT_VARIANTS=${3:-sat32,dpx16:8} timeout ${BENCH_S:-110} "$bin" -test.v -test.run 'TestGPUThroughput' -test.timeout 500s) > "$out/throughput.log" 2>&1
   grep -v -E '^(=== RUN|PASS|ok)' "$out/throughput.log"

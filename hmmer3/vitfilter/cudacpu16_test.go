@@ -101,9 +101,9 @@ func floorsProfile(rng *rand.Rand, M, Kp int) *oprofile.VitProfile {
 // shape family), ordinary, with floors (impossible transitions and
 // matches) and wild (positive or extreme scores: vit_kernel only).
 func TestKernelsOnCPURandom(t *testing.T) {
-	saved, nodes := minHeadroom, dpxMinNodes
-	minHeadroom = 0 // every model the argument covers takes vit16_kernel
-	defer func() { minHeadroom, dpxMinNodes = saved, nodes }()
+	saved, nodes, kernel := minHeadroom, dpxMinNodes, dpxKernel
+	minHeadroom = 0 // every model the argument covers takes a DPX kernel
+	defer func() { minHeadroom, dpxMinNodes, dpxKernel = saved, nodes, kernel }()
 	rng := rand.New(rand.NewSource(16))
 	Ms := []int{1, 2, 3, 5, 8, 15, 16, 17, 31, 32, 33, 63, 64, 100, 127, 255, 256, 300, 513, 1000}
 	if testing.Short() {
@@ -114,7 +114,8 @@ func TestKernelsOnCPURandom(t *testing.T) {
 		const K, Kp = 20, 21
 		var om *oprofile.VitProfile
 		floor := -1
-		dpxMinNodes = []int{8, 16, 32}[i%3] // vit16_kernel's shapes: fewer threads, more nodes
+		dpxMinNodes = []int{8, 16, 32}[i%3] // the DPX kernels' shapes: fewer threads, more nodes
+		dpxKernel = []string{"vit16_kernel", "vit16p_kernel"}[i%2]
 		switch i % 3 {
 		case 0, 1:
 			om = withDDBound(randomProfile(rng, M, Kp, false))
@@ -146,8 +147,11 @@ func TestKernelsOnCPUModels(t *testing.T) {
 	if !testing.Short() {
 		models = append(models, testmodels.ReadModels(t, filepath.Join(testutil.GPUData(t, "CUDAMPF/query_models"), "*.hmm.gz"))...)
 	}
+	kernel := dpxKernel
+	defer func() { dpxKernel = kernel }()
 	var c shimCounts
-	for _, h := range models {
+	for mi, h := range models {
+		dpxKernel = []string{"vit16_kernel", "vit16p_kernel"}[mi%2]
 		om := oprofile.Convert(profile.Config(h, profile.NewBackground(h.Alph), 100), h)
 		dsqs := nuc
 		if h.Alph.Type != alphabet.DNA {

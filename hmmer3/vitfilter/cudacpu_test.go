@@ -73,7 +73,7 @@ func shimExe(t *testing.T, s gpuShape) string {
 	}
 	// The sources are copied through this process so that go test's
 	// cache sees them change.
-	files := map[string]string{"defs.h": s.defines(), "vit.cu": cudaSource, "vit16.cu": cuda16Source}
+	files := map[string]string{"defs.h": s.defines(), "vit.cu": cudaSource, "vit16.cu": cuda16Source, "vit16p.cu": cuda16pSource}
 	for name, path := range map[string]string{"shim.h": "testdata/cudacpu/shim.h", "driver.cc": "testdata/cudacpu/driver.cc",
 		"emu.h": filepath.Join(testutil.RepoRoot(t), "internal", "cudacpu", "emu.h")} {
 		b, err := os.ReadFile(path)
@@ -105,10 +105,11 @@ func shimRaw(t *testing.T, p *dpxPlan, om *oprofile.VitProfile, Kp int, s gpuSha
 	t.Helper()
 	packed := gpudb.Pack(dsqs, idx, s.T)
 	kind := int32(0)
+	kinds := map[string]int32{"vit16_kernel": 1, "vit16p_kernel": 2}
 	emis, trans := emisWords(s, om, Kp), transWords(s, om)
 	tbmmin, lim := int32(0), int32(0)
 	if p != nil {
-		kind, emis, trans, tbmmin, lim = 1, p.emisWords(s, om, Kp), p.transWords(s, om), int32(p.tbmmin), int32(p.lim)
+		kind, emis, trans, tbmmin, lim = kinds[p.kernel], p.emisWords(s, om, Kp), p.transWords(s, om), int32(p.tbmmin), int32(p.lim)
 	}
 	mv := make([]byte, 4*len(dsqs))
 	for i, m := range moves {

@@ -9,12 +9,19 @@ import (
 )
 
 // SetKernel forces the GPU kernel ("sat32": vit_kernel for every model;
-// "dpx16": vit16_kernel wherever planDPX allows) and the fewest nodes a
-// vit16_kernel thread owns, for benchmarks; it returns the restore.
+// "dpx16", "dpx16p": vit16_kernel or vit16p_kernel wherever planDPX
+// allows) and the fewest nodes a DPX kernel's thread owns, for
+// benchmarks; it returns the restore.
 func SetKernel(choice string, minNodes int) func() {
-	c, n := kernelChoice, dpxMinNodes
+	c, k, n := kernelChoice, dpxKernel, dpxMinNodes
 	kernelChoice, dpxMinNodes = choice, minNodes
-	return func() { kernelChoice, dpxMinNodes = c, n }
+	switch choice {
+	case "dpx16":
+		dpxKernel = "vit16_kernel"
+	case "dpx16p":
+		dpxKernel = "vit16p_kernel"
+	}
+	return func() { kernelChoice, dpxKernel, dpxMinNodes = c, k, n }
 }
 
 // HandedBack is how many targets vit16_kernel has handed to vit_kernel.
@@ -22,21 +29,20 @@ func (g *GPU) HandedBack() int64 { return atomic.LoadInt64(&g.handedBack) }
 
 // PrecompileWith starts compiling the kernels Scores will need under
 // SetKernel(choice, minNodes).
-func PrecompileWith(M, Kp int, t nvrtc.Target, minNodes int) {
-	n := dpxMinNodes
-	dpxMinNodes = minNodes
-	defer func() { dpxMinNodes = n }()
+func PrecompileWith(M, Kp int, t nvrtc.Target, choice string, minNodes int) {
+	defer SetKernel(choice, minNodes)()
 	Precompile(M, Kp, t)
 }
 
 // Resources describes the kernel Scores runs for a model of M nodes under
 // SetKernel(choice, minNodes): shape, registers and local (spill) bytes.
 func (g *GPU) Resources(M, Kp int, choice string, minNodes int) string {
-	s, dpx := shapeFor(M, Kp), choice != "sat32"
-	if dpx {
-		s = shapeMin(M, Kp, minNodes)
+	defer SetKernel(choice, minNodes)()
+	s, name := shapeFor(M, Kp), satKernel
+	if choice != "sat32" {
+		s, name = shapeMin(M, Kp, minNodes), dpxKernel
 	}
-	f, err := g.kernel(s, dpx)
+	f, err := g.kernel(s, name)
 	if err != nil {
 		return err.Error()
 	}

@@ -22,6 +22,9 @@ var cudaSource string
 //go:embed vit16.cu
 var cuda16Source string
 
+//go:embed vit16p.cu
+var cuda16pSource string
+
 // GPU runs the Viterbi filter on one device, with Score's result for
 // every target.
 type GPU struct {
@@ -43,11 +46,13 @@ type GPU struct {
 
 type gpuShape struct{ T, C, KP, Block int }
 
-// gpuKernel is a compiled kernel: a shape and which kernel.
+// gpuKernel is a compiled kernel: a shape and the kernel's name.
 type gpuKernel struct {
 	gpuShape
-	dpx bool
+	name string
 }
+
+const satKernel = "vit_kernel"
 
 // NewGPU prepares the filter on a device context.
 func NewGPU(ctx *cuda.Context) *GPU {
@@ -80,12 +85,14 @@ func (s gpuShape) defines() string {
 	return fmt.Sprintf("#define T %d\n#define C %d\n#define KP %d\n#define BLOCK %d\n", s.T, s.C, s.KP, s.Block)
 }
 
-// program is the source of vit_kernel (dpx false) or vit16_kernel
-// specialised on the shape.
-func (s gpuShape) program(dpx bool) nvrtc.Program {
+// program is the source of kernel name specialised on the shape.
+func (s gpuShape) program(name string) nvrtc.Program {
 	src := s.defines() + cudaSource
-	if dpx {
+	switch name {
+	case "vit16_kernel":
 		src = s.defines() + "#define VIT16_ONLY\n" + cudaSource + cuda16Source
+	case "vit16p_kernel":
+		src = s.defines() + "#define VIT16_ONLY\n" + cudaSource + cuda16Source + cuda16pSource
 	}
 	return nvrtc.Program{Name: "vit.cu", Source: src, Options: []string{"-std=c++17"}}
 }
@@ -93,26 +100,22 @@ func (s gpuShape) program(dpx bool) nvrtc.Program {
 // Precompile starts compiling, in the background, the kernel that Scores
 // will need for a model of length M on devices of compute capability t.
 func Precompile(M, Kp int, t nvrtc.Target) {
-	nvrtc.Prefetch(shapeFor(M, Kp).program(false), t, nvrtc.DefaultCache())
-	nvrtc.Prefetch(shape16For(M, Kp).program(true), t, nvrtc.DefaultCache())
+	nvrtc.Prefetch(shapeFor(M, Kp).program(satKernel), t, nvrtc.DefaultCache())
+	nvrtc.Prefetch(shape16For(M, Kp).program(dpxKernel), t, nvrtc.DefaultCache())
 }
 
-func (g *GPU) kernel(s gpuShape, dpx bool) (*cuda.Function, error) {
+func (g *GPU) kernel(s gpuShape, name string) (*cuda.Function, error) {
 	g.kmu.Lock()
 	defer g.kmu.Unlock()
-	key := gpuKernel{s, dpx}
+	key := gpuKernel{s, name}
 	k := g.kernels[key]
 	if k == nil {
 		var err error
-		k, err = nvrtc.Build(g.ctx, s.program(dpx))
+		k, err = nvrtc.Build(g.ctx, s.program(name))
 		if err != nil {
 			return nil, err
 		}
 		g.kernels[key] = k
-	}
-	name := "vit_kernel"
-	if dpx {
-		name = "vit16_kernel"
 	}
 	f, err := k.Function(name)
 	if err != nil {
@@ -204,11 +207,11 @@ func (g *GPU) Scores(om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool,
 // (nil when none).
 func (g *GPU) scores(p *dpxPlan, om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool, out []float32) ([]bool, error) {
 	dsqs := db.Dsqs
-	s := shapeFor(om.M, Kp)
+	s, name := shapeFor(om.M, Kp), satKernel
 	if p != nil {
-		s = shape16For(om.M, Kp)
+		s, name = shape16For(om.M, Kp), p.kernel
 	}
-	f, err := g.kernel(s, p != nil)
+	f, err := g.kernel(s, name)
 	if err != nil {
 		return nil, err
 	}

@@ -24,16 +24,24 @@ var minHeadroom = 4096
 // tests and benchmarks set it.
 var kernelChoice = ""
 
-// dpxMinNodes is the fewest nodes a thread of vit16_kernel owns.
-var dpxMinNodes = 8
+// dpxKernel is the DPX kernel Scores runs: vit16_kernel, or
+// vit16p_kernel (the same numbers, the row's tail overlapped).
+var dpxKernel = "vit16p_kernel"
+
+// dpxMinNodes is the fewest nodes a DPX kernel's thread owns: more nodes
+// a thread amortise the row's tail (shuffles, the xE reduction, the
+// special states) over more cells; on an H100 32 was as fast or faster
+// than 8 and 16 for every M (docs/BENCHMARKS.md).
+var dpxMinNodes = 32
 
 func shape16For(M, Kp int) gpuShape { return shapeMin(M, Kp, dpxMinNodes) }
 
 // dpxPlan is what vit16_kernel needs of a model beyond vit_kernel's
 // parameters.
 type dpxPlan struct {
-	tbmmin int // the lowest B->M entry: F = base + nmove + tbmmin
-	lim    int // 32767 - the largest match score: xE - F above it may overflow the window next row
+	kernel string // vit16_kernel or vit16p_kernel
+	tbmmin int    // the lowest B->M entry: F = base + nmove + tbmmin
+	lim    int    // 32767 - the largest match score: xE - F above it may overflow the window next row
 }
 
 // planDPX decides whether vit16_kernel can score om: every transition of
@@ -61,7 +69,7 @@ func planDPX(om *oprofile.VitProfile) (*dpxPlan, bool) {
 	if 32767+tbmmin-emax < minHeadroom {
 		return nil, false
 	}
-	return &dpxPlan{tbmmin: tbmmin, lim: 32767 - emax}, true
+	return &dpxPlan{kernel: dpxKernel, tbmmin: tbmmin, lim: 32767 - emax}, true
 }
 
 // fits reports whether a target with N/J move score move has a floor
@@ -100,13 +108,17 @@ func (p *dpxPlan) emisWords(s gpuShape, om *oprofile.VitProfile, Kp int) []byte 
 	return emis
 }
 
-// transWords lays out vit16_kernel's transitions: per word two uint4,
-// {BM, MM, IM, DM} and {MI, II, MD, DD}, each word the two nodes' 16-bit
-// scores.
+// transWords lays out the DPX kernels' transitions: per word two uint4,
+// each word the two nodes' 16-bit scores: {BM, MM, IM, DM} and {MI, II,
+// MD, DD} for vit16_kernel, {MM, IM, DM, MI} and {II, DD, BM, MD} for
+// vit16p_kernel.
 func (p *dpxPlan) transWords(s gpuShape, om *oprofile.VitProfile) []byte {
 	tst := s.C | 1
 	trans := make([]byte, 4*s.transWords())
 	order := [8]int{oprofile.VBM, oprofile.VMM, oprofile.VIM, oprofile.VDM, oprofile.VMI, oprofile.VII, oprofile.VMD, oprofile.VDD}
+	if p.kernel == "vit16p_kernel" {
+		order = [8]int{oprofile.VMM, oprofile.VIM, oprofile.VDM, oprofile.VMI, oprofile.VII, oprofile.VDD, oprofile.VBM, oprofile.VMD}
+	}
 	for t := 0; t < s.T; t++ {
 		for j := 0; j < s.C/2; j++ {
 			ka, kb := splitNodes(s, t, j)

@@ -71,8 +71,21 @@ func compareGPU(t *testing.T, g *vitfilter.GPU, h *hmm.HMM, db *gpudb.DB) {
 	}
 }
 
+// kernelFromEnv applies $HMMGO_VIT_KERNEL ("sat32", "dpx16:32", ...,
+// as HMMGO_VIT_VARIANTS) for the test; unset, the package's defaults.
+func kernelFromEnv(t *testing.T) {
+	v := os.Getenv("HMMGO_VIT_KERNEL")
+	if v == "" {
+		return
+	}
+	choice, nodes, _ := strings.Cut(v, ":")
+	minNodes, _ := strconv.Atoi(cmp.Or(nodes, "8"))
+	t.Cleanup(vitfilter.SetKernel(choice, minNodes))
+}
+
 func TestGPUMatchesCPU(t *testing.T) {
 	ctx := testutil.GPUContext(t)
+	kernelFromEnv(t)
 	g := vitfilter.NewGPU(ctx)
 	dir := testutil.Testdata(t, "hmmer3")
 	amino, dna := alphabet.New(alphabet.Amino), alphabet.New(alphabet.DNA)
@@ -151,10 +164,10 @@ func TestGPUThroughput(t *testing.T) {
 	Ms := []int{10, 25, 50, 100, 200, 400, 800, 1200, 1600, 2000, 2405}
 	target := nvrtc.Target{Major: ctx.Device().Major, Minor: ctx.Device().Minor}
 	for _, v := range variants { // compile everything in parallel first
-		_, nodes, _ := strings.Cut(v, ":")
+		choice, nodes, _ := strings.Cut(v, ":")
 		minNodes, _ := strconv.Atoi(cmp.Or(nodes, "8"))
 		for _, M := range Ms {
-			vitfilter.PrecompileWith(M, amino.Kp, target, minNodes)
+			vitfilter.PrecompileWith(M, amino.Kp, target, choice, minNodes)
 		}
 	}
 	fmt.Printf("%d targets, %d residues resident; GCUPS from kernel time\n", len(dsqs), total)
@@ -211,6 +224,7 @@ func countDiff(a, b []float32) int {
 // whole database and over subsets.
 func TestGPUConcurrentLaunches(t *testing.T) {
 	ctx := testutil.GPUContext(t)
+	kernelFromEnv(t)
 	g := vitfilter.NewGPU(ctx)
 	amino := alphabet.New(alphabet.Amino)
 	prot := testmodels.ReadDsqs(t, filepath.Join(testutil.Testdata(t, "hmmer3"), "prot.fa"), amino)

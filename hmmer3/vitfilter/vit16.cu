@@ -16,14 +16,25 @@
 #define RESCORE 0x7ffffffe   // out: score this target with vit_kernel
 #define OVERFLOW 0x7fffffff  // out: HMMER's 16-bit overflow (+Inf)
 
-__device__ __forceinline__ u32 max_pairs(const u32* w)
-{
-    u32 m = w[0];
-#pragma unroll
-    for (int j = 1; j + 1 < NW; j += 2) m = __vimax3_s16x2(m, w[j], w[j + 1]);
-    if ((NW & 1) == 0) m = __vimax_s16x2_relu(m, w[NW - 1]);
-    return m;
-}
+// MaxTree<N>::of(w) is the 16x2 max of w[0..N-1] by a three-way tree
+// (depth log3 N, not a chain of N/2).
+template <int N>
+struct MaxTree {
+    static __device__ __forceinline__ u32 of(const u32* w)
+    {
+        return __vimax3_s16x2(MaxTree<N / 3>::of(w), MaxTree<N / 3>::of(w + N / 3), MaxTree<N - 2 * (N / 3)>::of(w + 2 * (N / 3)));
+    }
+};
+template <>
+struct MaxTree<1> {
+    static __device__ __forceinline__ u32 of(const u32* w) { return w[0]; }
+};
+template <>
+struct MaxTree<2> {
+    static __device__ __forceinline__ u32 of(const u32* w) { return __vimax_s16x2_relu(w[0], w[1]); }
+};
+
+__device__ __forceinline__ u32 max_pairs(const u32* w) { return MaxTree<NW>::of(w); }
 
 // A thread's C nodes n = 0..C-1 are split in halves: word j holds nodes
 // j (low 16 bits) and j + NW (high), so node n-1 of every word but the
@@ -70,23 +81,22 @@ vit16_kernel(const u32* __restrict__ emis, const uint4* __restrict__ trans,
         int state = 0;      // 0 scoring, 1 overflow, 2 rescore
         bool above = false; // some row's xE above the floor
 
+        // The previous row's last words of the previous thread (its nodes
+        // C-1 and C-2 are their high halves), fetched at the end of each
+        // row so that the shuffles overlap the row's tail.
+        u32 cm = 0, ci = 0, cx1 = 0, cx2 = 0;
+        // Residues four rows at a time, the next word loaded a group ahead.
+        u32 four = active ? words[g] : 0xffffffffu;
         for (int i = 0; i < blk->maxLen; i += 4) {
-            u32 four = active ? words[(i / 4) * S + g] : 0xffffffffu;
+            const u32 nextFour = active && i + 4 < blk->maxLen ? words[(i / 4 + 1) * S + g] : 0xffffffffu;
 #pragma unroll 1
             for (int r = 0; r < 4; r++) {
                 int x = (four >> (8 * r)) & 0xff;
                 if (x >= KP) x = KP - 1;
                 const u32* e = myemis + x * EROWW;
                 const u32 xBv = (u32)(xB - F) * 0x10001u;
-                // Previous row: the previous thread's last words (its
-                // nodes C-1 and C-2 are their high halves), and this
-                // thread's, before the loop overwrites them.
+                // This thread's last words, before the loop overwrites them.
                 const u32 ml = Mw[NW - 1], il = Iw[NW - 1], xl1 = Xw[NW - 1], xl2 = Xw[NW > 1 ? NW - 2 : 0];
-                u32 cm = __shfl_up_sync(0xffffffffu, ml, 1, T);
-                u32 ci = __shfl_up_sync(0xffffffffu, il, 1, T);
-                u32 cx1 = __shfl_up_sync(0xffffffffu, xl1, 1, T);
-                u32 cx2 = __shfl_up_sync(0xffffffffu, xl2, 1, T);
-                if (t == 0) { cm = 0; ci = 0; cx1 = 0; cx2 = 0; }
 #pragma unroll
                 for (int j = NW - 1; j >= 0; j--) {
                     const uint4 ta = mytrans[2 * j], tb = mytrans[2 * j + 1];
@@ -103,6 +113,11 @@ vit16_kernel(const u32* __restrict__ emis, const uint4* __restrict__ trans,
                     Mw[j] = m;
                     Xw[j] = __viaddmax_s16x2(m, tb.z, 0u);
                 }
+                cm = __shfl_up_sync(0xffffffffu, Mw[NW - 1], 1, T);
+                ci = __shfl_up_sync(0xffffffffu, Iw[NW - 1], 1, T);
+                cx1 = __shfl_up_sync(0xffffffffu, Xw[NW - 1], 1, T);
+                cx2 = __shfl_up_sync(0xffffffffu, Xw[NW > 1 ? NW - 2 : 0], 1, T);
+                if (t == 0) { cm = 0; ci = 0; cx1 = 0; cx2 = 0; }
                 // Lazy F, as vit_kernel, but against this row's xB: xB
                 // never decreases, so a row this skips HMMER skips too,
                 // and the vote need not wait for xE.
@@ -157,7 +172,11 @@ vit16_kernel(const u32* __restrict__ emis, const uint4* __restrict__ trans,
                     xprev = max(max(m + (h ? hi16(tz) : lo16(tz)), xprev + (h ? hi16(tw) : lo16(tw))), 0);
                     Xw[j] = h ? (Xw[j] & 0xffffu) | ((u32)xprev << 16) : (Xw[j] & 0xffff0000u) | (u32)xprev;
                 }
+                cx1 = __shfl_up_sync(0xffffffffu, Xw[NW - 1], 1, T);
+                cx2 = __shfl_up_sync(0xffffffffu, Xw[NW > 1 ? NW - 2 : 0], 1, T);
+                if (t == 0) { cx1 = 0; cx2 = 0; }
             }
+            four = nextFour;
         }
         if (t == 0 && active) {
             if (state == 0 && !above && len > 0) state = 2;

@@ -1,9 +1,9 @@
-// Runs vit.cu's vit_kernel or vit16.cu's vit16_kernel on the CPU through
+// Runs vit_kernel, vit16_kernel or vit16p_kernel on the CPU through
 // shim.h (cudacpu_test.go writes the input and reads the output).
 //
-// Input, little-endian: 11 int32 (kernel: 0 vit_kernel, 1 vit16_kernel;
-// nblocks, ntargets, grid, shared bytes, base, emove, eloop, ddbound,
-// tbmmin, lim), then five arrays, each an int64 byte count and the bytes:
+// Input, little-endian: 11 int32 (kernel: 0 vit_kernel, 1 vit16_kernel,
+// 2 vit16p_kernel; nblocks, ntargets, grid, shared bytes, base, emove,
+// eloop, ddbound, tbmmin, lim), then five arrays, each an int64 byte count and the bytes:
 // emissions, transitions, residues, block table, N/J moves. Output:
 // ntargets int32 results.
 #include "shim.h"
@@ -11,6 +11,7 @@
 #include "defs.h"  // the shape, written by the test
 #include "vit.cu"
 #include "vit16.cu"
+#include "vit16p.cu"
 
 static void need(bool ok, const char* what)
 {
@@ -48,6 +49,9 @@ int main(int argc, char** argv)
         if (kind == 0)
             vit_kernel((const u32*)emis.data(), (const uint4*)trans.data(), res.data(), (const Block*)table.data(),
                        nblocks, &next, base, emove, eloop, ddbound, (const int*)moves.data(), out.data());
+        else if (kind == 2)
+            vit16p_kernel((const u32*)emis.data(), (const uint4*)trans.data(), res.data(), (const Block*)table.data(),
+                          nblocks, &next, base, emove, eloop, ddbound, tbmmin, lim, (const int*)moves.data(), out.data());
         else
             vit16_kernel((const u32*)emis.data(), (const uint4*)trans.data(), res.data(), (const Block*)table.data(),
                          nblocks, &next, base, emove, eloop, ddbound, tbmmin, lim, (const int*)moves.data(), out.data());

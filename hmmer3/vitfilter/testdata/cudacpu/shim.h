@@ -1,5 +1,5 @@
 // vit.cu's and vit16.cu's additions to the CPU stand-in for CUDA
-// (internal/cudacpu/emu.h): uint4, blockDim, __byte_perm and the DPX
+// (internal/cudacpu/emu.h): uint2, uint4, blockDim, __byte_perm and the DPX
 // intrinsics. DPX additions wrap to 16 (or 32) bits and compare signed,
 // as the CUDA math API documents and gpu/gpucheck verifies on the device;
 // relu forms also take the max with 0. __reduce_max_sync: the warp's max.
@@ -7,6 +7,9 @@
 
 #include "emu.h"
 
+struct __attribute__((aligned(8))) uint2 {
+    unsigned x, y;
+};
 struct __attribute__((aligned(16))) uint4 {
     unsigned x, y, z, w;
 };
