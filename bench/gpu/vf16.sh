@@ -22,6 +22,6 @@ for k in ${EXACT_KERNELS:-default}; do
   grep -E 'differ|GPU .* CPU|error|panic' "$out/exact-$k.log" | head -8
 done
 if [ -n "${2:-}" ]; then
-  (cd hmmer3/vitfilter && HMMGO_GPU_BENCH=$2 HMMGO_VIT_VARIANTS=${3:-sat32,dpx16:8} timeout ${BENCH_S:-110} "$bin" -test.v -test.run 'TestGPUThroughput' -test.timeout 500s) > "$out/throughput.log" 2>&1
+  (cd hmmer3/vitfilter && HMMGO_GPU_BENCH=$2 HMMGO_VIT_VARIANTS=${3:-sat32,dpx:32} timeout ${BENCH_S:-110} "$bin" -test.v -test.run 'TestGPUThroughput' -test.timeout 500s) > "$out/throughput.log" 2>&1
   grep -v -E '^(=== RUN|PASS|ok)' "$out/throughput.log"
 fi

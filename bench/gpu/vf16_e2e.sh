@@ -7,7 +7,7 @@
 set -u
 dir=$1
 tmp=$(mktemp -d)
-for f in "$dir"/gpudata/CUDAMPF/query_models/*.hmm.gz; do zcat "$f"; done > "$tmp/all.hmm"
+for f in "$dir"/gpudata/CUDAMPF/query_models/*.hmm.gz; do zcat "$f"; echo; done > "$tmp/all.hmm"  # the files lack a final newline
 db=$dir/gpudata/pyhmmer/seqs/938293.PRJEB85.HG003687.faa
 export HMMGO_KERNEL_CACHE=${OUT:-$tmp}/kernel-cache
 for mode in nogpu gpu; do

@@ -104,6 +104,7 @@ func TestKernelsOnCPURandom(t *testing.T) {
 	saved, nodes, kernel := minHeadroom, dpxMinNodes, dpxKernel
 	minHeadroom = 0 // every model the argument covers takes a DPX kernel
 	defer func() { minHeadroom, dpxMinNodes, dpxKernel = saved, nodes, kernel }()
+	// Both DPX kernels on every shape family, whichever dpxKernelFor picks.
 	rng := rand.New(rand.NewSource(16))
 	Ms := []int{1, 2, 3, 5, 8, 15, 16, 17, 31, 32, 33, 63, 64, 100, 127, 255, 256, 300, 513, 1000}
 	if testing.Short() {

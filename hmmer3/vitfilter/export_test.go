@@ -10,8 +10,8 @@ import (
 
 // SetKernel forces the GPU kernel ("sat32": vit_kernel for every model;
 // "dpx16", "dpx16p": vit16_kernel or vit16p_kernel wherever planDPX
-// allows) and the fewest nodes a DPX kernel's thread owns, for
-// benchmarks; it returns the restore.
+// allows; "dpx": the DPX kernel dpxKernelFor picks) and the fewest nodes
+// a DPX kernel's thread owns, for benchmarks; it returns the restore.
 func SetKernel(choice string, minNodes int) func() {
 	c, k, n := kernelChoice, dpxKernel, dpxMinNodes
 	kernelChoice, dpxMinNodes = choice, minNodes
@@ -20,6 +20,8 @@ func SetKernel(choice string, minNodes int) func() {
 		dpxKernel = "vit16_kernel"
 	case "dpx16p":
 		dpxKernel = "vit16p_kernel"
+	case "dpx":
+		dpxKernel = ""
 	}
 	return func() { kernelChoice, dpxKernel, dpxMinNodes = c, k, n }
 }
@@ -40,7 +42,8 @@ func (g *GPU) Resources(M, Kp int, choice string, minNodes int) string {
 	defer SetKernel(choice, minNodes)()
 	s, name := shapeFor(M, Kp), satKernel
 	if choice != "sat32" {
-		s, name = shapeMin(M, Kp, minNodes), dpxKernel
+		s = shapeMin(M, Kp, minNodes)
+		name = dpxKernelFor(s.T)
 	}
 	f, err := g.kernel(s, name)
 	if err != nil {

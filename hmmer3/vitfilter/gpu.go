@@ -101,7 +101,8 @@ func (s gpuShape) program(name string) nvrtc.Program {
 // will need for a model of length M on devices of compute capability t.
 func Precompile(M, Kp int, t nvrtc.Target) {
 	nvrtc.Prefetch(shapeFor(M, Kp).program(satKernel), t, nvrtc.DefaultCache())
-	nvrtc.Prefetch(shape16For(M, Kp).program(dpxKernel), t, nvrtc.DefaultCache())
+	s := shape16For(M, Kp)
+	nvrtc.Prefetch(s.program(dpxKernelFor(s.T)), t, nvrtc.DefaultCache())
 }
 
 func (g *GPU) kernel(s gpuShape, name string) (*cuda.Function, error) {

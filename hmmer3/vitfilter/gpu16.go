@@ -24,9 +24,24 @@ var minHeadroom = 4096
 // tests and benchmarks set it.
 var kernelChoice = ""
 
-// dpxKernel is the DPX kernel Scores runs: vit16_kernel, or
-// vit16p_kernel (the same numbers, the row's tail overlapped).
-var dpxKernel = "vit16p_kernel"
+// dpxKernel forces the DPX kernel (tests, benchmarks); "" lets
+// dpxKernelFor choose.
+var dpxKernel = ""
+
+// dpxKernelFor is the DPX kernel for shapes of T threads a target:
+// vit16p_kernel (the row's tail overlapped with the next row) where a
+// target has at most two threads, vit16_kernel otherwise. Same numbers;
+// on an H100 vit16p_kernel was 8-18% faster at T <= 2 and slower from
+// T = 8 on, where its extra live registers spill (docs/BENCHMARKS.md).
+func dpxKernelFor(T int) string {
+	switch {
+	case dpxKernel != "":
+		return dpxKernel
+	case T <= 2:
+		return "vit16p_kernel"
+	}
+	return "vit16_kernel"
+}
 
 // dpxMinNodes is the fewest nodes a DPX kernel's thread owns: more nodes
 // a thread amortise the row's tail (shuffles, the xE reduction, the
@@ -69,7 +84,7 @@ func planDPX(om *oprofile.VitProfile) (*dpxPlan, bool) {
 	if 32767+tbmmin-emax < minHeadroom {
 		return nil, false
 	}
-	return &dpxPlan{kernel: dpxKernel, tbmmin: tbmmin, lim: 32767 - emax}, true
+	return &dpxPlan{kernel: dpxKernelFor(shape16For(om.M, 0).T), tbmmin: tbmmin, lim: 32767 - emax}, true
 }
 
 // fits reports whether a target with N/J move score move has a floor

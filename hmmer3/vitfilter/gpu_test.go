@@ -134,13 +134,14 @@ func TestGPUMatchesCPU(t *testing.T) {
 	for _, h := range cudampf {
 		compareGPU(t, g, h, proteome)
 	}
-	t.Logf("%d targets handed back by vit16_kernel", g.HandedBack())
+	t.Logf("%d targets handed back by the DPX kernels", g.HandedBack())
 }
 
 // TestGPUThroughput measures the Viterbi filter kernels
 // (HMMGO_GPU_BENCH=residues) on synthetic targets and prints GCUPS, one
-// column per variant of $HMMGO_VIT_VARIANTS (default "sat32,dpx16:8":
-// vit_kernel alone, and vit16_kernel with at least 8 nodes a thread),
+// column per variant of $HMMGO_VIT_VARIANTS (default "sat32,dpx:32":
+// vit_kernel alone, and the DPX kernels as Scores picks them with at
+// least 32 nodes a thread; see SetKernel for the others),
 // all on the same models and targets; "back" is how many targets
 // vit16_kernel handed to vit_kernel (their time is included).
 func TestGPUThroughput(t *testing.T) {
@@ -148,7 +149,7 @@ func TestGPUThroughput(t *testing.T) {
 	if n == 0 {
 		t.Skip("set HMMGO_GPU_BENCH=<residues> to measure GPU throughput")
 	}
-	variants := strings.Split(cmp.Or(os.Getenv("HMMGO_VIT_VARIANTS"), "sat32,dpx16:8"), ",")
+	variants := strings.Split(cmp.Or(os.Getenv("HMMGO_VIT_VARIANTS"), "sat32,dpx:32"), ",")
 	ctx := testutil.GPUContext(t)
 	amino := alphabet.New(alphabet.Amino)
 	rng := rand.New(rand.NewSource(1))
