@@ -34,9 +34,17 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// shimBuilds holds one executable per shape, each built once; builds of
+// different shapes run at once (parallel tests).
 var shimBuilds struct {
 	sync.Mutex
-	m map[gpuShape]string
+	m map[gpuShape]*shimBuild
+}
+
+type shimBuild struct {
+	once sync.Once
+	exe  string
+	err  error
 }
 
 // shimExe compiles the kernels for shape s once per test binary, or skips.
@@ -55,48 +63,59 @@ func shimExe(t *testing.T, s gpuShape) string {
 	if cc == "" {
 		t.Skip("no C++ compiler: vit.cu not run on the CPU")
 	}
+	root := testutil.RepoRoot(t)
 	shimBuilds.Lock()
-	defer shimBuilds.Unlock()
-	if exe := shimBuilds.m[s]; exe != "" {
-		return exe
-	}
-	if shimDir == "" {
-		d, err := os.MkdirTemp("", "vitcpu")
-		if err != nil {
-			t.Fatal(err)
+	if shimBuilds.m == nil {
+		shimBuilds.m = map[gpuShape]*shimBuild{}
+		if shimDir == "" {
+			d, err := os.MkdirTemp("", "vitcpu")
+			if err != nil {
+				shimBuilds.Unlock()
+				t.Fatal(err)
+			}
+			shimDir = d
 		}
-		shimDir = d
 	}
+	b := shimBuilds.m[s]
+	if b == nil {
+		b = &shimBuild{}
+		shimBuilds.m[s] = b
+	}
+	shimBuilds.Unlock()
+	b.once.Do(func() { b.exe, b.err = buildShim(cc, root, s) })
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.exe
+}
+
+func buildShim(cc, root string, s gpuShape) (string, error) {
 	dir, err := os.MkdirTemp(shimDir, "shape")
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	// The sources are copied through this process so that go test's
 	// cache sees them change.
 	files := map[string]string{"defs.h": s.defines(), "vit.cu": cudaSource, "vit16.cu": cuda16Source, "vit16p.cu": cuda16pSource}
 	for name, path := range map[string]string{"shim.h": "testdata/cudacpu/shim.h", "driver.cc": "testdata/cudacpu/driver.cc",
-		"emu.h": filepath.Join(testutil.RepoRoot(t), "internal", "cudacpu", "emu.h")} {
+		"emu.h": filepath.Join(root, "internal", "cudacpu", "emu.h")} {
 		b, err := os.ReadFile(path)
 		if err != nil {
-			t.Fatal(err)
+			return "", err
 		}
 		files[name] = string(b)
 	}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
+			return "", err
 		}
 	}
 	exe := filepath.Join(dir, "vitcpu")
 	cmd := exec.Command(cc, "-std=c++17", "-O1", "-fwrapv", "-I", dir, "-o", exe, filepath.Join(dir, "driver.cc"))
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("compiling vit.cu with the CPU shim (%+v): %v\n%s", s, err, out)
+		return "", fmt.Errorf("compiling vit.cu with the CPU shim (%+v): %v\n%s", s, err, out)
 	}
-	if shimBuilds.m == nil {
-		shimBuilds.m = map[gpuShape]string{}
-	}
-	shimBuilds.m[s] = exe
-	return exe
+	return exe, nil
 }
 
 // shimRaw runs one kernel (p nil: vit_kernel) over targets idx of dsqs
@@ -144,12 +163,13 @@ func shimRaw(t *testing.T, p *dpxPlan, om *oprofile.VitProfile, Kp int, s gpuSha
 // shimCounts tallies what vit16_kernel did with the targets it ran.
 type shimCounts struct{ dpx, handedBack, overflow, fallbackModels int }
 
-// shimScores scores dsqs as GPU.Scores does (vit16_kernel where planDPX
-// allows, the rest by vit_kernel), through the kernels on the CPU, and
-// compares every score with refScore under the target's length.
-func shimScores(t *testing.T, what string, om *oprofile.VitProfile, Kp int, dsqs [][]byte, c *shimCounts) {
+// shimScores scores dsqs as GPU.Scores does under cfg (a DPX kernel
+// where cfg.plan allows, the rest by vit_kernel), through the kernels on
+// the CPU, and compares every score with refScore under the target's
+// length.
+func shimScores(t *testing.T, what string, cfg dpxConfig, om *oprofile.VitProfile, Kp int, dsqs [][]byte, c *shimCounts) {
 	t.Helper()
-	s, s16 := shapeFor(om.M, Kp), shape16For(om.M, Kp)
+	s := shapeFor(om.M, Kp)
 	moves := make([]int32, len(dsqs))
 	var all []int
 	for i, d := range dsqs {
@@ -161,8 +181,8 @@ func shimScores(t *testing.T, what string, om *oprofile.VitProfile, Kp int, dsqs
 	got := make([]float32, len(dsqs))
 	by16 := make([]bool, len(dsqs))
 	redo := all
-	if p, ok := planDPX(om); ok {
-		raw := shimRaw(t, p, om, Kp, s16, dsqs, all, moves)
+	if p, ok := cfg.plan(om, Kp); ok {
+		raw := shimRaw(t, p, om, Kp, p.shape, dsqs, all, moves)
 		redo = nil
 		for _, i := range all {
 			if raw[i] == rescoreCode || !p.fits(om, moves[i]) {
@@ -194,7 +214,7 @@ func shimScores(t *testing.T, what string, om *oprofile.VitProfile, Kp int, dsqs
 		}
 		if want := refScore(dsqs[i], om, &xw); !same(got[i], want) {
 			if bad++; bad <= 3 {
-				t.Errorf("%s (M=%d, %+v): target %d (L=%d): kernel %v (vit16_kernel: %v), reference %v", what, om.M, s, i, len(dsqs[i]), got[i], by16[i], want)
+				t.Errorf("%s (M=%d, %+v): target %d (L=%d): kernel %v (DPX kernel: %v), reference %v", what, om.M, s, i, len(dsqs[i]), got[i], by16[i], want)
 			}
 		}
 	}
@@ -204,6 +224,6 @@ func shimScores(t *testing.T, what string, om *oprofile.VitProfile, Kp int, dsqs
 }
 
 func (c shimCounts) String() string {
-	return fmt.Sprintf("%d targets by vit16_kernel (%d overflows), %d handed back, %d models on vit_kernel only",
+	return fmt.Sprintf("%d targets by the DPX kernels (%d overflows), %d handed back, %d models on vit_kernel only",
 		c.dpx, c.overflow, c.handedBack, c.fallbackModels)
 }

@@ -10,7 +10,7 @@ import (
 
 // SetKernel forces the GPU kernel ("sat32": vit_kernel for every model;
 // "dpx16", "dpx16p": vit16_kernel or vit16p_kernel wherever planDPX
-// allows; "dpx": the DPX kernel dpxKernelFor picks) and the fewest nodes
+// allows; "dpx": the DPX kernel dpxConfig.kernelFor picks) and the fewest nodes
 // a DPX kernel's thread owns, for benchmarks; it returns the restore.
 func SetKernel(choice string, minNodes int) func() {
 	c, k, n := kernelChoice, dpxKernel, dpxMinNodes
@@ -43,7 +43,7 @@ func (g *GPU) Resources(M, Kp int, choice string, minNodes int) string {
 	s, name := shapeFor(M, Kp), satKernel
 	if choice != "sat32" {
 		s = shapeMin(M, Kp, minNodes)
-		name = dpxKernelFor(s.T)
+		name = currentDPX().kernelFor(s.T)
 	}
 	f, err := g.kernel(s, name)
 	if err != nil {

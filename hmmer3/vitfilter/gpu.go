@@ -40,7 +40,7 @@ type GPU struct {
 	KernelTime time.Duration
 	// Stats counts launches and the host time around them.
 	Stats gpudb.LaunchStats
-	// handedBack counts the targets vit16_kernel left to vit_kernel.
+	// handedBack counts the targets the DPX kernels left to vit_kernel.
 	handedBack int64
 }
 
@@ -101,8 +101,9 @@ func (s gpuShape) program(name string) nvrtc.Program {
 // will need for a model of length M on devices of compute capability t.
 func Precompile(M, Kp int, t nvrtc.Target) {
 	nvrtc.Prefetch(shapeFor(M, Kp).program(satKernel), t, nvrtc.DefaultCache())
-	s := shape16For(M, Kp)
-	nvrtc.Prefetch(s.program(dpxKernelFor(s.T)), t, nvrtc.DefaultCache())
+	c := currentDPX()
+	s := shapeMin(M, Kp, c.minNodes)
+	nvrtc.Prefetch(s.program(c.kernelFor(s.T)), t, nvrtc.DefaultCache())
 }
 
 func (g *GPU) kernel(s gpuShape, name string) (*cuda.Function, error) {
@@ -182,10 +183,11 @@ func transWords(s gpuShape, om *oprofile.VitProfile) []byte {
 // Scores sets out[i] to the Viterbi filter score of db.Dsqs[i], for
 // targets whose want[i] is true (all when want is nil). om must be in
 // multihit mode (as the pipeline keeps it between targets). Models that
-// pass planDPX run vit16_kernel, and the targets it hands back run
-// vit_kernel; other models run vit_kernel alone.
+// pass planDPX run a DPX kernel (vit16_kernel or vit16p_kernel), and the
+// targets it hands back run vit_kernel; other models run vit_kernel
+// alone.
 func (g *GPU) Scores(om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool, out []float32) error {
-	if p, ok := planDPX(om); ok && kernelChoice != "sat32" {
+	if p, ok := planDPX(om, Kp); ok && kernelChoice != "sat32" {
 		redo, err := g.scores(p, om, Kp, db, want, out)
 		if err != nil || redo == nil {
 			return err
@@ -203,14 +205,14 @@ func (g *GPU) Scores(om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool,
 	return err
 }
 
-// scores runs vit16_kernel (p != nil) or vit_kernel on the wanted
-// targets. It returns, for vit16_kernel, the targets left to vit_kernel
+// scores runs p's DPX kernel (p != nil) or vit_kernel on the wanted
+// targets. It returns, for a DPX kernel, the targets left to vit_kernel
 // (nil when none).
 func (g *GPU) scores(p *dpxPlan, om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool, out []float32) ([]bool, error) {
 	dsqs := db.Dsqs
 	s, name := shapeFor(om.M, Kp), satKernel
 	if p != nil {
-		s, name = shape16For(om.M, Kp), p.kernel
+		s, name = p.shape, p.kernel
 	}
 	f, err := g.kernel(s, name)
 	if err != nil {

@@ -6,17 +6,17 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 )
 
-// The host side of vit16_kernel (vit16.cu), the Viterbi filter in
-// native 16x2 DPX arithmetic on values biased by a per-target floor F;
-// docs/gpu-viterbi16.md has the argument that it is exact.
+// The host side of the DPX kernels (vit16.cu, vit16p.cu), the Viterbi
+// filter in native 16x2 DPX arithmetic on values biased by a per-target
+// floor F; docs/gpu-viterbi16.md has the argument that they are exact.
 
-// rescoreCode is vit16_kernel's result for a target it cannot score
+// rescoreCode is a DPX kernel's result for a target it cannot score
 // exactly (vit_kernel scores it).
 const rescoreCode = 0x7ffffffe
 
 // minHeadroom is the least room, in score units, that a model must leave
 // between xB and the top of the kernel's window (32767 + min tBM - max
-// emission) for vit16_kernel to be worth running: with less, most
+// emission) for the DPX kernels to be worth running: with less, most
 // targets would be handed back. Exactness needs only >= 0; tests lower it.
 var minHeadroom = 4096
 
@@ -25,23 +25,8 @@ var minHeadroom = 4096
 var kernelChoice = ""
 
 // dpxKernel forces the DPX kernel (tests, benchmarks); "" lets
-// dpxKernelFor choose.
+// dpxConfig.kernelFor choose.
 var dpxKernel = ""
-
-// dpxKernelFor is the DPX kernel for shapes of T threads a target:
-// vit16p_kernel (the row's tail overlapped with the next row) where a
-// target has at most two threads, vit16_kernel otherwise. Same numbers;
-// on an H100 vit16p_kernel was 8-18% faster at T <= 2 and slower from
-// T = 8 on, where its extra live registers spill (docs/BENCHMARKS.md).
-func dpxKernelFor(T int) string {
-	switch {
-	case dpxKernel != "":
-		return dpxKernel
-	case T <= 2:
-		return "vit16p_kernel"
-	}
-	return "vit16_kernel"
-}
 
 // dpxMinNodes is the fewest nodes a DPX kernel's thread owns: more nodes
 // a thread amortise the row's tail (shuffles, the xE reduction, the
@@ -49,20 +34,47 @@ func dpxKernelFor(T int) string {
 // than 8 and 16 for every M (docs/BENCHMARKS.md).
 var dpxMinNodes = 32
 
-func shape16For(M, Kp int) gpuShape { return shapeMin(M, Kp, dpxMinNodes) }
+// dpxConfig is the DPX kernels' configuration: the package's (the
+// variables above) or a test's.
+type dpxConfig struct {
+	headroom, minNodes int
+	kernel             string // "": kernelFor chooses
+}
 
-// dpxPlan is what vit16_kernel needs of a model beyond vit_kernel's
+func currentDPX() dpxConfig { return dpxConfig{minHeadroom, dpxMinNodes, dpxKernel} }
+
+// kernelFor is the DPX kernel for shapes of T threads a target:
+// vit16p_kernel (the row's tail overlapped with the next row) where a
+// target has at most two threads, vit16_kernel otherwise. Same numbers;
+// on an H100 vit16p_kernel was up to 19% faster at T <= 2, even at T = 4
+// and slower from T = 8 on, where its extra live registers spill
+// (docs/BENCHMARKS.md).
+func (c dpxConfig) kernelFor(T int) string {
+	switch {
+	case c.kernel != "":
+		return c.kernel
+	case T <= 2:
+		return "vit16p_kernel"
+	}
+	return "vit16_kernel"
+}
+
+// dpxPlan is what a DPX kernel needs of a model beyond vit_kernel's
 // parameters.
 type dpxPlan struct {
+	shape  gpuShape
 	kernel string // vit16_kernel or vit16p_kernel
 	tbmmin int    // the lowest B->M entry: F = base + nmove + tbmmin
 	lim    int    // 32767 - the largest match score: xE - F above it may overflow the window next row
 }
 
-// planDPX decides whether vit16_kernel can score om: every transition of
+// planDPX is currentDPX().plan.
+func planDPX(om *oprofile.VitProfile, Kp int) (*dpxPlan, bool) { return currentDPX().plan(om, Kp) }
+
+// plan decides whether the DPX kernels can score om: every transition of
 // a real node <= 0 (so adding one to a value in [0, 32767] cannot wrap)
-// and headroom of at least minHeadroom above xB.
-func planDPX(om *oprofile.VitProfile) (*dpxPlan, bool) {
+// and headroom of at least c.headroom above xB.
+func (c dpxConfig) plan(om *oprofile.VitProfile, Kp int) (*dpxPlan, bool) {
 	if om.M < 1 {
 		return nil, false
 	}
@@ -81,10 +93,11 @@ func planDPX(om *oprofile.VitProfile) (*dpxPlan, bool) {
 			emax = max(emax, int(row[k]))
 		}
 	}
-	if 32767+tbmmin-emax < minHeadroom {
+	if 32767+tbmmin-emax < c.headroom {
 		return nil, false
 	}
-	return &dpxPlan{kernel: dpxKernelFor(shape16For(om.M, 0).T), tbmmin: tbmmin, lim: 32767 - emax}, true
+	s := shapeMin(om.M, Kp, c.minNodes)
+	return &dpxPlan{shape: s, kernel: c.kernelFor(s.T), tbmmin: tbmmin, lim: 32767 - emax}, true
 }
 
 // fits reports whether a target with N/J move score move has a floor
@@ -94,14 +107,14 @@ func (p *dpxPlan) fits(om *oprofile.VitProfile, move int32) bool {
 	return int(om.Base)+int(move)+p.tbmmin >= -32768
 }
 
-// splitNodes are the two nodes of thread t's word j in vit16_kernel's
+// splitNodes are the two nodes of thread t's word j in the DPX kernels'
 // split layout: local nodes j and j + C/2.
 func splitNodes(s gpuShape, t, j int) (int, int) {
 	k := t*s.C + j + 1
 	return k, k + s.C/2
 }
 
-// emisWords lays out vit16_kernel's match scores: vit_kernel's layout
+// emisWords lays out the DPX kernels' match scores: vit_kernel's layout
 // with the split node pairs.
 func (p *dpxPlan) emisWords(s gpuShape, om *oprofile.VitProfile, Kp int) []byte {
 	est := s.C/2 | 1
