@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hmmgo/hmmgo/gpu/cuda"
@@ -18,6 +19,12 @@ import (
 //go:embed vit.cu
 var cudaSource string
 
+//go:embed vit16.cu
+var cuda16Source string
+
+//go:embed vit16p.cu
+var cuda16pSource string
+
 // GPU runs the Viterbi filter on one device, with Score's result for
 // every target.
 type GPU struct {
@@ -27,19 +34,29 @@ type GPU struct {
 	// kernel table, mu KernelTime. Packing the targets and turning the
 	// results into scores run unlocked, so several queries overlap.
 	mu, kmu sync.Mutex
-	kernels map[gpuShape]*nvrtc.Kernels
+	kernels map[gpuKernel]*nvrtc.Kernels
 	lanes   *gpudb.Lanes
 	// KernelTime accumulates device time (CUDA events), for benchmarks.
 	KernelTime time.Duration
 	// Stats counts launches and the host time around them.
 	Stats gpudb.LaunchStats
+	// handedBack counts the targets the DPX kernels left to vit_kernel.
+	handedBack int64
 }
 
 type gpuShape struct{ T, C, KP, Block int }
 
+// gpuKernel is a compiled kernel: a shape and the kernel's name.
+type gpuKernel struct {
+	gpuShape
+	name string
+}
+
+const satKernel = "vit_kernel"
+
 // NewGPU prepares the filter on a device context.
 func NewGPU(ctx *cuda.Context) *GPU {
-	return &GPU{ctx: ctx, kernels: map[gpuShape]*nvrtc.Kernels{}, lanes: gpudb.NewLanes(ctx, gpudb.LanesPerKernel)}
+	return &GPU{ctx: ctx, kernels: map[gpuKernel]*nvrtc.Kernels{}, lanes: gpudb.NewLanes(ctx, gpudb.LanesPerKernel)}
 }
 
 func (s gpuShape) emisWords() int  { return s.KP * s.T * (s.C/2 | 1) }
@@ -50,9 +67,13 @@ func (s gpuShape) sharedBytes() int {
 
 // shapeFor gives each thread at least eight nodes; its M, I and D cells
 // live in registers as 16-bit pairs.
-func shapeFor(M, Kp int) gpuShape {
+func shapeFor(M, Kp int) gpuShape { return shapeMin(M, Kp, 8) }
+
+// shapeMin gives each thread at least minNodes nodes (fewer threads per
+// target, more targets per warp, as the model allows).
+func shapeMin(M, Kp, minNodes int) gpuShape {
 	T := 32
-	for T > 1 && M/T < 8 {
+	for T > 1 && M/T < minNodes {
 		T /= 2
 	}
 	C := (M + T - 1) / T
@@ -60,34 +81,45 @@ func shapeFor(M, Kp int) gpuShape {
 	return gpuShape{T: T, C: C, KP: Kp + 1, Block: 256}
 }
 
-// program is the Viterbi filter source specialised on the shape.
-func (s gpuShape) program() nvrtc.Program {
-	return nvrtc.Program{
-		Name:    "vit.cu",
-		Source:  fmt.Sprintf("#define T %d\n#define C %d\n#define KP %d\n#define BLOCK %d\n", s.T, s.C, s.KP, s.Block) + cudaSource,
-		Options: []string{"-std=c++17"},
+func (s gpuShape) defines() string {
+	return fmt.Sprintf("#define T %d\n#define C %d\n#define KP %d\n#define BLOCK %d\n", s.T, s.C, s.KP, s.Block)
+}
+
+// program is the source of kernel name specialised on the shape.
+func (s gpuShape) program(name string) nvrtc.Program {
+	src := s.defines() + cudaSource
+	switch name {
+	case "vit16_kernel":
+		src = s.defines() + "#define VIT16_ONLY\n" + cudaSource + cuda16Source
+	case "vit16p_kernel":
+		src = s.defines() + "#define VIT16_ONLY\n" + cudaSource + cuda16Source + cuda16pSource
 	}
+	return nvrtc.Program{Name: "vit.cu", Source: src, Options: []string{"-std=c++17"}}
 }
 
 // Precompile starts compiling, in the background, the kernel that Scores
 // will need for a model of length M on devices of compute capability t.
 func Precompile(M, Kp int, t nvrtc.Target) {
-	nvrtc.Prefetch(shapeFor(M, Kp).program(), t, nvrtc.DefaultCache())
+	nvrtc.Prefetch(shapeFor(M, Kp).program(satKernel), t, nvrtc.DefaultCache())
+	c := currentDPX()
+	s := shapeMin(M, Kp, c.minNodes)
+	nvrtc.Prefetch(s.program(c.kernelFor(s.T)), t, nvrtc.DefaultCache())
 }
 
-func (g *GPU) kernel(s gpuShape) (*cuda.Function, error) {
+func (g *GPU) kernel(s gpuShape, name string) (*cuda.Function, error) {
 	g.kmu.Lock()
 	defer g.kmu.Unlock()
-	k := g.kernels[s]
+	key := gpuKernel{s, name}
+	k := g.kernels[key]
 	if k == nil {
 		var err error
-		k, err = nvrtc.Build(g.ctx, s.program())
+		k, err = nvrtc.Build(g.ctx, s.program(name))
 		if err != nil {
 			return nil, err
 		}
-		g.kernels[s] = k
+		g.kernels[key] = k
 	}
-	f, err := k.Function("vit_kernel")
+	f, err := k.Function(name)
 	if err != nil {
 		return nil, err
 	}
@@ -96,11 +128,12 @@ func (g *GPU) kernel(s gpuShape) (*cuda.Function, error) {
 
 func pair(lo, hi int16) uint32 { return uint32(uint16(lo)) | uint32(uint16(hi))<<16 }
 
-// profile lays out the emission and transition words (see vit.cu).
-func profileWords(s gpuShape, om *oprofile.VitProfile, Kp int) (emis, trans []byte) {
+// emisWords lays out the match scores: for each residue code and
+// thread, the thread's nodes as 16-bit pairs (see vit.cu).
+func emisWords(s gpuShape, om *oprofile.VitProfile, Kp int) []byte {
 	const neg = -32768
 	est := s.C/2 | 1
-	emis = make([]byte, 4*s.emisWords())
+	emis := make([]byte, 4*s.emisWords())
 	rw := func(x, k int) int16 {
 		if x >= Kp || k > om.M {
 			return neg
@@ -115,18 +148,28 @@ func profileWords(s gpuShape, om *oprofile.VitProfile, Kp int) (emis, trans []by
 			}
 		}
 	}
+	return emis
+}
+
+// nodeTrans is node k's transitions, all impossible past the model.
+func nodeTrans(om *oprofile.VitProfile, k int) [8]int16 {
+	if k <= om.M {
+		return om.T[k]
+	}
+	var tr [8]int16
+	for i := range tr {
+		tr[i] = -32768
+	}
+	return tr
+}
+
+// transWords lays out vit_kernel's transitions: one uint4 a node.
+func transWords(s gpuShape, om *oprofile.VitProfile) []byte {
 	tst := s.C | 1
-	trans = make([]byte, 4*s.transWords())
+	trans := make([]byte, 4*s.transWords())
 	for t := 0; t < s.T; t++ {
 		for j := 0; j < s.C; j++ {
-			k := t*s.C + j + 1
-			var tr [8]int16
-			for i := range tr {
-				tr[i] = neg
-			}
-			if k <= om.M {
-				tr = om.T[k]
-			}
+			tr := nodeTrans(om, t*s.C+j+1)
 			off := 16 * (t*tst + j)
 			binary.LittleEndian.PutUint32(trans[off:], pair(tr[oprofile.VBM], tr[oprofile.VMM]))
 			binary.LittleEndian.PutUint32(trans[off+4:], pair(tr[oprofile.VIM], tr[oprofile.VDM]))
@@ -134,18 +177,46 @@ func profileWords(s gpuShape, om *oprofile.VitProfile, Kp int) (emis, trans []by
 			binary.LittleEndian.PutUint32(trans[off+12:], pair(tr[oprofile.VMD], tr[oprofile.VDD]))
 		}
 	}
-	return emis, trans
+	return trans
 }
 
 // Scores sets out[i] to the Viterbi filter score of db.Dsqs[i], for
 // targets whose want[i] is true (all when want is nil). om must be in
-// multihit mode (as the pipeline keeps it between targets).
+// multihit mode (as the pipeline keeps it between targets). Models that
+// pass planDPX run a DPX kernel (vit16_kernel or vit16p_kernel), and the
+// targets it hands back run vit_kernel; other models run vit_kernel
+// alone.
 func (g *GPU) Scores(om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool, out []float32) error {
+	if p, ok := planDPX(om, Kp); ok && kernelChoice != "sat32" {
+		redo, err := g.scores(p, om, Kp, db, want, out)
+		if err != nil || redo == nil {
+			return err
+		}
+		n := 0
+		for _, r := range redo {
+			if r {
+				n++
+			}
+		}
+		atomic.AddInt64(&g.handedBack, int64(n))
+		want = redo
+	}
+	_, err := g.scores(nil, om, Kp, db, want, out)
+	return err
+}
+
+// scores runs p's DPX kernel (p != nil) or vit_kernel on the wanted
+// targets. It returns, for a DPX kernel, the targets left to vit_kernel
+// (nil when none).
+func (g *GPU) scores(p *dpxPlan, om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool, out []float32) ([]bool, error) {
 	dsqs := db.Dsqs
-	s := shapeFor(om.M, Kp)
-	f, err := g.kernel(s)
+	s, name := shapeFor(om.M, Kp), satKernel
+	if p != nil {
+		s, name = p.shape, p.kernel
+	}
+	f, err := g.kernel(s, name)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// The whole database's resident layout, or the wanted targets packed
 	// here and copied to the launch's lane.
@@ -153,7 +224,7 @@ func (g *GPU) Scores(om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool,
 	var subset *gpudb.Packed
 	if want == nil {
 		if layout, err = db.Layout(s.T); err != nil {
-			return err
+			return nil, err
 		}
 	} else {
 		var idx []int
@@ -163,14 +234,19 @@ func (g *GPU) Scores(om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool,
 			}
 		}
 		if len(idx) == 0 {
-			return nil
+			return nil, nil
 		}
 		packed := time.Now()
 		subset = gpudb.Pack(dsqs, idx, s.T)
 		g.Stats.Subset(packed)
 	}
 	selected := func(i int) bool { return want == nil || want[i] }
-	emis, trans := profileWords(s, om, Kp)
+	var emis, trans []byte
+	if p != nil {
+		emis, trans = p.emisWords(s, om, Kp), p.transWords(s, om)
+	} else {
+		emis, trans = emisWords(s, om, Kp), transWords(s, om)
+	}
 	moves := make([]byte, 4*len(dsqs))
 	gpudb.ForChunks(len(dsqs), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -179,34 +255,51 @@ func (g *GPU) Scores(om *oprofile.VitProfile, Kp int, db *gpudb.DB, want []bool,
 			}
 		}
 	})
-	raw, err := g.launch(f, s, om, layout, subset, emis, trans, moves)
+	raw, err := g.launch(f, s, p, om, layout, subset, emis, trans, moves)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var redo []bool
+	var rmu sync.Mutex
 	gpudb.ForChunks(len(dsqs), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if !selected(i) {
 				continue
 			}
+			move := int32(binary.LittleEndian.Uint32(moves[4*i:]))
 			xC := int32(binary.LittleEndian.Uint32(raw[4*i:]))
-			switch {
-			case xC == math.MaxInt32:
-				out[i] = float32(math.Inf(1))
-			case xC > -32768:
-				sc := float32(xC) + float32(int32(binary.LittleEndian.Uint32(moves[4*i:]))) - float32(om.Base)
-				sc /= om.Scale
-				out[i] = float32(float64(sc) - 3.0)
-			default:
-				out[i] = float32(math.Inf(-1))
+			if p != nil && (xC == rescoreCode || !p.fits(om, move)) {
+				rmu.Lock()
+				if redo == nil {
+					redo = make([]bool, len(dsqs))
+				}
+				redo[i] = true
+				rmu.Unlock()
+				continue
 			}
+			out[i] = wordScore(om, xC, move)
 		}
 	})
-	return nil
+	return redo, nil
+}
+
+// wordScore turns a kernel's result (xC, or MaxInt32 for an overflow)
+// into the filter score, given the target's C move score.
+func wordScore(om *oprofile.VitProfile, xC, move int32) float32 {
+	switch {
+	case xC == math.MaxInt32:
+		return float32(math.Inf(1))
+	case xC > -32768:
+		sc := float32(xC) + float32(move) - float32(om.Base)
+		sc /= om.Scale
+		return float32(float64(sc) - 3.0)
+	}
+	return float32(math.Inf(-1))
 }
 
 // launch runs the kernel over layout (or subset, copied to the lane) and
 // returns its raw 32-bit result per target (database numbering).
-func (g *GPU) launch(f *cuda.Function, s gpuShape, om *oprofile.VitProfile, layout *gpudb.Device, subset *gpudb.Packed, emis, trans, moves []byte) ([]byte, error) {
+func (g *GPU) launch(f *cuda.Function, s gpuShape, p *dpxPlan, om *oprofile.VitProfile, layout *gpudb.Device, subset *gpudb.Packed, emis, trans, moves []byte) ([]byte, error) {
 	ln, err := g.lanes.Take()
 	if err != nil {
 		return nil, err
@@ -241,8 +334,11 @@ func (g *GPU) launch(f *cuda.Function, s gpuShape, om *oprofile.VitProfile, layo
 	}
 	var a cuda.Args
 	a.Buffer(be).Buffer(bt).Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).Buffer(bn).
-		Int32(int32(om.Base)).Int32(int32(om.XW[profile.XE][profile.Move])).Int32(int32(om.XW[profile.XE][profile.Loop])).Int32(int32(om.DDBound)).
-		Buffer(bm).Buffer(bo)
+		Int32(int32(om.Base)).Int32(int32(om.XW[profile.XE][profile.Move])).Int32(int32(om.XW[profile.XE][profile.Loop])).Int32(int32(om.DDBound))
+	if p != nil {
+		a.Int32(int32(p.tbmmin)).Int32(int32(p.lim))
+	}
+	a.Buffer(bm).Buffer(bo)
 	raw := make([]byte, 4*n)
 	d, err := ln.Run(func(st *cuda.Stream) error {
 		return f.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: gpudb.PersistentGrid(g.ctx, s.Block, s.sharedBytes())},

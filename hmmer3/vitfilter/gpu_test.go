@@ -1,6 +1,7 @@
 package vitfilter_test
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand"
@@ -8,11 +9,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/hmmgo/hmmgo/alphabet"
+	"github.com/hmmgo/hmmgo/gpu/nvrtc"
 	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
@@ -69,8 +71,21 @@ func compareGPU(t *testing.T, g *vitfilter.GPU, h *hmm.HMM, db *gpudb.DB) {
 	}
 }
 
+// kernelFromEnv applies $HMMGO_VIT_KERNEL ("sat32", "dpx16:32", ...,
+// as HMMGO_VIT_VARIANTS) for the test; unset, the package's defaults.
+func kernelFromEnv(t *testing.T) {
+	v := os.Getenv("HMMGO_VIT_KERNEL")
+	if v == "" {
+		return
+	}
+	choice, nodes, _ := strings.Cut(v, ":")
+	minNodes, _ := strconv.Atoi(cmp.Or(nodes, "8"))
+	t.Cleanup(vitfilter.SetKernel(choice, minNodes))
+}
+
 func TestGPUMatchesCPU(t *testing.T) {
 	ctx := testutil.GPUContext(t)
+	kernelFromEnv(t)
 	g := vitfilter.NewGPU(ctx)
 	dir := testutil.Testdata(t, "hmmer3")
 	amino, dna := alphabet.New(alphabet.Amino), alphabet.New(alphabet.DNA)
@@ -112,20 +127,30 @@ func TestGPUMatchesCPU(t *testing.T) {
 	}
 	proteome := gpudb.New(ctx, testmodels.ReadDsqs(t, testutil.GPUData(t, "pyhmmer/seqs/938293.PRJEB85.HG003687.faa"), amino))
 	defer proteome.Free()
-	for _, h := range testmodels.ReadModels(t, filepath.Join(testutil.GPUData(t, "CUDAMPF/query_models"), "*.hmm.gz")) {
+	cudampf := testmodels.ReadModels(t, filepath.Join(testutil.GPUData(t, "CUDAMPF/query_models"), "*.hmm.gz"))
+	for _, h := range cudampf {
+		vitfilter.Precompile(h.M, h.Alph.Kp, nvrtc.Target{Major: ctx.Device().Major, Minor: ctx.Device().Minor})
+	}
+	for _, h := range cudampf {
 		compareGPU(t, g, h, proteome)
 	}
+	t.Logf("%d targets handed back by the DPX kernels", g.HandedBack())
 }
 
-// TestGPUThroughput measures the Viterbi filter kernel
-// (HMMGO_GPU_BENCH=residues) on synthetic targets and prints GCUPS.
+// TestGPUThroughput measures the Viterbi filter kernels
+// (HMMGO_GPU_BENCH=residues) on synthetic targets and prints GCUPS, one
+// column per variant of $HMMGO_VIT_VARIANTS (default "sat32,dpx:32":
+// vit_kernel alone, and the DPX kernels as Scores picks them with at
+// least 32 nodes a thread; see SetKernel for the others),
+// all on the same models and targets; "back" is how many targets
+// vit16_kernel handed to vit_kernel (their time is included).
 func TestGPUThroughput(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("HMMGO_GPU_BENCH"))
 	if n == 0 {
 		t.Skip("set HMMGO_GPU_BENCH=<residues> to measure GPU throughput")
 	}
+	variants := strings.Split(cmp.Or(os.Getenv("HMMGO_VIT_VARIANTS"), "sat32,dpx:32"), ",")
 	ctx := testutil.GPUContext(t)
-	g := vitfilter.NewGPU(ctx)
 	amino := alphabet.New(alphabet.Amino)
 	rng := rand.New(rand.NewSource(1))
 	var dsqs [][]byte
@@ -137,20 +162,62 @@ func TestGPUThroughput(t *testing.T) {
 	}
 	db := gpudb.New(ctx, dsqs)
 	defer db.Free()
-	fmt.Printf("%d targets, %d residues resident; GCUPS from kernel time\n", len(dsqs), total)
-	fmt.Printf("%-6s %12s %12s %10s\n", "M", "kernel_ms", "host_ms", "GCUPS")
-	for _, M := range []int{10, 25, 50, 100, 200, 400, 800, 1200, 1600, 2000, 2405} {
-		om := optimized(testmodels.RandomHMM(rng, amino, M))
-		out := make([]float32, len(dsqs))
-		g.Scores(&om.Vit, amino.Kp, db, nil, out)
-		g.KernelTime = 0
-		t0 := time.Now()
-		if err := g.Scores(&om.Vit, amino.Kp, db, nil, out); err != nil {
-			t.Fatal(err)
+	Ms := []int{10, 25, 50, 100, 200, 400, 800, 1200, 1600, 2000, 2405}
+	target := nvrtc.Target{Major: ctx.Device().Major, Minor: ctx.Device().Minor}
+	for _, v := range variants { // compile everything in parallel first
+		choice, nodes, _ := strings.Cut(v, ":")
+		minNodes, _ := strconv.Atoi(cmp.Or(nodes, "8"))
+		for _, M := range Ms {
+			vitfilter.PrecompileWith(M, amino.Kp, target, choice, minNodes)
 		}
-		wall := time.Since(t0)
-		fmt.Printf("%-6d %12.2f %12.2f %10.1f\n", M, g.KernelTime.Seconds()*1e3, (wall-g.KernelTime).Seconds()*1e3, float64(total)*float64(M)/g.KernelTime.Seconds()/1e9)
 	}
+	fmt.Printf("%d targets, %d residues resident; GCUPS from kernel time\n", len(dsqs), total)
+	fmt.Printf("%-6s", "M")
+	for _, v := range variants {
+		fmt.Printf(" %14s", v)
+	}
+	fmt.Printf(" %8s\n", "back")
+	for _, M := range Ms {
+		om := optimized(testmodels.RandomHMM(rng, amino, M))
+		fmt.Printf("%-6d", M)
+		var back int64
+		var first []float32
+		var res []string
+		for _, v := range variants {
+			choice, nodes, _ := strings.Cut(v, ":")
+			minNodes, _ := strconv.Atoi(cmp.Or(nodes, "8"))
+			restore := vitfilter.SetKernel(choice, minNodes)
+			g := vitfilter.NewGPU(ctx)
+			res = append(res, g.Resources(M, amino.Kp, choice, minNodes))
+			out := make([]float32, len(dsqs))
+			if err := g.Scores(&om.Vit, amino.Kp, db, nil, out); err != nil {
+				t.Fatal(err)
+			}
+			g.KernelTime = 0
+			if err := g.Scores(&om.Vit, amino.Kp, db, nil, out); err != nil {
+				t.Fatal(err)
+			}
+			restore()
+			fmt.Printf(" %14.1f", float64(total)*float64(M)/g.KernelTime.Seconds()/1e9)
+			back = max(back, g.HandedBack()/2)
+			if first == nil {
+				first = out
+			} else if diff := countDiff(first, out); diff > 0 {
+				t.Errorf("M=%d: %s differs from %s on %d targets", M, v, variants[0], diff)
+			}
+		}
+		fmt.Printf(" %8d  %s\n", back, strings.Join(res, " "))
+	}
+}
+
+func countDiff(a, b []float32) int {
+	n := 0
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			n++
+		}
+	}
+	return n
 }
 
 // Launches from several goroutines at once (the queries a worker keeps
@@ -158,6 +225,7 @@ func TestGPUThroughput(t *testing.T) {
 // whole database and over subsets.
 func TestGPUConcurrentLaunches(t *testing.T) {
 	ctx := testutil.GPUContext(t)
+	kernelFromEnv(t)
 	g := vitfilter.NewGPU(ctx)
 	amino := alphabet.New(alphabet.Amino)
 	prot := testmodels.ReadDsqs(t, filepath.Join(testutil.Testdata(t, "hmmer3"), "prot.fa"), amino)

@@ -43,13 +43,19 @@ __device__ __forceinline__ int floor16(int v) { return max(v, -32768); }
 // Shared memory: emissions [KP][T][ESTRIDE] words (pairs), then transitions
 // into/within each node [T][TSTRIDE] uint4 {BM|MM<<16, IM|DM<<16, MI|II<<16,
 // MD|DD<<16}.
+#ifndef SHARED_BASE
+extern __shared__ __align__(16) unsigned char vit_smem[];
+#define SHARED_BASE vit_smem
+#endif
+
+#ifndef VIT16_ONLY  // vit16.cu's programs leave this kernel out
 extern "C" __global__ void __launch_bounds__(BLOCK)
 vit_kernel(const u32* __restrict__ emis, const uint4* __restrict__ trans,
            const unsigned char* __restrict__ res, const Block* __restrict__ blocks,
            int nblocks, unsigned int* next, int base, int emove, int eloop, int ddbound,
            const int* __restrict__ move, int* __restrict__ out)
 {
-    extern __shared__ u32 smem[];
+    u32* smem = (u32*)SHARED_BASE;
     u32* semis = smem;
     uint4* strans = (uint4*)(smem + ((KP * EROWW + 3) & ~3));  // 16-byte aligned
     for (int i = threadIdx.x; i < KP * EROWW; i += blockDim.x) semis[i] = emis[i];
@@ -189,3 +195,4 @@ vit_kernel(const u32* __restrict__ emis, const uint4* __restrict__ trans,
         if (t == 0 && active) out[seq] = overflow ? 0x7fffffff : xC;
     }
 }
+#endif  // VIT16_ONLY

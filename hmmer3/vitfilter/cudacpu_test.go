@@ -1,0 +1,229 @@
+package vitfilter
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
+	"github.com/hmmgo/hmmgo/internal/testutil"
+)
+
+// These tests run vit.cu and vit16.cu themselves on the CPU:
+// testdata/cudacpu/shim.h with internal/cudacpu/emu.h stands in for the
+// CUDA built-ins (each GPU thread a coroutine; shuffles and votes
+// exchanged between them; DPX 16x2 adds wrapping as on the device), fed
+// through the same packing and tables as gpu.go, and every score is
+// compared with refScore. NVRTC and the device itself are gpu_test.go's.
+
+var shimDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shimDir != "" {
+		os.RemoveAll(shimDir)
+	}
+	os.Exit(code)
+}
+
+// shimBuilds holds one executable per shape, each built once; builds of
+// different shapes run at once (parallel tests).
+var shimBuilds struct {
+	sync.Mutex
+	m map[gpuShape]*shimBuild
+}
+
+type shimBuild struct {
+	once sync.Once
+	exe  string
+	err  error
+}
+
+// shimExe compiles the kernels for shape s once per test binary, or skips.
+func shimExe(t *testing.T, s gpuShape) string {
+	t.Helper()
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the CUDA emulator switches x86-64 stacks; skipped on " + runtime.GOARCH)
+	}
+	var cc string
+	for _, c := range []string{"c++", "g++", "clang++"} {
+		if p, err := exec.LookPath(c); err == nil {
+			cc = p
+			break
+		}
+	}
+	if cc == "" {
+		t.Skip("no C++ compiler: vit.cu not run on the CPU")
+	}
+	root := testutil.RepoRoot(t)
+	shimBuilds.Lock()
+	if shimBuilds.m == nil {
+		shimBuilds.m = map[gpuShape]*shimBuild{}
+		if shimDir == "" {
+			d, err := os.MkdirTemp("", "vitcpu")
+			if err != nil {
+				shimBuilds.Unlock()
+				t.Fatal(err)
+			}
+			shimDir = d
+		}
+	}
+	b := shimBuilds.m[s]
+	if b == nil {
+		b = &shimBuild{}
+		shimBuilds.m[s] = b
+	}
+	shimBuilds.Unlock()
+	b.once.Do(func() { b.exe, b.err = buildShim(cc, root, s) })
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.exe
+}
+
+func buildShim(cc, root string, s gpuShape) (string, error) {
+	dir, err := os.MkdirTemp(shimDir, "shape")
+	if err != nil {
+		return "", err
+	}
+	// The sources are copied through this process so that go test's
+	// cache sees them change.
+	files := map[string]string{"defs.h": s.defines(), "vit.cu": cudaSource, "vit16.cu": cuda16Source, "vit16p.cu": cuda16pSource}
+	for name, path := range map[string]string{"shim.h": "testdata/cudacpu/shim.h", "driver.cc": "testdata/cudacpu/driver.cc",
+		"emu.h": filepath.Join(root, "internal", "cudacpu", "emu.h")} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return "", err
+		}
+		files[name] = string(b)
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			return "", err
+		}
+	}
+	exe := filepath.Join(dir, "vitcpu")
+	cmd := exec.Command(cc, "-std=c++17", "-O1", "-fwrapv", "-I", dir, "-o", exe, filepath.Join(dir, "driver.cc"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("compiling vit.cu with the CPU shim (%+v): %v\n%s", s, err, out)
+	}
+	return exe, nil
+}
+
+// shimRaw runs one kernel (p nil: vit_kernel) over targets idx of dsqs
+// and returns its raw results, indexed as dsqs.
+func shimRaw(t *testing.T, p *dpxPlan, om *oprofile.VitProfile, Kp int, s gpuShape, dsqs [][]byte, idx []int, moves []int32) []int32 {
+	t.Helper()
+	packed := gpudb.Pack(dsqs, idx, s.T)
+	kind := int32(0)
+	kinds := map[string]int32{"vit16_kernel": 1, "vit16p_kernel": 2}
+	emis, trans := emisWords(s, om, Kp), transWords(s, om)
+	tbmmin, lim := int32(0), int32(0)
+	if p != nil {
+		kind, emis, trans, tbmmin, lim = kinds[p.kernel], p.emisWords(s, om, Kp), p.transWords(s, om), int32(p.tbmmin), int32(p.lim)
+	}
+	mv := make([]byte, 4*len(dsqs))
+	for i, m := range moves {
+		binary.LittleEndian.PutUint32(mv[4*i:], uint32(m))
+	}
+	var in bytes.Buffer
+	binary.Write(&in, binary.LittleEndian, []int32{kind, int32(packed.NBlocks), int32(len(dsqs)), 2, int32(s.sharedBytes()),
+		int32(om.Base), int32(om.XW[profile.XE][profile.Move]), int32(om.XW[profile.XE][profile.Loop]), int32(om.DDBound), tbmmin, lim})
+	for _, a := range [][]byte{emis, trans, packed.Res, packed.Table, mv} {
+		binary.Write(&in, binary.LittleEndian, int64(len(a)))
+		in.Write(a)
+	}
+	dir := t.TempDir()
+	inPath, outPath := filepath.Join(dir, "in"), filepath.Join(dir, "out")
+	if err := os.WriteFile(inPath, in.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(shimExe(t, s), inPath, outPath).CombinedOutput(); err != nil {
+		t.Fatalf("kernel on the CPU (%+v): %v\n%s", s, err, out)
+	}
+	raw, err := os.ReadFile(outPath)
+	if err != nil || len(raw) != 4*len(dsqs) {
+		t.Fatalf("kernel output: %d bytes for %d targets (%v)", len(raw), len(dsqs), err)
+	}
+	got := make([]int32, len(dsqs))
+	for i := range got {
+		got[i] = int32(binary.LittleEndian.Uint32(raw[4*i:]))
+	}
+	return got
+}
+
+// shimCounts tallies what vit16_kernel did with the targets it ran.
+type shimCounts struct{ dpx, handedBack, overflow, fallbackModels int }
+
+// shimScores scores dsqs as GPU.Scores does under cfg (a DPX kernel
+// where cfg.plan allows, the rest by vit_kernel), through the kernels on
+// the CPU, and compares every score with refScore under the target's
+// length.
+func shimScores(t *testing.T, what string, cfg dpxConfig, om *oprofile.VitProfile, Kp int, dsqs [][]byte, c *shimCounts) {
+	t.Helper()
+	s := shapeFor(om.M, Kp)
+	moves := make([]int32, len(dsqs))
+	var all []int
+	for i, d := range dsqs {
+		moves[i] = int32(om.MoveFor(len(d), 1))
+		if len(d) > 0 {
+			all = append(all, i)
+		}
+	}
+	got := make([]float32, len(dsqs))
+	by16 := make([]bool, len(dsqs))
+	redo := all
+	if p, ok := cfg.plan(om, Kp); ok {
+		raw := shimRaw(t, p, om, Kp, p.shape, dsqs, all, moves)
+		redo = nil
+		for _, i := range all {
+			if raw[i] == rescoreCode || !p.fits(om, moves[i]) {
+				redo = append(redo, i)
+				continue
+			}
+			c.dpx++
+			by16[i] = true
+			if raw[i] == 0x7fffffff {
+				c.overflow++
+			}
+			got[i] = wordScore(om, raw[i], moves[i])
+		}
+		c.handedBack += len(redo)
+	} else {
+		c.fallbackModels++
+	}
+	if len(redo) > 0 {
+		raw := shimRaw(t, nil, om, Kp, s, dsqs, redo, moves)
+		for _, i := range redo {
+			got[i] = wordScore(om, raw[i], moves[i])
+		}
+	}
+	bad := 0
+	for _, i := range all {
+		xw := om.XW
+		for _, st := range []int{profile.XN, profile.XJ, profile.XC} {
+			xw[st][profile.Move] = int16(moves[i])
+		}
+		if want := refScore(dsqs[i], om, &xw); !same(got[i], want) {
+			if bad++; bad <= 3 {
+				t.Errorf("%s (M=%d, %+v): target %d (L=%d): kernel %v (DPX kernel: %v), reference %v", what, om.M, s, i, len(dsqs[i]), got[i], by16[i], want)
+			}
+		}
+	}
+	if bad > 3 {
+		t.Errorf("%s: %d of %d targets differ", what, bad, len(all))
+	}
+}
+
+func (c shimCounts) String() string {
+	return fmt.Sprintf("%d targets by the DPX kernels (%d overflows), %d handed back, %d models on vit_kernel only",
+		c.dpx, c.overflow, c.handedBack, c.fallbackModels)
+}
