@@ -1417,3 +1417,793 @@ bo45w_done:
 	VZEROUPPER
 	LDMXCSR (SP)
 	RET
+
+// func fwdEnvPairAVX2(dc *[2]*[4]float32, tf *[4]float32, rf *[2]*[4]float32, q int, xB *[8]float32, all4 bool, xEv *[8]float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·fwdEnvPairAVX2(SB), NOSPLIT, $8-56
+	STMXCSR     (SP)
+	MOVL        (SP), AX
+	ORL         $0x00008040, AX
+	MOVL        AX, 4(SP)
+	LDMXCSR     4(SP)
+	MOVQ        dc+0(FP), AX
+	MOVQ        (AX), CX
+	MOVQ        8(AX), AX
+	MOVQ        tf+8(FP), DX
+	MOVQ        rf+16(FP), BX
+	MOVQ        (BX), SI
+	MOVQ        8(BX), BX
+	MOVQ        q+24(FP), DI
+	IMUL3Q      $0x00000030, DI, DI
+	MOVQ        xB+32(FP), R8
+	VMOVUPS     (R8), Y0
+	VMOVUPS     -48(CX), X1
+	VINSERTF128 $0x01, -48(AX), Y1, Y1
+	VMOVUPS     -32(CX), X2
+	VINSERTF128 $0x01, -32(AX), Y2, Y2
+	VMOVUPS     -16(CX), X3
+	VINSERTF128 $0x01, -16(AX), Y3, Y3
+	VPSLLDQ     $0x04, Y1, Y1
+	VPSLLDQ     $0x04, Y2, Y2
+	VPSLLDQ     $0x04, Y3, Y3
+	VXORPS      Y4, Y4, Y4
+	VXORPS      Y5, Y5, Y5
+	XORQ        R8, R8
+	MOVQ        DI, R9
+	NEGQ        R9
+	XORQ        R10, R10
+
+envpf_cell:
+	VBROADCASTF128 (DX), Y6
+	VMULPS         Y6, Y0, Y6
+	VBROADCASTF128 16(DX), Y7
+	VMULPS         Y7, Y1, Y7
+	VADDPS         Y7, Y6, Y6
+	VBROADCASTF128 32(DX), Y7
+	VMULPS         Y7, Y3, Y7
+	VADDPS         Y7, Y6, Y6
+	VBROADCASTF128 48(DX), Y7
+	VMULPS         Y7, Y2, Y7
+	VADDPS         Y7, Y6, Y6
+	VMOVUPS        (SI)(R10*1), X8
+	VINSERTF128    $0x01, (BX)(R10*1), Y8, Y8
+	VMULPS         Y8, Y6, Y6
+	VADDPS         Y6, Y4, Y4
+	VMOVUPS        (CX)(R9*1), X1
+	VINSERTF128    $0x01, (AX)(R9*1), Y1, Y1
+	VMOVUPS        16(CX)(R9*1), X2
+	VINSERTF128    $0x01, 16(AX)(R9*1), Y2, Y2
+	VMOVUPS        32(CX)(R9*1), X3
+	VINSERTF128    $0x01, 32(AX)(R9*1), Y3, Y3
+	VMOVUPS        X6, (CX)(R8*1)
+	VEXTRACTF128   $0x01, Y6, (AX)(R8*1)
+	VMOVUPS        X5, 16(CX)(R8*1)
+	VEXTRACTF128   $0x01, Y5, 16(AX)(R8*1)
+	VBROADCASTF128 64(DX), Y5
+	VMULPS         Y5, Y6, Y5
+	VBROADCASTF128 80(DX), Y6
+	VMULPS         Y6, Y1, Y6
+	VBROADCASTF128 96(DX), Y7
+	VMULPS         Y7, Y3, Y7
+	VADDPS         Y7, Y6, Y6
+	VMOVUPS        X6, 32(CX)(R8*1)
+	VEXTRACTF128   $0x01, Y6, 32(AX)(R8*1)
+	ADDQ           $0x70, DX
+	ADDQ           $0x10, R10
+	ADDQ           $0x30, R9
+	ADDQ           $0x30, R8
+	CMPQ           R8, DI
+	JB             envpf_cell
+	MOVQ           DX, BX
+	VPSLLDQ        $0x04, Y5, Y5
+	VXORPS         Y0, Y0, Y0
+	VMOVUPS        X0, 16(CX)
+	VEXTRACTF128   $0x01, Y0, 16(AX)
+	XORQ           R8, R8
+
+envpf_dd1:
+	VMOVUPS        16(CX)(R8*1), X9
+	VINSERTF128    $0x01, 16(AX)(R8*1), Y9, Y9
+	VADDPS         Y9, Y5, Y7
+	VMOVUPS        X7, 16(CX)(R8*1)
+	VEXTRACTF128   $0x01, Y7, 16(AX)(R8*1)
+	VBROADCASTF128 (DX), Y1
+	VMULPS         Y1, Y7, Y5
+	ADDQ           $0x10, DX
+	ADDQ           $0x30, R8
+	CMPQ           R8, DI
+	JB             envpf_dd1
+	MOVB           all4+40(FP), DL
+	MOVQ           $0x00000003, SI
+	TESTB          DL, DL
+	JNZ            envpf_pass4
+	VCMPPS         $0x00, Y0, Y0, Y1
+
+envpf_pass:
+	VPSLLDQ $0x04, Y5, Y5
+	VANDPS  Y1, Y5, Y5
+	VXORPS  Y2, Y2, Y2
+	XORQ    R8, R8
+	MOVQ    BX, DX
+
+envpf_ddn:
+	VMOVUPS        16(CX)(R8*1), X10
+	VINSERTF128    $0x01, 16(AX)(R8*1), Y10, Y10
+	VADDPS         Y10, Y5, Y7
+	VCMPPS         $0x01, Y7, Y10, Y10
+	VORPS          Y10, Y2, Y2
+	VMOVUPS        X7, 16(CX)(R8*1)
+	VEXTRACTF128   $0x01, Y7, 16(AX)(R8*1)
+	VBROADCASTF128 (DX), Y3
+	VMULPS         Y3, Y5, Y5
+	VCMPPS         $0x04, Y0, Y5, Y3
+	VMOVMSKPS      Y3, R9
+	TESTL          R9, R9
+	JZ             envpf_sum
+	ADDQ           $0x10, DX
+	ADDQ           $0x30, R8
+	CMPQ           R8, DI
+	JB             envpf_ddn
+	DECQ           SI
+	JZ             envpf_sum
+	VPERMILPS      $0xb1, Y2, Y3
+	VORPS          Y2, Y3, Y3
+	VPERMILPS      $0x4e, Y3, Y2
+	VORPS          Y3, Y2, Y2
+	VANDPS         Y2, Y1, Y1
+	VMOVMSKPS      Y1, R9
+	TESTL          R9, R9
+	JNZ            envpf_pass
+	JMP            envpf_sum
+
+envpf_pass4:
+	VPSLLDQ $0x04, Y5, Y5
+	XORQ    R8, R8
+	MOVQ    BX, DX
+
+envpf_dd4:
+	VMOVUPS        16(CX)(R8*1), X10
+	VINSERTF128    $0x01, 16(AX)(R8*1), Y10, Y10
+	VADDPS         Y10, Y5, Y7
+	VMOVUPS        X7, 16(CX)(R8*1)
+	VEXTRACTF128   $0x01, Y7, 16(AX)(R8*1)
+	VBROADCASTF128 (DX), Y0
+	VMULPS         Y0, Y5, Y5
+	ADDQ           $0x10, DX
+	ADDQ           $0x30, R8
+	CMPQ           R8, DI
+	JB             envpf_dd4
+	DECQ           SI
+	JNZ            envpf_pass4
+
+envpf_sum:
+	XORQ R8, R8
+
+envpf_sumd:
+	VMOVUPS     16(CX)(R8*1), X11
+	VINSERTF128 $0x01, 16(AX)(R8*1), Y11, Y11
+	VADDPS      Y11, Y4, Y4
+	ADDQ        $0x30, R8
+	CMPQ        R8, DI
+	JB          envpf_sumd
+	MOVQ        xEv+48(FP), AX
+	VMOVUPS     Y4, (AX)
+	VZEROUPPER
+	LDMXCSR     (SP)
+	RET
+
+// func bckEnvInPairAVX2(dc *[2]*[4]float32, tf *[4]float32, rf *[2]*[4]float32, q int, xBv *[8]float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·bckEnvInPairAVX2(SB), NOSPLIT, $8-40
+	STMXCSR        (SP)
+	MOVL           (SP), AX
+	ORL            $0x00008040, AX
+	MOVL           AX, 4(SP)
+	LDMXCSR        4(SP)
+	MOVQ           dc+0(FP), AX
+	MOVQ           (AX), CX
+	MOVQ           8(AX), AX
+	MOVQ           tf+8(FP), DX
+	MOVQ           rf+16(FP), BX
+	MOVQ           (BX), SI
+	MOVQ           8(BX), BX
+	MOVQ           q+24(FP), DI
+	IMUL3Q         $0x00000030, DI, R8
+	VBROADCASTF128 16(DX), Y0
+	VBROADCASTF128 32(DX), Y1
+	VBROADCASTF128 48(DX), Y2
+	VPSRLDQ        $0x04, Y0, Y0
+	VPSRLDQ        $0x04, Y1, Y1
+	VPSRLDQ        $0x04, Y2, Y2
+	VMOVUPS        (CX)(R8*1), X3
+	VINSERTF128    $0x01, (AX)(R8*1), Y3, Y3
+	VMOVUPS        (SI), X4
+	VINSERTF128    $0x01, (BX), Y4, Y4
+	VMULPS         Y4, Y3, Y3
+	VPSRLDQ        $0x04, Y3, Y3
+	VXORPS         Y4, Y4, Y4
+	IMUL3Q         $0x00000030, DI, R9
+	SUBQ           $0x30, R9
+	LEAQ           (R9)(R8*1), R8
+	IMUL3Q         $0x00000070, DI, R10
+	ADDQ           DX, R10
+	SUBQ           $0x70, R10
+	MOVQ           DI, DX
+	SHLQ           $0x04, DX
+	SUBQ           $0x10, DX
+
+envpbi_cell:
+	VMOVUPS        32(CX)(R8*1), X5
+	VINSERTF128    $0x01, 32(AX)(R8*1), Y5, Y5
+	VBROADCASTF128 96(R10), Y8
+	VMULPS         Y8, Y5, Y8
+	VMULPS         Y1, Y3, Y1
+	VADDPS         Y1, Y8, Y8
+	VMOVUPS        X8, 32(CX)(R9*1)
+	VEXTRACTF128   $0x01, Y8, 32(AX)(R9*1)
+	VMULPS         Y2, Y3, Y8
+	VMOVUPS        X8, 16(CX)(R9*1)
+	VEXTRACTF128   $0x01, Y8, 16(AX)(R9*1)
+	VBROADCASTF128 80(R10), Y1
+	VMULPS         Y1, Y5, Y2
+	VMULPS         Y0, Y3, Y1
+	VADDPS         Y1, Y2, Y2
+	VMOVUPS        (CX)(R8*1), X6
+	VINSERTF128    $0x01, (AX)(R8*1), Y6, Y6
+	VMOVUPS        (SI)(DX*1), X7
+	VINSERTF128    $0x01, (BX)(DX*1), Y7, Y7
+	VMULPS         Y7, Y6, Y3
+	VMOVUPS        X2, (CX)(R9*1)
+	VEXTRACTF128   $0x01, Y2, (AX)(R9*1)
+	VBROADCASTF128 48(R10), Y2
+	VBROADCASTF128 32(R10), Y1
+	VBROADCASTF128 16(R10), Y0
+	VBROADCASTF128 (R10), Y8
+	VMULPS         Y8, Y3, Y8
+	VADDPS         Y8, Y4, Y4
+	SUBQ           $0x70, R10
+	SUBQ           $0x10, DX
+	SUBQ           $0x30, R8
+	SUBQ           $0x30, R9
+	JGE            envpbi_cell
+	MOVQ           xBv+32(FP), AX
+	VMOVUPS        Y4, (AX)
+	VZEROUPPER
+	LDMXCSR        (SP)
+	RET
+
+// func bckEnvOutPairAVX2(dc *[2]*[4]float32, tf *[4]float32, q int, xE *[8]float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·bckEnvOutPairAVX2(SB), NOSPLIT, $8-32
+	STMXCSR     (SP)
+	MOVL        (SP), AX
+	ORL         $0x00008040, AX
+	MOVL        AX, 4(SP)
+	LDMXCSR     4(SP)
+	MOVQ        dc+0(FP), AX
+	MOVQ        (AX), CX
+	MOVQ        8(AX), AX
+	MOVQ        tf+8(FP), DX
+	MOVQ        q+16(FP), BX
+	MOVQ        xE+24(FP), SI
+	VMOVUPS     (SI), Y0
+	IMUL3Q      $0x00000030, BX, SI
+	SUBQ        $0x30, SI
+	IMUL3Q      $0x00000080, BX, DI
+	ADDQ        DX, DI
+	SUBQ        $0x10, DI
+	VMOVUPS     16(CX), X1
+	VINSERTF128 $0x01, 16(AX), Y1, Y1
+	VADDPS      Y0, Y1, Y1
+	VPSRLDQ     $0x04, Y1, Y1
+	MOVQ        SI, R8
+	MOVQ        DI, R9
+
+envpbo_p3:
+	VBROADCASTF128 (R9), Y2
+	VMULPS         Y2, Y1, Y2
+	VADDPS         Y0, Y2, Y3
+	VMOVUPS        16(CX)(R8*1), X4
+	VINSERTF128    $0x01, 16(AX)(R8*1), Y4, Y4
+	VADDPS         Y3, Y4, Y1
+	VMOVUPS        X1, 16(CX)(R8*1)
+	VEXTRACTF128   $0x01, Y1, 16(AX)(R8*1)
+	VMOVUPS        (CX)(R8*1), X5
+	VINSERTF128    $0x01, (AX)(R8*1), Y5, Y5
+	VADDPS         Y0, Y5, Y3
+	VMOVUPS        X3, (CX)(R8*1)
+	VEXTRACTF128   $0x01, Y3, (AX)(R8*1)
+	SUBQ           $0x10, R9
+	SUBQ           $0x30, R8
+	JGE            envpbo_p3
+	MOVQ           $0x00000003, R10
+	VXORPS         Y0, Y0, Y0
+
+envpbo_pass:
+	VPSRLDQ $0x04, Y2, Y2
+	MOVQ    SI, R8
+	MOVQ    DI, R9
+
+envpbo_p4:
+	VBROADCASTF128 (R9), Y1
+	VMULPS         Y1, Y2, Y2
+	VCMPPS         $0x04, Y0, Y2, Y1
+	VMOVMSKPS      Y1, R11
+	TESTL          R11, R11
+	JZ             envpbo_p5init
+	VMOVUPS        16(CX)(R8*1), X6
+	VINSERTF128    $0x01, 16(AX)(R8*1), Y6, Y6
+	VADDPS         Y2, Y6, Y3
+	VMOVUPS        X3, 16(CX)(R8*1)
+	VEXTRACTF128   $0x01, Y3, 16(AX)(R8*1)
+	SUBQ           $0x10, R9
+	SUBQ           $0x30, R8
+	JGE            envpbo_p4
+	DECQ           R10
+	JNZ            envpbo_pass
+
+envpbo_p5init:
+	VMOVUPS     16(CX), X7
+	VINSERTF128 $0x01, 16(AX), Y7, Y7
+	VPSRLDQ     $0x04, Y7, Y7
+	MOVQ        SI, R8
+	IMUL3Q      $0x00000070, BX, BX
+	ADDQ        DX, BX
+	SUBQ        $0x70, BX
+
+envpbo_p5:
+	VBROADCASTF128 64(BX), Y0
+	VMULPS         Y0, Y7, Y3
+	VMOVUPS        (CX)(R8*1), X8
+	VINSERTF128    $0x01, (AX)(R8*1), Y8, Y8
+	VADDPS         Y3, Y8, Y1
+	VMOVUPS        X1, (CX)(R8*1)
+	VEXTRACTF128   $0x01, Y1, (AX)(R8*1)
+	VMOVUPS        16(CX)(R8*1), X7
+	VINSERTF128    $0x01, 16(AX)(R8*1), Y7, Y7
+	SUBQ           $0x70, BX
+	SUBQ           $0x30, R8
+	JGE            envpbo_p5
+	VZEROUPPER
+	LDMXCSR        (SP)
+	RET
+
+// func fwdEnvQuadAVX512(dc *[4]*[4]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xB *[16]float32, all4 bool, xEv *[16]float32)
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, SSE
+TEXT ·fwdEnvQuadAVX512(SB), NOSPLIT, $8-56
+	STMXCSR      (SP)
+	MOVL         (SP), AX
+	ORL          $0x00008040, AX
+	MOVL         AX, 4(SP)
+	LDMXCSR      4(SP)
+	MOVQ         dc+0(FP), AX
+	MOVQ         (AX), CX
+	MOVQ         8(AX), DX
+	MOVQ         16(AX), BX
+	MOVQ         24(AX), AX
+	MOVQ         tf+8(FP), SI
+	MOVQ         rf+16(FP), DI
+	MOVQ         (DI), R8
+	MOVQ         8(DI), R9
+	MOVQ         16(DI), R10
+	MOVQ         24(DI), DI
+	MOVQ         q+24(FP), R11
+	IMUL3Q       $0x00000030, R11, R11
+	MOVQ         xB+32(FP), R12
+	VMOVUPS      (R12), Z0
+	VMOVUPS      -48(CX), X1
+	VINSERTF32X4 $0x01, -48(DX), Z1, Z1
+	VINSERTF32X4 $0x02, -48(BX), Z1, Z1
+	VINSERTF32X4 $0x03, -48(AX), Z1, Z1
+	VMOVUPS      -32(CX), X2
+	VINSERTF32X4 $0x01, -32(DX), Z2, Z2
+	VINSERTF32X4 $0x02, -32(BX), Z2, Z2
+	VINSERTF32X4 $0x03, -32(AX), Z2, Z2
+	VMOVUPS      -16(CX), X3
+	VINSERTF32X4 $0x01, -16(DX), Z3, Z3
+	VINSERTF32X4 $0x02, -16(BX), Z3, Z3
+	VINSERTF32X4 $0x03, -16(AX), Z3, Z3
+	VPSLLDQ      $0x04, Z1, Z1
+	VPSLLDQ      $0x04, Z2, Z2
+	VPSLLDQ      $0x04, Z3, Z3
+	VXORPS       Z4, Z4, Z4
+	VXORPS       Z5, Z5, Z5
+	XORQ         R12, R12
+	MOVQ         R11, R13
+	NEGQ         R13
+	XORQ         R14, R14
+
+envqf_cell:
+	VBROADCASTF32X4 (SI), Z6
+	VMULPS          Z6, Z0, Z6
+	VBROADCASTF32X4 16(SI), Z7
+	VMULPS          Z7, Z1, Z7
+	VADDPS          Z7, Z6, Z6
+	VBROADCASTF32X4 32(SI), Z7
+	VMULPS          Z7, Z3, Z7
+	VADDPS          Z7, Z6, Z6
+	VBROADCASTF32X4 48(SI), Z7
+	VMULPS          Z7, Z2, Z7
+	VADDPS          Z7, Z6, Z6
+	VMOVUPS         (R8)(R14*1), X8
+	VINSERTF32X4    $0x01, (R9)(R14*1), Z8, Z8
+	VINSERTF32X4    $0x02, (R10)(R14*1), Z8, Z8
+	VINSERTF32X4    $0x03, (DI)(R14*1), Z8, Z8
+	VMULPS          Z8, Z6, Z6
+	VADDPS          Z6, Z4, Z4
+	VMOVUPS         (CX)(R13*1), X1
+	VINSERTF32X4    $0x01, (DX)(R13*1), Z1, Z1
+	VINSERTF32X4    $0x02, (BX)(R13*1), Z1, Z1
+	VINSERTF32X4    $0x03, (AX)(R13*1), Z1, Z1
+	VMOVUPS         16(CX)(R13*1), X2
+	VINSERTF32X4    $0x01, 16(DX)(R13*1), Z2, Z2
+	VINSERTF32X4    $0x02, 16(BX)(R13*1), Z2, Z2
+	VINSERTF32X4    $0x03, 16(AX)(R13*1), Z2, Z2
+	VMOVUPS         32(CX)(R13*1), X3
+	VINSERTF32X4    $0x01, 32(DX)(R13*1), Z3, Z3
+	VINSERTF32X4    $0x02, 32(BX)(R13*1), Z3, Z3
+	VINSERTF32X4    $0x03, 32(AX)(R13*1), Z3, Z3
+	VMOVUPS         X6, (CX)(R12*1)
+	VEXTRACTF32X4   $0x01, Z6, (DX)(R12*1)
+	VEXTRACTF32X4   $0x02, Z6, (BX)(R12*1)
+	VEXTRACTF32X4   $0x03, Z6, (AX)(R12*1)
+	VMOVUPS         X5, 16(CX)(R12*1)
+	VEXTRACTF32X4   $0x01, Z5, 16(DX)(R12*1)
+	VEXTRACTF32X4   $0x02, Z5, 16(BX)(R12*1)
+	VEXTRACTF32X4   $0x03, Z5, 16(AX)(R12*1)
+	VBROADCASTF32X4 64(SI), Z5
+	VMULPS          Z5, Z6, Z5
+	VBROADCASTF32X4 80(SI), Z6
+	VMULPS          Z6, Z1, Z6
+	VBROADCASTF32X4 96(SI), Z7
+	VMULPS          Z7, Z3, Z7
+	VADDPS          Z7, Z6, Z6
+	VMOVUPS         X6, 32(CX)(R12*1)
+	VEXTRACTF32X4   $0x01, Z6, 32(DX)(R12*1)
+	VEXTRACTF32X4   $0x02, Z6, 32(BX)(R12*1)
+	VEXTRACTF32X4   $0x03, Z6, 32(AX)(R12*1)
+	ADDQ            $0x70, SI
+	ADDQ            $0x10, R14
+	ADDQ            $0x30, R13
+	ADDQ            $0x30, R12
+	CMPQ            R12, R11
+	JB              envqf_cell
+	MOVQ            SI, DI
+	VPSLLDQ         $0x04, Z5, Z5
+	VXORPS          Z0, Z0, Z0
+	VMOVUPS         X0, 16(CX)
+	VEXTRACTF32X4   $0x01, Z0, 16(DX)
+	VEXTRACTF32X4   $0x02, Z0, 16(BX)
+	VEXTRACTF32X4   $0x03, Z0, 16(AX)
+	XORQ            R12, R12
+
+envqf_dd1:
+	VMOVUPS         16(CX)(R12*1), X9
+	VINSERTF32X4    $0x01, 16(DX)(R12*1), Z9, Z9
+	VINSERTF32X4    $0x02, 16(BX)(R12*1), Z9, Z9
+	VINSERTF32X4    $0x03, 16(AX)(R12*1), Z9, Z9
+	VADDPS          Z9, Z5, Z7
+	VMOVUPS         X7, 16(CX)(R12*1)
+	VEXTRACTF32X4   $0x01, Z7, 16(DX)(R12*1)
+	VEXTRACTF32X4   $0x02, Z7, 16(BX)(R12*1)
+	VEXTRACTF32X4   $0x03, Z7, 16(AX)(R12*1)
+	VBROADCASTF32X4 (SI), Z1
+	VMULPS          Z1, Z7, Z5
+	ADDQ            $0x10, SI
+	ADDQ            $0x30, R12
+	CMPQ            R12, R11
+	JB              envqf_dd1
+	MOVB            all4+40(FP), SI
+	MOVQ            $0x00000003, R8
+	TESTB           SI, SI
+	JNZ             envqf_pass4
+	KXNORW          K1, K1, K1
+
+envqf_pass:
+	VPSLLDQ   $0x04, Z5, Z5
+	VMOVAPS.Z Z5, K1, Z5
+	KXORW     K2, K2, K2
+	XORQ      R12, R12
+	MOVQ      DI, SI
+
+envqf_ddn:
+	VMOVUPS         16(CX)(R12*1), X10
+	VINSERTF32X4    $0x01, 16(DX)(R12*1), Z10, Z10
+	VINSERTF32X4    $0x02, 16(BX)(R12*1), Z10, Z10
+	VINSERTF32X4    $0x03, 16(AX)(R12*1), Z10, Z10
+	VADDPS          Z10, Z5, Z7
+	VCMPPS          $0x01, Z7, Z10, K3
+	KORW            K3, K2, K2
+	VMOVUPS         X7, 16(CX)(R12*1)
+	VEXTRACTF32X4   $0x01, Z7, 16(DX)(R12*1)
+	VEXTRACTF32X4   $0x02, Z7, 16(BX)(R12*1)
+	VEXTRACTF32X4   $0x03, Z7, 16(AX)(R12*1)
+	VBROADCASTF32X4 (SI), Z1
+	VMULPS          Z1, Z5, Z5
+	VCMPPS          $0x04, Z0, Z5, K3
+	KORTESTW        K3, K3
+	JZ              envqf_sum
+	ADDQ            $0x10, SI
+	ADDQ            $0x30, R12
+	CMPQ            R12, R11
+	JB              envqf_ddn
+	DECQ            R8
+	JZ              envqf_sum
+	KMOVW           K2, SI
+	MOVL            SI, R9
+	SHRL            $0x01, R9
+	ORL             R9, SI
+	MOVL            SI, R9
+	SHRL            $0x02, R9
+	ORL             R9, SI
+	ANDL            $0x00001111, SI
+	MOVL            SI, R9
+	SHLL            $0x04, R9
+	SUBL            SI, R9
+	KMOVW           K1, SI
+	ANDL            R9, SI
+	KMOVW           SI, K1
+	TESTL           SI, SI
+	JNZ             envqf_pass
+	JMP             envqf_sum
+
+envqf_pass4:
+	VPSLLDQ $0x04, Z5, Z5
+	XORQ    R12, R12
+	MOVQ    DI, SI
+
+envqf_dd4:
+	VMOVUPS         16(CX)(R12*1), X10
+	VINSERTF32X4    $0x01, 16(DX)(R12*1), Z10, Z10
+	VINSERTF32X4    $0x02, 16(BX)(R12*1), Z10, Z10
+	VINSERTF32X4    $0x03, 16(AX)(R12*1), Z10, Z10
+	VADDPS          Z10, Z5, Z7
+	VMOVUPS         X7, 16(CX)(R12*1)
+	VEXTRACTF32X4   $0x01, Z7, 16(DX)(R12*1)
+	VEXTRACTF32X4   $0x02, Z7, 16(BX)(R12*1)
+	VEXTRACTF32X4   $0x03, Z7, 16(AX)(R12*1)
+	VBROADCASTF32X4 (SI), Z0
+	VMULPS          Z0, Z5, Z5
+	ADDQ            $0x10, SI
+	ADDQ            $0x30, R12
+	CMPQ            R12, R11
+	JB              envqf_dd4
+	DECQ            R8
+	JNZ             envqf_pass4
+
+envqf_sum:
+	XORQ R12, R12
+
+envqf_sumd:
+	VMOVUPS      16(CX)(R12*1), X11
+	VINSERTF32X4 $0x01, 16(DX)(R12*1), Z11, Z11
+	VINSERTF32X4 $0x02, 16(BX)(R12*1), Z11, Z11
+	VINSERTF32X4 $0x03, 16(AX)(R12*1), Z11, Z11
+	VADDPS       Z11, Z4, Z4
+	ADDQ         $0x30, R12
+	CMPQ         R12, R11
+	JB           envqf_sumd
+	MOVQ         xEv+48(FP), AX
+	VMOVUPS      Z4, (AX)
+	VZEROUPPER
+	LDMXCSR      (SP)
+	RET
+
+// func bckEnvInQuadAVX512(dc *[4]*[4]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xBv *[16]float32)
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, SSE
+TEXT ·bckEnvInQuadAVX512(SB), NOSPLIT, $8-40
+	STMXCSR         (SP)
+	MOVL            (SP), AX
+	ORL             $0x00008040, AX
+	MOVL            AX, 4(SP)
+	LDMXCSR         4(SP)
+	MOVQ            dc+0(FP), AX
+	MOVQ            (AX), CX
+	MOVQ            8(AX), DX
+	MOVQ            16(AX), BX
+	MOVQ            24(AX), AX
+	MOVQ            tf+8(FP), SI
+	MOVQ            rf+16(FP), DI
+	MOVQ            (DI), R8
+	MOVQ            8(DI), R9
+	MOVQ            16(DI), R10
+	MOVQ            24(DI), DI
+	MOVQ            q+24(FP), R11
+	IMUL3Q          $0x00000030, R11, R12
+	VBROADCASTF32X4 16(SI), Z0
+	VBROADCASTF32X4 32(SI), Z1
+	VBROADCASTF32X4 48(SI), Z2
+	VPSRLDQ         $0x04, Z0, Z0
+	VPSRLDQ         $0x04, Z1, Z1
+	VPSRLDQ         $0x04, Z2, Z2
+	VMOVUPS         (CX)(R12*1), X3
+	VINSERTF32X4    $0x01, (DX)(R12*1), Z3, Z3
+	VINSERTF32X4    $0x02, (BX)(R12*1), Z3, Z3
+	VINSERTF32X4    $0x03, (AX)(R12*1), Z3, Z3
+	VMOVUPS         (R8), X4
+	VINSERTF32X4    $0x01, (R9), Z4, Z4
+	VINSERTF32X4    $0x02, (R10), Z4, Z4
+	VINSERTF32X4    $0x03, (DI), Z4, Z4
+	VMULPS          Z4, Z3, Z3
+	VPSRLDQ         $0x04, Z3, Z3
+	VXORPS          Z4, Z4, Z4
+	IMUL3Q          $0x00000030, R11, R13
+	SUBQ            $0x30, R13
+	LEAQ            (R13)(R12*1), R12
+	IMUL3Q          $0x00000070, R11, R14
+	ADDQ            SI, R14
+	SUBQ            $0x70, R14
+	MOVQ            R11, SI
+	SHLQ            $0x04, SI
+	SUBQ            $0x10, SI
+
+envqbi_cell:
+	VMOVUPS         32(CX)(R12*1), X5
+	VINSERTF32X4    $0x01, 32(DX)(R12*1), Z5, Z5
+	VINSERTF32X4    $0x02, 32(BX)(R12*1), Z5, Z5
+	VINSERTF32X4    $0x03, 32(AX)(R12*1), Z5, Z5
+	VBROADCASTF32X4 96(R14), Z8
+	VMULPS          Z8, Z5, Z8
+	VMULPS          Z1, Z3, Z1
+	VADDPS          Z1, Z8, Z8
+	VMOVUPS         X8, 32(CX)(R13*1)
+	VEXTRACTF32X4   $0x01, Z8, 32(DX)(R13*1)
+	VEXTRACTF32X4   $0x02, Z8, 32(BX)(R13*1)
+	VEXTRACTF32X4   $0x03, Z8, 32(AX)(R13*1)
+	VMULPS          Z2, Z3, Z8
+	VMOVUPS         X8, 16(CX)(R13*1)
+	VEXTRACTF32X4   $0x01, Z8, 16(DX)(R13*1)
+	VEXTRACTF32X4   $0x02, Z8, 16(BX)(R13*1)
+	VEXTRACTF32X4   $0x03, Z8, 16(AX)(R13*1)
+	VBROADCASTF32X4 80(R14), Z1
+	VMULPS          Z1, Z5, Z2
+	VMULPS          Z0, Z3, Z1
+	VADDPS          Z1, Z2, Z2
+	VMOVUPS         (CX)(R12*1), X6
+	VINSERTF32X4    $0x01, (DX)(R12*1), Z6, Z6
+	VINSERTF32X4    $0x02, (BX)(R12*1), Z6, Z6
+	VINSERTF32X4    $0x03, (AX)(R12*1), Z6, Z6
+	VMOVUPS         (R8)(SI*1), X7
+	VINSERTF32X4    $0x01, (R9)(SI*1), Z7, Z7
+	VINSERTF32X4    $0x02, (R10)(SI*1), Z7, Z7
+	VINSERTF32X4    $0x03, (DI)(SI*1), Z7, Z7
+	VMULPS          Z7, Z6, Z3
+	VMOVUPS         X2, (CX)(R13*1)
+	VEXTRACTF32X4   $0x01, Z2, (DX)(R13*1)
+	VEXTRACTF32X4   $0x02, Z2, (BX)(R13*1)
+	VEXTRACTF32X4   $0x03, Z2, (AX)(R13*1)
+	VBROADCASTF32X4 48(R14), Z2
+	VBROADCASTF32X4 32(R14), Z1
+	VBROADCASTF32X4 16(R14), Z0
+	VBROADCASTF32X4 (R14), Z8
+	VMULPS          Z8, Z3, Z8
+	VADDPS          Z8, Z4, Z4
+	SUBQ            $0x70, R14
+	SUBQ            $0x10, SI
+	SUBQ            $0x30, R12
+	SUBQ            $0x30, R13
+	JGE             envqbi_cell
+	MOVQ            xBv+32(FP), AX
+	VMOVUPS         Z4, (AX)
+	VZEROUPPER
+	LDMXCSR         (SP)
+	RET
+
+// func bckEnvOutQuadAVX512(dc *[4]*[4]float32, tf *[4]float32, q int, xE *[16]float32)
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, SSE
+TEXT ·bckEnvOutQuadAVX512(SB), NOSPLIT, $8-32
+	STMXCSR      (SP)
+	MOVL         (SP), AX
+	ORL          $0x00008040, AX
+	MOVL         AX, 4(SP)
+	LDMXCSR      4(SP)
+	MOVQ         dc+0(FP), AX
+	MOVQ         (AX), CX
+	MOVQ         8(AX), DX
+	MOVQ         16(AX), BX
+	MOVQ         24(AX), AX
+	MOVQ         tf+8(FP), SI
+	MOVQ         q+16(FP), DI
+	MOVQ         xE+24(FP), R8
+	VMOVUPS      (R8), Z0
+	IMUL3Q       $0x00000030, DI, R8
+	SUBQ         $0x30, R8
+	IMUL3Q       $0x00000080, DI, R9
+	ADDQ         SI, R9
+	SUBQ         $0x10, R9
+	VMOVUPS      16(CX), X1
+	VINSERTF32X4 $0x01, 16(DX), Z1, Z1
+	VINSERTF32X4 $0x02, 16(BX), Z1, Z1
+	VINSERTF32X4 $0x03, 16(AX), Z1, Z1
+	VADDPS       Z0, Z1, Z1
+	VPSRLDQ      $0x04, Z1, Z1
+	MOVQ         R8, R10
+	MOVQ         R9, R11
+
+envqbo_p3:
+	VBROADCASTF32X4 (R11), Z2
+	VMULPS          Z2, Z1, Z2
+	VADDPS          Z0, Z2, Z3
+	VMOVUPS         16(CX)(R10*1), X4
+	VINSERTF32X4    $0x01, 16(DX)(R10*1), Z4, Z4
+	VINSERTF32X4    $0x02, 16(BX)(R10*1), Z4, Z4
+	VINSERTF32X4    $0x03, 16(AX)(R10*1), Z4, Z4
+	VADDPS          Z3, Z4, Z1
+	VMOVUPS         X1, 16(CX)(R10*1)
+	VEXTRACTF32X4   $0x01, Z1, 16(DX)(R10*1)
+	VEXTRACTF32X4   $0x02, Z1, 16(BX)(R10*1)
+	VEXTRACTF32X4   $0x03, Z1, 16(AX)(R10*1)
+	VMOVUPS         (CX)(R10*1), X5
+	VINSERTF32X4    $0x01, (DX)(R10*1), Z5, Z5
+	VINSERTF32X4    $0x02, (BX)(R10*1), Z5, Z5
+	VINSERTF32X4    $0x03, (AX)(R10*1), Z5, Z5
+	VADDPS          Z0, Z5, Z3
+	VMOVUPS         X3, (CX)(R10*1)
+	VEXTRACTF32X4   $0x01, Z3, (DX)(R10*1)
+	VEXTRACTF32X4   $0x02, Z3, (BX)(R10*1)
+	VEXTRACTF32X4   $0x03, Z3, (AX)(R10*1)
+	SUBQ            $0x10, R11
+	SUBQ            $0x30, R10
+	JGE             envqbo_p3
+	MOVQ            $0x00000003, R12
+	VXORPS          Z0, Z0, Z0
+
+envqbo_pass:
+	VPSRLDQ $0x04, Z2, Z2
+	MOVQ    R8, R10
+	MOVQ    R9, R11
+
+envqbo_p4:
+	VBROADCASTF32X4 (R11), Z1
+	VMULPS          Z1, Z2, Z2
+	VCMPPS          $0x04, Z0, Z2, K3
+	KORTESTW        K3, K3
+	JZ              envqbo_p5init
+	VMOVUPS         16(CX)(R10*1), X6
+	VINSERTF32X4    $0x01, 16(DX)(R10*1), Z6, Z6
+	VINSERTF32X4    $0x02, 16(BX)(R10*1), Z6, Z6
+	VINSERTF32X4    $0x03, 16(AX)(R10*1), Z6, Z6
+	VADDPS          Z2, Z6, Z3
+	VMOVUPS         X3, 16(CX)(R10*1)
+	VEXTRACTF32X4   $0x01, Z3, 16(DX)(R10*1)
+	VEXTRACTF32X4   $0x02, Z3, 16(BX)(R10*1)
+	VEXTRACTF32X4   $0x03, Z3, 16(AX)(R10*1)
+	SUBQ            $0x10, R11
+	SUBQ            $0x30, R10
+	JGE             envqbo_p4
+	DECQ            R12
+	JNZ             envqbo_pass
+
+envqbo_p5init:
+	VMOVUPS      16(CX), X7
+	VINSERTF32X4 $0x01, 16(DX), Z7, Z7
+	VINSERTF32X4 $0x02, 16(BX), Z7, Z7
+	VINSERTF32X4 $0x03, 16(AX), Z7, Z7
+	VPSRLDQ      $0x04, Z7, Z7
+	MOVQ         R8, R10
+	IMUL3Q       $0x00000070, DI, DI
+	ADDQ         SI, DI
+	SUBQ         $0x70, DI
+
+envqbo_p5:
+	VBROADCASTF32X4 64(DI), Z0
+	VMULPS          Z0, Z7, Z3
+	VMOVUPS         (CX)(R10*1), X8
+	VINSERTF32X4    $0x01, (DX)(R10*1), Z8, Z8
+	VINSERTF32X4    $0x02, (BX)(R10*1), Z8, Z8
+	VINSERTF32X4    $0x03, (AX)(R10*1), Z8, Z8
+	VADDPS          Z3, Z8, Z1
+	VMOVUPS         X1, (CX)(R10*1)
+	VEXTRACTF32X4   $0x01, Z1, (DX)(R10*1)
+	VEXTRACTF32X4   $0x02, Z1, (BX)(R10*1)
+	VEXTRACTF32X4   $0x03, Z1, (AX)(R10*1)
+	VMOVUPS         16(CX)(R10*1), X7
+	VINSERTF32X4    $0x01, 16(DX)(R10*1), Z7, Z7
+	VINSERTF32X4    $0x02, 16(BX)(R10*1), Z7, Z7
+	VINSERTF32X4    $0x03, 16(AX)(R10*1), Z7, Z7
+	SUBQ            $0x70, DI
+	SUBQ            $0x30, R10
+	JGE             envqbo_p5
+	VZEROUPPER
+	LDMXCSR         (SP)
+	RET

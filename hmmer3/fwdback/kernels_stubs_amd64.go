@@ -66,3 +66,33 @@ func bckRowIn3AVX2(dpp *[4]float32, dpc *[4]float32, tw *[4]float32, dd *[4]floa
 //
 //go:noescape
 func bckRowOut45AVX2(dpc *[4]float32, tw *[4]float32, dd *[4]float32, q int, xE float32, carry *[4]float32)
+
+// fwdEnvPairAVX2 computes Forward row i of each part's target into its full matrix (dc[j] at row i, row i-1 just before): fwdRowSSE per 128-bit part, its match odds at rf[j].
+//
+//go:noescape
+func fwdEnvPairAVX2(dc *[2]*[4]float32, tf *[4]float32, rf *[2]*[4]float32, q int, xB *[8]float32, all4 bool, xEv *[8]float32)
+
+// bckEnvInPairAVX2 is phase 1 of Backward row i of each part's target in its full matrix (dc[j] at row i, row i+1 just after): bckRowInSSE per 128-bit part, its match odds at rf[j].
+//
+//go:noescape
+func bckEnvInPairAVX2(dc *[2]*[4]float32, tf *[4]float32, rf *[2]*[4]float32, q int, xBv *[8]float32)
+
+// bckEnvOutPairAVX2 is phases 3 to 5 of Backward row i of each part's target in its full matrix: bckRowOutSSE per 128-bit part, with that part's E value.
+//
+//go:noescape
+func bckEnvOutPairAVX2(dc *[2]*[4]float32, tf *[4]float32, q int, xE *[8]float32)
+
+// fwdEnvQuadAVX512 computes Forward row i of each part's target into its full matrix (dc[j] at row i, row i-1 just before): fwdRowSSE per 128-bit part, its match odds at rf[j].
+//
+//go:noescape
+func fwdEnvQuadAVX512(dc *[4]*[4]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xB *[16]float32, all4 bool, xEv *[16]float32)
+
+// bckEnvInQuadAVX512 is phase 1 of Backward row i of each part's target in its full matrix (dc[j] at row i, row i+1 just after): bckRowInSSE per 128-bit part, its match odds at rf[j].
+//
+//go:noescape
+func bckEnvInQuadAVX512(dc *[4]*[4]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xBv *[16]float32)
+
+// bckEnvOutQuadAVX512 is phases 3 to 5 of Backward row i of each part's target in its full matrix: bckRowOutSSE per 128-bit part, with that part's E value.
+//
+//go:noescape
+func bckEnvOutQuadAVX512(dc *[4]*[4]float32, tf *[4]float32, q int, xE *[16]float32)
