@@ -1,0 +1,193 @@
+package fwdback
+
+import (
+	"math/rand"
+	"path/filepath"
+	"testing"
+	"unsafe"
+
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
+	"github.com/hmmgo/hmmgo/internal/simd"
+	"github.com/hmmgo/hmmgo/internal/testutil"
+)
+
+// sameGroup checks ForwardGroup and BackwardGroup against Forward and
+// Backward on full matrices, target by target: scores, errors and every
+// cell and special of both matrices, bit for bit.
+func sameGroup(t *testing.T, what string, ds [][]byte, oms []*oprofile.Profile, w *EnvWork) {
+	t.Helper()
+	n := len(ds)
+	fwds, bcks := make([]*Matrix, n), make([]*Matrix, n)
+	for j := range fwds {
+		fwds[j], bcks[j] = NewMatrix(), NewMatrix()
+	}
+	fsc, bsc := make([]float32, n), make([]float32, n)
+	ferr, berr := make([]error, n), make([]error, n)
+	ForwardGroup(ds, oms, fwds, fsc, ferr, w)
+	BackwardGroup(ds, oms, fwds, bcks, bsc, berr, w)
+	for j := range ds {
+		want := fbResult{fwd: NewMatrix(), bck: NewMatrix()}
+		want.fsc, want.ferr = Forward(ds[j], oms[j], want.fwd, true)
+		want.bsc, want.berr = Backward(ds[j], oms[j], want.fwd, want.bck, true)
+		if !sameBits(fsc[j], want.fsc) || ferr[j] != want.ferr || !sameBits(bsc[j], want.bsc) || berr[j] != want.berr {
+			t.Fatalf("%s (M=%d, n=%d) target %d (L=%d): group fwd %v/%v bck %v/%v; alone fwd %v/%v bck %v/%v",
+				what, oms[0].M, n, j, len(ds[j]), fsc[j], ferr[j], bsc[j], berr[j], want.fsc, want.ferr, want.bsc, want.berr)
+		}
+		if where, ok := sameMatrix(fwds[j], want.fwd); !ok {
+			t.Fatalf("%s (M=%d, n=%d) target %d (L=%d): Forward matrix differs (%s)", what, oms[0].M, n, j, len(ds[j]), where)
+		}
+		if where, ok := sameMatrix(bcks[j], want.bck); !ok {
+			t.Fatalf("%s (M=%d, n=%d) target %d (L=%d): Backward matrix differs (%s)", what, oms[0].M, n, j, len(ds[j]), where)
+		}
+	}
+}
+
+// envLengths draws n envelope lengths related as the trial says: equal,
+// one much longer, one of length 1, random.
+func envLengths(rng *rand.Rand, trial, n int) []int {
+	L := make([]int, n)
+	for j := range L {
+		L[j] = 1 + rng.Intn(60)
+	}
+	switch trial % 5 {
+	case 0:
+		for j := range L {
+			L[j] = L[0]
+		}
+	case 1:
+		L[rng.Intn(n)] = 200 + rng.Intn(200)
+	case 2:
+		L[rng.Intn(n)] = 1
+	case 3:
+		L[rng.Intn(n)] = 2
+	}
+	return L
+}
+
+// unihitOr is om in rescoring's unihit mode (E->J zero: Backward's
+// guessed-E path) on some trials.
+func unihitOr(rng *rand.Rand, om *oprofile.Profile) *oprofile.Profile {
+	if rng.Intn(2) == 0 {
+		om.FB.XF[profile.XE] = [2]float32{profile.Loop: 0, profile.Move: 1}
+	}
+	return om
+}
+
+// randomGroups runs sameGroup on random profiles and targets, n targets
+// a group, at the current level.
+func randomGroups(t *testing.T, seed int64, n, trials int) {
+	rng := rand.New(rand.NewSource(seed))
+	w := NewEnvWork()
+	for trial := 0; trial < trials; trial++ {
+		var om *oprofile.Profile
+		switch trial % 4 {
+		case 0:
+			om = randomOdds(rng, 1+rng.Intn(60), 5)
+		case 1:
+			om = randomOdds(rng, 100+rng.Intn(300), 5)
+		case 2:
+			om = wideStateOdds(rng)
+		default:
+			om = randomOdds(rng, 1+rng.Intn(200), 5)
+		}
+		om = unihitOr(rng, om)
+		ds, oms := make([][]byte, n), make([]*oprofile.Profile, n)
+		for j, L := range envLengths(rng, trial, n) {
+			ds[j] = randomDsq(rng, L, 5)
+			oms[j] = om
+			if j > 0 {
+				oms[j] = unihitOr(rng, otherLength(rng, om))
+			}
+		}
+		sameGroup(t, "random", ds, oms, w)
+	}
+}
+
+func TestEnvPairRandom(t *testing.T) {
+	needPair(t)
+	withLevel(simd.AVX2, func() { randomGroups(t, 5, 2, 300) })
+}
+
+func TestEnvQuadRandom(t *testing.T) {
+	needQuad(t)
+	for n := 2; n <= 4; n++ {
+		randomGroups(t, int64(10+n), n, 200)
+	}
+}
+
+// TestEnvGroupWithoutKernels: below AVX2, and for one target, the group
+// functions are Forward and Backward.
+func TestEnvGroupWithoutKernels(t *testing.T) {
+	withLevel(simd.SSE, func() { randomGroups(t, 7, 2, 40) })
+	randomGroups(t, 8, 1, 40)
+}
+
+// The quad envelope kernels made of SSE rows, one per part, on the same
+// memory (the neighbour row n = q*48 bytes away).
+func envQuadFwdBySSE(dc *[4]*[4]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xB *qvec, all4 bool, xEv *qvec) {
+	for p := range dc {
+		prev := (*[4]float32)(unsafe.Add(unsafe.Pointer(dc[p]), -q*48))
+		fwdRowSSE(prev, dc[p], tf, rf[p], q, xB[4*p], all4, (*[4]float32)(xEv[4*p:4*p+4]))
+	}
+}
+
+func envQuadInBySSE(dc *[4]*[4]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xBv *qvec) {
+	for p := range dc {
+		next := (*[4]float32)(unsafe.Add(unsafe.Pointer(dc[p]), q*48))
+		bckRowInSSE(next, dc[p], tf, rf[p], q, (*[4]float32)(xBv[4*p:4*p+4]))
+	}
+}
+
+func envQuadOutBySSE(dc *[4]*[4]float32, tf *[4]float32, q int, xE *qvec) {
+	for p := range dc {
+		bckRowOutSSE(dc[p], tf, q, xE[4*p])
+	}
+}
+
+// TestEnvQuadBookkeeping runs the group functions at the AVX-512 level
+// with the quad kernels replaced by SSE rows: idle parts, targets ending
+// at different rows, the longest going on alone. It runs wherever AVX2
+// does (the one-target rows are the wide ones).
+func TestEnvQuadBookkeeping(t *testing.T) {
+	needPair(t)
+	old := [3]any{envQuadFwd, envQuadIn, envQuadOut}
+	envQuadFwd, envQuadIn, envQuadOut = envQuadFwdBySSE, envQuadInBySSE, envQuadOutBySSE
+	defer func() {
+		envQuadFwd = old[0].(func(*[4]*[4]float32, *[4]float32, *[4]*[4]float32, int, *qvec, bool, *qvec))
+		envQuadIn = old[1].(func(*[4]*[4]float32, *[4]float32, *[4]*[4]float32, int, *qvec))
+		envQuadOut = old[2].(func(*[4]*[4]float32, *[4]float32, int, *qvec))
+	}()
+	withLevel(simd.AVX512, func() {
+		for n := 2; n <= 4; n++ {
+			randomGroups(t, int64(20+n), n, 150)
+		}
+	})
+}
+
+// TestEnvGroupRealModels: envelopes cut from the testdata databases,
+// each model unihit with its target's length, as rescoring runs them.
+func TestEnvGroupRealModels(t *testing.T) {
+	needPair(t)
+	models, _ := filepath.Glob(filepath.Join(testutil.Testdata(t, "hmmer3/models"), "*.hmm.gz"))
+	if len(models) == 0 {
+		t.Fatal("no testdata models")
+	}
+	rng := rand.New(rand.NewSource(1))
+	w := NewEnvWork()
+	for _, path := range models {
+		om := loadModel(t, path)
+		n := EnvGroup()
+		for trial := 0; trial < 12; trial++ {
+			ds, oms := make([][]byte, n), make([]*oprofile.Profile, n)
+			for j := range ds {
+				L := om.M/2 + rng.Intn(om.M+1)
+				ds[j] = randomDsq(rng, L, om.Abc.K)
+				c := *om
+				c.ReconfigUnihit(L + rng.Intn(500))
+				oms[j] = &c
+			}
+			sameGroup(t, filepath.Base(path), ds, oms, w)
+		}
+	}
+}
