@@ -48,6 +48,9 @@ type worker struct {
 	// Forward filter, which scores them in groups of neighbours in length
 	// (forwardGroup): a batch alone has about one survivor.
 	pending []candidate
+	// defineGroup's targets between domaindef.Prepare and Finish.
+	defs     []pendingDef
+	prepared []*domaindef.Pending
 
 	scratch *scratch // where oxf, oxb, pair and def came from
 }
@@ -206,27 +209,64 @@ func (w *worker) flush() ([]*hits.Hit, error) {
 		k += n
 	}
 	lap(hits.StageFwd)
-	var found []*hits.Hit
+	return w.defineGroup(pending, w.fwdsc)
+}
+
+// defineGroup runs domain definition and scoring on the targets of
+// pending that pass the Forward filter (scores fwdsc), their envelopes
+// rescored together (domaindef.Rescore), and returns their hits in
+// pending's order. An error is the first one that running the targets
+// one after another would meet.
+func (w *worker) defineGroup(pending []candidate, fwdsc []float32) ([]*hits.Hit, error) {
+	lap := w.stopwatch()
+	w.defs = w.defs[:0]
+	w.prepared = w.prepared[:0]
+	var stop error
 	for k := range pending {
 		c := &pending[k]
-		if !w.passesForward(w.fwdsc[k], c.filtersc) {
+		if !w.passesForward(fwdsc[k], c.filtersc) {
 			continue
 		}
 		// Forward again, for its whole matrix: few targets get here.
 		w.bg.SetLength(len(c.sq.Dsq))
 		if _, err := w.forward(c.sq.Dsq); err != nil {
-			return nil, err
+			stop = err
+			break
 		}
-		h, err := w.domains(c.sq, c.idx, c.nullsc, w.fwdsc[k])
-		lap(hits.StageDomains)
+		if _, err := fwdback.Backward(c.sq.Dsq, &w.om, w.oxf, w.oxb, false); err != nil {
+			stop = err
+			break
+		}
+		p := w.def.Prepare(c.sq.Dsq, &w.om, w.oxf, w.oxb)
+		w.defs = append(w.defs, pendingDef{c: c, fwdsc: fwdsc[k], p: p})
+		w.prepared = append(w.prepared, p)
+	}
+	w.def.Rescore(w.prepared)
+	var found []*hits.Hit
+	for _, d := range w.defs {
+		res, err := w.def.Finish(d.p)
 		if err != nil {
 			return nil, err
 		}
-		if h != nil {
+		if res.NRegions == 0 || res.NEnvelopes == 0 || len(res.Domains) == 0 {
+			continue
+		}
+		if h := w.score(d.c.sq, d.c.idx, d.c.nullsc, d.fwdsc, res); h != nil {
 			found = append(found, h)
 		}
 	}
+	lap(hits.StageDomains)
+	if stop != nil {
+		return nil, stop
+	}
 	return found, nil
+}
+
+// pendingDef is a target of defineGroup between Prepare and Finish.
+type pendingDef struct {
+	c     *candidate
+	fwdsc float32
+	p     *domaindef.Pending
 }
 
 // stopwatch returns a function that adds the time since its last call
