@@ -49,7 +49,7 @@ type worker struct {
 	// (forwardGroup): a batch alone has about one survivor.
 	pending []candidate
 	// defineGroup's targets between domaindef.Prepare and Finish.
-	defs     []pendingDef
+	defs     []defTarget
 	prepared []*domaindef.Pending
 
 	scratch *scratch // where oxf, oxb, pair and def came from
@@ -209,64 +209,82 @@ func (w *worker) flush() ([]*hits.Hit, error) {
 		k += n
 	}
 	lap(hits.StageFwd)
-	return w.defineGroup(pending, w.fwdsc)
-}
-
-// defineGroup runs domain definition and scoring on the targets of
-// pending that pass the Forward filter (scores fwdsc), their envelopes
-// rescored together (domaindef.Rescore), and returns their hits in
-// pending's order. An error is the first one that running the targets
-// one after another would meet.
-func (w *worker) defineGroup(pending []candidate, fwdsc []float32) ([]*hits.Hit, error) {
-	lap := w.stopwatch()
 	w.defs = w.defs[:0]
-	w.prepared = w.prepared[:0]
-	var stop error
 	for k := range pending {
 		c := &pending[k]
-		if !w.passesForward(fwdsc[k], c.filtersc) {
-			continue
+		if w.passesForward(w.fwdsc[k], c.filtersc) {
+			w.defs = append(w.defs, defTarget{sq: c.sq, idx: c.idx, nullsc: c.nullsc, fwdsc: w.fwdsc[k]})
 		}
-		// Forward again, for its whole matrix: few targets get here.
-		w.bg.SetLength(len(c.sq.Dsq))
-		if _, err := w.forward(c.sq.Dsq); err != nil {
-			stop = err
-			break
-		}
-		if _, err := fwdback.Backward(c.sq.Dsq, &w.om, w.oxf, w.oxb, false); err != nil {
-			stop = err
-			break
-		}
-		p := w.def.Prepare(c.sq.Dsq, &w.om, w.oxf, w.oxb)
-		w.defs = append(w.defs, pendingDef{c: c, fwdsc: fwdsc[k], p: p})
-		w.prepared = append(w.prepared, p)
 	}
-	w.def.Rescore(w.prepared)
+	err := w.defineAll(w.defs)
+	lap(hits.StageDomains)
+	if err != nil {
+		return nil, err
+	}
 	var found []*hits.Hit
 	for _, d := range w.defs {
-		res, err := w.def.Finish(d.p)
-		if err != nil {
-			return nil, err
+		if d.hit != nil {
+			found = append(found, d.hit)
 		}
-		if res.NRegions == 0 || res.NEnvelopes == 0 || len(res.Domains) == 0 {
-			continue
-		}
-		if h := w.score(d.c.sq, d.c.idx, d.c.nullsc, d.fwdsc, res); h != nil {
-			found = append(found, h)
-		}
-	}
-	lap(hits.StageDomains)
-	if stop != nil {
-		return nil, stop
 	}
 	return found, nil
 }
 
-// pendingDef is a target of defineGroup between Prepare and Finish.
-type pendingDef struct {
-	c     *candidate
-	fwdsc float32
-	p     *domaindef.Pending
+// defTarget is a target that passed the Forward filter, on its way
+// through domain definition and scoring (defineAll).
+type defTarget struct {
+	sq            *seqio.Sequence
+	idx           int64
+	nullsc, fwdsc float32
+	fwd, bck      *fwdback.Matrix // its parser matrices; nil: computed here
+	err           error           // the parsers' error
+	p             *domaindef.Pending
+	hit           *hits.Hit // the result: nil when none is reportable
+}
+
+// defineAll runs domain definition and scoring on ts, their envelopes
+// rescored together (domaindef.Rescore), and sets each one's hit. Its
+// error is the first one that running the targets one after another
+// would meet.
+func (w *worker) defineAll(ts []defTarget) error {
+	w.prepared = w.prepared[:0]
+	var stop error
+	for k := range ts {
+		t := &ts[k]
+		fwd, bck := t.fwd, t.bck
+		switch {
+		case t.err != nil:
+			stop = t.err
+		case fwd == nil:
+			// Forward again, for its whole matrix: few targets get here.
+			w.bg.SetLength(len(t.sq.Dsq))
+			if _, stop = w.forward(t.sq.Dsq); stop == nil {
+				_, stop = fwdback.Backward(t.sq.Dsq, &w.om, w.oxf, w.oxb, false)
+			}
+			fwd, bck = w.oxf, w.oxb
+		default:
+			w.om.ReconfigLength(len(t.sq.Dsq))
+		}
+		if stop != nil {
+			ts = ts[:k]
+			break
+		}
+		t.p = w.def.Prepare(t.sq.Dsq, &w.om, fwd, bck)
+		w.prepared = append(w.prepared, t.p)
+	}
+	w.def.Rescore(w.prepared)
+	for k := range ts {
+		t := &ts[k]
+		res, err := w.def.Finish(t.p)
+		if err != nil {
+			return err
+		}
+		if res.NRegions == 0 || res.NEnvelopes == 0 || len(res.Domains) == 0 {
+			continue
+		}
+		t.hit = w.score(t.sq, t.idx, t.nullsc, t.fwdsc, res)
+	}
+	return stop
 }
 
 // stopwatch returns a function that adds the time since its last call
