@@ -1421,101 +1421,118 @@ bo45w_done:
 // func fwdEnvPairAVX2(dc *[2]*[4]float32, tf *[4]float32, rf *[2]*[4]float32, q int, xB *[8]float32, all4 bool, xEv *[8]float32)
 // Requires: AVX, AVX2, SSE
 TEXT ·fwdEnvPairAVX2(SB), NOSPLIT, $8-56
-	STMXCSR     (SP)
-	MOVL        (SP), AX
-	ORL         $0x00008040, AX
-	MOVL        AX, 4(SP)
-	LDMXCSR     4(SP)
-	MOVQ        dc+0(FP), AX
-	MOVQ        (AX), CX
-	MOVQ        8(AX), AX
-	MOVQ        tf+8(FP), DX
-	MOVQ        rf+16(FP), BX
-	MOVQ        (BX), SI
-	MOVQ        8(BX), BX
-	MOVQ        q+24(FP), DI
-	IMUL3Q      $0x00000030, DI, DI
-	MOVQ        xB+32(FP), R8
-	VMOVUPS     (R8), Y0
-	VMOVUPS     -48(CX), X1
-	VINSERTF128 $0x01, -48(AX), Y1, Y1
-	VMOVUPS     -32(CX), X2
-	VINSERTF128 $0x01, -32(AX), Y2, Y2
-	VMOVUPS     -16(CX), X3
-	VINSERTF128 $0x01, -16(AX), Y3, Y3
-	VPSLLDQ     $0x04, Y1, Y1
-	VPSLLDQ     $0x04, Y2, Y2
-	VPSLLDQ     $0x04, Y3, Y3
-	VXORPS      Y4, Y4, Y4
-	VXORPS      Y5, Y5, Y5
-	XORQ        R8, R8
-	MOVQ        DI, R9
-	NEGQ        R9
-	XORQ        R10, R10
+	STMXCSR        (SP)
+	MOVL           (SP), AX
+	ORL            $0x00008040, AX
+	MOVL           AX, 4(SP)
+	LDMXCSR        4(SP)
+	MOVQ           dc+0(FP), AX
+	MOVQ           (AX), CX
+	MOVQ           8(AX), AX
+	MOVQ           tf+8(FP), DX
+	MOVQ           rf+16(FP), BX
+	MOVQ           (BX), SI
+	MOVQ           8(BX), BX
+	MOVQ           q+24(FP), DI
+	IMUL3Q         $0x00000030, DI, R8
+	MOVQ           xB+32(FP), R9
+	VMOVUPS        (R9), Y0
+	VMOVUPS        -48(CX), X1
+	VINSERTF128    $0x01, -48(AX), Y1, Y1
+	VMOVUPS        -32(CX), X2
+	VINSERTF128    $0x01, -32(AX), Y2, Y2
+	VMOVUPS        -16(CX), X3
+	VINSERTF128    $0x01, -16(AX), Y3, Y3
+	VPSLLDQ        $0x04, Y1, Y1
+	VPSLLDQ        $0x04, Y2, Y2
+	VPSLLDQ        $0x04, Y3, Y3
+	VXORPS         Y4, Y4, Y4
+	VXORPS         Y5, Y5, Y5
+	IMUL3Q         $0x00000070, DI, R9
+	ADDQ           DX, R9
+	SHLQ           $0x04, DI
+	MOVQ           R9, R10
+	SUBQ           $0x70, R9
+	SUBQ           $0x10, DI
+	VMOVUPS        -96(CX), X7
+	VINSERTF128    $0x01, -96(AX), Y7, Y7
+	VMOVUPS        -80(CX), X8
+	VINSERTF128    $0x01, -80(AX), Y8, Y8
+	VMOVUPS        -64(CX), X9
+	VINSERTF128    $0x01, -64(AX), Y9, Y9
+	VBROADCASTF128 (R9), Y6
+	VMULPS         Y6, Y0, Y6
+	VBROADCASTF128 16(R9), Y14
+	VMULPS         Y14, Y7, Y7
+	VADDPS         Y7, Y6, Y6
+	VBROADCASTF128 32(R9), Y7
+	VMULPS         Y7, Y9, Y7
+	VADDPS         Y7, Y6, Y6
+	VBROADCASTF128 48(R9), Y7
+	VMULPS         Y7, Y8, Y7
+	VADDPS         Y7, Y6, Y6
+	VMOVUPS        (SI)(DI*1), X10
+	VINSERTF128    $0x01, (BX)(DI*1), Y10, Y10
+	VMULPS         Y10, Y6, Y6
+	VBROADCASTF128 64(R9), Y7
+	VMULPS         Y7, Y6, Y8
+	VPSLLDQ        $0x04, Y8, Y8
+	XORQ           R11, R11
+	MOVQ           R8, R12
+	NEGQ           R12
+	XORQ           DI, DI
+	MOVQ           DX, R9
 
 envpf_cell:
-	VBROADCASTF128 (DX), Y6
+	VBROADCASTF128 (R9), Y6
 	VMULPS         Y6, Y0, Y6
-	VBROADCASTF128 16(DX), Y7
+	VBROADCASTF128 16(R9), Y7
 	VMULPS         Y7, Y1, Y7
 	VADDPS         Y7, Y6, Y6
-	VBROADCASTF128 32(DX), Y7
+	VBROADCASTF128 32(R9), Y7
 	VMULPS         Y7, Y3, Y7
 	VADDPS         Y7, Y6, Y6
-	VBROADCASTF128 48(DX), Y7
+	VBROADCASTF128 48(R9), Y7
 	VMULPS         Y7, Y2, Y7
 	VADDPS         Y7, Y6, Y6
-	VMOVUPS        (SI)(R10*1), X8
-	VINSERTF128    $0x01, (BX)(R10*1), Y8, Y8
-	VMULPS         Y8, Y6, Y6
+	VMOVUPS        (SI)(DI*1), X11
+	VINSERTF128    $0x01, (BX)(DI*1), Y11, Y11
+	VMULPS         Y11, Y6, Y6
 	VADDPS         Y6, Y4, Y4
-	VMOVUPS        (CX)(R9*1), X1
-	VINSERTF128    $0x01, (AX)(R9*1), Y1, Y1
-	VMOVUPS        16(CX)(R9*1), X2
-	VINSERTF128    $0x01, 16(AX)(R9*1), Y2, Y2
-	VMOVUPS        32(CX)(R9*1), X3
-	VINSERTF128    $0x01, 32(AX)(R9*1), Y3, Y3
-	VMOVUPS        X6, (CX)(R8*1)
-	VEXTRACTF128   $0x01, Y6, (AX)(R8*1)
-	VMOVUPS        X5, 16(CX)(R8*1)
-	VEXTRACTF128   $0x01, Y5, 16(AX)(R8*1)
-	VBROADCASTF128 64(DX), Y5
+	VMOVUPS        (CX)(R12*1), X1
+	VINSERTF128    $0x01, (AX)(R12*1), Y1, Y1
+	VMOVUPS        16(CX)(R12*1), X2
+	VINSERTF128    $0x01, 16(AX)(R12*1), Y2, Y2
+	VMOVUPS        32(CX)(R12*1), X3
+	VINSERTF128    $0x01, 32(AX)(R12*1), Y3, Y3
+	VMOVUPS        X6, (CX)(R11*1)
+	VEXTRACTF128   $0x01, Y6, (AX)(R11*1)
+	VADDPS         Y5, Y8, Y5
+	VMOVUPS        X5, 16(CX)(R11*1)
+	VEXTRACTF128   $0x01, Y5, 16(AX)(R11*1)
+	VBROADCASTF128 (R10)(DI*1), Y7
+	VMULPS         Y7, Y5, Y8
+	VBROADCASTF128 64(R9), Y5
 	VMULPS         Y5, Y6, Y5
-	VBROADCASTF128 80(DX), Y6
+	VBROADCASTF128 80(R9), Y6
 	VMULPS         Y6, Y1, Y6
-	VBROADCASTF128 96(DX), Y7
+	VBROADCASTF128 96(R9), Y7
 	VMULPS         Y7, Y3, Y7
 	VADDPS         Y7, Y6, Y6
-	VMOVUPS        X6, 32(CX)(R8*1)
-	VEXTRACTF128   $0x01, Y6, 32(AX)(R8*1)
-	ADDQ           $0x70, DX
-	ADDQ           $0x10, R10
-	ADDQ           $0x30, R9
-	ADDQ           $0x30, R8
-	CMPQ           R8, DI
+	VMOVUPS        X6, 32(CX)(R11*1)
+	VEXTRACTF128   $0x01, Y6, 32(AX)(R11*1)
+	ADDQ           $0x70, R9
+	ADDQ           $0x10, DI
+	ADDQ           $0x30, R12
+	ADDQ           $0x30, R11
+	CMPQ           R11, R8
 	JB             envpf_cell
-	MOVQ           DX, BX
-	VPSLLDQ        $0x04, Y5, Y5
+	MOVQ           R9, DX
+	VMOVAPS        Y8, Y5
 	VXORPS         Y0, Y0, Y0
-	VMOVUPS        X0, 16(CX)
-	VEXTRACTF128   $0x01, Y0, 16(AX)
-	XORQ           R8, R8
-
-envpf_dd1:
-	VMOVUPS        16(CX)(R8*1), X9
-	VINSERTF128    $0x01, 16(AX)(R8*1), Y9, Y9
-	VADDPS         Y9, Y5, Y7
-	VMOVUPS        X7, 16(CX)(R8*1)
-	VEXTRACTF128   $0x01, Y7, 16(AX)(R8*1)
-	VBROADCASTF128 (DX), Y1
-	VMULPS         Y1, Y7, Y5
-	ADDQ           $0x10, DX
-	ADDQ           $0x30, R8
-	CMPQ           R8, DI
-	JB             envpf_dd1
-	MOVB           all4+40(FP), DL
-	MOVQ           $0x00000003, SI
-	TESTB          DL, DL
+	MOVB           all4+40(FP), SI
+	MOVQ           $0x00000003, BX
+	TESTB          SI, SI
 	JNZ            envpf_pass4
 	VCMPPS         $0x00, Y0, Y0, Y1
 
@@ -1523,68 +1540,68 @@ envpf_pass:
 	VPSLLDQ $0x04, Y5, Y5
 	VANDPS  Y1, Y5, Y5
 	VXORPS  Y2, Y2, Y2
-	XORQ    R8, R8
-	MOVQ    BX, DX
+	XORQ    R11, R11
+	MOVQ    DX, R9
 
 envpf_ddn:
-	VMOVUPS        16(CX)(R8*1), X10
-	VINSERTF128    $0x01, 16(AX)(R8*1), Y10, Y10
-	VADDPS         Y10, Y5, Y7
-	VCMPPS         $0x01, Y7, Y10, Y10
-	VORPS          Y10, Y2, Y2
-	VMOVUPS        X7, 16(CX)(R8*1)
-	VEXTRACTF128   $0x01, Y7, 16(AX)(R8*1)
-	VBROADCASTF128 (DX), Y3
+	VMOVUPS        16(CX)(R11*1), X12
+	VINSERTF128    $0x01, 16(AX)(R11*1), Y12, Y12
+	VADDPS         Y12, Y5, Y7
+	VCMPPS         $0x01, Y7, Y12, Y12
+	VORPS          Y12, Y2, Y2
+	VMOVUPS        X7, 16(CX)(R11*1)
+	VEXTRACTF128   $0x01, Y7, 16(AX)(R11*1)
+	VBROADCASTF128 (R9), Y3
 	VMULPS         Y3, Y5, Y5
 	VCMPPS         $0x04, Y0, Y5, Y3
-	VMOVMSKPS      Y3, R9
-	TESTL          R9, R9
+	VMOVMSKPS      Y3, SI
+	TESTL          SI, SI
 	JZ             envpf_sum
-	ADDQ           $0x10, DX
-	ADDQ           $0x30, R8
-	CMPQ           R8, DI
+	ADDQ           $0x10, R9
+	ADDQ           $0x30, R11
+	CMPQ           R11, R8
 	JB             envpf_ddn
-	DECQ           SI
+	DECQ           BX
 	JZ             envpf_sum
 	VPERMILPS      $0xb1, Y2, Y3
 	VORPS          Y2, Y3, Y3
 	VPERMILPS      $0x4e, Y3, Y2
 	VORPS          Y3, Y2, Y2
 	VANDPS         Y2, Y1, Y1
-	VMOVMSKPS      Y1, R9
-	TESTL          R9, R9
+	VMOVMSKPS      Y1, SI
+	TESTL          SI, SI
 	JNZ            envpf_pass
 	JMP            envpf_sum
 
 envpf_pass4:
 	VPSLLDQ $0x04, Y5, Y5
-	XORQ    R8, R8
-	MOVQ    BX, DX
+	XORQ    R11, R11
+	MOVQ    DX, R9
 
 envpf_dd4:
-	VMOVUPS        16(CX)(R8*1), X10
-	VINSERTF128    $0x01, 16(AX)(R8*1), Y10, Y10
-	VADDPS         Y10, Y5, Y7
-	VMOVUPS        X7, 16(CX)(R8*1)
-	VEXTRACTF128   $0x01, Y7, 16(AX)(R8*1)
-	VBROADCASTF128 (DX), Y0
+	VMOVUPS        16(CX)(R11*1), X12
+	VINSERTF128    $0x01, 16(AX)(R11*1), Y12, Y12
+	VADDPS         Y12, Y5, Y7
+	VMOVUPS        X7, 16(CX)(R11*1)
+	VEXTRACTF128   $0x01, Y7, 16(AX)(R11*1)
+	VBROADCASTF128 (R9), Y0
 	VMULPS         Y0, Y5, Y5
-	ADDQ           $0x10, DX
-	ADDQ           $0x30, R8
-	CMPQ           R8, DI
+	ADDQ           $0x10, R9
+	ADDQ           $0x30, R11
+	CMPQ           R11, R8
 	JB             envpf_dd4
-	DECQ           SI
+	DECQ           BX
 	JNZ            envpf_pass4
 
 envpf_sum:
-	XORQ R8, R8
+	XORQ R11, R11
 
 envpf_sumd:
-	VMOVUPS     16(CX)(R8*1), X11
-	VINSERTF128 $0x01, 16(AX)(R8*1), Y11, Y11
-	VADDPS      Y11, Y4, Y4
-	ADDQ        $0x30, R8
-	CMPQ        R8, DI
+	VMOVUPS     16(CX)(R11*1), X13
+	VINSERTF128 $0x01, 16(AX)(R11*1), Y13, Y13
+	VADDPS      Y13, Y4, Y4
+	ADDQ        $0x30, R11
+	CMPQ        R11, R8
 	JB          envpf_sumd
 	MOVQ        xEv+48(FP), AX
 	VMOVUPS     Y4, (AX)
@@ -1771,131 +1788,150 @@ envpbo_p5:
 // func fwdEnvQuadAVX512(dc *[4]*[4]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xB *[16]float32, all4 bool, xEv *[16]float32)
 // Requires: AVX, AVX512BW, AVX512DQ, AVX512F, SSE
 TEXT ·fwdEnvQuadAVX512(SB), NOSPLIT, $8-56
-	STMXCSR      (SP)
-	MOVL         (SP), AX
-	ORL          $0x00008040, AX
-	MOVL         AX, 4(SP)
-	LDMXCSR      4(SP)
-	MOVQ         dc+0(FP), AX
-	MOVQ         (AX), CX
-	MOVQ         8(AX), DX
-	MOVQ         16(AX), BX
-	MOVQ         24(AX), AX
-	MOVQ         tf+8(FP), SI
-	MOVQ         rf+16(FP), DI
-	MOVQ         (DI), R8
-	MOVQ         8(DI), R9
-	MOVQ         16(DI), R10
-	MOVQ         24(DI), DI
-	MOVQ         q+24(FP), R11
-	IMUL3Q       $0x00000030, R11, R11
-	MOVQ         xB+32(FP), R12
-	VMOVUPS      (R12), Z0
-	VMOVUPS      -48(CX), X1
-	VINSERTF32X4 $0x01, -48(DX), Z1, Z1
-	VINSERTF32X4 $0x02, -48(BX), Z1, Z1
-	VINSERTF32X4 $0x03, -48(AX), Z1, Z1
-	VMOVUPS      -32(CX), X2
-	VINSERTF32X4 $0x01, -32(DX), Z2, Z2
-	VINSERTF32X4 $0x02, -32(BX), Z2, Z2
-	VINSERTF32X4 $0x03, -32(AX), Z2, Z2
-	VMOVUPS      -16(CX), X3
-	VINSERTF32X4 $0x01, -16(DX), Z3, Z3
-	VINSERTF32X4 $0x02, -16(BX), Z3, Z3
-	VINSERTF32X4 $0x03, -16(AX), Z3, Z3
-	VPSLLDQ      $0x04, Z1, Z1
-	VPSLLDQ      $0x04, Z2, Z2
-	VPSLLDQ      $0x04, Z3, Z3
-	VXORPS       Z4, Z4, Z4
-	VXORPS       Z5, Z5, Z5
-	XORQ         R12, R12
-	MOVQ         R11, R13
-	NEGQ         R13
-	XORQ         R14, R14
+	STMXCSR         (SP)
+	MOVL            (SP), AX
+	ORL             $0x00008040, AX
+	MOVL            AX, 4(SP)
+	LDMXCSR         4(SP)
+	MOVQ            dc+0(FP), AX
+	MOVQ            (AX), CX
+	MOVQ            8(AX), DX
+	MOVQ            16(AX), BX
+	MOVQ            24(AX), AX
+	MOVQ            tf+8(FP), SI
+	MOVQ            rf+16(FP), DI
+	MOVQ            (DI), R8
+	MOVQ            8(DI), R9
+	MOVQ            16(DI), R10
+	MOVQ            24(DI), DI
+	MOVQ            q+24(FP), R11
+	IMUL3Q          $0x00000030, R11, R12
+	MOVQ            xB+32(FP), R13
+	VMOVUPS         (R13), Z0
+	VMOVUPS         -48(CX), X1
+	VINSERTF32X4    $0x01, -48(DX), Z1, Z1
+	VINSERTF32X4    $0x02, -48(BX), Z1, Z1
+	VINSERTF32X4    $0x03, -48(AX), Z1, Z1
+	VMOVUPS         -32(CX), X2
+	VINSERTF32X4    $0x01, -32(DX), Z2, Z2
+	VINSERTF32X4    $0x02, -32(BX), Z2, Z2
+	VINSERTF32X4    $0x03, -32(AX), Z2, Z2
+	VMOVUPS         -16(CX), X3
+	VINSERTF32X4    $0x01, -16(DX), Z3, Z3
+	VINSERTF32X4    $0x02, -16(BX), Z3, Z3
+	VINSERTF32X4    $0x03, -16(AX), Z3, Z3
+	VPSLLDQ         $0x04, Z1, Z1
+	VPSLLDQ         $0x04, Z2, Z2
+	VPSLLDQ         $0x04, Z3, Z3
+	VXORPS          Z4, Z4, Z4
+	VXORPS          Z5, Z5, Z5
+	IMUL3Q          $0x00000070, R11, R13
+	ADDQ            SI, R13
+	SHLQ            $0x04, R11
+	MOVQ            R13, R14
+	SUBQ            $0x70, R13
+	SUBQ            $0x10, R11
+	VMOVUPS         -96(CX), X7
+	VINSERTF32X4    $0x01, -96(DX), Z7, Z7
+	VINSERTF32X4    $0x02, -96(BX), Z7, Z7
+	VINSERTF32X4    $0x03, -96(AX), Z7, Z7
+	VMOVUPS         -80(CX), X8
+	VINSERTF32X4    $0x01, -80(DX), Z8, Z8
+	VINSERTF32X4    $0x02, -80(BX), Z8, Z8
+	VINSERTF32X4    $0x03, -80(AX), Z8, Z8
+	VMOVUPS         -64(CX), X9
+	VINSERTF32X4    $0x01, -64(DX), Z9, Z9
+	VINSERTF32X4    $0x02, -64(BX), Z9, Z9
+	VINSERTF32X4    $0x03, -64(AX), Z9, Z9
+	VBROADCASTF32X4 (R13), Z6
+	VMULPS          Z6, Z0, Z6
+	VBROADCASTF32X4 16(R13), Z14
+	VMULPS          Z14, Z7, Z7
+	VADDPS          Z7, Z6, Z6
+	VBROADCASTF32X4 32(R13), Z7
+	VMULPS          Z7, Z9, Z7
+	VADDPS          Z7, Z6, Z6
+	VBROADCASTF32X4 48(R13), Z7
+	VMULPS          Z7, Z8, Z7
+	VADDPS          Z7, Z6, Z6
+	VMOVUPS         (R8)(R11*1), X10
+	VINSERTF32X4    $0x01, (R9)(R11*1), Z10, Z10
+	VINSERTF32X4    $0x02, (R10)(R11*1), Z10, Z10
+	VINSERTF32X4    $0x03, (DI)(R11*1), Z10, Z10
+	VMULPS          Z10, Z6, Z6
+	VBROADCASTF32X4 64(R13), Z7
+	VMULPS          Z7, Z6, Z8
+	VPSLLDQ         $0x04, Z8, Z8
+	XORQ            R15, R15
+	MOVQ            R12, BP
+	NEGQ            BP
+	XORQ            R11, R11
+	MOVQ            SI, R13
 
 envqf_cell:
-	VBROADCASTF32X4 (SI), Z6
+	VBROADCASTF32X4 (R13), Z6
 	VMULPS          Z6, Z0, Z6
-	VBROADCASTF32X4 16(SI), Z7
+	VBROADCASTF32X4 16(R13), Z7
 	VMULPS          Z7, Z1, Z7
 	VADDPS          Z7, Z6, Z6
-	VBROADCASTF32X4 32(SI), Z7
+	VBROADCASTF32X4 32(R13), Z7
 	VMULPS          Z7, Z3, Z7
 	VADDPS          Z7, Z6, Z6
-	VBROADCASTF32X4 48(SI), Z7
+	VBROADCASTF32X4 48(R13), Z7
 	VMULPS          Z7, Z2, Z7
 	VADDPS          Z7, Z6, Z6
-	VMOVUPS         (R8)(R14*1), X8
-	VINSERTF32X4    $0x01, (R9)(R14*1), Z8, Z8
-	VINSERTF32X4    $0x02, (R10)(R14*1), Z8, Z8
-	VINSERTF32X4    $0x03, (DI)(R14*1), Z8, Z8
-	VMULPS          Z8, Z6, Z6
+	VMOVUPS         (R8)(R11*1), X11
+	VINSERTF32X4    $0x01, (R9)(R11*1), Z11, Z11
+	VINSERTF32X4    $0x02, (R10)(R11*1), Z11, Z11
+	VINSERTF32X4    $0x03, (DI)(R11*1), Z11, Z11
+	VMULPS          Z11, Z6, Z6
 	VADDPS          Z6, Z4, Z4
-	VMOVUPS         (CX)(R13*1), X1
-	VINSERTF32X4    $0x01, (DX)(R13*1), Z1, Z1
-	VINSERTF32X4    $0x02, (BX)(R13*1), Z1, Z1
-	VINSERTF32X4    $0x03, (AX)(R13*1), Z1, Z1
-	VMOVUPS         16(CX)(R13*1), X2
-	VINSERTF32X4    $0x01, 16(DX)(R13*1), Z2, Z2
-	VINSERTF32X4    $0x02, 16(BX)(R13*1), Z2, Z2
-	VINSERTF32X4    $0x03, 16(AX)(R13*1), Z2, Z2
-	VMOVUPS         32(CX)(R13*1), X3
-	VINSERTF32X4    $0x01, 32(DX)(R13*1), Z3, Z3
-	VINSERTF32X4    $0x02, 32(BX)(R13*1), Z3, Z3
-	VINSERTF32X4    $0x03, 32(AX)(R13*1), Z3, Z3
-	VMOVUPS         X6, (CX)(R12*1)
-	VEXTRACTF32X4   $0x01, Z6, (DX)(R12*1)
-	VEXTRACTF32X4   $0x02, Z6, (BX)(R12*1)
-	VEXTRACTF32X4   $0x03, Z6, (AX)(R12*1)
-	VMOVUPS         X5, 16(CX)(R12*1)
-	VEXTRACTF32X4   $0x01, Z5, 16(DX)(R12*1)
-	VEXTRACTF32X4   $0x02, Z5, 16(BX)(R12*1)
-	VEXTRACTF32X4   $0x03, Z5, 16(AX)(R12*1)
-	VBROADCASTF32X4 64(SI), Z5
+	VMOVUPS         (CX)(BP*1), X1
+	VINSERTF32X4    $0x01, (DX)(BP*1), Z1, Z1
+	VINSERTF32X4    $0x02, (BX)(BP*1), Z1, Z1
+	VINSERTF32X4    $0x03, (AX)(BP*1), Z1, Z1
+	VMOVUPS         16(CX)(BP*1), X2
+	VINSERTF32X4    $0x01, 16(DX)(BP*1), Z2, Z2
+	VINSERTF32X4    $0x02, 16(BX)(BP*1), Z2, Z2
+	VINSERTF32X4    $0x03, 16(AX)(BP*1), Z2, Z2
+	VMOVUPS         32(CX)(BP*1), X3
+	VINSERTF32X4    $0x01, 32(DX)(BP*1), Z3, Z3
+	VINSERTF32X4    $0x02, 32(BX)(BP*1), Z3, Z3
+	VINSERTF32X4    $0x03, 32(AX)(BP*1), Z3, Z3
+	VMOVUPS         X6, (CX)(R15*1)
+	VEXTRACTF32X4   $0x01, Z6, (DX)(R15*1)
+	VEXTRACTF32X4   $0x02, Z6, (BX)(R15*1)
+	VEXTRACTF32X4   $0x03, Z6, (AX)(R15*1)
+	VADDPS          Z5, Z8, Z5
+	VMOVUPS         X5, 16(CX)(R15*1)
+	VEXTRACTF32X4   $0x01, Z5, 16(DX)(R15*1)
+	VEXTRACTF32X4   $0x02, Z5, 16(BX)(R15*1)
+	VEXTRACTF32X4   $0x03, Z5, 16(AX)(R15*1)
+	VBROADCASTF32X4 (R14)(R11*1), Z7
+	VMULPS          Z7, Z5, Z8
+	VBROADCASTF32X4 64(R13), Z5
 	VMULPS          Z5, Z6, Z5
-	VBROADCASTF32X4 80(SI), Z6
+	VBROADCASTF32X4 80(R13), Z6
 	VMULPS          Z6, Z1, Z6
-	VBROADCASTF32X4 96(SI), Z7
+	VBROADCASTF32X4 96(R13), Z7
 	VMULPS          Z7, Z3, Z7
 	VADDPS          Z7, Z6, Z6
-	VMOVUPS         X6, 32(CX)(R12*1)
-	VEXTRACTF32X4   $0x01, Z6, 32(DX)(R12*1)
-	VEXTRACTF32X4   $0x02, Z6, 32(BX)(R12*1)
-	VEXTRACTF32X4   $0x03, Z6, 32(AX)(R12*1)
-	ADDQ            $0x70, SI
-	ADDQ            $0x10, R14
-	ADDQ            $0x30, R13
-	ADDQ            $0x30, R12
-	CMPQ            R12, R11
+	VMOVUPS         X6, 32(CX)(R15*1)
+	VEXTRACTF32X4   $0x01, Z6, 32(DX)(R15*1)
+	VEXTRACTF32X4   $0x02, Z6, 32(BX)(R15*1)
+	VEXTRACTF32X4   $0x03, Z6, 32(AX)(R15*1)
+	ADDQ            $0x70, R13
+	ADDQ            $0x10, R11
+	ADDQ            $0x30, BP
+	ADDQ            $0x30, R15
+	CMPQ            R15, R12
 	JB              envqf_cell
-	MOVQ            SI, DI
-	VPSLLDQ         $0x04, Z5, Z5
+	MOVQ            R13, SI
+	VMOVAPS         Z8, Z5
 	VXORPS          Z0, Z0, Z0
-	VMOVUPS         X0, 16(CX)
-	VEXTRACTF32X4   $0x01, Z0, 16(DX)
-	VEXTRACTF32X4   $0x02, Z0, 16(BX)
-	VEXTRACTF32X4   $0x03, Z0, 16(AX)
-	XORQ            R12, R12
-
-envqf_dd1:
-	VMOVUPS         16(CX)(R12*1), X9
-	VINSERTF32X4    $0x01, 16(DX)(R12*1), Z9, Z9
-	VINSERTF32X4    $0x02, 16(BX)(R12*1), Z9, Z9
-	VINSERTF32X4    $0x03, 16(AX)(R12*1), Z9, Z9
-	VADDPS          Z9, Z5, Z7
-	VMOVUPS         X7, 16(CX)(R12*1)
-	VEXTRACTF32X4   $0x01, Z7, 16(DX)(R12*1)
-	VEXTRACTF32X4   $0x02, Z7, 16(BX)(R12*1)
-	VEXTRACTF32X4   $0x03, Z7, 16(AX)(R12*1)
-	VBROADCASTF32X4 (SI), Z1
-	VMULPS          Z1, Z7, Z5
-	ADDQ            $0x10, SI
-	ADDQ            $0x30, R12
-	CMPQ            R12, R11
-	JB              envqf_dd1
-	MOVB            all4+40(FP), SI
-	MOVQ            $0x00000003, R8
-	TESTB           SI, SI
+	MOVB            all4+40(FP), R8
+	MOVQ            $0x00000003, DI
+	TESTB           R8, R8
 	JNZ             envqf_pass4
 	KXNORW          K1, K1, K1
 
@@ -1903,85 +1939,85 @@ envqf_pass:
 	VPSLLDQ   $0x04, Z5, Z5
 	VMOVAPS.Z Z5, K1, Z5
 	KXORW     K2, K2, K2
-	XORQ      R12, R12
-	MOVQ      DI, SI
+	XORQ      R15, R15
+	MOVQ      SI, R13
 
 envqf_ddn:
-	VMOVUPS         16(CX)(R12*1), X10
-	VINSERTF32X4    $0x01, 16(DX)(R12*1), Z10, Z10
-	VINSERTF32X4    $0x02, 16(BX)(R12*1), Z10, Z10
-	VINSERTF32X4    $0x03, 16(AX)(R12*1), Z10, Z10
-	VADDPS          Z10, Z5, Z7
-	VCMPPS          $0x01, Z7, Z10, K3
+	VMOVUPS         16(CX)(R15*1), X12
+	VINSERTF32X4    $0x01, 16(DX)(R15*1), Z12, Z12
+	VINSERTF32X4    $0x02, 16(BX)(R15*1), Z12, Z12
+	VINSERTF32X4    $0x03, 16(AX)(R15*1), Z12, Z12
+	VADDPS          Z12, Z5, Z7
+	VCMPPS          $0x01, Z7, Z12, K3
 	KORW            K3, K2, K2
-	VMOVUPS         X7, 16(CX)(R12*1)
-	VEXTRACTF32X4   $0x01, Z7, 16(DX)(R12*1)
-	VEXTRACTF32X4   $0x02, Z7, 16(BX)(R12*1)
-	VEXTRACTF32X4   $0x03, Z7, 16(AX)(R12*1)
-	VBROADCASTF32X4 (SI), Z1
+	VMOVUPS         X7, 16(CX)(R15*1)
+	VEXTRACTF32X4   $0x01, Z7, 16(DX)(R15*1)
+	VEXTRACTF32X4   $0x02, Z7, 16(BX)(R15*1)
+	VEXTRACTF32X4   $0x03, Z7, 16(AX)(R15*1)
+	VBROADCASTF32X4 (R13), Z1
 	VMULPS          Z1, Z5, Z5
 	VCMPPS          $0x04, Z0, Z5, K3
 	KORTESTW        K3, K3
 	JZ              envqf_sum
-	ADDQ            $0x10, SI
-	ADDQ            $0x30, R12
-	CMPQ            R12, R11
+	ADDQ            $0x10, R13
+	ADDQ            $0x30, R15
+	CMPQ            R15, R12
 	JB              envqf_ddn
-	DECQ            R8
+	DECQ            DI
 	JZ              envqf_sum
-	KMOVW           K2, SI
-	MOVL            SI, R9
+	KMOVW           K2, R8
+	MOVL            R8, R9
 	SHRL            $0x01, R9
-	ORL             R9, SI
-	MOVL            SI, R9
+	ORL             R9, R8
+	MOVL            R8, R9
 	SHRL            $0x02, R9
-	ORL             R9, SI
-	ANDL            $0x00001111, SI
-	MOVL            SI, R9
+	ORL             R9, R8
+	ANDL            $0x00001111, R8
+	MOVL            R8, R9
 	SHLL            $0x04, R9
-	SUBL            SI, R9
-	KMOVW           K1, SI
-	ANDL            R9, SI
-	KMOVW           SI, K1
-	TESTL           SI, SI
+	SUBL            R8, R9
+	KMOVW           K1, R8
+	ANDL            R9, R8
+	KMOVW           R8, K1
+	TESTL           R8, R8
 	JNZ             envqf_pass
 	JMP             envqf_sum
 
 envqf_pass4:
 	VPSLLDQ $0x04, Z5, Z5
-	XORQ    R12, R12
-	MOVQ    DI, SI
+	XORQ    R15, R15
+	MOVQ    SI, R13
 
 envqf_dd4:
-	VMOVUPS         16(CX)(R12*1), X10
-	VINSERTF32X4    $0x01, 16(DX)(R12*1), Z10, Z10
-	VINSERTF32X4    $0x02, 16(BX)(R12*1), Z10, Z10
-	VINSERTF32X4    $0x03, 16(AX)(R12*1), Z10, Z10
-	VADDPS          Z10, Z5, Z7
-	VMOVUPS         X7, 16(CX)(R12*1)
-	VEXTRACTF32X4   $0x01, Z7, 16(DX)(R12*1)
-	VEXTRACTF32X4   $0x02, Z7, 16(BX)(R12*1)
-	VEXTRACTF32X4   $0x03, Z7, 16(AX)(R12*1)
-	VBROADCASTF32X4 (SI), Z0
+	VMOVUPS         16(CX)(R15*1), X12
+	VINSERTF32X4    $0x01, 16(DX)(R15*1), Z12, Z12
+	VINSERTF32X4    $0x02, 16(BX)(R15*1), Z12, Z12
+	VINSERTF32X4    $0x03, 16(AX)(R15*1), Z12, Z12
+	VADDPS          Z12, Z5, Z7
+	VMOVUPS         X7, 16(CX)(R15*1)
+	VEXTRACTF32X4   $0x01, Z7, 16(DX)(R15*1)
+	VEXTRACTF32X4   $0x02, Z7, 16(BX)(R15*1)
+	VEXTRACTF32X4   $0x03, Z7, 16(AX)(R15*1)
+	VBROADCASTF32X4 (R13), Z0
 	VMULPS          Z0, Z5, Z5
-	ADDQ            $0x10, SI
-	ADDQ            $0x30, R12
-	CMPQ            R12, R11
+	ADDQ            $0x10, R13
+	ADDQ            $0x30, R15
+	CMPQ            R15, R12
 	JB              envqf_dd4
-	DECQ            R8
+	DECQ            DI
 	JNZ             envqf_pass4
 
 envqf_sum:
-	XORQ R12, R12
+	XORQ R15, R15
 
 envqf_sumd:
-	VMOVUPS      16(CX)(R12*1), X11
-	VINSERTF32X4 $0x01, 16(DX)(R12*1), Z11, Z11
-	VINSERTF32X4 $0x02, 16(BX)(R12*1), Z11, Z11
-	VINSERTF32X4 $0x03, 16(AX)(R12*1), Z11, Z11
-	VADDPS       Z11, Z4, Z4
-	ADDQ         $0x30, R12
-	CMPQ         R12, R11
+	VMOVUPS      16(CX)(R15*1), X13
+	VINSERTF32X4 $0x01, 16(DX)(R15*1), Z13, Z13
+	VINSERTF32X4 $0x02, 16(BX)(R15*1), Z13, Z13
+	VINSERTF32X4 $0x03, 16(AX)(R15*1), Z13, Z13
+	VADDPS       Z13, Z4, Z4
+	ADDQ         $0x30, R15
+	CMPQ         R15, R12
 	JB           envqf_sumd
 	MOVQ         xEv+48(FP), AX
 	VMOVUPS      Z4, (AX)

@@ -127,18 +127,47 @@ func (g groupRow) envForward() {
 	VXORPS(xEv, xEv, xEv)
 	VXORPS(dcv, dcv, dcv)
 
+	// The first D->D pass runs inside the M/I sweep, as in the wide row
+	// (wide.go): its carry enters vector 0 as M(Q-1)*MD(Q-1) shifted by a
+	// lane, so M(Q-1) comes first (the sweep's operations on the same
+	// operands: row i-1's vector Q-2, as Q >= 2), and then each D(q) is
+	// the carry plus its M->D part, the carry D(q)*DD(q): the pass's
+	// operations in its order, while the sweep goes on.
+	tp := GP64()
+	IMUL3Q(U32(7*vb), Q, tp)
+	ADDQ(tf, tp)
+	ro := GP64() // q*16, into each target's match odds and the D->D vectors
+	MOVQ(Q, ro)
+	SHLQ(U8(4), ro)
+	ddb := GP64() // the D->D vectors
+	MOVQ(tp, ddb)
+	SUBQ(U8(7*vb), tp)
+	SUBQ(U8(vb), ro)
+	t := func(i int) Mem { return Mem{Base: tp, Disp: i * vb} }
+	sv, tmp := g.vec(), g.vec()
+	{
+		m, d, i := g.gather(dc, nil, -6*vb+cM*vb), g.gather(dc, nil, -6*vb+cD*vb), g.gather(dc, nil, -6*vb+cI*vb)
+		VMULPS(g.bcast(t(fBM)), xB, sv)
+		VMULPS(g.bcast(t(fMM)), m, tmp)
+		VADDPS(tmp, sv, sv)
+		VMULPS(g.bcast(t(fIM)), i, tmp)
+		VADDPS(tmp, sv, sv)
+		VMULPS(g.bcast(t(fDM)), d, tmp)
+		VADDPS(tmp, sv, sv)
+		VMULPS(g.gather(rf, ro, 0), sv, sv)
+	}
+	chain := g.vec()
+	VMULPS(g.bcast(t(fMD)), sv, chain)
+	VPSLLDQ(U8(4), chain, chain)
+
 	off := GP64() // q*48 into row i
 	XORQ(off, off)
 	offp := GP64() // q*48 - n: into row i-1
 	MOVQ(n, offp)
 	NEGQ(offp)
-	ro := GP64() // q*16, into each target's match odds
 	XORQ(ro, ro)
-	tp := GP64()
 	MOVQ(tf, tp)
 	Label(label("cell"))
-	t := func(i int) Mem { return Mem{Base: tp, Disp: i * vb} }
-	sv, tmp := g.vec(), g.vec()
 	VMULPS(g.bcast(t(fBM)), xB, sv)
 	VMULPS(g.bcast(t(fMM)), mpv, tmp)
 	VADDPS(tmp, sv, sv)
@@ -153,7 +182,10 @@ func (g groupRow) envForward() {
 	g.gatherInto(dpv, dc, offp, cD*vb)
 	g.gatherInto(ipv, dc, offp, cI*vb)
 	g.scatter(sv, dc, off, cM*vb)
-	g.scatter(dcv, dc, off, cD*vb)
+	dq := g.vec()
+	VADDPS(dcv, chain, dq) // D(q) = carry + M(q-1)*MD(q-1) (0 at q = 0)
+	g.scatter(dq, dc, off, cD*vb)
+	VMULPS(g.bcast(Mem{Base: ddb, Index: ro, Scale: 1}), dq, chain)
 	VMULPS(g.bcast(t(fMD)), sv, dcv)
 	VMULPS(g.bcast(t(fMI)), mpv, sv)
 	VMULPS(g.bcast(t(fII)), ipv, tmp)
@@ -165,24 +197,14 @@ func (g groupRow) envForward() {
 	ADDQ(U8(3*vb), off)
 	CMPQ(off, n)
 	JB(LabelRef(label("cell")))
-	// tp now points at the Q D->D vectors.
+	// tp now points at the Q D->D vectors; chain is the first pass's
+	// carry out of vector Q-1.
 
 	dd := GP64()
 	MOVQ(tp, dd)
-	VPSLLDQ(U8(4), dcv, dcv)
+	VMOVAPS(chain, dcv)
 	zero := g.vec()
 	VXORPS(zero, zero, zero)
-	g.scatter(zero, dc, nil, cD*vb)
-	XORQ(off, off)
-	Label(label("dd1"))
-	dold := g.gather(dc, off, cD*vb)
-	VADDPS(dold, dcv, tmp)
-	g.scatter(tmp, dc, off, cD*vb)
-	VMULPS(g.bcast(Mem{Base: tp}), tmp, dcv)
-	ADDQ(U8(vb), tp)
-	ADDQ(U8(3*vb), off)
-	CMPQ(off, n)
-	JB(LabelRef(label("dd1")))
 
 	all4 := Load(Param("all4"), GP8())
 	passes := GP64()
