@@ -1,6 +1,11 @@
 package fwdback
 
-import "github.com/hmmgo/hmmgo/hmmer3/oprofile"
+import (
+	"math"
+
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
+)
 
 // Domain definition rescores each envelope with Forward and Backward on
 // full matrices. One target's row is bound by the latency of its D->D
@@ -22,6 +27,7 @@ type EnvWork struct {
 	dc, rf [4]*[4]float32 // each part's row and match odds
 	in     qvec           // each part's xB (Forward) or xE (Backward), splatted
 	out    qvec           // each part's E (Forward) or B (Backward) sum
+	carry  qvec           // Backward's phase 3 carry (bckEnvIn3 to bckEnvOut45)
 }
 
 // NewEnvWork returns an empty workspace.
@@ -35,9 +41,11 @@ func EnvGroup() int { return Group() }
 // The quad envelope kernels; tests put stand-ins built from the SSE rows
 // here to check the Go side where the CPU has no AVX-512.
 var (
-	envQuadFwd = fwdEnvQuadAVX512
-	envQuadIn  = bckEnvInQuadAVX512
-	envQuadOut = bckEnvOutQuadAVX512
+	envQuadFwd   = fwdEnvQuadAVX512
+	envQuadIn    = bckEnvInQuadAVX512
+	envQuadOut   = bckEnvOutQuadAVX512
+	envQuadIn3   = bckEnvIn3QuadAVX512
+	envQuadOut45 = bckEnvOut45QuadAVX512
 )
 
 // envParts is how many parts the kernels for n targets have (0: run
@@ -202,12 +210,17 @@ func BackwardGroup(ds [][]byte, oms []*oprofile.Profile, fwds, bcks []*Matrix, s
 		rs[j].start(ds[j], oms[j], fwds[j], bcks[j], true)
 	}
 	idle := asVec4(w.zeroRows(Q))
-	row := func(j, t int) int { return len(ds[j]) - 1 - t }
+	// In unihit mode (E->J zero, as rescoring runs), phase 3 runs inside
+	// phase 1 on a guess of each E, as Backward's rowAlone does.
+	guess := true
+	for _, om := range oms {
+		guess = guess && om.FB.XF[profile.XE][profile.Loop] == 0
+	}
 	t, live, last := 0, 0, 0
 	for ; ; t++ {
 		live = 0
 		for j := range ds {
-			if row(j, t) >= 1 {
+			if envRow(ds, j, t) >= 1 {
 				live, last = live+1, j
 			}
 		}
@@ -215,42 +228,106 @@ func BackwardGroup(ds [][]byte, oms []*oprofile.Profile, fwds, bcks []*Matrix, s
 			break
 		}
 		for p := 0; p < parts; p++ {
-			if p < n && row(p, t) >= 1 {
-				i := row(p, t)
+			if p < n && envRow(ds, p, t) >= 1 {
+				i := envRow(ds, p, t)
 				w.dc[p], w.rf[p] = asVec4(bcks[p].row(i)), asVec4(fb.RF[ds[p][i]])
 			} else {
 				w.dc[p], w.rf[p] = idle, asVec4(fb.RF[0])
 			}
 		}
-		if parts == 2 {
-			bckEnvInPairAVX2((*[2]*[4]float32)(w.dc[:2]), asVec4(fb.TF), (*[2]*[4]float32)(w.rf[:2]), Q, (*[8]float32)(w.out[:8]))
+		if guess {
+			w.guessedRows(ds, rs[:n], t, parts, idle)
 		} else {
-			envQuadIn(&w.dc, asVec4(fb.TF), &w.rf, Q, &w.out)
-		}
-		for p := 0; p < parts; p++ {
-			xE := float32(0)
-			if p < n && row(p, t) >= 1 {
-				xE = rs[p].specials(w.outSum(p))
-			}
-			w.splatIn(p, xE)
-		}
-		if parts == 2 {
-			bckEnvOutPairAVX2((*[2]*[4]float32)(w.dc[:2]), asVec4(fb.TF), Q, (*[8]float32)(w.in[:8]))
-		} else {
-			envQuadOut(&w.dc, asVec4(fb.TF), Q, &w.in)
+			w.rows(ds, rs[:n], t, parts)
 		}
 		for j := range ds {
-			if i := row(j, t); i >= 1 {
+			if i := envRow(ds, j, t); i >= 1 {
 				rs[j].rescale(i, bcks[j].row(i))
 			}
 		}
 	}
 	if live == 1 {
-		for i := row(last, t); i >= 1; i-- {
+		for i := envRow(ds, last, t); i >= 1; i-- {
 			rs[last].rowAlone(i)
 		}
 	}
 	for j := range ds {
 		sc[j], errs[j] = rs[j].finish()
+	}
+}
+
+// envRow is the row of target j that BackwardGroup's step t computes
+// (below 1: none).
+func envRow(ds [][]byte, j, t int) int { return len(ds[j]) - 1 - t }
+
+// rows runs phases 1 to 5 of step t's rows (w.dc, w.rf set; rs the
+// targets' runs) on the grouped kernels.
+func (w *EnvWork) rows(ds [][]byte, rs []bckRun, t, parts int) {
+	tf, Q := asVec4(rs[0].fb.TF), rs[0].Q
+	if parts == 2 {
+		bckEnvInPairAVX2((*[2]*[4]float32)(w.dc[:2]), tf, (*[2]*[4]float32)(w.rf[:2]), Q, (*[8]float32)(w.out[:8]))
+	} else {
+		envQuadIn(&w.dc, tf, &w.rf, Q, &w.out)
+	}
+	for p := 0; p < parts; p++ {
+		xE := float32(0)
+		if p < len(ds) && envRow(ds, p, t) >= 1 {
+			xE = rs[p].specials(w.outSum(p))
+		}
+		w.splatIn(p, xE)
+	}
+	if parts == 2 {
+		bckEnvOutPairAVX2((*[2]*[4]float32)(w.dc[:2]), tf, Q, (*[8]float32)(w.in[:8]))
+	} else {
+		envQuadOut(&w.dc, tf, Q, &w.in)
+	}
+}
+
+// guessedRows is rows with phase 3 inside phase 1, on each target's E
+// guessed from C alone (see Backward's rowAlone). A target whose guess
+// proves wrong (its J infinite or NaN) leaves the group for phases 4
+// and 5 and redoes its row alone from row i+1.
+func (w *EnvWork) guessedRows(ds [][]byte, rs []bckRun, t, parts int, idle *[4]float32) {
+	tf, Q := asVec4(rs[0].fb.TF), rs[0].Q
+	var guessed [4]float32
+	for p := 0; p < parts; p++ {
+		if p < len(ds) && envRow(ds, p, t) >= 1 {
+			xf := &rs[p].fb.XF
+			xfC, xfE := xf[profile.XC], xf[profile.XE]
+			guessed[p] = fmul(fmul(rs[p].xC, xfC[profile.Loop]), xfE[profile.Move]) + fmul(0, xfE[profile.Loop])
+		}
+		w.splatIn(p, guessed[p])
+	}
+	if parts == 2 {
+		bckEnvIn3PairAVX2((*[2]*[4]float32)(w.dc[:2]), tf, (*[2]*[4]float32)(w.rf[:2]), Q, (*[8]float32)(w.in[:8]), (*[8]float32)(w.out[:8]), (*[8]float32)(w.carry[:8]))
+	} else {
+		envQuadIn3(&w.dc, tf, &w.rf, Q, &w.in, &w.out, &w.carry)
+	}
+	var wrong [4]bool
+	var xEs [4]float32
+	for p := 0; p < len(ds); p++ {
+		if envRow(ds, p, t) < 1 {
+			continue
+		}
+		xEs[p] = rs[p].specials(w.outSum(p))
+		if math.Float32bits(xEs[p]) != math.Float32bits(guessed[p]) {
+			wrong[p] = true
+			w.dc[p] = idle
+			clear(w.carry[4*p : 4*p+4])
+		}
+	}
+	if parts == 2 {
+		bckEnvOut45PairAVX2((*[2]*[4]float32)(w.dc[:2]), tf, Q, (*[8]float32)(w.carry[:8]))
+	} else {
+		envQuadOut45(&w.dc, tf, Q, &w.carry)
+	}
+	for p := range wrong {
+		if wrong[p] {
+			r := &rs[p]
+			i := envRow(ds, p, t)
+			dpc, dpp := r.bck.row(i), r.bck.row(i+1)
+			backwardRowInW(dpp, dpc, r.fb.TF, r.tw, r.fb.RF[r.dsq[i]], Q)
+			backwardRowOutW(dpc, r.fb.TF, r.tw, Q, xEs[p])
+		}
 	}
 }

@@ -1,8 +1,10 @@
 package fwdback
 
 import (
+	"math"
 	"math/rand"
 	"path/filepath"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -145,18 +147,61 @@ func envQuadOutBySSE(dc *[4]*[4]float32, tf *[4]float32, q int, xE *qvec) {
 	}
 }
 
+// envQuadIn3BySSE is bckRowInSSE and then phase 3 in Go lanes, per part.
+func envQuadIn3BySSE(dc *[4]*[4]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xE *qvec, xBv *qvec, carry *qvec) {
+	envQuadInBySSE(dc, tf, rf, q, xBv)
+	tv := unsafe.Slice((*vec)(unsafe.Pointer(tf)), 8*q)
+	for p := range dc {
+		row := unsafe.Slice((*vec)(unsafe.Pointer(dc[p])), 3*q)
+		xEv := splat(xE[4*p])
+		dpv := leftshift(vadd(row[cD], xEv))
+		var dcv vec
+		for k := q - 1; k >= 0; k-- {
+			dcv = vmul(dpv, tv[7*q+k])
+			dpv = vadd(row[3*k+cD], vadd(dcv, xEv))
+			row[3*k+cD] = dpv
+			row[3*k+cM] = vadd(row[3*k+cM], xEv)
+		}
+		copy(carry[4*p:4*p+4], dcv[:])
+	}
+}
+
+// envQuadOut45BySSE is phases 4 and 5 in Go lanes, per part.
+func envQuadOut45BySSE(dc *[4]*[4]float32, tf *[4]float32, q int, carry *qvec) {
+	tv := unsafe.Slice((*vec)(unsafe.Pointer(tf)), 8*q)
+	for p := range dc {
+		row := unsafe.Slice((*vec)(unsafe.Pointer(dc[p])), 3*q)
+		dcv := vec(carry[4*p : 4*p+4])
+	passes:
+		for j := 0; j < 3; j++ {
+			dcv = leftshift(dcv)
+			for k := q - 1; k >= 0; k-- {
+				dcv = vmul(dcv, tv[7*q+k])
+				if dcv == (vec{}) {
+					break passes
+				}
+				row[3*k+cD] = vadd(row[3*k+cD], dcv)
+			}
+		}
+		dcv = leftshift(row[cD])
+		for k := q - 1; k >= 0; k-- {
+			row[3*k+cM] = vadd(row[3*k+cM], vmul(dcv, tv[7*k+oprofile.FMD]))
+			dcv = row[3*k+cD]
+		}
+	}
+}
+
 // TestEnvQuadBookkeeping runs the group functions at the AVX-512 level
 // with the quad kernels replaced by SSE rows: idle parts, targets ending
 // at different rows, the longest going on alone. It runs wherever AVX2
 // does (the one-target rows are the wide ones).
 func TestEnvQuadBookkeeping(t *testing.T) {
 	needPair(t)
-	old := [3]any{envQuadFwd, envQuadIn, envQuadOut}
+	oldFwd, oldIn, oldOut, oldIn3, oldOut45 := envQuadFwd, envQuadIn, envQuadOut, envQuadIn3, envQuadOut45
 	envQuadFwd, envQuadIn, envQuadOut = envQuadFwdBySSE, envQuadInBySSE, envQuadOutBySSE
+	envQuadIn3, envQuadOut45 = envQuadIn3BySSE, envQuadOut45BySSE
 	defer func() {
-		envQuadFwd = old[0].(func(*[4]*[4]float32, *[4]float32, *[4]*[4]float32, int, *qvec, bool, *qvec))
-		envQuadIn = old[1].(func(*[4]*[4]float32, *[4]float32, *[4]*[4]float32, int, *qvec))
-		envQuadOut = old[2].(func(*[4]*[4]float32, *[4]float32, int, *qvec))
+		envQuadFwd, envQuadIn, envQuadOut, envQuadIn3, envQuadOut45 = oldFwd, oldIn, oldOut, oldIn3, oldOut45
 	}()
 	withLevel(simd.AVX512, func() {
 		for n := 2; n <= 4; n++ {
@@ -189,5 +234,69 @@ func TestEnvGroupRealModels(t *testing.T) {
 			}
 			sameGroup(t, filepath.Base(path), ds, oms, w)
 		}
+	}
+}
+
+// TestEnvBackwardWrongGuess: BackwardGroup against Backward on unihit
+// profiles with a NaN match odds value, where J turns NaN and every
+// guess of E from there on is wrong: those targets leave the group's
+// phases 4 and 5 and redo their rows alone (see TestBackwardGuessedE).
+// Pairs on the AVX2 kernels; three and four targets with the quad
+// kernels replaced by SSE rows.
+func TestEnvBackwardWrongGuess(t *testing.T) {
+	needPair(t)
+	oldIn3, oldOut45 := envQuadIn3, envQuadOut45
+	envQuadIn3, envQuadOut45 = envQuadIn3BySSE, envQuadOut45BySSE
+	defer func() { envQuadIn3, envQuadOut45 = oldIn3, oldOut45 }()
+	rng := rand.New(rand.NewSource(29))
+	w := NewEnvWork()
+	missed := 0
+	for trial := 0; trial < 120; trial++ {
+		n, l := 2, simd.AVX2
+		if trial%3 != 0 {
+			n, l = 3+trial%2, simd.AVX512
+		}
+		om := randomOdds(rng, 1+rng.Intn(300), 5)
+		om.FB.XF[profile.XE][profile.Loop] = 0
+		poisoned := *om
+		poisoned.FB.RF = slices.Clone(om.FB.RF)
+		poisoned.FB.RF[2] = slices.Clone(om.FB.RF[2])
+		poisoned.FB.RF[2][rng.Intn(om.FB.Q)][rng.Intn(4)] = float32(math.NaN())
+		ds, oms := make([][]byte, n), make([]*oprofile.Profile, n)
+		fwds, bcks := make([]*Matrix, n), make([]*Matrix, n)
+		for j, L := range envLengths(rng, trial, n) {
+			ds[j] = randomDsq(rng, L, 5)
+			o := poisoned
+			o.FB.XF[profile.XN] = [2]float32{1 - 0.01*float32(j+1), 0.01 * float32(j+1)}
+			oms[j] = &o
+			fwds[j], bcks[j] = NewMatrix(), NewMatrix()
+			Forward(ds[j], om, fwds[j], true)
+			if rng.Intn(2) == 0 {
+				ds[j][len(ds[j])/2] = 2
+			}
+		}
+		sc, errs := make([]float32, n), make([]error, n)
+		withLevel(l, func() {
+			BackwardGroup(ds, oms, fwds, bcks, sc, errs, w)
+			for j := range ds {
+				want := NewMatrix()
+				wsc, werr := Backward(ds[j], oms[j], fwds[j], want, true)
+				if (errs[j] == nil) != (werr == nil) || !sameBits(sc[j], wsc) && !(sc[j] != sc[j] && wsc != wsc) {
+					t.Fatalf("trial %d target %d: group %v/%v, alone %v/%v", trial, j, sc[j], errs[j], wsc, werr)
+				}
+				if where, ok := sameMatrix(bcks[j], want); !ok {
+					t.Fatalf("trial %d target %d (n=%d, L=%d): group Backward matrix differs (%s)", trial, j, n, len(ds[j]), where)
+				}
+				for i := 1; i < len(ds[j]); i++ {
+					if x := bcks[j].X[i]; x[XE] != x[XE] && x[XC] == x[XC] {
+						missed++
+						break
+					}
+				}
+			}
+		})
+	}
+	if missed == 0 {
+		t.Fatal("no wrong guess of E was exercised")
 	}
 }

@@ -34,8 +34,10 @@ var (
 func envMain() {
 	for _, g := range []groupRow{envPair, envQuad} {
 		g.envForward()
-		g.envBckIn()
-		g.envBckOut()
+		g.envBckIn(false)
+		g.envBckOut(false)
+		g.envBckIn(true)
+		g.envBckOut(true)
 	}
 }
 
@@ -260,13 +262,28 @@ func (g groupRow) envForward() {
 // envBckIn is bckRowInSSE on each part's target, full matrices: dc[j]
 // is target j's row i, written from its row i+1 (just after it) and the
 // match odds rf[j] of its residue i+1; xBv gets each part's B sum.
-func (g groupRow) envBckIn() {
-	name := "bckEnvIn" + g.name
+//
+// With in3 (bckEnvIn3), phase 3 of bckRowOutSSE runs in the same sweep,
+// for E values xE known before phase 1 (rescoring's unihit mode, where E
+// does not depend on B; Go checks each guess and redoes a wrong one's
+// row alone), as in the wide row (wide.go's bckRowIn3Wide): phase 3's
+// chain D(q) = D1(q) + (D(q+1)*DD(q) + E) then overlaps phase 1's work.
+// It starts from D1(0), which depends only on row i+1 and is computed
+// first with phase 1's operations at q = 0 (on vector 1, as Q >= 2).
+// The chain's last carry goes to carry, for bckEnvOut45.
+func (g groupRow) envBckIn(in3 bool) {
+	name, lp := "bckEnvIn"+g.name, g.lp+"bi"
 	w := 4 * g.parts
-	TEXT(name, NOSPLIT, fmt.Sprintf("func(dc *[%d]*[4]float32, tf *[4]float32, rf *[%d]*[4]float32, q int, xBv *[%d]float32)", g.parts, g.parts, w))
+	sig := fmt.Sprintf("func(dc *[%d]*[4]float32, tf *[4]float32, rf *[%d]*[4]float32, q int, xBv *[%d]float32)", g.parts, g.parts, w)
+	doc := name + " is phase 1 of Backward row i of each part's target in its full matrix (dc[j] at row i, row i+1 just after): bckRowInSSE per 128-bit part, its match odds at rf[j]."
+	if in3 {
+		name, lp = "bckEnvIn3"+g.name, g.lp+"bi3"
+		sig = fmt.Sprintf("func(dc *[%d]*[4]float32, tf *[4]float32, rf *[%d]*[4]float32, q int, xE *[%d]float32, xBv *[%d]float32, carry *[%d]float32)", g.parts, g.parts, w, w, w)
+		doc = name + " is bckEnvIn" + g.name + " with phase 3 of the row in the same sweep, for each part's E value (splatted) in xE; phase 3's last carry goes to carry (bckEnvOut45" + g.name + ")."
+	}
+	TEXT(name, NOSPLIT, sig)
 	Pragma("noescape")
-	Doc(name + " is phase 1 of Backward row i of each part's target in its full matrix (dc[j] at row i, row i+1 just after): bckRowInSSE per 128-bit part, its match odds at rf[j].")
-	lp := g.lp + "bi"
+	Doc(doc)
 	label := func(s string) string { return lp + "_" + s }
 	slot := ftzOn()
 	dc := g.ptrs("dc")
@@ -286,6 +303,22 @@ func (g groupRow) envBckIn() {
 	VPSRLDQ(U8(4), mpv, mpv)
 	xBv := g.vec()
 	VXORPS(xBv, xBv, xBv)
+
+	var xEv, dpv, dcv reg.VecVirtual
+	var ddb reg.GPVirtual
+	if in3 {
+		xEv = g.load(Mem{Base: Load(Param("xE"), GP64())})
+		m1 := g.gather(dc, n, 3*vb+cM*vb)
+		VMULPS(g.gather(rf, nil, vb), m1, m1)
+		d10 := g.vec()
+		VMULPS(g.bcast(Mem{Base: tf, Disp: 7*vb + fDM*vb}), m1, d10)
+		dpv, dcv = g.vec(), g.vec()
+		VADDPS(xEv, d10, dpv)
+		VPSRLDQ(U8(4), dpv, dpv)
+		ddb = GP64() // the D->D vectors
+		IMUL3Q(U32(7*vb), Q, ddb)
+		ADDQ(tf, ddb)
+	}
 
 	// Walk q = Q-1 .. 0.
 	off := GP64() // q*48 into row i
@@ -309,7 +342,15 @@ func (g groupRow) envBckIn() {
 	VADDPS(b, a, a)
 	g.scatter(a, dc, off, cI*vb)
 	VMULPS(tdmv, mpv, a)
-	g.scatter(a, dc, off, cD*vb)
+	if in3 {
+		// Phase 3 at q: D(q) = D1(q) + (carry*DD(q) + E).
+		VMULPS(g.bcast(Mem{Base: ddb, Index: ro, Scale: 1}), dpv, dcv)
+		VADDPS(xEv, dcv, b)
+		VADDPS(b, a, dpv)
+		g.scatter(dpv, dc, off, cD*vb)
+	} else {
+		g.scatter(a, dc, off, cD*vb)
+	}
 	mcv := g.vec()
 	VMULPS(g.bcast(t(fMI)), ipv, mcv)
 	VMULPS(tmmv, mpv, b)
@@ -317,6 +358,9 @@ func (g groupRow) envBckIn() {
 	mp := g.gather(dc, offn, cM*vb)
 	rv := g.gather(rf, ro, 0)
 	VMULPS(rv, mp, mpv)
+	if in3 {
+		VADDPS(xEv, mcv, mcv) // phase 3's M(q) += E
+	}
 	g.scatter(mcv, dc, off, cM*vb)
 	g.bcastInto(tdmv, t(fDM))
 	g.bcastInto(timv, t(fIM))
@@ -330,6 +374,9 @@ func (g groupRow) envBckIn() {
 	JGE(LabelRef(label("cell")))
 	out := Load(Param("xBv"), GP64())
 	VMOVUPS(xBv, Mem{Base: out})
+	if in3 {
+		VMOVUPS(dcv, Mem{Base: Load(Param("carry"), GP64())})
+	}
 	VZEROUPPER()
 	ftzOff(slot)
 	RET()
@@ -337,20 +384,26 @@ func (g groupRow) envBckIn() {
 
 // envBckOut is bckRowOutSSE on each part's target, its E value splatted
 // over the part in xE: phase 3, three D->D passes stopping once every
-// part's carry is zero, phase 5.
-func (g groupRow) envBckOut() {
-	name := "bckEnvOut" + g.name
+// part's carry is zero, phase 5. With from4 (bckEnvOut45) it is phases
+// 4 and 5 only, from the carry phase 3 left (bckEnvIn3).
+func (g groupRow) envBckOut(from4 bool) {
+	name, lp := "bckEnvOut"+g.name, g.lp+"bo"
 	w := 4 * g.parts
-	TEXT(name, NOSPLIT, fmt.Sprintf("func(dc *[%d]*[4]float32, tf *[4]float32, q int, xE *[%d]float32)", g.parts, w))
+	sig := fmt.Sprintf("func(dc *[%d]*[4]float32, tf *[4]float32, q int, xE *[%d]float32)", g.parts, w)
+	doc := name + " is phases 3 to 5 of Backward row i of each part's target in its full matrix: bckRowOutSSE per 128-bit part, with that part's E value."
+	if from4 {
+		name, lp = "bckEnvOut45"+g.name, g.lp+"bo45"
+		sig = fmt.Sprintf("func(dc *[%d]*[4]float32, tf *[4]float32, q int, carry *[%d]float32)", g.parts, w)
+		doc = name + " is bckEnvOut" + g.name + "'s phases 4 and 5, from the carry phase 3 left (bckEnvIn3" + g.name + ")."
+	}
+	TEXT(name, NOSPLIT, sig)
 	Pragma("noescape")
-	Doc(name + " is phases 3 to 5 of Backward row i of each part's target in its full matrix: bckRowOutSSE per 128-bit part, with that part's E value.")
-	lp := g.lp + "bo"
+	Doc(doc)
 	label := func(s string) string { return lp + "_" + s }
 	slot := ftzOn()
 	dc := g.ptrs("dc")
 	tf := Load(Param("tf"), GP64())
 	Q := Load(Param("q"), GP64())
-	xEv := g.load(Mem{Base: Load(Param("xE"), GP64())})
 
 	top := GP64() // (Q-1)*48
 	IMUL3Q(U32(3*vb), Q, top)
@@ -362,24 +415,29 @@ func (g groupRow) envBckOut() {
 
 	off, dp := GP64(), GP64()
 	dpv, dcv, a := g.vec(), g.vec(), g.vec()
-	// Phase 3.
-	d0 := g.gather(dc, nil, cD*vb)
-	VADDPS(xEv, d0, dpv)
-	VPSRLDQ(U8(4), dpv, dpv)
-	MOVQ(top, off)
-	MOVQ(ddTop, dp)
-	Label(label("p3"))
-	VMULPS(g.bcast(Mem{Base: dp}), dpv, dcv)
-	VADDPS(xEv, dcv, a)
-	dq := g.gather(dc, off, cD*vb)
-	VADDPS(a, dq, dpv)
-	g.scatter(dpv, dc, off, cD*vb)
-	mq := g.gather(dc, off, cM*vb)
-	VADDPS(xEv, mq, a)
-	g.scatter(a, dc, off, cM*vb)
-	SUBQ(U8(vb), dp)
-	SUBQ(U8(3*vb), off)
-	JGE(LabelRef(label("p3")))
+	if from4 {
+		g.loadInto(dcv, Mem{Base: Load(Param("carry"), GP64())})
+	} else {
+		// Phase 3.
+		xEv := g.load(Mem{Base: Load(Param("xE"), GP64())})
+		d0 := g.gather(dc, nil, cD*vb)
+		VADDPS(xEv, d0, dpv)
+		VPSRLDQ(U8(4), dpv, dpv)
+		MOVQ(top, off)
+		MOVQ(ddTop, dp)
+		Label(label("p3"))
+		VMULPS(g.bcast(Mem{Base: dp}), dpv, dcv)
+		VADDPS(xEv, dcv, a)
+		dq := g.gather(dc, off, cD*vb)
+		VADDPS(a, dq, dpv)
+		g.scatter(dpv, dc, off, cD*vb)
+		mq := g.gather(dc, off, cM*vb)
+		VADDPS(xEv, mq, a)
+		g.scatter(a, dc, off, cM*vb)
+		SUBQ(U8(vb), dp)
+		SUBQ(U8(3*vb), off)
+		JGE(LabelRef(label("p3")))
+	}
 
 	// Phase 4: three passes, stopping once every part's carry is zero.
 	j := GP64()
@@ -424,6 +482,9 @@ func (g groupRow) envBckOut() {
 	ftzOff(slot)
 	RET()
 }
+
+// loadInto loads a group vector into v.
+func (g groupRow) loadInto(v reg.VecVirtual, m Mem) { VMOVUPS(m, v) }
 
 // exitIfAllZero jumps to label when every lane of v is zero (either
 // sign; NaN is not zero), in every part.
