@@ -189,8 +189,9 @@ func (d *Definer) Prepare(dsq []byte, om *oprofile.Profile, oxf, oxb *fwdback.Ma
 	return p
 }
 
-// Rescore rescores the envelopes of the prepared targets ps, EnvGroup()
-// at a time, neighbours in length together.
+// Rescore rescores the envelopes of the prepared targets ps (all of one
+// model, as a worker's are), fwdback.EnvGroup() at a time, neighbours in
+// length together.
 func (d *Definer) Rescore(ps []*Pending) {
 	d.queue = d.queue[:0]
 	for _, p := range ps {
