@@ -300,3 +300,35 @@ func TestEnvBackwardWrongGuess(t *testing.T) {
 		t.Fatal("no wrong guess of E was exercised")
 	}
 }
+
+// FuzzEnvGroup: ForwardGroup and BackwardGroup on up to EnvGroup()
+// fuzzed envelopes (empty ones dropped) of a random profile, unihit or
+// not, against Forward and Backward.
+func FuzzEnvGroup(f *testing.F) {
+	f.Add(int64(1), uint16(30), true, []byte{0, 1, 2, 3, 4}, []byte{4, 3}, []byte{1}, []byte{2, 2})
+	f.Add(int64(2), uint16(150), false, []byte{4, 4, 4, 4, 0, 0}, []byte{1, 1, 1, 1, 1, 1, 1, 1, 1}, []byte(nil), []byte(nil))
+	f.Fuzz(func(t *testing.T, seed int64, m uint16, unihit bool, a, b, c, d []byte) {
+		needPair(t)
+		rng := rand.New(rand.NewSource(seed))
+		om := randomOdds(rng, 1+int(m%600), 5)
+		if unihit {
+			om.FB.XF[profile.XE] = [2]float32{profile.Loop: 0, profile.Move: 1}
+		}
+		var ds [][]byte
+		var oms []*oprofile.Profile
+		for _, x := range [][]byte{a, b, c, d} {
+			if len(x) == 0 || len(ds) == EnvGroup() {
+				continue
+			}
+			for i := range x {
+				x[i] %= 5
+			}
+			o := otherLength(rng, om)
+			o.FB.XF[profile.XE] = om.FB.XF[profile.XE]
+			ds, oms = append(ds, x), append(oms, o)
+		}
+		if len(ds) > 0 {
+			sameGroup(t, "fuzz", ds, oms, NewEnvWork())
+		}
+	})
+}
