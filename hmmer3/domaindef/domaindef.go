@@ -7,6 +7,8 @@
 package domaindef
 
 import (
+	"sort"
+
 	"github.com/hmmgo/hmmgo/easel"
 	"github.com/hmmgo/hmmgo/hmmer3/fwdback"
 	"github.com/hmmgo/hmmgo/hmmer3/hits"
@@ -50,12 +52,21 @@ type Definer struct {
 	tr       hits.Trace
 	null2    []float32
 	sp       []segPair
+
+	// Rescoring's workspace: the matrices of a group of envelopes, the
+	// envelope kernels' arguments, the envelopes in rescoring order.
+	gfwd, gbck []*fwdback.Matrix
+	ew         *fwdback.EnvWork
+	queue      []envRef
 }
 
 // New returns a Definer whose generator is reset to seed at every
 // multidomain region (seed 0: an arbitrary seed, never reset).
 func New(seed uint32, arbitrary uint32) *Definer {
-	d := &Definer{fwd: fwdback.NewMatrix(), bck: fwdback.NewMatrix()}
+	d := &Definer{fwd: fwdback.NewMatrix(), bck: fwdback.NewMatrix(), ew: fwdback.NewEnvWork()}
+	// The first envelope of a group reuses the matrices of the trace
+	// ensemble, which is done with them by then.
+	d.gfwd, d.gbck = []*fwdback.Matrix{d.fwd}, []*fwdback.Matrix{d.bck}
 	d.Reset(seed, arbitrary)
 	return d
 }
@@ -73,13 +84,59 @@ func (d *Definer) Reset(seed uint32, arbitrary uint32) {
 
 // Define finds the domains of dsq given the parser Forward and Backward
 // matrices oxf and oxb of the whole target. om must be in multihit mode
-// with its length model set to len(dsq); it is left that way.
+// with its length model set to len(dsq); it is left that way. It is
+// Prepare, Rescore and Finish on this one target.
 func (d *Definer) Define(dsq []byte, om *oprofile.Profile, oxf, oxb *fwdback.Matrix) (*Result, error) {
+	p := d.Prepare(dsq, om, oxf, oxb)
+	d.Rescore([]*Pending{p})
+	return d.Finish(p)
+}
+
+// Domain definition runs in three steps so that the envelopes of several
+// targets can be rescored together (fwdback.ForwardGroup): Prepare finds
+// a target's envelopes, in HMMER's order and with its use of the random
+// generator; Rescore runs Forward and Backward on the envelopes of any
+// number of prepared targets, EnvGroup() at a time, and everything else
+// that depends on one envelope alone (decoding, optimal accuracy, null2);
+// Finish puts a target's domains together in envelope order. The results
+// are those of rescoring each envelope as it is found (HMMER's
+// rescore_isolated_domain inside the region loop): the envelopes of a
+// target are disjoint regions, or envelopes of a clustered region whose
+// null2 the trace ensemble set before any of them, so nothing one
+// envelope computes feeds another's.
+
+// Pending is a target between Prepare and Finish.
+type Pending struct {
+	dsq  []byte
+	om   oprofile.Profile // unihit with the target's length, sharing the model's vectors
+	res  *Result
+	envs []envelope
+	err  error // Prepare's error, after envs
+}
+
+// envelope is one envelope to rescore and, after Rescore, its outcome.
+type envelope struct {
+	i, j      int
+	null2Done bool // the trace ensemble set its null2
+	region    int  // its clustered region (1, 2, ...), 0 for a region alone
+	ok        bool // decoding did not overflow
+	err       error
+	dom       Domain
+}
+
+// Prepare runs domain definition on dsq up to its list of envelopes:
+// posterior decoding of the whole target, regions, and for a region
+// that holds several domains the stochastic trace clustering and its
+// null2 (see Define for om, oxf and oxb).
+func (d *Definer) Prepare(dsq []byte, om *oprofile.Profile, oxf, oxb *fwdback.Matrix) *Pending {
 	L := len(dsq)
+	p := &Pending{dsq: dsq}
 	if err := fwdback.DomainDecoding(om, oxf, oxb, &d.post); err != nil {
-		return nil, err
+		p.err = err
+		return p
 	}
 	res := &Result{N2Sc: make([]float32, L+1)}
+	p.res = res
 	if cap(d.null2) < om.Abc.Kp {
 		d.null2 = make([]float32, om.Abc.Kp)
 	}
@@ -87,7 +144,10 @@ func (d *Definer) Define(dsq []byte, om *oprofile.Profile, oxf, oxb *fwdback.Mat
 	btot, etot, mocc := d.post.BTot, d.post.ETot, d.post.MOcc
 	res.NExpected = btot[L]
 	saveL := om.L
+	p.om = *om
+	p.om.ReconfigUnihit(saveL)
 	om.ReconfigUnihit(saveL)
+	defer om.ReconfigMultihit(saveL)
 
 	i, triggered := -1, false
 	for j := 1; j <= L; j++ {
@@ -111,31 +171,155 @@ func (d *Definer) Define(dsq []byte, om *oprofile.Profile, oxf, oxb *fwdback.Mat
 			res.NClustered++
 			om.ReconfigMultihit(saveL)
 			if _, err := fwdback.Forward(dsq[i-1:j], om, d.fwd, true); err != nil {
-				return nil, err
+				p.err = err
+				return p
 			}
 			sigc := d.traceEnsemble(res, dsq, om, i, j)
 			om.ReconfigUnihit(saveL)
-			lastJ2 := 0
 			for _, c := range sigc {
-				if c.i <= lastJ2 {
-					res.NOverlaps++
-				}
 				res.NEnvelopes++
-				if ok, err := d.rescore(res, dsq, om, c.i, c.j, true); err != nil {
-					return nil, err
-				} else if ok {
-					lastJ2 = c.j
-				}
+				p.envs = append(p.envs, envelope{i: c.i, j: c.j, null2Done: true, region: res.NClustered})
 			}
 		} else {
 			res.NEnvelopes++
-			if _, err := d.rescore(res, dsq, om, i, j, false); err != nil {
-				return nil, err
-			}
+			p.envs = append(p.envs, envelope{i: i, j: j})
 		}
 		i, triggered = -1, false
 	}
-	om.ReconfigMultihit(saveL)
+	return p
+}
+
+// Rescore rescores the envelopes of the prepared targets ps (all of one
+// model, as a worker's are), fwdback.EnvGroup() at a time, neighbours in
+// length together.
+func (d *Definer) Rescore(ps []*Pending) {
+	d.queue = d.queue[:0]
+	for _, p := range ps {
+		for k := range p.envs {
+			d.queue = append(d.queue, envRef{p, k})
+		}
+	}
+	sort.SliceStable(d.queue, func(a, b int) bool { return d.queue[a].len() < d.queue[b].len() })
+	g := fwdback.EnvGroup()
+	for k := 0; k < len(d.queue); k += g {
+		d.rescoreGroup(d.queue[k:min(k+g, len(d.queue))])
+	}
+}
+
+// envRef is an envelope of a pending target.
+type envRef struct {
+	p *Pending
+	k int
+}
+
+func (r envRef) env() *envelope { return &r.p.envs[r.k] }
+func (r envRef) len() int       { e := r.env(); return e.j - e.i + 1 }
+
+// rescoreGroup scores each envelope of rs as an isolated domain (unihit,
+// length model of its whole target), its Forward and Backward matrices
+// computed together: posterior decoding, optimal accuracy alignment, and
+// the null2 correction (by expectation unless the ensemble already set
+// it); an envelope whose decoding overflows is dropped, ok false
+// (rescore_isolated_domain).
+func (d *Definer) rescoreGroup(rs []envRef) {
+	n := len(rs)
+	for len(d.gfwd) < n {
+		d.gfwd, d.gbck = append(d.gfwd, fwdback.NewMatrix()), append(d.gbck, fwdback.NewMatrix())
+	}
+	var (
+		ds   [4][]byte
+		oms  [4]*oprofile.Profile
+		fsc  [4]float32
+		bsc  [4]float32
+		ferr [4]error
+		berr [4]error
+	)
+	for x, r := range rs {
+		e := r.env()
+		ds[x], oms[x] = r.p.dsq[e.i-1:e.j], &r.p.om
+	}
+	fwds, bcks := d.gfwd[:n], d.gbck[:n]
+	fwdback.ForwardGroup(ds[:n], oms[:n], fwds, fsc[:n], ferr[:n], d.ew)
+	fwdback.BackwardGroup(ds[:n], oms[:n], fwds, bcks, bsc[:n], berr[:n], d.ew)
+	for x, r := range rs {
+		e := r.env()
+		switch {
+		case ferr[x] != nil:
+			e.err = ferr[x]
+		case berr[x] != nil:
+			e.err = berr[x]
+		default:
+			e.ok = d.decode(r.p, e, fsc[x], fwds[x], bcks[x])
+		}
+	}
+}
+
+// decode is the rest of an envelope's rescoring after Forward (score
+// envsc, matrix fwd) and Backward (bck): posterior decoding into bck,
+// optimal accuracy into fwd and (unless the ensemble set it) null2 by
+// expectation, in one pass; then the alignment and the domain record.
+func (d *Definer) decode(p *Pending, e *envelope, envsc float32, fwd, bck *fwdback.Matrix) bool {
+	var null2 []float32
+	if !e.null2Done {
+		null2 = d.null2
+	}
+	om, dsq, i, j := &p.om, p.dsq, e.i, e.j
+	oasc, err := fwdback.DecodeAlign(om, fwd, bck, null2)
+	if err != nil {
+		return false
+	}
+	dom := &e.dom
+	fwdback.OATrace(om, bck, fwd, &dom.Trace)
+	for z := range dom.Trace.I {
+		if dom.Trace.I[z] > 0 {
+			dom.Trace.I[z] += i - 1
+		}
+	}
+	n2sc := p.res.N2Sc
+	if !e.null2Done {
+		for q := i; q <= j; q++ {
+			n2sc[q] = easel.Logf(d.null2[dsq[q-1]])
+		}
+	}
+	var domcorrection float32
+	for q := i; q <= j; q++ {
+		domcorrection += n2sc[q]
+	}
+	dom.IEnv, dom.JEnv = int64(i), int64(j)
+	dom.IAli, dom.JAli = alignedRange(&dom.Trace)
+	dom.EnvSc = envsc
+	dom.OASc = oasc
+	dom.DomCorrection = domcorrection
+	return true
+}
+
+// Finish returns a rescored target's result: its domains in envelope
+// order, the overlaps between envelopes of a clustered region, and the
+// first error in the order Define meets them.
+func (d *Definer) Finish(p *Pending) (*Result, error) {
+	res := p.res
+	lastJ2, region := 0, 0
+	for k := range p.envs {
+		e := &p.envs[k]
+		if e.err != nil {
+			return nil, e.err
+		}
+		if e.region != region {
+			lastJ2, region = 0, e.region
+		}
+		if e.region != 0 && e.i <= lastJ2 {
+			res.NOverlaps++
+		}
+		if e.ok {
+			res.Domains = append(res.Domains, e.dom)
+			if e.region != 0 {
+				lastJ2 = e.j
+			}
+		}
+	}
+	if p.err != nil {
+		return nil, p.err
+	}
 	return res, nil
 }
 
@@ -196,57 +380,6 @@ func (d *Definer) traceEnsemble(res *Result, dsq []byte, om *oprofile.Profile, i
 		n2sc[p] = easel.Logf(n2sc[p] / float32(nSamples))
 	}
 	return removeDominated(cluster(d.sp, nSamples))
-}
-
-// rescore scores envelope i..j as an isolated domain (unihit, length model
-// of the whole target): Forward/Backward, posterior decoding, optimal
-// accuracy alignment, and the null2 correction (by expectation unless the
-// ensemble already set it). It reports false when decoding overflows and
-// the envelope is dropped (rescore_isolated_domain).
-func (d *Definer) rescore(res *Result, dsq []byte, om *oprofile.Profile, i, j int, null2Done bool) (bool, error) {
-	sub := dsq[i-1 : j]
-	envsc, err := fwdback.Forward(sub, om, d.fwd, true)
-	if err != nil {
-		return false, err
-	}
-	if _, err := fwdback.Backward(sub, om, d.fwd, d.bck, true); err != nil {
-		return false, err
-	}
-	// Posterior decoding into d.bck, optimal accuracy into d.fwd and
-	// (unless the ensemble set it) null2 by expectation, in one pass.
-	var null2 []float32
-	if !null2Done {
-		null2 = d.null2
-	}
-	oasc, err := fwdback.DecodeAlign(om, d.fwd, d.bck, null2)
-	if err != nil {
-		return false, nil
-	}
-	pp := d.bck
-	var dom Domain
-	fwdback.OATrace(om, pp, d.fwd, &dom.Trace)
-	for z := range dom.Trace.I {
-		if dom.Trace.I[z] > 0 {
-			dom.Trace.I[z] += i - 1
-		}
-	}
-	n2sc := res.N2Sc
-	if !null2Done {
-		for p := i; p <= j; p++ {
-			n2sc[p] = easel.Logf(d.null2[dsq[p-1]])
-		}
-	}
-	var domcorrection float32
-	for p := i; p <= j; p++ {
-		domcorrection += n2sc[p]
-	}
-	dom.IEnv, dom.JEnv = int64(i), int64(j)
-	dom.IAli, dom.JAli = alignedRange(&dom.Trace)
-	dom.EnvSc = envsc
-	dom.OASc = oasc
-	dom.DomCorrection = domcorrection
-	res.Domains = append(res.Domains, dom)
-	return true, nil
 }
 
 // alignedRange is the first and last residue aligned to a match state,

@@ -12,6 +12,31 @@ import (
 // Forward matrix fwd's scale factors unless they prove insufficient (then
 // it switches to its own, as HMMER does), and returns the score in nats.
 func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (float32, error) {
+	var r bckRun
+	r.start(dsq, om, fwd, bck, full)
+	for i := len(dsq) - 1; i >= 1; i-- {
+		r.rowAlone(i)
+	}
+	return r.finish()
+}
+
+// bckRun is one target's Backward between rows: its inputs and the
+// special states of the row last computed. Backward runs every row on
+// one target's kernels (rowAlone); BackwardGroup runs rows of several
+// targets on the grouped ones, each target's specials and rescaling
+// still here (specials, rescale).
+type bckRun struct {
+	dsq                []byte
+	fb                 *oprofile.FBProfile
+	fwd, bck           *Matrix
+	Q                  int
+	tw, dd             []vec
+	xE, xN, xJ, xB, xC float32
+	guessE             bool
+}
+
+// start sizes bck and computes row L.
+func (r *bckRun) start(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) {
 	fb := &om.FB
 	L := len(dsq)
 	bck.grow(om.M, L, full)
@@ -20,7 +45,8 @@ func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (fl
 	tf := fb.TF
 	dd := tf[7*Q:]
 	tw := bck.wide(tf, Q)
-	xfN, xfC, xfJ, xfE := fb.XF[profile.XN], fb.XF[profile.XC], fb.XF[profile.XJ], fb.XF[profile.XE]
+	xfC, xfE := fb.XF[profile.XC], fb.XF[profile.XE]
+	*r = bckRun{dsq: dsq, fb: fb, fwd: fwd, bck: bck, Q: Q, tw: tw, dd: dd}
 
 	// Row L.
 	dpc := bck.row(L)
@@ -62,6 +88,7 @@ func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (fl
 	}
 	bck.X[L] = [NXCells]float32{XE: xE, XN: xN, XJ: xJ, XB: xB, XC: xC, XScale: fwd.X[L][XScale]}
 	bck.TotScale = float32(easel.Log(float64(fwd.X[L][XScale])))
+	r.xE, r.xN, r.xJ, r.xB, r.xC = xE, xN, xJ, xB, xC
 
 	// With the wide kernels, a full matrix in unihit mode (E->J zero, as
 	// rescoring runs it) runs phase 3 inside phase 1 (bckRowIn3AVX2), on
@@ -69,71 +96,95 @@ func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (fl
 	// whenever J is finite. Phase 2 then checks the guess bit for bit; a
 	// wrong one (J infinite or NaN) redoes the row from row i+1, which a
 	// full matrix keeps. Either way every cell gets the same operations.
-	guessE := tw != nil && full && xfE[profile.Loop] == 0
-	for i := L - 1; i >= 1; i-- {
-		dpc = bck.row(i)
-		dpp := bck.row(i + 1)
-		rf := fb.RF[dsq[i]] // residue i+1
+	r.guessE = tw != nil && full && xfE[profile.Loop] == 0
+}
 
-		// Phase 1: B(i) collected; complete I(i,k), partial M and D.
-		var xBv, carry vec
-		var xEg float32
-		if guessE {
-			xEg = fmul(fmul(xC, xfC[profile.Loop]), xfE[profile.Move]) + fmul(0, xfE[profile.Loop])
-			xBv, carry = backwardRowIn3(dpp, dpc, tw, dd, rf, Q, xEg)
-		} else {
-			xBv = backwardRowInW(dpp, dpc, tf, tw, rf, Q)
-		}
+// rowAlone computes row i on one target's kernels.
+func (r *bckRun) rowAlone(i int) {
+	fb, bck, Q, tf, tw, dd := r.fb, r.bck, r.Q, r.fb.TF, r.tw, r.dd
+	xfC, xfE := fb.XF[profile.XC], fb.XF[profile.XE]
+	dpc := bck.row(i)
+	dpp := bck.row(i + 1)
+	rf := fb.RF[r.dsq[i]] // residue i+1
 
-		// Phase 2: specials.
-		xB = hsum(xBv)
-		xC = fmul(xC, xfC[profile.Loop])
-		xJ = fmul(xB, xfJ[profile.Move]) + fmul(xJ, xfJ[profile.Loop])
-		xN = fmul(xB, xfN[profile.Move]) + fmul(xN, xfN[profile.Loop])
-		xE = fmul(xC, xfE[profile.Move]) + fmul(xJ, xfE[profile.Loop])
-		switch {
-		case guessE && math.Float32bits(xE) == math.Float32bits(xEg):
-			backwardRowOut45(dpc, tw, dd, Q, xE, &carry)
-		case guessE:
-			backwardRowInW(dpp, dpc, tf, tw, rf, Q)
-			fallthrough
-		default:
-			backwardRowOutW(dpc, tf, tw, Q, xE)
-		}
-
-		// HMMER compares the float in double: float32(1e16) is above 1e16.
-		if float64(xB) > 1.0e16 {
-			bck.HasOwnScales = true
-		}
-		var s float32
-		if bck.HasOwnScales {
-			s = 1.0
-			if xB > 1.0e4 {
-				s = xB
-			}
-		} else {
-			s = fwd.X[i][XScale]
-		}
-		if s > 1.0 {
-			xE = fdiv(xE, s)
-			xN = fdiv(xN, s)
-			xJ = fdiv(xJ, s)
-			xB = fdiv(xB, s)
-			xC = fdiv(xC, s)
-			scaleRow(dpc, ftz64(1.0/float64(s)))
-			bck.TotScale = float32(float64(bck.TotScale) + easel.Log(float64(s)))
-		}
-		bck.X[i] = [NXCells]float32{XE: xE, XN: xN, XJ: xJ, XB: xB, XC: xC, XScale: s}
+	// Phase 1: B(i) collected; complete I(i,k), partial M and D.
+	var xBv, carry vec
+	var xEg float32
+	if r.guessE {
+		xEg = fmul(fmul(r.xC, xfC[profile.Loop]), xfE[profile.Move]) + fmul(0, xfE[profile.Loop])
+		xBv, carry = backwardRowIn3(dpp, dpc, tw, dd, rf, Q, xEg)
+	} else {
+		xBv = backwardRowInW(dpp, dpc, tf, tw, rf, Q)
 	}
 
-	// Row 0: only N and B are reachable.
+	// Phase 2: specials.
+	xE := r.specials(hsum(xBv))
+	switch {
+	case r.guessE && math.Float32bits(xE) == math.Float32bits(xEg):
+		backwardRowOut45(dpc, tw, dd, Q, xE, &carry)
+	case r.guessE:
+		backwardRowInW(dpp, dpc, tf, tw, rf, Q)
+		fallthrough
+	default:
+		backwardRowOutW(dpc, tf, tw, Q, xE)
+	}
+	r.rescale(i, dpc)
+}
+
+// specials is phase 2 of a row: the special states from the row's B
+// value xB; it returns E, which phases 3 to 5 take.
+func (r *bckRun) specials(xB float32) float32 {
+	xf := &r.fb.XF
+	xfN, xfC, xfJ, xfE := xf[profile.XN], xf[profile.XC], xf[profile.XJ], xf[profile.XE]
+	r.xB = xB
+	r.xC = fmul(r.xC, xfC[profile.Loop])
+	r.xJ = fmul(xB, xfJ[profile.Move]) + fmul(r.xJ, xfJ[profile.Loop])
+	r.xN = fmul(xB, xfN[profile.Move]) + fmul(r.xN, xfN[profile.Loop])
+	r.xE = fmul(r.xC, xfE[profile.Move]) + fmul(r.xJ, xfE[profile.Loop])
+	return r.xE
+}
+
+// rescale ends row i (cells dpc): the Forward row's scale factor, or
+// the row's own once Backward has switched to its own, and the specials
+// kept in the matrix.
+func (r *bckRun) rescale(i int, dpc []vec) {
+	bck := r.bck
+	// HMMER compares the float in double: float32(1e16) is above 1e16.
+	if float64(r.xB) > 1.0e16 {
+		bck.HasOwnScales = true
+	}
+	var s float32
+	if bck.HasOwnScales {
+		s = 1.0
+		if r.xB > 1.0e4 {
+			s = r.xB
+		}
+	} else {
+		s = r.fwd.X[i][XScale]
+	}
+	if s > 1.0 {
+		r.xE = fdiv(r.xE, s)
+		r.xN = fdiv(r.xN, s)
+		r.xJ = fdiv(r.xJ, s)
+		r.xB = fdiv(r.xB, s)
+		r.xC = fdiv(r.xC, s)
+		scaleRow(dpc, ftz64(1.0/float64(s)))
+		bck.TotScale = float32(float64(bck.TotScale) + easel.Log(float64(s)))
+	}
+	bck.X[i] = [NXCells]float32{XE: r.xE, XN: r.xN, XJ: r.xJ, XB: r.xB, XC: r.xC, XScale: s}
+}
+
+// finish computes row 0 (only N and B are reachable) and the score.
+func (r *bckRun) finish() (float32, error) {
+	fb, bck, Q, tf, L := r.fb, r.bck, r.Q, r.fb.TF, len(r.dsq)
+	xfN := fb.XF[profile.XN]
 	dpp := bck.row(0) // a full matrix of an empty target has no row 1
 	if L > 0 {
 		dpp = bck.row(1)
 	}
 	rp := fb.RF[0]
 	if L > 0 {
-		rp = fb.RF[dsq[0]]
+		rp = fb.RF[r.dsq[0]]
 	}
 	var xBv vec
 	for q := 0; q < Q; q++ {
@@ -141,8 +192,8 @@ func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (fl
 		mpv = vmul(mpv, tf[7*q+oprofile.FBM])
 		xBv = vadd(xBv, mpv)
 	}
-	xB = hsum(xBv)
-	xN = fmul(xB, xfN[profile.Move]) + fmul(xN, xfN[profile.Loop])
+	xB := hsum(xBv)
+	xN := fmul(xB, xfN[profile.Move]) + fmul(r.xN, xfN[profile.Loop])
 	bck.X[0] = [NXCells]float32{XB: xB, XN: xN, XScale: 1.0}
 
 	switch {

@@ -1417,3 +1417,1210 @@ bo45w_done:
 	VZEROUPPER
 	LDMXCSR (SP)
 	RET
+
+// func fwdEnvPairAVX2(dc *[2]*[4]float32, tf *[4]float32, rf *[2]*[4]float32, q int, xB *[8]float32, all4 bool, xEv *[8]float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·fwdEnvPairAVX2(SB), NOSPLIT, $8-56
+	STMXCSR        (SP)
+	MOVL           (SP), AX
+	ORL            $0x00008040, AX
+	MOVL           AX, 4(SP)
+	LDMXCSR        4(SP)
+	MOVQ           dc+0(FP), AX
+	MOVQ           (AX), CX
+	MOVQ           8(AX), AX
+	MOVQ           tf+8(FP), DX
+	MOVQ           rf+16(FP), BX
+	MOVQ           (BX), SI
+	MOVQ           8(BX), BX
+	MOVQ           q+24(FP), DI
+	IMUL3Q         $0x00000030, DI, R8
+	MOVQ           xB+32(FP), R9
+	VMOVUPS        (R9), Y0
+	VMOVUPS        -48(CX), X1
+	VINSERTF128    $0x01, -48(AX), Y1, Y1
+	VMOVUPS        -32(CX), X2
+	VINSERTF128    $0x01, -32(AX), Y2, Y2
+	VMOVUPS        -16(CX), X3
+	VINSERTF128    $0x01, -16(AX), Y3, Y3
+	VPSLLDQ        $0x04, Y1, Y1
+	VPSLLDQ        $0x04, Y2, Y2
+	VPSLLDQ        $0x04, Y3, Y3
+	VXORPS         Y4, Y4, Y4
+	VXORPS         Y5, Y5, Y5
+	IMUL3Q         $0x00000070, DI, R9
+	ADDQ           DX, R9
+	SHLQ           $0x04, DI
+	MOVQ           R9, R10
+	SUBQ           $0x70, R9
+	SUBQ           $0x10, DI
+	VMOVUPS        -96(CX), X7
+	VINSERTF128    $0x01, -96(AX), Y7, Y7
+	VMOVUPS        -80(CX), X8
+	VINSERTF128    $0x01, -80(AX), Y8, Y8
+	VMOVUPS        -64(CX), X9
+	VINSERTF128    $0x01, -64(AX), Y9, Y9
+	VBROADCASTF128 (R9), Y6
+	VMULPS         Y6, Y0, Y6
+	VBROADCASTF128 16(R9), Y14
+	VMULPS         Y14, Y7, Y7
+	VADDPS         Y7, Y6, Y6
+	VBROADCASTF128 32(R9), Y7
+	VMULPS         Y7, Y9, Y7
+	VADDPS         Y7, Y6, Y6
+	VBROADCASTF128 48(R9), Y7
+	VMULPS         Y7, Y8, Y7
+	VADDPS         Y7, Y6, Y6
+	VMOVUPS        (SI)(DI*1), X10
+	VINSERTF128    $0x01, (BX)(DI*1), Y10, Y10
+	VMULPS         Y10, Y6, Y6
+	VBROADCASTF128 64(R9), Y7
+	VMULPS         Y7, Y6, Y8
+	VPSLLDQ        $0x04, Y8, Y8
+	XORQ           R11, R11
+	MOVQ           R8, R12
+	NEGQ           R12
+	XORQ           DI, DI
+	MOVQ           DX, R9
+
+envpf_cell:
+	VBROADCASTF128 (R9), Y6
+	VMULPS         Y6, Y0, Y6
+	VBROADCASTF128 16(R9), Y7
+	VMULPS         Y7, Y1, Y7
+	VADDPS         Y7, Y6, Y6
+	VBROADCASTF128 32(R9), Y7
+	VMULPS         Y7, Y3, Y7
+	VADDPS         Y7, Y6, Y6
+	VBROADCASTF128 48(R9), Y7
+	VMULPS         Y7, Y2, Y7
+	VADDPS         Y7, Y6, Y6
+	VMOVUPS        (SI)(DI*1), X11
+	VINSERTF128    $0x01, (BX)(DI*1), Y11, Y11
+	VMULPS         Y11, Y6, Y6
+	VADDPS         Y6, Y4, Y4
+	VMOVUPS        (CX)(R12*1), X1
+	VINSERTF128    $0x01, (AX)(R12*1), Y1, Y1
+	VMOVUPS        16(CX)(R12*1), X2
+	VINSERTF128    $0x01, 16(AX)(R12*1), Y2, Y2
+	VMOVUPS        32(CX)(R12*1), X3
+	VINSERTF128    $0x01, 32(AX)(R12*1), Y3, Y3
+	VMOVUPS        X6, (CX)(R11*1)
+	VEXTRACTF128   $0x01, Y6, (AX)(R11*1)
+	VADDPS         Y5, Y8, Y5
+	VMOVUPS        X5, 16(CX)(R11*1)
+	VEXTRACTF128   $0x01, Y5, 16(AX)(R11*1)
+	VBROADCASTF128 (R10)(DI*1), Y7
+	VMULPS         Y7, Y5, Y8
+	VBROADCASTF128 64(R9), Y5
+	VMULPS         Y5, Y6, Y5
+	VBROADCASTF128 80(R9), Y6
+	VMULPS         Y6, Y1, Y6
+	VBROADCASTF128 96(R9), Y7
+	VMULPS         Y7, Y3, Y7
+	VADDPS         Y7, Y6, Y6
+	VMOVUPS        X6, 32(CX)(R11*1)
+	VEXTRACTF128   $0x01, Y6, 32(AX)(R11*1)
+	ADDQ           $0x70, R9
+	ADDQ           $0x10, DI
+	ADDQ           $0x30, R12
+	ADDQ           $0x30, R11
+	CMPQ           R11, R8
+	JB             envpf_cell
+	MOVQ           R9, DX
+	VMOVAPS        Y8, Y5
+	VXORPS         Y0, Y0, Y0
+	MOVB           all4+40(FP), SI
+	MOVQ           $0x00000003, BX
+	TESTB          SI, SI
+	JNZ            envpf_pass4
+	VCMPPS         $0x00, Y0, Y0, Y1
+
+envpf_pass:
+	VPSLLDQ $0x04, Y5, Y5
+	VANDPS  Y1, Y5, Y5
+	VXORPS  Y2, Y2, Y2
+	XORQ    R11, R11
+	MOVQ    DX, R9
+
+envpf_ddn:
+	VMOVUPS        16(CX)(R11*1), X12
+	VINSERTF128    $0x01, 16(AX)(R11*1), Y12, Y12
+	VADDPS         Y12, Y5, Y7
+	VCMPPS         $0x01, Y7, Y12, Y12
+	VORPS          Y12, Y2, Y2
+	VMOVUPS        X7, 16(CX)(R11*1)
+	VEXTRACTF128   $0x01, Y7, 16(AX)(R11*1)
+	VBROADCASTF128 (R9), Y3
+	VMULPS         Y3, Y5, Y5
+	VCMPPS         $0x04, Y0, Y5, Y3
+	VMOVMSKPS      Y3, SI
+	TESTL          SI, SI
+	JZ             envpf_sum
+	ADDQ           $0x10, R9
+	ADDQ           $0x30, R11
+	CMPQ           R11, R8
+	JB             envpf_ddn
+	DECQ           BX
+	JZ             envpf_sum
+	VPERMILPS      $0xb1, Y2, Y3
+	VORPS          Y2, Y3, Y3
+	VPERMILPS      $0x4e, Y3, Y2
+	VORPS          Y3, Y2, Y2
+	VANDPS         Y2, Y1, Y1
+	VMOVMSKPS      Y1, SI
+	TESTL          SI, SI
+	JNZ            envpf_pass
+	JMP            envpf_sum
+
+envpf_pass4:
+	VPSLLDQ $0x04, Y5, Y5
+	XORQ    R11, R11
+	MOVQ    DX, R9
+
+envpf_dd4:
+	VMOVUPS        16(CX)(R11*1), X12
+	VINSERTF128    $0x01, 16(AX)(R11*1), Y12, Y12
+	VADDPS         Y12, Y5, Y7
+	VMOVUPS        X7, 16(CX)(R11*1)
+	VEXTRACTF128   $0x01, Y7, 16(AX)(R11*1)
+	VBROADCASTF128 (R9), Y0
+	VMULPS         Y0, Y5, Y5
+	ADDQ           $0x10, R9
+	ADDQ           $0x30, R11
+	CMPQ           R11, R8
+	JB             envpf_dd4
+	DECQ           BX
+	JNZ            envpf_pass4
+
+envpf_sum:
+	XORQ R11, R11
+
+envpf_sumd:
+	VMOVUPS     16(CX)(R11*1), X13
+	VINSERTF128 $0x01, 16(AX)(R11*1), Y13, Y13
+	VADDPS      Y13, Y4, Y4
+	ADDQ        $0x30, R11
+	CMPQ        R11, R8
+	JB          envpf_sumd
+	MOVQ        xEv+48(FP), AX
+	VMOVUPS     Y4, (AX)
+	VZEROUPPER
+	LDMXCSR     (SP)
+	RET
+
+// func bckEnvInPairAVX2(dc *[2]*[4]float32, tf *[4]float32, rf *[2]*[4]float32, q int, xBv *[8]float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·bckEnvInPairAVX2(SB), NOSPLIT, $8-40
+	STMXCSR        (SP)
+	MOVL           (SP), AX
+	ORL            $0x00008040, AX
+	MOVL           AX, 4(SP)
+	LDMXCSR        4(SP)
+	MOVQ           dc+0(FP), AX
+	MOVQ           (AX), CX
+	MOVQ           8(AX), AX
+	MOVQ           tf+8(FP), DX
+	MOVQ           rf+16(FP), BX
+	MOVQ           (BX), SI
+	MOVQ           8(BX), BX
+	MOVQ           q+24(FP), DI
+	IMUL3Q         $0x00000030, DI, R8
+	VBROADCASTF128 16(DX), Y0
+	VBROADCASTF128 32(DX), Y1
+	VBROADCASTF128 48(DX), Y2
+	VPSRLDQ        $0x04, Y0, Y0
+	VPSRLDQ        $0x04, Y1, Y1
+	VPSRLDQ        $0x04, Y2, Y2
+	VMOVUPS        (CX)(R8*1), X3
+	VINSERTF128    $0x01, (AX)(R8*1), Y3, Y3
+	VMOVUPS        (SI), X4
+	VINSERTF128    $0x01, (BX), Y4, Y4
+	VMULPS         Y4, Y3, Y3
+	VPSRLDQ        $0x04, Y3, Y3
+	VXORPS         Y4, Y4, Y4
+	IMUL3Q         $0x00000030, DI, R9
+	SUBQ           $0x30, R9
+	LEAQ           (R9)(R8*1), R8
+	IMUL3Q         $0x00000070, DI, R10
+	ADDQ           DX, R10
+	SUBQ           $0x70, R10
+	MOVQ           DI, DX
+	SHLQ           $0x04, DX
+	SUBQ           $0x10, DX
+
+envpbi_cell:
+	VMOVUPS        32(CX)(R8*1), X5
+	VINSERTF128    $0x01, 32(AX)(R8*1), Y5, Y5
+	VBROADCASTF128 96(R10), Y8
+	VMULPS         Y8, Y5, Y8
+	VMULPS         Y1, Y3, Y1
+	VADDPS         Y1, Y8, Y8
+	VMOVUPS        X8, 32(CX)(R9*1)
+	VEXTRACTF128   $0x01, Y8, 32(AX)(R9*1)
+	VMULPS         Y2, Y3, Y8
+	VMOVUPS        X8, 16(CX)(R9*1)
+	VEXTRACTF128   $0x01, Y8, 16(AX)(R9*1)
+	VBROADCASTF128 80(R10), Y1
+	VMULPS         Y1, Y5, Y2
+	VMULPS         Y0, Y3, Y1
+	VADDPS         Y1, Y2, Y2
+	VMOVUPS        (CX)(R8*1), X6
+	VINSERTF128    $0x01, (AX)(R8*1), Y6, Y6
+	VMOVUPS        (SI)(DX*1), X7
+	VINSERTF128    $0x01, (BX)(DX*1), Y7, Y7
+	VMULPS         Y7, Y6, Y3
+	VMOVUPS        X2, (CX)(R9*1)
+	VEXTRACTF128   $0x01, Y2, (AX)(R9*1)
+	VBROADCASTF128 48(R10), Y2
+	VBROADCASTF128 32(R10), Y1
+	VBROADCASTF128 16(R10), Y0
+	VBROADCASTF128 (R10), Y8
+	VMULPS         Y8, Y3, Y8
+	VADDPS         Y8, Y4, Y4
+	SUBQ           $0x70, R10
+	SUBQ           $0x10, DX
+	SUBQ           $0x30, R8
+	SUBQ           $0x30, R9
+	JGE            envpbi_cell
+	MOVQ           xBv+32(FP), AX
+	VMOVUPS        Y4, (AX)
+	VZEROUPPER
+	LDMXCSR        (SP)
+	RET
+
+// func bckEnvOutPairAVX2(dc *[2]*[4]float32, tf *[4]float32, q int, xE *[8]float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·bckEnvOutPairAVX2(SB), NOSPLIT, $8-32
+	STMXCSR     (SP)
+	MOVL        (SP), AX
+	ORL         $0x00008040, AX
+	MOVL        AX, 4(SP)
+	LDMXCSR     4(SP)
+	MOVQ        dc+0(FP), AX
+	MOVQ        (AX), CX
+	MOVQ        8(AX), AX
+	MOVQ        tf+8(FP), DX
+	MOVQ        q+16(FP), BX
+	IMUL3Q      $0x00000030, BX, SI
+	SUBQ        $0x30, SI
+	IMUL3Q      $0x00000080, BX, DI
+	ADDQ        DX, DI
+	SUBQ        $0x10, DI
+	MOVQ        xE+24(FP), R8
+	VMOVUPS     (R8), Y3
+	VMOVUPS     16(CX), X0
+	VINSERTF128 $0x01, 16(AX), Y0, Y0
+	VADDPS      Y3, Y0, Y0
+	VPSRLDQ     $0x04, Y0, Y0
+	MOVQ        SI, R8
+	MOVQ        DI, R9
+
+envpbo_p3:
+	VBROADCASTF128 (R9), Y1
+	VMULPS         Y1, Y0, Y1
+	VADDPS         Y3, Y1, Y2
+	VMOVUPS        16(CX)(R8*1), X4
+	VINSERTF128    $0x01, 16(AX)(R8*1), Y4, Y4
+	VADDPS         Y2, Y4, Y0
+	VMOVUPS        X0, 16(CX)(R8*1)
+	VEXTRACTF128   $0x01, Y0, 16(AX)(R8*1)
+	VMOVUPS        (CX)(R8*1), X5
+	VINSERTF128    $0x01, (AX)(R8*1), Y5, Y5
+	VADDPS         Y3, Y5, Y2
+	VMOVUPS        X2, (CX)(R8*1)
+	VEXTRACTF128   $0x01, Y2, (AX)(R8*1)
+	SUBQ           $0x10, R9
+	SUBQ           $0x30, R8
+	JGE            envpbo_p3
+	MOVQ           $0x00000003, R10
+	VXORPS         Y0, Y0, Y0
+
+envpbo_pass:
+	VPSRLDQ $0x04, Y1, Y1
+	MOVQ    SI, R8
+	MOVQ    DI, R9
+
+envpbo_p4:
+	VBROADCASTF128 (R9), Y2
+	VMULPS         Y2, Y1, Y1
+	VCMPPS         $0x04, Y0, Y1, Y2
+	VMOVMSKPS      Y2, R11
+	TESTL          R11, R11
+	JZ             envpbo_p5init
+	VMOVUPS        16(CX)(R8*1), X6
+	VINSERTF128    $0x01, 16(AX)(R8*1), Y6, Y6
+	VADDPS         Y1, Y6, Y2
+	VMOVUPS        X2, 16(CX)(R8*1)
+	VEXTRACTF128   $0x01, Y2, 16(AX)(R8*1)
+	SUBQ           $0x10, R9
+	SUBQ           $0x30, R8
+	JGE            envpbo_p4
+	DECQ           R10
+	JNZ            envpbo_pass
+
+envpbo_p5init:
+	VMOVUPS     16(CX), X7
+	VINSERTF128 $0x01, 16(AX), Y7, Y7
+	VPSRLDQ     $0x04, Y7, Y7
+	MOVQ        SI, R8
+	IMUL3Q      $0x00000070, BX, BX
+	ADDQ        DX, BX
+	SUBQ        $0x70, BX
+
+envpbo_p5:
+	VBROADCASTF128 64(BX), Y0
+	VMULPS         Y0, Y7, Y2
+	VMOVUPS        (CX)(R8*1), X8
+	VINSERTF128    $0x01, (AX)(R8*1), Y8, Y8
+	VADDPS         Y2, Y8, Y0
+	VMOVUPS        X0, (CX)(R8*1)
+	VEXTRACTF128   $0x01, Y0, (AX)(R8*1)
+	VMOVUPS        16(CX)(R8*1), X7
+	VINSERTF128    $0x01, 16(AX)(R8*1), Y7, Y7
+	SUBQ           $0x70, BX
+	SUBQ           $0x30, R8
+	JGE            envpbo_p5
+	VZEROUPPER
+	LDMXCSR        (SP)
+	RET
+
+// func bckEnvIn3PairAVX2(dc *[2]*[4]float32, tf *[4]float32, rf *[2]*[4]float32, q int, xE *[8]float32, xBv *[8]float32, carry *[8]float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·bckEnvIn3PairAVX2(SB), NOSPLIT, $8-56
+	STMXCSR        (SP)
+	MOVL           (SP), AX
+	ORL            $0x00008040, AX
+	MOVL           AX, 4(SP)
+	LDMXCSR        4(SP)
+	MOVQ           dc+0(FP), AX
+	MOVQ           (AX), CX
+	MOVQ           8(AX), AX
+	MOVQ           tf+8(FP), DX
+	MOVQ           rf+16(FP), BX
+	MOVQ           (BX), SI
+	MOVQ           8(BX), BX
+	MOVQ           q+24(FP), DI
+	IMUL3Q         $0x00000030, DI, R8
+	VBROADCASTF128 16(DX), Y0
+	VBROADCASTF128 32(DX), Y1
+	VBROADCASTF128 48(DX), Y2
+	VPSRLDQ        $0x04, Y0, Y0
+	VPSRLDQ        $0x04, Y1, Y1
+	VPSRLDQ        $0x04, Y2, Y2
+	VMOVUPS        (CX)(R8*1), X3
+	VINSERTF128    $0x01, (AX)(R8*1), Y3, Y3
+	VMOVUPS        (SI), X4
+	VINSERTF128    $0x01, (BX), Y4, Y4
+	VMULPS         Y4, Y3, Y3
+	VPSRLDQ        $0x04, Y3, Y3
+	VXORPS         Y4, Y4, Y4
+	MOVQ           xE+32(FP), R9
+	VMOVUPS        (R9), Y10
+	VMOVUPS        48(CX)(R8*1), X5
+	VINSERTF128    $0x01, 48(AX)(R8*1), Y5, Y5
+	VMOVUPS        16(SI), X6
+	VINSERTF128    $0x01, 16(BX), Y6, Y6
+	VMULPS         Y6, Y5, Y5
+	VBROADCASTF128 160(DX), Y6
+	VMULPS         Y6, Y5, Y5
+	VADDPS         Y10, Y5, Y5
+	VPSRLDQ        $0x04, Y5, Y5
+	IMUL3Q         $0x00000070, DI, R9
+	ADDQ           DX, R9
+	IMUL3Q         $0x00000030, DI, R10
+	SUBQ           $0x30, R10
+	LEAQ           (R10)(R8*1), R8
+	IMUL3Q         $0x00000070, DI, R11
+	ADDQ           DX, R11
+	SUBQ           $0x70, R11
+	MOVQ           DI, DX
+	SHLQ           $0x04, DX
+	SUBQ           $0x10, DX
+
+envpbi3_cell:
+	VMOVUPS        32(CX)(R8*1), X7
+	VINSERTF128    $0x01, 32(AX)(R8*1), Y7, Y7
+	VBROADCASTF128 96(R11), Y6
+	VMULPS         Y6, Y7, Y11
+	VMULPS         Y1, Y3, Y1
+	VADDPS         Y1, Y11, Y11
+	VMOVUPS        X11, 32(CX)(R10*1)
+	VEXTRACTF128   $0x01, Y11, 32(AX)(R10*1)
+	VMULPS         Y2, Y3, Y11
+	VBROADCASTF128 (R9)(DX*1), Y1
+	VMULPS         Y1, Y5, Y6
+	VADDPS         Y10, Y6, Y1
+	VADDPS         Y1, Y11, Y5
+	VMOVUPS        X5, 16(CX)(R10*1)
+	VEXTRACTF128   $0x01, Y5, 16(AX)(R10*1)
+	VBROADCASTF128 80(R11), Y1
+	VMULPS         Y1, Y7, Y2
+	VMULPS         Y0, Y3, Y1
+	VADDPS         Y1, Y2, Y2
+	VMOVUPS        (CX)(R8*1), X8
+	VINSERTF128    $0x01, (AX)(R8*1), Y8, Y8
+	VMOVUPS        (SI)(DX*1), X9
+	VINSERTF128    $0x01, (BX)(DX*1), Y9, Y9
+	VMULPS         Y9, Y8, Y3
+	VADDPS         Y10, Y2, Y2
+	VMOVUPS        X2, (CX)(R10*1)
+	VEXTRACTF128   $0x01, Y2, (AX)(R10*1)
+	VBROADCASTF128 48(R11), Y2
+	VBROADCASTF128 32(R11), Y1
+	VBROADCASTF128 16(R11), Y0
+	VBROADCASTF128 (R11), Y11
+	VMULPS         Y11, Y3, Y11
+	VADDPS         Y11, Y4, Y4
+	SUBQ           $0x70, R11
+	SUBQ           $0x10, DX
+	SUBQ           $0x30, R8
+	SUBQ           $0x30, R10
+	JGE            envpbi3_cell
+	MOVQ           xBv+40(FP), AX
+	VMOVUPS        Y4, (AX)
+	MOVQ           carry+48(FP), AX
+	VMOVUPS        Y6, (AX)
+	VZEROUPPER
+	LDMXCSR        (SP)
+	RET
+
+// func bckEnvOut45PairAVX2(dc *[2]*[4]float32, tf *[4]float32, q int, carry *[8]float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·bckEnvOut45PairAVX2(SB), NOSPLIT, $8-32
+	STMXCSR (SP)
+	MOVL    (SP), AX
+	ORL     $0x00008040, AX
+	MOVL    AX, 4(SP)
+	LDMXCSR 4(SP)
+	MOVQ    dc+0(FP), AX
+	MOVQ    (AX), CX
+	MOVQ    8(AX), AX
+	MOVQ    tf+8(FP), DX
+	MOVQ    q+16(FP), BX
+	IMUL3Q  $0x00000030, BX, SI
+	SUBQ    $0x30, SI
+	IMUL3Q  $0x00000080, BX, DI
+	ADDQ    DX, DI
+	SUBQ    $0x10, DI
+	MOVQ    carry+24(FP), R8
+	VMOVUPS (R8), Y0
+	MOVQ    $0x00000003, R10
+	VXORPS  Y4, Y4, Y4
+
+envpbo45_pass:
+	VPSRLDQ $0x04, Y0, Y0
+	MOVQ    SI, R8
+	MOVQ    DI, R9
+
+envpbo45_p4:
+	VBROADCASTF128 (R9), Y3
+	VMULPS         Y3, Y0, Y0
+	VCMPPS         $0x04, Y4, Y0, Y3
+	VMOVMSKPS      Y3, R11
+	TESTL          R11, R11
+	JZ             envpbo45_p5init
+	VMOVUPS        16(CX)(R8*1), X5
+	VINSERTF128    $0x01, 16(AX)(R8*1), Y5, Y5
+	VADDPS         Y0, Y5, Y3
+	VMOVUPS        X3, 16(CX)(R8*1)
+	VEXTRACTF128   $0x01, Y3, 16(AX)(R8*1)
+	SUBQ           $0x10, R9
+	SUBQ           $0x30, R8
+	JGE            envpbo45_p4
+	DECQ           R10
+	JNZ            envpbo45_pass
+
+envpbo45_p5init:
+	VMOVUPS     16(CX), X1
+	VINSERTF128 $0x01, 16(AX), Y1, Y1
+	VPSRLDQ     $0x04, Y1, Y1
+	MOVQ        SI, R8
+	IMUL3Q      $0x00000070, BX, BX
+	ADDQ        DX, BX
+	SUBQ        $0x70, BX
+
+envpbo45_p5:
+	VBROADCASTF128 64(BX), Y0
+	VMULPS         Y0, Y1, Y3
+	VMOVUPS        (CX)(R8*1), X2
+	VINSERTF128    $0x01, (AX)(R8*1), Y2, Y2
+	VADDPS         Y3, Y2, Y0
+	VMOVUPS        X0, (CX)(R8*1)
+	VEXTRACTF128   $0x01, Y0, (AX)(R8*1)
+	VMOVUPS        16(CX)(R8*1), X1
+	VINSERTF128    $0x01, 16(AX)(R8*1), Y1, Y1
+	SUBQ           $0x70, BX
+	SUBQ           $0x30, R8
+	JGE            envpbo45_p5
+	VZEROUPPER
+	LDMXCSR        (SP)
+	RET
+
+// func fwdEnvQuadAVX512(dc *[4]*[4]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xB *[16]float32, all4 bool, xEv *[16]float32)
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, SSE
+TEXT ·fwdEnvQuadAVX512(SB), NOSPLIT, $8-56
+	STMXCSR         (SP)
+	MOVL            (SP), AX
+	ORL             $0x00008040, AX
+	MOVL            AX, 4(SP)
+	LDMXCSR         4(SP)
+	MOVQ            dc+0(FP), AX
+	MOVQ            (AX), CX
+	MOVQ            8(AX), DX
+	MOVQ            16(AX), BX
+	MOVQ            24(AX), AX
+	MOVQ            tf+8(FP), SI
+	MOVQ            rf+16(FP), DI
+	MOVQ            (DI), R8
+	MOVQ            8(DI), R9
+	MOVQ            16(DI), R10
+	MOVQ            24(DI), DI
+	MOVQ            q+24(FP), R11
+	IMUL3Q          $0x00000030, R11, R12
+	MOVQ            xB+32(FP), R13
+	VMOVUPS         (R13), Z0
+	VMOVUPS         -48(CX), X1
+	VINSERTF32X4    $0x01, -48(DX), Z1, Z1
+	VINSERTF32X4    $0x02, -48(BX), Z1, Z1
+	VINSERTF32X4    $0x03, -48(AX), Z1, Z1
+	VMOVUPS         -32(CX), X2
+	VINSERTF32X4    $0x01, -32(DX), Z2, Z2
+	VINSERTF32X4    $0x02, -32(BX), Z2, Z2
+	VINSERTF32X4    $0x03, -32(AX), Z2, Z2
+	VMOVUPS         -16(CX), X3
+	VINSERTF32X4    $0x01, -16(DX), Z3, Z3
+	VINSERTF32X4    $0x02, -16(BX), Z3, Z3
+	VINSERTF32X4    $0x03, -16(AX), Z3, Z3
+	VPSLLDQ         $0x04, Z1, Z1
+	VPSLLDQ         $0x04, Z2, Z2
+	VPSLLDQ         $0x04, Z3, Z3
+	VXORPS          Z4, Z4, Z4
+	VXORPS          Z5, Z5, Z5
+	IMUL3Q          $0x00000070, R11, R13
+	ADDQ            SI, R13
+	SHLQ            $0x04, R11
+	MOVQ            R13, R14
+	SUBQ            $0x70, R13
+	SUBQ            $0x10, R11
+	VMOVUPS         -96(CX), X7
+	VINSERTF32X4    $0x01, -96(DX), Z7, Z7
+	VINSERTF32X4    $0x02, -96(BX), Z7, Z7
+	VINSERTF32X4    $0x03, -96(AX), Z7, Z7
+	VMOVUPS         -80(CX), X8
+	VINSERTF32X4    $0x01, -80(DX), Z8, Z8
+	VINSERTF32X4    $0x02, -80(BX), Z8, Z8
+	VINSERTF32X4    $0x03, -80(AX), Z8, Z8
+	VMOVUPS         -64(CX), X9
+	VINSERTF32X4    $0x01, -64(DX), Z9, Z9
+	VINSERTF32X4    $0x02, -64(BX), Z9, Z9
+	VINSERTF32X4    $0x03, -64(AX), Z9, Z9
+	VBROADCASTF32X4 (R13), Z6
+	VMULPS          Z6, Z0, Z6
+	VBROADCASTF32X4 16(R13), Z14
+	VMULPS          Z14, Z7, Z7
+	VADDPS          Z7, Z6, Z6
+	VBROADCASTF32X4 32(R13), Z7
+	VMULPS          Z7, Z9, Z7
+	VADDPS          Z7, Z6, Z6
+	VBROADCASTF32X4 48(R13), Z7
+	VMULPS          Z7, Z8, Z7
+	VADDPS          Z7, Z6, Z6
+	VMOVUPS         (R8)(R11*1), X10
+	VINSERTF32X4    $0x01, (R9)(R11*1), Z10, Z10
+	VINSERTF32X4    $0x02, (R10)(R11*1), Z10, Z10
+	VINSERTF32X4    $0x03, (DI)(R11*1), Z10, Z10
+	VMULPS          Z10, Z6, Z6
+	VBROADCASTF32X4 64(R13), Z7
+	VMULPS          Z7, Z6, Z8
+	VPSLLDQ         $0x04, Z8, Z8
+	XORQ            R15, R15
+	MOVQ            R12, BP
+	NEGQ            BP
+	XORQ            R11, R11
+	MOVQ            SI, R13
+
+envqf_cell:
+	VBROADCASTF32X4 (R13), Z6
+	VMULPS          Z6, Z0, Z6
+	VBROADCASTF32X4 16(R13), Z7
+	VMULPS          Z7, Z1, Z7
+	VADDPS          Z7, Z6, Z6
+	VBROADCASTF32X4 32(R13), Z7
+	VMULPS          Z7, Z3, Z7
+	VADDPS          Z7, Z6, Z6
+	VBROADCASTF32X4 48(R13), Z7
+	VMULPS          Z7, Z2, Z7
+	VADDPS          Z7, Z6, Z6
+	VMOVUPS         (R8)(R11*1), X11
+	VINSERTF32X4    $0x01, (R9)(R11*1), Z11, Z11
+	VINSERTF32X4    $0x02, (R10)(R11*1), Z11, Z11
+	VINSERTF32X4    $0x03, (DI)(R11*1), Z11, Z11
+	VMULPS          Z11, Z6, Z6
+	VADDPS          Z6, Z4, Z4
+	VMOVUPS         (CX)(BP*1), X1
+	VINSERTF32X4    $0x01, (DX)(BP*1), Z1, Z1
+	VINSERTF32X4    $0x02, (BX)(BP*1), Z1, Z1
+	VINSERTF32X4    $0x03, (AX)(BP*1), Z1, Z1
+	VMOVUPS         16(CX)(BP*1), X2
+	VINSERTF32X4    $0x01, 16(DX)(BP*1), Z2, Z2
+	VINSERTF32X4    $0x02, 16(BX)(BP*1), Z2, Z2
+	VINSERTF32X4    $0x03, 16(AX)(BP*1), Z2, Z2
+	VMOVUPS         32(CX)(BP*1), X3
+	VINSERTF32X4    $0x01, 32(DX)(BP*1), Z3, Z3
+	VINSERTF32X4    $0x02, 32(BX)(BP*1), Z3, Z3
+	VINSERTF32X4    $0x03, 32(AX)(BP*1), Z3, Z3
+	VMOVUPS         X6, (CX)(R15*1)
+	VEXTRACTF32X4   $0x01, Z6, (DX)(R15*1)
+	VEXTRACTF32X4   $0x02, Z6, (BX)(R15*1)
+	VEXTRACTF32X4   $0x03, Z6, (AX)(R15*1)
+	VADDPS          Z5, Z8, Z5
+	VMOVUPS         X5, 16(CX)(R15*1)
+	VEXTRACTF32X4   $0x01, Z5, 16(DX)(R15*1)
+	VEXTRACTF32X4   $0x02, Z5, 16(BX)(R15*1)
+	VEXTRACTF32X4   $0x03, Z5, 16(AX)(R15*1)
+	VBROADCASTF32X4 (R14)(R11*1), Z7
+	VMULPS          Z7, Z5, Z8
+	VBROADCASTF32X4 64(R13), Z5
+	VMULPS          Z5, Z6, Z5
+	VBROADCASTF32X4 80(R13), Z6
+	VMULPS          Z6, Z1, Z6
+	VBROADCASTF32X4 96(R13), Z7
+	VMULPS          Z7, Z3, Z7
+	VADDPS          Z7, Z6, Z6
+	VMOVUPS         X6, 32(CX)(R15*1)
+	VEXTRACTF32X4   $0x01, Z6, 32(DX)(R15*1)
+	VEXTRACTF32X4   $0x02, Z6, 32(BX)(R15*1)
+	VEXTRACTF32X4   $0x03, Z6, 32(AX)(R15*1)
+	ADDQ            $0x70, R13
+	ADDQ            $0x10, R11
+	ADDQ            $0x30, BP
+	ADDQ            $0x30, R15
+	CMPQ            R15, R12
+	JB              envqf_cell
+	MOVQ            R13, SI
+	VMOVAPS         Z8, Z5
+	VXORPS          Z0, Z0, Z0
+	MOVB            all4+40(FP), R8
+	MOVQ            $0x00000003, DI
+	TESTB           R8, R8
+	JNZ             envqf_pass4
+	KXNORW          K1, K1, K1
+
+envqf_pass:
+	VPSLLDQ   $0x04, Z5, Z5
+	VMOVAPS.Z Z5, K1, Z5
+	KXORW     K2, K2, K2
+	XORQ      R15, R15
+	MOVQ      SI, R13
+
+envqf_ddn:
+	VMOVUPS         16(CX)(R15*1), X12
+	VINSERTF32X4    $0x01, 16(DX)(R15*1), Z12, Z12
+	VINSERTF32X4    $0x02, 16(BX)(R15*1), Z12, Z12
+	VINSERTF32X4    $0x03, 16(AX)(R15*1), Z12, Z12
+	VADDPS          Z12, Z5, Z7
+	VCMPPS          $0x01, Z7, Z12, K3
+	KORW            K3, K2, K2
+	VMOVUPS         X7, 16(CX)(R15*1)
+	VEXTRACTF32X4   $0x01, Z7, 16(DX)(R15*1)
+	VEXTRACTF32X4   $0x02, Z7, 16(BX)(R15*1)
+	VEXTRACTF32X4   $0x03, Z7, 16(AX)(R15*1)
+	VBROADCASTF32X4 (R13), Z1
+	VMULPS          Z1, Z5, Z5
+	VCMPPS          $0x04, Z0, Z5, K3
+	KORTESTW        K3, K3
+	JZ              envqf_sum
+	ADDQ            $0x10, R13
+	ADDQ            $0x30, R15
+	CMPQ            R15, R12
+	JB              envqf_ddn
+	DECQ            DI
+	JZ              envqf_sum
+	KMOVW           K2, R8
+	MOVL            R8, R9
+	SHRL            $0x01, R9
+	ORL             R9, R8
+	MOVL            R8, R9
+	SHRL            $0x02, R9
+	ORL             R9, R8
+	ANDL            $0x00001111, R8
+	MOVL            R8, R9
+	SHLL            $0x04, R9
+	SUBL            R8, R9
+	KMOVW           K1, R8
+	ANDL            R9, R8
+	KMOVW           R8, K1
+	TESTL           R8, R8
+	JNZ             envqf_pass
+	JMP             envqf_sum
+
+envqf_pass4:
+	VPSLLDQ $0x04, Z5, Z5
+	XORQ    R15, R15
+	MOVQ    SI, R13
+
+envqf_dd4:
+	VMOVUPS         16(CX)(R15*1), X12
+	VINSERTF32X4    $0x01, 16(DX)(R15*1), Z12, Z12
+	VINSERTF32X4    $0x02, 16(BX)(R15*1), Z12, Z12
+	VINSERTF32X4    $0x03, 16(AX)(R15*1), Z12, Z12
+	VADDPS          Z12, Z5, Z7
+	VMOVUPS         X7, 16(CX)(R15*1)
+	VEXTRACTF32X4   $0x01, Z7, 16(DX)(R15*1)
+	VEXTRACTF32X4   $0x02, Z7, 16(BX)(R15*1)
+	VEXTRACTF32X4   $0x03, Z7, 16(AX)(R15*1)
+	VBROADCASTF32X4 (R13), Z0
+	VMULPS          Z0, Z5, Z5
+	ADDQ            $0x10, R13
+	ADDQ            $0x30, R15
+	CMPQ            R15, R12
+	JB              envqf_dd4
+	DECQ            DI
+	JNZ             envqf_pass4
+
+envqf_sum:
+	XORQ R15, R15
+
+envqf_sumd:
+	VMOVUPS      16(CX)(R15*1), X13
+	VINSERTF32X4 $0x01, 16(DX)(R15*1), Z13, Z13
+	VINSERTF32X4 $0x02, 16(BX)(R15*1), Z13, Z13
+	VINSERTF32X4 $0x03, 16(AX)(R15*1), Z13, Z13
+	VADDPS       Z13, Z4, Z4
+	ADDQ         $0x30, R15
+	CMPQ         R15, R12
+	JB           envqf_sumd
+	MOVQ         xEv+48(FP), AX
+	VMOVUPS      Z4, (AX)
+	VZEROUPPER
+	LDMXCSR      (SP)
+	RET
+
+// func bckEnvInQuadAVX512(dc *[4]*[4]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xBv *[16]float32)
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, SSE
+TEXT ·bckEnvInQuadAVX512(SB), NOSPLIT, $8-40
+	STMXCSR         (SP)
+	MOVL            (SP), AX
+	ORL             $0x00008040, AX
+	MOVL            AX, 4(SP)
+	LDMXCSR         4(SP)
+	MOVQ            dc+0(FP), AX
+	MOVQ            (AX), CX
+	MOVQ            8(AX), DX
+	MOVQ            16(AX), BX
+	MOVQ            24(AX), AX
+	MOVQ            tf+8(FP), SI
+	MOVQ            rf+16(FP), DI
+	MOVQ            (DI), R8
+	MOVQ            8(DI), R9
+	MOVQ            16(DI), R10
+	MOVQ            24(DI), DI
+	MOVQ            q+24(FP), R11
+	IMUL3Q          $0x00000030, R11, R12
+	VBROADCASTF32X4 16(SI), Z0
+	VBROADCASTF32X4 32(SI), Z1
+	VBROADCASTF32X4 48(SI), Z2
+	VPSRLDQ         $0x04, Z0, Z0
+	VPSRLDQ         $0x04, Z1, Z1
+	VPSRLDQ         $0x04, Z2, Z2
+	VMOVUPS         (CX)(R12*1), X3
+	VINSERTF32X4    $0x01, (DX)(R12*1), Z3, Z3
+	VINSERTF32X4    $0x02, (BX)(R12*1), Z3, Z3
+	VINSERTF32X4    $0x03, (AX)(R12*1), Z3, Z3
+	VMOVUPS         (R8), X4
+	VINSERTF32X4    $0x01, (R9), Z4, Z4
+	VINSERTF32X4    $0x02, (R10), Z4, Z4
+	VINSERTF32X4    $0x03, (DI), Z4, Z4
+	VMULPS          Z4, Z3, Z3
+	VPSRLDQ         $0x04, Z3, Z3
+	VXORPS          Z4, Z4, Z4
+	IMUL3Q          $0x00000030, R11, R13
+	SUBQ            $0x30, R13
+	LEAQ            (R13)(R12*1), R12
+	IMUL3Q          $0x00000070, R11, R14
+	ADDQ            SI, R14
+	SUBQ            $0x70, R14
+	MOVQ            R11, SI
+	SHLQ            $0x04, SI
+	SUBQ            $0x10, SI
+
+envqbi_cell:
+	VMOVUPS         32(CX)(R12*1), X5
+	VINSERTF32X4    $0x01, 32(DX)(R12*1), Z5, Z5
+	VINSERTF32X4    $0x02, 32(BX)(R12*1), Z5, Z5
+	VINSERTF32X4    $0x03, 32(AX)(R12*1), Z5, Z5
+	VBROADCASTF32X4 96(R14), Z8
+	VMULPS          Z8, Z5, Z8
+	VMULPS          Z1, Z3, Z1
+	VADDPS          Z1, Z8, Z8
+	VMOVUPS         X8, 32(CX)(R13*1)
+	VEXTRACTF32X4   $0x01, Z8, 32(DX)(R13*1)
+	VEXTRACTF32X4   $0x02, Z8, 32(BX)(R13*1)
+	VEXTRACTF32X4   $0x03, Z8, 32(AX)(R13*1)
+	VMULPS          Z2, Z3, Z8
+	VMOVUPS         X8, 16(CX)(R13*1)
+	VEXTRACTF32X4   $0x01, Z8, 16(DX)(R13*1)
+	VEXTRACTF32X4   $0x02, Z8, 16(BX)(R13*1)
+	VEXTRACTF32X4   $0x03, Z8, 16(AX)(R13*1)
+	VBROADCASTF32X4 80(R14), Z1
+	VMULPS          Z1, Z5, Z2
+	VMULPS          Z0, Z3, Z1
+	VADDPS          Z1, Z2, Z2
+	VMOVUPS         (CX)(R12*1), X6
+	VINSERTF32X4    $0x01, (DX)(R12*1), Z6, Z6
+	VINSERTF32X4    $0x02, (BX)(R12*1), Z6, Z6
+	VINSERTF32X4    $0x03, (AX)(R12*1), Z6, Z6
+	VMOVUPS         (R8)(SI*1), X7
+	VINSERTF32X4    $0x01, (R9)(SI*1), Z7, Z7
+	VINSERTF32X4    $0x02, (R10)(SI*1), Z7, Z7
+	VINSERTF32X4    $0x03, (DI)(SI*1), Z7, Z7
+	VMULPS          Z7, Z6, Z3
+	VMOVUPS         X2, (CX)(R13*1)
+	VEXTRACTF32X4   $0x01, Z2, (DX)(R13*1)
+	VEXTRACTF32X4   $0x02, Z2, (BX)(R13*1)
+	VEXTRACTF32X4   $0x03, Z2, (AX)(R13*1)
+	VBROADCASTF32X4 48(R14), Z2
+	VBROADCASTF32X4 32(R14), Z1
+	VBROADCASTF32X4 16(R14), Z0
+	VBROADCASTF32X4 (R14), Z8
+	VMULPS          Z8, Z3, Z8
+	VADDPS          Z8, Z4, Z4
+	SUBQ            $0x70, R14
+	SUBQ            $0x10, SI
+	SUBQ            $0x30, R12
+	SUBQ            $0x30, R13
+	JGE             envqbi_cell
+	MOVQ            xBv+32(FP), AX
+	VMOVUPS         Z4, (AX)
+	VZEROUPPER
+	LDMXCSR         (SP)
+	RET
+
+// func bckEnvOutQuadAVX512(dc *[4]*[4]float32, tf *[4]float32, q int, xE *[16]float32)
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, SSE
+TEXT ·bckEnvOutQuadAVX512(SB), NOSPLIT, $8-32
+	STMXCSR      (SP)
+	MOVL         (SP), AX
+	ORL          $0x00008040, AX
+	MOVL         AX, 4(SP)
+	LDMXCSR      4(SP)
+	MOVQ         dc+0(FP), AX
+	MOVQ         (AX), CX
+	MOVQ         8(AX), DX
+	MOVQ         16(AX), BX
+	MOVQ         24(AX), AX
+	MOVQ         tf+8(FP), SI
+	MOVQ         q+16(FP), DI
+	IMUL3Q       $0x00000030, DI, R8
+	SUBQ         $0x30, R8
+	IMUL3Q       $0x00000080, DI, R9
+	ADDQ         SI, R9
+	SUBQ         $0x10, R9
+	MOVQ         xE+24(FP), R10
+	VMOVUPS      (R10), Z3
+	VMOVUPS      16(CX), X0
+	VINSERTF32X4 $0x01, 16(DX), Z0, Z0
+	VINSERTF32X4 $0x02, 16(BX), Z0, Z0
+	VINSERTF32X4 $0x03, 16(AX), Z0, Z0
+	VADDPS       Z3, Z0, Z0
+	VPSRLDQ      $0x04, Z0, Z0
+	MOVQ         R8, R10
+	MOVQ         R9, R11
+
+envqbo_p3:
+	VBROADCASTF32X4 (R11), Z1
+	VMULPS          Z1, Z0, Z1
+	VADDPS          Z3, Z1, Z2
+	VMOVUPS         16(CX)(R10*1), X4
+	VINSERTF32X4    $0x01, 16(DX)(R10*1), Z4, Z4
+	VINSERTF32X4    $0x02, 16(BX)(R10*1), Z4, Z4
+	VINSERTF32X4    $0x03, 16(AX)(R10*1), Z4, Z4
+	VADDPS          Z2, Z4, Z0
+	VMOVUPS         X0, 16(CX)(R10*1)
+	VEXTRACTF32X4   $0x01, Z0, 16(DX)(R10*1)
+	VEXTRACTF32X4   $0x02, Z0, 16(BX)(R10*1)
+	VEXTRACTF32X4   $0x03, Z0, 16(AX)(R10*1)
+	VMOVUPS         (CX)(R10*1), X5
+	VINSERTF32X4    $0x01, (DX)(R10*1), Z5, Z5
+	VINSERTF32X4    $0x02, (BX)(R10*1), Z5, Z5
+	VINSERTF32X4    $0x03, (AX)(R10*1), Z5, Z5
+	VADDPS          Z3, Z5, Z2
+	VMOVUPS         X2, (CX)(R10*1)
+	VEXTRACTF32X4   $0x01, Z2, (DX)(R10*1)
+	VEXTRACTF32X4   $0x02, Z2, (BX)(R10*1)
+	VEXTRACTF32X4   $0x03, Z2, (AX)(R10*1)
+	SUBQ            $0x10, R11
+	SUBQ            $0x30, R10
+	JGE             envqbo_p3
+	MOVQ            $0x00000003, R12
+	VXORPS          Z0, Z0, Z0
+
+envqbo_pass:
+	VPSRLDQ $0x04, Z1, Z1
+	MOVQ    R8, R10
+	MOVQ    R9, R11
+
+envqbo_p4:
+	VBROADCASTF32X4 (R11), Z2
+	VMULPS          Z2, Z1, Z1
+	VCMPPS          $0x04, Z0, Z1, K3
+	KORTESTW        K3, K3
+	JZ              envqbo_p5init
+	VMOVUPS         16(CX)(R10*1), X6
+	VINSERTF32X4    $0x01, 16(DX)(R10*1), Z6, Z6
+	VINSERTF32X4    $0x02, 16(BX)(R10*1), Z6, Z6
+	VINSERTF32X4    $0x03, 16(AX)(R10*1), Z6, Z6
+	VADDPS          Z1, Z6, Z2
+	VMOVUPS         X2, 16(CX)(R10*1)
+	VEXTRACTF32X4   $0x01, Z2, 16(DX)(R10*1)
+	VEXTRACTF32X4   $0x02, Z2, 16(BX)(R10*1)
+	VEXTRACTF32X4   $0x03, Z2, 16(AX)(R10*1)
+	SUBQ            $0x10, R11
+	SUBQ            $0x30, R10
+	JGE             envqbo_p4
+	DECQ            R12
+	JNZ             envqbo_pass
+
+envqbo_p5init:
+	VMOVUPS      16(CX), X7
+	VINSERTF32X4 $0x01, 16(DX), Z7, Z7
+	VINSERTF32X4 $0x02, 16(BX), Z7, Z7
+	VINSERTF32X4 $0x03, 16(AX), Z7, Z7
+	VPSRLDQ      $0x04, Z7, Z7
+	MOVQ         R8, R10
+	IMUL3Q       $0x00000070, DI, DI
+	ADDQ         SI, DI
+	SUBQ         $0x70, DI
+
+envqbo_p5:
+	VBROADCASTF32X4 64(DI), Z0
+	VMULPS          Z0, Z7, Z2
+	VMOVUPS         (CX)(R10*1), X8
+	VINSERTF32X4    $0x01, (DX)(R10*1), Z8, Z8
+	VINSERTF32X4    $0x02, (BX)(R10*1), Z8, Z8
+	VINSERTF32X4    $0x03, (AX)(R10*1), Z8, Z8
+	VADDPS          Z2, Z8, Z0
+	VMOVUPS         X0, (CX)(R10*1)
+	VEXTRACTF32X4   $0x01, Z0, (DX)(R10*1)
+	VEXTRACTF32X4   $0x02, Z0, (BX)(R10*1)
+	VEXTRACTF32X4   $0x03, Z0, (AX)(R10*1)
+	VMOVUPS         16(CX)(R10*1), X7
+	VINSERTF32X4    $0x01, 16(DX)(R10*1), Z7, Z7
+	VINSERTF32X4    $0x02, 16(BX)(R10*1), Z7, Z7
+	VINSERTF32X4    $0x03, 16(AX)(R10*1), Z7, Z7
+	SUBQ            $0x70, DI
+	SUBQ            $0x30, R10
+	JGE             envqbo_p5
+	VZEROUPPER
+	LDMXCSR         (SP)
+	RET
+
+// func bckEnvIn3QuadAVX512(dc *[4]*[4]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xE *[16]float32, xBv *[16]float32, carry *[16]float32)
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, SSE
+TEXT ·bckEnvIn3QuadAVX512(SB), NOSPLIT, $8-56
+	STMXCSR         (SP)
+	MOVL            (SP), AX
+	ORL             $0x00008040, AX
+	MOVL            AX, 4(SP)
+	LDMXCSR         4(SP)
+	MOVQ            dc+0(FP), AX
+	MOVQ            (AX), CX
+	MOVQ            8(AX), DX
+	MOVQ            16(AX), BX
+	MOVQ            24(AX), AX
+	MOVQ            tf+8(FP), SI
+	MOVQ            rf+16(FP), DI
+	MOVQ            (DI), R8
+	MOVQ            8(DI), R9
+	MOVQ            16(DI), R10
+	MOVQ            24(DI), DI
+	MOVQ            q+24(FP), R11
+	IMUL3Q          $0x00000030, R11, R12
+	VBROADCASTF32X4 16(SI), Z0
+	VBROADCASTF32X4 32(SI), Z1
+	VBROADCASTF32X4 48(SI), Z2
+	VPSRLDQ         $0x04, Z0, Z0
+	VPSRLDQ         $0x04, Z1, Z1
+	VPSRLDQ         $0x04, Z2, Z2
+	VMOVUPS         (CX)(R12*1), X3
+	VINSERTF32X4    $0x01, (DX)(R12*1), Z3, Z3
+	VINSERTF32X4    $0x02, (BX)(R12*1), Z3, Z3
+	VINSERTF32X4    $0x03, (AX)(R12*1), Z3, Z3
+	VMOVUPS         (R8), X4
+	VINSERTF32X4    $0x01, (R9), Z4, Z4
+	VINSERTF32X4    $0x02, (R10), Z4, Z4
+	VINSERTF32X4    $0x03, (DI), Z4, Z4
+	VMULPS          Z4, Z3, Z3
+	VPSRLDQ         $0x04, Z3, Z3
+	VXORPS          Z4, Z4, Z4
+	MOVQ            xE+32(FP), R13
+	VMOVUPS         (R13), Z10
+	VMOVUPS         48(CX)(R12*1), X5
+	VINSERTF32X4    $0x01, 48(DX)(R12*1), Z5, Z5
+	VINSERTF32X4    $0x02, 48(BX)(R12*1), Z5, Z5
+	VINSERTF32X4    $0x03, 48(AX)(R12*1), Z5, Z5
+	VMOVUPS         16(R8), X6
+	VINSERTF32X4    $0x01, 16(R9), Z6, Z6
+	VINSERTF32X4    $0x02, 16(R10), Z6, Z6
+	VINSERTF32X4    $0x03, 16(DI), Z6, Z6
+	VMULPS          Z6, Z5, Z5
+	VBROADCASTF32X4 160(SI), Z6
+	VMULPS          Z6, Z5, Z5
+	VADDPS          Z10, Z5, Z5
+	VPSRLDQ         $0x04, Z5, Z5
+	IMUL3Q          $0x00000070, R11, R13
+	ADDQ            SI, R13
+	IMUL3Q          $0x00000030, R11, R14
+	SUBQ            $0x30, R14
+	LEAQ            (R14)(R12*1), R12
+	IMUL3Q          $0x00000070, R11, R15
+	ADDQ            SI, R15
+	SUBQ            $0x70, R15
+	MOVQ            R11, SI
+	SHLQ            $0x04, SI
+	SUBQ            $0x10, SI
+
+envqbi3_cell:
+	VMOVUPS         32(CX)(R12*1), X7
+	VINSERTF32X4    $0x01, 32(DX)(R12*1), Z7, Z7
+	VINSERTF32X4    $0x02, 32(BX)(R12*1), Z7, Z7
+	VINSERTF32X4    $0x03, 32(AX)(R12*1), Z7, Z7
+	VBROADCASTF32X4 96(R15), Z6
+	VMULPS          Z6, Z7, Z11
+	VMULPS          Z1, Z3, Z1
+	VADDPS          Z1, Z11, Z11
+	VMOVUPS         X11, 32(CX)(R14*1)
+	VEXTRACTF32X4   $0x01, Z11, 32(DX)(R14*1)
+	VEXTRACTF32X4   $0x02, Z11, 32(BX)(R14*1)
+	VEXTRACTF32X4   $0x03, Z11, 32(AX)(R14*1)
+	VMULPS          Z2, Z3, Z11
+	VBROADCASTF32X4 (R13)(SI*1), Z1
+	VMULPS          Z1, Z5, Z6
+	VADDPS          Z10, Z6, Z1
+	VADDPS          Z1, Z11, Z5
+	VMOVUPS         X5, 16(CX)(R14*1)
+	VEXTRACTF32X4   $0x01, Z5, 16(DX)(R14*1)
+	VEXTRACTF32X4   $0x02, Z5, 16(BX)(R14*1)
+	VEXTRACTF32X4   $0x03, Z5, 16(AX)(R14*1)
+	VBROADCASTF32X4 80(R15), Z1
+	VMULPS          Z1, Z7, Z2
+	VMULPS          Z0, Z3, Z1
+	VADDPS          Z1, Z2, Z2
+	VMOVUPS         (CX)(R12*1), X8
+	VINSERTF32X4    $0x01, (DX)(R12*1), Z8, Z8
+	VINSERTF32X4    $0x02, (BX)(R12*1), Z8, Z8
+	VINSERTF32X4    $0x03, (AX)(R12*1), Z8, Z8
+	VMOVUPS         (R8)(SI*1), X9
+	VINSERTF32X4    $0x01, (R9)(SI*1), Z9, Z9
+	VINSERTF32X4    $0x02, (R10)(SI*1), Z9, Z9
+	VINSERTF32X4    $0x03, (DI)(SI*1), Z9, Z9
+	VMULPS          Z9, Z8, Z3
+	VADDPS          Z10, Z2, Z2
+	VMOVUPS         X2, (CX)(R14*1)
+	VEXTRACTF32X4   $0x01, Z2, (DX)(R14*1)
+	VEXTRACTF32X4   $0x02, Z2, (BX)(R14*1)
+	VEXTRACTF32X4   $0x03, Z2, (AX)(R14*1)
+	VBROADCASTF32X4 48(R15), Z2
+	VBROADCASTF32X4 32(R15), Z1
+	VBROADCASTF32X4 16(R15), Z0
+	VBROADCASTF32X4 (R15), Z11
+	VMULPS          Z11, Z3, Z11
+	VADDPS          Z11, Z4, Z4
+	SUBQ            $0x70, R15
+	SUBQ            $0x10, SI
+	SUBQ            $0x30, R12
+	SUBQ            $0x30, R14
+	JGE             envqbi3_cell
+	MOVQ            xBv+40(FP), AX
+	VMOVUPS         Z4, (AX)
+	MOVQ            carry+48(FP), AX
+	VMOVUPS         Z6, (AX)
+	VZEROUPPER
+	LDMXCSR         (SP)
+	RET
+
+// func bckEnvOut45QuadAVX512(dc *[4]*[4]float32, tf *[4]float32, q int, carry *[16]float32)
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, SSE
+TEXT ·bckEnvOut45QuadAVX512(SB), NOSPLIT, $8-32
+	STMXCSR (SP)
+	MOVL    (SP), AX
+	ORL     $0x00008040, AX
+	MOVL    AX, 4(SP)
+	LDMXCSR 4(SP)
+	MOVQ    dc+0(FP), AX
+	MOVQ    (AX), CX
+	MOVQ    8(AX), DX
+	MOVQ    16(AX), BX
+	MOVQ    24(AX), AX
+	MOVQ    tf+8(FP), SI
+	MOVQ    q+16(FP), DI
+	IMUL3Q  $0x00000030, DI, R8
+	SUBQ    $0x30, R8
+	IMUL3Q  $0x00000080, DI, R9
+	ADDQ    SI, R9
+	SUBQ    $0x10, R9
+	MOVQ    carry+24(FP), R10
+	VMOVUPS (R10), Z0
+	MOVQ    $0x00000003, R12
+	VXORPS  Z4, Z4, Z4
+
+envqbo45_pass:
+	VPSRLDQ $0x04, Z0, Z0
+	MOVQ    R8, R10
+	MOVQ    R9, R11
+
+envqbo45_p4:
+	VBROADCASTF32X4 (R11), Z3
+	VMULPS          Z3, Z0, Z0
+	VCMPPS          $0x04, Z4, Z0, K3
+	KORTESTW        K3, K3
+	JZ              envqbo45_p5init
+	VMOVUPS         16(CX)(R10*1), X5
+	VINSERTF32X4    $0x01, 16(DX)(R10*1), Z5, Z5
+	VINSERTF32X4    $0x02, 16(BX)(R10*1), Z5, Z5
+	VINSERTF32X4    $0x03, 16(AX)(R10*1), Z5, Z5
+	VADDPS          Z0, Z5, Z3
+	VMOVUPS         X3, 16(CX)(R10*1)
+	VEXTRACTF32X4   $0x01, Z3, 16(DX)(R10*1)
+	VEXTRACTF32X4   $0x02, Z3, 16(BX)(R10*1)
+	VEXTRACTF32X4   $0x03, Z3, 16(AX)(R10*1)
+	SUBQ            $0x10, R11
+	SUBQ            $0x30, R10
+	JGE             envqbo45_p4
+	DECQ            R12
+	JNZ             envqbo45_pass
+
+envqbo45_p5init:
+	VMOVUPS      16(CX), X1
+	VINSERTF32X4 $0x01, 16(DX), Z1, Z1
+	VINSERTF32X4 $0x02, 16(BX), Z1, Z1
+	VINSERTF32X4 $0x03, 16(AX), Z1, Z1
+	VPSRLDQ      $0x04, Z1, Z1
+	MOVQ         R8, R10
+	IMUL3Q       $0x00000070, DI, DI
+	ADDQ         SI, DI
+	SUBQ         $0x70, DI
+
+envqbo45_p5:
+	VBROADCASTF32X4 64(DI), Z0
+	VMULPS          Z0, Z1, Z3
+	VMOVUPS         (CX)(R10*1), X2
+	VINSERTF32X4    $0x01, (DX)(R10*1), Z2, Z2
+	VINSERTF32X4    $0x02, (BX)(R10*1), Z2, Z2
+	VINSERTF32X4    $0x03, (AX)(R10*1), Z2, Z2
+	VADDPS          Z3, Z2, Z0
+	VMOVUPS         X0, (CX)(R10*1)
+	VEXTRACTF32X4   $0x01, Z0, (DX)(R10*1)
+	VEXTRACTF32X4   $0x02, Z0, (BX)(R10*1)
+	VEXTRACTF32X4   $0x03, Z0, (AX)(R10*1)
+	VMOVUPS         16(CX)(R10*1), X1
+	VINSERTF32X4    $0x01, 16(DX)(R10*1), Z1, Z1
+	VINSERTF32X4    $0x02, 16(BX)(R10*1), Z1, Z1
+	VINSERTF32X4    $0x03, 16(AX)(R10*1), Z1, Z1
+	SUBQ            $0x70, DI
+	SUBQ            $0x30, R10
+	JGE             envqbo45_p5
+	VZEROUPPER
+	LDMXCSR         (SP)
+	RET

@@ -44,3 +44,34 @@ func fwdRowQuadAVX512(dpp, dpc *[16]float32, tf *[4]float32, rf *[4]*[4]float32,
 func scaleRowQuadAVX512(dp *[16]float32, n int, inv *[16]float32) {
 	panic("fwdback: no AVX-512 kernels")
 }
+
+func fwdEnvPairAVX2(dc *[2]*[4]float32, tf *[4]float32, rf *[2]*[4]float32, q int, xB *[8]float32, all4 bool, xEv *[8]float32) {
+	panic("fwdback: no AVX2 kernels")
+}
+func bckEnvInPairAVX2(dc *[2]*[4]float32, tf *[4]float32, rf *[2]*[4]float32, q int, xBv *[8]float32) {
+	panic("fwdback: no AVX2 kernels")
+}
+func bckEnvOutPairAVX2(dc *[2]*[4]float32, tf *[4]float32, q int, xE *[8]float32) {
+	panic("fwdback: no AVX2 kernels")
+}
+func fwdEnvQuadAVX512(dc *[4]*[4]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xB *[16]float32, all4 bool, xEv *[16]float32) {
+	panic("fwdback: no AVX-512 kernels")
+}
+func bckEnvInQuadAVX512(dc *[4]*[4]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xBv *[16]float32) {
+	panic("fwdback: no AVX-512 kernels")
+}
+func bckEnvOutQuadAVX512(dc *[4]*[4]float32, tf *[4]float32, q int, xE *[16]float32) {
+	panic("fwdback: no AVX-512 kernels")
+}
+func bckEnvIn3PairAVX2(dc *[2]*[4]float32, tf *[4]float32, rf *[2]*[4]float32, q int, xE *[8]float32, xBv *[8]float32, carry *[8]float32) {
+	panic("fwdback: no AVX2 kernels")
+}
+func bckEnvOut45PairAVX2(dc *[2]*[4]float32, tf *[4]float32, q int, carry *[8]float32) {
+	panic("fwdback: no AVX2 kernels")
+}
+func bckEnvIn3QuadAVX512(dc *[4]*[4]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xE *[16]float32, xBv *[16]float32, carry *[16]float32) {
+	panic("fwdback: no AVX-512 kernels")
+}
+func bckEnvOut45QuadAVX512(dc *[4]*[4]float32, tf *[4]float32, q int, carry *[16]float32) {
+	panic("fwdback: no AVX-512 kernels")
+}

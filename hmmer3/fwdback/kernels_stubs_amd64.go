@@ -66,3 +66,53 @@ func bckRowIn3AVX2(dpp *[4]float32, dpc *[4]float32, tw *[4]float32, dd *[4]floa
 //
 //go:noescape
 func bckRowOut45AVX2(dpc *[4]float32, tw *[4]float32, dd *[4]float32, q int, xE float32, carry *[4]float32)
+
+// fwdEnvPairAVX2 computes Forward row i of each part's target into its full matrix (dc[j] at row i, row i-1 just before): fwdRowSSE per 128-bit part, its match odds at rf[j].
+//
+//go:noescape
+func fwdEnvPairAVX2(dc *[2]*[4]float32, tf *[4]float32, rf *[2]*[4]float32, q int, xB *[8]float32, all4 bool, xEv *[8]float32)
+
+// bckEnvInPairAVX2 is phase 1 of Backward row i of each part's target in its full matrix (dc[j] at row i, row i+1 just after): bckRowInSSE per 128-bit part, its match odds at rf[j].
+//
+//go:noescape
+func bckEnvInPairAVX2(dc *[2]*[4]float32, tf *[4]float32, rf *[2]*[4]float32, q int, xBv *[8]float32)
+
+// bckEnvOutPairAVX2 is phases 3 to 5 of Backward row i of each part's target in its full matrix: bckRowOutSSE per 128-bit part, with that part's E value.
+//
+//go:noescape
+func bckEnvOutPairAVX2(dc *[2]*[4]float32, tf *[4]float32, q int, xE *[8]float32)
+
+// bckEnvIn3PairAVX2 is bckEnvInPairAVX2 with phase 3 of the row in the same sweep, for each part's E value (splatted) in xE; phase 3's last carry goes to carry (bckEnvOut45PairAVX2).
+//
+//go:noescape
+func bckEnvIn3PairAVX2(dc *[2]*[4]float32, tf *[4]float32, rf *[2]*[4]float32, q int, xE *[8]float32, xBv *[8]float32, carry *[8]float32)
+
+// bckEnvOut45PairAVX2 is bckEnvOutPairAVX2's phases 4 and 5, from the carry phase 3 left (bckEnvIn3PairAVX2).
+//
+//go:noescape
+func bckEnvOut45PairAVX2(dc *[2]*[4]float32, tf *[4]float32, q int, carry *[8]float32)
+
+// fwdEnvQuadAVX512 computes Forward row i of each part's target into its full matrix (dc[j] at row i, row i-1 just before): fwdRowSSE per 128-bit part, its match odds at rf[j].
+//
+//go:noescape
+func fwdEnvQuadAVX512(dc *[4]*[4]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xB *[16]float32, all4 bool, xEv *[16]float32)
+
+// bckEnvInQuadAVX512 is phase 1 of Backward row i of each part's target in its full matrix (dc[j] at row i, row i+1 just after): bckRowInSSE per 128-bit part, its match odds at rf[j].
+//
+//go:noescape
+func bckEnvInQuadAVX512(dc *[4]*[4]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xBv *[16]float32)
+
+// bckEnvOutQuadAVX512 is phases 3 to 5 of Backward row i of each part's target in its full matrix: bckRowOutSSE per 128-bit part, with that part's E value.
+//
+//go:noescape
+func bckEnvOutQuadAVX512(dc *[4]*[4]float32, tf *[4]float32, q int, xE *[16]float32)
+
+// bckEnvIn3QuadAVX512 is bckEnvInQuadAVX512 with phase 3 of the row in the same sweep, for each part's E value (splatted) in xE; phase 3's last carry goes to carry (bckEnvOut45QuadAVX512).
+//
+//go:noescape
+func bckEnvIn3QuadAVX512(dc *[4]*[4]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xE *[16]float32, xBv *[16]float32, carry *[16]float32)
+
+// bckEnvOut45QuadAVX512 is bckEnvOutQuadAVX512's phases 4 and 5, from the carry phase 3 left (bckEnvIn3QuadAVX512).
+//
+//go:noescape
+func bckEnvOut45QuadAVX512(dc *[4]*[4]float32, tf *[4]float32, q int, carry *[16]float32)

@@ -280,23 +280,33 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	if err != nil {
 		return nil, nil, err
 	}
+	// Domain definition in groups of neighbours in database order, whose
+	// envelopes are rescored together (worker.defineAll).
+	var survivors []int
+	for i, ok := range passFwd {
+		if ok {
+			survivors = append(survivors, i)
+		}
+	}
+	size := defineGroupSize(len(survivors), ncpu)
+	lead, group := make([]bool, n), make([][]int, n)
+	for k := 0; k < len(survivors); k += size {
+		lead[survivors[k]], group[survivors[k]] = true, survivors[k:min(k+size, len(survivors))]
+	}
 	found := make([]*hits.Hit, n)
-	err = forEach(passFwd, func(w *worker, i int) (err error) {
-		sq, nullsc := seqs[i], st[i].nullsc
-		if parsers == nil {
-			// Forward again, for its whole matrix: few targets get here.
-			if _, err := w.forward(sq.Dsq); err != nil {
-				return err
+	err = forEach(lead, func(w *worker, i int) error {
+		ts := make([]defTarget, len(group[i]))
+		for k, j := range group[i] {
+			ts[k] = defTarget{sq: seqs[j], idx: dbIndex(j), nullsc: st[j].nullsc, fwdsc: fwdsc[j]}
+			if parsers != nil {
+				p := &parsers[j]
+				ts[k].fwd, ts[k].bck, ts[k].err = p.Fwd, p.Bck, p.Err
 			}
-			found[i], err = w.domains(sq, dbIndex(i), nullsc, fwdsc[i])
-			return err
 		}
-		p := &parsers[i]
-		if p.Err != nil {
-			return p.Err
+		err := w.defineAll(ts)
+		for k, j := range group[i] {
+			found[j] = ts[k].hit
 		}
-		w.om.ReconfigLength(len(sq.Dsq))
-		found[i], err = w.define(sq, dbIndex(i), nullsc, fwdsc[i], p.Fwd, p.Bck)
 		return err
 	})
 	if err != nil {
@@ -318,6 +328,14 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		stats.StageTime = wall
 	}
 	return list, stats, nil
+}
+
+// defineGroupSize is how many Forward survivors of the staged search a
+// worker defines at once: enough that most groups hold several
+// envelopes to rescore together, few enough that every worker gets
+// about eight groups (from 2 to 16 targets).
+func defineGroupSize(survivors, workers int) int {
+	return max(2, min(16, survivors/(8*workers)))
 }
 
 // gumbelFloor returns a score below which easel.GumbelSurv(x, mu, lambda)

@@ -48,6 +48,9 @@ type worker struct {
 	// Forward filter, which scores them in groups of neighbours in length
 	// (forwardGroup): a batch alone has about one survivor.
 	pending []candidate
+	// defineGroup's targets between domaindef.Prepare and Finish.
+	defs     []defTarget
+	prepared []*domaindef.Pending
 
 	scratch *scratch // where oxf, oxb, pair and def came from
 }
@@ -206,27 +209,82 @@ func (w *worker) flush() ([]*hits.Hit, error) {
 		k += n
 	}
 	lap(hits.StageFwd)
-	var found []*hits.Hit
+	w.defs = w.defs[:0]
 	for k := range pending {
 		c := &pending[k]
-		if !w.passesForward(w.fwdsc[k], c.filtersc) {
-			continue
+		if w.passesForward(w.fwdsc[k], c.filtersc) {
+			w.defs = append(w.defs, defTarget{sq: c.sq, idx: c.idx, nullsc: c.nullsc, fwdsc: w.fwdsc[k]})
 		}
-		// Forward again, for its whole matrix: few targets get here.
-		w.bg.SetLength(len(c.sq.Dsq))
-		if _, err := w.forward(c.sq.Dsq); err != nil {
-			return nil, err
-		}
-		h, err := w.domains(c.sq, c.idx, c.nullsc, w.fwdsc[k])
-		lap(hits.StageDomains)
-		if err != nil {
-			return nil, err
-		}
-		if h != nil {
-			found = append(found, h)
+	}
+	err := w.defineAll(w.defs)
+	lap(hits.StageDomains)
+	if err != nil {
+		return nil, err
+	}
+	var found []*hits.Hit
+	for _, d := range w.defs {
+		if d.hit != nil {
+			found = append(found, d.hit)
 		}
 	}
 	return found, nil
+}
+
+// defTarget is a target that passed the Forward filter, on its way
+// through domain definition and scoring (defineAll).
+type defTarget struct {
+	sq            *seqio.Sequence
+	idx           int64
+	nullsc, fwdsc float32
+	fwd, bck      *fwdback.Matrix // its parser matrices; nil: computed here
+	err           error           // the parsers' error
+	p             *domaindef.Pending
+	hit           *hits.Hit // the result: nil when none is reportable
+}
+
+// defineAll runs domain definition and scoring on ts, their envelopes
+// rescored together (domaindef.Rescore), and sets each one's hit. Its
+// error is the first one that running the targets one after another
+// would meet.
+func (w *worker) defineAll(ts []defTarget) error {
+	w.prepared = w.prepared[:0]
+	var stop error
+	for k := range ts {
+		t := &ts[k]
+		fwd, bck := t.fwd, t.bck
+		switch {
+		case t.err != nil:
+			stop = t.err
+		case fwd == nil:
+			// Forward again, for its whole matrix: few targets get here.
+			w.bg.SetLength(len(t.sq.Dsq))
+			if _, stop = w.forward(t.sq.Dsq); stop == nil {
+				_, stop = fwdback.Backward(t.sq.Dsq, &w.om, w.oxf, w.oxb, false)
+			}
+			fwd, bck = w.oxf, w.oxb
+		default:
+			w.om.ReconfigLength(len(t.sq.Dsq))
+		}
+		if stop != nil {
+			ts = ts[:k]
+			break
+		}
+		t.p = w.def.Prepare(t.sq.Dsq, &w.om, fwd, bck)
+		w.prepared = append(w.prepared, t.p)
+	}
+	w.def.Rescore(w.prepared)
+	for k := range ts {
+		t := &ts[k]
+		res, err := w.def.Finish(t.p)
+		if err != nil {
+			return err
+		}
+		if res.NRegions == 0 || res.NEnvelopes == 0 || len(res.Domains) == 0 {
+			continue
+		}
+		t.hit = w.score(t.sq, t.idx, t.nullsc, t.fwdsc, res)
+	}
+	return stop
 }
 
 // stopwatch returns a function that adds the time since its last call

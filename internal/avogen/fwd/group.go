@@ -174,9 +174,9 @@ func (g groupRow) emit() {
 		CMPQ(off, n)
 	}
 	if g.parts == 2 {
-		g.passesVectorMask(dcv, tmp, zero, d, off, tp, dd, passes, step)
+		g.passesVectorMask(dcv, tmp, zero, dAt(d), off, tp, dd, passes, step)
 	} else {
-		g.passesOpmask(dcv, tmp, zero, d, off, tp, dd, passes, step)
+		g.passesOpmask(dcv, tmp, zero, dAt(d), off, tp, dd, passes, step)
 	}
 
 	Label(g.label("pass4"))
@@ -208,7 +208,7 @@ func (g groupRow) emit() {
 
 // passesVectorMask is the conditional D->D passes with the masks in
 // vector registers (AVX2). It ends by jumping to the sum.
-func (g groupRow) passesVectorMask(dcv, tmp, zero reg.VecVirtual, d Mem, off, tp, dd, passes reg.GPVirtual, step func()) {
+func (g groupRow) passesVectorMask(dcv, tmp, zero reg.VecVirtual, d dCells, off, tp, dd, passes reg.GPVirtual, step func()) {
 	active := g.vec() // all-ones in the lanes of a half still making passes
 	VCMPPS(U8(0), zero, zero, active)
 	changed := g.vec()
@@ -220,11 +220,11 @@ func (g groupRow) passesVectorMask(dcv, tmp, zero reg.VecVirtual, d Mem, off, tp
 	XORQ(off, off)
 	MOVQ(dd, tp)
 	Label(g.label("ddn"))
-	old := g.load(d)
+	old := d.load(g)
 	VADDPS(old, dcv, tmp)
 	VCMPPS(U8(1), tmp, old, old) // old < tmp: the cell grew (false on NaN)
 	VORPS(old, changed, changed)
-	VMOVUPS(tmp, d)
+	d.store(tmp)
 	VMULPS(g.bcast(Mem{Base: tp}), dcv, dcv)
 	nz := g.vec()
 	VCMPPS(U8(4), zero, dcv, nz) // lanes != 0 (true for NaN)
@@ -244,7 +244,7 @@ func (g groupRow) passesVectorMask(dcv, tmp, zero reg.VecVirtual, d Mem, off, tp
 
 // passesOpmask is the conditional D->D passes with the masks in opmask
 // registers (AVX-512). It ends by jumping to the sum.
-func (g groupRow) passesOpmask(dcv, tmp, zero reg.VecVirtual, d Mem, off, tp, dd, passes reg.GPVirtual, step func()) {
+func (g groupRow) passesOpmask(dcv, tmp, zero reg.VecVirtual, d dCells, off, tp, dd, passes reg.GPVirtual, step func()) {
 	active, changed, cmp := reg.K1, reg.K2, reg.K3
 	KXNORW(active, active, active)
 	mask, parts := GP32(), GP32()
@@ -255,11 +255,11 @@ func (g groupRow) passesOpmask(dcv, tmp, zero reg.VecVirtual, d Mem, off, tp, dd
 	XORQ(off, off)
 	MOVQ(dd, tp)
 	Label(g.label("ddn"))
-	old := g.load(d)
+	old := d.load(g)
 	VADDPS(old, dcv, tmp)
 	VCMPPS(U8(1), tmp, old, cmp) // old < tmp: the cell grew (false on NaN)
 	KORW(cmp, changed, changed)
-	VMOVUPS(tmp, d)
+	d.store(tmp)
 	VMULPS(g.bcast(Mem{Base: tp}), dcv, dcv)
 	VCMPPS(U8(4), zero, dcv, cmp) // lanes != 0 (true for NaN)
 	KORTESTW(cmp, cmp)
@@ -287,6 +287,22 @@ func (g groupRow) passesOpmask(dcv, tmp, zero reg.VecVirtual, d Mem, off, tp, dd
 	TESTL(mask, mask)
 	JNZ(LabelRef(g.label("pass")))
 	JMP(LabelRef(g.label("sum")))
+}
+
+// dCells reads and writes the D cells of the current vector in the
+// conditional passes: one group vector (dAt) or one vector per target
+// (the envelope kernels, envgroup.go).
+type dCells struct {
+	load  func(g groupRow) reg.VecVirtual
+	store func(v reg.VecVirtual)
+}
+
+// dAt is dCells of the group vector at d.
+func dAt(d Mem) dCells {
+	return dCells{
+		load:  func(g groupRow) reg.VecVirtual { return g.load(d) },
+		store: func(v reg.VecVirtual) { VMOVUPS(v, d) },
+	}
 }
 
 // halfAny spreads "some lane of this half is set" over every lane of

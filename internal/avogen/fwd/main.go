@@ -43,6 +43,7 @@ func main() {
 	bckRowOut()
 	scaleRow()
 	wideMain()
+	envMain()
 	Generate()
 }
 
