@@ -1,9 +1,10 @@
 // viterbi.cu's additions to the CPU stand-in for CUDA
-// (internal/cudacpu/emu.h): int vector types, __viaddmax_s32 (wrapping,
-// as gpucheck verifies on the device) and __syncthreads_or.
+// (internal/cudacpu/emu.h, with dpx.h's wrapping __viaddmax_s32): int
+// vector types and __syncthreads_or.
 #pragma once
 
 #include "emu.h"
+#include "dpx.h"
 
 struct __attribute__((aligned(8))) int2 {
     int x, y;
@@ -11,12 +12,6 @@ struct __attribute__((aligned(8))) int2 {
 struct __attribute__((aligned(16))) int4 {
     int x, y, z, w;
 };
-
-static inline int __viaddmax_s32(int a, int b, int c)
-{
-    int s = (int)((unsigned)a + (unsigned)b);
-    return s > c ? s : c;
-}
 
 static inline int syncthreads_or_at(int pred, int site)
 {
