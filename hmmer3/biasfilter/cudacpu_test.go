@@ -72,7 +72,7 @@ func shimDriver(t *testing.T) string {
 		// compiler in place, so that go test's cache sees them change.
 		files := map[string]string{"bias_tables.h": tablesSource()}
 		for name, path := range map[string]string{"bias.cu": "bias.cu", "shim.h": "testdata/cudacpu/shim.h",
-			"driver.cc": "testdata/cudacpu/driver.cc", "emu.h": filepath.Join(root, "internal", "cudacpu", "emu.h")} {
+			"driver.cc": "testdata/cudacpu/driver.cc", "emu.h": filepath.Join(root, "internal", "cudacpu", "emu.h"), "driver.h": filepath.Join(root, "internal", "cudacpu", "driver.h")} {
 			b, err := os.ReadFile(path)
 			if err != nil {
 				shimErr = err

@@ -98,7 +98,7 @@ func buildShim(cc, root string, s gpuShape) (string, error) {
 	// cache sees them change.
 	files := map[string]string{"defs.h": s.defines(), "vit.cu": cudaSource, "vit16.cu": cuda16Source, "vit16p.cu": cuda16pSource}
 	for name, path := range map[string]string{"shim.h": "testdata/cudacpu/shim.h", "driver.cc": "testdata/cudacpu/driver.cc",
-		"emu.h": filepath.Join(root, "internal", "cudacpu", "emu.h"), "dpx.h": filepath.Join(root, "internal", "cudacpu", "dpx.h")} {
+		"emu.h": filepath.Join(root, "internal", "cudacpu", "emu.h"), "driver.h": filepath.Join(root, "internal", "cudacpu", "driver.h"), "dpx.h": filepath.Join(root, "internal", "cudacpu", "dpx.h")} {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return "", err

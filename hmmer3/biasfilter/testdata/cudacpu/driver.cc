@@ -10,28 +10,12 @@
 // block), then four arrays, each an int64 byte count and the bytes: par,
 // odds, residues, block table. Output: ntargets float32.
 #include "shim.h"
+#include "driver.h"
 
 #include "bias_tables.h"
 #include "bias.cu"
 
 #include <string>
-
-static void need(bool ok, const char* what)
-{
-    if (!ok) {
-        std::fprintf(stderr, "driver: %s\n", what);
-        std::exit(2);
-    }
-}
-
-static std::vector<unsigned char> array(FILE* f)
-{
-    long long n = 0;
-    need(std::fread(&n, 8, 1, f) == 1 && n >= 0, "array size");
-    std::vector<unsigned char> a((size_t)n + 64);  // room for a word read past the residues
-    need(std::fread(a.data(), 1, (size_t)n, f) == (size_t)n, "array bytes");
-    return a;
-}
 
 template <class T, class F>
 static void each(F fn)

@@ -10,26 +10,10 @@
 // with special rows, then Forward's rows, Backward's rows and ntargets
 // int32 own-scale flags (Backward runs after Forward, as on the GPU).
 #include "shim.h"
+#include "driver.h"
 
 #include "fwd.cu"
 #include "bwd.cu"
-
-static void need(bool ok, const char* what)
-{
-    if (!ok) {
-        std::fprintf(stderr, "driver: %s\n", what);
-        std::exit(2);
-    }
-}
-
-static std::vector<unsigned char> array(FILE* f)
-{
-    long long n = 0;
-    need(std::fread(&n, 8, 1, f) == 1 && n >= 0, "array size");
-    std::vector<unsigned char> a((size_t)n + 64);  // the kernel may read a word past the residues
-    need(std::fread(a.data(), 1, (size_t)n, f) == (size_t)n, "array bytes");
-    return a;
-}
 
 int main(int argc, char** argv)
 {

@@ -8,25 +8,9 @@
 // odds, residues, block table, loop/move pairs.
 // Output: targets float32 (final C), uint32 record count, the records.
 #include "shim.h"
+#include "driver.h"
 
 #include "fwd.cu"
-
-static void need(bool ok, const char* what)
-{
-    if (!ok) {
-        std::fprintf(stderr, "multi: %s\n", what);
-        std::exit(2);
-    }
-}
-
-static std::vector<unsigned char> array(FILE* f)
-{
-    long long n = 0;
-    need(std::fread(&n, 8, 1, f) == 1 && n >= 0, "array size");
-    std::vector<unsigned char> a((size_t)n + 64);  // the kernel may read a word past the residues
-    need(std::fread(a.data(), 1, (size_t)n, f) == (size_t)n, "array bytes");
-    return a;
-}
 
 int main(int argc, char** argv)
 {

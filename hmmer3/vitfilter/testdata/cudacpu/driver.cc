@@ -7,28 +7,12 @@
 // emissions, transitions, residues, block table, N/J moves. Output:
 // ntargets int32 results.
 #include "shim.h"
+#include "driver.h"
 
 #include "defs.h"  // the shape, written by the test
 #include "vit.cu"
 #include "vit16.cu"
 #include "vit16p.cu"
-
-static void need(bool ok, const char* what)
-{
-    if (!ok) {
-        std::fprintf(stderr, "driver: %s\n", what);
-        std::exit(2);
-    }
-}
-
-static std::vector<unsigned char> array(FILE* f)
-{
-    long long n = 0;
-    need(std::fread(&n, 8, 1, f) == 1 && n >= 0, "array size");
-    std::vector<unsigned char> a((size_t)n + 64);  // as the device buffers, a little slack
-    need(std::fread(a.data(), 1, (size_t)n, f) == (size_t)n, "array bytes");
-    return a;
-}
 
 int main(int argc, char** argv)
 {

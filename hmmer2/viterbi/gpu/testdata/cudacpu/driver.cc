@@ -6,26 +6,10 @@
 // A, transitions B, exit scores, emissions, special scores, residues,
 // block table. Output: ntargets int32 scores.
 #include "shim.h"
+#include "driver.h"
 
 #include "defs.h"  // the shape, written by the test (after the shim: it defines T)
 #include "viterbi.cu"
-
-static void need(bool ok, const char* what)
-{
-    if (!ok) {
-        std::fprintf(stderr, "driver: %s\n", what);
-        std::exit(2);
-    }
-}
-
-static std::vector<unsigned char> array(FILE* f)
-{
-    long long n = 0;
-    need(std::fread(&n, 8, 1, f) == 1 && n >= 0, "array size");
-    std::vector<unsigned char> a((size_t)n + 64);  // as the device buffers, a little slack
-    need(std::fread(a.data(), 1, (size_t)n, f) == (size_t)n, "array bytes");
-    return a;
-}
 
 int main(int argc, char** argv)
 {
