@@ -30,24 +30,23 @@ func Precompile(t nvrtc.Target) { nvrtc.Prefetch(packProgram(), t, nvrtc.Default
 const packBlockThreads = 256
 
 // devicePacker is a database's residues on the device: raw holds them
-// back to back, start and lens each target's offset and length. Its
+// back to back, start (on the host) each target's offset. Its
 // launches go on stream; the small buffers each layout's launch reads
 // (scratch) stay until the database is freed, since freeing device
 // memory waits for every stream of the device (a worker packs layouts
 // while other tasks' kernels run).
 type devicePacker struct {
-	kernels          *nvrtc.Kernels
-	raw, start, lens *cuda.Buffer
-	fn               *cuda.Function
-	stream           *cuda.Stream
-	mu               sync.Mutex
-	scratch          []*cuda.Buffer
+	kernels *nvrtc.Kernels
+	raw     *cuda.Buffer
+	start   []uint64
+	fn      *cuda.Function
+	stream  *cuda.Stream
+	mu      sync.Mutex
+	scratch []*cuda.Buffer
 }
 
 func (p *devicePacker) free() {
 	p.raw.Free()
-	p.start.Free()
-	p.lens.Free()
 	for _, b := range p.scratch {
 		b.Free()
 	}
@@ -118,35 +117,23 @@ func (db *DB) packer() (*devicePacker, error) {
 		return nil, err
 	}
 	n := len(db.Dsqs)
-	start, lens := make([]byte, 8*n), make([]byte, 4*n)
+	start := make([]uint64, n)
 	total := 0
 	for i, d := range db.Dsqs {
-		binary.LittleEndian.PutUint64(start[8*i:], uint64(total))
-		binary.LittleEndian.PutUint32(lens[4*i:], uint32(len(d)))
+		start[i] = uint64(total)
 		total += len(d)
 	}
 	raw := make([]byte, total)
 	ForChunks(n, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			copy(raw[binary.LittleEndian.Uint64(start[8*i:]):], db.Dsqs[i])
+			copy(raw[start[i]:], db.Dsqs[i])
 		}
 	})
-	p := &devicePacker{kernels: k, fn: fn}
+	p := &devicePacker{kernels: k, fn: fn, start: start}
 	if p.stream, err = db.ctx.NewStream(); err != nil {
 		return nil, err
 	}
 	if p.raw, err = upload(db.ctx, raw); err != nil {
-		p.stream.Destroy()
-		return nil, err
-	}
-	if p.start, err = upload(db.ctx, start); err != nil {
-		p.raw.Free()
-		p.stream.Destroy()
-		return nil, err
-	}
-	if p.lens, err = upload(db.ctx, lens); err != nil {
-		p.raw.Free()
-		p.start.Free()
 		p.stream.Destroy()
 		return nil, err
 	}
@@ -160,18 +147,25 @@ func (db *DB) packOnDevice(pl *layoutPlan) (*Device, error) {
 	if err != nil {
 		return nil, fmt.Errorf("packing the database on GPU %d: %w", db.ctx.Device().Ordinal, err)
 	}
-	order, offs := make([]byte, 4*len(pl.order)), make([]byte, 8*(pl.nb+1))
-	for k, i := range pl.order {
-		binary.LittleEndian.PutUint32(order[4*k:], uint32(i))
+	// Each entry's first residue in raw and its length, in layout order.
+	estart, elen, offs := make([]byte, 8*len(pl.order)), make([]byte, 4*len(pl.order)), make([]byte, 8*(pl.nb+1))
+	for k, e := range pl.order {
+		binary.LittleEndian.PutUint64(estart[8*k:], p.start[e.i]+uint64(e.off))
+		binary.LittleEndian.PutUint32(elen[4*k:], uint32(e.n))
 	}
 	for b, o := range pl.offs {
 		binary.LittleEndian.PutUint64(offs[8*b:], uint64(o))
 	}
-	ob, err := upload(db.ctx, order)
+	sb, err := upload(db.ctx, estart)
 	if err != nil {
 		return nil, err
 	}
-	p.keep(ob)
+	p.keep(sb)
+	lb, err := upload(db.ctx, elen)
+	if err != nil {
+		return nil, err
+	}
+	p.keep(lb)
 	bb, err := upload(db.ctx, offs)
 	if err != nil {
 		return nil, err
@@ -193,7 +187,7 @@ func (db *DB) packOnDevice(pl *layoutPlan) (*Device, error) {
 	}
 	if err == nil && pl.nb > 0 {
 		var a cuda.Args
-		a.Buffer(p.raw).Buffer(p.start).Buffer(p.lens).Buffer(ob).Buffer(bb).
+		a.Buffer(p.raw).Buffer(sb).Buffer(lb).Buffer(bb).
 			Uint32(uint32(pl.nb)).Uint32(uint32(pl.S)).Uint32(uint32(len(pl.order))).Buffer(res)
 		err = p.launch(db.ctx, min(pl.nb, 8*db.ctx.Device().Multiprocessors), &a)
 	}

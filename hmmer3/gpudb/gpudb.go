@@ -38,32 +38,48 @@ type Packed struct {
 
 // Pack lays out targets idx of dsqs for kernels with T threads per target.
 // Blocks are planned in one pass and filled in parallel.
-func Pack(dsqs [][]byte, idx []int, T int) *Packed { return packInto(nil, dsqs, idx, T) }
+func Pack(dsqs [][]byte, idx []int, T int) *Packed { return packInto(nil, dsqs, whole(dsqs, idx), T) }
 
-// layoutPlan is a layout without its residues: the targets longest
+// entry is one row of a layout: residues [off, off+n) of target i. A
+// plain layout has one entry per target, whole; a windowed layout
+// (window.go) several for a long target, all with its number.
+type entry struct{ i, off, n int }
+
+func (e entry) residues(dsqs [][]byte) []byte { return dsqs[e.i][e.off : e.off+e.n] }
+
+// whole is one entry per target of idx.
+func whole(dsqs [][]byte, idx []int) []entry {
+	es := make([]entry, len(idx))
+	for k, i := range idx {
+		es[k] = entry{i, 0, len(dsqs[i])}
+	}
+	return es
+}
+
+// layoutPlan is a layout without its residues: the entries longest
 // first, S to a block; offs[b], each block's first residue byte (offs[nb]
 // the total); and the block table.
 type layoutPlan struct {
 	S, nb int
-	order []int
+	order []entry
 	offs  []int
 	table []byte
 }
 
-func planLayout(dsqs [][]byte, idx []int, T int) *layoutPlan {
+func planLayout(entries []entry, T int) *layoutPlan {
 	S := 32 / T
-	order := append([]int(nil), idx...)
-	sort.SliceStable(order, func(a, b int) bool { return len(dsqs[order[a]]) > len(dsqs[order[b]]) })
+	order := append([]entry(nil), entries...)
+	sort.SliceStable(order, func(a, b int) bool { return order[a].n > order[b].n })
 	nb := (len(order) + S - 1) / S
 	pl := &layoutPlan{S: S, nb: nb, order: order, offs: make([]int, nb+1), table: make([]byte, nb*BlockBytes)}
 	for b := 0; b < nb; b++ {
-		maxLen := (len(dsqs[order[b*S]]) + 3) &^ 3
+		maxLen := (order[b*S].n + 3) &^ 3
 		pl.offs[b+1] = pl.offs[b] + maxLen*S
 		blk := pl.table[b*BlockBytes : (b+1)*BlockBytes]
 		group := pl.group(b)
-		for g, i := range group {
-			binary.LittleEndian.PutUint32(blk[4*g:], uint32(i))
-			binary.LittleEndian.PutUint32(blk[128+4*g:], uint32(len(dsqs[i])))
+		for g, e := range group {
+			binary.LittleEndian.PutUint32(blk[4*g:], uint32(e.i))
+			binary.LittleEndian.PutUint32(blk[128+4*g:], uint32(e.n))
 		}
 		binary.LittleEndian.PutUint32(blk[256:], uint32(maxLen))
 		binary.LittleEndian.PutUint32(blk[260:], uint32(len(group)))
@@ -72,13 +88,16 @@ func planLayout(dsqs [][]byte, idx []int, T int) *layoutPlan {
 	return pl
 }
 
-// group is block b's targets.
-func (pl *layoutPlan) group(b int) []int { return pl.order[b*pl.S : min(b*pl.S+pl.S, len(pl.order))] }
+// group is block b's entries.
+func (pl *layoutPlan) group(b int) []entry {
+	return pl.order[b*pl.S : min(b*pl.S+pl.S, len(pl.order))]
+}
 
-// packInto is Pack with the residues written into buf when it is large
-// enough. Every byte of the layout is written, so buf may hold anything.
-func packInto(buf []byte, dsqs [][]byte, idx []int, T int) *Packed {
-	pl := planLayout(dsqs, idx, T)
+// packInto is Pack of entries with the residues written into buf when it
+// is large enough. Every byte of the layout is written, so buf may hold
+// anything.
+func packInto(buf []byte, dsqs [][]byte, entries []entry, T int) *Packed {
+	pl := planLayout(entries, T)
 	p := &Packed{NBlocks: pl.nb, Table: pl.table}
 	if n := pl.offs[pl.nb]; cap(buf) >= n {
 		p.Res = buf[:n]
@@ -104,11 +123,11 @@ func packInto(buf []byte, dsqs [][]byte, idx []int, T int) *Packed {
 // 4r..4r+3 of each of the S slots. Rows are written in order, whole
 // words at a time (a copy call per four bytes cost more than the bytes),
 // and only the slots and rows a target does not cover are padded.
-func packResidues(body []byte, dsqs [][]byte, group []int, S int) {
+func packResidues(body []byte, dsqs [][]byte, group []entry, S int) {
 	const padWord = Pad * 0x01010101
 	rows := len(body) / S / 4
-	for g, i := range group {
-		d := dsqs[i]
+	for g, e := range group {
+		d := e.residues(dsqs)
 		full := len(d) / 4
 		r := 0
 		for ; r < full; r++ {
@@ -140,7 +159,7 @@ type DB struct {
 	// mu guards the layouts; each is made outside it, so that the queries
 	// in flight make the layouts of different shapes at once.
 	mu      sync.Mutex
-	layouts map[int]*layout
+	layouts map[layoutKey]*layout
 	// packMu guards onDevice and packBuf.
 	packMu sync.Mutex
 	// onDevice holds the residues for layouts packed on the device
@@ -151,6 +170,8 @@ type DB struct {
 	// and fresh memory for each cost more in page faults (taken by all
 	// cores at once) than the packing itself.
 	packBuf []byte
+	// maxLen caches MaxLen (-1: not yet known).
+	maxLen int
 }
 
 // layout is one shape's layout: ready when done is closed.
@@ -168,7 +189,7 @@ type Device struct {
 
 // New makes a database of dsqs for ctx; layouts are made on demand.
 func New(ctx *cuda.Context, dsqs [][]byte) *DB {
-	return &DB{ctx: ctx, Dsqs: dsqs, layouts: map[int]*layout{}}
+	return &DB{ctx: ctx, Dsqs: dsqs, layouts: map[layoutKey]*layout{}, maxLen: -1}
 }
 
 // Layout returns the T-threads-per-target layout of all targets, making
@@ -176,43 +197,53 @@ func New(ctx *cuda.Context, dsqs [][]byte) *DB {
 // every layout; see devicepack.go), or on the host with
 // HMMGO_GPUDB_PACK=host. Callers wanting the same shape wait for the one
 // making it; a failure is not kept (the next call tries again).
-func (db *DB) Layout(T int) (*Device, error) {
+func (db *DB) Layout(T int) (*Device, error) { return db.layoutFor(layoutKey{T: T}) }
+
+// layoutKey names a layout: T threads per target, and for a windowed
+// layout (window.go) the windows' step and overlap (0 for whole targets).
+type layoutKey struct{ T, step, overlap int }
+
+func (db *DB) layoutFor(key layoutKey) (*Device, error) {
 	db.mu.Lock()
-	if l := db.layouts[T]; l != nil {
+	if l := db.layouts[key]; l != nil {
 		db.mu.Unlock()
 		<-l.done
 		if l.err != nil {
-			return db.Layout(T)
+			return db.layoutFor(key)
 		}
 		return l.d, nil
 	}
 	l := &layout{done: make(chan struct{})}
-	db.layouts[T] = l
+	db.layouts[key] = l
 	db.mu.Unlock()
-	l.d, l.err = db.makeLayout(T)
+	l.d, l.err = db.makeLayout(key)
 	if l.err != nil {
 		db.mu.Lock()
-		delete(db.layouts, T)
+		delete(db.layouts, key)
 		db.mu.Unlock()
 	}
 	close(l.done)
 	return l.d, l.err
 }
 
-func (db *DB) makeLayout(T int) (*Device, error) {
+func (db *DB) makeLayout(key layoutKey) (*Device, error) {
 	defer Layouts.Held(time.Now())
 	all := make([]int, len(db.Dsqs))
 	for i := range all {
 		all[i] = i
 	}
+	entries := whole(db.Dsqs, all)
+	if key.step > 0 {
+		entries = windows(db.Dsqs, all, key.step, key.overlap)
+	}
 	if os.Getenv("HMMGO_GPUDB_PACK") == "host" {
 		db.packMu.Lock()
 		defer db.packMu.Unlock()
-		p := packInto(db.packBuf, db.Dsqs, all, T)
+		p := packInto(db.packBuf, db.Dsqs, entries, key.T)
 		db.packBuf = p.Res
 		return Upload(db.ctx, p)
 	}
-	return db.packOnDevice(planLayout(db.Dsqs, all, T))
+	return db.packOnDevice(planLayout(entries, key.T))
 }
 
 // Upload copies a packed layout to the device.
@@ -254,11 +285,11 @@ func (d *Device) Free() {
 func (db *DB) Free() {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	for T, l := range db.layouts {
+	for key, l := range db.layouts {
 		if l.d != nil {
 			l.d.Free()
 		}
-		delete(db.layouts, T)
+		delete(db.layouts, key)
 	}
 	db.packMu.Lock()
 	defer db.packMu.Unlock()

@@ -58,7 +58,7 @@ func TestPackMatchesDefinition(t *testing.T) {
 		for i := range junk {
 			junk[i] = byte(rng.IntN(256))
 		}
-		p := packInto(junk, dsqs, idx, T)
+		p := packInto(junk, dsqs, whole(dsqs, idx), T)
 		if &p.Res[0] != &junk[0] {
 			t.Fatalf("T=%d: the buffer was not used", T)
 		}
