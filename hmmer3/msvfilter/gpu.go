@@ -38,11 +38,21 @@ type GPU struct {
 	// ForceMSV sends every target through the full MSV program, to
 	// measure it; the results are then DPScore's, not Score's.
 	ForceMSV bool
+	// WindowStep sets the SSV pass's windows (window.go): 0 picks them
+	// from the database and the device, < 0 keeps targets whole, > 0 cuts
+	// every target longer than WindowStep plus the overlap. WindowScale
+	// (0: 1) scales the picked step, for benchmarks.
+	WindowStep  int
+	WindowScale float64
+	// SSVCopies sets the copies of SSV's profile in shared memory: 0
+	// picks, 1 one table, any other value one per target of a warp.
+	SSVCopies int
 }
 
 // gpuShape is one kernel specialisation: T threads per target, C nodes per
-// thread, KP residue codes (+1 padding), BLOCK threads per CUDA block.
-type gpuShape struct{ T, C, KP, Block int }
+// thread, KP residue codes (+1 padding), BLOCK threads per CUDA block,
+// Copies of SSV's profile in shared memory (1 or 32/T).
+type gpuShape struct{ T, C, KP, Block, Copies int }
 
 // NewGPU prepares the filter on a device context.
 func NewGPU(ctx *cuda.Context) *GPU {
@@ -55,6 +65,17 @@ func (s gpuShape) stride() int { return s.C/2 | 1 }
 
 func (s gpuShape) sharedBytes() int { return s.KP * s.T * s.stride() * 4 }
 
+// ssvSharedBytes is ssv_kernel's shared memory: with one copy per
+// target of a warp, rows padded to 32 words and each copy 32 words
+// longer (msv.cu: SSV_ROWW, SSV_COPYW).
+func (s gpuShape) ssvSharedBytes() int {
+	if s.Copies <= 1 {
+		return s.sharedBytes()
+	}
+	roww := (s.T*s.stride() + 31) &^ 31
+	return s.Copies * (s.KP*roww + 32) * 4
+}
+
 // shapeFor picks threads per target so that each thread holds at least a
 // dozen nodes (the per-row shuffle and residue fetch are amortised over
 // them), as CUDAMPF++ picks its S-lane kernels by model length.
@@ -65,7 +86,7 @@ func shapeFor(M, Kp int) gpuShape {
 	}
 	C := (M + T - 1) / T
 	C += C & 1
-	s := gpuShape{T: T, C: C, KP: Kp + 1, Block: 256}
+	s := gpuShape{T: T, C: C, KP: Kp + 1, Block: 256, Copies: 1}
 	if s.sharedBytes() > 96*1024 {
 		s.Block = 512 // one CUDA block per SM: give it more warps
 	}
@@ -76,9 +97,14 @@ func shapeFor(M, Kp int) gpuShape {
 func (s gpuShape) program() nvrtc.Program {
 	return nvrtc.Program{
 		Name:    "msv.cu",
-		Source:  fmt.Sprintf("#define T %d\n#define C %d\n#define KP %d\n#define BLOCK %d\n", s.T, s.C, s.KP, s.Block) + cudaSource,
+		Source:  s.defines() + cudaSource,
 		Options: []string{"-std=c++17"},
 	}
+}
+
+// defines are the kernels' compile-time parameters.
+func (s gpuShape) defines() string {
+	return fmt.Sprintf("#define T %d\n#define C %d\n#define KP %d\n#define BLOCK %d\n#define SSV_COPIES %d\n", s.T, s.C, s.KP, s.Block, s.Copies)
 }
 
 // Precompile starts compiling, in the background, the kernels that Scores
@@ -97,12 +123,12 @@ func (g *GPU) kernel(s gpuShape) (*nvrtc.Kernels, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"ssv_kernel", "msv_kernel"} {
+	for name, shared := range map[string]int{"ssv_kernel": s.ssvSharedBytes(), "msv_kernel": s.sharedBytes()} {
 		f, err := k.Function(name)
 		if err != nil {
 			return nil, err
 		}
-		if err := f.SetMaxDynamicSharedMemory(s.sharedBytes()); err != nil {
+		if err := f.SetMaxDynamicSharedMemory(shared); err != nil {
 			return nil, err
 		}
 	}
@@ -137,6 +163,12 @@ func profileWords(s gpuShape, Kp int, cell func(x, k int) int16, pad int16) []by
 func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float32) error {
 	dsqs := db.Dsqs
 	s := shapeFor(om.M, Kp)
+	switch {
+	case g.SSVCopies == 1:
+		s.Copies = 1
+	case g.SSVCopies != 0:
+		s.Copies = 32 / s.T
+	}
 	k, err := g.kernel(s)
 	if err != nil {
 		return err
@@ -153,7 +185,8 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 			rest = append(rest, i)
 		}
 	} else {
-		layout, err := db.Layout(s.T)
+		step, overlap := g.ssvWindows(s, om.M, db)
+		layout, err := db.WindowLayout(s.T, step, overlap)
 		if err != nil {
 			return err
 		}
@@ -195,7 +228,7 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 // ssvScores turns the SSV kernel's best diagonal of each target into its
 // score where SSV decides it, and returns the others, in database order,
 // for the full MSV program.
-func ssvScores(om *oprofile.MSVProfile, dsqs [][]byte, maxw []uint16, out []float32) []int {
+func ssvScores(om *oprofile.MSVProfile, dsqs [][]byte, maxw []uint32, out []float32) []int {
 	undecided := make([]bool, len(dsqs))
 	gpudb.ForChunks(len(dsqs), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -225,9 +258,10 @@ func ssvScores(om *oprofile.MSVProfile, dsqs [][]byte, maxw []uint16, out []floa
 }
 
 // launch runs one kernel over a resident layout (or subset, copied to the
-// launch's lane) and returns its 16-bit result per target (n targets,
-// database numbering).
-func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, layout *gpudb.Device, subset *gpudb.Packed, n int, tjbm []byte, scalars ...int32) ([]uint16, error) {
+// launch's lane) and returns its result per target (n targets, database
+// numbering): ssv_kernel's 32-bit maxima (into a zeroed buffer: windows
+// of one target meet there), msv_kernel's 16-bit scores.
+func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, layout *gpudb.Device, subset *gpudb.Packed, n int, tjbm []byte, scalars ...int32) ([]uint32, error) {
 	ln, err := g.lanes.Take()
 	if err != nil {
 		return nil, err
@@ -247,7 +281,14 @@ func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, lay
 	if err != nil {
 		return nil, err
 	}
-	bo, err := ln.Bufs.Get("out", 2*n)
+	width, shared := 2, s.sharedBytes()
+	var bo *cuda.Buffer
+	if name == "ssv_kernel" {
+		width, shared = 4, s.ssvSharedBytes()
+		bo, err = ln.Zero("ssv.out", 4*n)
+	} else {
+		bo, err = ln.Bufs.Get("out", 2*n)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -265,10 +306,10 @@ func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, lay
 	if err != nil {
 		return nil, err
 	}
-	grid := gpudb.PersistentGrid(g.ctx, s.Block, s.sharedBytes())
-	raw := make([]byte, 2*n)
+	grid := gpudb.PersistentGrid(g.ctx, s.Block, shared)
+	raw := make([]byte, width*n)
 	d, err := ln.Run(func(st *cuda.Stream) error {
-		return f.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: s.Block}, SharedMem: s.sharedBytes(), Stream: st}, &a)
+		return f.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: s.Block}, SharedMem: shared, Stream: st}, &a)
 	}, bo, raw)
 	if err != nil {
 		return nil, fmt.Errorf("msv filter on GPU %d: %w", g.ctx.Device().Ordinal, err)
@@ -276,9 +317,13 @@ func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, lay
 	g.mu.Lock()
 	g.KernelTime += d
 	g.mu.Unlock()
-	outv := make([]uint16, n)
+	outv := make([]uint32, n)
 	for i := range outv {
-		outv[i] = binary.LittleEndian.Uint16(raw[2*i:])
+		if width == 4 {
+			outv[i] = binary.LittleEndian.Uint32(raw[4*i:])
+		} else {
+			outv[i] = uint32(binary.LittleEndian.Uint16(raw[2*i:]))
+		}
 	}
 	return outv, nil
 }

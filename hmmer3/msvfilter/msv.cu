@@ -10,7 +10,8 @@
 // Compile-time parameters (#defines the host prepends): T threads per
 // sequence (power of two, 1..32), C nodes per thread (even), KP residue
 // codes plus one padding code (KP-1) that ends every diagonal, BLOCK
-// threads per CUDA block.
+// threads per CUDA block, SSV_COPIES copies of SSV's profile in shared
+// memory (1 or 32/T; see below).
 //
 // Arithmetic. SSV cells are kept as w = v+128 of HMMER's signed SSV cell
 // v: w' = max(w + s, 0) with s = bias - cost. HMMER's overflow test is
@@ -24,6 +25,12 @@
 #define ROWW (T * STRIDE)      // words per residue code
 
 typedef unsigned int u32;
+
+// The profile's shared memory (the CPU shim names its own).
+#ifndef SHARED_BASE
+extern __shared__ __align__(16) unsigned char msv_smem[];
+#define SHARED_BASE msv_smem
+#endif
 
 // All cells here are >= 0, so the relu form of the two-way DPX max is a
 // plain max.
@@ -50,18 +57,43 @@ __device__ __forceinline__ int hmax16(u32 v) {
     return a > b ? a : b;
 }
 
+// SSV's profile in shared memory. With SSV_COPIES = 1 one table, rows of
+// ROWW words: the S groups of a warp read the rows of their own residues,
+// and rows x and x + 32/T start on the same bank, so groups can collide
+// (a bank conflict replays the load). With SSV_COPIES = S each group
+// reads a copy of its own, rows padded to a multiple of 32 words and
+// copy g shifted by g*T*STRIDE words: lane (g, t) then reads bank
+// STRIDE*(g*T + t) + j (mod 32) whatever the residue, 32 different
+// banks, at S times the shared memory.
+#if SSV_COPIES > 1
+#define SSV_ROWW ((ROWW + 31) & ~31)
+#define SSV_COPYW (KP * SSV_ROWW + 32)
+#else
+#define SSV_ROWW ROWW
+#define SSV_COPYW (KP * ROWW)
+#endif
+
+// SSV: each target's best diagonal cell, max'd into out (zeroed by the
+// host) with atomicMax, so that a layout may hold a long target as
+// several windows (gpudb/window.go: the max over windows that overlap by
+// at least M-1 residues is the target's own; the argument is there).
 extern "C" __global__ void __launch_bounds__(BLOCK)
 ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
            const Block* __restrict__ blocks, int nblocks, unsigned int* next,
-           unsigned short* __restrict__ out)
+           unsigned int* __restrict__ out)
 {
-    extern __shared__ u32 sprof[];
-    for (int i = threadIdx.x; i < KP * ROWW; i += blockDim.x) sprof[i] = prof[i];
+    u32* sprof = (u32*)SHARED_BASE;
+    for (int i = threadIdx.x; i < SSV_COPIES * KP * ROWW; i += blockDim.x) {
+        int copy = i / (KP * ROWW), r = i % (KP * ROWW);
+        int shift = SSV_COPIES > 1 ? (copy * T * STRIDE) % 32 : 0;
+        sprof[copy * SSV_COPYW + shift + (r / ROWW) * SSV_ROWW + r % ROWW] = prof[r];
+    }
     __syncthreads();
 
     const int lane = threadIdx.x & 31;
     const int g = lane / T, t = lane % T;
-    const u32* myprof = sprof + t * STRIDE;
+    const int copy = SSV_COPIES > 1 ? g : 0;
+    const u32* myprof = sprof + copy * SSV_COPYW + (SSV_COPIES > 1 ? (copy * T * STRIDE) % 32 : 0) + t * STRIDE;
 
     for (;;) {
         int b = 0;
@@ -71,6 +103,7 @@ ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
         const Block* blk = &blocks[b];
         const int S = 32 / T;
         const bool active = g < blk->nseq;
+        const int maxLen = blk->maxLen;
         const u32* words = (const u32*)(res + blk->off);
 
         u32 w[NW];
@@ -78,17 +111,24 @@ ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
         for (int j = 0; j < NW; j++) w[j] = 0;
         u32 xE = 0;
 
-        for (int i = 0; i < blk->maxLen; i += 4) {
-            u32 four = active ? words[(i / 4) * S + g] : 0xffffffffu;
+        // The next four residues are fetched while this four's rows run:
+        // a warp's rows depend on each other, so a load issued only when
+        // needed costs its whole latency every fourth row.
+        u32 four = active && maxLen > 0 ? words[g] : 0xffffffffu;
+        for (int i = 0; i < maxLen; i += 4) {
+            u32 ahead = active && i + 4 < maxLen ? words[(i / 4 + 1) * S + g] : 0xffffffffu;
 #pragma unroll
             for (int r = 0; r < 4; r++) {
                 int x = (four >> (8 * r)) & 0xff;
                 if (x >= KP) x = KP - 1;
-                const u32* s = myprof + x * ROWW;
+                const u32* s = myprof + x * SSV_ROWW;
                 // The cell of node k-1 in the previous row: last node of the
                 // previous thread for our first node; 0 (begin) for thread 0.
-                u32 carry = __shfl_up_sync(0xffffffffu, w[NW - 1], 1, T);
-                if (t == 0) carry = 0;
+                u32 carry = 0;
+                if (T > 1) {
+                    carry = __shfl_up_sync(0xffffffffu, w[NW - 1], 1, T);
+                    if (t == 0) carry = 0;
+                }
 #pragma unroll
                 for (int j = NW - 1; j >= 0; j--) {
                     u32 prev = (j > 0) ? w[j - 1] : carry;
@@ -98,10 +138,11 @@ ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
                 for (int j = 0; j + 1 < NW; j += 2) xE = __vimax3_s16x2(xE, w[j], w[j + 1]);
                 if (NW & 1) xE = __vimax_s16x2_relu(xE, w[NW - 1]);
             }
+            four = ahead;
         }
         int m = hmax16(xE);
         for (int o = T / 2; o > 0; o /= 2) m = max(m, __shfl_down_sync(0xffffffffu, m, o, T));
-        if (t == 0 && active) out[blk->seq[g]] = (unsigned short)min(m, 0xffff);
+        if (t == 0 && active) atomicMax(&out[blk->seq[g]], (unsigned int)m);
     }
 }
 
@@ -114,7 +155,7 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
            int bias, int base, int tec, const int* __restrict__ tjbm,
            unsigned short* __restrict__ out)
 {
-    extern __shared__ u32 sprof[];
+    u32* sprof = (u32*)SHARED_BASE;
     for (int i = threadIdx.x; i < KP * ROWW; i += blockDim.x) sprof[i] = prof[i];
     __syncthreads();
 

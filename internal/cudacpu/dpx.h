@@ -42,6 +42,10 @@ static inline unsigned __viaddmax_s16x2(unsigned a, unsigned b, unsigned c)
 {
     return halves(a, b, c, [](int x, int y, int z) { return std::max(wrap16(x + y), z); });
 }
+static inline unsigned __viaddmin_s16x2(unsigned a, unsigned b, unsigned c)
+{
+    return halves(a, b, c, [](int x, int y, int z) { return std::min(wrap16(x + y), z); });
+}
 static inline unsigned __viaddmax_s16x2_relu(unsigned a, unsigned b, unsigned c)
 {
     return halves(a, b, c, [](int x, int y, int z) { return std::max(std::max(wrap16(x + y), z), 0); });

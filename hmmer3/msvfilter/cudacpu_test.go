@@ -1,0 +1,272 @@
+package msvfilter
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/hmmgo/hmmgo/alphabet"
+	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
+	"github.com/hmmgo/hmmgo/internal/testmodels"
+	"github.com/hmmgo/hmmgo/internal/testutil"
+)
+
+// These tests run msv.cu itself on the CPU: testdata/cudacpu/shim.h with
+// internal/cudacpu/emu.h stands in for the CUDA built-ins (each GPU
+// thread a coroutine, shuffles exchanged between them, DPX 16x2 adds
+// wrapping as on the device), fed through the same packing and profile
+// words as gpu.go. NVRTC and the device itself are gpu_test.go's.
+
+var shimDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shimDir != "" {
+		os.RemoveAll(shimDir)
+	}
+	os.Exit(code)
+}
+
+var shimBuilds struct {
+	sync.Mutex
+	m map[gpuShape]*shimBuild
+}
+
+type shimBuild struct {
+	once sync.Once
+	exe  string
+	err  error
+}
+
+// shimExe compiles msv.cu for shape s once per test binary, or skips.
+func shimExe(t *testing.T, s gpuShape) string {
+	t.Helper()
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the CUDA emulator switches x86-64 stacks; skipped on " + runtime.GOARCH)
+	}
+	var cc string
+	for _, c := range []string{"c++", "g++", "clang++"} {
+		if p, err := exec.LookPath(c); err == nil {
+			cc = p
+			break
+		}
+	}
+	if cc == "" {
+		t.Skip("no C++ compiler: msv.cu not run on the CPU")
+	}
+	root := testutil.RepoRoot(t)
+	shimBuilds.Lock()
+	if shimBuilds.m == nil {
+		shimBuilds.m = map[gpuShape]*shimBuild{}
+		d, err := os.MkdirTemp("", "msvcpu")
+		if err != nil {
+			shimBuilds.Unlock()
+			t.Fatal(err)
+		}
+		shimDir = d
+	}
+	b := shimBuilds.m[s]
+	if b == nil {
+		b = &shimBuild{}
+		shimBuilds.m[s] = b
+	}
+	shimBuilds.Unlock()
+	b.once.Do(func() { b.exe, b.err = buildShim(cc, root, s) })
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.exe
+}
+
+func buildShim(cc, root string, s gpuShape) (string, error) {
+	dir, err := os.MkdirTemp(shimDir, "shape")
+	if err != nil {
+		return "", err
+	}
+	// The sources are copied through this process so that go test's
+	// cache sees them change.
+	files := map[string]string{"defs.h": s.defines(), "msv.cu": cudaSource}
+	for name, path := range map[string]string{"shim.h": "testdata/cudacpu/shim.h", "driver.cc": "testdata/cudacpu/driver.cc",
+		"emu.h": filepath.Join(root, "internal", "cudacpu", "emu.h"), "driver.h": filepath.Join(root, "internal", "cudacpu", "driver.h"),
+		"dpx.h": filepath.Join(root, "internal", "cudacpu", "dpx.h")} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return "", err
+		}
+		files[name] = string(b)
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			return "", err
+		}
+	}
+	exe := filepath.Join(dir, "msvcpu")
+	cmd := exec.Command(cc, "-std=c++17", "-O1", "-fwrapv", "-I", dir, "-o", exe, filepath.Join(dir, "driver.cc"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("compiling msv.cu with the CPU shim (%+v): %v\n%s", s, err, out)
+	}
+	return exe, nil
+}
+
+// shimSSV runs ssv_kernel over a packed layout and returns its raw
+// maxima, indexed as the n targets.
+func shimSSV(t *testing.T, s gpuShape, om *oprofile.MSVProfile, Kp int, packed *gpudb.Packed, n int) []uint32 {
+	t.Helper()
+	bias := int16(om.Bias)
+	prof := profileWords(s, Kp, func(x, node int) int16 {
+		if node > om.M {
+			return bias - 255
+		}
+		return bias - int16(om.RBV[x][node])
+	}, -32767)
+	var in bytes.Buffer
+	binary.Write(&in, binary.LittleEndian, []int32{0, int32(packed.NBlocks), int32(n), 2, int32(s.ssvSharedBytes()), 0, 0, 0})
+	for _, a := range [][]byte{prof, packed.Res, packed.Table, nil} {
+		binary.Write(&in, binary.LittleEndian, int64(len(a)))
+		in.Write(a)
+	}
+	dir := t.TempDir()
+	inPath, outPath := filepath.Join(dir, "in"), filepath.Join(dir, "out")
+	if err := os.WriteFile(inPath, in.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(shimExe(t, s), inPath, outPath).CombinedOutput(); err != nil {
+		t.Fatalf("ssv_kernel on the CPU (%+v): %v\n%s", s, err, out)
+	}
+	raw, err := os.ReadFile(outPath)
+	if err != nil || len(raw) != 4*n {
+		t.Fatalf("kernel output: %d bytes for %d targets (%v)", len(raw), n, err)
+	}
+	got := make([]uint32, n)
+	for i := range got {
+		got[i] = binary.LittleEndian.Uint32(raw[4*i:])
+	}
+	return got
+}
+
+// ssvMaxW is what ssv_kernel computes, in plain integers: the best
+// diagonal segment sum of bias - cost, clipped at 0.
+func ssvMaxW(dsq []byte, om *oprofile.MSVProfile) uint32 {
+	prev, cur := make([]int, om.M+1), make([]int, om.M+1)
+	best := 0
+	for _, x := range dsq {
+		for k := 1; k <= om.M; k++ {
+			cur[k] = max(prev[k-1]+int(om.Bias)-int(om.RBV[x][k]), 0)
+			best = max(best, cur[k])
+		}
+		prev, cur = cur, prev
+	}
+	return uint32(best)
+}
+
+// consensus is the residue of node k's lowest cost.
+func consensus(om *oprofile.MSVProfile, k int) byte {
+	best := 0
+	for x := 1; x < 20; x++ {
+		if om.RBV[x][k] < om.RBV[best][k] {
+			best = x
+		}
+	}
+	return byte(best)
+}
+
+// TestSSVWindowsOnCPU runs ssv_kernel over windowed layouts of targets
+// far longer than the windows, with lengths on and around the window
+// boundaries, for models of 1 to 200 nodes (every T up to 16), with one
+// profile table and with a copy per target of a warp: every target's
+// maximum must equal the whole target's (the plain-integer reference),
+// and the scores SSV decides, with DPScore for the rest, must be Score's
+// bit for bit.
+func TestSSVWindowsOnCPU(t *testing.T) {
+	amino := alphabet.New(alphabet.Amino)
+	// Both ends of every T's range (shapeFor: T = 1 below 24 nodes, 2
+	// below 48, ...), where the overlap is the bucket's.
+	Ms := []int{1, 10, 23, 24, 47, 61, 95, 130, 191, 200}
+	if testing.Short() {
+		Ms = []int{1, 24, 61, 200}
+	}
+	for n, M := range Ms {
+		t.Run(fmt.Sprint("M=", M), func(t *testing.T) {
+			t.Parallel()
+			ssvWindowsOnCPU(t, rand.New(rand.NewSource(int64(11+n))), amino, n%2 == 0, M)
+		})
+	}
+}
+
+// ssvWindowsOnCPU is one model of TestSSVWindowsOnCPU: a random byte
+// profile with the extreme costs (extremes) or a random HMM's.
+func ssvWindowsOnCPU(t *testing.T, rng *rand.Rand, amino *alphabet.Alphabet, extremes bool, M int) {
+	Kp := amino.Kp
+	var om *oprofile.MSVProfile
+	if extremes {
+		om = randomProfile(rng, M, Kp)
+	} else {
+		h := testmodels.RandomHMM(rng, amino, M)
+		o := oprofile.Convert(profile.Config(h, profile.NewBackground(amino), 100), h)
+		om = &o.MSV
+	}
+	s := shapeFor(M, Kp)
+	overlap := windowOverlap(s.T, M)
+	step := 17 + rng.Intn(60)
+	var dsqs [][]byte
+	for _, L := range []int{0, 1, 2, 3, 5, step, step + overlap - 1, step + overlap, step + overlap + 1,
+		2*step - 1, 2*step + overlap, 3*step + overlap + 1, 5*step - 1, 5 * step, 5*step + 1, 7*step + 3, 1000 + rng.Intn(500)} {
+		d := make([]byte, L)
+		for i := range d {
+			d[i] = byte(rng.Intn(20))
+			if rng.Intn(50) == 0 {
+				d[i] = byte(rng.Intn(Kp))
+			}
+		}
+		dsqs = append(dsqs, d)
+	}
+	// Best-scoring full-length diagonals ending on and next to
+	// window starts, where too short an overlap would cut them.
+	for _, d := range dsqs[len(dsqs)-5:] {
+		for a := step; a+1 < len(d); a += step {
+			end := a + rng.Intn(3) - 1
+			for k := M; k >= 1 && end-(M-k) >= 0; k-- {
+				d[end-(M-k)] = consensus(om, k)
+			}
+		}
+	}
+	idx := make([]int, len(dsqs))
+	for i := range idx {
+		idx[i] = i
+	}
+	for _, copies := range []int{1, 32 / s.T} {
+		s.Copies = copies
+		got := shimSSV(t, s, om, Kp, gpudb.PackWindows(dsqs, idx, s.T, step, overlap), len(dsqs))
+		bad := 0
+		for i, d := range dsqs {
+			if want := ssvMaxW(d, om); got[i] != want {
+				if bad++; bad <= 3 {
+					t.Errorf("M=%d %+v step %d overlap %d: target %d (L=%d): windows %d, whole %d", M, s, step, overlap, i, len(d), got[i], want)
+				}
+			}
+		}
+		scores := make([]float32, len(dsqs))
+		for _, i := range ssvScores(om, dsqs, got, scores) {
+			p := *om
+			p.TJB = om.TJBFor(len(dsqs[i]))
+			scores[i] = DPScore(dsqs[i], &p)
+		}
+		for i, d := range dsqs {
+			p := *om
+			p.TJB = om.TJBFor(len(d))
+			if want := Score(d, &p); len(d) > 0 && math.Float32bits(scores[i]) != math.Float32bits(want) {
+				t.Errorf("M=%d %+v: target %d (L=%d): score %v, Score %v", M, s, i, len(d), scores[i], want)
+			}
+		}
+	}
+}
