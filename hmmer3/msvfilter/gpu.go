@@ -47,6 +47,10 @@ type GPU struct {
 	// SSVCopies sets the copies of SSV's profile in shared memory: 0
 	// picks, 1 one table, any other value one per target of a warp.
 	SSVCopies int
+	// Repeat > 1 runs each SSV kernel that many times back to back (for
+	// benchmarks: the device's steady rate, its clocks up) and counts
+	// their mean time in KernelTime.
+	Repeat int
 }
 
 // gpuShape is one kernel specialisation: T threads per target, C nodes per
@@ -87,6 +91,14 @@ func shapeFor(M, Kp int) gpuShape {
 	C := (M + T - 1) / T
 	C += C & 1
 	s := gpuShape{T: T, C: C, KP: Kp + 1, Block: 256, Copies: 1}
+	if T >= 2 && T <= 8 {
+		// A profile copy per target of the warp: no bank conflicts
+		// between its 32/T targets' rows (msv.cu). Measured on an H100
+		// (docs/BENCHMARKS.md): 2-10% faster SSV for T = 2, 4, 8; none
+		// for T = 16; T = 1 has no conflicts (odd rows of one word a
+		// lane), and 32 copies would cost it occupancy.
+		s.Copies = 32 / T
+	}
 	if s.sharedBytes() > 96*1024 {
 		s.Block = 512 // one CUDA block per SM: give it more warps
 	}
@@ -308,9 +320,26 @@ func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, lay
 	}
 	grid := gpudb.PersistentGrid(g.ctx, s.Block, shared)
 	raw := make([]byte, width*n)
+	reps := 1
+	if name == "ssv_kernel" && g.Repeat > 1 {
+		reps = g.Repeat
+	}
 	d, err := ln.Run(func(st *cuda.Stream) error {
-		return f.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: s.Block}, SharedMem: shared, Stream: st}, &a)
+		for r := range reps {
+			if r > 0 {
+				// The work counter starts from 0 again; the maxima
+				// are the same each time.
+				if err := st.Memset32(bn.Ptr(), 0, 1); err != nil {
+					return err
+				}
+			}
+			if err := f.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: s.Block}, SharedMem: shared, Stream: st}, &a); err != nil {
+				return err
+			}
+		}
+		return nil
 	}, bo, raw)
+	d /= time.Duration(reps)
 	if err != nil {
 		return nil, fmt.Errorf("msv filter on GPU %d: %w", g.ctx.Device().Ordinal, err)
 	}

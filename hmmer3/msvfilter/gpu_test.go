@@ -128,8 +128,10 @@ func TestGPUMatchesCPU(t *testing.T) {
 // the SSV path in several forms on the same models and targets: "whole"
 // (no windows), "win" (windows as Scores picks them), "winX" (the step
 // scaled by X), each with "+copy" for a profile copy per target of a
-// warp; "auto" is what Scores does unasked. HMMGO_GPU_BENCH_M lists the
-// model lengths; HMMGO_GPU_BENCH_MSV=0 leaves out the MSV program.
+// warp, "stepN" for windows of step N (residues); "auto" is what Scores
+// does unasked. HMMGO_GPU_BENCH_M lists the model lengths;
+// HMMGO_GPU_BENCH_MSV=0 leaves out the MSV program;
+// HMMGO_GPU_BENCH_REPEAT=R times R SSV kernels back to back (GPU.Repeat).
 func TestGPUThroughput(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("HMMGO_GPU_BENCH"))
 	if n == 0 {
@@ -167,7 +169,8 @@ func TestGPUThroughput(t *testing.T) {
 	if os.Getenv("HMMGO_GPU_BENCH_MSV") != "0" {
 		variants = append(variants, "msv")
 	}
-	fmt.Printf("%d targets, %d residues (longest %d), resident on the GPU; GCUPS from the best of 3 kernel times (CUDA events)\n", len(dsqs), total, longest)
+	g.Repeat, _ = strconv.Atoi(os.Getenv("HMMGO_GPU_BENCH_REPEAT"))
+	fmt.Printf("%d targets, %d residues (longest %d), resident on the GPU; GCUPS from the best of 3 kernel times (CUDA events; SSV kernels %d times back to back)\n", len(dsqs), total, longest, max(1, g.Repeat))
 	fmt.Printf("%-6s %-12s %12s %12s %10s\n", "M", "path", "kernel_ms", "host_ms", "GCUPS")
 	for _, M := range Ms {
 		h := testmodels.RandomHMM(rng, amino, M)
@@ -213,6 +216,12 @@ func setVariant(g *msvfilter.GPU, v string) error {
 	switch {
 	case v == "whole":
 		g.WindowStep = -1
+	case strings.HasPrefix(v, "step"):
+		n, err := strconv.Atoi(v[4:])
+		if err != nil || n <= 0 {
+			return fmt.Errorf("variant %q: want stepN, N > 0", v)
+		}
+		g.WindowStep = n
 	case strings.HasPrefix(v, "win"):
 		if x := v[3:]; x != "" {
 			f, err := strconv.ParseFloat(x, 64)

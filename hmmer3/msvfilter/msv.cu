@@ -73,6 +73,25 @@ __device__ __forceinline__ int hmax16(u32 v) {
 #define SSV_COPYW (KP * ROWW)
 #endif
 
+// fold_max is max(xE, the row's cells): the row's max as a tree of
+// three-way maxima, then one max with xE, so that xE's chain from row to
+// row is one instruction, not NW/2 (as many instructions as folding the
+// cells into xE one after another).
+__device__ __forceinline__ u32 fold_max(u32 xE, const u32 (&w)[NW])
+{
+    if constexpr (NW == 1) {
+        return __vimax_s16x2_relu(xE, w[0]);
+    } else if constexpr (NW == 2) {
+        return __vimax3_s16x2(xE, w[0], w[1]);
+    } else {
+        u32 m = __vimax3_s16x2(w[0], w[1], w[2]);
+#pragma unroll
+        for (int j = 3; j + 1 < NW; j += 2) m = __vimax3_s16x2(m, w[j], w[j + 1]);
+        if constexpr (NW % 2 == 0) return __vimax3_s16x2(xE, m, w[NW - 1]);
+        else return __vimax_s16x2_relu(xE, m);
+    }
+}
+
 // SSV: each target's best diagonal cell, max'd into out (zeroed by the
 // host) with atomicMax, so that a layout may hold a long target as
 // several windows (gpudb/window.go: the max over windows that overlap by
@@ -134,9 +153,7 @@ ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
                     u32 prev = (j > 0) ? w[j - 1] : carry;
                     w[j] = __viaddmax_s16x2(shift_in(prev, w[j]), s[j], 0u);
                 }
-#pragma unroll
-                for (int j = 0; j + 1 < NW; j += 2) xE = __vimax3_s16x2(xE, w[j], w[j + 1]);
-                if (NW & 1) xE = __vimax_s16x2_relu(xE, w[NW - 1]);
+                xE = fold_max(xE, w);
             }
             four = ahead;
         }
