@@ -47,6 +47,8 @@ type GPU struct {
 	// SSVCopies sets the copies of SSV's profile in shared memory: 0
 	// picks, 1 one table, any other value one per target of a warp.
 	SSVCopies int
+	// MinNodes (0: minNodes) is the fewest nodes a thread holds.
+	MinNodes int
 	// Repeat > 1 runs each SSV kernel that many times back to back (for
 	// benchmarks: the device's steady rate, its clocks up) and counts
 	// their mean time in KernelTime.
@@ -80,12 +82,19 @@ func (s gpuShape) ssvSharedBytes() int {
 	return s.Copies * (s.KP*roww + 32) * 4
 }
 
-// shapeFor picks threads per target so that each thread holds at least a
-// dozen nodes (the per-row shuffle and residue fetch are amortised over
-// them), as CUDAMPF++ picks its S-lane kernels by model length.
-func shapeFor(M, Kp int) gpuShape {
+// minNodes is the fewest nodes shapeFor gives a thread (below 32
+// threads a target).
+const minNodes = 12
+
+// shapeFor picks threads per target so that each thread holds at least
+// minNodes nodes (the per-row shuffle and residue fetch are amortised
+// over them), as CUDAMPF++ picks its S-lane kernels by model length.
+func shapeFor(M, Kp int) gpuShape { return shapeForNodes(M, Kp, minNodes) }
+
+// shapeForNodes is shapeFor with at least n nodes a thread.
+func shapeForNodes(M, Kp, n int) gpuShape {
 	T := 32
-	for T > 1 && M/T < 12 {
+	for T > 1 && M/T < n {
 		T /= 2
 	}
 	C := (M + T - 1) / T
@@ -171,10 +180,17 @@ func profileWords(s gpuShape, Kp int, cell func(x, k int) int16, pad int16) []by
 	return out
 }
 
+func (g *GPU) minNodes() int {
+	if g.MinNodes > 0 {
+		return g.MinNodes
+	}
+	return minNodes
+}
+
 // Scores sets out[i] to the MSV filter score of db.Dsqs[i] (Score's value).
 func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float32) error {
 	dsqs := db.Dsqs
-	s := shapeFor(om.M, Kp)
+	s := shapeForNodes(om.M, Kp, g.minNodes())
 	switch {
 	case g.SSVCopies == 1:
 		s.Copies = 1

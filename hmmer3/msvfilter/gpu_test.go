@@ -106,13 +106,15 @@ func TestGPUMatchesCPU(t *testing.T) {
 	// (steps of 61 and 500 residues), whole targets, and each with a
 	// profile copy per target of a warp. The automatic windows above
 	// already cut the 20,000- and 100,001-residue targets.
-	for _, v := range []struct{ step, copies int }{{61, 1}, {61, 2}, {500, 1}, {-1, 1}, {-1, 2}, {0, 2}} {
-		g.WindowStep, g.SSVCopies = v.step, v.copies
-		for _, M := range []int{1, 7, 10, 23, 24, 40, 47, 50, 95, 100, 150, 191, 200, 300, 383, 400} {
+	// Then threads of at least 24 nodes (GPU.MinNodes), windows and
+	// copies as picked and forced.
+	for _, v := range []struct{ step, copies, nodes int }{{61, 1, 0}, {61, 2, 0}, {500, 1, 0}, {-1, 1, 0}, {-1, 2, 0}, {0, 2, 0}, {0, 0, 24}, {61, 2, 24}} {
+		g.WindowStep, g.SSVCopies, g.MinNodes = v.step, v.copies, v.nodes
+		for _, M := range []int{1, 7, 10, 23, 24, 40, 47, 50, 95, 100, 150, 191, 200, 300, 383, 400, 767, 800} {
 			compareGPU(t, g, testmodels.RandomHMM(rng, amino, M), protDB)
 		}
 	}
-	g.WindowStep, g.SSVCopies = 0, 0
+	g.WindowStep, g.SSVCopies, g.MinNodes = 0, 0, 0
 	// The CUDAMPF query models against a real proteome, when the data is here.
 	proteome := gpudb.New(ctx, testmodels.ReadDsqs(t, testutil.GPUData(t, "pyhmmer/seqs/938293.PRJEB85.HG003687.faa"), amino))
 	defer proteome.Free()
@@ -129,7 +131,7 @@ func TestGPUMatchesCPU(t *testing.T) {
 // (no windows), "win" (windows as Scores picks them), "winX" (the step
 // scaled by X), each with "+copy" for a profile copy per target of a
 // warp, "stepN" for windows of step N (residues); "auto" is what Scores
-// does unasked. HMMGO_GPU_BENCH_M lists the model lengths;
+// does unasked; a last "+nN" gives threads at least N nodes (MinNodes). HMMGO_GPU_BENCH_M lists the model lengths;
 // HMMGO_GPU_BENCH_MSV=0 leaves out the MSV program;
 // HMMGO_GPU_BENCH_REPEAT=R times R SSV kernels back to back (GPU.Repeat;
 // "auto": enough for 20 ms, from the warm-up call's kernel time).
@@ -213,7 +215,14 @@ func TestGPUThroughput(t *testing.T) {
 
 // setVariant sets g to one of TestGPUThroughput's variants.
 func setVariant(g *msvfilter.GPU, v string) error {
-	g.ForceMSV, g.WindowStep, g.WindowScale, g.SSVCopies = false, 0, 0, 0
+	g.ForceMSV, g.WindowStep, g.WindowScale, g.SSVCopies, g.MinNodes = false, 0, 0, 0, 0
+	if w, n, ok := strings.Cut(v, "+n"); ok {
+		nodes, err := strconv.Atoi(n)
+		if err != nil {
+			return fmt.Errorf("variant %q: %v", v, err)
+		}
+		g.MinNodes, v = nodes, w
+	}
 	if v == "auto" {
 		return nil
 	}

@@ -14,12 +14,13 @@ import "github.com/hmmgo/hmmgo/hmmer3/gpudb"
 const minStepOverlaps = 4
 
 // windowOverlap is the windows' overlap for a model of M nodes on T
-// threads a target: at least M-1, and the same for every M that shapeFor
-// gives the same T (M < 24T for T < 32), so that one windowed layout per
-// T serves all those models, as Layout(T) does for whole targets.
-func windowOverlap(T, M int) int {
+// threads a target of at least n nodes a thread: at least M-1, and the
+// same for every M that shapeForNodes gives the same T (M < 2nT for T <
+// 32), so that one windowed layout per T serves all those models, as
+// Layout(T) does for whole targets.
+func windowOverlap(T, M, n int) int {
 	if T < 32 {
-		return max(M-1, 24*T-2)
+		return max(M-1, 2*n*T-2)
 	}
 	return (M - 1 + 255) &^ 255
 }
@@ -33,7 +34,7 @@ func (g *GPU) ssvWindows(s gpuShape, M int, db *gpudb.DB) (step, overlap int) {
 	if g.WindowStep < 0 {
 		return 0, 0
 	}
-	overlap = windowOverlap(s.T, M)
+	overlap = windowOverlap(s.T, M, g.minNodes())
 	step = g.WindowStep
 	if step == 0 {
 		warps := gpudb.PersistentGrid(g.ctx, s.Block, s.ssvSharedBytes()) * s.Block / 32
