@@ -105,8 +105,12 @@ func shapeForNodes(M, Kp, n int) gpuShape {
 		// between its 32/T targets' rows (msv.cu). Measured on an H100
 		// (docs/BENCHMARKS.md): 2-10% faster SSV for T = 2, 4, 8; none
 		// for T = 16; T = 1 has no conflicts (odd rows of one word a
-		// lane), and 32 copies would cost it occupancy.
+		// lane), and 32 copies would cost it occupancy. Past 64 KiB
+		// (threads of more than 24 nodes) they would cost occupancy too.
 		s.Copies = 32 / T
+		if s.ssvSharedBytes() > 64<<10 {
+			s.Copies = 1
+		}
 	}
 	if s.sharedBytes() > 96*1024 {
 		s.Block = 512 // one CUDA block per SM: give it more warps
