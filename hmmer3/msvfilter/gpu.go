@@ -103,9 +103,9 @@ func shapeForNodes(M, Kp, n int) gpuShape {
 	if T >= 2 && T <= 8 {
 		// A profile copy per target of the warp: no bank conflicts
 		// between its 32/T targets' rows (msv.cu). Measured on an H100
-		// (docs/BENCHMARKS.md): 2-10% faster SSV for T = 2, 4, 8; none
+		// (docs/BENCHMARKS.md): 3-17% faster SSV for T = 2, 4, 8; none
 		// for T = 16; T = 1 has no conflicts (odd rows of one word a
-		// lane), and 32 copies would cost it occupancy. Past 64 KiB
+		// lane), and its 32 copies cost 26% (occupancy). Past 64 KiB
 		// (threads of more than 24 nodes) they would cost occupancy too.
 		s.Copies = 32 / T
 		if s.ssvSharedBytes() > 64<<10 {
