@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hmmgo/hmmgo/easel"
@@ -47,6 +48,14 @@ type BiasAccelerator interface {
 	// SetFilter configured it and its length set to each target's own
 	// (SetLength), or nil to leave them to the CPU workers.
 	Bias(bg *profile.Background, want []bool) ([]float32, error)
+}
+
+// ScoreRecycler is an Accelerator that takes back the score slices its
+// MSV, Viterbi and Bias returned once SearchStaged is done with them, to
+// hand them out again for a later query (they are as long as the
+// database, three per query).
+type ScoreRecycler interface {
+	Recycle(scores []float32)
 }
 
 // targetState carries a target between stages.
@@ -118,6 +127,41 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		return nil
 	}
 
+	// forEachOf runs fn on items 0..count-1 (groups of targets), one at a
+	// time per worker, the workers taking the next item as they finish.
+	forEachOf := func(count int, fn func(w *worker, k int) error) error {
+		var wg sync.WaitGroup
+		errs := make([]error, ncpu)
+		var next atomic.Int64
+		for c := range workers {
+			wg.Add(1)
+			go func(w *worker, c int) {
+				defer wg.Done()
+				for {
+					k := int(next.Add(1) - 1)
+					if k >= count {
+						return
+					}
+					if err := fn(w, k); err != nil {
+						errs[c] = err
+						return
+					}
+				}
+			}(workers[c], c)
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+
+	// recycle hands a score slice back to the accelerator when the search
+	// returns.
+	recycle := func([]float32) {}
+
 	// With cfg.TimeStages each stage's wall time is recorded (the device
 	// stages and the CPU passes between them run one after the other).
 	var wall [hits.NStages]time.Duration
@@ -127,23 +171,38 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		wall[stage] += now.Sub(mark)
 		mark = now
 	}
+	if r, ok := acc.(ScoreRecycler); ok {
+		var done [][]float32
+		defer func() {
+			for _, sc := range done {
+				r.Recycle(sc)
+			}
+		}()
+		recycle = func(sc []float32) {
+			if sc != nil {
+				done = append(done, sc)
+			}
+		}
+	}
 	ev := &m.OM.EvParam
 	usc, err := acc.MSV(m.OM)
+	recycle(usc)
 	if err != nil {
 		return nil, nil, err
 	}
 	lap(hits.StageMSV)
-	st := make([]targetState, n)
+	bufs := getStagedBufs(n)
+	defer stagedPool.Put(bufs)
+	st := bufs.st
 	f1, _, _ := cfg.filterThresholds()
 	msvFloor := gumbelFloor(f1, float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
-	needVit := make([]bool, n)
-	passVit := make([]bool, n)
+	needVit, passVit := bufs.needVit, bufs.passVit
 	// With a BiasAccelerator the MSV survivors' bias scores come from it
 	// in bulk, between the MSV and the bias P-value passes.
 	biasAcc, _ := acc.(BiasAccelerator)
 	var needBias []bool
 	if biasAcc != nil && cfg.biasFilter() {
-		needBias = make([]bool, n)
+		needBias = bufs.needBias
 	}
 	// afterBias takes a target past the bias filter to the Viterbi stage.
 	afterBias := func(w *worker, i int) {
@@ -193,6 +252,7 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	})
 	if needBias != nil {
 		fsc, err := biasAcc.Bias(m.BG, needBias)
+		recycle(fsc)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -213,6 +273,7 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	}
 	lap(hits.StageBias)
 	vfsc, err := acc.Viterbi(m.OM, needVit)
+	recycle(vfsc)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -237,7 +298,7 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	var onCPU []bool // the targets the accelerator left to the workers
 	switch {
 	case fwdsc == nil:
-		fwdsc, onCPU = make([]float32, n), passVit
+		fwdsc, onCPU = bufs.fwdsc, passVit
 	case computed != nil:
 		onCPU = make([]bool, n)
 		for i := range onCPU {
@@ -256,21 +317,21 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 			}
 		}
 		sort.SliceStable(order, func(a, b int) bool { return len(seqs[order[a]].Dsq) < len(seqs[order[b]].Dsq) })
-		lead, group := make([]bool, n), make([][]int, n)
+		var groups [][]int
 		for k, g := 0, fwdback.Group(); k < len(order); {
 			size := groupSize(len(order)-k, g)
-			lead[order[k]], group[order[k]] = true, order[k:k+size]
+			groups = append(groups, order[k:k+size])
 			k += size
 		}
 		target := func(k int) []byte { return seqs[k].Dsq }
-		err = forEach(lead, func(w *worker, i int) error {
-			return w.forwardGroup(target, group[i], fwdsc)
+		err = forEachOf(len(groups), func(w *worker, k int) error {
+			return w.forwardGroup(target, groups[k], fwdsc)
 		})
 		if err != nil {
 			return nil, nil, err
 		}
 	}
-	passFwd := make([]bool, n)
+	passFwd := bufs.passFwd
 	forEach(passVit, func(w *worker, i int) error {
 		passFwd[i] = w.passesForward(fwdsc[i], st[i].filtersc)
 		return nil
@@ -289,14 +350,14 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		}
 	}
 	size := defineGroupSize(len(survivors), ncpu)
-	lead, group := make([]bool, n), make([][]int, n)
+	var groups [][]int
 	for k := 0; k < len(survivors); k += size {
-		lead[survivors[k]], group[survivors[k]] = true, survivors[k:min(k+size, len(survivors))]
+		groups = append(groups, survivors[k:min(k+size, len(survivors))])
 	}
-	found := make([]*hits.Hit, n)
-	err = forEach(lead, func(w *worker, i int) error {
-		ts := make([]defTarget, len(group[i]))
-		for k, j := range group[i] {
+	found := make([][]*hits.Hit, len(groups))
+	err = forEachOf(len(groups), func(w *worker, g int) error {
+		ts := make([]defTarget, len(groups[g]))
+		for k, j := range groups[g] {
 			ts[k] = defTarget{sq: seqs[j], idx: dbIndex(j), nullsc: st[j].nullsc, fwdsc: fwdsc[j]}
 			if parsers != nil {
 				p := &parsers[j]
@@ -304,8 +365,9 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 			}
 		}
 		err := w.defineAll(ts)
-		for k, j := range group[i] {
-			found[j] = ts[k].hit
+		found[g] = make([]*hits.Hit, len(ts))
+		for k := range ts {
+			found[g][k] = ts[k].hit
 		}
 		return err
 	})
@@ -313,10 +375,12 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		return nil, nil, err
 	}
 	lap(hits.StageDomains)
-	var list []*hits.Hit
-	for _, h := range found {
-		if h != nil {
-			list = append(list, h)
+	var list []*hits.Hit // in database order, as the groups are
+	for _, hs := range found {
+		for _, h := range hs {
+			if h != nil {
+				list = append(list, h)
+			}
 		}
 	}
 	stats := &hits.Stats{NModels: 1, NNodes: int64(m.HMM.M)}
@@ -328,6 +392,32 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		stats.StageTime = wall
 	}
 	return list, stats, nil
+}
+
+// stagedBufs are SearchStaged's per-target arrays, kept for the next
+// query: a many-model search otherwise allocates and clears tens of
+// megabytes per query. The flags come back cleared; st and fwdsc are
+// not cleared, since every element the search reads it wrote first
+// (nullsc for every non-empty target, P and filtersc for the MSV
+// survivors, fwdsc for the Viterbi survivors).
+type stagedBufs struct {
+	st                                  []targetState
+	needVit, passVit, needBias, passFwd []bool
+	fwdsc                               []float32
+}
+
+var stagedPool sync.Pool
+
+func getStagedBufs(n int) *stagedBufs {
+	if b, ok := stagedPool.Get().(*stagedBufs); ok && len(b.st) == n {
+		clear(b.needVit)
+		clear(b.passVit)
+		clear(b.needBias)
+		clear(b.passFwd)
+		return b
+	}
+	return &stagedBufs{st: make([]targetState, n), needVit: make([]bool, n), passVit: make([]bool, n),
+		needBias: make([]bool, n), passFwd: make([]bool, n), fwdsc: make([]float32, n)}
 }
 
 // defineGroupSize is how many Forward survivors of the staged search a
