@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -131,6 +132,14 @@ func (e *engine) run(env cli.Env, args []string) int {
 		return cli.Fail(env, name, err)
 	}
 	_, s.gpuForwardTrace = e.lookupEnv("HMMGO_FWD_TRACE")
+	s.gpuQueries = gpuSearchQueriesAtOnce
+	if v, ok := e.lookupEnv("HMMGO_GPU_QUERIES"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return cli.Fail(env, name, fmt.Errorf("HMMGO_GPU_QUERIES is %q: say how many queries a GPU search keeps in flight (1 or more)", v))
+		}
+		s.gpuQueries = n
+	}
 	_, s.queueTrace = e.lookupEnv("HMMGO_QUEUE_TRACE")
 	if err := s.run(); err != nil {
 		s.abort()
@@ -201,6 +210,9 @@ type search struct {
 	// queueTrace ($HMMGO_QUEUE_TRACE set) prints where a queued search's
 	// time went on stderr (queueTrace).
 	queueTrace bool
+	// gpuQueries is how many queries a GPU search keeps in flight
+	// (gpuSearchQueriesAtOnce; $HMMGO_GPU_QUERIES for benchmarks).
+	gpuQueries int
 	// started is when the run began: stage-time lines say when each query
 	// ran relative to it, a timeline of the run.
 	started time.Time
@@ -418,6 +430,20 @@ func (s *search) reportOptions() report.Options {
 		opts.TextWidth = 0
 	}
 	return opts
+}
+
+// loadGPU reads the whole database in alphabet abc and makes it resident
+// on the GPUs, before the first query (a query loads it itself when the
+// targets come from stdin).
+func (s *search) loadGPU(abc *alphabet.Alphabet) error {
+	src, err := s.openTargets(abc)
+	if err != nil {
+		return err
+	}
+	if c, ok := src.(io.Closer); ok {
+		defer c.Close()
+	}
+	return s.gpu.load(src, abc)
 }
 
 // query searches the database with one model.

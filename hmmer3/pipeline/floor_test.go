@@ -36,3 +36,34 @@ func TestGumbelFloor(t *testing.T) {
 		t.Errorf("with F1 = 1 nothing may be skipped; floor %g", f)
 	}
 }
+
+// msvFloorNats may only skip scores that bits() puts below the floor,
+// for float32 score differences near it and far from it.
+func TestMSVFloorNats(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	for _, floor := range []float64{-999, -20, -0.3, 0, 1.7, 12.25, 999, math.Inf(-1), 5000} {
+		lo := msvFloorNats(floor)
+		skipped := 0
+		for range 200_000 {
+			var d float32
+			switch rng.Intn(3) {
+			case 0: // near the bound
+				d = float32(floor*math.Ln2 + rng.NormFloat64()*1e-3)
+			case 1:
+				d = float32(rng.NormFloat64() * 50)
+			default: // anywhere
+				d = float32(rng.NormFloat64() * 1e5)
+			}
+			usc, null := d, float32(0)
+			if float64(usc-null) < lo {
+				skipped++
+				if sc := float64(bits(usc, null)); !(sc < floor) {
+					t.Fatalf("floor %v: skipped d=%v, whose bits %v are not below it", floor, d, sc)
+				}
+			}
+		}
+		if skipped == 0 && floor > -999 && floor < 999 {
+			t.Errorf("floor %v: skipped nothing", floor)
+		}
+	}
+}

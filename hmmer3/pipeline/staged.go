@@ -82,7 +82,7 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	ncpu := max(1, cfg.CPUs)
 	workers := make([]*worker, ncpu)
 	for c := range workers {
-		workers[c] = newWorker(m, cfg, 1)
+		workers[c] = newLazyWorker(m, cfg, 1)
 	}
 	defer func() {
 		for _, w := range workers {
@@ -125,6 +125,28 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 			}
 		}
 		return nil
+	}
+
+	// forEachChunk runs fn on consecutive ranges covering all targets, the
+	// workers taking the next range as they finish.
+	forEachChunk := func(fn func(w *worker, lo, hi int)) {
+		var wg sync.WaitGroup
+		chunk := max(1, min(4096, n/(4*ncpu)+1))
+		var next atomic.Int64
+		for c := range workers {
+			wg.Add(1)
+			go func(w *worker) {
+				defer wg.Done()
+				for {
+					lo := int(next.Add(int64(chunk)) - int64(chunk))
+					if lo >= n {
+						return
+					}
+					fn(w, lo, min(lo+chunk, n))
+				}
+			}(workers[c])
+		}
+		wg.Wait()
 	}
 
 	// forEachOf runs fn on items 0..count-1 (groups of targets), one at a
@@ -214,41 +236,50 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 			passVit[i] = true
 		}
 	}
-	// Null model, MSV and bias P-values.
-	forEach(nil, func(w *worker, i int) error {
-		dsq := seqs[i].Dsq
-		L := len(dsq)
-		w.stats.NSeqs++
-		w.stats.NRes += int64(L)
-		if L == 0 {
-			return nil
-		}
-		s := &st[i]
-		s.nullsc = w.nullOne(L)
-		sc := float64(bits(usc[i], s.nullsc))
-		if sc < msvFloor {
-			return nil // P > F1 for certain: most targets end here
-		}
-		w.bg.SetLength(L)
-		s.P = easel.GumbelSurv(sc, float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
-		if s.P > w.f1 {
-			return nil
-		}
-		w.stats.NPastMSV++
-		s.filtersc = s.nullsc
-		if needBias != nil {
-			needBias[i] = true
-			return nil
-		}
-		if w.bias {
-			s.filtersc = w.bg.FilterScore(dsq)
-			s.P = easel.GumbelSurv(float64(bits(usc[i], s.filtersc)), float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
-			if s.P > w.f1 {
-				return nil
+	// Null model, MSV and bias P-values. Every target of every query comes
+	// through this loop, so it runs in chunks with its counts kept locally,
+	// and tests the floor in nats, without bits' division (msvFloorNats).
+	floorNats := msvFloorNats(msvFloor)
+	forEachChunk(func(w *worker, lo, hi int) {
+		var nseqs, nres int64
+		for i := lo; i < hi; i++ {
+			L := len(seqs[i].Dsq)
+			nseqs++
+			nres += int64(L)
+			if L == 0 {
+				continue
 			}
+			s := &st[i]
+			s.nullsc = w.nullOne(L)
+			if float64(usc[i]-s.nullsc) < floorNats {
+				continue // P > F1 for certain: most targets end here
+			}
+			sc := float64(bits(usc[i], s.nullsc))
+			if sc < msvFloor {
+				continue
+			}
+			w.bg.SetLength(L)
+			s.P = easel.GumbelSurv(sc, float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
+			if s.P > w.f1 {
+				continue
+			}
+			w.stats.NPastMSV++
+			s.filtersc = s.nullsc
+			if needBias != nil {
+				needBias[i] = true
+				continue
+			}
+			if w.bias {
+				s.filtersc = w.bg.FilterScore(seqs[i].Dsq)
+				s.P = easel.GumbelSurv(float64(bits(usc[i], s.filtersc)), float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
+				if s.P > w.f1 {
+					continue
+				}
+			}
+			afterBias(w, i)
 		}
-		afterBias(w, i)
-		return nil
+		w.stats.NSeqs += nseqs
+		w.stats.NRes += nres
 	})
 	if needBias != nil {
 		fsc, err := biasAcc.Bias(m.BG, needBias)
@@ -277,16 +308,19 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	if err != nil {
 		return nil, nil, err
 	}
-	forEach(nil, func(w *worker, i int) error {
-		if needVit[i] {
-			s := &st[i]
-			s.P = easel.GumbelSurv(float64(bits(vfsc[i], s.filtersc)), float64(ev[hmm.VitMu]), float64(ev[hmm.VitLambda]))
-			passVit[i] = s.P <= w.f2
+	forEachChunk(func(w *worker, lo, hi int) {
+		var past int64
+		for i := lo; i < hi; i++ {
+			if needVit[i] {
+				s := &st[i]
+				s.P = easel.GumbelSurv(float64(bits(vfsc[i], s.filtersc)), float64(ev[hmm.VitMu]), float64(ev[hmm.VitLambda]))
+				passVit[i] = s.P <= w.f2
+			}
+			if passVit[i] {
+				past++
+			}
 		}
-		if passVit[i] {
-			w.stats.NPastVit++
-		}
-		return nil
+		w.stats.NPastVit += past
 	})
 	lap(hits.StageVit)
 	om := *m.OM
@@ -426,6 +460,19 @@ func getStagedBufs(n int) *stagedBufs {
 // about eight groups (from 2 to 16 targets).
 func defineGroupSize(survivors, workers int) int {
 	return max(2, min(16, survivors/(8*workers)))
+}
+
+// msvFloorNats is a bound in nats under which a target's MSV score
+// (usc - nullsc, float32) is certainly below floor bits once bits()
+// converts it: floor less a thousandth of a bit, which covers the float32
+// rounding of any score under 16,000 bits in magnitude (relative 2^-24).
+// Scores further below are below the floor anyway; for a floor outside
+// +-1,000 bits it gives -Inf and every target takes the exact test.
+func msvFloorNats(floor float64) float64 {
+	if !(floor > -1000 && floor < 1000) {
+		return math.Inf(-1)
+	}
+	return (floor - 1e-3) * math.Ln2
 }
 
 // gumbelFloor returns a score below which easel.GumbelSurv(x, mu, lambda)

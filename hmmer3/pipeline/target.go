@@ -52,7 +52,8 @@ type worker struct {
 	defs     []defTarget
 	prepared []*domaindef.Pending
 
-	scratch *scratch // where oxf, oxb, pair and def came from
+	scratch *scratch // where oxf, oxb, pair and def came from; nil until ensureScratch
+	seed    uint32   // domain definition's seed when cfg.Seed is 0
 }
 
 // pendingForward is how many Viterbi survivors a worker gathers before it
@@ -73,23 +74,46 @@ type scratch struct {
 var scratchPool sync.Pool
 
 func newWorker(m *Model, cfg *Config, arbitrarySeed uint32) *worker {
+	w := newLazyWorker(m, cfg, arbitrarySeed)
+	w.ensureScratch()
+	return w
+}
+
+// newLazyWorker is a worker that takes its scratch only when Forward or
+// domain definition first needs it (ensureScratch). The staged search
+// makes a worker per core for every query in flight, and a query spends
+// most of its time in the filters, where no worker needs matrices: with
+// eager scratch, every query in flight held a core's worth of matrices
+// grown to the longest envelope seen (16 GB live in a 1,000-model run).
+func newLazyWorker(m *Model, cfg *Config, arbitrarySeed uint32) *worker {
+	w := &worker{m: m, cfg: cfg, om: *m.OM, others: [3]oprofile.Profile{*m.OM, *m.OM, *m.OM}, bg: *m.BG, bias: cfg.biasFilter(),
+		seed: arbitrarySeed}
+	w.f1, w.f2, w.f3 = cfg.filterThresholds()
+	return w
+}
+
+// ensureScratch gives the worker its matrices and domain definition
+// workspace, from scratchPool when a finished query left one there.
+func (w *worker) ensureScratch() {
+	if w.scratch != nil {
+		return
+	}
 	s, _ := scratchPool.Get().(*scratch)
 	if s == nil {
 		s = &scratch{oxf: fwdback.NewMatrix(), oxb: fwdback.NewMatrix(), pair: fwdback.NewPairMatrix(),
-			def: domaindef.New(cfg.Seed, arbitrarySeed)}
+			def: domaindef.New(w.cfg.Seed, w.seed)}
 	} else {
-		s.def.Reset(cfg.Seed, arbitrarySeed)
+		s.def.Reset(w.cfg.Seed, w.seed)
 	}
-	w := &worker{m: m, cfg: cfg, om: *m.OM, others: [3]oprofile.Profile{*m.OM, *m.OM, *m.OM}, bg: *m.BG, bias: cfg.biasFilter(),
-		oxf: s.oxf, oxb: s.oxb, pair: s.pair, def: s.def, scratch: s}
-	w.f1, w.f2, w.f3 = cfg.filterThresholds()
-	return w
+	w.oxf, w.oxb, w.pair, w.def, w.scratch = s.oxf, s.oxb, s.pair, s.def, s
 }
 
 // release gives the worker's scratch back for a later query's workers;
 // the worker must not be used after.
 func (w *worker) release() {
-	scratchPool.Put(w.scratch)
+	if w.scratch != nil {
+		scratchPool.Put(w.scratch)
+	}
 	w.scratch, w.oxf, w.oxb, w.pair, w.def = nil, nil, nil, nil, nil
 }
 
@@ -247,6 +271,7 @@ type defTarget struct {
 // error is the first one that running the targets one after another
 // would meet.
 func (w *worker) defineAll(ts []defTarget) error {
+	w.ensureScratch()
 	w.prepared = w.prepared[:0]
 	var stop error
 	for k := range ts {
@@ -414,6 +439,7 @@ func groupSize(left, g int) int {
 // fwdback.ForwardPair's or ForwardQuad's kernel where it runs; it
 // returns the first error in idx's order and leaves no matrix in w.oxf.
 func (w *worker) forwardGroup(target func(k int) []byte, idx []int, sc []float32) error {
+	w.ensureScratch()
 	dsq := func(j int) []byte { return target(idx[j]) }
 	var (
 		s4   [4]float32
