@@ -290,8 +290,10 @@ func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, lay
 	g.KernelTime += d
 	g.mu.Unlock()
 	outv := make([]uint16, n)
-	for i := range outv {
-		outv[i] = binary.LittleEndian.Uint16(raw[2*i:])
-	}
+	gpudb.ForChunks(n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			outv[i] = binary.LittleEndian.Uint16(raw[2*i:])
+		}
+	})
 	return outv, nil
 }
