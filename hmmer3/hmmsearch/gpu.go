@@ -95,6 +95,7 @@ type gpuSearch struct {
 	seqs  []*seqio.Sequence
 	abc   *alphabet.Alphabet
 	parts []*gpuPart
+	lens  []int32 // each target's length, database order (Lengths)
 	// forward says where Forward and the parsers run: "gpu", "cpu", or
 	// by batch size when empty ($HMMGO_GPU_FORWARD, for benchmarks).
 	forward string
@@ -167,6 +168,10 @@ func (g *gpuSearch) load(src pipeline.SequenceSource, abc *alphabet.Alphabet) er
 // the first time a kernel needs them, then stay until free.
 func (g *gpuSearch) resident(seqs []*seqio.Sequence, abc *alphabet.Alphabet) {
 	g.seqs, g.abc = seqs, abc
+	g.lens = make([]int32, len(seqs))
+	for i, sq := range seqs {
+		g.lens[i] = int32(len(sq.Dsq))
+	}
 	n := len(g.gpus)
 	order := make([]int, len(seqs))
 	for i := range order {
@@ -222,6 +227,9 @@ func (g *gpuSearch) eachPart(fn func(d int, p *gpuPart) error) error {
 	}
 	return nil
 }
+
+// Lengths implements pipeline.TargetLengths.
+func (g *gpuSearch) Lengths() []int32 { return g.lens }
 
 // MSV implements pipeline.Accelerator: every target's MSV filter score.
 func (g *gpuSearch) MSV(om *oprofile.Profile) ([]float32, error) {
@@ -382,6 +390,7 @@ func sortByLength(order []int, seqs []*seqio.Sequence) {
 var (
 	_ pipeline.BiasAccelerator = (*gpuSearch)(nil)
 	_ pipeline.ScoreRecycler   = (*gpuSearch)(nil)
+	_ pipeline.TargetLengths   = (*gpuSearch)(nil)
 )
 
 // readAhead reads models ahead of the search and starts compiling the GPU

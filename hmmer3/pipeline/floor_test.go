@@ -5,7 +5,9 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/hmmgo/hmmgo/alphabet"
 	"github.com/hmmgo/hmmgo/easel"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
 )
 
 // gumbelFloor may only skip scores whose computed P-value exceeds p, and
@@ -64,6 +66,25 @@ func TestMSVFloorNats(t *testing.T) {
 		}
 		if skipped == 0 && floor > -999 && floor < 999 {
 			t.Errorf("floor %v: skipped nothing", floor)
+		}
+	}
+}
+
+// The process-wide null scores by length are bg.NullOne's after
+// bg.SetLength, whatever the model's background, and growing the table
+// while it is read changes none of them.
+func TestNullTable(t *testing.T) {
+	bg := profile.NewBackground(alphabet.New(alphabet.Amino))
+	compo := make([]float32, bg.Abc.K)
+	for i := range compo {
+		compo[i] = 1 / float32(len(compo))
+	}
+	bg.SetFilter(150, compo)
+	w := &worker{}
+	for _, L := range []int{1, 2, 3, 400, 4095, 4096, 70_000, 17, 250_000} {
+		bg.SetLength(L)
+		if got, want := w.nullOne(L), bg.NullOne(L); math.Float32bits(got) != math.Float32bits(want) {
+			t.Errorf("L=%d: %v, want %v", L, got, want)
 		}
 	}
 }

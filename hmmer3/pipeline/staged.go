@@ -58,6 +58,14 @@ type ScoreRecycler interface {
 	Recycle(scores []float32)
 }
 
+// TargetLengths is an Accelerator that keeps its targets' lengths (in
+// the order of SearchStaged's seqs): the staged search's first pass then
+// reads them in order instead of each target's Sequence, a cache miss
+// per target of the database in every query.
+type TargetLengths interface {
+	Lengths() []int32
+}
+
 // targetState carries a target between stages.
 type targetState struct {
 	nullsc, filtersc float32
@@ -240,20 +248,32 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	// through this loop, so it runs in chunks with its counts kept locally,
 	// and tests the floor in nats, without bits' division (msvFloorNats).
 	floorNats := msvFloorNats(msvFloor)
+	var lens []int32
+	if tl, ok := acc.(TargetLengths); ok {
+		if l := tl.Lengths(); len(l) == n {
+			lens = l
+		}
+	}
 	forEachChunk(func(w *worker, lo, hi int) {
 		var nseqs, nres int64
 		for i := lo; i < hi; i++ {
-			L := len(seqs[i].Dsq)
+			var L int
+			if lens != nil {
+				L = int(lens[i])
+			} else {
+				L = len(seqs[i].Dsq)
+			}
 			nseqs++
 			nres += int64(L)
 			if L == 0 {
 				continue
 			}
-			s := &st[i]
-			s.nullsc = w.nullOne(L)
-			if float64(usc[i]-s.nullsc) < floorNats {
+			nullsc := w.nullOne(L)
+			if float64(usc[i]-nullsc) < floorNats {
 				continue // P > F1 for certain: most targets end here
 			}
+			s := &st[i] // written only for the targets that may pass
+			s.nullsc = nullsc
 			sc := float64(bits(usc[i], s.nullsc))
 			if sc < msvFloor {
 				continue
@@ -432,8 +452,8 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 // query: a many-model search otherwise allocates and clears tens of
 // megabytes per query. The flags come back cleared; st and fwdsc are
 // not cleared, since every element the search reads it wrote first
-// (nullsc for every non-empty target, P and filtersc for the MSV
-// survivors, fwdsc for the Viterbi survivors).
+// (nullsc for every target above the MSV floor, P and filtersc for the
+// MSV survivors, fwdsc for the Viterbi survivors).
 type stagedBufs struct {
 	st                                  []targetState
 	needVit, passVit, needBias, passFwd []bool

@@ -139,6 +139,16 @@ type recycling struct {
 
 func (r *recycling) Recycle(sc []float32) { r.free = append(r.free, sc) }
 
+// Lengths gives the staged search the targets' lengths, as the GPU
+// search does.
+func (r *recycling) Lengths() []int32 {
+	out := make([]int32, len(r.Seqs))
+	for i, sq := range r.Seqs {
+		out[i] = int32(sq.L())
+	}
+	return out
+}
+
 // reuse copies the wanted scores into a recycled slice poisoned elsewhere.
 func (r *recycling) reuse(sc []float32, want []bool) []float32 {
 	if len(r.free) == 0 {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hmmgo/hmmgo/easel"
@@ -34,7 +35,6 @@ type worker struct {
 	oxf, oxb   *fwdback.Matrix
 	def        *domaindef.Definer
 	stats      hits.Stats
-	nulls      []float32 // nullOne's values by length, NaN until computed
 
 	// One batch's filter survivors, their Viterbi filter jobs and scores,
 	// and the survivors of the Viterbi filter with their Forward scores.
@@ -117,24 +117,43 @@ func (w *worker) release() {
 	w.scratch, w.oxf, w.oxb, w.pair, w.def = nil, nil, nil, nil, nil
 }
 
-// nullOne is bg.NullOne(L), remembered by length: the staged search asks
-// for it for every target of every query.
+// nullOne is bg.NullOne(L) after bg.SetLength(L), which depends on L
+// alone: the staged search asks for it for every target of every query,
+// so the values are kept by length for the whole process (nullTable).
+// It leaves w.bg alone.
 func (w *worker) nullOne(L int) float32 {
-	if L >= len(w.nulls) {
-		grown := make([]float32, max(L+1, 2*len(w.nulls)))
-		copy(grown, w.nulls)
-		for i := len(w.nulls); i < len(grown); i++ {
-			grown[i] = float32(math.NaN())
-		}
-		w.nulls = grown
+	if t := *nullTable.Load(); L < len(t) {
+		return t[L]
 	}
-	v := w.nulls[L]
-	if v != v {
-		w.bg.SetLength(L) // callers set the length again before they use bg
-		v = w.bg.NullOne(L)
-		w.nulls[L] = v
+	return growNullTable(L)[L]
+}
+
+// nullTable holds NullOne by length, 0..len-1; it only grows, each time
+// into a new slice, so readers need no lock.
+var (
+	nullTable   atomic.Pointer[[]float32]
+	nullTableMu sync.Mutex
+)
+
+func init() { nullTable.Store(new([]float32)) }
+
+// growNullTable extends nullTable to cover length L.
+func growNullTable(L int) []float32 {
+	nullTableMu.Lock()
+	defer nullTableMu.Unlock()
+	old := *nullTable.Load()
+	if L < len(old) {
+		return old
 	}
-	return v
+	t := make([]float32, max(L+1, 2*len(old), 1<<12))
+	copy(t, old)
+	var bg profile.Background // NullOne reads P1 alone, which SetLength sets
+	for n := len(old); n < len(t); n++ {
+		bg.SetLength(n)
+		t[n] = bg.NullOne(n)
+	}
+	nullTable.Store(&t)
+	return t
 }
 
 // bits converts a nats score difference to bits, rounding as HMMER does
