@@ -39,7 +39,28 @@ func main() {
 	stop := startProfile(env)
 	rc := run(env, os.Args[1:])
 	stop()
+	writeAllocProfile(env)
 	os.Exit(rc)
+}
+
+// writeAllocProfile writes the heap profile (allocations since the start,
+// sampled) to $HMMGO_MEMPROFILE when it is set: per-query allocations of a
+// many-model run show up as alloc_space there.
+func writeAllocProfile(env cli.Env) {
+	path := os.Getenv("HMMGO_MEMPROFILE")
+	if path == "" {
+		return
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.Lookup("allocs").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "hmmgo: HMMGO_MEMPROFILE: %v\n", err)
+	}
 }
 
 // startProfile writes a CPU profile to $HMMGO_CPUPROFILE when it is set:

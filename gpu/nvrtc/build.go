@@ -3,6 +3,7 @@ package nvrtc
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hmmgo/hmmgo/gpu/cuda"
 )
@@ -22,6 +23,10 @@ func (k *Kernels) Function(name string) (*cuda.Function, error) {
 // and loads it. A cached image that the driver refuses is dropped and
 // compiled afresh once.
 func Build(ctx *cuda.Context, p Program) (*Kernels, error) {
+	defer func(start time.Time) {
+		counters.builds.Add(1)
+		counters.buildNs.Add(int64(time.Since(start)))
+	}(time.Now())
 	d := ctx.Device()
 	t := Target{Major: d.Major, Minor: d.Minor}
 	c := DefaultCache()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/hmmgo/hmmgo/gpu/internal/dl"
@@ -158,11 +159,15 @@ func (b *build) run(c *Cache) (*Image, error) {
 	if c != nil {
 		img, why := c.get(key)
 		if img != nil {
+			counters.cacheHits.Add(1)
 			return img, nil
 		}
 		note = why
 	}
+	start := time.Now()
 	img, err := compile(p, opts, choice)
+	counters.compiles.Add(1)
+	counters.compileNs.Add(int64(time.Since(start)))
 	if err != nil {
 		return nil, err
 	}

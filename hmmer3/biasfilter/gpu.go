@@ -112,8 +112,10 @@ func (g *GPU) Scores(bg *profile.Background, db *gpudb.DB, want []bool, out []fl
 	}
 	dsqs := db.Dsqs
 	var idx []int
-	for i, d := range dsqs {
-		if (want == nil || want[i]) && len(d) > 0 {
+	for i := range dsqs {
+		// want first: a query wants a few percent of the targets, and
+		// reading every target's length costs a pass over the database.
+		if (want == nil || want[i]) && len(dsqs[i]) > 0 {
 			idx = append(idx, i)
 		}
 	}

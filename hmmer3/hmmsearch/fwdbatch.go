@@ -107,15 +107,15 @@ func (b *forwardBatcher) run(batch []*fwdRequest) {
 	} else {
 		sp = b.cost.split(items)
 	}
-	sel := make([][]bool, len(batch))
-	for k, r := range batch {
-		sel[k] = make([]bool, len(r.want))
-	}
-	for _, it := range items[:sp.onGPU] {
-		sel[it.req][it.target] = true
-	}
 	var wall time.Duration
 	if sp.onGPU > 0 {
+		sel := make([][]bool, len(batch))
+		for k, r := range batch {
+			sel[k] = make([]bool, len(r.want))
+		}
+		for _, it := range items[:sp.onGPU] {
+			sel[it.req][it.target] = true
+		}
 		scores, err := b.launch(batch, sel)
 		for k, r := range batch {
 			if err != nil {

@@ -95,6 +95,7 @@ type gpuSearch struct {
 	seqs  []*seqio.Sequence
 	abc   *alphabet.Alphabet
 	parts []*gpuPart
+	lens  []int32 // each target's length, database order (Lengths)
 	// forward says where Forward and the parsers run: "gpu", "cpu", or
 	// by batch size when empty ($HMMGO_GPU_FORWARD, for benchmarks).
 	forward string
@@ -140,7 +141,8 @@ func (g *gpuSearch) forwardOnGPU(want []bool) bool {
 type gpuPart struct {
 	k     *gpuKernels
 	db    *gpudb.DB
-	index []int // database number of each of this device's targets
+	index []int   // database number of each of this device's targets
+	lens  []int32 // their lengths, read per query without touching the sequences
 }
 
 // load reads the whole database (in the query's alphabet) and makes it
@@ -166,6 +168,10 @@ func (g *gpuSearch) load(src pipeline.SequenceSource, abc *alphabet.Alphabet) er
 // the first time a kernel needs them, then stay until free.
 func (g *gpuSearch) resident(seqs []*seqio.Sequence, abc *alphabet.Alphabet) {
 	g.seqs, g.abc = seqs, abc
+	g.lens = make([]int32, len(seqs))
+	for i, sq := range seqs {
+		g.lens[i] = int32(len(sq.Dsq))
+	}
 	n := len(g.gpus)
 	order := make([]int, len(seqs))
 	for i := range order {
@@ -180,6 +186,7 @@ func (g *gpuSearch) resident(seqs []*seqio.Sequence, abc *alphabet.Alphabet) {
 		var dsqs [][]byte
 		for r := d; r < len(order); r += n {
 			p.index = append(p.index, order[r])
+			p.lens = append(p.lens, int32(len(seqs[order[r]].Dsq)))
 			dsqs = append(dsqs, seqs[order[r]].Dsq)
 		}
 		p.db = gpudb.New(k.ctx, dsqs)
@@ -221,45 +228,49 @@ func (g *gpuSearch) eachPart(fn func(d int, p *gpuPart) error) error {
 	return nil
 }
 
+// Lengths implements pipeline.TargetLengths.
+func (g *gpuSearch) Lengths() []int32 { return g.lens }
+
 // MSV implements pipeline.Accelerator: every target's MSV filter score.
 func (g *gpuSearch) MSV(om *oprofile.Profile) ([]float32, error) {
-	scores := make([]float32, len(g.seqs))
+	scores := dbScores.get(len(g.seqs)) // every element is set below
 	err := g.eachPart(func(d int, p *gpuPart) error {
-		out := make([]float32, len(p.index))
+		out := partScores.get(len(p.index))
+		defer partScores.put(out)
 		if err := p.k.filter.Scores(&om.MSV, g.abc.Kp, p.db, out); err != nil {
 			return err
 		}
-		for i, db := range p.index {
-			scores[db] = out[i]
-		}
+		p.scatter(out, nil, scores)
 		return nil
 	})
 	return scores, err
 }
 
-// Viterbi implements pipeline.Accelerator for the targets with want[i].
-func (g *gpuSearch) Viterbi(om *oprofile.Profile, want []bool) ([]float32, error) {
-	scores := make([]float32, len(g.seqs))
-	err := g.eachPart(func(d int, p *gpuPart) error {
-		sel := make([]bool, len(p.index))
-		any := false
-		for i, db := range p.index {
-			sel[i] = want[db] && g.seqs[db].L() > 0
-			any = any || sel[i]
-		}
-		if !any {
+// selectedScores runs one device's filter over the targets with want[i]
+// (database order) and puts their scores into scores; the others keep
+// what they held, which the pipeline never reads.
+func (g *gpuSearch) selectedScores(want []bool, scores []float32, run func(p *gpuPart, sel []bool, out []float32) error) error {
+	return g.eachPart(func(d int, p *gpuPart) error {
+		sel := partSel.get(len(p.index))
+		defer partSel.put(sel)
+		if !p.selectPart(want, sel) {
 			return nil
 		}
-		out := make([]float32, len(p.index))
-		if err := p.k.vit.Scores(&om.Vit, g.abc.Kp, p.db, sel, out); err != nil {
+		out := partScores.get(len(p.index))
+		defer partScores.put(out)
+		if err := run(p, sel, out); err != nil {
 			return err
 		}
-		for i, db := range p.index {
-			if sel[i] {
-				scores[db] = out[i]
-			}
-		}
+		p.scatter(out, sel, scores)
 		return nil
+	})
+}
+
+// Viterbi implements pipeline.Accelerator for the targets with want[i].
+func (g *gpuSearch) Viterbi(om *oprofile.Profile, want []bool) ([]float32, error) {
+	scores := dbScores.get(len(g.seqs))
+	err := g.selectedScores(want, scores, func(p *gpuPart, sel []bool, out []float32) error {
+		return p.k.vit.Scores(&om.Vit, g.abc.Kp, p.db, sel, out)
 	})
 	return scores, err
 }
@@ -270,27 +281,9 @@ func (g *gpuSearch) Bias(bg *profile.Background, want []bool) ([]float32, error)
 	if g.bias == "cpu" {
 		return nil, nil
 	}
-	scores := make([]float32, len(g.seqs))
-	err := g.eachPart(func(d int, p *gpuPart) error {
-		sel := make([]bool, len(p.index))
-		any := false
-		for i, db := range p.index {
-			sel[i] = want[db] && g.seqs[db].L() > 0
-			any = any || sel[i]
-		}
-		if !any {
-			return nil
-		}
-		out := make([]float32, len(p.index))
-		if err := p.k.bias.Scores(bg, p.db, sel, out); err != nil {
-			return err
-		}
-		for i, db := range p.index {
-			if sel[i] {
-				scores[db] = out[i]
-			}
-		}
-		return nil
+	scores := dbScores.get(len(g.seqs))
+	err := g.selectedScores(want, scores, func(p *gpuPart, sel []bool, out []float32) error {
+		return p.k.bias.Scores(bg, p.db, sel, out)
 	})
 	return scores, err
 }
@@ -394,7 +387,11 @@ func sortByLength(order []int, seqs []*seqio.Sequence) {
 	sort.SliceStable(order, func(a, b int) bool { return seqs[order[a]].L() > seqs[order[b]].L() })
 }
 
-var _ pipeline.BiasAccelerator = (*gpuSearch)(nil)
+var (
+	_ pipeline.BiasAccelerator = (*gpuSearch)(nil)
+	_ pipeline.ScoreRecycler   = (*gpuSearch)(nil)
+	_ pipeline.TargetLengths   = (*gpuSearch)(nil)
+)
 
 // readAhead reads models ahead of the search and starts compiling the GPU
 // kernels each will need (they are specialised on the model's length), so

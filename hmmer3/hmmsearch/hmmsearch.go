@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -116,7 +117,7 @@ func (e *engine) run(env cli.Env, args []string) int {
 			return cli.Fail(env, name, err)
 		}
 	}
-	s := &search{engine: e, env: env, g: g, hmmfile: g.args[0], seqfile: g.args[1]}
+	s := &search{engine: e, env: env, g: g, hmmfile: g.args[0], seqfile: g.args[1], started: time.Now()}
 	_, s.stageTimes = e.lookupEnv("HMMGO_STAGE_TIMES")
 	s.gpuForward, _ = e.lookupEnv("HMMGO_GPU_FORWARD")
 	if f := s.gpuForward; f != "" && f != "gpu" && f != "cpu" {
@@ -131,6 +132,14 @@ func (e *engine) run(env cli.Env, args []string) int {
 		return cli.Fail(env, name, err)
 	}
 	_, s.gpuForwardTrace = e.lookupEnv("HMMGO_FWD_TRACE")
+	s.gpuQueries = gpuSearchQueriesAtOnce
+	if v, ok := e.lookupEnv("HMMGO_GPU_QUERIES"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return cli.Fail(env, name, fmt.Errorf("HMMGO_GPU_QUERIES is %q: say how many queries a GPU search keeps in flight (1 or more)", v))
+		}
+		s.gpuQueries = n
+	}
 	_, s.queueTrace = e.lookupEnv("HMMGO_QUEUE_TRACE")
 	if err := s.run(); err != nil {
 		s.abort()
@@ -201,9 +210,15 @@ type search struct {
 	// queueTrace ($HMMGO_QUEUE_TRACE set) prints where a queued search's
 	// time went on stderr (queueTrace).
 	queueTrace bool
+	// gpuQueries is how many queries a GPU search keeps in flight
+	// (gpuSearchQueriesAtOnce; $HMMGO_GPU_QUERIES for benchmarks).
+	gpuQueries int
+	// started is when the run began: stage-time lines say when each query
+	// ran relative to it, a timeline of the run.
+	started time.Time
 }
 
-func (s *search) printStageTimes(query string, st *hits.Stats, gpu time.Duration) {
+func (s *search) printStageTimes(query string, st *hits.Stats, gpu time.Duration, from time.Time) {
 	var b strings.Builder
 	if s.gpu != nil {
 		fmt.Fprintf(&b, "hmmgo hmmsearch: %s: wall time per stage (MSV, Viterbi, Forward/Backward on the GPU):", query)
@@ -216,6 +231,8 @@ func (s *search) printStageTimes(query string, st *hits.Stats, gpu time.Duration
 	if s.gpu != nil {
 		fmt.Fprintf(&b, "; staged GPU search %.3fs wall", gpu.Seconds())
 	}
+	// No "s" right after the numbers: scripts sum the "<stage> <n>s" pairs.
+	fmt.Fprintf(&b, "; ran from +%.3f to +%.3f", from.Sub(s.started).Seconds(), time.Since(s.started).Seconds())
 	fmt.Fprintln(s.env.Stderr, b.String())
 }
 
@@ -371,6 +388,9 @@ func (s *search) run() error {
 	if err := queries.flush(); err != nil {
 		return err
 	}
+	if s.stageTimes && s.gpu != nil {
+		s.gpu.printTotals(s.env.Stderr, time.Since(s.started))
+	}
 	if s.shard != nil {
 		return s.shard.finish(s)
 	}
@@ -410,6 +430,20 @@ func (s *search) reportOptions() report.Options {
 		opts.TextWidth = 0
 	}
 	return opts
+}
+
+// loadGPU reads the whole database in alphabet abc and makes it resident
+// on the GPUs, before the first query (a query loads it itself when the
+// targets come from stdin).
+func (s *search) loadGPU(abc *alphabet.Alphabet) error {
+	src, err := s.openTargets(abc)
+	if err != nil {
+		return err
+	}
+	if c, ok := src.(io.Closer); ok {
+		defer c.Close()
+	}
+	return s.gpu.load(src, abc)
 }
 
 // query searches the database with one model.
@@ -466,7 +500,7 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config) (*queryResu
 		return nil, err
 	}
 	if s.stageTimes {
-		s.printStageTimes(h.Name, st, gpuTime)
+		s.printStageTimes(h.Name, st, gpuTime, start)
 	}
 	user, sys := cpuTimes()
 	r := &queryResult{Name: h.Name, Acc: h.Acc, Desc: h.Desc, M: h.M, Thr: thr, Hits: list, Stats: *st,

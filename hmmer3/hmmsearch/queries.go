@@ -38,12 +38,24 @@ func newQueryRunner(s *search, base pipeline.Config, opts report.Options) *query
 	if cli.IsTerminal(s.env.Stderr) {
 		q.progress = newProgress(s.env.Stderr)
 	}
+	if s.gpu != nil && s.seqfile != "-" {
+		// A GPU search overlaps queries from the first one on, once the
+		// first query's alphabet has loaded the database (add).
+		q.planned = true
+		q.parallel = s.gpuQueries
+		q.slots = make(chan struct{}, q.parallel)
+	}
 	return q
 }
 
 // add searches one query, now or in the background; it emits the results
 // of the queries that are finished and first in line.
 func (q *queryRunner) add(h *hmm.HMM, nquery int) error {
+	if s := q.s; s.gpu != nil && s.gpu.seqs == nil && s.seqfile != "-" {
+		if err := s.loadGPU(h.Alph); err != nil {
+			return err
+		}
+	}
 	if q.parallel == 1 {
 		r, err := q.s.query(h, nquery, q.base)
 		if err != nil {
@@ -67,8 +79,16 @@ func (q *queryRunner) add(h *hmm.HMM, nquery int) error {
 
 // gpuQueriesAtOnce is how many queries a GPU search keeps in flight, so
 // that the device filters one query while the workers run Forward and
-// domain definition for the ones before it.
+// domain definition for the ones before it (a worker's tasks use it too).
 const gpuQueriesAtOnce = 6
+
+// gpuSearchQueriesAtOnce is hmmsearch --gpu's number: a query's filter
+// stages are a chain of short launches, each followed by a host pass, so
+// one query keeps neither the device nor the cores busy, and the run's
+// pace is the queries in flight over one query's latency. Measured on an
+// H100 host with 16 cores (docs/BENCHMARKS.md, 1,000 models): with 6 in
+// flight the cores were 10.7 of 16 busy and the GPU 40%.
+const gpuSearchQueriesAtOnce = 12
 
 // plan chooses the number of queries at once from the first query's
 // database: as many as leave each at least one batch per worker. A GPU
@@ -76,11 +96,6 @@ const gpuQueriesAtOnce = 6
 func (q *queryRunner) plan(first *queryResult) {
 	q.planned = true
 	ncpu := q.base.CPUs
-	if q.s.gpu != nil && q.s.seqfile != "-" {
-		q.parallel = gpuQueriesAtOnce
-		q.slots = make(chan struct{}, q.parallel)
-		return
-	}
 	if q.s.gpu != nil || q.s.seqfile == "-" || ncpu < 2 {
 		return
 	}

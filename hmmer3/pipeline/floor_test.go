@@ -5,7 +5,9 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/hmmgo/hmmgo/alphabet"
 	"github.com/hmmgo/hmmgo/easel"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
 )
 
 // gumbelFloor may only skip scores whose computed P-value exceeds p, and
@@ -34,5 +36,55 @@ func TestGumbelFloor(t *testing.T) {
 	}
 	if f := gumbelFloor(1, 0, 0.69); !math.IsInf(f, -1) {
 		t.Errorf("with F1 = 1 nothing may be skipped; floor %g", f)
+	}
+}
+
+// msvFloorNats may only skip scores that bits() puts below the floor,
+// for float32 score differences near it and far from it.
+func TestMSVFloorNats(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	for _, floor := range []float64{-999, -20, -0.3, 0, 1.7, 12.25, 999, math.Inf(-1), 5000} {
+		lo := msvFloorNats(floor)
+		skipped := 0
+		for range 200_000 {
+			var d float32
+			switch rng.Intn(3) {
+			case 0: // near the bound
+				d = float32(floor*math.Ln2 + rng.NormFloat64()*1e-3)
+			case 1:
+				d = float32(rng.NormFloat64() * 50)
+			default: // anywhere
+				d = float32(rng.NormFloat64() * 1e5)
+			}
+			usc, null := d, float32(0)
+			if float64(usc-null) < lo {
+				skipped++
+				if sc := float64(bits(usc, null)); !(sc < floor) {
+					t.Fatalf("floor %v: skipped d=%v, whose bits %v are not below it", floor, d, sc)
+				}
+			}
+		}
+		if skipped == 0 && floor > -999 && floor < 999 {
+			t.Errorf("floor %v: skipped nothing", floor)
+		}
+	}
+}
+
+// The process-wide null scores by length are bg.NullOne's after
+// bg.SetLength, whatever the model's background, and growing the table
+// while it is read changes none of them.
+func TestNullTable(t *testing.T) {
+	bg := profile.NewBackground(alphabet.New(alphabet.Amino))
+	compo := make([]float32, bg.Abc.K)
+	for i := range compo {
+		compo[i] = 1 / float32(len(compo))
+	}
+	bg.SetFilter(150, compo)
+	w := &worker{}
+	for _, L := range []int{1, 2, 3, 400, 4095, 4096, 70_000, 17, 250_000} {
+		bg.SetLength(L)
+		if got, want := w.nullOne(L), bg.NullOne(L); math.Float32bits(got) != math.Float32bits(want) {
+			t.Errorf("L=%d: %v, want %v", L, got, want)
+		}
 	}
 }

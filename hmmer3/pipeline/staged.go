@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hmmgo/hmmgo/easel"
@@ -49,6 +50,22 @@ type BiasAccelerator interface {
 	Bias(bg *profile.Background, want []bool) ([]float32, error)
 }
 
+// ScoreRecycler is an Accelerator that takes back the score slices its
+// MSV, Viterbi and Bias returned once SearchStaged is done with them, to
+// hand them out again for a later query (they are as long as the
+// database, three per query).
+type ScoreRecycler interface {
+	Recycle(scores []float32)
+}
+
+// TargetLengths is an Accelerator that keeps its targets' lengths (in
+// the order of SearchStaged's seqs): the staged search's first pass then
+// reads them in order instead of each target's Sequence, a cache miss
+// per target of the database in every query.
+type TargetLengths interface {
+	Lengths() []int32
+}
+
 // targetState carries a target between stages.
 type targetState struct {
 	nullsc, filtersc float32
@@ -73,7 +90,7 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	ncpu := max(1, cfg.CPUs)
 	workers := make([]*worker, ncpu)
 	for c := range workers {
-		workers[c] = newWorker(m, cfg, 1)
+		workers[c] = newLazyWorker(m, cfg, 1)
 	}
 	defer func() {
 		for _, w := range workers {
@@ -118,6 +135,63 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		return nil
 	}
 
+	// forEachChunk runs fn on consecutive ranges covering all targets, the
+	// workers taking the next range as they finish.
+	forEachChunk := func(fn func(w *worker, lo, hi int)) {
+		var wg sync.WaitGroup
+		chunk := max(1, min(4096, n/(4*ncpu)+1))
+		var next atomic.Int64
+		for c := range workers {
+			wg.Add(1)
+			go func(w *worker) {
+				defer wg.Done()
+				for {
+					lo := int(next.Add(int64(chunk)) - int64(chunk))
+					if lo >= n {
+						return
+					}
+					fn(w, lo, min(lo+chunk, n))
+				}
+			}(workers[c])
+		}
+		wg.Wait()
+	}
+
+	// forEachOf runs fn on items 0..count-1 (groups of targets), one at a
+	// time per worker, the workers taking the next item as they finish.
+	forEachOf := func(count int, fn func(w *worker, k int) error) error {
+		var wg sync.WaitGroup
+		errs := make([]error, ncpu)
+		var next atomic.Int64
+		for c := range workers {
+			wg.Add(1)
+			go func(w *worker, c int) {
+				defer wg.Done()
+				for {
+					k := int(next.Add(1) - 1)
+					if k >= count {
+						return
+					}
+					if err := fn(w, k); err != nil {
+						errs[c] = err
+						return
+					}
+				}
+			}(workers[c], c)
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+
+	// recycle hands a score slice back to the accelerator when the search
+	// returns.
+	recycle := func([]float32) {}
+
 	// With cfg.TimeStages each stage's wall time is recorded (the device
 	// stages and the CPU passes between them run one after the other).
 	var wall [hits.NStages]time.Duration
@@ -127,23 +201,38 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		wall[stage] += now.Sub(mark)
 		mark = now
 	}
+	if r, ok := acc.(ScoreRecycler); ok {
+		var done [][]float32
+		defer func() {
+			for _, sc := range done {
+				r.Recycle(sc)
+			}
+		}()
+		recycle = func(sc []float32) {
+			if sc != nil {
+				done = append(done, sc)
+			}
+		}
+	}
 	ev := &m.OM.EvParam
 	usc, err := acc.MSV(m.OM)
+	recycle(usc)
 	if err != nil {
 		return nil, nil, err
 	}
 	lap(hits.StageMSV)
-	st := make([]targetState, n)
+	bufs := getStagedBufs(n)
+	defer stagedPool.Put(bufs)
+	st := bufs.st
 	f1, _, _ := cfg.filterThresholds()
 	msvFloor := gumbelFloor(f1, float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
-	needVit := make([]bool, n)
-	passVit := make([]bool, n)
+	needVit, passVit := bufs.needVit, bufs.passVit
 	// With a BiasAccelerator the MSV survivors' bias scores come from it
 	// in bulk, between the MSV and the bias P-value passes.
 	biasAcc, _ := acc.(BiasAccelerator)
 	var needBias []bool
 	if biasAcc != nil && cfg.biasFilter() {
-		needBias = make([]bool, n)
+		needBias = bufs.needBias
 	}
 	// afterBias takes a target past the bias filter to the Viterbi stage.
 	afterBias := func(w *worker, i int) {
@@ -155,44 +244,66 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 			passVit[i] = true
 		}
 	}
-	// Null model, MSV and bias P-values.
-	forEach(nil, func(w *worker, i int) error {
-		dsq := seqs[i].Dsq
-		L := len(dsq)
-		w.stats.NSeqs++
-		w.stats.NRes += int64(L)
-		if L == 0 {
-			return nil
+	// Null model, MSV and bias P-values. Every target of every query comes
+	// through this loop, so it runs in chunks with its counts kept locally,
+	// and tests the floor in nats, without bits' division (msvFloorNats).
+	floorNats := msvFloorNats(msvFloor)
+	var lens []int32
+	if tl, ok := acc.(TargetLengths); ok {
+		if l := tl.Lengths(); len(l) == n {
+			lens = l
 		}
-		s := &st[i]
-		s.nullsc = w.nullOne(L)
-		sc := float64(bits(usc[i], s.nullsc))
-		if sc < msvFloor {
-			return nil // P > F1 for certain: most targets end here
-		}
-		w.bg.SetLength(L)
-		s.P = easel.GumbelSurv(sc, float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
-		if s.P > w.f1 {
-			return nil
-		}
-		w.stats.NPastMSV++
-		s.filtersc = s.nullsc
-		if needBias != nil {
-			needBias[i] = true
-			return nil
-		}
-		if w.bias {
-			s.filtersc = w.bg.FilterScore(dsq)
-			s.P = easel.GumbelSurv(float64(bits(usc[i], s.filtersc)), float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
-			if s.P > w.f1 {
-				return nil
+	}
+	forEachChunk(func(w *worker, lo, hi int) {
+		var nseqs, nres int64
+		for i := lo; i < hi; i++ {
+			var L int
+			if lens != nil {
+				L = int(lens[i])
+			} else {
+				L = len(seqs[i].Dsq)
 			}
+			nseqs++
+			nres += int64(L)
+			if L == 0 {
+				continue
+			}
+			nullsc := w.nullOne(L)
+			if float64(usc[i]-nullsc) < floorNats {
+				continue // P > F1 for certain: most targets end here
+			}
+			s := &st[i] // written only for the targets that may pass
+			s.nullsc = nullsc
+			sc := float64(bits(usc[i], s.nullsc))
+			if sc < msvFloor {
+				continue
+			}
+			w.bg.SetLength(L)
+			s.P = easel.GumbelSurv(sc, float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
+			if s.P > w.f1 {
+				continue
+			}
+			w.stats.NPastMSV++
+			s.filtersc = s.nullsc
+			if needBias != nil {
+				needBias[i] = true
+				continue
+			}
+			if w.bias {
+				s.filtersc = w.bg.FilterScore(seqs[i].Dsq)
+				s.P = easel.GumbelSurv(float64(bits(usc[i], s.filtersc)), float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
+				if s.P > w.f1 {
+					continue
+				}
+			}
+			afterBias(w, i)
 		}
-		afterBias(w, i)
-		return nil
+		w.stats.NSeqs += nseqs
+		w.stats.NRes += nres
 	})
 	if needBias != nil {
 		fsc, err := biasAcc.Bias(m.BG, needBias)
+		recycle(fsc)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -213,19 +324,23 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	}
 	lap(hits.StageBias)
 	vfsc, err := acc.Viterbi(m.OM, needVit)
+	recycle(vfsc)
 	if err != nil {
 		return nil, nil, err
 	}
-	forEach(nil, func(w *worker, i int) error {
-		if needVit[i] {
-			s := &st[i]
-			s.P = easel.GumbelSurv(float64(bits(vfsc[i], s.filtersc)), float64(ev[hmm.VitMu]), float64(ev[hmm.VitLambda]))
-			passVit[i] = s.P <= w.f2
+	forEachChunk(func(w *worker, lo, hi int) {
+		var past int64
+		for i := lo; i < hi; i++ {
+			if needVit[i] {
+				s := &st[i]
+				s.P = easel.GumbelSurv(float64(bits(vfsc[i], s.filtersc)), float64(ev[hmm.VitMu]), float64(ev[hmm.VitLambda]))
+				passVit[i] = s.P <= w.f2
+			}
+			if passVit[i] {
+				past++
+			}
 		}
-		if passVit[i] {
-			w.stats.NPastVit++
-		}
-		return nil
+		w.stats.NPastVit += past
 	})
 	lap(hits.StageVit)
 	om := *m.OM
@@ -237,7 +352,7 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	var onCPU []bool // the targets the accelerator left to the workers
 	switch {
 	case fwdsc == nil:
-		fwdsc, onCPU = make([]float32, n), passVit
+		fwdsc, onCPU = bufs.fwdsc, passVit
 	case computed != nil:
 		onCPU = make([]bool, n)
 		for i := range onCPU {
@@ -256,21 +371,21 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 			}
 		}
 		sort.SliceStable(order, func(a, b int) bool { return len(seqs[order[a]].Dsq) < len(seqs[order[b]].Dsq) })
-		lead, group := make([]bool, n), make([][]int, n)
+		var groups [][]int
 		for k, g := 0, fwdback.Group(); k < len(order); {
 			size := groupSize(len(order)-k, g)
-			lead[order[k]], group[order[k]] = true, order[k:k+size]
+			groups = append(groups, order[k:k+size])
 			k += size
 		}
 		target := func(k int) []byte { return seqs[k].Dsq }
-		err = forEach(lead, func(w *worker, i int) error {
-			return w.forwardGroup(target, group[i], fwdsc)
+		err = forEachOf(len(groups), func(w *worker, k int) error {
+			return w.forwardGroup(target, groups[k], fwdsc)
 		})
 		if err != nil {
 			return nil, nil, err
 		}
 	}
-	passFwd := make([]bool, n)
+	passFwd := bufs.passFwd
 	forEach(passVit, func(w *worker, i int) error {
 		passFwd[i] = w.passesForward(fwdsc[i], st[i].filtersc)
 		return nil
@@ -289,14 +404,14 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		}
 	}
 	size := defineGroupSize(len(survivors), ncpu)
-	lead, group := make([]bool, n), make([][]int, n)
+	var groups [][]int
 	for k := 0; k < len(survivors); k += size {
-		lead[survivors[k]], group[survivors[k]] = true, survivors[k:min(k+size, len(survivors))]
+		groups = append(groups, survivors[k:min(k+size, len(survivors))])
 	}
-	found := make([]*hits.Hit, n)
-	err = forEach(lead, func(w *worker, i int) error {
-		ts := make([]defTarget, len(group[i]))
-		for k, j := range group[i] {
+	found := make([][]*hits.Hit, len(groups))
+	err = forEachOf(len(groups), func(w *worker, g int) error {
+		ts := make([]defTarget, len(groups[g]))
+		for k, j := range groups[g] {
 			ts[k] = defTarget{sq: seqs[j], idx: dbIndex(j), nullsc: st[j].nullsc, fwdsc: fwdsc[j]}
 			if parsers != nil {
 				p := &parsers[j]
@@ -304,8 +419,9 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 			}
 		}
 		err := w.defineAll(ts)
-		for k, j := range group[i] {
-			found[j] = ts[k].hit
+		found[g] = make([]*hits.Hit, len(ts))
+		for k := range ts {
+			found[g][k] = ts[k].hit
 		}
 		return err
 	})
@@ -313,10 +429,12 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		return nil, nil, err
 	}
 	lap(hits.StageDomains)
-	var list []*hits.Hit
-	for _, h := range found {
-		if h != nil {
-			list = append(list, h)
+	var list []*hits.Hit // in database order, as the groups are
+	for _, hs := range found {
+		for _, h := range hs {
+			if h != nil {
+				list = append(list, h)
+			}
 		}
 	}
 	stats := &hits.Stats{NModels: 1, NNodes: int64(m.HMM.M)}
@@ -330,12 +448,51 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	return list, stats, nil
 }
 
+// stagedBufs are SearchStaged's per-target arrays, kept for the next
+// query: a many-model search otherwise allocates and clears tens of
+// megabytes per query. The flags come back cleared; st and fwdsc are
+// not cleared, since every element the search reads it wrote first
+// (nullsc for every target above the MSV floor, P and filtersc for the
+// MSV survivors, fwdsc for the Viterbi survivors).
+type stagedBufs struct {
+	st                                  []targetState
+	needVit, passVit, needBias, passFwd []bool
+	fwdsc                               []float32
+}
+
+var stagedPool sync.Pool
+
+func getStagedBufs(n int) *stagedBufs {
+	if b, ok := stagedPool.Get().(*stagedBufs); ok && len(b.st) == n {
+		clear(b.needVit)
+		clear(b.passVit)
+		clear(b.needBias)
+		clear(b.passFwd)
+		return b
+	}
+	return &stagedBufs{st: make([]targetState, n), needVit: make([]bool, n), passVit: make([]bool, n),
+		needBias: make([]bool, n), passFwd: make([]bool, n), fwdsc: make([]float32, n)}
+}
+
 // defineGroupSize is how many Forward survivors of the staged search a
 // worker defines at once: enough that most groups hold several
 // envelopes to rescore together, few enough that every worker gets
 // about eight groups (from 2 to 16 targets).
 func defineGroupSize(survivors, workers int) int {
 	return max(2, min(16, survivors/(8*workers)))
+}
+
+// msvFloorNats is a bound in nats under which a target's MSV score
+// (usc - nullsc, float32) is certainly below floor bits once bits()
+// converts it: floor less a thousandth of a bit, which covers the float32
+// rounding of any score under 16,000 bits in magnitude (relative 2^-24).
+// Scores further below are below the floor anyway; for a floor outside
+// +-1,000 bits it gives -Inf and every target takes the exact test.
+func msvFloorNats(floor float64) float64 {
+	if !(floor > -1000 && floor < 1000) {
+		return math.Inf(-1)
+	}
+	return (floor - 1e-3) * math.Ln2
 }
 
 // gumbelFloor returns a score below which easel.GumbelSurv(x, mu, lambda)

@@ -61,7 +61,8 @@ func TestStagedEqualsSearch(t *testing.T) {
 			fmt.Fprintf(&a, "%+v", *wst)
 			cpu := pipeline.CPUAccelerator{Seqs: targets}
 			bulk := &bulkBias{CPUAccelerator: cpu}
-			for _, acc := range []pipeline.Accelerator{cpu, filtersOnly{cpu}, bulk, cpuBias{cpu}, partialForward{cpu}} {
+			recycler := &recycling{bulkBias: bulkBias{CPUAccelerator: cpu}}
+			for _, acc := range []pipeline.Accelerator{cpu, filtersOnly{cpu}, bulk, cpuBias{cpu}, partialForward{cpu}, recycler, recycler} {
 				bulk.asked = -1
 				got, gst, err := pipeline.SearchStaged(m, targets, idx, &cfg, acc)
 				if err != nil {
@@ -77,6 +78,9 @@ func TestStagedEqualsSearch(t *testing.T) {
 					} else if bulk.asked != wantAsked {
 						t.Errorf("%s %s: bias accelerator asked for %d targets, %d passed MSV", model, opt, bulk.asked, wantAsked)
 					}
+				}
+				if acc == pipeline.Accelerator(recycler) && len(recycler.free) < 2 {
+					t.Errorf("%s %s: %d score slices given back, want MSV's and Viterbi's at least", model, opt, len(recycler.free))
 				}
 				var b strings.Builder
 				for _, x := range got {
@@ -122,6 +126,58 @@ func (b *bulkBias) Bias(bg *profile.Background, want []bool) ([]float32, error) 
 		}
 	}
 	return out, nil
+}
+
+// recycling hands out score slices taken back through Recycle (as the
+// GPU search does) with NaN wherever it computed no score: the staged
+// search must read only the scores it asked for, and give every slice
+// back once.
+type recycling struct {
+	bulkBias
+	free [][]float32
+}
+
+func (r *recycling) Recycle(sc []float32) { r.free = append(r.free, sc) }
+
+// Lengths gives the staged search the targets' lengths, as the GPU
+// search does.
+func (r *recycling) Lengths() []int32 {
+	out := make([]int32, len(r.Seqs))
+	for i, sq := range r.Seqs {
+		out[i] = int32(sq.L())
+	}
+	return out
+}
+
+// reuse copies the wanted scores into a recycled slice poisoned elsewhere.
+func (r *recycling) reuse(sc []float32, want []bool) []float32 {
+	if len(r.free) == 0 {
+		return sc
+	}
+	out := r.free[len(r.free)-1]
+	r.free = r.free[:len(r.free)-1]
+	for i := range out {
+		out[i] = float32(math.NaN())
+		if want == nil || want[i] {
+			out[i] = sc[i]
+		}
+	}
+	return out
+}
+
+func (r *recycling) MSV(om *oprofile.Profile) ([]float32, error) {
+	sc, err := r.CPUAccelerator.MSV(om)
+	return r.reuse(sc, nil), err
+}
+
+func (r *recycling) Viterbi(om *oprofile.Profile, want []bool) ([]float32, error) {
+	sc, err := r.CPUAccelerator.Viterbi(om, want)
+	return r.reuse(sc, want), err
+}
+
+func (r *recycling) Bias(bg *profile.Background, want []bool) ([]float32, error) {
+	sc, err := r.bulkBias.Bias(bg, want)
+	return r.reuse(sc, want), err
 }
 
 // cpuBias declines the bias filter: the workers compute it after all.

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hmmgo/hmmgo/easel"
@@ -34,7 +35,6 @@ type worker struct {
 	oxf, oxb   *fwdback.Matrix
 	def        *domaindef.Definer
 	stats      hits.Stats
-	nulls      []float32 // nullOne's values by length, NaN until computed
 
 	// One batch's filter survivors, their Viterbi filter jobs and scores,
 	// and the survivors of the Viterbi filter with their Forward scores.
@@ -52,7 +52,8 @@ type worker struct {
 	defs     []defTarget
 	prepared []*domaindef.Pending
 
-	scratch *scratch // where oxf, oxb, pair and def came from
+	scratch *scratch // where oxf, oxb, pair and def came from; nil until ensureScratch
+	seed    uint32   // domain definition's seed when cfg.Seed is 0
 }
 
 // pendingForward is how many Viterbi survivors a worker gathers before it
@@ -73,44 +74,86 @@ type scratch struct {
 var scratchPool sync.Pool
 
 func newWorker(m *Model, cfg *Config, arbitrarySeed uint32) *worker {
+	w := newLazyWorker(m, cfg, arbitrarySeed)
+	w.ensureScratch()
+	return w
+}
+
+// newLazyWorker is a worker that takes its scratch only when Forward or
+// domain definition first needs it (ensureScratch). The staged search
+// makes a worker per core for every query in flight, and a query spends
+// most of its time in the filters, where no worker needs matrices: with
+// eager scratch, every query in flight held a core's worth of matrices
+// grown to the longest envelope seen (16 GB live in a 1,000-model run).
+func newLazyWorker(m *Model, cfg *Config, arbitrarySeed uint32) *worker {
+	w := &worker{m: m, cfg: cfg, om: *m.OM, others: [3]oprofile.Profile{*m.OM, *m.OM, *m.OM}, bg: *m.BG, bias: cfg.biasFilter(),
+		seed: arbitrarySeed}
+	w.f1, w.f2, w.f3 = cfg.filterThresholds()
+	return w
+}
+
+// ensureScratch gives the worker its matrices and domain definition
+// workspace, from scratchPool when a finished query left one there.
+func (w *worker) ensureScratch() {
+	if w.scratch != nil {
+		return
+	}
 	s, _ := scratchPool.Get().(*scratch)
 	if s == nil {
 		s = &scratch{oxf: fwdback.NewMatrix(), oxb: fwdback.NewMatrix(), pair: fwdback.NewPairMatrix(),
-			def: domaindef.New(cfg.Seed, arbitrarySeed)}
+			def: domaindef.New(w.cfg.Seed, w.seed)}
 	} else {
-		s.def.Reset(cfg.Seed, arbitrarySeed)
+		s.def.Reset(w.cfg.Seed, w.seed)
 	}
-	w := &worker{m: m, cfg: cfg, om: *m.OM, others: [3]oprofile.Profile{*m.OM, *m.OM, *m.OM}, bg: *m.BG, bias: cfg.biasFilter(),
-		oxf: s.oxf, oxb: s.oxb, pair: s.pair, def: s.def, scratch: s}
-	w.f1, w.f2, w.f3 = cfg.filterThresholds()
-	return w
+	w.oxf, w.oxb, w.pair, w.def, w.scratch = s.oxf, s.oxb, s.pair, s.def, s
 }
 
 // release gives the worker's scratch back for a later query's workers;
 // the worker must not be used after.
 func (w *worker) release() {
-	scratchPool.Put(w.scratch)
+	if w.scratch != nil {
+		scratchPool.Put(w.scratch)
+	}
 	w.scratch, w.oxf, w.oxb, w.pair, w.def = nil, nil, nil, nil, nil
 }
 
-// nullOne is bg.NullOne(L), remembered by length: the staged search asks
-// for it for every target of every query.
+// nullOne is bg.NullOne(L) after bg.SetLength(L), which depends on L
+// alone: the staged search asks for it for every target of every query,
+// so the values are kept by length for the whole process (nullTable).
+// It leaves w.bg alone.
 func (w *worker) nullOne(L int) float32 {
-	if L >= len(w.nulls) {
-		grown := make([]float32, max(L+1, 2*len(w.nulls)))
-		copy(grown, w.nulls)
-		for i := len(w.nulls); i < len(grown); i++ {
-			grown[i] = float32(math.NaN())
-		}
-		w.nulls = grown
+	if t := *nullTable.Load(); L < len(t) {
+		return t[L]
 	}
-	v := w.nulls[L]
-	if v != v {
-		w.bg.SetLength(L) // callers set the length again before they use bg
-		v = w.bg.NullOne(L)
-		w.nulls[L] = v
+	return growNullTable(L)[L]
+}
+
+// nullTable holds NullOne by length, 0..len-1; it only grows, each time
+// into a new slice, so readers need no lock.
+var (
+	nullTable   atomic.Pointer[[]float32]
+	nullTableMu sync.Mutex
+)
+
+func init() { nullTable.Store(new([]float32)) }
+
+// growNullTable extends nullTable to cover length L.
+func growNullTable(L int) []float32 {
+	nullTableMu.Lock()
+	defer nullTableMu.Unlock()
+	old := *nullTable.Load()
+	if L < len(old) {
+		return old
 	}
-	return v
+	t := make([]float32, max(L+1, 2*len(old), 1<<12))
+	copy(t, old)
+	var bg profile.Background // NullOne reads P1 alone, which SetLength sets
+	for n := len(old); n < len(t); n++ {
+		bg.SetLength(n)
+		t[n] = bg.NullOne(n)
+	}
+	nullTable.Store(&t)
+	return t
 }
 
 // bits converts a nats score difference to bits, rounding as HMMER does
@@ -247,6 +290,7 @@ type defTarget struct {
 // error is the first one that running the targets one after another
 // would meet.
 func (w *worker) defineAll(ts []defTarget) error {
+	w.ensureScratch()
 	w.prepared = w.prepared[:0]
 	var stop error
 	for k := range ts {
@@ -414,6 +458,7 @@ func groupSize(left, g int) int {
 // fwdback.ForwardPair's or ForwardQuad's kernel where it runs; it
 // returns the first error in idx's order and leaves no matrix in w.oxf.
 func (w *worker) forwardGroup(target func(k int) []byte, idx []int, sc []float32) error {
+	w.ensureScratch()
 	dsq := func(j int) []byte { return target(idx[j]) }
 	var (
 		s4   [4]float32

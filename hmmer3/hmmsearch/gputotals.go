@@ -1,0 +1,31 @@
+package hmmsearch
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/hmmgo/hmmgo/gpu/nvrtc"
+	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
+)
+
+// printTotals ends a GPU run's stage-time report ($HMMGO_STAGE_TIMES)
+// with the device's share of the wall time: each kernel family's launches,
+// the time they held the device's buffers and the kernels' own time
+// (CUDA events; launches on different streams overlap, so the sum may
+// exceed the wall), the layouts, and NVRTC's compilations.
+func (g *gpuSearch) printTotals(w io.Writer, wall time.Duration) {
+	line := func(name string, s *gpudb.LaunchStats, kernel time.Duration) string {
+		n, held, sub := s.Snapshot()
+		return fmt.Sprintf("%s %d launches held %.3f kernels %.3f subsets %.3f", name, n, held.Seconds(), kernel.Seconds(), sub.Seconds())
+	}
+	for _, k := range g.gpus {
+		fmt.Fprintf(w, "hmmgo hmmsearch: device totals, GPU %d, seconds in a %.3f wall: %s; %s; %s; Forward kernels %.3f\n",
+			k.dev.Ordinal, wall.Seconds(), line("MSV", &k.filter.Stats, k.filter.KernelTime),
+			line("bias", &k.bias.Stats, k.bias.KernelTime), line("Viterbi", &k.vit.Stats, k.vit.KernelTime), k.fwd.KernelTime.Seconds())
+	}
+	n, held, _ := gpudb.Layouts.Snapshot()
+	b := nvrtc.Stats()
+	fmt.Fprintf(w, "hmmgo hmmsearch: device totals: %d layouts made in %.3f; NVRTC %d compiles in %.3f (summed), %d from the disk cache, %d builds waited %.3f (summed)\n",
+		n, held.Seconds(), b.Compiles, b.CompileTime.Seconds(), b.CacheHits, b.Builds, b.BuildTime.Seconds())
+}
