@@ -14,7 +14,6 @@ import (
 	"encoding/binary"
 	"os"
 	"runtime"
-	"sort"
 	"sync"
 	"time"
 
@@ -68,8 +67,7 @@ type layoutPlan struct {
 
 func planLayout(entries []entry, T int) *layoutPlan {
 	S := 32 / T
-	order := append([]entry(nil), entries...)
-	sort.SliceStable(order, func(a, b int) bool { return order[a].n > order[b].n })
+	order := longestFirst(entries)
 	nb := (len(order) + S - 1) / S
 	pl := &layoutPlan{S: S, nb: nb, order: order, offs: make([]int, nb+1), table: make([]byte, nb*BlockBytes)}
 	for b := 0; b < nb; b++ {
@@ -86,6 +84,38 @@ func planLayout(entries []entry, T int) *layoutPlan {
 		binary.LittleEndian.PutUint64(blk[264:], uint64(pl.offs[b]))
 	}
 	return pl
+}
+
+// longestFirst is entries sorted by length, longest first, ties in their
+// given order. It is a two-pass radix sort on the 32-bit length: O(n),
+// where a comparison sort of a 485,000-target database took seconds
+// (sort.SliceStable) and a run plans a layout per kernel shape.
+func longestFirst(entries []entry) []entry {
+	src := append([]entry(nil), entries...)
+	if len(src) < 2 {
+		return src
+	}
+	dst := make([]entry, len(src))
+	for shift := 0; shift < 32; shift += 16 {
+		var count [1<<16 + 1]int
+		digit := func(e entry) int { return int(^uint32(e.n)>>shift) & 0xffff }
+		for _, e := range src {
+			count[digit(e)+1]++
+		}
+		if count[digit(src[0])+1] == len(src) {
+			continue // one digit value: this pass would not move anything
+		}
+		for d := 1; d <= 1<<16; d++ {
+			count[d] += count[d-1]
+		}
+		for _, e := range src {
+			d := digit(e)
+			dst[count[d]] = e
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	return src
 }
 
 // group is block b's entries.
