@@ -3,7 +3,6 @@ package hmmsearch
 import (
 	"fmt"
 	"io"
-	"sort"
 	"sync"
 
 	"github.com/hmmgo/hmmgo/alphabet"
@@ -173,13 +172,9 @@ func (g *gpuSearch) resident(seqs []*seqio.Sequence, abc *alphabet.Alphabet) {
 		g.lens[i] = int32(len(sq.Dsq))
 	}
 	n := len(g.gpus)
-	order := make([]int, len(seqs))
-	for i := range order {
-		order[i] = i
-	}
 	// Deal targets out round-robin in length order, so every device gets
 	// the same mix of lengths (ClawHMMER's interleaved partitions).
-	sortByLength(order, seqs)
+	order := gpudb.LongestFirst(len(seqs), func(i int) int { return len(seqs[i].Dsq) })
 	g.parts = make([]*gpuPart, n)
 	for d, k := range g.gpus {
 		p := &gpuPart{k: k}
@@ -381,10 +376,6 @@ func (g *gpuSearch) free() {
 			p.db.Free()
 		}
 	}
-}
-
-func sortByLength(order []int, seqs []*seqio.Sequence) {
-	sort.SliceStable(order, func(a, b int) bool { return seqs[order[a]].L() > seqs[order[b]].L() })
 }
 
 var (

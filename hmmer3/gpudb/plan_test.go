@@ -26,7 +26,8 @@ func BenchmarkPlanLayout(b *testing.B) {
 	}
 }
 
-// TestLongestFirstIsStable checks the radix sort against a stable
+// TestLongestFirstIsStable checks the radix sort (LongestFirst, through
+// longestFirst) against a stable
 // comparison sort, on lengths that need both 16-bit passes and on ties.
 func TestLongestFirstIsStable(t *testing.T) {
 	rng := rand.New(rand.NewSource(2))
