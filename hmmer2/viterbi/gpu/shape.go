@@ -15,12 +15,15 @@ const negInf = -plan7.Infty
 // (a whole block) per sequence; C nodes per thread, the first Extra
 // threads of a group having C and the others C-1 when the nodes do not
 // divide evenly; NS sequences per thread (one-warp shapes), which share
-// the transition scores' shared-memory loads.
+// the transition scores' shared-memory loads; NGrp groups per block
+// (multi-warp shapes), which share the shared-memory tables.
 type Shape struct {
 	T, W, C, Extra int
 	NS             int // sequences per thread (0 means 1)
+	NGrp           int // groups per block, multi-warp shapes (0 means 1)
 	Block          int
 	TransShared    bool // transition table copied to shared memory
+	TransReg       bool // each thread's transitions kept in registers
 	EmisShared     bool // emission table copied to shared memory
 }
 
@@ -62,7 +65,16 @@ const DefaultVariant = "w1024"
 //	       sequences per thread (registers: 4 x 4 arrays of 8), else ns2
 //	w1024  as ns2, and one warp (C up to 32, one sequence per thread)
 //	       instead of a multi-warp block for 512 < M <= 1024
-var Variants = []string{"v1", "ns2", "ns4", "w1024"}
+//	reg    M <= 512: one warp, T raised until C <= 8 (C <= 16 at T = 32),
+//	       transitions in registers; else as mg
+//	reg2   M <= 256: as reg with two sequences per thread; else as mg
+//	mg     as w1024, and for M > 1024 multi-warp groups (C about 12)
+//	       with several groups per block sharing the transitions
+//	mgreg  as w1024, and for M > 1024 multi-warp groups of C = 8 with
+//	       transitions in registers
+//	mg16   as ns2, and for M > 512 multi-warp groups of C about 16,
+//	       several per block
+var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg", "reg2", "mg", "mgreg", "mg16"}
 
 // ShapeVariant is the shape of kernel variant v for a model of M nodes.
 func ShapeVariant(M int, v string) (Shape, error) {
@@ -88,6 +100,31 @@ func ShapeVariant(M int, v string) (Shape, error) {
 			s = newShape(M, 32, 1, 128)
 			ns = 1
 		}
+	case "reg", "reg2":
+		s, _ = ShapeVariant(M, "mg")
+		ns = s.ns()
+		if v == "reg" && M <= 32*maxNodesPerThreadWarp {
+			s = regWarpShape(M)
+			ns = 1
+		}
+		if v == "reg2" && M <= 32*8 {
+			s = regWarpShape(M)
+			ns = 2
+		}
+	case "mg", "mgreg":
+		s, _ = ShapeVariant(M, "w1024")
+		ns = s.ns()
+		if M > 32*32 && v == "mg" {
+			s = groupShape(M, nodesPerThreadBlock, false)
+		}
+		if M > 32*32 && v == "mgreg" {
+			s = groupShape(M, 8, true)
+		}
+	case "mg16":
+		ns = 2
+		if s.W > 1 {
+			s = groupShape(M, 16, false)
+		}
 	default:
 		return Shape{}, fmt.Errorf("unknown hmm2 Viterbi kernel variant %q (known: %v)", v, Variants)
 	}
@@ -95,6 +132,45 @@ func ShapeVariant(M int, v string) (Shape, error) {
 		s.NS = ns
 	}
 	return s, nil
+}
+
+// regWarpShape is a one-warp shape whose threads keep their transitions
+// in registers: T is raised until C <= 8 (or T = 32).
+func regWarpShape(M int) Shape {
+	T := 1
+	for T < 32 && (M+T-1)/T > 8 {
+		T *= 2
+	}
+	s := newShape(M, T, 1, 256)
+	return s.withTransReg()
+}
+
+// groupShape is a multi-warp shape of about c nodes per thread, with as
+// many groups per block as keep the block within 512 threads (transitions
+// shared by the groups), or one group per block with the transitions in
+// registers.
+func groupShape(M, c int, reg bool) Shape {
+	W := min(32, (M+32*c-1)/(32*c))
+	ng := 1
+	if !reg {
+		ng = max(1, 16/W)
+	}
+	s := newShape(M, 32, W, 32*W*ng)
+	s.NGrp = ng
+	if reg && s.C <= c { // (beyond 32 warps of c nodes: shared memory)
+		return s.withTransReg()
+	}
+	s.TransShared = s.transBytes() <= transBudget
+	s.EmisShared = s.TransShared && s.transBytes()+s.emisBytes()+s.exchangeBytes() <= sharedBudget
+	return s
+}
+
+// withTransReg moves the transitions to registers; the emissions go to
+// shared memory if they fit.
+func (s Shape) withTransReg() Shape {
+	s.TransReg, s.TransShared = true, false
+	s.EmisShared = s.emisBytes()+s.exchangeBytes() <= sharedBudget
+	return s
 }
 
 // shapeV1 is the first kernel's rule: the smallest group that leaves
@@ -135,7 +211,7 @@ func (s Shape) exchangeBytes() int {
 	if s.W == 1 {
 		return 0
 	}
-	return 4 * (8*s.W + 1)
+	return 4 * (s.ngrp()*(8*s.W+1) + 1)
 }
 
 // SharedBytes is the dynamic shared memory of one block.
@@ -153,8 +229,8 @@ func (s Shape) SharedBytes() int {
 // Defines are the compile-time parameters of viterbi.cu.
 func (s Shape) Defines() string {
 	b2i := map[bool]int{false: 0, true: 1}
-	return fmt.Sprintf("#define T %d\n#define W %d\n#define C %d\n#define EXTRA %d\n#define NS %d\n#define KP %d\n#define BLOCK %d\n#define TRANS_SHARED %d\n#define EMIS_SHARED %d\n",
-		s.T, s.W, s.C, s.Extra, s.ns(), plan7.MaxCode, s.Block, b2i[s.TransShared], b2i[s.EmisShared])
+	return fmt.Sprintf("#define T %d\n#define W %d\n#define C %d\n#define EXTRA %d\n#define NS %d\n#define KP %d\n#define BLOCK %d\n#define TRANS_SHARED %d\n#define EMIS_SHARED %d\n#define TRANS_REG %d\n#define NGRP %d\n",
+		s.T, s.W, s.C, s.Extra, s.ns(), plan7.MaxCode, s.Block, b2i[s.TransShared], b2i[s.EmisShared], b2i[s.TransReg], s.ngrp())
 }
 
 // node returns the model node (1-based) of slot j of rank r, or 0 for a
@@ -235,6 +311,9 @@ func NewTables(p *plan7.Profile, s Shape) *Tables {
 
 // ns is the number of sequences per thread.
 func (s Shape) ns() int { return max(1, s.NS) }
+
+// ngrp is the number of groups per block.
+func (s Shape) ngrp() int { return max(1, s.NGrp) }
 
 // PackT is the gpudb layout (threads per target) the shape reads:
 // 32*NS/T sequences per warp block, one per block when W > 1.

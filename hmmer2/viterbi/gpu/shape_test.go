@@ -31,13 +31,23 @@ func testShapeLayout(t *testing.T, v string) {
 			t.Fatalf("%s M=%d: %d sequences per thread in %+v", v, M, ns, s)
 		}
 		maxC := maxNodesPerThreadWarp
-		if v == "w1024" && M > 32*maxNodesPerThreadWarp {
-			maxC = 32
+		if v != "v1" && v != "ns2" && v != "ns4" && v != "mg16" && M > 32*maxNodesPerThreadWarp {
+			maxC = 32 // w1024's one-warp shapes
+		}
+		maxCBlock := nodesPerThreadBlock
+		if v == "mg16" {
+			maxCBlock = 16
 		}
 		if s.T < 1 || s.T > 32 || 32%s.T != 0 || (s.W > 1 && s.T != 32) || s.Block%32 != 0 && s.W > 1 {
 			t.Fatalf("%s M=%d: bad shape %+v", v, M, s)
 		}
-		if s.W == 1 && s.C > maxC || s.W > 1 && s.W < 32 && s.C > nodesPerThreadBlock {
+		if s.ngrp() > 1 && s.W == 1 || s.Block != s.G()*s.ngrp() && s.W > 1 || s.Block > 1024 {
+			t.Fatalf("%s M=%d: bad groups per block %+v", v, M, s)
+		}
+		if s.TransReg && (s.TransShared || s.C*9 > 16*9) {
+			t.Fatalf("%s M=%d: transitions both in registers and shared, or too many (%+v)", v, M, s)
+		}
+		if s.W == 1 && s.C > maxC || s.W > 1 && s.W < 32 && s.C > maxCBlock {
 			t.Fatalf("%s M=%d: %d nodes per thread (%+v)", v, M, s.C, s)
 		}
 		if s.SharedBytes() > 227*1024 {

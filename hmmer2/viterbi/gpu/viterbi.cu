@@ -37,9 +37,24 @@
 // sequence keeps its own registers, shuffles and special states, so
 // every value is computed exactly as with NS = 1.
 //
+// Transitions in registers (TRANS_REG). A thread owns the same nodes for
+// every sequence it scores, so it can load its nodes' nine transition,
+// begin and end scores once per launch and keep them in registers: the
+// shared-memory traffic per cell drops to the emission pair.
+//
+// Several groups per block (NGRP > 1, multi-warp shapes only). The
+// block's NGRP groups score NGRP sequences of neighbouring warp blocks of
+// the length-sorted database and share one shared-memory copy of the
+// transitions, so more sequences fit on a multiprocessor and one group's
+// barrier wait is covered by another's work. Barriers stay block-wide:
+// every group runs the block's longest row count (a group past its
+// sequence's end computes unused rows, as short sequences of a one-warp
+// block do), and a D-chain pass repeats for all groups while any group's
+// outgoing D changes (a group with nothing new skips the pass's work).
+//
 // Compile-time parameters: T, W, C, EXTRA, NS, KP (residue codes), BLOCK,
 // TRANS_SHARED, EMIS_SHARED (tables copied to shared memory or read from
-// global memory through the read-only cache).
+// global memory through the read-only cache), TRANS_REG, NGRP.
 
 typedef unsigned int u32;
 
@@ -54,6 +69,18 @@ typedef unsigned int u32;
 #error "several sequences per thread need a one-warp shape"
 #endif
 #define FULL 0xffffffffu
+#ifndef TRANS_REG
+#define TRANS_REG 0
+#endif
+#ifndef NGRP
+#define NGRP 1
+#endif
+#if NGRP > 1 && W == 1
+#error "several groups per block need a multi-warp shape"
+#endif
+#if TRANS_REG && TRANS_SHARED
+#error "transitions are either in registers or in shared memory"
+#endif
 
 // Block is hmmer3/gpudb's warp-block table entry.
 struct Block {
@@ -81,7 +108,9 @@ __device__ __forceinline__ int addmax(int a, int b, int c) { return __viaddmax_s
 #define X_D0 (4 * W)
 #define X_D (5 * W)
 #define X_XE (7 * W)
-#define X_BLK (8 * W)
+#define X_LEN (8 * W)
+#define X_INTS (8 * W + 1)      // per group
+#define X_NEXT (NGRP * X_INTS)  // the block's work item
 
 // Value of the last real node of this thread (slot C-1, or C-2 on a
 // short rank).
@@ -117,6 +146,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
     const int4* tB = gB;
     const int* tE = gE;
 #endif
+    (void)tA; (void)tB; (void)tE;
 #if EMIS_SHARED
     int2* tEm = (int2*)(sp + TRANS_BYTES);
     for (int i = threadIdx.x; i < KP * C * G; i += BLOCK) tEm[i] = gEmis[i];
@@ -124,7 +154,9 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
     const int2* tEm = gEmis;
 #endif
 #if W > 1
-    volatile int* xch = (volatile int*)(sp + TRANS_BYTES + EMIS_BYTES);
+    volatile int* xblk = (volatile int*)(sp + TRANS_BYTES + EMIS_BYTES);
+    const int grp = threadIdx.x / G;
+    volatile int* xch = xblk + grp * X_INTS;
 #endif
     __syncthreads();
 
@@ -134,11 +166,25 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #if W == 1
     const int g = lane / T, r = lane % T;
 #else
-    const int g = 0, r = threadIdx.x;
-    const int warp = threadIdx.x >> 5;
+    const int g = 0, r = threadIdx.x % G;
+    const int warp = r >> 5;
 #endif
     const bool isShort = EXTRA > 0 && r >= EXTRA;
     (void)isShort;
+#if TRANS_REG
+    // This thread's nodes' scores, for the whole launch.
+    int4 rA[C], rB[C];
+    int rE[C];
+#pragma unroll
+    for (int j = 0; j < C; j++) { rA[j] = gA[j * G + r]; rB[j] = gB[j * G + r]; rE[j] = gE[j * G + r]; }
+#define TRANS_A(j) rA[j]
+#define TRANS_B(j) rB[j]
+#define TRANS_E(j) rE[j]
+#else
+#define TRANS_A(j) tA[(j) * G + r]
+#define TRANS_B(j) tB[(j) * G + r]
+#define TRANS_E(j) tE[(j) * G + r]
+#endif
 
     for (;;) {
         int b;
@@ -146,15 +192,26 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
         b = 0;
         if (lane == 0) b = (int)atomicAdd(next, 1u);
         b = __shfl_sync(FULL, b, 0);
-#else
-        if (threadIdx.x == 0) xch[X_BLK] = (int)atomicAdd(next, 1u);
-        __syncthreads();
-        b = xch[X_BLK];
-        __syncthreads();
-#endif
         if (b >= nblocks) return;
         const Block* blk = &blocks[b];
         const int maxLen = blk->maxLen;
+        const int nseq = blk->nseq;
+#else
+        if (threadIdx.x == 0) xblk[X_NEXT] = (int)atomicAdd(next, 1u);
+        __syncthreads();
+        b = xblk[X_NEXT] * NGRP;
+        if (b >= nblocks) return;
+        b += grp;  // this group's warp block; none past the table's end
+        const bool own = b < nblocks;
+        const Block* blk = &blocks[own ? b : 0];
+        const int nseq = own ? blk->nseq : 0;
+        if (r == 0) xch[X_LEN] = own ? blk->maxLen : 0;
+        __syncthreads();
+        int maxLen = 0;
+#pragma unroll
+        for (int o = 0; o < NGRP; o++) maxLen = max(maxLen, (int)xblk[o * X_INTS + X_LEN]);
+        __syncthreads();
+#endif
         const u32* words = (const u32*)(res + blk->off);
         bool active[NS];
         int len[NS], seq[NS];
@@ -164,7 +221,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #pragma unroll
         for (int q = 0; q < NS; q++) {
             const int gq = g * NS + q;
-            active[q] = gq < blk->nseq;
+            active[q] = gq < nseq;
             len[q] = active[q] ? blk->len[gq] : 0;
             seq[q] = active[q] ? blk->seq[gq] : 0;
 #pragma unroll
@@ -209,9 +266,6 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             // M and I cells, the best M->E, and the M->D sources of nodes
             // 2..C of the chunk. The transition and exit scores of a node
             // are loaded once for the NS sequences.
-            const int4* a = tA + r;
-            const int4* bq = tB + r;
-            const int* ep = tE + r;
             const int2* em[NS];
             int xe[NS];
 #pragma unroll
@@ -219,9 +273,9 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             int md0 = 0;
 #pragma unroll
             for (int j = 0; j < C; j++) {
-                const int4 ta = a[j * G];
-                const int4 tb = bq[j * G];
-                const int esc = ep[j * G];
+                const int4 ta = TRANS_A(j);
+                const int4 tb = TRANS_B(j);
+                const int esc = TRANS_E(j);
                 if (j == 0) md0 = tb.x;
                 dd[j] = tb.y;
 #pragma unroll

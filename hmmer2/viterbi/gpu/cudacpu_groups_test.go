@@ -1,0 +1,97 @@
+package gpu
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/hmmgo/hmmgo/hmmer2/plan7"
+)
+
+// Transitions in registers (one-warp and multi-warp shapes) and several
+// multi-warp groups per block, through the kernel on the CPU: random
+// models of every mode, -INFTY scores, int32 wrap-around, the impossible
+// model and real models. The group cases use block tables whose length
+// is not a multiple of the groups per block (idle groups in the last
+// block) and sequences of lengths 0..maxLen in one block.
+func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
+	t.Parallel()
+	cc := shimCompiler(t)
+	rng := rand.New(rand.NewSource(8))
+	amino := plan7.NewAlphabet(plan7.Amino)
+	dna := plan7.NewAlphabet(plan7.Nucleic)
+	regWarp := func(M, T, ns int) Shape {
+		s := newShape(M, T, 1, 64).withTransReg()
+		s.NS = ns
+		return s
+	}
+	groups := func(M, W, ng int, reg, trans, emis bool) Shape {
+		s := newShape(M, 32, W, 32*W*ng)
+		s.NGrp = ng
+		if reg {
+			return s.withTransReg()
+		}
+		s.TransShared, s.EmisShared = trans, emis
+		return s
+	}
+	variant := func(M int, v string) Shape {
+		s, err := ShapeVariant(M, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	cases := []struct {
+		s       Shape
+		M       int
+		a       *plan7.Alphabet
+		nseq    int
+		maxLen  int
+		comment string
+	}{
+		{regWarp(1, 1, 1), 1, amino, 40, 40, "reg, one node"},
+		{regWarp(37, 8, 1), 37, amino, 40, 60, "reg T=8, uneven"},
+		{regWarp(37, 4, 2), 37, dna, 50, 60, "reg T=4 NS=2, uneven"},
+		{regWarp(64, 8, 2), 64, amino, 40, 50, "reg T=8 NS=2, even"},
+		{variant(100, "reg"), 100, amino, 20, 40, "reg"},
+		{variant(100, "reg2"), 100, amino, 40, 40, "reg2"},
+		{variant(300, "reg"), 300, amino, 4, 30, "reg, T=32 C=10"},
+		{groups(70, 2, 3, false, true, true), 70, amino, 11, 50, "3 groups of 2 warps, shared tables"},
+		{groups(100, 3, 2, false, false, false), 100, amino, 9, 40, "2 groups of 3 warps, global tables"},
+		{groups(64, 2, 2, false, true, false), 64, dna, 7, 50, "2 groups of 2 warps, even"},
+		{groups(70, 2, 1, true, false, false), 70, amino, 7, 50, "2 warps, transitions in registers"},
+		{groups(90, 2, 2, true, false, false), 90, amino, 9, 40, "2 groups of 2 warps, transitions in registers"},
+	}
+	for i, c := range cases {
+		for mi, mode := range modes {
+			p := randomProfile(rng, c.a, c.M, mode, (i+mi)%2 == 0)
+			seqs := randomSeqs(rng, c.a, c.nseq, c.maxLen)
+			got := runShim(t, buildShim(t, cc, c.s), p, c.s, seqs, 2)
+			sameScores(t, fmt.Sprintf("%s M=%d %s %+v", mode, c.M, c.comment, c.s), p, seqs, got)
+		}
+	}
+	imp := impossibleProfile(t)
+	seqs := randomSeqs(rng, imp.HMM.Alph, 50, 120)
+	onlyWY(seqs)
+	for _, s := range []Shape{variant(imp.M, "reg"), variant(imp.M, "reg2"), groups(imp.M, 2, 3, false, true, true), groups(imp.M, 2, 1, true, false, false)} {
+		sameScores(t, fmt.Sprintf("impossible %+v", s), imp, seqs, runShim(t, buildShim(t, cc, s), imp, s, seqs, 2))
+	}
+	for _, w := range []struct {
+		M int
+		s Shape
+	}{{40, regWarp(40, 4, 2)}, {40, regWarp(40, 8, 1)}, {70, groups(70, 2, 2, false, true, true)}, {70, groups(70, 2, 1, true, false, false)}} {
+		p := wrapProfile(rng, amino, w.M)
+		seqs := randomSeqs(rng, amino, 30, 60)
+		if !wraps(p, seqs) {
+			t.Fatalf("M=%d: the wrap-around model does not wrap", w.M)
+		}
+		sameScores(t, fmt.Sprintf("wrap-around M=%d %+v", w.M, w.s), p, seqs, runShim(t, buildShim(t, cc, w.s), p, w.s, seqs, 2))
+	}
+	for _, name := range []string{"globin.hmm2", "globin_fs.hmm2", "made1.hmm2"} {
+		p := readProfile(t, name)
+		seqs := randomSeqs(rng, p.HMM.Alph, 24, 150)
+		for _, s := range []Shape{variant(p.M, "reg"), variant(p.M, "reg2"), groups(p.M, 2, 2, false, true, true)} {
+			sameScores(t, fmt.Sprintf("%s %+v", name, s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 1))
+		}
+	}
+}
