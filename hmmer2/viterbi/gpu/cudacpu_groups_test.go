@@ -56,6 +56,7 @@ func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
 		{variant(100, "reg"), 100, amino, 20, 40, "reg"},
 		{variant(100, "reg2"), 100, amino, 40, 40, "reg2"},
 		{variant(300, "reg"), 300, amino, 4, 30, "reg, T=32 C=10"},
+		{variant(150, "reg12"), 150, dna, 20, 40, "reg12, T=16 C=10"},
 		{groups(70, 2, 3, false, true, true), 70, amino, 11, 50, "3 groups of 2 warps, shared tables"},
 		{groups(100, 3, 2, false, false, false), 100, amino, 9, 40, "2 groups of 3 warps, global tables"},
 		{groups(64, 2, 2, false, true, false), 64, dna, 7, 50, "2 groups of 2 warps, even"},

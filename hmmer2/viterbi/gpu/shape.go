@@ -67,6 +67,7 @@ const DefaultVariant = "w1024"
 //	       instead of a multi-warp block for 512 < M <= 1024
 //	reg    M <= 512: one warp, T raised until C <= 8 (C <= 16 at T = 32),
 //	       transitions in registers; else as mg
+//	reg12  as reg with C <= 12
 //	reg2   M <= 256: as reg with two sequences per thread; else as mg
 //	mg     as w1024, and for M > 1024 multi-warp groups (C about 12)
 //	       with several groups per block sharing the transitions
@@ -74,7 +75,7 @@ const DefaultVariant = "w1024"
 //	       transitions in registers
 //	mg16   as ns2, and for M > 512 multi-warp groups of C about 16,
 //	       several per block
-var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg", "reg2", "mg", "mgreg", "mg16"}
+var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg", "reg12", "reg2", "mg", "mgreg", "mg16"}
 
 // ShapeVariant is the shape of kernel variant v for a model of M nodes.
 func ShapeVariant(M int, v string) (Shape, error) {
@@ -100,15 +101,19 @@ func ShapeVariant(M int, v string) (Shape, error) {
 			s = newShape(M, 32, 1, 128)
 			ns = 1
 		}
-	case "reg", "reg2":
+	case "reg", "reg12", "reg2":
 		s, _ = ShapeVariant(M, "mg")
 		ns = s.ns()
 		if v == "reg" && M <= 32*maxNodesPerThreadWarp {
-			s = regWarpShape(M)
+			s = regWarpShape(M, 8)
+			ns = 1
+		}
+		if v == "reg12" && M <= 32*maxNodesPerThreadWarp {
+			s = regWarpShape(M, 12)
 			ns = 1
 		}
 		if v == "reg2" && M <= 32*8 {
-			s = regWarpShape(M)
+			s = regWarpShape(M, 8)
 			ns = 2
 		}
 	case "mg", "mgreg":
@@ -135,10 +140,10 @@ func ShapeVariant(M int, v string) (Shape, error) {
 }
 
 // regWarpShape is a one-warp shape whose threads keep their transitions
-// in registers: T is raised until C <= 8 (or T = 32).
-func regWarpShape(M int) Shape {
+// in registers: T is raised until C <= maxC (or T = 32).
+func regWarpShape(M, maxC int) Shape {
 	T := 1
-	for T < 32 && (M+T-1)/T > 8 {
+	for T < 32 && (M+T-1)/T > maxC {
 		T *= 2
 	}
 	s := newShape(M, T, 1, 256)
@@ -318,3 +323,19 @@ func (s Shape) ngrp() int { return max(1, s.NGrp) }
 // PackT is the gpudb layout (threads per target) the shape reads:
 // 32*NS/T sequences per warp block, one per block when W > 1.
 func (s Shape) PackT() int { return s.T / s.ns() }
+
+// tables says where the shape keeps its tables, for benchmarks:
+// transitions in registers (r), shared (s) or global (g) memory, then
+// the emissions.
+func (s Shape) tables() string {
+	t := "g"
+	if s.TransReg {
+		t = "r"
+	} else if s.TransShared {
+		t = "s"
+	}
+	if s.EmisShared {
+		return t + "s"
+	}
+	return t + "g"
+}

@@ -1,6 +1,13 @@
 package gpu
 
-import "testing"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
 
 // TestShapeLayout checks the node layout for every model length up to
 // 3,300 and some larger: each node in exactly one slot, each thread's
@@ -69,6 +76,34 @@ func testShapeLayout(t *testing.T, v string) {
 		}
 		if next != M+1 {
 			t.Fatalf("%s M=%d %+v: %d nodes laid out", v, M, s, next-1)
+		}
+	}
+}
+
+// TestKernelSourceDump writes the specialised kernel source of every
+// variant for the models lengths of $HMMGO_HMM2_MS (default 100, 1000,
+// 3000) into $HMMGO_HMM2_DUMP, named variant_M.cu, for nvcc and
+// cuobjdump on a GPU host (instruction counts per shape).
+func TestKernelSourceDump(t *testing.T) {
+	dir := os.Getenv("HMMGO_HMM2_DUMP")
+	if dir == "" {
+		t.Skip("set HMMGO_HMM2_DUMP=<dir> to write the specialised kernel sources")
+	}
+	ms := []string{"100", "1000", "3000"}
+	if e := os.Getenv("HMMGO_HMM2_MS"); e != "" {
+		ms = strings.Split(e, ",")
+	}
+	for _, v := range Variants {
+		for _, f := range ms {
+			M, err := strconv.Atoi(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, _ := ShapeVariant(M, v)
+			name := filepath.Join(dir, fmt.Sprintf("%s_%d.cu", v, M))
+			if err := os.WriteFile(name, []byte(s.Defines()+kernelSource), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }
