@@ -8,8 +8,9 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer2/plan7"
 )
 
-// Transitions in registers (one-warp and multi-warp shapes) and several
-// multi-warp groups per block, through the kernel on the CPU: random
+// Transitions in registers (one-warp and multi-warp shapes), several
+// multi-warp groups per block and short D passes, through the kernel on
+// the CPU: random
 // models of every mode, -INFTY scores, int32 wrap-around, the impossible
 // model and real models. The group cases use block tables whose length
 // is not a multiple of the groups per block (idle groups in the last
@@ -34,6 +35,10 @@ func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
 		s.TransShared, s.EmisShared = trans, emis
 		return s
 	}
+	exit := func(s Shape) Shape {
+		s.DExit = true
+		return s
+	}
 	variant := func(M int, v string) Shape {
 		s, err := ShapeVariant(M, v)
 		if err != nil {
@@ -56,12 +61,18 @@ func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
 		{variant(100, "reg"), 100, amino, 20, 40, "reg"},
 		{variant(100, "reg2"), 100, amino, 40, 40, "reg2"},
 		{variant(300, "reg"), 300, amino, 4, 30, "reg, T=32 C=10"},
-		{variant(150, "reg12"), 150, dna, 20, 40, "reg12, T=16 C=10"},
+		{variant(150, "reg16"), 150, dna, 20, 40, "reg16, T=16 C=10"},
 		{groups(70, 2, 3, false, true, true), 70, amino, 11, 50, "3 groups of 2 warps, shared tables"},
 		{groups(100, 3, 2, false, false, false), 100, amino, 9, 40, "2 groups of 3 warps, global tables"},
 		{groups(64, 2, 2, false, true, false), 64, dna, 7, 50, "2 groups of 2 warps, even"},
 		{groups(70, 2, 1, true, false, false), 70, amino, 7, 50, "2 warps, transitions in registers"},
 		{groups(90, 2, 2, true, false, false), 90, amino, 9, 40, "2 groups of 2 warps, transitions in registers"},
+		{exit(regWarp(100, 8, 1)), 100, amino, 30, 50, "short D passes, reg T=8 C=13"},
+		{exit(regWarp(64, 4, 2)), 64, dna, 40, 50, "short D passes, reg T=4 NS=2 C=16"},
+		{variant(300, "w1024x"), 300, amino, 8, 40, "short D passes, T=32 C=10 NS=2"},
+		{variant(150, "fast"), 150, amino, 20, 40, "fast"},
+		{exit(groups(600, 2, 2, false, true, true)), 600, amino, 5, 30, "short D passes, 2 groups of 2 warps, C=10"},
+		{exit(groups(700, 2, 1, false, true, false)), 700, dna, 5, 30, "short D passes, 2 warps, C=11"},
 	}
 	for i, c := range cases {
 		for mi, mode := range modes {
@@ -74,13 +85,15 @@ func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
 	imp := impossibleProfile(t)
 	seqs := randomSeqs(rng, imp.HMM.Alph, 50, 120)
 	onlyWY(seqs)
-	for _, s := range []Shape{variant(imp.M, "reg"), variant(imp.M, "reg2"), groups(imp.M, 2, 3, false, true, true), groups(imp.M, 2, 1, true, false, false)} {
+	for _, s := range []Shape{variant(imp.M, "reg"), variant(imp.M, "reg2"), groups(imp.M, 2, 3, false, true, true), groups(imp.M, 2, 1, true, false, false),
+		variant(imp.M, "fast"), exit(regWarp(imp.M, 2, 2)), exit(groups(imp.M, 2, 2, false, true, true))} {
 		sameScores(t, fmt.Sprintf("impossible %+v", s), imp, seqs, runShim(t, buildShim(t, cc, s), imp, s, seqs, 2))
 	}
 	for _, w := range []struct {
 		M int
 		s Shape
-	}{{40, regWarp(40, 4, 2)}, {40, regWarp(40, 8, 1)}, {70, groups(70, 2, 2, false, true, true)}, {70, groups(70, 2, 1, true, false, false)}} {
+	}{{40, regWarp(40, 4, 2)}, {40, regWarp(40, 8, 1)}, {70, groups(70, 2, 2, false, true, true)}, {70, groups(70, 2, 1, true, false, false)},
+		{40, exit(regWarp(40, 4, 2))}, {300, variant(300, "w1024x")}, {400, exit(groups(400, 2, 2, false, true, true))}} {
 		p := wrapProfile(rng, amino, w.M)
 		seqs := randomSeqs(rng, amino, 30, 60)
 		if !wraps(p, seqs) {
@@ -91,7 +104,7 @@ func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
 	for _, name := range []string{"globin.hmm2", "globin_fs.hmm2", "made1.hmm2"} {
 		p := readProfile(t, name)
 		seqs := randomSeqs(rng, p.HMM.Alph, 24, 150)
-		for _, s := range []Shape{variant(p.M, "reg"), variant(p.M, "reg2"), groups(p.M, 2, 2, false, true, true)} {
+		for _, s := range []Shape{variant(p.M, "reg"), variant(p.M, "reg2"), groups(p.M, 2, 2, false, true, true), variant(p.M, "fast"), exit(groups(p.M, 2, 2, false, true, true))} {
 			sameScores(t, fmt.Sprintf("%s %+v", name, s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 1))
 		}
 	}

@@ -25,6 +25,7 @@ type Shape struct {
 	TransShared    bool // transition table copied to shared memory
 	TransReg       bool // each thread's transitions kept in registers
 	EmisShared     bool // emission table copied to shared memory
+	DExit          bool // D passes after the first stop where nothing changes
 }
 
 const (
@@ -67,7 +68,7 @@ const DefaultVariant = "w1024"
 //	       instead of a multi-warp block for 512 < M <= 1024
 //	reg    M <= 512: one warp, T raised until C <= 8 (C <= 16 at T = 32),
 //	       transitions in registers; else as mg
-//	reg12  as reg with C <= 12
+//	reg16  as reg with C <= 16 (T = 8 at M = 100)
 //	reg2   M <= 256: as reg with two sequences per thread; else as mg
 //	mg     as w1024, and for M > 1024 multi-warp groups (C about 12)
 //	       with several groups per block sharing the transitions
@@ -75,7 +76,9 @@ const DefaultVariant = "w1024"
 //	       transitions in registers
 //	mg16   as ns2, and for M > 512 multi-warp groups of C about 16,
 //	       several per block
-var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg", "reg12", "reg2", "mg", "mgreg", "mg16"}
+//	w1024x w1024 with short D passes (DEXIT)
+//	fast   reg16 for M <= 256, w1024 to 1024, mg16 above; short D passes
+var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg", "reg16", "reg2", "mg", "mgreg", "mg16", "w1024x", "fast"}
 
 // ShapeVariant is the shape of kernel variant v for a model of M nodes.
 func ShapeVariant(M int, v string) (Shape, error) {
@@ -101,15 +104,15 @@ func ShapeVariant(M int, v string) (Shape, error) {
 			s = newShape(M, 32, 1, 128)
 			ns = 1
 		}
-	case "reg", "reg12", "reg2":
+	case "reg", "reg16", "reg2":
 		s, _ = ShapeVariant(M, "mg")
 		ns = s.ns()
 		if v == "reg" && M <= 32*maxNodesPerThreadWarp {
 			s = regWarpShape(M, 8)
 			ns = 1
 		}
-		if v == "reg12" && M <= 32*maxNodesPerThreadWarp {
-			s = regWarpShape(M, 12)
+		if v == "reg16" && M <= 32*maxNodesPerThreadWarp {
+			s = regWarpShape(M, 16)
 			ns = 1
 		}
 		if v == "reg2" && M <= 32*8 {
@@ -130,6 +133,16 @@ func ShapeVariant(M int, v string) (Shape, error) {
 		if s.W > 1 {
 			s = groupShape(M, 16, false)
 		}
+	case "w1024x", "fast":
+		w := "w1024"
+		if v == "fast" && M <= 32*8 {
+			w = "reg16"
+		} else if v == "fast" && M > 32*32 {
+			w = "mg16"
+		}
+		s, _ = ShapeVariant(M, w)
+		s.DExit = true
+		return s, nil
 	default:
 		return Shape{}, fmt.Errorf("unknown hmm2 Viterbi kernel variant %q (known: %v)", v, Variants)
 	}
@@ -151,14 +164,14 @@ func regWarpShape(M, maxC int) Shape {
 }
 
 // groupShape is a multi-warp shape of about c nodes per thread, with as
-// many groups per block as keep the block within 512 threads (transitions
-// shared by the groups), or one group per block with the transitions in
-// registers.
+// many groups per block as keep the block within 384 threads (transitions
+// shared by the groups; 512 left 128 registers a thread, and C = 12 and
+// 16 spilled), or one group per block with the transitions in registers.
 func groupShape(M, c int, reg bool) Shape {
 	W := min(32, (M+32*c-1)/(32*c))
 	ng := 1
 	if !reg {
-		ng = max(1, 16/W)
+		ng = max(1, 12/W)
 	}
 	s := newShape(M, 32, W, 32*W*ng)
 	s.NGrp = ng
@@ -234,8 +247,8 @@ func (s Shape) SharedBytes() int {
 // Defines are the compile-time parameters of viterbi.cu.
 func (s Shape) Defines() string {
 	b2i := map[bool]int{false: 0, true: 1}
-	return fmt.Sprintf("#define T %d\n#define W %d\n#define C %d\n#define EXTRA %d\n#define NS %d\n#define KP %d\n#define BLOCK %d\n#define TRANS_SHARED %d\n#define EMIS_SHARED %d\n#define TRANS_REG %d\n#define NGRP %d\n",
-		s.T, s.W, s.C, s.Extra, s.ns(), plan7.MaxCode, s.Block, b2i[s.TransShared], b2i[s.EmisShared], b2i[s.TransReg], s.ngrp())
+	return fmt.Sprintf("#define T %d\n#define W %d\n#define C %d\n#define EXTRA %d\n#define NS %d\n#define KP %d\n#define BLOCK %d\n#define TRANS_SHARED %d\n#define EMIS_SHARED %d\n#define TRANS_REG %d\n#define NGRP %d\n#define DEXIT %d\n",
+		s.T, s.W, s.C, s.Extra, s.ns(), plan7.MaxCode, s.Block, b2i[s.TransShared], b2i[s.EmisShared], b2i[s.TransReg], s.ngrp(), b2i[s.DExit])
 }
 
 // node returns the model node (1-based) of slot j of rank r, or 0 for a

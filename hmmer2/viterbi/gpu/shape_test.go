@@ -42,7 +42,7 @@ func testShapeLayout(t *testing.T, v string) {
 			maxC = 32 // w1024's one-warp shapes
 		}
 		maxCBlock := nodesPerThreadBlock
-		if v == "mg16" {
+		if v == "mg16" || v == "fast" {
 			maxCBlock = 16
 		}
 		if s.T < 1 || s.T > 32 || 32%s.T != 0 || (s.W > 1 && s.T != 32) || s.Block%32 != 0 && s.W > 1 {

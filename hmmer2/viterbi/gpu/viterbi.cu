@@ -52,9 +52,17 @@
 // block do), and a D-chain pass repeats for all groups while any group's
 // outgoing D changes (a group with nothing new skips the pass's work).
 //
+// Short D passes (DEXIT). A pass after the first recomputes a chunk's D
+// chain from a new incoming D(k0-1). Once a node's new value equals the
+// one the previous pass left there, the rest of the chunk is equal too
+// (the same recurrence from the same value with the same M->D sources:
+// only node k0's source changes between passes, and it comes first), so
+// the warp stops at the first tile boundary where no lane's value
+// changed; the slots after it already hold this pass's values.
+//
 // Compile-time parameters: T, W, C, EXTRA, NS, KP (residue codes), BLOCK,
 // TRANS_SHARED, EMIS_SHARED (tables copied to shared memory or read from
-// global memory through the read-only cache), TRANS_REG, NGRP.
+// global memory through the read-only cache), TRANS_REG, NGRP, DEXIT.
 
 typedef unsigned int u32;
 
@@ -75,6 +83,10 @@ typedef unsigned int u32;
 #ifndef NGRP
 #define NGRP 1
 #endif
+#ifndef DEXIT
+#define DEXIT 0
+#endif
+#define DTILE 4  // nodes between the exit votes of a short D pass
 #if NGRP > 1 && W == 1
 #error "several groups per block need a multi-warp shape"
 #endif
@@ -118,6 +130,31 @@ __device__ __forceinline__ int addmax(int a, int b, int c) { return __viaddmax_s
 #define LAST(a) (isShort ? a[C - 2] : a[C - 1])
 #else
 #define LAST(a) (a[C - 1])
+#endif
+
+// DPASS recomputes sequence q's D chain from incoming D d0 (a pass after
+// the first). Every lane of the warp must run it when DEXIT is set.
+#if DEXIT
+#define DPASS(q, d0)                                                          \
+    {                                                                         \
+        int d = (d0);                                                         \
+        bool live = true;                                                     \
+        _Pragma("unroll") for (int j = 0; j < C; j++) {                       \
+            if (j > 0 && j % DTILE == 0 && !__any_sync(FULL, live)) break;    \
+            d = addmax(d, dd[j], src[q][j]);                                  \
+            if ((j + 1) % DTILE == 0) live = d != Dv[q][j];                   \
+            Dv[q][j] = d;                                                     \
+        }                                                                     \
+    }
+#else
+#define DPASS(q, d0)                                                          \
+    {                                                                         \
+        int d = (d0);                                                         \
+        _Pragma("unroll") for (int j = 0; j < C; j++) {                       \
+            d = addmax(d, dd[j], src[q][j]);                                  \
+            Dv[q][j] = d;                                                     \
+        }                                                                     \
+    }
 #endif
 
 #ifndef SHARED_BASE
@@ -349,11 +386,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 // then more passes while an outgoing D changes.
                 src[q][0] = addmax(nm, md0, NEGINF);
                 used[q] = nd;
-                {
-                    int d = nd;
-#pragma unroll
-                    for (int j = 0; j < C; j++) { d = addmax(d, dd[j], src[q][j]); Dv[q][j] = d; }
-                }
+                DPASS(q, nd);
                 const int prev = dlast[q];
                 dlast[q] = LAST(Dv[q]);
                 changed = changed || dlast[q] != prev;
@@ -365,11 +398,9 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 for (int q = 0; q < NS; q++) {
                     int nd = __shfl_up_sync(FULL, dlast[q], 1, T);
                     if (r == 0) nd = NEGINF;
-                    if (nd != used[q]) {
+                    if (DEXIT || nd != used[q]) {  // (DEXIT: all lanes vote)
                         used[q] = nd;
-                        int d = nd;
-#pragma unroll
-                        for (int j = 0; j < C; j++) { d = addmax(d, dd[j], src[q][j]); Dv[q][j] = d; }
+                        DPASS(q, nd);
                         const int prev = dlast[q];
                         dlast[q] = LAST(Dv[q]);
                         changed = changed || dlast[q] != prev;
@@ -383,11 +414,9 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 int nd = __shfl_up_sync(FULL, dlast[0], 1);
                 if (lane == 0) nd = warp == 0 ? NEGINF : xch[X_D + p * W + warp - 1];
                 changed = false;
-                if (nd != used[0]) {
+                if (DEXIT || nd != used[0]) {  // (DEXIT: all lanes vote)
                     used[0] = nd;
-                    int d = nd;
-#pragma unroll
-                    for (int j = 0; j < C; j++) { d = addmax(d, dd[j], src[0][j]); Dv[0][j] = d; }
+                    DPASS(0, nd);
                     const int prev = dlast[0];
                     dlast[0] = LAST(Dv[0]);
                     changed = dlast[0] != prev;
