@@ -35,6 +35,15 @@ func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
 		s.TransShared, s.EmisShared = trans, emis
 		return s
 	}
+	lean := func(s Shape, exit bool) Shape {
+		s.Lean, s.DExit = true, exit
+		return s
+	}
+	warpNS := func(M, T, ns int) Shape {
+		s := newShape(M, T, 1, 64)
+		s.NS = ns
+		return s
+	}
 	exit := func(s Shape) Shape {
 		s.DExit = true
 		return s
@@ -73,6 +82,12 @@ func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
 		{variant(150, "fast"), 150, amino, 20, 40, "fast"},
 		{exit(groups(600, 2, 2, false, true, true)), 600, amino, 5, 30, "short D passes, 2 groups of 2 warps, C=10"},
 		{exit(groups(700, 2, 1, false, true, false)), 700, dna, 5, 30, "short D passes, 2 warps, C=11"},
+		{lean(regWarp(100, 8, 1), true), 100, amino, 30, 50, "lean, reg T=8 C=13"},
+		{lean(newShape(64, 4, 1, 64), false), 64, dna, 40, 50, "lean without short passes, T=4 C=16"},
+		{lean(warpNS(64, 4, 2), true), 64, amino, 40, 50, "lean, T=4 NS=2 C=16"},
+		{variant(1100, "lean"), 1100, amino, 3, 25, "lean, one warp of C=35"},
+		{lean(groups(700, 2, 2, false, true, true), true), 700, amino, 5, 30, "lean, 2 groups of 2 warps, C=11"},
+		{lean(groups(500, 2, 1, false, false, false), false), 500, dna, 5, 30, "lean without short passes, 2 warps, global tables"},
 	}
 	for i, c := range cases {
 		for mi, mode := range modes {
@@ -86,14 +101,16 @@ func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
 	seqs := randomSeqs(rng, imp.HMM.Alph, 50, 120)
 	onlyWY(seqs)
 	for _, s := range []Shape{variant(imp.M, "reg"), variant(imp.M, "reg2"), groups(imp.M, 2, 3, false, true, true), groups(imp.M, 2, 1, true, false, false),
-		variant(imp.M, "fast"), exit(regWarp(imp.M, 2, 2)), exit(groups(imp.M, 2, 2, false, true, true))} {
+		variant(imp.M, "fast"), exit(regWarp(imp.M, 2, 2)), exit(groups(imp.M, 2, 2, false, true, true)),
+		variant(imp.M, "lean"), lean(warpNS(imp.M, 2, 2), true), lean(groups(imp.M, 2, 2, false, true, true), true)} {
 		sameScores(t, fmt.Sprintf("impossible %+v", s), imp, seqs, runShim(t, buildShim(t, cc, s), imp, s, seqs, 2))
 	}
 	for _, w := range []struct {
 		M int
 		s Shape
 	}{{40, regWarp(40, 4, 2)}, {40, regWarp(40, 8, 1)}, {70, groups(70, 2, 2, false, true, true)}, {70, groups(70, 2, 1, true, false, false)},
-		{40, exit(regWarp(40, 4, 2))}, {300, variant(300, "w1024x")}, {400, exit(groups(400, 2, 2, false, true, true))}} {
+		{40, exit(regWarp(40, 4, 2))}, {300, variant(300, "w1024x")}, {400, exit(groups(400, 2, 2, false, true, true))},
+		{40, lean(warpNS(40, 4, 2), true)}, {300, variant(300, "lean")}, {400, lean(groups(400, 2, 2, false, true, true), true)}} {
 		p := wrapProfile(rng, amino, w.M)
 		seqs := randomSeqs(rng, amino, 30, 60)
 		if !wraps(p, seqs) {
@@ -104,7 +121,8 @@ func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
 	for _, name := range []string{"globin.hmm2", "globin_fs.hmm2", "made1.hmm2"} {
 		p := readProfile(t, name)
 		seqs := randomSeqs(rng, p.HMM.Alph, 24, 150)
-		for _, s := range []Shape{variant(p.M, "reg"), variant(p.M, "reg2"), groups(p.M, 2, 2, false, true, true), variant(p.M, "fast"), exit(groups(p.M, 2, 2, false, true, true))} {
+		for _, s := range []Shape{variant(p.M, "reg"), variant(p.M, "reg2"), groups(p.M, 2, 2, false, true, true), variant(p.M, "fast"), exit(groups(p.M, 2, 2, false, true, true)),
+			variant(p.M, "lean"), lean(warpNS(p.M, 8, 2), true)} {
 			sameScores(t, fmt.Sprintf("%s %+v", name, s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 1))
 		}
 	}

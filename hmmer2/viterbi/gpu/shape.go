@@ -26,6 +26,7 @@ type Shape struct {
 	TransReg       bool // each thread's transitions kept in registers
 	EmisShared     bool // emission table copied to shared memory
 	DExit          bool // D passes after the first stop where nothing changes
+	Lean           bool // no M->D source and D->D arrays (3C registers of state)
 }
 
 const (
@@ -34,6 +35,9 @@ const (
 	// maxNodesPerThreadWarp is the most nodes a thread of a one-warp
 	// group keeps in registers (five int32 arrays of C).
 	maxNodesPerThreadWarp = 16
+	// maxNodesPerThreadLean is the most nodes a thread of the lean
+	// variant keeps (three int32 arrays of C).
+	maxNodesPerThreadLean = 48
 	// nodesPerThreadBlock is the target for multi-warp groups.
 	nodesPerThreadBlock = 12
 	// sharedBudget is the shared memory a block may take while two
@@ -78,7 +82,9 @@ const DefaultVariant = "w1024"
 //	       several per block
 //	w1024x w1024 with short D passes (DEXIT)
 //	fast   reg16 for M <= 256, w1024 to 1024, mg16 above; short D passes
-var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg", "reg16", "reg2", "mg", "mgreg", "mg16", "w1024x", "fast"}
+//	lean   as fast to 1024, one warp of C <= 48 to 1536, multi-warp
+//	       groups of C about 48 above; short D passes and lean state
+var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg", "reg16", "reg2", "mg", "mgreg", "mg16", "w1024x", "fast", "lean"}
 
 // ShapeVariant is the shape of kernel variant v for a model of M nodes.
 func ShapeVariant(M int, v string) (Shape, error) {
@@ -142,6 +148,22 @@ func ShapeVariant(M int, v string) (Shape, error) {
 		}
 		s, _ = ShapeVariant(M, w)
 		s.DExit = true
+		return s, nil
+	case "lean":
+		switch {
+		case M <= 32*32:
+			s, _ = ShapeVariant(M, "fast")
+		case M <= 32*maxNodesPerThreadLean:
+			s = newShape(M, 32, 1, 128)
+		default:
+			W := min(32, (M+32*maxNodesPerThreadLean-1)/(32*maxNodesPerThreadLean))
+			ng := max(1, 8/W) // blocks of 256 threads: up to 255 registers
+			s = newShape(M, 32, W, 32*W*ng)
+			s.NGrp = ng
+			s.TransShared = s.transBytes() <= transBudget
+			s.EmisShared = s.TransShared && s.transBytes()+s.emisBytes()+s.exchangeBytes() <= sharedBudget
+		}
+		s.DExit, s.Lean = true, true
 		return s, nil
 	default:
 		return Shape{}, fmt.Errorf("unknown hmm2 Viterbi kernel variant %q (known: %v)", v, Variants)
@@ -247,8 +269,8 @@ func (s Shape) SharedBytes() int {
 // Defines are the compile-time parameters of viterbi.cu.
 func (s Shape) Defines() string {
 	b2i := map[bool]int{false: 0, true: 1}
-	return fmt.Sprintf("#define T %d\n#define W %d\n#define C %d\n#define EXTRA %d\n#define NS %d\n#define KP %d\n#define BLOCK %d\n#define TRANS_SHARED %d\n#define EMIS_SHARED %d\n#define TRANS_REG %d\n#define NGRP %d\n#define DEXIT %d\n",
-		s.T, s.W, s.C, s.Extra, s.ns(), plan7.MaxCode, s.Block, b2i[s.TransShared], b2i[s.EmisShared], b2i[s.TransReg], s.ngrp(), b2i[s.DExit])
+	return fmt.Sprintf("#define T %d\n#define W %d\n#define C %d\n#define EXTRA %d\n#define NS %d\n#define KP %d\n#define BLOCK %d\n#define TRANS_SHARED %d\n#define EMIS_SHARED %d\n#define TRANS_REG %d\n#define NGRP %d\n#define DEXIT %d\n#define LEAN %d\n",
+		s.T, s.W, s.C, s.Extra, s.ns(), plan7.MaxCode, s.Block, b2i[s.TransShared], b2i[s.EmisShared], b2i[s.TransReg], s.ngrp(), b2i[s.DExit], b2i[s.Lean])
 }
 
 // node returns the model node (1-based) of slot j of rank r, or 0 for a

@@ -60,9 +60,16 @@
 // the warp stops at the first tile boundary where no lane's value
 // changed; the slots after it already hold this pass's values.
 //
+// Lean state (LEAN). The first D pass runs inside the M and I loop (node
+// j's M->D source is the new M of node j-1, just computed), and later
+// passes recompute each source and reload D->D instead of keeping them
+// in two more arrays of C: 3C registers of state instead of 5C, for
+// longer chunks on one warp. With DEXIT later passes are short, so the
+// recomputation is cheap.
+//
 // Compile-time parameters: T, W, C, EXTRA, NS, KP (residue codes), BLOCK,
 // TRANS_SHARED, EMIS_SHARED (tables copied to shared memory or read from
-// global memory through the read-only cache), TRANS_REG, NGRP, DEXIT.
+// global memory through the read-only cache), TRANS_REG, NGRP, DEXIT, LEAN.
 
 typedef unsigned int u32;
 
@@ -87,6 +94,9 @@ typedef unsigned int u32;
 #define DEXIT 0
 #endif
 #define DTILE 4  // nodes between the exit votes of a short D pass
+#ifndef LEAN
+#define LEAN 0
+#endif
 #if NGRP > 1 && W == 1
 #error "several groups per block need a multi-warp shape"
 #endif
@@ -132,6 +142,17 @@ __device__ __forceinline__ int addmax(int a, int b, int c) { return __viaddmax_s
 #define LAST(a) (a[C - 1])
 #endif
 
+// Node j's M->D source (new M(k-1) + tmd, clamped) and D->D score.
+#if LEAN
+#define SRC(q, j) ((j) == 0 ? s0[q] : addmax(Mv[q][(j) - 1], TRANS_B(j).x, NEGINF))
+#define DD(j) (TRANS_B(j).y)
+#define SRC0(q) s0[q]
+#else
+#define SRC(q, j) src[q][j]
+#define DD(j) dd[j]
+#define SRC0(q) src[q][0]
+#endif
+
 // DPASS recomputes sequence q's D chain from incoming D d0 (a pass after
 // the first). Every lane of the warp must run it when DEXIT is set.
 #if DEXIT
@@ -141,7 +162,7 @@ __device__ __forceinline__ int addmax(int a, int b, int c) { return __viaddmax_s
         bool live = true;                                                     \
         _Pragma("unroll") for (int j = 0; j < C; j++) {                       \
             if (j > 0 && j % DTILE == 0 && !__any_sync(FULL, live)) break;    \
-            d = addmax(d, dd[j], src[q][j]);                                  \
+            d = addmax(d, DD(j), SRC(q, j));                                  \
             if ((j + 1) % DTILE == 0) live = d != Dv[q][j];                   \
             Dv[q][j] = d;                                                     \
         }                                                                     \
@@ -151,7 +172,7 @@ __device__ __forceinline__ int addmax(int a, int b, int c) { return __viaddmax_s
     {                                                                         \
         int d = (d0);                                                         \
         _Pragma("unroll") for (int j = 0; j < C; j++) {                       \
-            d = addmax(d, dd[j], src[q][j]);                                  \
+            d = addmax(d, DD(j), SRC(q, j));                                  \
             Dv[q][j] = d;                                                     \
         }                                                                     \
     }
@@ -252,7 +273,12 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
         const u32* words = (const u32*)(res + blk->off);
         bool active[NS];
         int len[NS], seq[NS];
-        int Mv[NS][C], Iv[NS][C], Dv[NS][C], src[NS][C], dd[C];
+        int Mv[NS][C], Iv[NS][C], Dv[NS][C];
+#if LEAN
+        int s0[NS];
+#else
+        int src[NS][C], dd[C];
+#endif
         int xn[NS], xb[NS], xj[NS], xc[NS];
         u32 four[NS];
 #pragma unroll
@@ -308,13 +334,20 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #pragma unroll
             for (int q = 0; q < NS; q++) { em[q] = tEm + x[q] * (C * G) + r; xe[q] = NEGINF; }
             int md0 = 0;
+#if LEAN
+            int dz[NS];  // pass 0 of the D chain, from D(k0-1) = M(k0-1) = -INFTY
+#pragma unroll
+            for (int q = 0; q < NS; q++) dz[q] = NEGINF;
+#endif
 #pragma unroll
             for (int j = 0; j < C; j++) {
                 const int4 ta = TRANS_A(j);
                 const int4 tb = TRANS_B(j);
                 const int esc = TRANS_E(j);
                 if (j == 0) md0 = tb.x;
+#if !LEAN
                 dd[j] = tb.y;
+#endif
 #pragma unroll
                 for (int q = 0; q < NS; q++) {
                     const int2 e = em[q][j * G];
@@ -333,8 +366,14 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                     } else
 #endif
                         xe[q] = addmax(v, esc, xe[q]);
+#if LEAN
+                    dz[q] = addmax(dz[q], tb.y, addmax(j > 0 ? Mv[q][j - 1] : NEGINF, tb.x, NEGINF));
+                    pm[q] = Mv[q][j]; pi[q] = Iv[q][j]; pd[q] = Dv[q][j];
+                    Dv[q][j] = dz[q];
+#else
                     if (j > 0) src[q][j] = addmax(Mv[q][j - 1], tb.x, NEGINF);  // new M(k-1) + tmd, clamped
                     pm[q] = Mv[q][j]; pi[q] = Iv[q][j]; pd[q] = Dv[q][j];
+#endif
                     Mv[q][j] = v;
                     Iv[q][j] = iv;
                 }
@@ -346,9 +385,11 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             for (int q = 0; q < NS; q++) {
                 // Pass 0 of the D chain, from a guessed D(k0-1) = -INFTY and
                 // M(k0-1) = -INFTY (lower bounds: the true values are >= -INFTY).
+#if !LEAN  // (LEAN: done in the M loop)
                 src[q][0] = addmax(NEGINF, md0, NEGINF);
 #pragma unroll
                 for (int j = 0, d = NEGINF; j < C; j++) { d = addmax(d, dd[j], src[q][j]); Dv[q][j] = d; }
+#endif
                 dlast[q] = LAST(Dv[q]);
                 const int mlast = LAST(Mv[q]);
 
@@ -384,7 +425,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 
                 // Pass 1 with the true M(k0-1) and the neighbour's pass-0 D,
                 // then more passes while an outgoing D changes.
-                src[q][0] = addmax(nm, md0, NEGINF);
+                SRC0(q) = addmax(nm, md0, NEGINF);
                 used[q] = nd;
                 DPASS(q, nd);
                 const int prev = dlast[q];
