@@ -60,7 +60,7 @@ func ShapeFor(M int) Shape {
 // 2026-11-22): w1024 (ns2 up to M = 512) was fastest at M = 100, 200, 800
 // and 1000 (0.82, 0.80, 0.58, 0.60 TCUPS, the last two 2.4-2.7x the
 // multi-warp shapes); ns4 at M = 300 and 500 (0.75, 0.73 TCUPS).
-const DefaultVariant = "w1024"
+const DefaultVariant = "auto"
 
 // Variants are the kernel variants ShapeVariant knows, for benchmarks:
 //
@@ -84,7 +84,9 @@ const DefaultVariant = "w1024"
 //	fast   reg16 for M <= 256, w1024 to 1024, mg16 above; short D passes
 //	lean   as fast to 1024, one warp of C <= 48 to 1536, multi-warp
 //	       groups of C about 48 above; short D passes and lean state
-var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg", "reg16", "reg2", "mg", "mgreg", "mg16", "w1024x", "fast", "lean"}
+//	lean64 lean with C up to 64 (one warp to M = 2048)
+//	auto   fast for M <= 1024, lean above
+var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg", "reg16", "reg2", "mg", "mgreg", "mg16", "w1024x", "fast", "lean", "lean64", "auto"}
 
 // ShapeVariant is the shape of kernel variant v for a model of M nodes.
 func ShapeVariant(M int, v string) (Shape, error) {
@@ -149,14 +151,23 @@ func ShapeVariant(M int, v string) (Shape, error) {
 		s, _ = ShapeVariant(M, w)
 		s.DExit = true
 		return s, nil
-	case "lean":
+	case "auto":
+		if M <= 32*32 {
+			return ShapeVariant(M, "fast")
+		}
+		return ShapeVariant(M, "lean")
+	case "lean", "lean64":
+		c := maxNodesPerThreadLean
+		if v == "lean64" {
+			c = 64
+		}
 		switch {
 		case M <= 32*32:
 			s, _ = ShapeVariant(M, "fast")
-		case M <= 32*maxNodesPerThreadLean:
+		case M <= 32*c:
 			s = newShape(M, 32, 1, 128)
 		default:
-			W := min(32, (M+32*maxNodesPerThreadLean-1)/(32*maxNodesPerThreadLean))
+			W := min(32, (M+32*c-1)/(32*c))
 			ng := max(1, 8/W) // blocks of 256 threads: up to 255 registers
 			s = newShape(M, 32, W, 32*W*ng)
 			s.NGrp = ng

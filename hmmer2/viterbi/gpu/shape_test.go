@@ -34,7 +34,7 @@ func testShapeLayout(t *testing.T, v string) {
 			t.Fatal(err)
 		}
 		g := s.G()
-		if ns := s.ns(); s.T%ns != 0 || ns > 1 && s.W != 1 || ns*s.C > max(2*maxNodesPerThreadWarp, maxNodesPerThreadLean) {
+		if ns := s.ns(); s.T%ns != 0 || ns > 1 && s.W != 1 || ns*s.C > 64 {
 			t.Fatalf("%s M=%d: %d sequences per thread in %+v", v, M, ns, s)
 		}
 		maxC := maxNodesPerThreadWarp
@@ -45,8 +45,11 @@ func testShapeLayout(t *testing.T, v string) {
 		if v == "mg16" || v == "fast" {
 			maxCBlock = 16
 		}
-		if v == "lean" {
+		if v == "lean" || v == "auto" {
 			maxC, maxCBlock = maxNodesPerThreadLean, maxNodesPerThreadLean
+		}
+		if v == "lean64" {
+			maxC, maxCBlock = 64, 64
 		}
 		if s.T < 1 || s.T > 32 || 32%s.T != 0 || (s.W > 1 && s.T != 32) || s.Block%32 != 0 && s.W > 1 {
 			t.Fatalf("%s M=%d: bad shape %+v", v, M, s)
