@@ -68,7 +68,7 @@ func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
 		{regWarp(37, 4, 2), 37, dna, 50, 60, "reg T=4 NS=2, uneven"},
 		{regWarp(64, 8, 2), 64, amino, 40, 50, "reg T=8 NS=2, even"},
 		{variant(100, "reg"), 100, amino, 20, 40, "reg"},
-		{variant(100, "reg2"), 100, amino, 40, 40, "reg2"},
+		{regWarp(100, 16, 2), 100, amino, 40, 40, "reg T=16 NS=2"},
 		{variant(300, "reg"), 300, amino, 4, 30, "reg, T=32 C=10"},
 		{variant(150, "reg16"), 150, dna, 20, 40, "reg16, T=16 C=10"},
 		{groups(70, 2, 3, false, true, true), 70, amino, 11, 50, "3 groups of 2 warps, shared tables"},
@@ -78,7 +78,9 @@ func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
 		{groups(90, 2, 2, true, false, false), 90, amino, 9, 40, "2 groups of 2 warps, transitions in registers"},
 		{exit(regWarp(100, 8, 1)), 100, amino, 30, 50, "short D passes, reg T=8 C=13"},
 		{exit(regWarp(64, 4, 2)), 64, dna, 40, 50, "short D passes, reg T=4 NS=2 C=16"},
-		{variant(300, "w1024x"), 300, amino, 8, 40, "short D passes, T=32 C=10 NS=2"},
+		{exit(variant(300, "w1024")), 300, amino, 8, 40, "short D passes, T=32 C=10 NS=2"},
+		{variant(1700, "auto"), 1700, amino, 3, 20, "auto: lean, one warp of C=54"},
+		{variant(2100, "auto"), 2100, dna, 4, 20, "auto: lean, 2 groups of 2 warps, C=33"},
 		{variant(150, "fast"), 150, amino, 20, 40, "fast"},
 		{exit(groups(600, 2, 2, false, true, true)), 600, amino, 5, 30, "short D passes, 2 groups of 2 warps, C=10"},
 		{exit(groups(700, 2, 1, false, true, false)), 700, dna, 5, 30, "short D passes, 2 warps, C=11"},
@@ -100,7 +102,7 @@ func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
 	imp := impossibleProfile(t)
 	seqs := randomSeqs(rng, imp.HMM.Alph, 50, 120)
 	onlyWY(seqs)
-	for _, s := range []Shape{variant(imp.M, "reg"), variant(imp.M, "reg2"), groups(imp.M, 2, 3, false, true, true), groups(imp.M, 2, 1, true, false, false),
+	for _, s := range []Shape{variant(imp.M, "reg"), regWarp(imp.M, 4, 2), groups(imp.M, 2, 3, false, true, true), groups(imp.M, 2, 1, true, false, false),
 		variant(imp.M, "fast"), exit(regWarp(imp.M, 2, 2)), exit(groups(imp.M, 2, 2, false, true, true)),
 		variant(imp.M, "lean"), lean(warpNS(imp.M, 2, 2), true), lean(groups(imp.M, 2, 2, false, true, true), true)} {
 		sameScores(t, fmt.Sprintf("impossible %+v", s), imp, seqs, runShim(t, buildShim(t, cc, s), imp, s, seqs, 2))
@@ -109,8 +111,8 @@ func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
 		M int
 		s Shape
 	}{{40, regWarp(40, 4, 2)}, {40, regWarp(40, 8, 1)}, {70, groups(70, 2, 2, false, true, true)}, {70, groups(70, 2, 1, true, false, false)},
-		{40, exit(regWarp(40, 4, 2))}, {300, variant(300, "w1024x")}, {400, exit(groups(400, 2, 2, false, true, true))},
-		{40, lean(warpNS(40, 4, 2), true)}, {300, variant(300, "lean")}, {400, lean(groups(400, 2, 2, false, true, true), true)}} {
+		{40, exit(regWarp(40, 4, 2))}, {300, exit(variant(300, "w1024"))}, {400, exit(groups(400, 2, 2, false, true, true))},
+		{40, lean(warpNS(40, 4, 2), true)}, {300, variant(300, "lean")}, {1700, variant(1700, "auto")}, {400, lean(groups(400, 2, 2, false, true, true), true)}} {
 		p := wrapProfile(rng, amino, w.M)
 		seqs := randomSeqs(rng, amino, 30, 60)
 		if !wraps(p, seqs) {
@@ -121,7 +123,7 @@ func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
 	for _, name := range []string{"globin.hmm2", "globin_fs.hmm2", "made1.hmm2"} {
 		p := readProfile(t, name)
 		seqs := randomSeqs(rng, p.HMM.Alph, 24, 150)
-		for _, s := range []Shape{variant(p.M, "reg"), variant(p.M, "reg2"), groups(p.M, 2, 2, false, true, true), variant(p.M, "fast"), exit(groups(p.M, 2, 2, false, true, true)),
+		for _, s := range []Shape{variant(p.M, "reg"), variant(p.M, "auto"), groups(p.M, 2, 2, false, true, true), variant(p.M, "fast"), exit(groups(p.M, 2, 2, false, true, true)),
 			variant(p.M, "lean"), lean(warpNS(p.M, 8, 2), true)} {
 			sameScores(t, fmt.Sprintf("%s %+v", name, s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 1))
 		}

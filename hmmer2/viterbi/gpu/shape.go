@@ -57,9 +57,10 @@ func ShapeFor(M int) Shape {
 
 // DefaultVariant is the kernel variant NewKernel uses unless
 // $HMMGO_HMM2_KERNEL names another. Measured on an H100 (docs/hmm2search.md,
-// 2026-11-22): w1024 (ns2 up to M = 512) was fastest at M = 100, 200, 800
-// and 1000 (0.82, 0.80, 0.58, 0.60 TCUPS, the last two 2.4-2.7x the
-// multi-warp shapes); ns4 at M = 300 and 500 (0.75, 0.73 TCUPS).
+// 2026-11-27, 175 M resident residues): reg16 at M = 100 (870 GCUPS,
+// w1024 814), w1024 at 300, 500 and 1000 (762, 719, 615), lean64 above
+// (1500: 419, 2000: 223, 3000: 212 GCUPS; w1024's multi-warp blocks 209,
+// 135, 87).
 const DefaultVariant = "auto"
 
 // Variants are the kernel variants ShapeVariant knows, for benchmarks:
@@ -71,22 +72,20 @@ const DefaultVariant = "auto"
 //	w1024  as ns2, and one warp (C up to 32, one sequence per thread)
 //	       instead of a multi-warp block for 512 < M <= 1024
 //	reg    M <= 512: one warp, T raised until C <= 8 (C <= 16 at T = 32),
-//	       transitions in registers; else as mg
+//	       transitions in registers; else as w1024
 //	reg16  as reg with C <= 16 (T = 8 at M = 100)
-//	reg2   M <= 256: as reg with two sequences per thread; else as mg
-//	mg     as w1024, and for M > 1024 multi-warp groups (C about 12)
-//	       with several groups per block sharing the transitions
-//	mgreg  as w1024, and for M > 1024 multi-warp groups of C = 8 with
-//	       transitions in registers
 //	mg16   as ns2, and for M > 512 multi-warp groups of C about 16,
-//	       several per block
-//	w1024x w1024 with short D passes (DEXIT)
+//	       several per block sharing the transitions
 //	fast   reg16 for M <= 256, w1024 to 1024, mg16 above; short D passes
 //	lean   as fast to 1024, one warp of C <= 48 to 1536, multi-warp
 //	       groups of C about 48 above; short D passes and lean state
 //	lean64 lean with C up to 64 (one warp to M = 2048)
-//	auto   fast for M <= 1024, lean above
-var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg", "reg16", "reg2", "mg", "mgreg", "mg16", "w1024x", "fast", "lean", "lean64", "auto"}
+//	auto   reg16 for M <= 128, w1024 to 1024, lean64 above
+var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg", "reg16", "mg16", "fast", "lean", "lean64", "auto"}
+
+// autoRegMax is the largest model auto gives reg16's shapes: at M = 100
+// they beat w1024 by 7 %; reg's T = 32 shapes lost at M = 300.
+const autoRegMax = 128
 
 // ShapeVariant is the shape of kernel variant v for a model of M nodes.
 func ShapeVariant(M int, v string) (Shape, error) {
@@ -112,50 +111,38 @@ func ShapeVariant(M int, v string) (Shape, error) {
 			s = newShape(M, 32, 1, 128)
 			ns = 1
 		}
-	case "reg", "reg16", "reg2":
-		s, _ = ShapeVariant(M, "mg")
-		ns = s.ns()
-		if v == "reg" && M <= 32*maxNodesPerThreadWarp {
-			s = regWarpShape(M, 8)
-			ns = 1
+	case "reg", "reg16":
+		if M > 32*maxNodesPerThreadWarp {
+			return ShapeVariant(M, "w1024")
 		}
-		if v == "reg16" && M <= 32*maxNodesPerThreadWarp {
-			s = regWarpShape(M, 16)
-			ns = 1
+		maxC := 8
+		if v == "reg16" {
+			maxC = 16
 		}
-		if v == "reg2" && M <= 32*8 {
-			s = regWarpShape(M, 8)
-			ns = 2
-		}
-	case "mg", "mgreg":
-		s, _ = ShapeVariant(M, "w1024")
-		ns = s.ns()
-		if M > 32*32 && v == "mg" {
-			s = groupShape(M, nodesPerThreadBlock, false)
-		}
-		if M > 32*32 && v == "mgreg" {
-			s = groupShape(M, 8, true)
-		}
+		return regWarpShape(M, maxC), nil
 	case "mg16":
 		ns = 2
 		if s.W > 1 {
-			s = groupShape(M, 16, false)
+			s = groupShape(M, 16)
 		}
-	case "w1024x", "fast":
+	case "fast":
 		w := "w1024"
-		if v == "fast" && M <= 32*8 {
+		if M <= 32*8 {
 			w = "reg16"
-		} else if v == "fast" && M > 32*32 {
+		} else if M > 32*32 {
 			w = "mg16"
 		}
 		s, _ = ShapeVariant(M, w)
 		s.DExit = true
 		return s, nil
 	case "auto":
-		if M <= 32*32 {
-			return ShapeVariant(M, "fast")
+		switch {
+		case M <= autoRegMax:
+			return ShapeVariant(M, "reg16")
+		case M <= 32*32:
+			return ShapeVariant(M, "w1024")
 		}
-		return ShapeVariant(M, "lean")
+		return ShapeVariant(M, "lean64")
 	case "lean", "lean64":
 		c := maxNodesPerThreadLean
 		if v == "lean64" {
@@ -199,18 +186,12 @@ func regWarpShape(M, maxC int) Shape {
 // groupShape is a multi-warp shape of about c nodes per thread, with as
 // many groups per block as keep the block within 384 threads (transitions
 // shared by the groups; 512 left 128 registers a thread, and C = 12 and
-// 16 spilled), or one group per block with the transitions in registers.
-func groupShape(M, c int, reg bool) Shape {
+// 16 spilled).
+func groupShape(M, c int) Shape {
 	W := min(32, (M+32*c-1)/(32*c))
-	ng := 1
-	if !reg {
-		ng = max(1, 12/W)
-	}
+	ng := max(1, 12/W)
 	s := newShape(M, 32, W, 32*W*ng)
 	s.NGrp = ng
-	if reg && s.C <= c { // (beyond 32 warps of c nodes: shared memory)
-		return s.withTransReg()
-	}
 	s.TransShared = s.transBytes() <= transBudget
 	s.EmisShared = s.TransShared && s.transBytes()+s.emisBytes()+s.exchangeBytes() <= sharedBudget
 	return s

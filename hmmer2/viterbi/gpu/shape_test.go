@@ -45,10 +45,10 @@ func testShapeLayout(t *testing.T, v string) {
 		if v == "mg16" || v == "fast" {
 			maxCBlock = 16
 		}
-		if v == "lean" || v == "auto" {
+		if v == "lean" {
 			maxC, maxCBlock = maxNodesPerThreadLean, maxNodesPerThreadLean
 		}
-		if v == "lean64" {
+		if v == "lean64" || v == "auto" {
 			maxC, maxCBlock = 64, 64
 		}
 		if s.T < 1 || s.T > 32 || 32%s.T != 0 || (s.W > 1 && s.T != 32) || s.Block%32 != 0 && s.W > 1 {
