@@ -11,14 +11,15 @@ import (
 )
 
 // How the kernel is specialised: small models share a warp between
-// several sequences, large ones take a block of warps per sequence.
+// several sequences, large ones take a group of warps per sequence, with
+// several groups in a block.
 func ExampleShapeFor() {
 	for _, M := range []int{1, 80, 142, 294, 2940} {
 		s := gpu.ShapeFor(M)
 		if s.W == 1 {
 			fmt.Printf("M=%d: %d sequences per warp, %d threads x %d nodes each\n", M, 32/s.T, s.T, s.C)
 		} else {
-			fmt.Printf("M=%d: one sequence per block of %d warps, %d threads x %d nodes\n", M, s.W, s.G(), s.C)
+			fmt.Printf("M=%d: one sequence per %d warps, %d sequences per block, %d threads x %d nodes\n", M, s.W, s.Block/s.G(), s.G(), s.C)
 		}
 	}
 	// Output:
@@ -26,7 +27,7 @@ func ExampleShapeFor() {
 	// M=80: 4 sequences per warp, 8 threads x 10 nodes each
 	// M=142: 2 sequences per warp, 16 threads x 9 nodes each
 	// M=294: 1 sequences per warp, 32 threads x 10 nodes each
-	// M=2940: one sequence per block of 8 warps, 256 threads x 12 nodes
+	// M=2940: one sequence per 2 warps, 4 sequences per block, 64 threads x 46 nodes
 }
 
 // Scoring a batch on the GPU when there is one, as hmm2search --gpu does;

@@ -87,7 +87,7 @@ func TestGPUVariantsMatchCPU(t *testing.T) {
 	defer protDB.Free()
 	imp := randomSeqs(rng, amino, 300, 300)
 	onlyWY(imp)
-	for _, v := range Variants {
+	for _, v := range benchVariants(Variants) {
 		t.Setenv(VariantEnv, v)
 		for _, M := range []int{15, 100, 257, 513, 1025} {
 			for i, mode := range modes {
@@ -182,19 +182,34 @@ func TestGPUThroughput(t *testing.T) {
 	d := ctx.Device()
 	// HMMGO_HMM2_VARIANTS lists the kernel variants to time side by side
 	// (default: the first kernel and the default variant).
-	variants := strings.Split(os.Getenv("HMMGO_HMM2_VARIANTS"), ",")
-	if variants[0] == "" {
-		variants = []string{"v1", DefaultVariant}
+	variants := benchVariants([]string{"v1", DefaultVariant})
+	ms := []int{100, 300, 500, 1000, 1500, 2000, 3000}
+	if e := os.Getenv("HMMGO_HMM2_MS"); e != "" {
+		ms = nil
+		for _, f := range strings.Split(e, ",") {
+			M, err := strconv.Atoi(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms = append(ms, M)
+		}
 	}
 	fmt.Printf("%s: %d sequences, %d residues resident; GCUPS = M x residues / kernel time\n", d.Name, len(seqs), total)
 	fmt.Printf("%-6s %-7s %-34s %5s %6s %10s %10s %10s\n", "M", "variant", "shape", "regs", "spill", "kernel_s", "wall_s", "GCUPS")
 	out := make([]int32, len(seqs))
 	want := make([]int32, len(seqs))
 	best := map[int]string{}
-	for _, M := range []int{100, 200, 300, 500, 800, 1000, 1500, 2000, 2500, 3000} {
+	for _, M := range ms {
 		p := randomProfile(rng, amino, M, "ls", false)
 		bestG := 0.0
+		timed := map[Shape]string{} // shape -> the variant that timed it
 		for vi, v := range variants {
+			if s, _ := ShapeVariant(M, v); timed[s] != "" {
+				fmt.Printf("%-6d %-7s (same shape as %s)\n", M, v, timed[s])
+				continue
+			} else {
+				timed[s] = v
+			}
 			k, err := NewKernelVariant(ctx, p, v)
 			if err != nil {
 				t.Fatal(err)
@@ -220,7 +235,7 @@ func TestGPUThroughput(t *testing.T) {
 			spill, _ := k.fn.Attribute(cuda.FuncLocalSizeBytes)
 			g := float64(total) * float64(M) / k.KernelTime.Seconds() / 1e9
 			fmt.Printf("%-6d %-7s %-34s %5d %6d %10.3f %10.3f %10.1f\n", M, v,
-				fmt.Sprintf("T=%d W=%d C=%d NS=%d sh=%v/%v", sh.T, sh.W, sh.C, sh.ns(), sh.TransShared, sh.EmisShared),
+				fmt.Sprintf("T=%d W=%d C=%d NS=%d G=%d %s", sh.T, sh.W, sh.C, sh.ns(), sh.ngrp(), sh.tables()),
 				regs, spill, k.KernelTime.Seconds(), wall.Seconds(), g)
 			if g > bestG {
 				bestG, best[M] = g, fmt.Sprintf("%s %.1f", v, g)
@@ -229,7 +244,7 @@ func TestGPUThroughput(t *testing.T) {
 		}
 	}
 	fmt.Printf("fastest variant per M (GCUPS):")
-	for _, M := range []int{100, 200, 300, 500, 800, 1000, 1500, 2000, 2500, 3000} {
+	for _, M := range ms {
 		fmt.Printf(" %d:%s;", M, best[M])
 	}
 	fmt.Println()
@@ -249,4 +264,12 @@ func TestGPUThroughput(t *testing.T) {
 	}
 	wall := time.Since(t0)
 	fmt.Printf("streamed in chunks of 4096 sequences, M=300: %.3f s, %.1f GCUPS\n", wall.Seconds(), float64(total)*300/wall.Seconds()/1e9)
+}
+
+// benchVariants are the variants $HMMGO_HMM2_VARIANTS lists, else def.
+func benchVariants(def []string) []string {
+	if e := os.Getenv("HMMGO_HMM2_VARIANTS"); e != "" {
+		return strings.Split(e, ",")
+	}
+	return def
 }

@@ -15,13 +15,18 @@ const negInf = -plan7.Infty
 // (a whole block) per sequence; C nodes per thread, the first Extra
 // threads of a group having C and the others C-1 when the nodes do not
 // divide evenly; NS sequences per thread (one-warp shapes), which share
-// the transition scores' shared-memory loads.
+// the transition scores' shared-memory loads; NGrp groups per block
+// (multi-warp shapes), which share the shared-memory tables.
 type Shape struct {
 	T, W, C, Extra int
 	NS             int // sequences per thread (0 means 1)
+	NGrp           int // groups per block, multi-warp shapes (0 means 1)
 	Block          int
 	TransShared    bool // transition table copied to shared memory
+	TransReg       bool // each thread's transitions kept in registers
 	EmisShared     bool // emission table copied to shared memory
+	DExit          bool // D passes after the first stop where nothing changes
+	Lean           bool // no M->D source and D->D arrays (3C registers of state)
 }
 
 const (
@@ -30,6 +35,9 @@ const (
 	// maxNodesPerThreadWarp is the most nodes a thread of a one-warp
 	// group keeps in registers (five int32 arrays of C).
 	maxNodesPerThreadWarp = 16
+	// maxNodesPerThreadLean is the most nodes a thread of the lean
+	// variant keeps (three int32 arrays of C).
+	maxNodesPerThreadLean = 48
 	// nodesPerThreadBlock is the target for multi-warp groups.
 	nodesPerThreadBlock = 12
 	// sharedBudget is the shared memory a block may take while two
@@ -49,10 +57,11 @@ func ShapeFor(M int) Shape {
 
 // DefaultVariant is the kernel variant NewKernel uses unless
 // $HMMGO_HMM2_KERNEL names another. Measured on an H100 (docs/hmm2search.md,
-// 2026-11-22): w1024 (ns2 up to M = 512) was fastest at M = 100, 200, 800
-// and 1000 (0.82, 0.80, 0.58, 0.60 TCUPS, the last two 2.4-2.7x the
-// multi-warp shapes); ns4 at M = 300 and 500 (0.75, 0.73 TCUPS).
-const DefaultVariant = "w1024"
+// 2026-11-27, 175 M resident residues): reg16 at M = 100 (870 GCUPS,
+// w1024 814), w1024 at 300, 500 and 1000 (762, 719, 615), lean64 above
+// (1500: 419, 2000: 223, 3000: 212 GCUPS; w1024's multi-warp blocks 209,
+// 135, 87).
+const DefaultVariant = "auto"
 
 // Variants are the kernel variants ShapeVariant knows, for benchmarks:
 //
@@ -62,7 +71,21 @@ const DefaultVariant = "w1024"
 //	       sequences per thread (registers: 4 x 4 arrays of 8), else ns2
 //	w1024  as ns2, and one warp (C up to 32, one sequence per thread)
 //	       instead of a multi-warp block for 512 < M <= 1024
-var Variants = []string{"v1", "ns2", "ns4", "w1024"}
+//	reg    M <= 512: one warp, T raised until C <= 8 (C <= 16 at T = 32),
+//	       transitions in registers; else as w1024
+//	reg16  as reg with C <= 16 (T = 8 at M = 100)
+//	mg16   as ns2, and for M > 512 multi-warp groups of C about 16,
+//	       several per block sharing the transitions
+//	fast   reg16 for M <= 256, w1024 to 1024, mg16 above; short D passes
+//	lean   as fast to 1024, one warp of C <= 48 to 1536, multi-warp
+//	       groups of C about 48 above; short D passes and lean state
+//	lean64 lean with C up to 64 (one warp to M = 2048)
+//	auto   reg16 for M <= 128, w1024 to 1024, lean64 above
+var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg", "reg16", "mg16", "fast", "lean", "lean64", "auto"}
+
+// autoRegMax is the largest model auto gives reg16's shapes: at M = 100
+// they beat w1024 by 7 %; reg's T = 32 shapes lost at M = 300.
+const autoRegMax = 128
 
 // ShapeVariant is the shape of kernel variant v for a model of M nodes.
 func ShapeVariant(M int, v string) (Shape, error) {
@@ -88,6 +111,58 @@ func ShapeVariant(M int, v string) (Shape, error) {
 			s = newShape(M, 32, 1, 128)
 			ns = 1
 		}
+	case "reg", "reg16":
+		if M > 32*maxNodesPerThreadWarp {
+			return ShapeVariant(M, "w1024")
+		}
+		maxC := 8
+		if v == "reg16" {
+			maxC = 16
+		}
+		return regWarpShape(M, maxC), nil
+	case "mg16":
+		ns = 2
+		if s.W > 1 {
+			s = groupShape(M, 16)
+		}
+	case "fast":
+		w := "w1024"
+		if M <= 32*8 {
+			w = "reg16"
+		} else if M > 32*32 {
+			w = "mg16"
+		}
+		s, _ = ShapeVariant(M, w)
+		s.DExit = true
+		return s, nil
+	case "auto":
+		switch {
+		case M <= autoRegMax:
+			return ShapeVariant(M, "reg16")
+		case M <= 32*32:
+			return ShapeVariant(M, "w1024")
+		}
+		return ShapeVariant(M, "lean64")
+	case "lean", "lean64":
+		c := maxNodesPerThreadLean
+		if v == "lean64" {
+			c = 64
+		}
+		switch {
+		case M <= 32*32:
+			s, _ = ShapeVariant(M, "fast")
+		case M <= 32*c:
+			s = newShape(M, 32, 1, 128)
+		default:
+			W := min(32, (M+32*c-1)/(32*c))
+			ng := max(1, 8/W) // blocks of 256 threads: up to 255 registers
+			s = newShape(M, 32, W, 32*W*ng)
+			s.NGrp = ng
+			s.TransShared = s.transBytes() <= transBudget
+			s.EmisShared = s.TransShared && s.transBytes()+s.emisBytes()+s.exchangeBytes() <= sharedBudget
+		}
+		s.DExit, s.Lean = true, true
+		return s, nil
 	default:
 		return Shape{}, fmt.Errorf("unknown hmm2 Viterbi kernel variant %q (known: %v)", v, Variants)
 	}
@@ -95,6 +170,39 @@ func ShapeVariant(M int, v string) (Shape, error) {
 		s.NS = ns
 	}
 	return s, nil
+}
+
+// regWarpShape is a one-warp shape whose threads keep their transitions
+// in registers: T is raised until C <= maxC (or T = 32).
+func regWarpShape(M, maxC int) Shape {
+	T := 1
+	for T < 32 && (M+T-1)/T > maxC {
+		T *= 2
+	}
+	s := newShape(M, T, 1, 256)
+	return s.withTransReg()
+}
+
+// groupShape is a multi-warp shape of about c nodes per thread, with as
+// many groups per block as keep the block within 384 threads (transitions
+// shared by the groups; 512 left 128 registers a thread, and C = 12 and
+// 16 spilled).
+func groupShape(M, c int) Shape {
+	W := min(32, (M+32*c-1)/(32*c))
+	ng := max(1, 12/W)
+	s := newShape(M, 32, W, 32*W*ng)
+	s.NGrp = ng
+	s.TransShared = s.transBytes() <= transBudget
+	s.EmisShared = s.TransShared && s.transBytes()+s.emisBytes()+s.exchangeBytes() <= sharedBudget
+	return s
+}
+
+// withTransReg moves the transitions to registers; the emissions go to
+// shared memory if they fit.
+func (s Shape) withTransReg() Shape {
+	s.TransReg, s.TransShared = true, false
+	s.EmisShared = s.emisBytes()+s.exchangeBytes() <= sharedBudget
+	return s
 }
 
 // shapeV1 is the first kernel's rule: the smallest group that leaves
@@ -135,7 +243,7 @@ func (s Shape) exchangeBytes() int {
 	if s.W == 1 {
 		return 0
 	}
-	return 4 * (8*s.W + 1)
+	return 4 * (s.ngrp()*(8*s.W+1) + 1)
 }
 
 // SharedBytes is the dynamic shared memory of one block.
@@ -153,8 +261,8 @@ func (s Shape) SharedBytes() int {
 // Defines are the compile-time parameters of viterbi.cu.
 func (s Shape) Defines() string {
 	b2i := map[bool]int{false: 0, true: 1}
-	return fmt.Sprintf("#define T %d\n#define W %d\n#define C %d\n#define EXTRA %d\n#define NS %d\n#define KP %d\n#define BLOCK %d\n#define TRANS_SHARED %d\n#define EMIS_SHARED %d\n",
-		s.T, s.W, s.C, s.Extra, s.ns(), plan7.MaxCode, s.Block, b2i[s.TransShared], b2i[s.EmisShared])
+	return fmt.Sprintf("#define T %d\n#define W %d\n#define C %d\n#define EXTRA %d\n#define NS %d\n#define KP %d\n#define BLOCK %d\n#define TRANS_SHARED %d\n#define EMIS_SHARED %d\n#define TRANS_REG %d\n#define NGRP %d\n#define DEXIT %d\n#define LEAN %d\n",
+		s.T, s.W, s.C, s.Extra, s.ns(), plan7.MaxCode, s.Block, b2i[s.TransShared], b2i[s.EmisShared], b2i[s.TransReg], s.ngrp(), b2i[s.DExit], b2i[s.Lean])
 }
 
 // node returns the model node (1-based) of slot j of rank r, or 0 for a
@@ -236,6 +344,25 @@ func NewTables(p *plan7.Profile, s Shape) *Tables {
 // ns is the number of sequences per thread.
 func (s Shape) ns() int { return max(1, s.NS) }
 
+// ngrp is the number of groups per block.
+func (s Shape) ngrp() int { return max(1, s.NGrp) }
+
 // PackT is the gpudb layout (threads per target) the shape reads:
 // 32*NS/T sequences per warp block, one per block when W > 1.
 func (s Shape) PackT() int { return s.T / s.ns() }
+
+// tables says where the shape keeps its tables, for benchmarks:
+// transitions in registers (r), shared (s) or global (g) memory, then
+// the emissions.
+func (s Shape) tables() string {
+	t := "g"
+	if s.TransReg {
+		t = "r"
+	} else if s.TransShared {
+		t = "s"
+	}
+	if s.EmisShared {
+		return t + "s"
+	}
+	return t + "g"
+}

@@ -1,6 +1,13 @@
 package gpu
 
-import "testing"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
 
 // TestShapeLayout checks the node layout for every model length up to
 // 3,300 and some larger: each node in exactly one slot, each thread's
@@ -27,17 +34,33 @@ func testShapeLayout(t *testing.T, v string) {
 			t.Fatal(err)
 		}
 		g := s.G()
-		if ns := s.ns(); s.T%ns != 0 || ns > 1 && s.W != 1 || ns*s.C > 2*maxNodesPerThreadWarp {
+		if ns := s.ns(); s.T%ns != 0 || ns > 1 && s.W != 1 || ns*s.C > 64 {
 			t.Fatalf("%s M=%d: %d sequences per thread in %+v", v, M, ns, s)
 		}
 		maxC := maxNodesPerThreadWarp
-		if v == "w1024" && M > 32*maxNodesPerThreadWarp {
-			maxC = 32
+		if v != "v1" && v != "ns2" && v != "ns4" && v != "mg16" && M > 32*maxNodesPerThreadWarp {
+			maxC = 32 // w1024's one-warp shapes
+		}
+		maxCBlock := nodesPerThreadBlock
+		if v == "mg16" || v == "fast" {
+			maxCBlock = 16
+		}
+		if v == "lean" {
+			maxC, maxCBlock = maxNodesPerThreadLean, maxNodesPerThreadLean
+		}
+		if v == "lean64" || v == "auto" {
+			maxC, maxCBlock = 64, 64
 		}
 		if s.T < 1 || s.T > 32 || 32%s.T != 0 || (s.W > 1 && s.T != 32) || s.Block%32 != 0 && s.W > 1 {
 			t.Fatalf("%s M=%d: bad shape %+v", v, M, s)
 		}
-		if s.W == 1 && s.C > maxC || s.W > 1 && s.W < 32 && s.C > nodesPerThreadBlock {
+		if s.ngrp() > 1 && s.W == 1 || s.Block != s.G()*s.ngrp() && s.W > 1 || s.Block > 1024 {
+			t.Fatalf("%s M=%d: bad groups per block %+v", v, M, s)
+		}
+		if s.TransReg && (s.TransShared || s.C*9 > 16*9) {
+			t.Fatalf("%s M=%d: transitions both in registers and shared, or too many (%+v)", v, M, s)
+		}
+		if s.W == 1 && s.C > maxC || s.W > 1 && s.W < 32 && s.C > maxCBlock {
 			t.Fatalf("%s M=%d: %d nodes per thread (%+v)", v, M, s.C, s)
 		}
 		if s.SharedBytes() > 227*1024 {
@@ -59,6 +82,34 @@ func testShapeLayout(t *testing.T, v string) {
 		}
 		if next != M+1 {
 			t.Fatalf("%s M=%d %+v: %d nodes laid out", v, M, s, next-1)
+		}
+	}
+}
+
+// TestKernelSourceDump writes the specialised kernel source of every
+// variant for the models lengths of $HMMGO_HMM2_MS (default 100, 1000,
+// 3000) into $HMMGO_HMM2_DUMP, named variant_M.cu, for nvcc and
+// cuobjdump on a GPU host (instruction counts per shape).
+func TestKernelSourceDump(t *testing.T) {
+	dir := os.Getenv("HMMGO_HMM2_DUMP")
+	if dir == "" {
+		t.Skip("set HMMGO_HMM2_DUMP=<dir> to write the specialised kernel sources")
+	}
+	ms := []string{"100", "1000", "3000"}
+	if e := os.Getenv("HMMGO_HMM2_MS"); e != "" {
+		ms = strings.Split(e, ",")
+	}
+	for _, v := range Variants {
+		for _, f := range ms {
+			M, err := strconv.Atoi(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, _ := ShapeVariant(M, v)
+			name := filepath.Join(dir, fmt.Sprintf("%s_%d.cu", v, M))
+			if err := os.WriteFile(name, []byte(s.Defines()+kernelSource), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }

@@ -37,9 +37,39 @@
 // sequence keeps its own registers, shuffles and special states, so
 // every value is computed exactly as with NS = 1.
 //
+// Transitions in registers (TRANS_REG). A thread owns the same nodes for
+// every sequence it scores, so it can load its nodes' nine transition,
+// begin and end scores once per launch and keep them in registers: the
+// shared-memory traffic per cell drops to the emission pair.
+//
+// Several groups per block (NGRP > 1, multi-warp shapes only). The
+// block's NGRP groups score NGRP sequences of neighbouring warp blocks of
+// the length-sorted database and share one shared-memory copy of the
+// transitions, so more sequences fit on a multiprocessor and one group's
+// barrier wait is covered by another's work. Barriers stay block-wide:
+// every group runs the block's longest row count (a group past its
+// sequence's end computes unused rows, as short sequences of a one-warp
+// block do), and a D-chain pass repeats for all groups while any group's
+// outgoing D changes (a group with nothing new skips the pass's work).
+//
+// Short D passes (DEXIT). A pass after the first recomputes a chunk's D
+// chain from a new incoming D(k0-1). Once a node's new value equals the
+// one the previous pass left there, the rest of the chunk is equal too
+// (the same recurrence from the same value with the same M->D sources:
+// only node k0's source changes between passes, and it comes first), so
+// the warp stops at the first tile boundary where no lane's value
+// changed; the slots after it already hold this pass's values.
+//
+// Lean state (LEAN). The first D pass runs inside the M and I loop (node
+// j's M->D source is the new M of node j-1, just computed), and later
+// passes recompute each source and reload D->D instead of keeping them
+// in two more arrays of C: 3C registers of state instead of 5C, for
+// longer chunks on one warp. With DEXIT later passes are short, so the
+// recomputation is cheap.
+//
 // Compile-time parameters: T, W, C, EXTRA, NS, KP (residue codes), BLOCK,
 // TRANS_SHARED, EMIS_SHARED (tables copied to shared memory or read from
-// global memory through the read-only cache).
+// global memory through the read-only cache), TRANS_REG, NGRP, DEXIT, LEAN.
 
 typedef unsigned int u32;
 
@@ -54,6 +84,25 @@ typedef unsigned int u32;
 #error "several sequences per thread need a one-warp shape"
 #endif
 #define FULL 0xffffffffu
+#ifndef TRANS_REG
+#define TRANS_REG 0
+#endif
+#ifndef NGRP
+#define NGRP 1
+#endif
+#ifndef DEXIT
+#define DEXIT 0
+#endif
+#define DTILE 4  // nodes between the exit votes of a short D pass
+#ifndef LEAN
+#define LEAN 0
+#endif
+#if NGRP > 1 && W == 1
+#error "several groups per block need a multi-warp shape"
+#endif
+#if TRANS_REG && TRANS_SHARED
+#error "transitions are either in registers or in shared memory"
+#endif
 
 // Block is hmmer3/gpudb's warp-block table entry.
 struct Block {
@@ -81,7 +130,9 @@ __device__ __forceinline__ int addmax(int a, int b, int c) { return __viaddmax_s
 #define X_D0 (4 * W)
 #define X_D (5 * W)
 #define X_XE (7 * W)
-#define X_BLK (8 * W)
+#define X_LEN (8 * W)
+#define X_INTS (8 * W + 1)      // per group
+#define X_NEXT (NGRP * X_INTS)  // the block's work item
 
 // Value of the last real node of this thread (slot C-1, or C-2 on a
 // short rank).
@@ -89,6 +140,42 @@ __device__ __forceinline__ int addmax(int a, int b, int c) { return __viaddmax_s
 #define LAST(a) (isShort ? a[C - 2] : a[C - 1])
 #else
 #define LAST(a) (a[C - 1])
+#endif
+
+// Node j's M->D source (new M(k-1) + tmd, clamped) and D->D score.
+#if LEAN
+#define SRC(q, j) ((j) == 0 ? s0[q] : addmax(Mv[q][(j) - 1], TRANS_B(j).x, NEGINF))
+#define DD(j) (TRANS_B(j).y)
+#define SRC0(q) s0[q]
+#else
+#define SRC(q, j) src[q][j]
+#define DD(j) dd[j]
+#define SRC0(q) src[q][0]
+#endif
+
+// DPASS recomputes sequence q's D chain from incoming D d0 (a pass after
+// the first). Every lane of the warp must run it when DEXIT is set.
+#if DEXIT
+#define DPASS(q, d0)                                                          \
+    {                                                                         \
+        int d = (d0);                                                         \
+        bool live = true;                                                     \
+        _Pragma("unroll") for (int j = 0; j < C; j++) {                       \
+            if (j > 0 && j % DTILE == 0 && !__any_sync(FULL, live)) break;    \
+            d = addmax(d, DD(j), SRC(q, j));                                  \
+            if ((j + 1) % DTILE == 0) live = d != Dv[q][j];                   \
+            Dv[q][j] = d;                                                     \
+        }                                                                     \
+    }
+#else
+#define DPASS(q, d0)                                                          \
+    {                                                                         \
+        int d = (d0);                                                         \
+        _Pragma("unroll") for (int j = 0; j < C; j++) {                       \
+            d = addmax(d, DD(j), SRC(q, j));                                  \
+            Dv[q][j] = d;                                                     \
+        }                                                                     \
+    }
 #endif
 
 #ifndef SHARED_BASE
@@ -117,6 +204,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
     const int4* tB = gB;
     const int* tE = gE;
 #endif
+    (void)tA; (void)tB; (void)tE;
 #if EMIS_SHARED
     int2* tEm = (int2*)(sp + TRANS_BYTES);
     for (int i = threadIdx.x; i < KP * C * G; i += BLOCK) tEm[i] = gEmis[i];
@@ -124,7 +212,9 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
     const int2* tEm = gEmis;
 #endif
 #if W > 1
-    volatile int* xch = (volatile int*)(sp + TRANS_BYTES + EMIS_BYTES);
+    volatile int* xblk = (volatile int*)(sp + TRANS_BYTES + EMIS_BYTES);
+    const int grp = threadIdx.x / G;
+    volatile int* xch = xblk + grp * X_INTS;
 #endif
     __syncthreads();
 
@@ -134,11 +224,25 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #if W == 1
     const int g = lane / T, r = lane % T;
 #else
-    const int g = 0, r = threadIdx.x;
-    const int warp = threadIdx.x >> 5;
+    const int g = 0, r = threadIdx.x % G;
+    const int warp = r >> 5;
 #endif
     const bool isShort = EXTRA > 0 && r >= EXTRA;
     (void)isShort;
+#if TRANS_REG
+    // This thread's nodes' scores, for the whole launch.
+    int4 rA[C], rB[C];
+    int rE[C];
+#pragma unroll
+    for (int j = 0; j < C; j++) { rA[j] = gA[j * G + r]; rB[j] = gB[j * G + r]; rE[j] = gE[j * G + r]; }
+#define TRANS_A(j) rA[j]
+#define TRANS_B(j) rB[j]
+#define TRANS_E(j) rE[j]
+#else
+#define TRANS_A(j) tA[(j) * G + r]
+#define TRANS_B(j) tB[(j) * G + r]
+#define TRANS_E(j) tE[(j) * G + r]
+#endif
 
     for (;;) {
         int b;
@@ -146,25 +250,41 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
         b = 0;
         if (lane == 0) b = (int)atomicAdd(next, 1u);
         b = __shfl_sync(FULL, b, 0);
-#else
-        if (threadIdx.x == 0) xch[X_BLK] = (int)atomicAdd(next, 1u);
-        __syncthreads();
-        b = xch[X_BLK];
-        __syncthreads();
-#endif
         if (b >= nblocks) return;
         const Block* blk = &blocks[b];
         const int maxLen = blk->maxLen;
+        const int nseq = blk->nseq;
+#else
+        if (threadIdx.x == 0) xblk[X_NEXT] = (int)atomicAdd(next, 1u);
+        __syncthreads();
+        b = xblk[X_NEXT] * NGRP;
+        if (b >= nblocks) return;
+        b += grp;  // this group's warp block; none past the table's end
+        const bool own = b < nblocks;
+        const Block* blk = &blocks[own ? b : 0];
+        const int nseq = own ? blk->nseq : 0;
+        if (r == 0) xch[X_LEN] = own ? blk->maxLen : 0;
+        __syncthreads();
+        int maxLen = 0;
+#pragma unroll
+        for (int o = 0; o < NGRP; o++) maxLen = max(maxLen, (int)xblk[o * X_INTS + X_LEN]);
+        __syncthreads();
+#endif
         const u32* words = (const u32*)(res + blk->off);
         bool active[NS];
         int len[NS], seq[NS];
-        int Mv[NS][C], Iv[NS][C], Dv[NS][C], src[NS][C], dd[C];
+        int Mv[NS][C], Iv[NS][C], Dv[NS][C];
+#if LEAN
+        int s0[NS];
+#else
+        int src[NS][C], dd[C];
+#endif
         int xn[NS], xb[NS], xj[NS], xc[NS];
         u32 four[NS];
 #pragma unroll
         for (int q = 0; q < NS; q++) {
             const int gq = g * NS + q;
-            active[q] = gq < blk->nseq;
+            active[q] = gq < nseq;
             len[q] = active[q] ? blk->len[gq] : 0;
             seq[q] = active[q] ? blk->seq[gq] : 0;
 #pragma unroll
@@ -209,21 +329,25 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             // M and I cells, the best M->E, and the M->D sources of nodes
             // 2..C of the chunk. The transition and exit scores of a node
             // are loaded once for the NS sequences.
-            const int4* a = tA + r;
-            const int4* bq = tB + r;
-            const int* ep = tE + r;
             const int2* em[NS];
             int xe[NS];
 #pragma unroll
             for (int q = 0; q < NS; q++) { em[q] = tEm + x[q] * (C * G) + r; xe[q] = NEGINF; }
             int md0 = 0;
+#if LEAN
+            int dz[NS];  // pass 0 of the D chain, from D(k0-1) = M(k0-1) = -INFTY
+#pragma unroll
+            for (int q = 0; q < NS; q++) dz[q] = NEGINF;
+#endif
 #pragma unroll
             for (int j = 0; j < C; j++) {
-                const int4 ta = a[j * G];
-                const int4 tb = bq[j * G];
-                const int esc = ep[j * G];
+                const int4 ta = TRANS_A(j);
+                const int4 tb = TRANS_B(j);
+                const int esc = TRANS_E(j);
                 if (j == 0) md0 = tb.x;
+#if !LEAN
                 dd[j] = tb.y;
+#endif
 #pragma unroll
                 for (int q = 0; q < NS; q++) {
                     const int2 e = em[q][j * G];
@@ -242,8 +366,14 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                     } else
 #endif
                         xe[q] = addmax(v, esc, xe[q]);
+#if LEAN
+                    dz[q] = addmax(dz[q], tb.y, addmax(j > 0 ? Mv[q][j - 1] : NEGINF, tb.x, NEGINF));
+                    pm[q] = Mv[q][j]; pi[q] = Iv[q][j]; pd[q] = Dv[q][j];
+                    Dv[q][j] = dz[q];
+#else
                     if (j > 0) src[q][j] = addmax(Mv[q][j - 1], tb.x, NEGINF);  // new M(k-1) + tmd, clamped
                     pm[q] = Mv[q][j]; pi[q] = Iv[q][j]; pd[q] = Dv[q][j];
+#endif
                     Mv[q][j] = v;
                     Iv[q][j] = iv;
                 }
@@ -255,9 +385,11 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             for (int q = 0; q < NS; q++) {
                 // Pass 0 of the D chain, from a guessed D(k0-1) = -INFTY and
                 // M(k0-1) = -INFTY (lower bounds: the true values are >= -INFTY).
+#if !LEAN  // (LEAN: done in the M loop)
                 src[q][0] = addmax(NEGINF, md0, NEGINF);
 #pragma unroll
                 for (int j = 0, d = NEGINF; j < C; j++) { d = addmax(d, dd[j], src[q][j]); Dv[q][j] = d; }
+#endif
                 dlast[q] = LAST(Dv[q]);
                 const int mlast = LAST(Mv[q]);
 
@@ -293,13 +425,9 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 
                 // Pass 1 with the true M(k0-1) and the neighbour's pass-0 D,
                 // then more passes while an outgoing D changes.
-                src[q][0] = addmax(nm, md0, NEGINF);
+                SRC0(q) = addmax(nm, md0, NEGINF);
                 used[q] = nd;
-                {
-                    int d = nd;
-#pragma unroll
-                    for (int j = 0; j < C; j++) { d = addmax(d, dd[j], src[q][j]); Dv[q][j] = d; }
-                }
+                DPASS(q, nd);
                 const int prev = dlast[q];
                 dlast[q] = LAST(Dv[q]);
                 changed = changed || dlast[q] != prev;
@@ -311,11 +439,9 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 for (int q = 0; q < NS; q++) {
                     int nd = __shfl_up_sync(FULL, dlast[q], 1, T);
                     if (r == 0) nd = NEGINF;
-                    if (nd != used[q]) {
+                    if (DEXIT || nd != used[q]) {  // (DEXIT: all lanes vote)
                         used[q] = nd;
-                        int d = nd;
-#pragma unroll
-                        for (int j = 0; j < C; j++) { d = addmax(d, dd[j], src[q][j]); Dv[q][j] = d; }
+                        DPASS(q, nd);
                         const int prev = dlast[q];
                         dlast[q] = LAST(Dv[q]);
                         changed = changed || dlast[q] != prev;
@@ -329,11 +455,9 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 int nd = __shfl_up_sync(FULL, dlast[0], 1);
                 if (lane == 0) nd = warp == 0 ? NEGINF : xch[X_D + p * W + warp - 1];
                 changed = false;
-                if (nd != used[0]) {
+                if (DEXIT || nd != used[0]) {  // (DEXIT: all lanes vote)
                     used[0] = nd;
-                    int d = nd;
-#pragma unroll
-                    for (int j = 0; j < C; j++) { d = addmax(d, dd[j], src[0][j]); Dv[0][j] = d; }
+                    DPASS(0, nd);
                     const int prev = dlast[0];
                     dlast[0] = LAST(Dv[0]);
                     changed = dlast[0] != prev;

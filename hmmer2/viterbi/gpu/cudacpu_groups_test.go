@@ -1,0 +1,131 @@
+package gpu
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/hmmgo/hmmgo/hmmer2/plan7"
+)
+
+// Transitions in registers (one-warp and multi-warp shapes), several
+// multi-warp groups per block and short D passes, through the kernel on
+// the CPU: random
+// models of every mode, -INFTY scores, int32 wrap-around, the impossible
+// model and real models. The group cases use block tables whose length
+// is not a multiple of the groups per block (idle groups in the last
+// block) and sequences of lengths 0..maxLen in one block.
+func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
+	t.Parallel()
+	cc := shimCompiler(t)
+	rng := rand.New(rand.NewSource(8))
+	amino := plan7.NewAlphabet(plan7.Amino)
+	dna := plan7.NewAlphabet(plan7.Nucleic)
+	regWarp := func(M, T, ns int) Shape {
+		s := newShape(M, T, 1, 64).withTransReg()
+		s.NS = ns
+		return s
+	}
+	groups := func(M, W, ng int, reg, trans, emis bool) Shape {
+		s := newShape(M, 32, W, 32*W*ng)
+		s.NGrp = ng
+		if reg {
+			return s.withTransReg()
+		}
+		s.TransShared, s.EmisShared = trans, emis
+		return s
+	}
+	lean := func(s Shape, exit bool) Shape {
+		s.Lean, s.DExit = true, exit
+		return s
+	}
+	warpNS := func(M, T, ns int) Shape {
+		s := newShape(M, T, 1, 64)
+		s.NS = ns
+		return s
+	}
+	exit := func(s Shape) Shape {
+		s.DExit = true
+		return s
+	}
+	variant := func(M int, v string) Shape {
+		s, err := ShapeVariant(M, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	cases := []struct {
+		s       Shape
+		M       int
+		a       *plan7.Alphabet
+		nseq    int
+		maxLen  int
+		comment string
+	}{
+		{regWarp(1, 1, 1), 1, amino, 40, 40, "reg, one node"},
+		{regWarp(37, 8, 1), 37, amino, 40, 60, "reg T=8, uneven"},
+		{regWarp(37, 4, 2), 37, dna, 50, 60, "reg T=4 NS=2, uneven"},
+		{regWarp(64, 8, 2), 64, amino, 40, 50, "reg T=8 NS=2, even"},
+		{variant(100, "reg"), 100, amino, 20, 40, "reg"},
+		{regWarp(100, 16, 2), 100, amino, 40, 40, "reg T=16 NS=2"},
+		{variant(300, "reg"), 300, amino, 4, 30, "reg, T=32 C=10"},
+		{variant(150, "reg16"), 150, dna, 20, 40, "reg16, T=16 C=10"},
+		{groups(70, 2, 3, false, true, true), 70, amino, 11, 50, "3 groups of 2 warps, shared tables"},
+		{groups(100, 3, 2, false, false, false), 100, amino, 9, 40, "2 groups of 3 warps, global tables"},
+		{groups(64, 2, 2, false, true, false), 64, dna, 7, 50, "2 groups of 2 warps, even"},
+		{groups(70, 2, 1, true, false, false), 70, amino, 7, 50, "2 warps, transitions in registers"},
+		{groups(90, 2, 2, true, false, false), 90, amino, 9, 40, "2 groups of 2 warps, transitions in registers"},
+		{exit(regWarp(100, 8, 1)), 100, amino, 30, 50, "short D passes, reg T=8 C=13"},
+		{exit(regWarp(64, 4, 2)), 64, dna, 40, 50, "short D passes, reg T=4 NS=2 C=16"},
+		{exit(variant(300, "w1024")), 300, amino, 8, 40, "short D passes, T=32 C=10 NS=2"},
+		{variant(1700, "auto"), 1700, amino, 3, 20, "auto: lean, one warp of C=54"},
+		{variant(2100, "auto"), 2100, dna, 4, 20, "auto: lean, 2 groups of 2 warps, C=33"},
+		{variant(150, "fast"), 150, amino, 20, 40, "fast"},
+		{exit(groups(600, 2, 2, false, true, true)), 600, amino, 5, 30, "short D passes, 2 groups of 2 warps, C=10"},
+		{exit(groups(700, 2, 1, false, true, false)), 700, dna, 5, 30, "short D passes, 2 warps, C=11"},
+		{lean(regWarp(100, 8, 1), true), 100, amino, 30, 50, "lean, reg T=8 C=13"},
+		{lean(newShape(64, 4, 1, 64), false), 64, dna, 40, 50, "lean without short passes, T=4 C=16"},
+		{lean(warpNS(64, 4, 2), true), 64, amino, 40, 50, "lean, T=4 NS=2 C=16"},
+		{variant(1100, "lean"), 1100, amino, 3, 25, "lean, one warp of C=35"},
+		{lean(groups(700, 2, 2, false, true, true), true), 700, amino, 5, 30, "lean, 2 groups of 2 warps, C=11"},
+		{lean(groups(500, 2, 1, false, false, false), false), 500, dna, 5, 30, "lean without short passes, 2 warps, global tables"},
+	}
+	for i, c := range cases {
+		for mi, mode := range modes {
+			p := randomProfile(rng, c.a, c.M, mode, (i+mi)%2 == 0)
+			seqs := randomSeqs(rng, c.a, c.nseq, c.maxLen)
+			got := runShim(t, buildShim(t, cc, c.s), p, c.s, seqs, 2)
+			sameScores(t, fmt.Sprintf("%s M=%d %s %+v", mode, c.M, c.comment, c.s), p, seqs, got)
+		}
+	}
+	imp := impossibleProfile(t)
+	seqs := randomSeqs(rng, imp.HMM.Alph, 50, 120)
+	onlyWY(seqs)
+	for _, s := range []Shape{variant(imp.M, "reg"), regWarp(imp.M, 4, 2), groups(imp.M, 2, 3, false, true, true), groups(imp.M, 2, 1, true, false, false),
+		variant(imp.M, "fast"), exit(regWarp(imp.M, 2, 2)), exit(groups(imp.M, 2, 2, false, true, true)),
+		variant(imp.M, "lean"), lean(warpNS(imp.M, 2, 2), true), lean(groups(imp.M, 2, 2, false, true, true), true)} {
+		sameScores(t, fmt.Sprintf("impossible %+v", s), imp, seqs, runShim(t, buildShim(t, cc, s), imp, s, seqs, 2))
+	}
+	for _, w := range []struct {
+		M int
+		s Shape
+	}{{40, regWarp(40, 4, 2)}, {40, regWarp(40, 8, 1)}, {70, groups(70, 2, 2, false, true, true)}, {70, groups(70, 2, 1, true, false, false)},
+		{40, exit(regWarp(40, 4, 2))}, {300, exit(variant(300, "w1024"))}, {400, exit(groups(400, 2, 2, false, true, true))},
+		{40, lean(warpNS(40, 4, 2), true)}, {300, variant(300, "lean")}, {1700, variant(1700, "auto")}, {400, lean(groups(400, 2, 2, false, true, true), true)}} {
+		p := wrapProfile(rng, amino, w.M)
+		seqs := randomSeqs(rng, amino, 30, 60)
+		if !wraps(p, seqs) {
+			t.Fatalf("M=%d: the wrap-around model does not wrap", w.M)
+		}
+		sameScores(t, fmt.Sprintf("wrap-around M=%d %+v", w.M, w.s), p, seqs, runShim(t, buildShim(t, cc, w.s), p, w.s, seqs, 2))
+	}
+	for _, name := range []string{"globin.hmm2", "globin_fs.hmm2", "made1.hmm2"} {
+		p := readProfile(t, name)
+		seqs := randomSeqs(rng, p.HMM.Alph, 24, 150)
+		for _, s := range []Shape{variant(p.M, "reg"), variant(p.M, "auto"), groups(p.M, 2, 2, false, true, true), variant(p.M, "fast"), exit(groups(p.M, 2, 2, false, true, true)),
+			variant(p.M, "lean"), lean(warpNS(p.M, 8, 2), true)} {
+			sameScores(t, fmt.Sprintf("%s %+v", name, s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 1))
+		}
+	}
+}
