@@ -2,11 +2,11 @@ package viterbi
 
 import (
 	"runtime"
-	"sort"
 	"sync"
 	"sync/atomic"
 
 	"github.com/hmmgo/hmmgo/hmmer2/plan7"
+	"github.com/hmmgo/hmmgo/internal/lenorder"
 )
 
 // Scorer computes HMMER2 Viterbi scores for batches of sequences. It is
@@ -52,11 +52,7 @@ func (c *CPUScorer) Close() error { return nil }
 // (ClawHMMER's trick, so that lanes finish together), cut into groups,
 // and the groups are shared out among the goroutines.
 func (c *CPUScorer) Score(seqs [][]byte, out []int32) error {
-	order := make([]int, len(seqs))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return len(seqs[order[a]]) > len(seqs[order[b]]) })
+	order := lenorder.LongestFirst(len(seqs), func(i int) int { return len(seqs[i]) })
 	var next atomic.Int64
 	ngroups := (len(order) + groupSize - 1) / groupSize
 	var wg sync.WaitGroup

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/hmmgo/hmmgo/gpu/cuda"
+	"github.com/hmmgo/hmmgo/internal/lenorder"
 )
 
 // BlockBytes is the size of the kernels' Block struct: target numbers
@@ -90,43 +91,10 @@ func planLayout(entries []entry, T int) *layoutPlan {
 // given order.
 func longestFirst(entries []entry) []entry {
 	order := make([]entry, len(entries))
-	for k, i := range LongestFirst(len(entries), func(i int) int { return entries[i].n }) {
+	for k, i := range lenorder.LongestFirst(len(entries), func(i int) int { return entries[i].n }) {
 		order[k] = entries[i]
 	}
 	return order
-}
-
-// LongestFirst is the order of items 0..n-1 by length, longest first,
-// ties in index order. It is a two-pass radix sort on the 32-bit length:
-// O(n), where a comparison sort of a 485,000-target database took
-// seconds (sort.SliceStable), and every GPU run sorts its database once
-// and plans a layout per kernel shape.
-func LongestFirst(n int, length func(i int) int) []int {
-	key := make([]uint32, n)
-	src, dst := make([]int, n), make([]int, n)
-	for i := range src {
-		src[i] = i
-		key[i] = ^uint32(length(i)) // ascending key = descending length
-	}
-	for shift := 0; shift < 32 && n > 1; shift += 16 {
-		var count [1<<16 + 1]int
-		for _, k := range key {
-			count[int(k>>shift&0xffff)+1]++
-		}
-		if count[int(key[0]>>shift&0xffff)+1] == n {
-			continue // one digit value: this pass would move nothing
-		}
-		for d := 1; d <= 1<<16; d++ {
-			count[d] += count[d-1]
-		}
-		for _, i := range src {
-			d := int(key[i] >> shift & 0xffff)
-			dst[count[d]] = i
-			count[d]++
-		}
-		src, dst = dst, src
-	}
-	return src
 }
 
 // group is block b's entries.

@@ -18,6 +18,7 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
 	"github.com/hmmgo/hmmgo/hmmer3/profile"
 	"github.com/hmmgo/hmmgo/hmmer3/vitfilter"
+	"github.com/hmmgo/hmmgo/internal/lenorder"
 	"github.com/hmmgo/hmmgo/seqio"
 )
 
@@ -174,7 +175,7 @@ func (g *gpuSearch) resident(seqs []*seqio.Sequence, abc *alphabet.Alphabet) {
 	n := len(g.gpus)
 	// Deal targets out round-robin in length order, so every device gets
 	// the same mix of lengths (ClawHMMER's interleaved partitions).
-	order := gpudb.LongestFirst(len(seqs), func(i int) int { return len(seqs[i].Dsq) })
+	order := lenorder.LongestFirst(len(seqs), func(i int) int { return len(seqs[i].Dsq) })
 	g.parts = make([]*gpuPart, n)
 	for d, k := range g.gpus {
 		p := &gpuPart{k: k}

@@ -15,7 +15,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
-	"sort"
 	"sync"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/hmmgo/hmmgo/gpu/nvrtc"
 	"github.com/hmmgo/hmmgo/hmmer2/plan7"
 	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
+	"github.com/hmmgo/hmmgo/internal/lenorder"
 )
 
 //go:embed viterbi.cu
@@ -378,7 +378,11 @@ func (s *Scorer) Score(seqs [][]byte, out []int32) error {
 			idx = append(idx, i)
 		}
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return len(seqs[idx[a]]) > len(seqs[idx[b]]) })
+	sorted := make([]int, len(idx))
+	for k, j := range lenorder.LongestFirst(len(idx), func(k int) int { return len(seqs[idx[k]]) }) {
+		sorted[k] = idx[j]
+	}
+	idx = sorted
 	nd := len(s.kernels)
 	if nd == 1 {
 		return s.kernels[0].scoreStream(seqs, idx, out)
