@@ -21,8 +21,8 @@ import (
 	"github.com/hmmgo/hmmgo/internal/testutil"
 )
 
-// These tests run msv.cu itself on the CPU: testdata/cudacpu/shim.h with
-// internal/cudacpu/emu.h stands in for the CUDA built-ins (each GPU
+// These tests run msv.cu itself on the CPU: internal/cudacpu's emu.h and
+// dpx.h stand in for the CUDA built-ins (each GPU
 // thread a coroutine, shuffles exchanged between them, DPX 16x2 adds
 // wrapping as on the device), fed through the same packing and profile
 // words as gpu.go. NVRTC and the device itself are gpu_test.go's.
@@ -96,7 +96,7 @@ func buildShim(cc, root string, s gpuShape) (string, error) {
 	// The sources are copied through this process so that go test's
 	// cache sees them change.
 	files := map[string]string{"defs.h": s.defines(), "msv.cu": cudaSource}
-	for name, path := range map[string]string{"shim.h": "testdata/cudacpu/shim.h", "driver.cc": "testdata/cudacpu/driver.cc",
+	for name, path := range map[string]string{"driver.cc": "testdata/cudacpu/driver.cc",
 		"emu.h": filepath.Join(root, "internal", "cudacpu", "emu.h"), "driver.h": filepath.Join(root, "internal", "cudacpu", "driver.h"),
 		"dpx.h": filepath.Join(root, "internal", "cudacpu", "dpx.h")} {
 		b, err := os.ReadFile(path)

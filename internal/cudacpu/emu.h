@@ -190,6 +190,7 @@ inline void launch(int grid, int block, size_t sharedBytes, std::function<void()
 
 #define threadIdx (emu::cur->tid)
 #define blockIdx (emu::cur->bid)
+#define blockDim (uint3{(unsigned)emu::blockThreads, 1, 1})
 #define SHARED_BASE (emu::sharedBase())
 
 static inline float __uint_as_float(unsigned u)
@@ -202,10 +203,18 @@ static inline float __uint_as_float(unsigned u)
 using std::max;
 using std::min;
 
+// Threads switch only in collectives, so a read-modify-write is atomic.
 static inline unsigned atomicAdd(unsigned* p, unsigned v)
 {
     unsigned old = *p;
     *p += v;
+    return old;
+}
+
+static inline unsigned atomicMax(unsigned* p, unsigned v)
+{
+    unsigned old = *p;
+    *p = std::max(old, v);
     return old;
 }
 

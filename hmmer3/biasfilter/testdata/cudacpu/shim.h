@@ -1,5 +1,5 @@
 // bias.cu's additions to the CPU stand-in for CUDA (internal/cudacpu/emu.h):
-// float2, blockDim, the bit casts and fma. Host double and float arithmetic
+// float2, the bit casts and fma. Host double and float arithmetic
 // is SSE2's IEEE arithmetic with subnormals kept (the driver leaves MXCSR
 // alone, as Go does); compile with -ffp-contract=off so nothing is fused
 // except the explicit fma() calls, which std::fma rounds once.
@@ -13,7 +13,6 @@ struct __attribute__((aligned(8))) float2 {
     float x, y;
 };
 
-#define blockDim (uint3{(unsigned)emu::blockThreads, 1, 1})
 
 static inline long long __double_as_longlong(double x)
 {

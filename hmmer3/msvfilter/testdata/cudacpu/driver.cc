@@ -1,4 +1,4 @@
-// Runs ssv_kernel or msv_kernel on the CPU through shim.h
+// Runs ssv_kernel or msv_kernel on the CPU through internal/cudacpu
 // (cudacpu_test.go writes the input and reads the output).
 //
 // Input, little-endian: 8 int32 (kernel: 0 ssv_kernel, 1 msv_kernel;
@@ -7,7 +7,8 @@
 // block table, tjbm (msv_kernel's per-target word). Output: ntargets
 // uint32 results (ssv_kernel's maxima from 0; msv_kernel's 16-bit
 // scores widened).
-#include "shim.h"
+#include "emu.h"
+#include "dpx.h"
 #include "driver.h"
 
 #include "defs.h"  // the shape, written by the test

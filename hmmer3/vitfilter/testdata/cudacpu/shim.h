@@ -1,6 +1,6 @@
 // vit.cu's and vit16.cu's additions to the CPU stand-in for CUDA
 // (internal/cudacpu/emu.h, with dpx.h's DPX intrinsics and __byte_perm):
-// uint2, uint4, blockDim and __reduce_max_sync (the warp's max).
+// uint2, uint4 and __reduce_max_sync (the warp's max).
 #pragma once
 
 #include "emu.h"
@@ -13,7 +13,6 @@ struct __attribute__((aligned(16))) uint4 {
     unsigned x, y, z, w;
 };
 
-#define blockDim (uint3{(unsigned)emu::blockThreads, 1, 1})
 
 static inline int reduce_max_at(unsigned mask, int v, int site)
 {
