@@ -201,8 +201,17 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
         int xJ = 0, overflow = 0;
         int xB = max(base - tjbm_g, 0);
 
-        for (int i = 0; i < blk->maxLen; i += 4) {
-            u32 four = active ? words[(i / 4) * S + g] : 0xffffffffu;
+        // As in ssv_kernel: the next four residues load while this
+        // four's rows run, and the row's max is a tree. Each row waits
+        // for the previous row's xB, so whatever sits on that chain (a
+        // residue load every fourth row, NW maxima one after another)
+        // is paid on every row of the longest target, and this pass runs
+        // on few targets (those SSV leaves undecided): its time is that
+        // target's rows times the chain.
+        const int maxLen = blk->maxLen;
+        u32 four = active && maxLen > 0 ? words[g] : 0xffffffffu;
+        for (int i = 0; i < maxLen; i += 4) {
+            u32 ahead = active && i + 4 < maxLen ? words[(i / 4 + 1) * S + g] : 0xffffffffu;
 #pragma unroll
             for (int r = 0; r < 4; r++) {
                 int x = (four >> (8 * r)) & 0xff;
@@ -211,16 +220,14 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
                 const u32 xBv = (u32)xB * 0x10001u;
                 u32 carry = __shfl_up_sync(0xffffffffu, w[NW - 1], 1, T);
                 if (t == 0) carry = 0;
-                u32 xE = 0;
 #pragma unroll
                 for (int j = NW - 1; j >= 0; j--) {
                     u32 prev = (j > 0) ? w[j - 1] : carry;
                     u32 v = __vimax_s16x2_relu(shift_in(prev, w[j]), xBv);
                     v = __viaddmin_s16x2(v, biasv, capv);
                     w[j] = __viaddmax_s16x2(v, s[j], 0u);
-                    xE = __vimax_s16x2_relu(xE, w[j]);
                 }
-                int e = hmax16(xE);
+                int e = hmax16(fold_max(0u, w));
                 for (int o = T / 2; o > 0; o /= 2) e = max(e, __shfl_xor_sync(0xffffffffu, e, o, T));
                 if (i + r < len && !overflow) {
                     if (e + bias >= 255) overflow = 1;
@@ -229,6 +236,7 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
                     xB = max(max(base, xJ) - tjbm_g, 0);
                 }
             }
+            four = ahead;
         }
         if (t == 0 && active) out[seq] = overflow ? 0xffffu : (unsigned short)xJ;
     }
