@@ -277,18 +277,18 @@ func ssvWindowsOnCPU(t *testing.T, rng *rand.Rand, amino *alphabet.Alphabet, ext
 func shimMSV(t *testing.T, s gpuShape, om *oprofile.MSVProfile, Kp int, dsqs [][]byte, idx []int) []uint32 {
 	t.Helper()
 	packed := gpudb.Pack(dsqs, idx, s.T)
-	prof := profileWords(s, Kp, func(x, node int) int16 {
+	prof := msvProfileWords(s, Kp, func(x, node int) int16 {
 		if node > om.M {
-			return -255
+			return 255
 		}
-		return -int16(om.RBV[x][node])
-	}, -255)
+		return int16(om.RBV[x][node])
+	})
 	tjbm := make([]byte, 4*len(dsqs))
 	for _, i := range idx {
 		binary.LittleEndian.PutUint32(tjbm[4*i:], uint32(uint8(om.TJBFor(len(dsqs[i]))+om.TBM)))
 	}
 	var in bytes.Buffer
-	binary.Write(&in, binary.LittleEndian, []int32{1, int32(packed.NBlocks), int32(len(dsqs)), 2, int32(s.sharedBytes()), int32(om.Bias), int32(om.Base), int32(om.TEC)})
+	binary.Write(&in, binary.LittleEndian, []int32{1, int32(packed.NBlocks), int32(len(dsqs)), 2, int32(s.msvSharedBytes()), int32(om.Bias), int32(om.Base), int32(om.TEC)})
 	for _, a := range [][]byte{prof, packed.Res, packed.Table, tjbm} {
 		binary.Write(&in, binary.LittleEndian, int64(len(a)))
 		in.Write(a)

@@ -72,6 +72,10 @@ func (s gpuShape) stride() int { return s.C/2 | 1 }
 
 func (s gpuShape) sharedBytes() int { return s.KP * s.T * s.stride() * 4 }
 
+// msvSharedBytes is msv_kernel's shared memory: the profile, then one
+// word per residue code (msvProfileWords).
+func (s gpuShape) msvSharedBytes() int { return s.sharedBytes() + 4*s.KP }
+
 // ssvSharedBytes is ssv_kernel's shared memory: with one copy per
 // target of a warp, rows padded to 32 words and each copy 32 words
 // longer (msv.cu: SSV_ROWW, SSV_COPYW).
@@ -149,7 +153,7 @@ func (g *GPU) kernel(s gpuShape) (*nvrtc.Kernels, error) {
 	if err != nil {
 		return nil, err
 	}
-	for name, shared := range map[string]int{"ssv_kernel": s.ssvSharedBytes(), "msv_kernel": s.sharedBytes()} {
+	for name, shared := range map[string]int{"ssv_kernel": s.ssvSharedBytes(), "msv_kernel": s.msvSharedBytes()} {
 		f, err := k.Function(name)
 		if err != nil {
 			return nil, err
@@ -181,6 +185,25 @@ func profileWords(s gpuShape, Kp int, cell func(x, k int) int16, pad int16) []by
 				binary.LittleEndian.PutUint16(out[off+2:], uint16(b))
 			}
 		}
+	}
+	return out
+}
+
+// msvProfileWords is msv_kernel's profile: profileWords of -cost (cost
+// 255 past the model's end), then for each residue code the largest
+// -cost of its row over the nodes the kernel holds, T*C of them (the
+// padding code's row: -255), as an int32. With it the kernel adds the
+// begin state's share to a row's max in one step (msv.cu).
+func msvProfileWords(s gpuShape, Kp int, cost func(x, node int) int16) []byte {
+	out := profileWords(s, Kp, func(x, node int) int16 { return -cost(x, node) }, -255)
+	for x := 0; x < s.KP; x++ {
+		best := int16(-255)
+		if x < Kp {
+			for k := 1; k <= s.T*s.C; k++ {
+				best = max(best, -cost(x, k))
+			}
+		}
+		out = binary.LittleEndian.AppendUint32(out, uint32(int32(best)))
 	}
 	return out
 }
@@ -242,7 +265,7 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 	for _, i := range rest {
 		binary.LittleEndian.PutUint32(tjbm[4*i:], uint32(uint8(tjbOf(table, om, len(dsqs[i]))+om.TBM)))
 	}
-	prof := profileWords(s, Kp, func(x, node int) int16 { return -cost(x, node) }, -255)
+	prof := msvProfileWords(s, Kp, cost)
 	xj, err := g.launch(k, s, "msv_kernel", prof, nil, sub, len(dsqs), tjbm, int32(om.Bias), int32(om.Base), int32(om.TEC))
 	if err != nil {
 		return err
@@ -326,7 +349,7 @@ func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, lay
 	if err != nil {
 		return nil, err
 	}
-	width, shared := 2, s.sharedBytes()
+	width, shared := 2, s.msvSharedBytes()
 	var bo *cuda.Buffer
 	if name == "ssv_kernel" {
 		width, shared = 4, s.ssvSharedBytes()
