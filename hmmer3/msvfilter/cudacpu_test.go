@@ -216,7 +216,7 @@ func ssvWindowsOnCPU(t *testing.T, rng *rand.Rand, amino *alphabet.Alphabet, ext
 		om = &o.MSV
 	}
 	s := shapeFor(M, Kp)
-	overlap := windowOverlap(s.T, M, minNodes)
+	overlap := windowOverlap(s.T, M, nodesFor(M))
 	step := 17 + rng.Intn(60)
 	var dsqs [][]byte
 	for _, L := range []int{0, 1, 2, 3, 5, step, step + overlap - 1, step + overlap, step + overlap + 1,

@@ -34,6 +34,11 @@ type GPU struct {
 	// KernelTime accumulates the time the kernels ran (CUDA events), for
 	// benchmarks that separate device time from host work.
 	KernelTime time.Duration
+	// SSVKernelTime is the SSV kernel's share of KernelTime; the rest is
+	// the MSV program over the targets SSV leaves undecided, a second
+	// launch that lasts as long as the longest of them takes (MSV runs
+	// on whole targets).
+	SSVKernelTime time.Duration
 	// Stats counts launches and the host time around them.
 	Stats gpudb.LaunchStats
 	// ForceMSV sends every target through the full MSV program, to
@@ -48,7 +53,7 @@ type GPU struct {
 	// SSVCopies sets the copies of SSV's profile in shared memory: 0
 	// picks, 1 one table, any other value one per target of a warp.
 	SSVCopies int
-	// MinNodes (0: minNodes) is the fewest nodes a thread holds.
+	// MinNodes (0: nodesFor's choice) is the fewest nodes a thread holds.
 	MinNodes int
 	// Repeat > 1 runs each SSV kernel that many times back to back (for
 	// benchmarks: the device's steady rate, its clocks up) and counts
@@ -87,14 +92,24 @@ func (s gpuShape) ssvSharedBytes() int {
 	return s.Copies * (s.KP*roww + 32) * 4
 }
 
-// minNodes is the fewest nodes shapeFor gives a thread (below 32
-// threads a target).
-const minNodes = 12
+// nodesFor is the fewest nodes shapeFor gives a thread (below 32
+// threads a target) for a model of M nodes: 12, and 24 from M = 192 on,
+// where that halves the threads a target (T = 8 instead of 16 up to
+// M = 383, 16 instead of 32 up to 767). Measured on an H100
+// (docs/BENCHMARKS.md): 24 nodes ran M = 200 and 400 faster; below 192
+// they would leave T <= 4 with rows too wide for the profile copies
+// (msv.cu) in 64 KiB, and M = 150 ran slower.
+func nodesFor(M int) int {
+	if M >= 192 {
+		return 24
+	}
+	return 12
+}
 
 // shapeFor picks threads per target so that each thread holds at least
-// minNodes nodes (the per-row shuffle and residue fetch are amortised
+// nodesFor(M) nodes (the per-row shuffle and residue fetch are amortised
 // over them), as CUDAMPF++ picks its S-lane kernels by model length.
-func shapeFor(M, Kp int) gpuShape { return shapeForNodes(M, Kp, minNodes) }
+func shapeFor(M, Kp int) gpuShape { return shapeForNodes(M, Kp, nodesFor(M)) }
 
 // shapeForNodes is shapeFor with at least n nodes a thread.
 func shapeForNodes(M, Kp, n int) gpuShape {
@@ -208,17 +223,18 @@ func msvProfileWords(s gpuShape, Kp int, cost func(x, node int) int16) []byte {
 	return out
 }
 
-func (g *GPU) minNodes() int {
+// nodes is the fewest nodes a thread holds for a model of M nodes.
+func (g *GPU) nodes(M int) int {
 	if g.MinNodes > 0 {
 		return g.MinNodes
 	}
-	return minNodes
+	return nodesFor(M)
 }
 
 // Scores sets out[i] to the MSV filter score of db.Dsqs[i] (Score's value).
 func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float32) error {
 	dsqs := db.Dsqs
-	s := shapeForNodes(om.M, Kp, g.minNodes())
+	s := shapeForNodes(om.M, Kp, g.nodes(om.M))
 	switch {
 	case g.SSVCopies == 1:
 		s.Copies = 1
@@ -412,6 +428,9 @@ func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, lay
 	}
 	g.mu.Lock()
 	g.KernelTime += d
+	if name == "ssv_kernel" {
+		g.SSVKernelTime += d
+	}
 	g.mu.Unlock()
 	outv := make([]uint32, n)
 	gpudb.ForChunks(n, func(lo, hi int) {
