@@ -136,6 +136,7 @@ const (
 	FuncPTXVersion            = 5
 	FuncBinaryVersion         = 6
 	FuncMaxDynamicSharedBytes = 8
+	FuncPreferredCarveout     = 9 // percent of the unified L1/shared memory to give shared memory
 )
 
 // Attribute reads one CUfunction_attribute (the Func* constants).
@@ -162,6 +163,18 @@ func (f *Function) SetMaxDynamicSharedMemory(bytes int) error {
 	defer unbind()
 	return result(drv.cuFuncSetAttribute.Call(f.handle, FuncMaxDynamicSharedBytes, uintptr(bytes)),
 		"cuFuncSetAttribute(%s, max dynamic shared memory = %d bytes)", f.name, bytes)
+}
+
+// SetAttribute sets one settable CUfunction_attribute (the Func*
+// constants: FuncMaxDynamicSharedBytes, FuncPreferredCarveout).
+func (f *Function) SetAttribute(attr, value int) error {
+	unbind, err := f.ctx.bind()
+	if err != nil {
+		return err
+	}
+	defer unbind()
+	return result(drv.cuFuncSetAttribute.Call(f.handle, uintptr(attr), uintptr(value)),
+		"cuFuncSetAttribute(%s, %d = %d)", f.name, attr, value)
 }
 
 // Dim3 is a grid or block shape; zero Y and Z count as 1.

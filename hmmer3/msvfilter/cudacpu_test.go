@@ -216,7 +216,7 @@ func ssvWindowsOnCPU(t *testing.T, rng *rand.Rand, amino *alphabet.Alphabet, ext
 		om = &o.MSV
 	}
 	s := shapeFor(M, Kp)
-	overlap := windowOverlap(s.T, M, minNodes)
+	overlap := windowOverlap(s.T, M, nodesFor(M))
 	step := 17 + rng.Intn(60)
 	var dsqs [][]byte
 	for _, L := range []int{0, 1, 2, 3, 5, step, step + overlap - 1, step + overlap, step + overlap + 1,
@@ -268,5 +268,108 @@ func ssvWindowsOnCPU(t *testing.T, rng *rand.Rand, amino *alphabet.Alphabet, ext
 				t.Errorf("M=%d %+v: target %d (L=%d): score %v, Score %v", M, s, i, len(d), scores[i], want)
 			}
 		}
+	}
+}
+
+// shimMSV runs msv_kernel over a packed layout of targets idx of dsqs
+// and returns its 16-bit results (xJ, or 0xffff for overflow), indexed
+// as dsqs.
+func shimMSV(t *testing.T, s gpuShape, om *oprofile.MSVProfile, Kp int, dsqs [][]byte, idx []int) []uint32 {
+	t.Helper()
+	packed := gpudb.Pack(dsqs, idx, s.T)
+	prof := msvProfileWords(s, Kp, func(x, node int) int16 {
+		if node > om.M {
+			return 255
+		}
+		return int16(om.RBV[x][node])
+	})
+	tjbm := make([]byte, 4*len(dsqs))
+	for _, i := range idx {
+		binary.LittleEndian.PutUint32(tjbm[4*i:], uint32(uint8(om.TJBFor(len(dsqs[i]))+om.TBM)))
+	}
+	var in bytes.Buffer
+	binary.Write(&in, binary.LittleEndian, []int32{1, int32(packed.NBlocks), int32(len(dsqs)), 2, int32(s.msvSharedBytes()), int32(om.Bias), int32(om.Base), int32(om.TEC)})
+	for _, a := range [][]byte{prof, packed.Res, packed.Table, tjbm} {
+		binary.Write(&in, binary.LittleEndian, int64(len(a)))
+		in.Write(a)
+	}
+	dir := t.TempDir()
+	inPath, outPath := filepath.Join(dir, "in"), filepath.Join(dir, "out")
+	if err := os.WriteFile(inPath, in.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(shimExe(t, s), inPath, outPath).CombinedOutput(); err != nil {
+		t.Fatalf("msv_kernel on the CPU (%+v): %v\n%s", s, err, out)
+	}
+	raw, err := os.ReadFile(outPath)
+	if err != nil || len(raw) != 4*len(dsqs) {
+		t.Fatalf("kernel output: %d bytes for %d targets (%v)", len(raw), len(dsqs), err)
+	}
+	got := make([]uint32, len(dsqs))
+	for i := range got {
+		got[i] = binary.LittleEndian.Uint32(raw[4*i:])
+	}
+	return got
+}
+
+// TestMSVOnCPU runs msv_kernel (the full MSV program, for the targets SSV
+// leaves undecided) on the CPU for models of 1 to 385 nodes (every T),
+// targets of every length remainder mod 4 and in blocks of unequal
+// lengths: each target's score must be DPScore's bit for bit.
+func TestMSVOnCPU(t *testing.T) {
+	amino := alphabet.New(alphabet.Amino)
+	Ms := []int{1, 10, 23, 24, 50, 100, 200, 385}
+	if testing.Short() {
+		Ms = []int{1, 24, 200}
+	}
+	for n, M := range Ms {
+		t.Run(fmt.Sprint("M=", M), func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewSource(int64(31 + n)))
+			var om *oprofile.MSVProfile
+			if n%2 == 0 {
+				om = randomProfile(rng, M, amino.Kp)
+			} else {
+				h := testmodels.RandomHMM(rng, amino, M)
+				o := oprofile.Convert(profile.Config(h, profile.NewBackground(amino), 100), h)
+				om = &o.MSV
+			}
+			var dsqs [][]byte
+			for _, L := range []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 31, 64, 65, 66, 67, 200 + rng.Intn(100), 700 + rng.Intn(300)} {
+				d := make([]byte, L)
+				for i := range d {
+					d[i] = byte(rng.Intn(20))
+					if rng.Intn(50) == 0 {
+						d[i] = byte(rng.Intn(amino.Kp))
+					}
+				}
+				// a strong diagonal in some, so that scores reach the J state and overflow
+				if L > M && rng.Intn(2) == 0 {
+					for k := 1; k <= M; k++ {
+						d[L-1-M+k] = consensus(om, k)
+					}
+				}
+				dsqs = append(dsqs, d)
+			}
+			var idx []int
+			for i, d := range dsqs {
+				if len(d) > 0 {
+					idx = append(idx, i)
+				}
+			}
+			s := shapeFor(M, amino.Kp)
+			got := shimMSV(t, s, om, amino.Kp, dsqs, idx)
+			for _, i := range idx {
+				p := *om
+				p.TJB = om.TJBFor(len(dsqs[i]))
+				score := float32(math.Inf(1))
+				if got[i] != 0xffff {
+					score = finalScore(int(got[i]), &p)
+				}
+				if want := DPScore(dsqs[i], &p); math.Float32bits(score) != math.Float32bits(want) {
+					t.Errorf("M=%d %+v: target %d (L=%d): kernel %v (xJ %d), DPScore %v", M, s, i, len(dsqs[i]), score, got[i], want)
+				}
+			}
+		})
 	}
 }

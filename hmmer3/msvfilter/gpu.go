@@ -34,6 +34,11 @@ type GPU struct {
 	// KernelTime accumulates the time the kernels ran (CUDA events), for
 	// benchmarks that separate device time from host work.
 	KernelTime time.Duration
+	// SSVKernelTime is the SSV kernel's share of KernelTime; the rest is
+	// the MSV program over the targets SSV leaves undecided, a second
+	// launch that lasts as long as the longest of them takes (MSV runs
+	// on whole targets).
+	SSVKernelTime time.Duration
 	// Stats counts launches and the host time around them.
 	Stats gpudb.LaunchStats
 	// ForceMSV sends every target through the full MSV program, to
@@ -48,7 +53,7 @@ type GPU struct {
 	// SSVCopies sets the copies of SSV's profile in shared memory: 0
 	// picks, 1 one table, any other value one per target of a warp.
 	SSVCopies int
-	// MinNodes (0: minNodes) is the fewest nodes a thread holds.
+	// MinNodes (0: nodesFor's choice) is the fewest nodes a thread holds.
 	MinNodes int
 	// Repeat > 1 runs each SSV kernel that many times back to back (for
 	// benchmarks: the device's steady rate, its clocks up) and counts
@@ -72,6 +77,10 @@ func (s gpuShape) stride() int { return s.C/2 | 1 }
 
 func (s gpuShape) sharedBytes() int { return s.KP * s.T * s.stride() * 4 }
 
+// msvSharedBytes is msv_kernel's shared memory: the profile, then one
+// word per residue code (msvProfileWords).
+func (s gpuShape) msvSharedBytes() int { return s.sharedBytes() + 4*s.KP }
+
 // ssvSharedBytes is ssv_kernel's shared memory: with one copy per
 // target of a warp, rows padded to 32 words and each copy 32 words
 // longer (msv.cu: SSV_ROWW, SSV_COPYW).
@@ -83,14 +92,24 @@ func (s gpuShape) ssvSharedBytes() int {
 	return s.Copies * (s.KP*roww + 32) * 4
 }
 
-// minNodes is the fewest nodes shapeFor gives a thread (below 32
-// threads a target).
-const minNodes = 12
+// nodesFor is the fewest nodes shapeFor gives a thread (below 32
+// threads a target) for a model of M nodes: 12, and 24 from M = 192 on,
+// where that halves the threads a target (T = 8 instead of 16 up to
+// M = 383, 16 instead of 32 up to 767). Measured on an H100
+// (docs/BENCHMARKS.md): 24 nodes ran M = 200 and 400 faster; below 192
+// they would leave T <= 4 with rows too wide for the profile copies
+// (msv.cu) in 64 KiB, and M = 150 ran slower.
+func nodesFor(M int) int {
+	if M >= 192 {
+		return 24
+	}
+	return 12
+}
 
 // shapeFor picks threads per target so that each thread holds at least
-// minNodes nodes (the per-row shuffle and residue fetch are amortised
+// nodesFor(M) nodes (the per-row shuffle and residue fetch are amortised
 // over them), as CUDAMPF++ picks its S-lane kernels by model length.
-func shapeFor(M, Kp int) gpuShape { return shapeForNodes(M, Kp, minNodes) }
+func shapeFor(M, Kp int) gpuShape { return shapeForNodes(M, Kp, nodesFor(M)) }
 
 // shapeForNodes is shapeFor with at least n nodes a thread.
 func shapeForNodes(M, Kp, n int) gpuShape {
@@ -149,7 +168,7 @@ func (g *GPU) kernel(s gpuShape) (*nvrtc.Kernels, error) {
 	if err != nil {
 		return nil, err
 	}
-	for name, shared := range map[string]int{"ssv_kernel": s.ssvSharedBytes(), "msv_kernel": s.sharedBytes()} {
+	for name, shared := range map[string]int{"ssv_kernel": s.ssvSharedBytes(), "msv_kernel": s.msvSharedBytes()} {
 		f, err := k.Function(name)
 		if err != nil {
 			return nil, err
@@ -185,17 +204,37 @@ func profileWords(s gpuShape, Kp int, cell func(x, k int) int16, pad int16) []by
 	return out
 }
 
-func (g *GPU) minNodes() int {
+// msvProfileWords is msv_kernel's profile: profileWords of -cost (cost
+// 255 past the model's end), then for each residue code the largest
+// -cost of its row over the nodes the kernel holds, T*C of them (the
+// padding code's row: -255), as an int32. With it the kernel adds the
+// begin state's share to a row's max in one step (msv.cu).
+func msvProfileWords(s gpuShape, Kp int, cost func(x, node int) int16) []byte {
+	out := profileWords(s, Kp, func(x, node int) int16 { return -cost(x, node) }, -255)
+	for x := 0; x < s.KP; x++ {
+		best := int16(-255)
+		if x < Kp {
+			for k := 1; k <= s.T*s.C; k++ {
+				best = max(best, -cost(x, k))
+			}
+		}
+		out = binary.LittleEndian.AppendUint32(out, uint32(int32(best)))
+	}
+	return out
+}
+
+// nodes is the fewest nodes a thread holds for a model of M nodes.
+func (g *GPU) nodes(M int) int {
 	if g.MinNodes > 0 {
 		return g.MinNodes
 	}
-	return minNodes
+	return nodesFor(M)
 }
 
 // Scores sets out[i] to the MSV filter score of db.Dsqs[i] (Score's value).
 func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float32) error {
 	dsqs := db.Dsqs
-	s := shapeForNodes(om.M, Kp, g.minNodes())
+	s := shapeForNodes(om.M, Kp, g.nodes(om.M))
 	switch {
 	case g.SSVCopies == 1:
 		s.Copies = 1
@@ -242,7 +281,7 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 	for _, i := range rest {
 		binary.LittleEndian.PutUint32(tjbm[4*i:], uint32(uint8(tjbOf(table, om, len(dsqs[i]))+om.TBM)))
 	}
-	prof := profileWords(s, Kp, func(x, node int) int16 { return -cost(x, node) }, -255)
+	prof := msvProfileWords(s, Kp, cost)
 	xj, err := g.launch(k, s, "msv_kernel", prof, nil, sub, len(dsqs), tjbm, int32(om.Bias), int32(om.Base), int32(om.TEC))
 	if err != nil {
 		return err
@@ -326,7 +365,7 @@ func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, lay
 	if err != nil {
 		return nil, err
 	}
-	width, shared := 2, s.sharedBytes()
+	width, shared := 2, s.msvSharedBytes()
 	var bo *cuda.Buffer
 	if name == "ssv_kernel" {
 		width, shared = 4, s.ssvSharedBytes()
@@ -389,6 +428,9 @@ func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, lay
 	}
 	g.mu.Lock()
 	g.KernelTime += d
+	if name == "ssv_kernel" {
+		g.SSVKernelTime += d
+	}
 	g.mu.Unlock()
 	outv := make([]uint32, n)
 	gpudb.ForChunks(n, func(lo, hi int) {

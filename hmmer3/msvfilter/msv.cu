@@ -164,17 +164,21 @@ ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
 }
 
 // MSV: the full program with the J state, for the targets SSV leaves
-// undecided. prof holds -cost pairs; result per sequence is xJ, or 0xffff
-// for byte overflow.
+// undecided. prof holds -cost pairs and each residue's least cost (host:
+// msvProfileWords); result per sequence is xJ, or 0xffff for byte
+// overflow.
 extern "C" __global__ void __launch_bounds__(BLOCK)
 msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
            const Block* __restrict__ blocks, int nblocks, unsigned int* next,
            int bias, int base, int tec, const int* __restrict__ tjbm,
            unsigned short* __restrict__ out)
 {
+    // prof: the -cost pairs (KP * ROWW words), then per residue code the
+    // largest -cost of its row over all nodes (padding nodes included).
     u32* sprof = (u32*)SHARED_BASE;
-    for (int i = threadIdx.x; i < KP * ROWW; i += blockDim.x) sprof[i] = prof[i];
+    for (int i = threadIdx.x; i < KP * ROWW + KP; i += blockDim.x) sprof[i] = prof[i];
     __syncthreads();
+    const int* bestRow = (const int*)(sprof + KP * ROWW);
 
     const int lane = threadIdx.x & 31;
     const int g = lane / T, t = lane % T;
@@ -201,27 +205,45 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
         int xJ = 0, overflow = 0;
         int xB = max(base - tjbm_g, 0);
 
-        for (int i = 0; i < blk->maxLen; i += 4) {
-            u32 four = active ? words[(i / 4) * S + g] : 0xffffffffu;
+        // Each row waits for the previous row's xB, so whatever sits on
+        // that chain is paid on every row of the longest target; this
+        // pass runs on few targets (those SSV leaves undecided), and its
+        // time is that target's rows times the chain. Three things keep
+        // the chain short. As in ssv_kernel, the next four residues load
+        // while this four's rows run, and row maxima are trees. And xB
+        // enters a row's max apart from the cells: with h_k(y) =
+        // max(min(y + bias, 255) - cost_k, 0), nondecreasing in y, a
+        // cell is h_k(max(u_k, xB)) = max(h_k(u_k), h_k(xB)) (u_k the
+        // previous row's cell on the diagonal), so the row's max is the
+        // max of h_k(u_k), which needs no xB, and of h_k(xB) over k,
+        // which is h at the row's least cost: one scalar step after xB.
+        const int maxLen = blk->maxLen;
+        u32 four = active && maxLen > 0 ? words[g] : 0xffffffffu;
+        for (int i = 0; i < maxLen; i += 4) {
+            u32 ahead = active && i + 4 < maxLen ? words[(i / 4 + 1) * S + g] : 0xffffffffu;
 #pragma unroll
             for (int r = 0; r < 4; r++) {
                 int x = (four >> (8 * r)) & 0xff;
                 if (x >= KP) x = KP - 1;
                 const u32* s = myprof + x * ROWW;
-                const u32 xBv = (u32)xB * 0x10001u;
-                u32 carry = __shfl_up_sync(0xffffffffu, w[NW - 1], 1, T);
-                if (t == 0) carry = 0;
-                u32 xE = 0;
+                const int bestS = bestRow[x];
+                const int bB = min(xB + bias, 255);
+                const u32 bBv = (u32)bB * 0x10001u;
+                u32 carry = 0;
+                if (T > 1) {
+                    carry = __shfl_up_sync(0xffffffffu, w[NW - 1], 1, T);
+                    if (t == 0) carry = 0;
+                }
+                u32 hu[NW];
 #pragma unroll
                 for (int j = NW - 1; j >= 0; j--) {
                     u32 prev = (j > 0) ? w[j - 1] : carry;
-                    u32 v = __vimax_s16x2_relu(shift_in(prev, w[j]), xBv);
-                    v = __viaddmin_s16x2(v, biasv, capv);
-                    w[j] = __viaddmax_s16x2(v, s[j], 0u);
-                    xE = __vimax_s16x2_relu(xE, w[j]);
+                    hu[j] = __viaddmax_s16x2(__viaddmin_s16x2(shift_in(prev, w[j]), biasv, capv), s[j], 0u);
+                    w[j] = __vimax_s16x2_relu(hu[j], __viaddmax_s16x2(bBv, s[j], 0u));
                 }
-                int e = hmax16(xE);
+                int e = hmax16(fold_max(0u, hu));
                 for (int o = T / 2; o > 0; o /= 2) e = max(e, __shfl_xor_sync(0xffffffffu, e, o, T));
+                e = max(e, max(bB + bestS, 0));
                 if (i + r < len && !overflow) {
                     if (e + bias >= 255) overflow = 1;
                     e = max(e - tec, 0);
@@ -229,6 +251,7 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
                     xB = max(max(base, xJ) - tjbm_g, 0);
                 }
             }
+            four = ahead;
         }
         if (t == 0 && active) out[seq] = overflow ? 0xffffu : (unsigned short)xJ;
     }

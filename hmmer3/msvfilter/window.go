@@ -34,7 +34,7 @@ func (g *GPU) ssvWindows(s gpuShape, M int, db *gpudb.DB) (step, overlap int) {
 	if g.WindowStep < 0 {
 		return 0, 0
 	}
-	overlap = windowOverlap(s.T, M, g.minNodes())
+	overlap = windowOverlap(s.T, M, g.nodes(M))
 	step = g.WindowStep
 	if step == 0 {
 		warps := gpudb.PersistentGrid(g.ctx, s.Block, s.ssvSharedBytes()) * s.Block / 32
