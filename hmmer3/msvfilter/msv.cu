@@ -163,6 +163,10 @@ ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
     }
 }
 
+#ifndef MSV_XB_APART
+#define MSV_XB_APART (T <= 4)
+#endif
+
 // MSV: the full program with the J state, for the targets SSV leaves
 // undecided. prof holds -cost pairs and each residue's least cost (host:
 // msvProfileWords); result per sequence is xJ, or 0xffff for byte
@@ -210,13 +214,16 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
         // pass runs on few targets (those SSV leaves undecided), and its
         // time is that target's rows times the chain. Three things keep
         // the chain short. As in ssv_kernel, the next four residues load
-        // while this four's rows run, and row maxima are trees. And xB
-        // enters a row's max apart from the cells: with h_k(y) =
-        // max(min(y + bias, 255) - cost_k, 0), nondecreasing in y, a
-        // cell is h_k(max(u_k, xB)) = max(h_k(u_k), h_k(xB)) (u_k the
-        // previous row's cell on the diagonal), so the row's max is the
-        // max of h_k(u_k), which needs no xB, and of h_k(xB) over k,
+        // while this four's rows run, and row maxima are trees. And, with
+        // MSV_XB_APART, xB enters a row's max apart from the cells: with
+        // h_k(y) = max(min(y + bias, 255) - cost_k, 0), nondecreasing in
+        // y, a cell is h_k(max(u_k, xB)) = max(h_k(u_k), h_k(xB)) (u_k
+        // the previous row's cell on the diagonal), so the row's max is
+        // the max of h_k(u_k), which needs no xB, and of h_k(xB) over k,
         // which is h at the row's least cost: one scalar step after xB.
+        // That costs one more DPX instruction per cell pair, which pays
+        // only while a thread's nodes are few (T <= 4, M < 96; measured
+        // 13-16% slower at M = 800 and 2405, 20-35% faster at M <= 50).
         const int maxLen = blk->maxLen;
         u32 four = active && maxLen > 0 ? words[g] : 0xffffffffu;
         for (int i = 0; i < maxLen; i += 4) {
@@ -226,14 +233,15 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
                 int x = (four >> (8 * r)) & 0xff;
                 if (x >= KP) x = KP - 1;
                 const u32* s = myprof + x * ROWW;
-                const int bestS = bestRow[x];
-                const int bB = min(xB + bias, 255);
-                const u32 bBv = (u32)bB * 0x10001u;
                 u32 carry = 0;
                 if (T > 1) {
                     carry = __shfl_up_sync(0xffffffffu, w[NW - 1], 1, T);
                     if (t == 0) carry = 0;
                 }
+#if MSV_XB_APART
+                const int bestS = bestRow[x];
+                const int bB = min(xB + bias, 255);
+                const u32 bBv = (u32)bB * 0x10001u;
                 u32 hu[NW];
 #pragma unroll
                 for (int j = NW - 1; j >= 0; j--) {
@@ -244,6 +252,17 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
                 int e = hmax16(fold_max(0u, hu));
                 for (int o = T / 2; o > 0; o /= 2) e = max(e, __shfl_xor_sync(0xffffffffu, e, o, T));
                 e = max(e, max(bB + bestS, 0));
+#else
+                const u32 xBv = (u32)xB * 0x10001u;
+#pragma unroll
+                for (int j = NW - 1; j >= 0; j--) {
+                    u32 prev = (j > 0) ? w[j - 1] : carry;
+                    u32 v = __vimax_s16x2_relu(shift_in(prev, w[j]), xBv);
+                    w[j] = __viaddmax_s16x2(__viaddmin_s16x2(v, biasv, capv), s[j], 0u);
+                }
+                int e = hmax16(fold_max(0u, w));
+                for (int o = T / 2; o > 0; o /= 2) e = max(e, __shfl_xor_sync(0xffffffffu, e, o, T));
+#endif
                 if (i + r < len && !overflow) {
                     if (e + bias >= 255) overflow = 1;
                     e = max(e - tec, 0);
