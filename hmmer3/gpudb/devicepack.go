@@ -133,7 +133,15 @@ func (db *DB) packer() (*devicePacker, error) {
 	if p.stream, err = db.ctx.NewStream(); err != nil {
 		return nil, err
 	}
-	if p.raw, err = upload(db.ctx, raw); err != nil {
+	if p.raw, err = upload(db.ctx, raw); err == nil {
+		// Subsets are packed on the filters' lanes, streams that do
+		// not wait for the default stream's copy.
+		err = db.ctx.SynchronizeDefault()
+	}
+	if err != nil {
+		if p.raw != nil {
+			p.raw.Free()
+		}
 		p.stream.Destroy()
 		return nil, err
 	}
@@ -147,30 +155,12 @@ func (db *DB) packOnDevice(pl *layoutPlan) (*Device, error) {
 	if err != nil {
 		return nil, fmt.Errorf("packing the database on GPU %d: %w", db.ctx.Device().Ordinal, err)
 	}
-	// Each entry's first residue in raw and its length, in layout order.
-	estart, elen, offs := make([]byte, 8*len(pl.order)), make([]byte, 4*len(pl.order)), make([]byte, 8*(pl.nb+1))
-	for k, e := range pl.order {
-		binary.LittleEndian.PutUint64(estart[8*k:], p.start[e.i]+uint64(e.off))
-		binary.LittleEndian.PutUint32(elen[4*k:], uint32(e.n))
-	}
-	for b, o := range pl.offs {
-		binary.LittleEndian.PutUint64(offs[8*b:], uint64(o))
-	}
-	sb, err := upload(db.ctx, estart)
+	in, startAt, lenAt := p.packInputs(pl)
+	ib, err := upload(db.ctx, in)
 	if err != nil {
 		return nil, err
 	}
-	p.keep(sb)
-	lb, err := upload(db.ctx, elen)
-	if err != nil {
-		return nil, err
-	}
-	p.keep(lb)
-	bb, err := upload(db.ctx, offs)
-	if err != nil {
-		return nil, err
-	}
-	p.keep(bb)
+	p.keep(ib)
 	res, err := db.ctx.Alloc(pl.offs[pl.nb] + 16)
 	if err != nil {
 		return nil, err
@@ -187,9 +177,8 @@ func (db *DB) packOnDevice(pl *layoutPlan) (*Device, error) {
 	}
 	if err == nil && pl.nb > 0 {
 		var a cuda.Args
-		a.Buffer(p.raw).Buffer(sb).Buffer(lb).Buffer(bb).
-			Uint32(uint32(pl.nb)).Uint32(uint32(pl.S)).Uint32(uint32(len(pl.order))).Buffer(res)
-		err = p.launch(db.ctx, min(pl.nb, 8*db.ctx.Device().Multiprocessors), &a)
+		p.packArgs(&a, pl, ib.Ptr(), startAt, lenAt, res.Ptr())
+		err = p.launch(db.ctx, packGrid(db.ctx, pl), &a)
 	}
 	if err != nil {
 		res.Free()
@@ -199,6 +188,37 @@ func (db *DB) packOnDevice(pl *layoutPlan) (*Device, error) {
 		return nil, fmt.Errorf("packing the database on GPU %d: %w", db.ctx.Device().Ordinal, err)
 	}
 	return &Device{Res: res, Table: table, NBlocks: pl.nb}, nil
+}
+
+// packInputs is what pack_layout reads besides the residues, in one
+// buffer (one copy to the device): the blocks' first residue bytes
+// (nb+1 uint64s), then from byte startAt each entry's first residue in
+// raw (uint64), then from lenAt its length (uint32), in layout order.
+func (p *devicePacker) packInputs(pl *layoutPlan) (in []byte, startAt, lenAt int) {
+	startAt = 8 * (pl.nb + 1)
+	lenAt = startAt + 8*len(pl.order)
+	in = make([]byte, lenAt+4*len(pl.order))
+	for b, o := range pl.offs {
+		binary.LittleEndian.PutUint64(in[8*b:], uint64(o))
+	}
+	for k, e := range pl.order {
+		binary.LittleEndian.PutUint64(in[startAt+8*k:], p.start[e.i]+uint64(e.off))
+		binary.LittleEndian.PutUint32(in[lenAt+4*k:], uint32(e.n))
+	}
+	return in, startAt, lenAt
+}
+
+// packArgs sets pack_layout's arguments: plan pl's inputs (packInputs)
+// at device address in, its residues written at out.
+func (p *devicePacker) packArgs(a *cuda.Args, pl *layoutPlan, in cuda.DevicePtr, startAt, lenAt int, out cuda.DevicePtr) {
+	a.Buffer(p.raw).Ptr(in.Add(startAt)).Ptr(in.Add(lenAt)).Ptr(in).
+		Uint32(uint32(pl.nb)).Uint32(uint32(pl.S)).Uint32(uint32(len(pl.order))).Ptr(out)
+}
+
+// packGrid is the packing kernel's grid for pl: a CUDA block per warp
+// block, up to 8 per multiprocessor (each then loops over several).
+func packGrid(ctx *cuda.Context, pl *layoutPlan) int {
+	return min(pl.nb, 8*ctx.Device().Multiprocessors)
 }
 
 // launch runs the packing kernel on the packer's stream and waits for it

@@ -12,7 +12,6 @@ package gpudb
 
 import (
 	"encoding/binary"
-	"os"
 	"runtime"
 	"sync"
 	"time"
@@ -245,7 +244,7 @@ func (db *DB) makeLayout(key layoutKey) (*Device, error) {
 	if key.step > 0 {
 		entries = windows(db.Dsqs, all, key.step, key.overlap)
 	}
-	if os.Getenv("HMMGO_GPUDB_PACK") == "host" {
+	if hostPacking() {
 		db.packMu.Lock()
 		defer db.packMu.Unlock()
 		p := packInto(db.packBuf, db.Dsqs, entries, key.T)

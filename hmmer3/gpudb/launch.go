@@ -166,8 +166,8 @@ func (ln *Lane) Upload(name string, src []byte) (*cuda.Buffer, error) {
 	return buf, ln.Stream.CopyHtoD(buf.Ptr(), src)
 }
 
-// UploadPacked copies a packed layout of a few targets (a call's subset:
-// the Viterbi filter's survivors) into the lane's buffers, in stream
+// UploadPacked copies a packed layout of a few targets (a call's subset
+// packed on the host: Layout's HMMGO_GPUDB_PACK=host path) into the lane's buffers, in stream
 // order, and returns it as a layout. It belongs to the lane until its
 // next use and must not be freed: allocating and freeing device memory
 // for each call would cost more, and a free waits for every stream.

@@ -274,8 +274,11 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 		return nil
 	}
 	packed := time.Now()
-	sub := gpudb.Pack(dsqs, rest, s.T)
+	sub, err := db.Subset(rest, s.T)
 	g.Stats.Subset(packed)
+	if err != nil {
+		return err
+	}
 	table := tjbTable(om)
 	tjbm := make([]byte, 4*len(dsqs))
 	for _, i := range rest {
@@ -341,11 +344,11 @@ func ssvScores(om *oprofile.MSVProfile, dsqs [][]byte, maxw []uint32, out []floa
 	return rest
 }
 
-// launch runs one kernel over a resident layout (or subset, copied to the
-// launch's lane) and returns its result per target (n targets, database
+// launch runs one kernel over a resident layout (or subset, laid out on
+// the launch's lane) and returns its result per target (n targets, database
 // numbering): ssv_kernel's 32-bit maxima (into a zeroed buffer: windows
 // of one target meet there), msv_kernel's 16-bit scores.
-func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, layout *gpudb.Device, subset *gpudb.Packed, n int, tjbm []byte, scalars ...int32) ([]uint32, error) {
+func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, layout *gpudb.Device, subset *gpudb.Subset, n int, tjbm []byte, scalars ...int32) ([]uint32, error) {
 	ln, err := g.lanes.Take()
 	if err != nil {
 		return nil, err
@@ -353,7 +356,7 @@ func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, lay
 	defer g.lanes.Give(ln)
 	defer g.Stats.Held(time.Now())
 	if subset != nil {
-		if layout, err = ln.UploadPacked(subset); err != nil {
+		if layout, err = ln.Layout(subset); err != nil {
 			return nil, err
 		}
 	}

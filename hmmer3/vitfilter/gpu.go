@@ -218,10 +218,10 @@ func (g *GPU) scores(p *dpxPlan, om *oprofile.VitProfile, Kp int, db *gpudb.DB, 
 	if err != nil {
 		return nil, err
 	}
-	// The whole database's resident layout, or the wanted targets packed
-	// here and copied to the launch's lane.
+	// The whole database's resident layout, or the wanted targets planned
+	// here and laid out on the launch's lane.
 	var layout *gpudb.Device
-	var subset *gpudb.Packed
+	var subset *gpudb.Subset
 	if want == nil {
 		if layout, err = db.Layout(s.T); err != nil {
 			return nil, err
@@ -237,8 +237,11 @@ func (g *GPU) scores(p *dpxPlan, om *oprofile.VitProfile, Kp int, db *gpudb.DB, 
 			return nil, nil
 		}
 		packed := time.Now()
-		subset = gpudb.Pack(dsqs, idx, s.T)
+		subset, err = db.Subset(idx, s.T)
 		g.Stats.Subset(packed)
+		if err != nil {
+			return nil, err
+		}
 	}
 	selected := func(i int) bool { return want == nil || want[i] }
 	var emis, trans []byte
@@ -297,9 +300,9 @@ func wordScore(om *oprofile.VitProfile, xC, move int32) float32 {
 	return float32(math.Inf(-1))
 }
 
-// launch runs the kernel over layout (or subset, copied to the lane) and
+// launch runs the kernel over layout (or subset, laid out on the lane) and
 // returns its raw 32-bit result per target (database numbering).
-func (g *GPU) launch(f *cuda.Function, s gpuShape, p *dpxPlan, om *oprofile.VitProfile, layout *gpudb.Device, subset *gpudb.Packed, emis, trans, moves []byte) ([]byte, error) {
+func (g *GPU) launch(f *cuda.Function, s gpuShape, p *dpxPlan, om *oprofile.VitProfile, layout *gpudb.Device, subset *gpudb.Subset, emis, trans, moves []byte) ([]byte, error) {
 	ln, err := g.lanes.Take()
 	if err != nil {
 		return nil, err
@@ -307,7 +310,7 @@ func (g *GPU) launch(f *cuda.Function, s gpuShape, p *dpxPlan, om *oprofile.VitP
 	defer g.lanes.Give(ln)
 	defer g.Stats.Held(time.Now())
 	if subset != nil {
-		if layout, err = ln.UploadPacked(subset); err != nil {
+		if layout, err = ln.Layout(subset); err != nil {
 			return nil, err
 		}
 	}
