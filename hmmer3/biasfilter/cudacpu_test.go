@@ -9,8 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"sync"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/alphabet"
@@ -18,6 +16,7 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
 	"github.com/hmmgo/hmmgo/hmmer3/profile"
+	"github.com/hmmgo/hmmgo/internal/cudacpu"
 	"github.com/hmmgo/hmmgo/internal/testmodels"
 	"github.com/hmmgo/hmmgo/internal/testutil"
 )
@@ -31,74 +30,29 @@ import (
 // parameter layout as gpu.go, against FilterScore. NVRTC and the device
 // itself are checked by gpu_test.go on a GPU host.
 
-var (
-	shimOnce sync.Once
-	shimExe  string
-	shimErr  error
-)
+var shims = cudacpu.Builds[struct{}]{Name: "biascpu"}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if shimExe != "" {
-		os.RemoveAll(filepath.Dir(shimExe))
-	}
+	shims.Remove()
 	os.Exit(code)
 }
 
 // shimDriver compiles the driver once per test binary, or skips.
 func shimDriver(t *testing.T) string {
 	t.Helper()
-	if runtime.GOARCH != "amd64" {
-		t.Skip("the CUDA emulator switches x86-64 stacks; skipped on " + runtime.GOARCH)
-	}
-	var cc string
-	for _, c := range []string{"c++", "g++", "clang++"} {
-		if p, err := exec.LookPath(c); err == nil {
-			cc = p
-			break
-		}
-	}
-	if cc == "" {
-		t.Skip("no C++ compiler: bias.cu not run on the CPU")
-	}
-	root := testutil.RepoRoot(t)
-	shimOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "biascpu")
-		if err != nil {
-			shimErr = err
-			return
-		}
-		// The sources are copied through this process, not read by the
-		// compiler in place, so that go test's cache sees them change.
+	cc := cudacpu.Compiler(t, "bias.cu")
+	return shims.Exe(t, struct{}{}, func(dir string) (string, error) {
 		files := map[string]string{"bias_tables.h": tablesSource()}
-		for name, path := range map[string]string{"bias.cu": "bias.cu", "shim.h": "testdata/cudacpu/shim.h",
-			"driver.cc": "testdata/cudacpu/driver.cc", "emu.h": filepath.Join(root, "internal", "cudacpu", "emu.h"), "driver.h": filepath.Join(root, "internal", "cudacpu", "driver.h")} {
-			b, err := os.ReadFile(path)
-			if err != nil {
-				shimErr = err
-				return
-			}
-			files[name] = string(b)
+		if err := cudacpu.ReadFiles(files, "bias.cu", "testdata/cudacpu/shim.h", "testdata/cudacpu/driver.cc"); err != nil {
+			return "", err
 		}
-		for name, text := range files {
-			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-				shimErr = err
-				return
-			}
+		exe, err := cudacpu.Compile(cc, dir, "biascpu", files, "-O2", "-ffp-contract=off", "-fno-strict-aliasing", "-msse2", "-DBLOCK=64")
+		if err != nil {
+			return "", fmt.Errorf("compiling bias.cu with the CPU shim: %w", err)
 		}
-		exe := filepath.Join(dir, "biascpu")
-		cmd := exec.Command(cc, "-std=c++17", "-O2", "-ffp-contract=off", "-fno-strict-aliasing", "-msse2", "-DBLOCK=64",
-			"-I", dir, "-o", exe, filepath.Join(dir, "driver.cc"))
-		if out, err := cmd.CombinedOutput(); err != nil {
-			shimErr = fmt.Errorf("compiling bias.cu with the CPU shim: %v\n%s", err, out)
-			return
-		}
-		shimExe = exe
+		return exe, nil
 	})
-	if shimErr != nil {
-		t.Fatal(shimErr)
-	}
-	return shimExe
 }
 
 // runDriver runs the driver in mode with stdin in and returns its stdout.

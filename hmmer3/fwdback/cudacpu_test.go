@@ -9,13 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/alphabet"
 	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/internal/cudacpu"
 	"github.com/hmmgo/hmmgo/internal/testmodels"
 	"github.com/hmmgo/hmmgo/internal/testutil"
 )
@@ -32,19 +32,7 @@ import (
 // host.
 
 // shimCompiler returns a C++ compiler, or skips.
-func shimCompiler(t *testing.T) string {
-	t.Helper()
-	if runtime.GOARCH != "amd64" {
-		t.Skip("the CUDA shim sets x86 MXCSR flags; skipped on " + runtime.GOARCH)
-	}
-	for _, cc := range []string{"c++", "g++", "clang++"} {
-		if p, err := exec.LookPath(cc); err == nil {
-			return p
-		}
-	}
-	t.Skip("no C++ compiler: fwd.cu not run on the CPU")
-	return ""
-}
+func shimCompiler(t *testing.T) string { return cudacpu.Compiler(t, "fwd.cu") }
 
 // buildShim compiles the kernel with the shim for one shape.
 func buildShim(t *testing.T, cc string, s fwdShape) string {

@@ -9,16 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"sync"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/alphabet"
 	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 	"github.com/hmmgo/hmmgo/hmmer3/profile"
+	"github.com/hmmgo/hmmgo/internal/cudacpu"
 	"github.com/hmmgo/hmmgo/internal/testmodels"
-	"github.com/hmmgo/hmmgo/internal/testutil"
 )
 
 // These tests run msv.cu itself on the CPU: internal/cudacpu's emu.h and
@@ -27,95 +25,29 @@ import (
 // wrapping as on the device), fed through the same packing and profile
 // words as gpu.go. NVRTC and the device itself are gpu_test.go's.
 
-var shimDir string
+var shims = cudacpu.Builds[gpuShape]{Name: "msvcpu"}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if shimDir != "" {
-		os.RemoveAll(shimDir)
-	}
+	shims.Remove()
 	os.Exit(code)
-}
-
-var shimBuilds struct {
-	sync.Mutex
-	m map[gpuShape]*shimBuild
-}
-
-type shimBuild struct {
-	once sync.Once
-	exe  string
-	err  error
 }
 
 // shimExe compiles msv.cu for shape s once per test binary, or skips.
 func shimExe(t *testing.T, s gpuShape) string {
 	t.Helper()
-	if runtime.GOARCH != "amd64" {
-		t.Skip("the CUDA emulator switches x86-64 stacks; skipped on " + runtime.GOARCH)
-	}
-	var cc string
-	for _, c := range []string{"c++", "g++", "clang++"} {
-		if p, err := exec.LookPath(c); err == nil {
-			cc = p
-			break
-		}
-	}
-	if cc == "" {
-		t.Skip("no C++ compiler: msv.cu not run on the CPU")
-	}
-	root := testutil.RepoRoot(t)
-	shimBuilds.Lock()
-	if shimBuilds.m == nil {
-		shimBuilds.m = map[gpuShape]*shimBuild{}
-		d, err := os.MkdirTemp("", "msvcpu")
-		if err != nil {
-			shimBuilds.Unlock()
-			t.Fatal(err)
-		}
-		shimDir = d
-	}
-	b := shimBuilds.m[s]
-	if b == nil {
-		b = &shimBuild{}
-		shimBuilds.m[s] = b
-	}
-	shimBuilds.Unlock()
-	b.once.Do(func() { b.exe, b.err = buildShim(cc, root, s) })
-	if b.err != nil {
-		t.Fatal(b.err)
-	}
-	return b.exe
-}
-
-func buildShim(cc, root string, s gpuShape) (string, error) {
-	dir, err := os.MkdirTemp(shimDir, "shape")
-	if err != nil {
-		return "", err
-	}
-	// The sources are copied through this process so that go test's
-	// cache sees them change.
-	files := map[string]string{"defs.h": s.defines(), "msv.cu": cudaSource}
-	for name, path := range map[string]string{"driver.cc": "testdata/cudacpu/driver.cc",
-		"emu.h": filepath.Join(root, "internal", "cudacpu", "emu.h"), "driver.h": filepath.Join(root, "internal", "cudacpu", "driver.h"),
-		"dpx.h": filepath.Join(root, "internal", "cudacpu", "dpx.h")} {
-		b, err := os.ReadFile(path)
-		if err != nil {
+	cc := cudacpu.Compiler(t, "msv.cu")
+	return shims.Exe(t, s, func(dir string) (string, error) {
+		files := map[string]string{"defs.h": s.defines(), "msv.cu": cudaSource}
+		if err := cudacpu.ReadFiles(files, "testdata/cudacpu/driver.cc"); err != nil {
 			return "", err
 		}
-		files[name] = string(b)
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			return "", err
+		exe, err := cudacpu.Compile(cc, dir, "msvcpu", files, "-O1", "-fwrapv")
+		if err != nil {
+			return "", fmt.Errorf("compiling msv.cu with the CPU shim (%+v): %w", s, err)
 		}
-	}
-	exe := filepath.Join(dir, "msvcpu")
-	cmd := exec.Command(cc, "-std=c++17", "-O1", "-fwrapv", "-I", dir, "-o", exe, filepath.Join(dir, "driver.cc"))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("compiling msv.cu with the CPU shim (%+v): %v\n%s", s, err, out)
-	}
-	return exe, nil
+		return exe, nil
+	})
 }
 
 // shimSSV runs ssv_kernel over a packed layout and returns its raw

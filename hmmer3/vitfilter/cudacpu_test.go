@@ -7,14 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"sync"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 	"github.com/hmmgo/hmmgo/hmmer3/profile"
-	"github.com/hmmgo/hmmgo/internal/testutil"
+	"github.com/hmmgo/hmmgo/internal/cudacpu"
 )
 
 // These tests run vit.cu and vit16.cu themselves on the CPU:
@@ -24,98 +22,31 @@ import (
 // through the same packing and tables as gpu.go, and every score is
 // compared with refScore. NVRTC and the device itself are gpu_test.go's.
 
-var shimDir string
+// shims holds one executable per shape, each built once; builds of
+// different shapes run at once (parallel tests).
+var shims = cudacpu.Builds[gpuShape]{Name: "vitcpu"}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if shimDir != "" {
-		os.RemoveAll(shimDir)
-	}
+	shims.Remove()
 	os.Exit(code)
-}
-
-// shimBuilds holds one executable per shape, each built once; builds of
-// different shapes run at once (parallel tests).
-var shimBuilds struct {
-	sync.Mutex
-	m map[gpuShape]*shimBuild
-}
-
-type shimBuild struct {
-	once sync.Once
-	exe  string
-	err  error
 }
 
 // shimExe compiles the kernels for shape s once per test binary, or skips.
 func shimExe(t *testing.T, s gpuShape) string {
 	t.Helper()
-	if runtime.GOARCH != "amd64" {
-		t.Skip("the CUDA emulator switches x86-64 stacks; skipped on " + runtime.GOARCH)
-	}
-	var cc string
-	for _, c := range []string{"c++", "g++", "clang++"} {
-		if p, err := exec.LookPath(c); err == nil {
-			cc = p
-			break
+	cc := cudacpu.Compiler(t, "vit.cu")
+	return shims.Exe(t, s, func(dir string) (string, error) {
+		files := map[string]string{"defs.h": s.defines(), "vit.cu": cudaSource, "vit16.cu": cuda16Source, "vit16p.cu": cuda16pSource}
+		if err := cudacpu.ReadFiles(files, "testdata/cudacpu/shim.h", "testdata/cudacpu/driver.cc"); err != nil {
+			return "", err
 		}
-	}
-	if cc == "" {
-		t.Skip("no C++ compiler: vit.cu not run on the CPU")
-	}
-	root := testutil.RepoRoot(t)
-	shimBuilds.Lock()
-	if shimBuilds.m == nil {
-		shimBuilds.m = map[gpuShape]*shimBuild{}
-		if shimDir == "" {
-			d, err := os.MkdirTemp("", "vitcpu")
-			if err != nil {
-				shimBuilds.Unlock()
-				t.Fatal(err)
-			}
-			shimDir = d
-		}
-	}
-	b := shimBuilds.m[s]
-	if b == nil {
-		b = &shimBuild{}
-		shimBuilds.m[s] = b
-	}
-	shimBuilds.Unlock()
-	b.once.Do(func() { b.exe, b.err = buildShim(cc, root, s) })
-	if b.err != nil {
-		t.Fatal(b.err)
-	}
-	return b.exe
-}
-
-func buildShim(cc, root string, s gpuShape) (string, error) {
-	dir, err := os.MkdirTemp(shimDir, "shape")
-	if err != nil {
-		return "", err
-	}
-	// The sources are copied through this process so that go test's
-	// cache sees them change.
-	files := map[string]string{"defs.h": s.defines(), "vit.cu": cudaSource, "vit16.cu": cuda16Source, "vit16p.cu": cuda16pSource}
-	for name, path := range map[string]string{"shim.h": "testdata/cudacpu/shim.h", "driver.cc": "testdata/cudacpu/driver.cc",
-		"emu.h": filepath.Join(root, "internal", "cudacpu", "emu.h"), "driver.h": filepath.Join(root, "internal", "cudacpu", "driver.h"), "dpx.h": filepath.Join(root, "internal", "cudacpu", "dpx.h")} {
-		b, err := os.ReadFile(path)
+		exe, err := cudacpu.Compile(cc, dir, "vitcpu", files, "-O1", "-fwrapv")
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("compiling vit.cu with the CPU shim (%+v): %w", s, err)
 		}
-		files[name] = string(b)
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			return "", err
-		}
-	}
-	exe := filepath.Join(dir, "vitcpu")
-	cmd := exec.Command(cc, "-std=c++17", "-O1", "-fwrapv", "-I", dir, "-o", exe, filepath.Join(dir, "driver.cc"))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("compiling vit.cu with the CPU shim (%+v): %v\n%s", s, err, out)
-	}
-	return exe, nil
+		return exe, nil
+	})
 }
 
 // shimRaw runs one kernel (p nil: vit_kernel) over targets idx of dsqs

@@ -8,14 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"sync"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/hmmer2/plan7"
 	"github.com/hmmgo/hmmgo/hmmer2/viterbi"
 	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
-	"github.com/hmmgo/hmmgo/internal/testutil"
+	"github.com/hmmgo/hmmgo/internal/cudacpu"
 )
 
 // These tests run viterbi.cu itself, not a transcription of it, on the
@@ -28,69 +26,32 @@ import (
 // device itself; gpu_test.go does that on a GPU host.
 
 // shimCompiler returns a C++ compiler, or skips.
-func shimCompiler(t *testing.T) string {
-	t.Helper()
-	if runtime.GOARCH != "amd64" {
-		t.Skip("the CUDA shim switches x86-64 stacks; skipped on " + runtime.GOARCH)
-	}
-	for _, cc := range []string{"c++", "g++", "clang++"} {
-		if p, err := exec.LookPath(cc); err == nil {
-			return p
-		}
-	}
-	t.Skip("no C++ compiler: viterbi.cu not run on the CPU")
-	return ""
-}
+func shimCompiler(t *testing.T) string { return cudacpu.Compiler(t, "viterbi.cu") }
 
-// shimDir holds the executables, one per shape, shared by the tests
-// and removed by TestMain.
-var shimDir string
+// shims holds the executables, one per shape, shared by the tests and
+// removed by TestMain.
+var shims = cudacpu.Builds[Shape]{Name: "h2vitcpu"}
 
 func TestMain(m *testing.M) {
-	var err error
-	if shimDir, err = os.MkdirTemp("", "h2vitcpu"); err != nil {
-		panic(err)
-	}
 	code := m.Run()
-	os.RemoveAll(shimDir)
+	shims.Remove()
 	os.Exit(code)
 }
 
-// shimBuilds caches one executable per shape.
-var shimBuilds struct {
-	sync.Mutex
-	m map[Shape]string
-}
-
+// buildShim compiles viterbi.cu for shape s once per test binary.
 func buildShim(t *testing.T, cc string, s Shape) string {
 	t.Helper()
-	shimBuilds.Lock()
-	exe := shimBuilds.m[s]
-	shimBuilds.Unlock()
-	if exe != "" {
-		return exe
-	}
-	dir, err := os.MkdirTemp(shimDir, "shape")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "defs.h"), []byte(s.Defines()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	exe = filepath.Join(dir, "h2vitcpu")
-	cmd := exec.Command(cc, "-std=c++17", "-O1", "-fwrapv",
-		"-I", dir, "-I", ".", "-I", filepath.Join("testdata", "cudacpu"),
-		"-I", filepath.Join(testutil.RepoRoot(t), "internal", "cudacpu"), "-o", exe, filepath.Join("testdata", "cudacpu", "driver.cc"))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("compiling viterbi.cu with the CPU shim (%+v): %v\n%s", s, err, out)
-	}
-	shimBuilds.Lock()
-	if shimBuilds.m == nil {
-		shimBuilds.m = map[Shape]string{}
-	}
-	shimBuilds.m[s] = exe
-	shimBuilds.Unlock()
-	return exe
+	return shims.Exe(t, s, func(dir string) (string, error) {
+		files := map[string]string{"defs.h": s.Defines(), "viterbi.cu": kernelSource}
+		if err := cudacpu.ReadFiles(files, "testdata/cudacpu/shim.h", "testdata/cudacpu/driver.cc"); err != nil {
+			return "", err
+		}
+		exe, err := cudacpu.Compile(cc, dir, "h2vitcpu", files, "-O1", "-fwrapv")
+		if err != nil {
+			return "", fmt.Errorf("compiling viterbi.cu with the CPU shim (%+v): %w", s, err)
+		}
+		return exe, nil
+	})
 }
 
 // runShim scores seqs with the kernel on the CPU, grid blocks at a time.
