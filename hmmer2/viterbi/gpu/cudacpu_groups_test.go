@@ -1,7 +1,7 @@
 package gpu
 
 import (
-	"fmt"
+	"math"
 	"math/rand"
 	"testing"
 
@@ -17,7 +17,6 @@ import (
 // block) and sequences of lengths 0..maxLen in one block.
 func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
 	t.Parallel()
-	cc := shimCompiler(t)
 	rng := rand.New(rand.NewSource(8))
 	amino := plan7.NewAlphabet(plan7.Amino)
 	dna := plan7.NewAlphabet(plan7.Nucleic)
@@ -39,30 +38,12 @@ func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
 		s.Lean, s.DExit = true, exit
 		return s
 	}
-	warpNS := func(M, T, ns int) Shape {
-		s := newShape(M, T, 1, 64)
-		s.NS = ns
-		return s
-	}
 	exit := func(s Shape) Shape {
 		s.DExit = true
 		return s
 	}
-	variant := func(M int, v string) Shape {
-		s, err := ShapeVariant(M, v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	cases := []struct {
-		s       Shape
-		M       int
-		a       *plan7.Alphabet
-		nseq    int
-		maxLen  int
-		comment string
-	}{
+	variant := func(M int, v string) Shape { return shapeVariant(t, M, v) }
+	cases := []shimCase{
 		{regWarp(1, 1, 1), 1, amino, 40, 40, "reg, one node"},
 		{regWarp(37, 8, 1), 37, amino, 40, 60, "reg T=8, uneven"},
 		{regWarp(37, 4, 2), 37, dna, 50, 60, "reg T=4 NS=2, uneven"},
@@ -91,41 +72,17 @@ func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
 		{lean(groups(700, 2, 2, false, true, true), true), 700, amino, 5, 30, "lean, 2 groups of 2 warps, C=11"},
 		{lean(groups(500, 2, 1, false, false, false), false), 500, dna, 5, 30, "lean without short passes, 2 warps, global tables"},
 	}
-	for i, c := range cases {
-		for mi, mode := range modes {
-			p := randomProfile(rng, c.a, c.M, mode, (i+mi)%2 == 0)
-			seqs := randomSeqs(rng, c.a, c.nseq, c.maxLen)
-			got := runShim(t, buildShim(t, cc, c.s), p, c.s, seqs, 2)
-			sameScores(t, fmt.Sprintf("%s M=%d %s %+v", mode, c.M, c.comment, c.s), p, seqs, got)
-		}
-	}
-	imp := impossibleProfile(t)
-	seqs := randomSeqs(rng, imp.HMM.Alph, 50, 120)
-	onlyWY(seqs)
-	for _, s := range []Shape{variant(imp.M, "reg"), regWarp(imp.M, 4, 2), groups(imp.M, 2, 3, false, true, true), groups(imp.M, 2, 1, true, false, false),
-		variant(imp.M, "fast"), exit(regWarp(imp.M, 2, 2)), exit(groups(imp.M, 2, 2, false, true, true)),
-		variant(imp.M, "lean"), lean(warpNS(imp.M, 2, 2), true), lean(groups(imp.M, 2, 2, false, true, true), true)} {
-		sameScores(t, fmt.Sprintf("impossible %+v", s), imp, seqs, runShim(t, buildShim(t, cc, s), imp, s, seqs, 2))
-	}
-	for _, w := range []struct {
-		M int
-		s Shape
-	}{{40, regWarp(40, 4, 2)}, {40, regWarp(40, 8, 1)}, {70, groups(70, 2, 2, false, true, true)}, {70, groups(70, 2, 1, true, false, false)},
-		{40, exit(regWarp(40, 4, 2))}, {300, exit(variant(300, "w1024"))}, {400, exit(groups(400, 2, 2, false, true, true))},
-		{40, lean(warpNS(40, 4, 2), true)}, {300, variant(300, "lean")}, {1700, variant(1700, "auto")}, {400, lean(groups(400, 2, 2, false, true, true), true)}} {
-		p := wrapProfile(rng, amino, w.M)
-		seqs := randomSeqs(rng, amino, 30, 60)
-		if !wraps(p, seqs) {
-			t.Fatalf("M=%d: the wrap-around model does not wrap", w.M)
-		}
-		sameScores(t, fmt.Sprintf("wrap-around M=%d %+v", w.M, w.s), p, seqs, runShim(t, buildShim(t, cc, w.s), p, w.s, seqs, 2))
-	}
-	for _, name := range []string{"globin.hmm2", "globin_fs.hmm2", "made1.hmm2"} {
-		p := readProfile(t, name)
-		seqs := randomSeqs(rng, p.HMM.Alph, 24, 150)
-		for _, s := range []Shape{variant(p.M, "reg"), variant(p.M, "auto"), groups(p.M, 2, 2, false, true, true), variant(p.M, "fast"), exit(groups(p.M, 2, 2, false, true, true)),
-			variant(p.M, "lean"), lean(warpNS(p.M, 8, 2), true)} {
-			sameScores(t, fmt.Sprintf("%s %+v", name, s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 1))
-		}
-	}
+	checkShapesOnCPU(t, rng, cases, math.MaxInt,
+		50, func(M int) []Shape {
+			return []Shape{variant(M, "reg"), regWarp(M, 4, 2), groups(M, 2, 3, false, true, true), groups(M, 2, 1, true, false, false),
+				variant(M, "fast"), exit(regWarp(M, 2, 2)), exit(groups(M, 2, 2, false, true, true)),
+				variant(M, "lean"), lean(warpNS(M, 2, 2), true), lean(groups(M, 2, 2, false, true, true), true)}
+		},
+		30, []wrapCase{{40, regWarp(40, 4, 2)}, {40, regWarp(40, 8, 1)}, {70, groups(70, 2, 2, false, true, true)}, {70, groups(70, 2, 1, true, false, false)},
+			{40, exit(regWarp(40, 4, 2))}, {300, exit(variant(300, "w1024"))}, {400, exit(groups(400, 2, 2, false, true, true))},
+			{40, lean(warpNS(40, 4, 2), true)}, {300, variant(300, "lean")}, {1700, variant(1700, "auto")}, {400, lean(groups(400, 2, 2, false, true, true), true)}},
+		func(M int) []Shape {
+			return []Shape{variant(M, "reg"), variant(M, "auto"), groups(M, 2, 2, false, true, true), variant(M, "fast"), exit(groups(M, 2, 2, false, true, true)),
+				variant(M, "lean"), lean(warpNS(M, 8, 2), true)}
+		})
 }

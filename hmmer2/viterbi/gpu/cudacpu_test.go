@@ -108,6 +108,84 @@ func sameScores(t *testing.T, what string, p *plan7.Profile, seqs [][]byte, got 
 	}
 }
 
+// shimCase is a kernel shape checked against ScoreOne on random models.
+type shimCase struct {
+	s       Shape
+	M       int
+	a       *plan7.Alphabet
+	nseq    int
+	maxLen  int
+	comment string
+}
+
+// wrapCase is a shape checked on a model of M nodes whose scores wrap
+// int32.
+type wrapCase struct {
+	M int
+	s Shape
+}
+
+// shapeVariant is ShapeVariant, failing t on an unknown variant.
+func shapeVariant(t *testing.T, M int, v string) Shape {
+	s, err := ShapeVariant(M, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// warpNS is a one-warp shape of T threads a sequence, ns sequences a thread.
+func warpNS(M, T, ns int) Shape {
+	s := newShape(M, T, 1, 64)
+	s.NS = ns
+	return s
+}
+
+// checkShapesOnCPU runs the kernel on the CPU for every case on a random
+// model of each mode (models above skipOddModes nodes in every other
+// mode only), for every impossible shape on the impossible-score model
+// (impSeqs sequences of W and Y), for every wrap case on a wrap-around
+// model, and for real(M) on the real models; every score must be
+// ScoreOne's.
+func checkShapesOnCPU(t *testing.T, rng *rand.Rand, cases []shimCase, skipOddModes int, impSeqs int, impossible func(M int) []Shape,
+	wrapSeqs int, wrapCases []wrapCase, real func(M int) []Shape) {
+	t.Helper()
+	cc := shimCompiler(t)
+	for i, c := range cases {
+		for mi, mode := range modes {
+			if c.M > skipOddModes && mi%2 == 1 {
+				continue
+			}
+			p := randomProfile(rng, c.a, c.M, mode, (i+mi)%2 == 0)
+			seqs := randomSeqs(rng, c.a, c.nseq, c.maxLen)
+			got := runShim(t, buildShim(t, cc, c.s), p, c.s, seqs, 2)
+			sameScores(t, fmt.Sprintf("%s M=%d %s %+v", mode, c.M, c.comment, c.s), p, seqs, got)
+		}
+	}
+	imp := impossibleProfile(t)
+	seqs := randomSeqs(rng, imp.HMM.Alph, impSeqs, 120)
+	onlyWY(seqs)
+	for _, s := range impossible(imp.M) {
+		sameScores(t, fmt.Sprintf("impossible %+v", s), imp, seqs, runShim(t, buildShim(t, cc, s), imp, s, seqs, 2))
+	}
+	amino := plan7.NewAlphabet(plan7.Amino)
+	for _, w := range wrapCases {
+		p := wrapProfile(rng, amino, w.M)
+		seqs := randomSeqs(rng, amino, wrapSeqs, 60)
+		if !wraps(p, seqs) {
+			t.Fatalf("M=%d: the wrap-around model does not wrap", w.M)
+		}
+		sameScores(t, fmt.Sprintf("wrap-around M=%d %+v", w.M, w.s), p, seqs, runShim(t, buildShim(t, cc, w.s), p, w.s, seqs, 2))
+	}
+	for _, name := range []string{"globin.hmm2", "globin_fs.hmm2", "made1.hmm2"} {
+		p := readProfile(t, name)
+		seqs := randomSeqs(rng, p.HMM.Alph, 24, 150)
+		for _, s := range real(p.M) {
+			sameScores(t, fmt.Sprintf("%s %+v", name, s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 1))
+		}
+	}
+}
+
 func TestKernelSourceOnCPU(t *testing.T) {
 	t.Parallel() // mostly compilers and single-threaded child processes
 	cc := shimCompiler(t)
@@ -191,30 +269,11 @@ func TestKernelSourceOnCPUModels(t *testing.T) {
 // int32 wrap-around and real models, through the kernel on the CPU.
 func TestKernelSourceOnCPUVariants(t *testing.T) {
 	t.Parallel()
-	cc := shimCompiler(t)
 	rng := rand.New(rand.NewSource(7))
 	amino := plan7.NewAlphabet(plan7.Amino)
 	dna := plan7.NewAlphabet(plan7.Nucleic)
-	warpNS := func(M, T, ns int) Shape {
-		s := newShape(M, T, 1, 64)
-		s.NS = ns
-		return s
-	}
-	variant := func(M int, v string) Shape {
-		s, err := ShapeVariant(M, v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	cases := []struct {
-		s       Shape
-		M       int
-		a       *plan7.Alphabet
-		nseq    int
-		maxLen  int
-		comment string
-	}{
+	variant := func(M int, v string) Shape { return shapeVariant(t, M, v) }
+	cases := []shimCase{
 		{warpNS(2, 2, 2), 2, dna, 70, 50, "T=2 NS=2, 32 sequences a warp"},
 		{warpNS(31, 2, 2), 31, amino, 70, 60, "T=2 NS=2, uneven"},
 		{warpNS(33, 4, 2), 33, amino, 50, 60, "T=4 NS=2, uneven"},
@@ -225,39 +284,10 @@ func TestKernelSourceOnCPUVariants(t *testing.T) {
 		{variant(120, "ns4"), 120, amino, 36, 40, "ns4"},
 		{variant(530, "w1024"), 530, amino, 5, 30, "w1024, one warp of C=17"},
 	}
-	for i, c := range cases {
-		for mi, mode := range modes {
-			if c.M > 200 && mi%2 == 1 {
-				continue // the big model in two modes is enough
-			}
-			p := randomProfile(rng, c.a, c.M, mode, (i+mi)%2 == 0)
-			seqs := randomSeqs(rng, c.a, c.nseq, c.maxLen)
-			got := runShim(t, buildShim(t, cc, c.s), p, c.s, seqs, 2)
-			sameScores(t, fmt.Sprintf("%s M=%d %s %+v", mode, c.M, c.comment, c.s), p, seqs, got)
-		}
-	}
-	// int32 wrap-around and forbidden residues.
-	imp := impossibleProfile(t)
-	seqs := randomSeqs(rng, imp.HMM.Alph, 60, 120)
-	onlyWY(seqs)
-	for _, s := range []Shape{variant(imp.M, "ns2"), variant(imp.M, "ns4"), warpNS(imp.M, 4, 4)} {
-		sameScores(t, fmt.Sprintf("impossible %+v", s), imp, seqs, runShim(t, buildShim(t, cc, s), imp, s, seqs, 2))
-	}
-	for _, w := range []struct{ M, T, NS int }{{10, 2, 2}, {40, 4, 2}, {70, 8, 4}} {
-		p := wrapProfile(rng, amino, w.M)
-		seqs := randomSeqs(rng, amino, 40, 60)
-		if !wraps(p, seqs) {
-			t.Fatalf("M=%d: the wrap-around model does not wrap", w.M)
-		}
-		s := warpNS(w.M, w.T, w.NS)
-		sameScores(t, fmt.Sprintf("wrap-around M=%d %+v", w.M, s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 2))
-	}
-	for _, name := range []string{"globin.hmm2", "globin_fs.hmm2", "made1.hmm2"} {
-		p := readProfile(t, name)
-		seqs := randomSeqs(rng, p.HMM.Alph, 24, 150)
-		for _, v := range []string{"ns2", "ns4"} {
-			s := variant(p.M, v)
-			sameScores(t, name+" "+v, p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 1))
-		}
-	}
+	// The big model in two modes is enough; int32 wrap-around and
+	// forbidden residues; the real models.
+	checkShapesOnCPU(t, rng, cases, 200,
+		60, func(M int) []Shape { return []Shape{variant(M, "ns2"), variant(M, "ns4"), warpNS(M, 4, 4)} },
+		40, []wrapCase{{10, warpNS(10, 2, 2)}, {40, warpNS(40, 4, 2)}, {70, warpNS(70, 8, 4)}},
+		func(M int) []Shape { return []Shape{variant(M, "ns2"), variant(M, "ns4")} })
 }
