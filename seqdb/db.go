@@ -39,6 +39,12 @@ type DB struct {
 	names, accs, descs strtab2
 	sections           []entry
 	unmap              func() error
+
+	// order is LengthOrder's answer, checked the first time it is asked
+	// for (a CPU search never needs it).
+	orderOnce sync.Once
+	order     []int
+	orderErr  error
 }
 
 // strtab2 is a mapped string table: n+1 offsets, then the bytes.
@@ -203,7 +209,7 @@ func (db *DB) verifyChecksums() error {
 		go func() {
 			defer wg.Done()
 			if crc32.Checksum(db.bytes(e), castagnoli) != e.crc {
-				errs[i] = fmt.Errorf("checksum mismatch in section %s (the file is corrupt)", e.tag)
+				errs[i] = fmt.Errorf("checksum mismatch in section %s (the file is corrupt)", e.name())
 			}
 		}()
 	}
@@ -292,7 +298,11 @@ func (db *DB) structure() error {
 	return nil
 }
 
-func known(t Tag) bool {
+func known(t Tag) bool { return writtenByWriter(t) || t == TagLengthOrder }
+
+// writtenByWriter reports whether the Writer writes sections of tag t
+// itself (AddSection refuses them).
+func writtenByWriter(t Tag) bool {
 	switch t {
 	case TagResidues, TagSeqIndex, TagNames, TagAccs, TagDescs, TagMeta:
 		return true

@@ -52,6 +52,9 @@ var (
 	TagAccs     = Tag{'A', 'C', 'C', 'S'} // string table; absent when no sequence has one
 	TagDescs    = Tag{'D', 'E', 'S', 'C'} // string table; absent when no sequence has one
 	TagMeta     = Tag{'M', 'E', 'T', 'A'} // "key=value\n" lines about the file's making
+	// TagLengthOrder is optional (makedb writes it; older files lack it):
+	// n uint32, the sequences longest first, ties in database order.
+	TagLengthOrder = Tag{'L', 'O', 'R', 'D'}
 )
 
 // FlagCritical marks a section a reader must understand: one that does
@@ -112,6 +115,14 @@ func (e *entry) encode(b []byte) {
 	le.PutUint64(b[24:], e.length)
 	le.PutUint32(b[32:], e.crc)
 	clear(b[36:entrySize])
+}
+
+// name is the section's tag, with its param when not 0 ("WTAB/8").
+func (e *entry) name() string {
+	if e.param == 0 {
+		return e.tag.String()
+	}
+	return fmt.Sprintf("%s/%d", e.tag, e.param)
 }
 
 func decodeEntry(b []byte) entry {

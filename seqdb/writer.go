@@ -50,7 +50,7 @@ type extraSection struct {
 	tag   Tag
 	param uint64
 	flags uint32
-	data  []byte
+	write func(io.Writer) error
 }
 
 // strtab is a string table in the making: offsets and bytes.
@@ -145,7 +145,14 @@ func (w *Writer) Add(s *seqio.Sequence) error {
 // metadata), written after the standard ones. Tags and params must be
 // unique; the standard tags are taken.
 func (w *Writer) AddSection(tag Tag, param uint64, flags uint32, data []byte) error {
-	if known(tag) {
+	return w.AddSectionFunc(tag, param, flags, bytesPart(data))
+}
+
+// AddSectionFunc is AddSection with the bytes written by write during
+// Close, so that a large section (a GPU block table) need not be held
+// in memory whole.
+func (w *Writer) AddSectionFunc(tag Tag, param uint64, flags uint32, write func(io.Writer) error) error {
+	if writtenByWriter(tag) {
 		return fmt.Errorf("seqdb: section %s is written by the Writer itself", tag)
 	}
 	for _, x := range w.extra {
@@ -153,7 +160,7 @@ func (w *Writer) AddSection(tag Tag, param uint64, flags uint32, data []byte) er
 			return fmt.Errorf("seqdb: section %s/%d added twice", tag, param)
 		}
 	}
-	w.extra = append(w.extra, extraSection{tag, param, flags, data})
+	w.extra = append(w.extra, extraSection{tag, param, flags, write})
 	return nil
 }
 
@@ -236,7 +243,7 @@ func (w *Writer) Close() (Stats, error) {
 	}
 	sort.SliceStable(w.extra, func(a, b int) bool { return w.extra[a].tag.String() < w.extra[b].tag.String() })
 	for _, x := range w.extra {
-		w.section(x.tag, x.param, x.flags, bytesPart(x.data))
+		w.section(x.tag, x.param, x.flags, x.write)
 	}
 	w.pad()
 	tr := trailer{tableOff: w.off, nsections: uint32(len(w.entries)), nseq: w.nseq, nres: w.nres, maxLen: w.maxLen}

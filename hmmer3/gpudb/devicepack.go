@@ -195,11 +195,19 @@ func (db *DB) packOnDevice(pl *layoutPlan) (*Device, error) {
 // (nb+1 uint64s), then from byte startAt each entry's first residue in
 // raw (uint64), then from lenAt its length (uint32), in layout order.
 func (p *devicePacker) packInputs(pl *layoutPlan) (in []byte, startAt, lenAt int) {
+	n := pl.count()
 	startAt = 8 * (pl.nb + 1)
-	lenAt = startAt + 8*len(pl.order)
-	in = make([]byte, lenAt+4*len(pl.order))
+	lenAt = startAt + 8*n
+	in = make([]byte, lenAt+4*n)
 	for b, o := range pl.offs {
 		binary.LittleEndian.PutUint64(in[8*b:], uint64(o))
+	}
+	if pl.order == nil {
+		for k, d := range pl.whole {
+			binary.LittleEndian.PutUint64(in[startAt+8*k:], p.start[k])
+			binary.LittleEndian.PutUint32(in[lenAt+4*k:], uint32(len(d)))
+		}
+		return in, startAt, lenAt
 	}
 	for k, e := range pl.order {
 		binary.LittleEndian.PutUint64(in[startAt+8*k:], p.start[e.i]+uint64(e.off))
@@ -212,7 +220,7 @@ func (p *devicePacker) packInputs(pl *layoutPlan) (in []byte, startAt, lenAt int
 // at device address in, its residues written at out.
 func (p *devicePacker) packArgs(a *cuda.Args, pl *layoutPlan, in cuda.DevicePtr, startAt, lenAt int, out cuda.DevicePtr) {
 	a.Buffer(p.raw).Ptr(in.Add(startAt)).Ptr(in.Add(lenAt)).Ptr(in).
-		Uint32(uint32(pl.nb)).Uint32(uint32(pl.S)).Uint32(uint32(len(pl.order))).Ptr(out)
+		Uint32(uint32(pl.nb)).Uint32(uint32(pl.S)).Uint32(uint32(pl.count())).Ptr(out)
 }
 
 // packGrid is the packing kernel's grid for pl: a CUDA block per warp

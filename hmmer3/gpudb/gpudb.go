@@ -57,12 +57,24 @@ func whole(dsqs [][]byte, idx []int) []entry {
 
 // layoutPlan is a layout without its residues: the entries longest
 // first, S to a block; offs[b], each block's first residue byte (offs[nb]
-// the total); and the block table.
+// the total); and the block table. A plan makedb stored (stored.go) has
+// no order: its entries are the database's targets whole, in the order
+// they are numbered (sorted already), and building them was a cost the
+// stored plan exists to save.
 type layoutPlan struct {
 	S, nb int
 	order []entry
+	whole [][]byte // the targets, when order is nil
 	offs  []int
 	table []byte
+}
+
+// count is the number of entries.
+func (pl *layoutPlan) count() int {
+	if pl.order == nil {
+		return len(pl.whole)
+	}
+	return len(pl.order)
 }
 
 func planLayout(entries []entry, T int) *layoutPlan {
@@ -71,19 +83,25 @@ func planLayout(entries []entry, T int) *layoutPlan {
 	nb := (len(order) + S - 1) / S
 	pl := &layoutPlan{S: S, nb: nb, order: order, offs: make([]int, nb+1), table: make([]byte, nb*BlockBytes)}
 	for b := 0; b < nb; b++ {
-		maxLen := (order[b*S].n + 3) &^ 3
-		pl.offs[b+1] = pl.offs[b] + maxLen*S
-		blk := pl.table[b*BlockBytes : (b+1)*BlockBytes]
-		group := pl.group(b)
-		for g, e := range group {
-			binary.LittleEndian.PutUint32(blk[4*g:], uint32(e.i))
-			binary.LittleEndian.PutUint32(blk[128+4*g:], uint32(e.n))
-		}
-		binary.LittleEndian.PutUint32(blk[256:], uint32(maxLen))
-		binary.LittleEndian.PutUint32(blk[260:], uint32(len(group)))
-		binary.LittleEndian.PutUint64(blk[264:], uint64(pl.offs[b]))
+		pl.offs[b+1] = putBlock(pl.table[b*BlockBytes:(b+1)*BlockBytes], pl.group(b), S, pl.offs[b])
 	}
 	return pl
+}
+
+// putBlock writes the Block of group (at most S entries, longest first)
+// whose residues start at byte off, and returns where the next block's
+// start. makedb's stored tables (stored.go) are written by it too, so a
+// stored table is byte for byte the one planned here.
+func putBlock(blk []byte, group []entry, S, off int) (next int) {
+	maxLen := (group[0].n + 3) &^ 3
+	for g, e := range group {
+		binary.LittleEndian.PutUint32(blk[4*g:], uint32(e.i))
+		binary.LittleEndian.PutUint32(blk[128+4*g:], uint32(e.n))
+	}
+	binary.LittleEndian.PutUint32(blk[256:], uint32(maxLen))
+	binary.LittleEndian.PutUint32(blk[260:], uint32(len(group)))
+	binary.LittleEndian.PutUint64(blk[264:], uint64(off))
+	return off + maxLen*S
 }
 
 // longestFirst is entries sorted by length, longest first, ties in their
@@ -98,14 +116,26 @@ func longestFirst(entries []entry) []entry {
 
 // group is block b's entries.
 func (pl *layoutPlan) group(b int) []entry {
-	return pl.order[b*pl.S : min(b*pl.S+pl.S, len(pl.order))]
+	lo, hi := b*pl.S, min(b*pl.S+pl.S, pl.count())
+	if pl.order == nil {
+		g := make([]entry, 0, pl.S)
+		for k := lo; k < hi; k++ {
+			g = append(g, entry{k, 0, len(pl.whole[k])})
+		}
+		return g
+	}
+	return pl.order[lo:hi]
 }
 
 // packInto is Pack of entries with the residues written into buf when it
 // is large enough. Every byte of the layout is written, so buf may hold
 // anything.
 func packInto(buf []byte, dsqs [][]byte, entries []entry, T int) *Packed {
-	pl := planLayout(entries, T)
+	return packPlan(buf, dsqs, planLayout(entries, T))
+}
+
+// packPlan lays out plan pl, as packInto.
+func packPlan(buf []byte, dsqs [][]byte, pl *layoutPlan) *Packed {
 	p := &Packed{NBlocks: pl.nb, Table: pl.table}
 	if n := pl.offs[pl.nb]; cap(buf) >= n {
 		p.Res = buf[:n]
@@ -180,6 +210,8 @@ type DB struct {
 	packBuf []byte
 	// maxLen caches MaxLen (-1: not yet known).
 	maxLen int
+	// stored is the plan makedb stored for these targets (UseStoredPlan).
+	stored *StoredPlan
 }
 
 // layout is one shape's layout: ready when done is closed.
@@ -236,6 +268,28 @@ func (db *DB) layoutFor(key layoutKey) (*Device, error) {
 
 func (db *DB) makeLayout(key layoutKey) (*Device, error) {
 	defer Layouts.Held(time.Now())
+	pl, err := db.planFor(key)
+	if err != nil {
+		return nil, err
+	}
+	if hostPacking() {
+		db.packMu.Lock()
+		defer db.packMu.Unlock()
+		p := packPlan(db.packBuf, db.Dsqs, pl)
+		db.packBuf = p.Res
+		return Upload(db.ctx, p)
+	}
+	return db.packOnDevice(pl)
+}
+
+// planFor is the plan of a layout of all targets: makedb's, when the
+// database has it for this shape (stored.go), else planned here.
+func (db *DB) planFor(key layoutKey) (*layoutPlan, error) {
+	if key.step == 0 {
+		if pl, err := db.storedPlan(key.T); pl != nil || err != nil {
+			return pl, err
+		}
+	}
 	all := make([]int, len(db.Dsqs))
 	for i := range all {
 		all[i] = i
@@ -244,14 +298,7 @@ func (db *DB) makeLayout(key layoutKey) (*Device, error) {
 	if key.step > 0 {
 		entries = windows(db.Dsqs, all, key.step, key.overlap)
 	}
-	if hostPacking() {
-		db.packMu.Lock()
-		defer db.packMu.Unlock()
-		p := packInto(db.packBuf, db.Dsqs, entries, key.T)
-		db.packBuf = p.Res
-		return Upload(db.ctx, p)
-	}
-	return db.packOnDevice(planLayout(entries, key.T))
+	return planLayout(entries, key.T), nil
 }
 
 // Upload copies a packed layout to the device.

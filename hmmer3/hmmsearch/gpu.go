@@ -19,6 +19,7 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/profile"
 	"github.com/hmmgo/hmmgo/hmmer3/vitfilter"
 	"github.com/hmmgo/hmmgo/internal/lenorder"
+	"github.com/hmmgo/hmmgo/seqdb"
 	"github.com/hmmgo/hmmgo/seqio"
 )
 
@@ -148,6 +149,16 @@ type gpuPart struct {
 // load reads the whole database (in the query's alphabet) and makes it
 // resident.
 func (g *gpuSearch) load(src pipeline.SequenceSource, abc *alphabet.Alphabet) error {
+	// A database made by makedb carries the layouts' plan; a source that
+	// reads it whole, in order, gets it (a shard's subset does not).
+	var stored *gpudb.StoredPlan
+	if s, ok := src.(*seqdb.Source); ok {
+		sp, err := gpudb.LoadStoredPlan(s.DB())
+		if err != nil {
+			return err
+		}
+		stored = sp
+	}
 	var seqs []*seqio.Sequence
 	for {
 		sq, err := src.Read()
@@ -159,35 +170,21 @@ func (g *gpuSearch) load(src pipeline.SequenceSource, abc *alphabet.Alphabet) er
 		}
 		seqs = append(seqs, sq)
 	}
-	g.resident(seqs, abc)
+	g.resident(seqs, abc, stored)
 	return nil
 }
 
 // resident splits seqs across the devices in a length-balanced way.
 // Nothing is copied yet: each device's layouts are made (gpudb.DB.Layout)
-// the first time a kernel needs them, then stay until free.
-func (g *gpuSearch) resident(seqs []*seqio.Sequence, abc *alphabet.Alphabet) {
+// the first time a kernel needs them, then stay until free. stored, when
+// not nil, is the plan makedb stored for exactly these sequences.
+func (g *gpuSearch) resident(seqs []*seqio.Sequence, abc *alphabet.Alphabet, stored *gpudb.StoredPlan) {
 	g.seqs, g.abc = seqs, abc
 	g.lens = make([]int32, len(seqs))
 	for i, sq := range seqs {
 		g.lens[i] = int32(len(sq.Dsq))
 	}
-	n := len(g.gpus)
-	// Deal targets out round-robin in length order, so every device gets
-	// the same mix of lengths (ClawHMMER's interleaved partitions).
-	order := lenorder.LongestFirst(len(seqs), func(i int) int { return len(seqs[i].Dsq) })
-	g.parts = make([]*gpuPart, n)
-	for d, k := range g.gpus {
-		p := &gpuPart{k: k}
-		var dsqs [][]byte
-		for r := d; r < len(order); r += n {
-			p.index = append(p.index, order[r])
-			p.lens = append(p.lens, int32(len(seqs[order[r]].Dsq)))
-			dsqs = append(dsqs, seqs[order[r]].Dsq)
-		}
-		p.db = gpudb.New(k.ctx, dsqs)
-		g.parts[d] = p
-	}
+	g.split(seqs, stored)
 	// The packing kernel (for the first layout) and the one bias kernel
 	// serve every model: compile them while the first query is prepared.
 	done := map[nvrtc.Target]bool{}
@@ -199,6 +196,38 @@ func (g *gpuSearch) resident(seqs []*seqio.Sequence, abc *alphabet.Alphabet) {
 				biasfilter.Precompile(t)
 			}
 		}
+	}
+}
+
+// split deals the targets out to the devices round-robin in length
+// order, so every device gets the same mix of lengths (ClawHMMER's
+// interleaved partitions): each device's targets are longest first. The
+// order is the stored plan's when there is one (no sort here). One device
+// holds the whole database in that order, which is what the stored block
+// tables number; several hold other sets, and plan their own layouts.
+func (g *gpuSearch) split(seqs []*seqio.Sequence, stored *gpudb.StoredPlan) {
+	var order []int
+	if stored != nil && len(stored.Order) == len(seqs) {
+		order = stored.Order
+	} else {
+		stored = nil
+		order = lenorder.LongestFirst(len(seqs), func(i int) int { return len(seqs[i].Dsq) })
+	}
+	n := len(g.gpus)
+	g.parts = make([]*gpuPart, n)
+	for d, k := range g.gpus {
+		p := &gpuPart{k: k}
+		var dsqs [][]byte
+		for r := d; r < len(order); r += n {
+			p.index = append(p.index, order[r])
+			p.lens = append(p.lens, int32(len(seqs[order[r]].Dsq)))
+			dsqs = append(dsqs, seqs[order[r]].Dsq)
+		}
+		p.db = gpudb.New(k.ctx, dsqs)
+		if n == 1 && stored != nil {
+			p.db.UseStoredPlan(stored)
+		}
+		g.parts[d] = p
 	}
 }
 

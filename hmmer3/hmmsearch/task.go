@@ -95,7 +95,7 @@ func NewTaskRunner(sources []TargetSource, opt RunnerOptions) (*TaskRunner, erro
 		t.device = "GPU " + strings.Join(names, ", ")
 		t.blocks = newResidentCache(budget, func(seqs []*seqio.Sequence, abc *alphabet.Alphabet) (blockAccel, error) {
 			g := &gpuSearch{gpus: t.gpus, cost: defaultForwardCost(t.cpus)}
-			g.resident(seqs, abc)
+			g.resident(seqs, abc, nil) // a block of the database: no stored plan
 			return g, nil
 		})
 	case opt.StagedOnCPU:

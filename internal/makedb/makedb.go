@@ -12,10 +12,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hmmgo/hmmgo/alphabet"
+	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
 	"github.com/hmmgo/hmmgo/internal/cli"
 	"github.com/hmmgo/hmmgo/internal/queue"
 	"github.com/hmmgo/hmmgo/internal/redisdb"
@@ -48,6 +50,11 @@ options:
   --alphabet A   amino (default), dna, rna, or auto: guess from the first
                  sequence as Easel does. Searches need a model of the same
                  alphabet.
+  --gpu-layouts LIST  threads-per-target shapes whose GPU warp-block tables
+                 are stored (planned once here instead of by every
+                 hmmsearch --gpu run): comma-separated powers of two from
+                 1 to 32, "all" (1,2,4,8,16,32) or "none" (no length order
+                 either); default 1,4,8
   --redis URL    store in Redis: redis://[:password@]host:port[/db], or
                  rediss:// for TLS
   --block-residues N  with --redis: residues per block (default 8e6)
@@ -61,6 +68,7 @@ func run(env cli.Env, args []string) int {
 	redisURL := fs.String("redis", "", "")
 	del := fs.Bool("delete", false, "")
 	blockResidues := fs.Float64("block-residues", 8e6, "")
+	gpuLayouts := fs.String("gpu-layouts", "default", "")
 	var files []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -134,10 +142,42 @@ func run(env cli.Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "hmmgo makedb: the database must be a file, not standard output")
 		return 2
 	}
-	if err := Make(env, files[0], files[1], abc); err != nil {
+	opt := Options{GPULayouts: gpudb.StandardThreads}
+	if *gpuLayouts != "default" {
+		ts, err := parseLayouts(*gpuLayouts)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "hmmgo makedb: %v\n", err)
+			return 2
+		}
+		opt.GPULayouts, opt.NoGPULayouts = ts, len(ts) == 0
+	}
+	if err := MakeWith(env, files[0], files[1], abc, opt); err != nil {
 		return cli.Fail(env, "makedb", err)
 	}
 	return 0
+}
+
+// parseLayouts reads --gpu-layouts.
+func parseLayouts(v string) ([]int, error) {
+	switch v {
+	case "none":
+		return nil, nil
+	case "all":
+		return []int{1, 2, 4, 8, 16, 32}, nil
+	}
+	var ts []int
+	seen := map[int]bool{}
+	for _, f := range strings.Split(v, ",") {
+		T, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || !gpudb.ValidThreads(T) {
+			return nil, fmt.Errorf("--gpu-layouts %q: want powers of two from 1 to 32 (e.g. 1,4,8), all or none", v)
+		}
+		if !seen[T] {
+			seen[T] = true
+			ts = append(ts, T)
+		}
+	}
+	return ts, nil
 }
 
 func isSet(fs *flag.FlagSet, name string) bool {
@@ -196,9 +236,33 @@ func deleteStored(env cli.Env, url, name string) int {
 	return 0
 }
 
+// Options tune MakeWith.
+type Options struct {
+	// GPULayouts are the threads-per-target shapes whose warp-block
+	// tables are stored (gpudb.StandardThreads by default, when nil and
+	// NoGPULayouts is not set).
+	GPULayouts []int
+	// NoGPULayouts stores no GPU plan at all (neither the length order
+	// nor tables): the file as makedb wrote it before they existed.
+	NoGPULayouts bool
+}
+
 // Make converts seqfile into the database dbfile, atomically: on any
-// error no file named dbfile appears.
+// error no file named dbfile appears. The GPU layouts of the standard
+// shapes are planned and stored.
 func Make(env cli.Env, seqfile, dbfile string, abc *alphabet.Alphabet) error {
+	return MakeWith(env, seqfile, dbfile, abc, Options{})
+}
+
+// MakeWith is Make with options.
+func MakeWith(env cli.Env, seqfile, dbfile string, abc *alphabet.Alphabet, opt Options) error {
+	layouts := opt.GPULayouts
+	if layouts == nil && !opt.NoGPULayouts {
+		layouts = gpudb.StandardThreads
+	}
+	if opt.NoGPULayouts {
+		layouts = nil
+	}
 	r, err := seqio.Open(seqfile, env.Stdin, abc)
 	if err != nil {
 		return err
@@ -221,6 +285,7 @@ func Make(env cli.Env, seqfile, dbfile string, abc *alphabet.Alphabet) error {
 	start, last := time.Now(), time.Now()
 	var sq seqio.Sequence
 	var nres int64
+	var lens []uint32 // for the GPU plan
 	for n := 1; ; n++ {
 		err := r.ReadInto(&sq)
 		if err == io.EOF {
@@ -233,9 +298,20 @@ func Make(env cli.Env, seqfile, dbfile string, abc *alphabet.Alphabet) error {
 			return fmt.Errorf("writing %s: %w", dbfile, err)
 		}
 		nres += int64(len(sq.Dsq))
+		if layouts != nil && len(sq.Dsq) >= 1<<32 {
+			layouts = nil // block tables hold lengths in 32 bits: no plan
+		}
+		if layouts != nil {
+			lens = append(lens, uint32(len(sq.Dsq)))
+		}
 		if progress && n%4096 == 0 && time.Since(last) > 500*time.Millisecond {
 			last = time.Now()
 			fmt.Fprintf(env.Stderr, "\rhmmgo makedb: %d sequences, %d residues, %.0f Mres/s ", n, nres, float64(nres)/1e6/time.Since(start).Seconds())
+		}
+	}
+	if layouts != nil && len(lens) < 1<<32 { // tables number targets in 32 bits
+		if err := gpudb.AddStoredPlan(w, lens, layouts); err != nil {
+			return fmt.Errorf("writing %s: %w", dbfile, err)
 		}
 	}
 	st, err := w.Close()
