@@ -151,6 +151,14 @@ func (db *DB) UseStoredPlan(sp *StoredPlan) bool {
 	return true
 }
 
+// HasStoredPlan reports whether db takes whole-target layouts from a
+// stored plan (UseStoredPlan).
+func (db *DB) HasStoredPlan() bool {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return db.stored != nil
+}
+
 // storedPlan is the stored plan of the whole-target layout for T, nil
 // when there is none. The table is checked against the targets, in
 // a pass that writes nothing: it must be exactly the one planLayout

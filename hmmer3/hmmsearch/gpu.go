@@ -149,13 +149,23 @@ type gpuPart struct {
 // load reads the whole database (in the query's alphabet) and makes it
 // resident.
 func (g *gpuSearch) load(src pipeline.SequenceSource, abc *alphabet.Alphabet) error {
-	// A database made by makedb carries the layouts' plan; a source that
-	// reads it whole, in order, gets it (a shard's subset does not).
+	seqs, stored, err := readTargets(src)
+	if err != nil {
+		return err
+	}
+	g.resident(seqs, abc, stored)
+	return nil
+}
+
+// readTargets reads every target of src, and the layouts' plan makedb
+// stored when src reads a database whole, in order (a shard's subset
+// does not).
+func readTargets(src pipeline.SequenceSource) ([]*seqio.Sequence, *gpudb.StoredPlan, error) {
 	var stored *gpudb.StoredPlan
 	if s, ok := src.(*seqdb.Source); ok {
 		sp, err := gpudb.LoadStoredPlan(s.DB())
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		stored = sp
 	}
@@ -166,12 +176,14 @@ func (g *gpuSearch) load(src pipeline.SequenceSource, abc *alphabet.Alphabet) er
 			break
 		}
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		seqs = append(seqs, sq)
 	}
-	g.resident(seqs, abc, stored)
-	return nil
+	if stored != nil && len(stored.Order) != len(seqs) {
+		stored = nil // a source already part read
+	}
+	return seqs, stored, nil
 }
 
 // resident splits seqs across the devices in a length-balanced way.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/hmmgo/hmmgo/alphabet"
+	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
 	"github.com/hmmgo/hmmgo/internal/cli"
 	"github.com/hmmgo/hmmgo/internal/makedb"
 	"github.com/hmmgo/hmmgo/seqdb"
@@ -25,6 +26,11 @@ func ExampleMake() {
 	d, _ := seqdb.Open(db)
 	defer d.Close()
 	fmt.Println(d.NumSeqs(), d.NumResidues(), d.Name(0), d.Desc(0), d.Len(1))
+	// The GPU layouts' plan: the sequences longest first, and the shapes
+	// whose warp-block tables hmmsearch --gpu will not have to plan.
+	plan, _ := gpudb.LoadStoredPlan(d)
+	fmt.Println(plan.Order, plan.Threads())
 	// Output:
 	// 2 14 seq1 first 5
+	// [0 1] [1 4 8]
 }

@@ -6,10 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/alphabet"
+	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
 	"github.com/hmmgo/hmmgo/internal/cli"
 	"github.com/hmmgo/hmmgo/internal/testutil"
 	"github.com/hmmgo/hmmgo/seqdb"
@@ -123,6 +125,8 @@ func TestErrors(t *testing.T) {
 		{[]string{"--alphabet", "auto", "-", out}, 2, "standard input"},
 		{[]string{bad}, 2, "expected <seqfile> <dbfile>"},
 		{[]string{bad, "-"}, 2, "must be a file"},
+		{[]string{"--gpu-layouts", "3", bad, out}, 2, "--gpu-layouts \"3\": want powers of two"},
+		{[]string{"--gpu-layouts", "1,64", bad, out}, 2, "want powers of two from 1 to 32"},
 	} {
 		rc, stderr := runCmd(c.args...)
 		if rc != c.rc || !strings.Contains(stderr, c.want) {
@@ -190,5 +194,42 @@ func TestGuessLikeEasel(t *testing.T) {
 		if ours != theirs {
 			t.Errorf("%s: we guess %s, esl-seqstat %s", f, ours, theirs)
 		}
+	}
+}
+
+// The GPU plan: by default the length order and the standard shapes'
+// tables; --gpu-layouts picks shapes, or none (a file like those made
+// before the plan existed).
+func TestGPULayoutsOption(t *testing.T) {
+	src := testutil.Testdata(t, "globins45.fa")
+	for _, c := range []struct {
+		args  []string
+		order bool
+		want  []int
+	}{
+		{nil, true, gpudb.StandardThreads},
+		{[]string{"--gpu-layouts", "8,1,8"}, true, []int{1, 8}},
+		{[]string{"--gpu-layouts", "all"}, true, []int{1, 2, 4, 8, 16, 32}},
+		{[]string{"--gpu-layouts", "none"}, false, nil},
+	} {
+		out := filepath.Join(t.TempDir(), "db.hmmgo")
+		if rc, stderr := runCmd(append(c.args, src, out)...); rc != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, rc, stderr)
+		}
+		db, err := seqdb.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp, err := gpudb.LoadStoredPlan(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (sp != nil) != c.order {
+			t.Fatalf("%v: stored plan %v, want one: %v", c.args, sp != nil, c.order)
+		}
+		if sp != nil && !slices.Equal(sp.Threads(), c.want) {
+			t.Errorf("%v: tables for %v, want %v", c.args, sp.Threads(), c.want)
+		}
+		db.Close()
 	}
 }
