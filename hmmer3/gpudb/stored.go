@@ -1,6 +1,7 @@
 package gpudb
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -151,6 +152,8 @@ func (db *DB) UseStoredPlan(sp *StoredPlan) bool {
 	return true
 }
 
+var zeroSlots [128]byte
+
 // HasStoredPlan reports whether db takes whole-target layouts from a
 // stored plan (UseStoredPlan).
 func (db *DB) HasStoredPlan() bool {
@@ -184,16 +187,14 @@ func (db *DB) storedPlan(T int) (*layoutPlan, error) {
 		maxLen := (len(dsqs[lo]) + 3) &^ 3
 		ok := le.Uint32(blk[256:]) == uint32(maxLen) && le.Uint32(blk[260:]) == uint32(hi-lo) &&
 			le.Uint64(blk[264:]) == uint64(pl.offs[b])
-		for g := 0; ok && g < 32; g++ {
-			id, n := le.Uint32(blk[4*g:]), le.Uint32(blk[128+4*g:])
-			if k := lo + g; k < hi {
-				L := len(dsqs[k])
-				ok = id == uint32(k) && n == uint32(L) && L <= prev
-				prev = L
-			} else {
-				ok = id == 0 && n == 0
-			}
+		for k := lo; ok && k < hi; k++ {
+			g, L := k-lo, len(dsqs[k])
+			ok = le.Uint32(blk[4*g:]) == uint32(k) && le.Uint32(blk[128+4*g:]) == uint32(L) && L <= prev
+			prev = L
 		}
+		// Slots past the block's targets are zero, as planned.
+		c := 4 * (hi - lo)
+		ok = ok && bytes.Equal(blk[c:128], zeroSlots[:128-c]) && bytes.Equal(blk[128+c:256], zeroSlots[:128-c])
 		if !ok {
 			return nil, &seqdb.Error{Path: sp.name, Msg: fmt.Sprintf("section %s/%d does not match the sequences at block %d (the file is corrupt; remake it with hmmgo makedb)", TagBlockTable, T, b+1)}
 		}

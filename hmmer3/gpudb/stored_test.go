@@ -10,6 +10,7 @@ import (
 
 	"github.com/hmmgo/hmmgo/alphabet"
 	"github.com/hmmgo/hmmgo/internal/lenorder"
+	"github.com/hmmgo/hmmgo/internal/testutil"
 	"github.com/hmmgo/hmmgo/seqdb"
 	"github.com/hmmgo/hmmgo/seqio"
 )
@@ -302,4 +303,47 @@ func equalInts(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// TestStoredPlanOnDevice makes every stored shape's layout on the GPU
+// from the file's table and compares it with Pack's. Skipped without a
+// GPU.
+func TestStoredPlanOnDevice(t *testing.T) {
+	ctx := testutil.GPUContext(t)
+	rng := rand.New(rand.NewPCG(41, 43))
+	for _, n := range []int{1, 37, 100_000} {
+		sdb := storedDB(t, lengthsDsqs(rng, n), []int{1, 2, 4, 8, 16, 32})
+		sp, err := LoadStoredPlan(sdb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		part := inOrder(sdb, sp.Order)
+		all := make([]int, n)
+		for i := range all {
+			all[i] = i
+		}
+		db := New(ctx, part)
+		db.UseStoredPlan(sp)
+		for _, T := range []int{1, 2, 4, 8, 16, 32} {
+			want := Pack(part, all, T)
+			d, err := db.Layout(T)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, table := make([]byte, len(want.Res)), make([]byte, len(want.Table))
+			if err := d.Res.CopyToHost(res, 0); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Table.CopyToHost(table, 0); err != nil {
+				t.Fatal(err)
+			}
+			if d.NBlocks != want.NBlocks || !bytes.Equal(table, want.Table) {
+				t.Fatalf("n=%d T=%d: %d blocks, tables equal %v", n, T, d.NBlocks, bytes.Equal(table, want.Table))
+			}
+			if i := firstDiff(res, want.Res); i >= 0 {
+				t.Fatalf("n=%d T=%d: residue byte %d differs", n, T, i)
+			}
+		}
+		db.Free()
+	}
 }
