@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"sync/atomic"
 
 	"github.com/hmmgo/hmmgo/internal/lenorder"
 	"github.com/hmmgo/hmmgo/seqdb"
@@ -154,6 +155,10 @@ func (db *DB) UseStoredPlan(sp *StoredPlan) bool {
 
 var zeroSlots [128]byte
 
+// StoredLayouts counts the layouts made from a stored plan, for the
+// stage-time report.
+var StoredLayouts atomic.Int64
+
 // HasStoredPlan reports whether db takes whole-target layouts from a
 // stored plan (UseStoredPlan).
 func (db *DB) HasStoredPlan() bool {
@@ -200,5 +205,6 @@ func (db *DB) storedPlan(T int) (*layoutPlan, error) {
 		}
 		pl.offs[b+1] = pl.offs[b] + maxLen*S
 	}
+	StoredLayouts.Add(1)
 	return pl, nil
 }

@@ -26,6 +26,6 @@ func (g *gpuSearch) printTotals(w io.Writer, wall time.Duration) {
 	}
 	n, held, _ := gpudb.Layouts.Snapshot()
 	b := nvrtc.Stats()
-	fmt.Fprintf(w, "hmmgo hmmsearch: device totals: %d layouts made in %.3f; NVRTC %d compiles in %.3f (summed), %d from the disk cache, %d builds waited %.3f (summed)\n",
-		n, held.Seconds(), b.Compiles, b.CompileTime.Seconds(), b.CacheHits, b.Builds, b.BuildTime.Seconds())
+	fmt.Fprintf(w, "hmmgo hmmsearch: device totals: %d layouts made in %.3f (%d planned by makedb); NVRTC %d compiles in %.3f (summed), %d from the disk cache, %d builds waited %.3f (summed)\n",
+		n, held.Seconds(), gpudb.StoredLayouts.Load(), b.Compiles, b.CompileTime.Seconds(), b.CacheHits, b.Builds, b.BuildTime.Seconds())
 }
