@@ -203,7 +203,7 @@ func (p *devicePacker) packInputs(pl *layoutPlan) (in []byte, startAt, lenAt int
 		binary.LittleEndian.PutUint64(in[8*b:], uint64(o))
 	}
 	if pl.order == nil {
-		for k, d := range pl.whole {
+		for k, d := range pl.targets {
 			binary.LittleEndian.PutUint64(in[startAt+8*k:], p.start[k])
 			binary.LittleEndian.PutUint32(in[lenAt+4*k:], uint32(len(d)))
 		}

@@ -64,7 +64,7 @@ func whole(dsqs [][]byte, idx []int) []entry {
 type layoutPlan struct {
 	S, nb int
 	order []entry
-	whole [][]byte // the targets, when order is nil
+	targets [][]byte // the entries, whole, when order is nil
 	offs  []int
 	table []byte
 }
@@ -72,7 +72,7 @@ type layoutPlan struct {
 // count is the number of entries.
 func (pl *layoutPlan) count() int {
 	if pl.order == nil {
-		return len(pl.whole)
+		return len(pl.targets)
 	}
 	return len(pl.order)
 }
@@ -89,8 +89,8 @@ func planLayout(entries []entry, T int) *layoutPlan {
 }
 
 // putBlock writes the Block of group (at most S entries, longest first)
-// whose residues start at byte off, and returns where the next block's
-// start. makedb's stored tables (stored.go) are written by it too, so a
+// whose residues start at byte off, and returns where the next block
+// starts. makedb's stored tables (stored.go) are written by it too, so a
 // stored table is byte for byte the one planned here.
 func putBlock(blk []byte, group []entry, S, off int) (next int) {
 	maxLen := (group[0].n + 3) &^ 3
@@ -120,7 +120,7 @@ func (pl *layoutPlan) group(b int) []entry {
 	if pl.order == nil {
 		g := make([]entry, 0, pl.S)
 		for k := lo; k < hi; k++ {
-			g = append(g, entry{k, 0, len(pl.whole[k])})
+			g = append(g, entry{k, 0, len(pl.targets[k])})
 		}
 		return g
 	}

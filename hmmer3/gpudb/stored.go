@@ -183,7 +183,7 @@ func (db *DB) storedPlan(T int) (*layoutPlan, error) {
 	table, dsqs := sp.tables[T], db.Dsqs
 	S := 32 / T
 	nb := (len(dsqs) + S - 1) / S
-	pl := &layoutPlan{S: S, nb: nb, whole: dsqs, offs: make([]int, nb+1), table: table}
+	pl := &layoutPlan{S: S, nb: nb, targets: dsqs, offs: make([]int, nb+1), table: table}
 	le := binary.LittleEndian
 	prev := int(^uint(0) >> 1)
 	for b := 0; b < nb; b++ {
