@@ -62,11 +62,11 @@ func whole(dsqs [][]byte, idx []int) []entry {
 // they are numbered (sorted already), and building them was a cost the
 // stored plan exists to save.
 type layoutPlan struct {
-	S, nb int
-	order []entry
+	S, nb   int
+	order   []entry
 	targets [][]byte // the entries, whole, when order is nil
-	offs  []int
-	table []byte
+	offs    []int
+	table   []byte
 }
 
 // count is the number of entries.
