@@ -91,7 +91,13 @@ func openKernels(devs []*cuda.Device) ([]*gpuKernels, error) {
 // queries; a worker uploads each block of targets once for all the tasks
 // that search it.
 type gpuSearch struct {
-	gpus  []*gpuKernels
+	gpus []*gpuKernels
+	// devs are the devices whose kernels openKernelsAsync is making;
+	// kernelsReady closes when gpus (or kernelsErr) is set.
+	devs         []*cuda.Device
+	kernelsReady chan struct{}
+	kernelsErr   error
+	marks        func(step string) // start-up timeline ($HMMGO_STAGE_TIMES)
 	seqs  []*seqio.Sequence
 	abc   *alphabet.Alphabet
 	parts []*gpuPart
@@ -145,6 +151,32 @@ type gpuPart struct {
 	lens  []int32 // their lengths, read per query without touching the sequences
 }
 
+// openKernels makes the kernels of g.devs now.
+func (g *gpuSearch) openKernels() error {
+	var err error
+	g.gpus, err = openKernels(g.devs)
+	return err
+}
+
+// openKernelsAsync makes the kernels of g.devs in the background (calling
+// onReady when they are); awaitKernels waits for them.
+func (g *gpuSearch) openKernelsAsync(onReady func()) {
+	g.kernelsReady = make(chan struct{})
+	go func() {
+		defer close(g.kernelsReady)
+		if g.kernelsErr = g.openKernels(); g.kernelsErr == nil {
+			onReady()
+		}
+	}()
+}
+
+func (g *gpuSearch) awaitKernels() error {
+	if g.kernelsReady != nil {
+		<-g.kernelsReady
+	}
+	return g.kernelsErr
+}
+
 // load reads the whole database (in the query's alphabet) and makes it
 // resident.
 func (g *gpuSearch) load(src pipeline.SequenceSource, abc *alphabet.Alphabet) error {
@@ -159,8 +191,20 @@ func (g *gpuSearch) load(src pipeline.SequenceSource, abc *alphabet.Alphabet) er
 		}
 		seqs = append(seqs, sq)
 	}
+	g.mark("database read")
+	if err := g.awaitKernels(); err != nil {
+		return err
+	}
 	g.resident(seqs, abc)
+	g.mark("database split over the GPUs")
 	return nil
+}
+
+// mark notes a start-up step's end on the run's timeline, if kept.
+func (g *gpuSearch) mark(step string) {
+	if g.marks != nil {
+		g.marks(step)
+	}
 }
 
 // resident splits seqs across the devices in a length-balanced way.
@@ -379,6 +423,16 @@ func (g *gpuSearch) free() {
 	}
 }
 
+// release frees the resident targets and destroys the contexts, with
+// everything the kernels keep in them (hmmsearch's run, once no query
+// needs the GPUs: gpuRelease).
+func (g *gpuSearch) release() {
+	g.free()
+	for _, k := range g.gpus {
+		k.ctx.Reset()
+	}
+}
+
 var (
 	_ pipeline.BiasAccelerator = (*gpuSearch)(nil)
 	_ pipeline.ScoreRecycler   = (*gpuSearch)(nil)
@@ -402,14 +456,19 @@ type readModel struct {
 const modelsAhead = 64
 
 func (g *gpuSearch) readAhead(r ModelReader) *readAhead {
-	gpus := g.gpus
+	devs := g.devs
+	if devs == nil {
+		for _, k := range g.gpus {
+			devs = append(devs, k.dev)
+		}
+	}
 	ra := &readAhead{models: make(chan readModel, modelsAhead), stop: make(chan struct{})}
 	go func() {
 		defer close(ra.models)
 		for {
 			h, err := r.Read()
 			if err == nil {
-				precompile(gpus, h)
+				precompileFor(devs, h)
 			}
 			select {
 			case ra.models <- readModel{h, err}:
@@ -439,9 +498,18 @@ func (ra *readAhead) close() { close(ra.stop) }
 // precompile starts the NVRTC compilations of h's filter kernels for every
 // kind of device in use.
 func precompile(gpus []*gpuKernels, h *hmm.HMM) {
+	devs := make([]*cuda.Device, len(gpus))
+	for i, k := range gpus {
+		devs[i] = k.dev
+	}
+	precompileFor(devs, h)
+}
+
+// precompileFor is precompile by the devices alone (their kernels may
+// still be in the making).
+func precompileFor(devs []*cuda.Device, h *hmm.HMM) {
 	done := map[nvrtc.Target]bool{}
-	for _, k := range gpus {
-		d := k.dev
+	for _, d := range devs {
 		t := nvrtc.Target{Major: d.Major, Minor: d.Minor}
 		if !done[t] {
 			done[t] = true

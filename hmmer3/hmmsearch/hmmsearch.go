@@ -141,14 +141,21 @@ func (e *engine) run(env cli.Env, args []string) int {
 		s.gpuQueries = n
 	}
 	_, s.queueTrace = e.lookupEnv("HMMGO_QUEUE_TRACE")
+	s.startOrder, _ = e.lookupEnv("HMMGO_START")
+	rel, _ := e.lookupEnv("HMMGO_GPU_RELEASE")
+	s.earlyRelease = rel != "exit"
+	s.queryOrder, _ = e.lookupEnv("HMMGO_QUERY_ORDER")
+	s.exitSteps, _ = e.lookupEnv("HMMGO_EXIT_STEPS")
 	if err := s.run(); err != nil {
 		s.abort()
 		return cli.Fail(env, name, err)
 	}
 	if s.stageTimes {
 		// What a benchmark's wall time has beyond this is the process's
-		// start and exit (the driver tearing contexts down).
-		fmt.Fprintf(env.Stderr, "hmmgo hmmsearch: run done at +%.3f (outputs written, GPUs freed)\n", time.Since(s.started).Seconds())
+		// start and exit (the driver tearing contexts down, the kernel
+		// unmapping the heap): the Unix time lets a script measure it.
+		fmt.Fprintf(env.Stderr, "hmmgo hmmsearch: run done at +%.3f (outputs written, GPUs freed), Unix time %d ns\n", time.Since(s.started).Seconds(), time.Now().UnixNano())
+		s.exitReport()
 	}
 	return 0
 }
@@ -218,6 +225,21 @@ type search struct {
 	// gpuQueries is how many queries a GPU search keeps in flight
 	// (gpuSearchQueriesAtOnce; $HMMGO_GPU_QUERIES for benchmarks).
 	gpuQueries int
+	// startOrder is "serial" ($HMMGO_START, for benchmarks) to create the
+	// contexts before reading the database instead of beside it.
+	startOrder string
+	// earlyRelease frees the GPUs once no query needs them (release),
+	// unless $HMMGO_GPU_RELEASE=exit leaves that to the process's exit.
+	earlyRelease bool
+	release      *gpuRelease
+	// queryOrder is "file" ($HMMGO_QUERY_ORDER, for benchmarks) to start
+	// a GPU search's queries in the model file's order instead of the
+	// costliest first (queryRunner).
+	queryOrder string
+	// exitSteps ($HMMGO_EXIT_STEPS, for measurements) names teardown
+	// steps to run and time after the run: "reset" (contexts), "freeos"
+	// (the Go heap back to the system).
+	exitSteps string
 	// started is when the run began: stage-time lines say when each query
 	// ran relative to it, a timeline of the run.
 	started time.Time
@@ -341,12 +363,26 @@ func (s *search) run() error {
 	if err != nil {
 		return err
 	}
+	s.startMark("GPUs selected")
 	if len(devs) > 0 {
-		gpus, err := openKernels(devs)
-		if err != nil {
-			return err
+		s.gpu = &gpuSearch{devs: devs, forward: s.gpuForward, bias: s.gpuBias}
+		if s.stageTimes {
+			s.gpu.marks = s.startMark
 		}
-		s.gpu = &gpuSearch{gpus: gpus, forward: s.gpuForward, bias: s.gpuBias}
+		if s.startOrder == "serial" {
+			if err := s.gpu.openKernels(); err != nil {
+				return err
+			}
+			s.startMark("contexts and kernels ready")
+		} else {
+			// Creating the contexts (the driver's slowest call) overlaps
+			// reading the models and the database; the database's upload
+			// waits for it (gpuSearch.load).
+			s.gpu.openKernelsAsync(func() { s.startMark("contexts and kernels ready") })
+		}
+		if s.earlyRelease {
+			s.release = newGPURelease(s.gpu.release)
+		}
 		s.gpu.cost, _ = parseForwardCost(s.gpuForwardCost, defaultForwardCost(max(1, s.g.integer("--cpu"))))
 		if s.gpuForwardTrace {
 			s.gpu.trace = s.env.Stderr
@@ -379,6 +415,7 @@ func (s *search) run() error {
 			return fmt.Errorf("%s: model %s is in HMMER2 format, which hmmsearch 3.3.2 calibrates by simulation before searching; hmmgo does not: convert it with hmmconvert and rebuild it with hmmbuild first", s.hmmfile, h.Name)
 		}
 		if nquery == 1 {
+			s.startMark("first model read")
 			abc = h.Alph
 			if err := s.header(); err != nil {
 				return err
@@ -390,8 +427,16 @@ func (s *search) run() error {
 			return err
 		}
 	}
+	if s.release != nil {
+		s.release.close()
+	}
 	if err := queries.flush(); err != nil {
 		return err
+	}
+	if s.release != nil {
+		if ran, took := s.release.wait(); ran && s.stageTimes {
+			fmt.Fprintf(s.env.Stderr, "hmmgo hmmsearch: GPUs released in %.3f s, overlapping the last queries' host work\n", took.Seconds())
+		}
 	}
 	if s.stageTimes && s.gpu != nil {
 		s.gpu.printTotals(s.env.Stderr, time.Since(s.started))
@@ -452,7 +497,10 @@ func (s *search) loadGPU(abc *alphabet.Alphabet) error {
 }
 
 // query searches the database with one model.
-func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config) (*queryResult, error) {
+//
+// gpuDone, when not nil, is called once the query no longer needs the
+// GPUs (gpuRelease).
+func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, gpuDone func()) (*queryResult, error) {
 	userStart, sysStart := cpuTimes()
 	start := time.Now()
 	if nquery > 1 && s.seqfile == "-" {
@@ -493,7 +541,11 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config) (*queryResu
 		if s.shard != nil {
 			indices = s.shard.keep
 		}
-		list, st, err = pipeline.SearchStaged(m, s.gpu.seqs, indices, &cfg, s.gpu)
+		var acc pipeline.Accelerator = s.gpu
+		if gpuDone != nil {
+			acc = releasingAccel{s.gpu, gpuDone}
+		}
+		list, st, err = pipeline.SearchStaged(m, s.gpu.seqs, indices, &cfg, acc)
 		gpuTime = time.Since(tg)
 	} else {
 		list, st, err = s.search(m, src, &cfg)

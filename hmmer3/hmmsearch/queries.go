@@ -1,6 +1,8 @@
 package hmmsearch
 
 import (
+	"sort"
+
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
 	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
 	"github.com/hmmgo/hmmgo/hmmer3/report"
@@ -24,6 +26,18 @@ type queryRunner struct {
 	slots    chan struct{} // one per query running
 	pending  []*pendingQuery
 	progress *progress // nil unless stderr is a terminal
+	// chunk holds the models read but not started yet: a GPU search
+	// starts each chunk's queries costliest first (startChunk).
+	chunk     []waitingQuery
+	chunkSize int
+	// run searches one query (search.query; tests record the schedule).
+	run func(h *hmm.HMM, nquery int, base pipeline.Config, gpuDone func()) (*queryResult, error)
+}
+
+type waitingQuery struct {
+	h       *hmm.HMM
+	nquery  int
+	gpuDone func() // nil without a gpuRelease
 }
 
 type pendingQuery struct {
@@ -34,7 +48,7 @@ type pendingQuery struct {
 }
 
 func newQueryRunner(s *search, base pipeline.Config, opts report.Options) *queryRunner {
-	q := &queryRunner{s: s, base: base, opts: opts, parallel: 1}
+	q := &queryRunner{s: s, base: base, opts: opts, parallel: 1, chunkSize: 1, run: s.query}
 	if cli.IsTerminal(s.env.Stderr) {
 		q.progress = newProgress(s.env.Stderr)
 	}
@@ -44,9 +58,22 @@ func newQueryRunner(s *search, base pipeline.Config, opts report.Options) *query
 		q.planned = true
 		q.parallel = s.gpuQueries
 		q.slots = make(chan struct{}, q.parallel)
+		q.chunkSize = 2 * q.parallel
+		if s.queryOrder == "file" {
+			q.chunkSize = 1
+		}
 	}
 	return q
 }
+
+// A GPU search's run ends when its last query does, and the costliest
+// queries (the longest models: every stage's work grows with M) each keep
+// the cores busy longest, from the filters to domain definition. Started
+// in the file's order, a long model near the end of the file started late
+// and ran alone at the end (docs/BENCHMARKS.md, issue 5). So queries are
+// started in chunks of chunkSize models, within a chunk the longest model
+// first (longest processing time first); results are still printed in
+// the file's order, and a model waits at most one chunk behind its place.
 
 // add searches one query, now or in the background; it emits the results
 // of the queries that are finished and first in line.
@@ -56,8 +83,17 @@ func (q *queryRunner) add(h *hmm.HMM, nquery int) error {
 			return err
 		}
 	}
+	// The query counts as a GPU user from now on, before it starts, so
+	// that the GPUs are not released between two queries.
+	var gpuDone func()
+	if q.s.release != nil {
+		gpuDone = q.s.release.begin()
+	}
 	if q.parallel == 1 {
-		r, err := q.s.query(h, nquery, q.base)
+		r, err := q.run(h, nquery, q.base, gpuDone)
+		if gpuDone != nil {
+			gpuDone()
+		}
 		if err != nil {
 			return err
 		}
@@ -66,15 +102,38 @@ func (q *queryRunner) add(h *hmm.HMM, nquery int) error {
 		}
 		return q.emit(r, nquery)
 	}
-	p := &pendingQuery{nquery: nquery, done: make(chan struct{})}
-	q.slots <- struct{}{}
-	go func() {
-		defer close(p.done)
-		defer func() { <-q.slots }()
-		p.r, p.err = q.s.query(h, nquery, q.base)
-	}()
-	q.pending = append(q.pending, p)
+	q.chunk = append(q.chunk, waitingQuery{h: h, nquery: nquery, gpuDone: gpuDone})
+	if len(q.chunk) < q.chunkSize {
+		return nil
+	}
+	q.startChunk()
 	return q.drain(false)
+}
+
+// startChunk starts the chunk's queries, the longest model first, each as
+// soon as a slot is free; their results wait in the file's order.
+func (q *queryRunner) startChunk() {
+	start := make([]int, len(q.chunk))
+	for i, w := range q.chunk {
+		start[i] = i
+		p := &pendingQuery{nquery: w.nquery, done: make(chan struct{})}
+		q.pending = append(q.pending, p)
+	}
+	first := q.pending[len(q.pending)-len(q.chunk):]
+	sort.SliceStable(start, func(a, b int) bool { return q.chunk[start[a]].h.M > q.chunk[start[b]].h.M })
+	for _, i := range start {
+		w, p := q.chunk[i], first[i]
+		q.slots <- struct{}{}
+		go func() {
+			defer close(p.done)
+			defer func() { <-q.slots }()
+			p.r, p.err = q.run(w.h, w.nquery, q.base, w.gpuDone)
+			if w.gpuDone != nil {
+				w.gpuDone()
+			}
+		}()
+	}
+	q.chunk = q.chunk[:0]
 }
 
 // gpuQueriesAtOnce is how many queries a GPU search keeps in flight, so
@@ -110,11 +169,11 @@ func (q *queryRunner) plan(first *queryResult) {
 
 // drain emits finished results in query order; with all, it waits for
 // every query. It also waits when too many results are held back behind
-// a slow one.
+// a slow one (beyond the chunk being started).
 func (q *queryRunner) drain(all bool) error {
 	for len(q.pending) > 0 {
 		p := q.pending[0]
-		if all || len(q.pending) >= 2*q.parallel {
+		if all || len(q.pending) >= 2*q.parallel+q.chunkSize-1 {
 			<-p.done
 		} else {
 			select {
@@ -135,7 +194,12 @@ func (q *queryRunner) drain(all bool) error {
 }
 
 // flush emits every remaining result.
-func (q *queryRunner) flush() error { return q.drain(true) }
+func (q *queryRunner) flush() error {
+	if len(q.chunk) > 0 {
+		q.startChunk()
+	}
+	return q.drain(true)
+}
 
 // wait lets queries still running finish (after an error), so that none
 // outlives the command, and ends the progress line.
