@@ -98,10 +98,10 @@ type gpuSearch struct {
 	kernelsReady chan struct{}
 	kernelsErr   error
 	marks        func(step string) // start-up timeline ($HMMGO_STAGE_TIMES)
-	seqs  []*seqio.Sequence
-	abc   *alphabet.Alphabet
-	parts []*gpuPart
-	lens  []int32 // each target's length, database order (Lengths)
+	seqs         []*seqio.Sequence
+	abc          *alphabet.Alphabet
+	parts        []*gpuPart
+	lens         []int32 // each target's length, database order (Lengths)
 	// forward says where Forward and the parsers run: "gpu", "cpu", or
 	// by batch size when empty ($HMMGO_GPU_FORWARD, for benchmarks).
 	forward string
