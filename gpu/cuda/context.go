@@ -84,12 +84,3 @@ func (c *Context) MemInfo() (free, total uint64, err error) {
 	err = result(drv.cuMemGetInfo.Call(uintptr(unsafe.Pointer(&free)), uintptr(unsafe.Pointer(&total))), "cuMemGetInfo(GPU %d)", c.dev.Ordinal)
 	return free, total, err
 }
-
-// Reset destroys the primary context with everything the process made in
-// it (memory, pinned host memory, modules, streams): every object from it
-// becomes invalid, and so does c. Long-lived users never call it; a
-// command that is about to exit may, to time or order the teardown the
-// process's exit would otherwise do.
-func (c *Context) Reset() error {
-	return result(drv.cuDevicePrimaryCtxReset.Call(uintptr(c.dev.handle)), "cuDevicePrimaryCtxReset(GPU %d)", c.dev.Ordinal)
-}

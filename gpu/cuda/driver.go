@@ -27,7 +27,7 @@ type driverAPI struct {
 	cuDeviceGetCount, cuDeviceGet, cuDeviceGetName, cuDeviceGetAttribute              dl.Proc
 	cuDeviceTotalMem, cuDeviceGetPCIBusId                                             dl.Proc
 	cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRelease, cuCtxSetCurrent              dl.Proc
-	cuDevicePrimaryCtxSetFlags, cuDevicePrimaryCtxReset                               dl.Proc
+	cuDevicePrimaryCtxSetFlags                                                        dl.Proc
 	cuCtxSynchronize, cuMemGetInfo                                                    dl.Proc
 	cuModuleLoadDataEx, cuModuleUnload, cuModuleGetFunction, cuModuleGetGlobal        dl.Proc
 	cuFuncSetAttribute, cuFuncGetAttribute, cuLaunchKernel                            dl.Proc
@@ -65,7 +65,6 @@ func (d *driverAPI) symbols() []struct {
 		one(&d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
 		one(&d.cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
 		one(&d.cuDevicePrimaryCtxSetFlags, "cuDevicePrimaryCtxSetFlags_v2", "cuDevicePrimaryCtxSetFlags"),
-		one(&d.cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset_v2", "cuDevicePrimaryCtxReset"),
 		one(&d.cuCtxSetCurrent, "cuCtxSetCurrent"),
 		one(&d.cuCtxSynchronize, "cuCtxSynchronize"),
 		one(&d.cuMemGetInfo, "cuMemGetInfo_v2"),

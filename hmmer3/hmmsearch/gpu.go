@@ -423,16 +423,6 @@ func (g *gpuSearch) free() {
 	}
 }
 
-// release frees the resident targets and destroys the contexts, with
-// everything the kernels keep in them (hmmsearch's run, once no query
-// needs the GPUs: gpuRelease).
-func (g *gpuSearch) release() {
-	g.free()
-	for _, k := range g.gpus {
-		k.ctx.Reset()
-	}
-}
-
 var (
 	_ pipeline.BiasAccelerator = (*gpuSearch)(nil)
 	_ pipeline.ScoreRecycler   = (*gpuSearch)(nil)

@@ -142,10 +142,7 @@ func (e *engine) run(env cli.Env, args []string) int {
 	}
 	_, s.queueTrace = e.lookupEnv("HMMGO_QUEUE_TRACE")
 	s.startOrder, _ = e.lookupEnv("HMMGO_START")
-	rel, _ := e.lookupEnv("HMMGO_GPU_RELEASE")
-	s.earlyRelease = rel != "exit"
 	s.queryOrder, _ = e.lookupEnv("HMMGO_QUERY_ORDER")
-	s.exitSteps, _ = e.lookupEnv("HMMGO_EXIT_STEPS")
 	if err := s.run(); err != nil {
 		s.abort()
 		return cli.Fail(env, name, err)
@@ -228,18 +225,10 @@ type search struct {
 	// startOrder is "serial" ($HMMGO_START, for benchmarks) to create the
 	// contexts before reading the database instead of beside it.
 	startOrder string
-	// earlyRelease frees the GPUs once no query needs them (release),
-	// unless $HMMGO_GPU_RELEASE=exit leaves that to the process's exit.
-	earlyRelease bool
-	release      *gpuRelease
-	// queryOrder is "file" ($HMMGO_QUERY_ORDER, for benchmarks) to start
-	// a GPU search's queries in the model file's order instead of the
-	// costliest first (queryRunner).
+	// queryOrder is "cost" ($HMMGO_QUERY_ORDER, for benchmarks) to start
+	// a GPU search's queries longest model first within chunks instead of
+	// in the file's order (queryRunner).
 	queryOrder string
-	// exitSteps ($HMMGO_EXIT_STEPS, for measurements) names teardown
-	// steps to run and time after the run: "reset" (contexts), "freeos"
-	// (the Go heap back to the system).
-	exitSteps string
 	// started is when the run began: stage-time lines say when each query
 	// ran relative to it, a timeline of the run.
 	started time.Time
@@ -380,9 +369,6 @@ func (s *search) run() error {
 			// waits for it (gpuSearch.load).
 			s.gpu.openKernelsAsync(func() { s.startMark("contexts and kernels ready") })
 		}
-		if s.earlyRelease {
-			s.release = newGPURelease(s.gpu.release)
-		}
 		s.gpu.cost, _ = parseForwardCost(s.gpuForwardCost, defaultForwardCost(max(1, s.g.integer("--cpu"))))
 		if s.gpuForwardTrace {
 			s.gpu.trace = s.env.Stderr
@@ -427,16 +413,8 @@ func (s *search) run() error {
 			return err
 		}
 	}
-	if s.release != nil {
-		s.release.close()
-	}
 	if err := queries.flush(); err != nil {
 		return err
-	}
-	if s.release != nil {
-		if ran, took := s.release.wait(); ran && s.stageTimes {
-			fmt.Fprintf(s.env.Stderr, "hmmgo hmmsearch: GPUs released in %.3f s, overlapping the last queries' host work\n", took.Seconds())
-		}
 	}
 	if s.stageTimes && s.gpu != nil {
 		s.gpu.printTotals(s.env.Stderr, time.Since(s.started))
@@ -497,10 +475,7 @@ func (s *search) loadGPU(abc *alphabet.Alphabet) error {
 }
 
 // query searches the database with one model.
-//
-// gpuDone, when not nil, is called once the query no longer needs the
-// GPUs (gpuRelease).
-func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, gpuDone func()) (*queryResult, error) {
+func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config) (*queryResult, error) {
 	userStart, sysStart := cpuTimes()
 	start := time.Now()
 	if nquery > 1 && s.seqfile == "-" {
@@ -541,11 +516,7 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, gpuDone fun
 		if s.shard != nil {
 			indices = s.shard.keep
 		}
-		var acc pipeline.Accelerator = s.gpu
-		if gpuDone != nil {
-			acc = releasingAccel{s.gpu, gpuDone}
-		}
-		list, st, err = pipeline.SearchStaged(m, s.gpu.seqs, indices, &cfg, acc)
+		list, st, err = pipeline.SearchStaged(m, s.gpu.seqs, indices, &cfg, s.gpu)
 		gpuTime = time.Since(tg)
 	} else {
 		list, st, err = s.search(m, src, &cfg)

@@ -26,18 +26,17 @@ type queryRunner struct {
 	slots    chan struct{} // one per query running
 	pending  []*pendingQuery
 	progress *progress // nil unless stderr is a terminal
-	// chunk holds the models read but not started yet: a GPU search
-	// starts each chunk's queries costliest first (startChunk).
+	// chunk holds the models read but not started yet; with
+	// $HMMGO_QUERY_ORDER=cost a chunk's queries start costliest first.
 	chunk     []waitingQuery
 	chunkSize int
 	// run searches one query (search.query; tests record the schedule).
-	run func(h *hmm.HMM, nquery int, base pipeline.Config, gpuDone func()) (*queryResult, error)
+	run func(h *hmm.HMM, nquery int, base pipeline.Config) (*queryResult, error)
 }
 
 type waitingQuery struct {
-	h       *hmm.HMM
-	nquery  int
-	gpuDone func() // nil without a gpuRelease
+	h      *hmm.HMM
+	nquery int
 }
 
 type pendingQuery struct {
@@ -58,22 +57,20 @@ func newQueryRunner(s *search, base pipeline.Config, opts report.Options) *query
 		q.planned = true
 		q.parallel = s.gpuQueries
 		q.slots = make(chan struct{}, q.parallel)
-		q.chunkSize = 2 * q.parallel
-		if s.queryOrder == "file" {
-			q.chunkSize = 1
+		if s.queryOrder == "cost" {
+			q.chunkSize = 2 * q.parallel
 		}
 	}
 	return q
 }
 
-// A GPU search's run ends when its last query does, and the costliest
-// queries (the longest models: every stage's work grows with M) each keep
-// the cores busy longest, from the filters to domain definition. Started
-// in the file's order, a long model near the end of the file started late
-// and ran alone at the end (docs/BENCHMARKS.md, issue 5). So queries are
-// started in chunks of chunkSize models, within a chunk the longest model
-// first (longest processing time first); results are still printed in
-// the file's order, and a model waits at most one chunk behind its place.
+// With $HMMGO_QUERY_ORDER=cost a GPU search starts its queries in chunks
+// of 2x the queries in flight, within a chunk the longest model first
+// (longest processing time first), results still in the file's order.
+// Measured on the 24 CUDAMPF models (docs/BENCHMARKS.md, issue 5) it did
+// not end the run sooner: the 12 longest models then share the cores at
+// once and each runs twice as long, and the short ones, last, still wait
+// their ~0.7 s through the GPU's queue. The file's order is the default.
 
 // add searches one query, now or in the background; it emits the results
 // of the queries that are finished and first in line.
@@ -83,17 +80,8 @@ func (q *queryRunner) add(h *hmm.HMM, nquery int) error {
 			return err
 		}
 	}
-	// The query counts as a GPU user from now on, before it starts, so
-	// that the GPUs are not released between two queries.
-	var gpuDone func()
-	if q.s.release != nil {
-		gpuDone = q.s.release.begin()
-	}
 	if q.parallel == 1 {
-		r, err := q.run(h, nquery, q.base, gpuDone)
-		if gpuDone != nil {
-			gpuDone()
-		}
+		r, err := q.run(h, nquery, q.base)
 		if err != nil {
 			return err
 		}
@@ -102,7 +90,7 @@ func (q *queryRunner) add(h *hmm.HMM, nquery int) error {
 		}
 		return q.emit(r, nquery)
 	}
-	q.chunk = append(q.chunk, waitingQuery{h: h, nquery: nquery, gpuDone: gpuDone})
+	q.chunk = append(q.chunk, waitingQuery{h: h, nquery: nquery})
 	if len(q.chunk) < q.chunkSize {
 		return nil
 	}
@@ -127,10 +115,7 @@ func (q *queryRunner) startChunk() {
 		go func() {
 			defer close(p.done)
 			defer func() { <-q.slots }()
-			p.r, p.err = q.run(w.h, w.nquery, q.base, w.gpuDone)
-			if w.gpuDone != nil {
-				w.gpuDone()
-			}
+			p.r, p.err = q.run(w.h, w.nquery, q.base)
 		}()
 	}
 	q.chunk = q.chunk[:0]

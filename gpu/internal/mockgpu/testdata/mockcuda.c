@@ -168,12 +168,6 @@ CUresult cuDevicePrimaryCtxRetain(struct ctx **c, int d) {
 
 CUresult cuDevicePrimaryCtxRelease_v2(int d) { NEED_INIT(); return OK; }
 
-CUresult cuDevicePrimaryCtxReset_v2(int d) {
-  NEED_INIT();
-  if (d < 0 || d >= NDEV) return INVALID_DEVICE;
-  return OK;
-}
-
 CUresult cuCtxSetCurrent(struct ctx *c) {
   NEED_INIT();
   if (c && c->magic != 0xC7) return INVALID_CONTEXT;
