@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/hmmgo/hmmgo/alphabet"
 	"github.com/hmmgo/hmmgo/gpu/cuda"
@@ -93,11 +94,12 @@ func openKernels(devs []*cuda.Device) ([]*gpuKernels, error) {
 type gpuSearch struct {
 	gpus []*gpuKernels
 	// devs are the devices whose kernels openKernelsAsync is making;
-	// kernelsReady closes when gpus (or kernelsErr) is set.
+	// kernelsReady closes when gpus (or kernelsErr) is set, kernelsAt.
 	devs         []*cuda.Device
 	kernelsReady chan struct{}
 	kernelsErr   error
-	marks        func(step string) // start-up timeline ($HMMGO_STAGE_TIMES)
+	kernelsAt    time.Time
+	marks        func(step string, at time.Time) // start-up timeline ($HMMGO_STAGE_TIMES)
 	seqs         []*seqio.Sequence
 	abc          *alphabet.Alphabet
 	parts        []*gpuPart
@@ -158,15 +160,14 @@ func (g *gpuSearch) openKernels() error {
 	return err
 }
 
-// openKernelsAsync makes the kernels of g.devs in the background (calling
-// onReady when they are); awaitKernels waits for them.
-func (g *gpuSearch) openKernelsAsync(onReady func()) {
+// openKernelsAsync makes the kernels of g.devs in the background;
+// awaitKernels waits for them.
+func (g *gpuSearch) openKernelsAsync() {
 	g.kernelsReady = make(chan struct{})
 	go func() {
 		defer close(g.kernelsReady)
-		if g.kernelsErr = g.openKernels(); g.kernelsErr == nil {
-			onReady()
-		}
+		g.kernelsErr = g.openKernels()
+		g.kernelsAt = time.Now()
 	}()
 }
 
@@ -191,19 +192,22 @@ func (g *gpuSearch) load(src pipeline.SequenceSource, abc *alphabet.Alphabet) er
 		}
 		seqs = append(seqs, sq)
 	}
-	g.mark("database read")
+	g.mark("database read", time.Now())
 	if err := g.awaitKernels(); err != nil {
 		return err
 	}
+	if g.kernelsReady != nil {
+		g.mark("contexts and kernels ready (made beside the reading)", g.kernelsAt)
+	}
 	g.resident(seqs, abc)
-	g.mark("database split over the GPUs")
+	g.mark("database split over the GPUs", time.Now())
 	return nil
 }
 
-// mark notes a start-up step's end on the run's timeline, if kept.
-func (g *gpuSearch) mark(step string) {
+// mark notes when a start-up step ended on the run's timeline, if kept.
+func (g *gpuSearch) mark(step string, at time.Time) {
 	if g.marks != nil {
-		g.marks(step)
+		g.marks(step, at)
 	}
 }
 

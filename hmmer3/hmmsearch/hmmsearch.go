@@ -142,7 +142,6 @@ func (e *engine) run(env cli.Env, args []string) int {
 	}
 	_, s.queueTrace = e.lookupEnv("HMMGO_QUEUE_TRACE")
 	s.startOrder, _ = e.lookupEnv("HMMGO_START")
-	s.queryOrder, _ = e.lookupEnv("HMMGO_QUERY_ORDER")
 	if err := s.run(); err != nil {
 		s.abort()
 		return cli.Fail(env, name, err)
@@ -225,10 +224,6 @@ type search struct {
 	// startOrder is "serial" ($HMMGO_START, for benchmarks) to create the
 	// contexts before reading the database instead of beside it.
 	startOrder string
-	// queryOrder is "cost" ($HMMGO_QUERY_ORDER, for benchmarks) to start
-	// a GPU search's queries longest model first within chunks instead of
-	// in the file's order (queryRunner).
-	queryOrder string
 	// started is when the run began: stage-time lines say when each query
 	// ran relative to it, a timeline of the run.
 	started time.Time
@@ -356,7 +351,7 @@ func (s *search) run() error {
 	if len(devs) > 0 {
 		s.gpu = &gpuSearch{devs: devs, forward: s.gpuForward, bias: s.gpuBias}
 		if s.stageTimes {
-			s.gpu.marks = s.startMark
+			s.gpu.marks = s.startMarkAt
 		}
 		if s.startOrder == "serial" {
 			if err := s.gpu.openKernels(); err != nil {
@@ -367,7 +362,7 @@ func (s *search) run() error {
 			// Creating the contexts (the driver's slowest call) overlaps
 			// reading the models and the database; the database's upload
 			// waits for it (gpuSearch.load).
-			s.gpu.openKernelsAsync(func() { s.startMark("contexts and kernels ready") })
+			s.gpu.openKernelsAsync()
 		}
 		s.gpu.cost, _ = parseForwardCost(s.gpuForwardCost, defaultForwardCost(max(1, s.g.integer("--cpu"))))
 		if s.gpuForwardTrace {

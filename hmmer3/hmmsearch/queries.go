@@ -1,8 +1,6 @@
 package hmmsearch
 
 import (
-	"sort"
-
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
 	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
 	"github.com/hmmgo/hmmgo/hmmer3/report"
@@ -26,17 +24,6 @@ type queryRunner struct {
 	slots    chan struct{} // one per query running
 	pending  []*pendingQuery
 	progress *progress // nil unless stderr is a terminal
-	// chunk holds the models read but not started yet; with
-	// $HMMGO_QUERY_ORDER=cost a chunk's queries start costliest first.
-	chunk     []waitingQuery
-	chunkSize int
-	// run searches one query (search.query; tests record the schedule).
-	run func(h *hmm.HMM, nquery int, base pipeline.Config) (*queryResult, error)
-}
-
-type waitingQuery struct {
-	h      *hmm.HMM
-	nquery int
 }
 
 type pendingQuery struct {
@@ -47,7 +34,7 @@ type pendingQuery struct {
 }
 
 func newQueryRunner(s *search, base pipeline.Config, opts report.Options) *queryRunner {
-	q := &queryRunner{s: s, base: base, opts: opts, parallel: 1, chunkSize: 1, run: s.query}
+	q := &queryRunner{s: s, base: base, opts: opts, parallel: 1}
 	if cli.IsTerminal(s.env.Stderr) {
 		q.progress = newProgress(s.env.Stderr)
 	}
@@ -57,20 +44,9 @@ func newQueryRunner(s *search, base pipeline.Config, opts report.Options) *query
 		q.planned = true
 		q.parallel = s.gpuQueries
 		q.slots = make(chan struct{}, q.parallel)
-		if s.queryOrder == "cost" {
-			q.chunkSize = 2 * q.parallel
-		}
 	}
 	return q
 }
-
-// With $HMMGO_QUERY_ORDER=cost a GPU search starts its queries in chunks
-// of 2x the queries in flight, within a chunk the longest model first
-// (longest processing time first), results still in the file's order.
-// Measured on the 24 CUDAMPF models (docs/BENCHMARKS.md, issue 5) it did
-// not end the run sooner: the 12 longest models then share the cores at
-// once and each runs twice as long, and the short ones, last, still wait
-// their ~0.7 s through the GPU's queue. The file's order is the default.
 
 // add searches one query, now or in the background; it emits the results
 // of the queries that are finished and first in line.
@@ -81,7 +57,7 @@ func (q *queryRunner) add(h *hmm.HMM, nquery int) error {
 		}
 	}
 	if q.parallel == 1 {
-		r, err := q.run(h, nquery, q.base)
+		r, err := q.s.query(h, nquery, q.base)
 		if err != nil {
 			return err
 		}
@@ -90,35 +66,15 @@ func (q *queryRunner) add(h *hmm.HMM, nquery int) error {
 		}
 		return q.emit(r, nquery)
 	}
-	q.chunk = append(q.chunk, waitingQuery{h: h, nquery: nquery})
-	if len(q.chunk) < q.chunkSize {
-		return nil
-	}
-	q.startChunk()
+	p := &pendingQuery{nquery: nquery, done: make(chan struct{})}
+	q.slots <- struct{}{}
+	go func() {
+		defer close(p.done)
+		defer func() { <-q.slots }()
+		p.r, p.err = q.s.query(h, nquery, q.base)
+	}()
+	q.pending = append(q.pending, p)
 	return q.drain(false)
-}
-
-// startChunk starts the chunk's queries, the longest model first, each as
-// soon as a slot is free; their results wait in the file's order.
-func (q *queryRunner) startChunk() {
-	start := make([]int, len(q.chunk))
-	for i, w := range q.chunk {
-		start[i] = i
-		p := &pendingQuery{nquery: w.nquery, done: make(chan struct{})}
-		q.pending = append(q.pending, p)
-	}
-	first := q.pending[len(q.pending)-len(q.chunk):]
-	sort.SliceStable(start, func(a, b int) bool { return q.chunk[start[a]].h.M > q.chunk[start[b]].h.M })
-	for _, i := range start {
-		w, p := q.chunk[i], first[i]
-		q.slots <- struct{}{}
-		go func() {
-			defer close(p.done)
-			defer func() { <-q.slots }()
-			p.r, p.err = q.run(w.h, w.nquery, q.base)
-		}()
-	}
-	q.chunk = q.chunk[:0]
 }
 
 // gpuQueriesAtOnce is how many queries a GPU search keeps in flight, so
@@ -154,11 +110,11 @@ func (q *queryRunner) plan(first *queryResult) {
 
 // drain emits finished results in query order; with all, it waits for
 // every query. It also waits when too many results are held back behind
-// a slow one (beyond the chunk being started).
+// a slow one.
 func (q *queryRunner) drain(all bool) error {
 	for len(q.pending) > 0 {
 		p := q.pending[0]
-		if all || len(q.pending) >= 2*q.parallel+q.chunkSize-1 {
+		if all || len(q.pending) >= 2*q.parallel {
 			<-p.done
 		} else {
 			select {
@@ -179,12 +135,7 @@ func (q *queryRunner) drain(all bool) error {
 }
 
 // flush emits every remaining result.
-func (q *queryRunner) flush() error {
-	if len(q.chunk) > 0 {
-		q.startChunk()
-	}
-	return q.drain(true)
-}
+func (q *queryRunner) flush() error { return q.drain(true) }
 
 // wait lets queries still running finish (after an error), so that none
 // outlives the command, and ends the progress line.

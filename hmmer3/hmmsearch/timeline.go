@@ -11,9 +11,13 @@ import (
 
 // startMark prints when a start-up step ended ($HMMGO_STAGE_TIMES), so
 // that the time before the first query can be told apart.
-func (s *search) startMark(step string) {
+func (s *search) startMark(step string) { s.startMarkAt(step, time.Now()) }
+
+// startMarkAt is startMark of a step that ended at a given time (on
+// another goroutine: only the run's goroutine prints).
+func (s *search) startMarkAt(step string, at time.Time) {
 	if s.stageTimes {
-		fmt.Fprintf(s.env.Stderr, "hmmgo hmmsearch: start: %s at +%.3f\n", step, time.Since(s.started).Seconds())
+		fmt.Fprintf(s.env.Stderr, "hmmgo hmmsearch: start: %s at +%.3f\n", step, at.Sub(s.started).Seconds())
 	}
 }
 
