@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/hmmgo/hmmgo/alphabet"
 	"github.com/hmmgo/hmmgo/gpu/cuda"
@@ -92,11 +93,18 @@ func openKernels(devs []*cuda.Device) ([]*gpuKernels, error) {
 // queries; a worker uploads each block of targets once for all the tasks
 // that search it.
 type gpuSearch struct {
-	gpus  []*gpuKernels
-	seqs  []*seqio.Sequence
-	abc   *alphabet.Alphabet
-	parts []*gpuPart
-	lens  []int32 // each target's length, database order (Lengths)
+	gpus []*gpuKernels
+	// devs are the devices whose kernels openKernelsAsync is making;
+	// kernelsReady closes when gpus (or kernelsErr) is set, kernelsAt.
+	devs         []*cuda.Device
+	kernelsReady chan struct{}
+	kernelsErr   error
+	kernelsAt    time.Time
+	marks        func(step string, at time.Time) // start-up timeline ($HMMGO_STAGE_TIMES)
+	seqs         []*seqio.Sequence
+	abc          *alphabet.Alphabet
+	parts        []*gpuPart
+	lens         []int32 // each target's length, database order (Lengths)
 	// forward says where Forward and the parsers run: "gpu", "cpu", or
 	// by batch size when empty ($HMMGO_GPU_FORWARD, for benchmarks).
 	forward string
@@ -146,6 +154,31 @@ type gpuPart struct {
 	lens  []int32 // their lengths, read per query without touching the sequences
 }
 
+// openKernels makes the kernels of g.devs now.
+func (g *gpuSearch) openKernels() error {
+	var err error
+	g.gpus, err = openKernels(g.devs)
+	return err
+}
+
+// openKernelsAsync makes the kernels of g.devs in the background;
+// awaitKernels waits for them.
+func (g *gpuSearch) openKernelsAsync() {
+	g.kernelsReady = make(chan struct{})
+	go func() {
+		defer close(g.kernelsReady)
+		g.kernelsErr = g.openKernels()
+		g.kernelsAt = time.Now()
+	}()
+}
+
+func (g *gpuSearch) awaitKernels() error {
+	if g.kernelsReady != nil {
+		<-g.kernelsReady
+	}
+	return g.kernelsErr
+}
+
 // load reads the whole database (in the query's alphabet) and makes it
 // resident.
 func (g *gpuSearch) load(src pipeline.SequenceSource, abc *alphabet.Alphabet) error {
@@ -153,7 +186,15 @@ func (g *gpuSearch) load(src pipeline.SequenceSource, abc *alphabet.Alphabet) er
 	if err != nil {
 		return err
 	}
+	g.mark("database read", time.Now())
+	if err := g.awaitKernels(); err != nil {
+		return err
+	}
+	if g.kernelsReady != nil {
+		g.mark("contexts and kernels ready (made beside the reading)", g.kernelsAt)
+	}
 	g.resident(seqs, abc, stored)
+	g.mark("database split over the GPUs", time.Now())
 	return nil
 }
 
@@ -184,6 +225,13 @@ func readTargets(src pipeline.SequenceSource) ([]*seqio.Sequence, *gpudb.StoredP
 		stored = nil // a source already part read
 	}
 	return seqs, stored, nil
+}
+
+// mark notes when a start-up step ended on the run's timeline, if kept.
+func (g *gpuSearch) mark(step string, at time.Time) {
+	if g.marks != nil {
+		g.marks(step, at)
+	}
 }
 
 // resident splits seqs across the devices in a length-balanced way.
@@ -443,14 +491,19 @@ type readModel struct {
 const modelsAhead = 64
 
 func (g *gpuSearch) readAhead(r ModelReader) *readAhead {
-	gpus := g.gpus
+	devs := g.devs
+	if devs == nil {
+		for _, k := range g.gpus {
+			devs = append(devs, k.dev)
+		}
+	}
 	ra := &readAhead{models: make(chan readModel, modelsAhead), stop: make(chan struct{})}
 	go func() {
 		defer close(ra.models)
 		for {
 			h, err := r.Read()
 			if err == nil {
-				precompile(gpus, h)
+				precompileFor(devs, h)
 			}
 			select {
 			case ra.models <- readModel{h, err}:
@@ -480,9 +533,18 @@ func (ra *readAhead) close() { close(ra.stop) }
 // precompile starts the NVRTC compilations of h's filter kernels for every
 // kind of device in use.
 func precompile(gpus []*gpuKernels, h *hmm.HMM) {
+	devs := make([]*cuda.Device, len(gpus))
+	for i, k := range gpus {
+		devs[i] = k.dev
+	}
+	precompileFor(devs, h)
+}
+
+// precompileFor is precompile by the devices alone (their kernels may
+// still be in the making).
+func precompileFor(devs []*cuda.Device, h *hmm.HMM) {
 	done := map[nvrtc.Target]bool{}
-	for _, k := range gpus {
-		d := k.dev
+	for _, d := range devs {
 		t := nvrtc.Target{Major: d.Major, Minor: d.Minor}
 		if !done[t] {
 			done[t] = true

@@ -15,6 +15,9 @@ import (
 // (CUDA events; launches on different streams overlap, so the sum may
 // exceed the wall), the layouts, and NVRTC's compilations.
 func (g *gpuSearch) printTotals(w io.Writer, wall time.Duration) {
+	if g.awaitKernels() != nil {
+		return
+	}
 	line := func(name string, s *gpudb.LaunchStats, kernel time.Duration) string {
 		n, held, sub := s.Snapshot()
 		return fmt.Sprintf("%s %d launches held %.3f kernels %.3f subsets %.3f", name, n, held.Seconds(), kernel.Seconds(), sub.Seconds())

@@ -172,7 +172,7 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 					if k >= count {
 						return
 					}
-					if err := fn(w, k); err != nil {
+					if err := withScratchSlot(w, func() error { return fn(w, k) }); err != nil {
 						errs[c] = err
 						return
 					}

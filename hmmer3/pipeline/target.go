@@ -106,6 +106,9 @@ func (w *worker) ensureScratch() {
 		s.def.Reset(w.cfg.Seed, w.seed)
 	}
 	w.oxf, w.oxb, w.pair, w.def, w.scratch = s.oxf, s.oxb, s.pair, s.def, s
+	n := scratchOut.Add(1)
+	for p := scratchPeak.Load(); n > p && !scratchPeak.CompareAndSwap(p, n); p = scratchPeak.Load() {
+	}
 }
 
 // release gives the worker's scratch back for a later query's workers;
@@ -113,6 +116,7 @@ func (w *worker) ensureScratch() {
 func (w *worker) release() {
 	if w.scratch != nil {
 		scratchPool.Put(w.scratch)
+		scratchOut.Add(-1)
 	}
 	w.scratch, w.oxf, w.oxb, w.pair, w.def = nil, nil, nil, nil, nil
 }

@@ -1,0 +1,39 @@
+package pipeline
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// A staged search makes a worker per --cpu for every query in flight
+// (hmmsearch --gpu keeps 12 in flight), and a worker's scratch (DP
+// matrices and domain definition's buffers) grows to the longest
+// envelope it meets: hundreds of megabytes for a model of 2,400 nodes.
+// Held per worker for the whole Forward and domain definition stages,
+// the 24-model GPU run ended with 20-25 GB of heap, in 4 KiB pages that
+// the kernel then spent more than a second unmapping at the process's
+// exit (docs/BENCHMARKS.md, issue 5). The tasks that need scratch
+// (forEachOf's groups) therefore take one of GOMAXPROCS slots for the
+// process and hand their scratch back after each group, so the scratch in
+// use is at most one per core, whatever the queries in flight; the cores
+// could not run more of those tasks at once anyway.
+var scratchSlots = sync.OnceValue(func() chan struct{} {
+	return make(chan struct{}, runtime.GOMAXPROCS(0))
+})
+
+// withScratchSlot runs fn on w in a slot and gives w's scratch back to
+// the pool afterwards (the next group's worker takes it, reset).
+func withScratchSlot(w *worker, fn func() error) error {
+	slots := scratchSlots()
+	slots <- struct{}{}
+	defer func() {
+		w.release()
+		<-slots
+	}()
+	return fn()
+}
+
+// scratchOut counts the scratch workers hold; scratchPeak is its largest
+// value, which tests check.
+var scratchOut, scratchPeak atomic.Int64

@@ -1,0 +1,75 @@
+package pipeline
+
+import (
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/hmmgo/hmmgo/hmmer3/hits"
+	"github.com/hmmgo/hmmgo/internal/testmodels"
+	"github.com/hmmgo/hmmgo/internal/testutil"
+)
+
+// TestScratchPerCore: staged searches of several queries at once, each
+// with more workers than cores, hold at most one worker scratch per core
+// (scratchSlots), and find what each finds alone.
+func TestScratchPerCore(t *testing.T) {
+	dir := testutil.Testdata(t, "hmmer3")
+	var models []*Model
+	cfg := DefaultConfig()
+	cfg.CPUs = 8
+	cfg.Max = true // every target reaches Forward and most domain definition
+	var alone []string
+	for _, name := range []string{"fn3", "Pkinase", "globins4", "Caudal_act"} {
+		h := testmodels.ReadModel(t, filepath.Join(dir, "models", name+".hmm.gz"))
+		m, err := NewModel(h, &cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		models = append(models, m)
+	}
+	seqs := testmodels.ReadSequences(t, filepath.Join(dir, "prot.fa"), models[0].HMM.Alph)
+	summary := func(list []*hits.Hit) string {
+		s := fmt.Sprint(len(list))
+		for _, h := range list {
+			s += fmt.Sprintf(" %s %.4f %d", h.Name, h.Score, len(h.Domains))
+		}
+		return s
+	}
+	for _, m := range models {
+		list, _, err := SearchStaged(m, seqs, nil, &cfg, CPUAccelerator{Seqs: seqs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		alone = append(alone, summary(list))
+	}
+	scratchPeak.Store(scratchOut.Load())
+	got := make([]string, 3*len(models))
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			list, _, err := SearchStaged(models[i%len(models)], seqs, nil, &cfg, CPUAccelerator{Seqs: seqs})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			got[i] = summary(list)
+		}()
+	}
+	wg.Wait()
+	for i, g := range got {
+		if g != alone[i%len(models)] {
+			t.Errorf("query %d at once with others: %.200s, alone %.200s", i, g, alone[i%len(models)])
+		}
+	}
+	if peak, cores := scratchPeak.Load(), int64(runtime.GOMAXPROCS(0)); peak > cores {
+		t.Errorf("%d queries of %d workers held %d scratches at once on %d cores", len(got), cfg.CPUs, peak, cores)
+	}
+	if scratchOut.Load() != 0 {
+		t.Errorf("%d scratches not given back", scratchOut.Load())
+	}
+}
