@@ -163,6 +163,34 @@ ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
     }
 }
 
+// pair16 is v in both 16-bit halves.
+__device__ __forceinline__ u32 pair16(int v) { return ((u32)v & 0xffffu) * 0x10001u; }
+
+// row_max is the max of a row's cells over the T threads of a target, in
+// both halves: a tree over the thread's words, the halves swapped and
+// max'd, then the threads' maxima exchanged. All cells are >= 0.
+__device__ __forceinline__ u32 row_max(const u32 (&w)[NW])
+{
+    u32 m;
+    if constexpr (NW == 1) {
+        m = w[0];
+    } else if constexpr (NW == 2) {
+        m = __vimax_s16x2_relu(w[0], w[1]);
+    } else {
+        u32 a = __vimax3_s16x2(w[0], w[1], w[2]);
+        u32 b = NW > 3 ? w[3] : 0u;
+#pragma unroll
+        for (int j = 4; j < NW; j += 2) {
+            if (j + 1 < NW) b = __vimax3_s16x2(b, w[j], w[j + 1]);
+            else b = __vimax_s16x2_relu(b, w[j]);
+        }
+        m = NW > 3 ? __vimax_s16x2_relu(a, b) : a;
+    }
+    m = __vimax_s16x2_relu(m, __byte_perm(m, 0, 0x1032));
+    for (int o = T / 2; o > 0; o /= 2) m = __vimax_s16x2_relu(m, __shfl_xor_sync(0xffffffffu, m, o, T));
+    return m;
+}
+
 #ifndef MSV_XB_APART
 #define MSV_XB_APART (T <= 4)
 #endif
@@ -198,7 +226,6 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
         const Block* blk = &blocks[b];
         const int S = 32 / T;
         const bool active = g < blk->nseq;
-        const int len = active ? blk->len[g] : 0;
         const int seq = active ? blk->seq[g] : 0;
         const int tjbm_g = active ? tjbm[seq] : 0;
         const u32* words = (const u32*)(res + blk->off);
@@ -206,24 +233,38 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
         u32 w[NW];
 #pragma unroll
         for (int j = 0; j < NW; j++) w[j] = 0;
-        int xJ = 0, overflow = 0;
-        int xB = max(base - tjbm_g, 0);
 
         // Each row waits for the previous row's xB, so whatever sits on
-        // that chain is paid on every row of the longest target; this
+        // that chain is paid on every row of the longest target: this
         // pass runs on few targets (those SSV leaves undecided), and its
-        // time is that target's rows times the chain. Three things keep
-        // the chain short. As in ssv_kernel, the next four residues load
-        // while this four's rows run, and row maxima are trees. And, with
-        // MSV_XB_APART, xB enters a row's max apart from the cells: with
-        // h_k(y) = max(min(y + bias, 255) - cost_k, 0), nondecreasing in
-        // y, a cell is h_k(max(u_k, xB)) = max(h_k(u_k), h_k(xB)) (u_k
-        // the previous row's cell on the diagonal), so the row's max is
-        // the max of h_k(u_k), which needs no xB, and of h_k(xB) over k,
-        // which is h at the row's least cost: one scalar step after xB.
-        // That costs one more DPX instruction per cell pair, which pays
-        // only while a thread's nodes are few (T <= 4, M < 96; measured
-        // 13-16% slower at M = 800 and 2405, 20-35% faster at M <= 50).
+        // time is that target's rows times the chain. What keeps the
+        // chain short:
+        // - The special states fold into one running max. With e a row's
+        //   best cell and K = tec + tjbm, HMMER's xJ = max(xJ, e - tec, 0)
+        //   and xB = max(max(base, xJ) - tjbm, 0) give xB' = max(xB,
+        //   e - K) (xB starts at max(base - tjbm, 0) >= -tjbm), and the
+        //   final xJ is max(max over rows of e - tec, 0): xJ is never
+        //   needed along the way. Overflow (some e + bias >= 255) is that
+        //   same max of e, also off the chain. Padding rows (after a
+        //   target's end) have every cell 0, so e = 0 changes neither.
+        // - xB, e and their maxima are 16-bit pairs with both halves
+        //   equal, so that the chain is DPX operations only.
+        // - The next four residues load while this four's rows run, and
+        //   row maxima are trees.
+        // - With MSV_XB_APART, xB enters a row's max apart from the
+        //   cells: with h_k(y) = max(min(y + bias, 255) - cost_k, 0),
+        //   nondecreasing in y, a cell is h_k(max(u_k, xB)) =
+        //   max(h_k(u_k), h_k(xB)) (u_k the previous row's cell on the
+        //   diagonal), so the row's max is the max of h_k(u_k), which
+        //   needs no xB, and of h_k(xB) over k, which is h at the row's
+        //   least cost: one step after xB. That costs one more DPX
+        //   instruction per cell pair, which pays only while a thread's
+        //   nodes are few (T <= 4, M < 96; measured 13-16% slower at
+        //   M = 800 and 2405, 20-35% faster at M <= 50).
+        const int K = tec + tjbm_g;
+        const u32 negKv = pair16(-K);
+        u32 xBv = pair16(max(base - tjbm_g, 0));
+        u32 eKm = negKv; // max over rows of e - K (e >= 0)
         const int maxLen = blk->maxLen;
         u32 four = active && maxLen > 0 ? words[g] : 0xffffffffu;
         for (int i = 0; i < maxLen; i += 4) {
@@ -239,9 +280,8 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
                     if (t == 0) carry = 0;
                 }
 #if MSV_XB_APART
-                const int bestS = bestRow[x];
-                const int bB = min(xB + bias, 255);
-                const u32 bBv = (u32)bB * 0x10001u;
+                const u32 bestSKv = pair16(bestRow[x] - K);
+                const u32 bBv = __viaddmin_s16x2(xBv, biasv, capv);
                 u32 hu[NW];
 #pragma unroll
                 for (int j = NW - 1; j >= 0; j--) {
@@ -249,29 +289,25 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
                     hu[j] = __viaddmax_s16x2(__viaddmin_s16x2(shift_in(prev, w[j]), biasv, capv), s[j], 0u);
                     w[j] = __vimax_s16x2_relu(hu[j], __viaddmax_s16x2(bBv, s[j], 0u));
                 }
-                int e = hmax16(fold_max(0u, hu));
-                for (int o = T / 2; o > 0; o /= 2) e = max(e, __shfl_xor_sync(0xffffffffu, e, o, T));
-                e = max(e, max(bB + bestS, 0));
+                const u32 e = row_max(hu);
+                // xB' = max(xB, h(xB) at the least cost - K, max h(u) - K)
+                xBv = __viaddmax_s16x2(e, negKv, __viaddmax_s16x2(bBv, bestSKv, xBv));
+                eKm = __viaddmax_s16x2(e, negKv, __viaddmax_s16x2(bBv, bestSKv, eKm));
 #else
-                const u32 xBv = (u32)xB * 0x10001u;
 #pragma unroll
                 for (int j = NW - 1; j >= 0; j--) {
                     u32 prev = (j > 0) ? w[j - 1] : carry;
                     u32 v = __vimax_s16x2_relu(shift_in(prev, w[j]), xBv);
                     w[j] = __viaddmax_s16x2(__viaddmin_s16x2(v, biasv, capv), s[j], 0u);
                 }
-                int e = hmax16(fold_max(0u, w));
-                for (int o = T / 2; o > 0; o /= 2) e = max(e, __shfl_xor_sync(0xffffffffu, e, o, T));
+                const u32 e = row_max(w);
+                xBv = __viaddmax_s16x2(e, negKv, xBv);
+                eKm = __viaddmax_s16x2(e, negKv, eKm);
 #endif
-                if (i + r < len && !overflow) {
-                    if (e + bias >= 255) overflow = 1;
-                    e = max(e - tec, 0);
-                    xJ = max(xJ, e);
-                    xB = max(max(base, xJ) - tjbm_g, 0);
-                }
             }
             four = ahead;
         }
-        if (t == 0 && active) out[seq] = overflow ? 0xffffu : (unsigned short)xJ;
+        const int emax = (short)(eKm & 0xffff) + K;
+        if (t == 0 && active) out[seq] = emax + bias >= 255 ? 0xffffu : (unsigned short)max(emax - tec, 0);
     }
 }
