@@ -54,13 +54,7 @@ func shimExe(t *testing.T, s gpuShape) string {
 // maxima, indexed as the n targets.
 func shimSSV(t *testing.T, s gpuShape, om *oprofile.MSVProfile, Kp int, packed *gpudb.Packed, n int) []uint32 {
 	t.Helper()
-	bias := int16(om.Bias)
-	prof := profileWords(s, Kp, func(x, node int) int16 {
-		if node > om.M {
-			return bias - 255
-		}
-		return bias - int16(om.RBV[x][node])
-	}, -32767)
+	prof := ssvProfileWords(s, Kp, om)
 	var in bytes.Buffer
 	binary.Write(&in, binary.LittleEndian, []int32{0, int32(packed.NBlocks), int32(n), 2, int32(s.ssvSharedBytes()), 0, 0, 0})
 	for _, a := range [][]byte{prof, packed.Res, packed.Table, nil} {
@@ -115,7 +109,8 @@ func consensus(om *oprofile.MSVProfile, k int) byte {
 // TestSSVWindowsOnCPU runs ssv_kernel over windowed layouts of targets
 // far longer than the windows, with lengths on and around the window
 // boundaries, for models of 1 to 200 nodes (every T up to 16), with one
-// profile table and with a copy per target of a warp: every target's
+// profile table and with a copy per target of a warp, one row a step and
+// two (SSV_ROWS): every target's
 // maximum must equal the whole target's (the plain-integer reference),
 // and the scores SSV decides, with DPScore for the rest, must be Score's
 // bit for bit.
@@ -176,8 +171,9 @@ func ssvWindowsOnCPU(t *testing.T, rng *rand.Rand, amino *alphabet.Alphabet, ext
 	for i := range idx {
 		idx[i] = i
 	}
-	for _, copies := range []int{1, 32 / s.T} {
-		s.Copies = copies
+	for _, v := range [][2]int{{1, 1}, {1, 32 / s.T}, {2, 1}, {2, 32 / s.T}} {
+		s = s.withRows(v[0])
+		s.Copies = v[1]
 		got := shimSSV(t, s, om, Kp, gpudb.PackWindows(dsqs, idx, s.T, step, overlap), len(dsqs))
 		bad := 0
 		for i, d := range dsqs {

@@ -55,6 +55,9 @@ type GPU struct {
 	SSVCopies int
 	// MinNodes (0: nodesFor's choice) is the fewest nodes a thread holds.
 	MinNodes int
+	// SSVRows sets the rows ssv_kernel takes a step (msv.cu): 0 picks,
+	// 1 or 2.
+	SSVRows int
 	// Repeat > 1 runs each SSV kernel that many times back to back (for
 	// benchmarks: the device's steady rate, its clocks up) and counts
 	// their mean time in KernelTime.
@@ -63,8 +66,9 @@ type GPU struct {
 
 // gpuShape is one kernel specialisation: T threads per target, C nodes per
 // thread, KP residue codes (+1 padding), BLOCK threads per CUDA block,
-// Copies of SSV's profile in shared memory (1 or 32/T).
-type gpuShape struct{ T, C, KP, Block, Copies int }
+// Copies of SSV's profile in shared memory (1 or 32/T), Rows rows a step
+// in ssv_kernel (1 or 2: two profile tables).
+type gpuShape struct{ T, C, KP, Block, Copies, Rows int }
 
 // NewGPU prepares the filter on a device context.
 func NewGPU(ctx *cuda.Context) *GPU {
@@ -72,8 +76,17 @@ func NewGPU(ctx *cuda.Context) *GPU {
 }
 
 // stride is the number of profile words between threads: odd, so that
-// the 32 threads of a warp read 32 different shared-memory banks.
-func (s gpuShape) stride() int { return s.C/2 | 1 }
+// the 32 threads of a warp read 32 different shared-memory banks; with
+// two rows a step, room for the shifted table's extra word.
+func (s gpuShape) stride() int {
+	if s.Rows == 2 {
+		return (s.C/2 + 1) | 1
+	}
+	return s.C/2 | 1
+}
+
+// tables is the number of SSV profile tables (msv.cu: SSV_ROWS).
+func (s gpuShape) tables() int { return max(1, s.Rows) }
 
 func (s gpuShape) sharedBytes() int { return s.KP * s.T * s.stride() * 4 }
 
@@ -86,10 +99,10 @@ func (s gpuShape) msvSharedBytes() int { return s.sharedBytes() + 4*s.KP }
 // longer (msv.cu: SSV_ROWW, SSV_COPYW).
 func (s gpuShape) ssvSharedBytes() int {
 	if s.Copies <= 1 {
-		return s.sharedBytes()
+		return s.tables() * s.sharedBytes()
 	}
 	roww := (s.T*s.stride() + 31) &^ 31
-	return s.Copies * (s.KP*roww + 32) * 4
+	return s.Copies * (s.tables()*s.KP*roww + 32) * 4
 }
 
 // nodesFor is the fewest nodes shapeFor gives a thread (below 32
@@ -119,8 +132,14 @@ func shapeForNodes(M, Kp, n int) gpuShape {
 	}
 	C := (M + T - 1) / T
 	C += C & 1
-	s := gpuShape{T: T, C: C, KP: Kp + 1, Block: 256, Copies: 1}
-	if T >= 2 && T <= 8 {
+	return gpuShape{T: T, C: C, KP: Kp + 1, Block: 256, Copies: 1, Rows: 1}.withRows(1)
+}
+
+// withRows is s with r rows a step in ssv_kernel (1 or 2), and the
+// profile copies and block size that go with its shared memory.
+func (s gpuShape) withRows(r int) gpuShape {
+	s.Rows, s.Copies, s.Block = r, 1, 256
+	if T := s.T; T >= 2 && T <= 8 {
 		// A profile copy per target of the warp: no bank conflicts
 		// between its 32/T targets' rows (msv.cu). Measured on an H100
 		// (docs/BENCHMARKS.md): 3-17% faster SSV for T = 2, 4, 8; none
@@ -149,7 +168,7 @@ func (s gpuShape) program() nvrtc.Program {
 
 // defines are the kernels' compile-time parameters.
 func (s gpuShape) defines() string {
-	return fmt.Sprintf("#define T %d\n#define C %d\n#define KP %d\n#define BLOCK %d\n#define SSV_COPIES %d\n", s.T, s.C, s.KP, s.Block, s.Copies)
+	return fmt.Sprintf("#define T %d\n#define C %d\n#define KP %d\n#define BLOCK %d\n#define SSV_COPIES %d\n#define SSV_ROWS %d\n", s.T, s.C, s.KP, s.Block, s.Copies, s.tables())
 }
 
 // Precompile starts compiling, in the background, the kernels that Scores
@@ -185,21 +204,50 @@ func (g *GPU) kernel(s gpuShape) (*nvrtc.Kernels, error) {
 // residue x, thread t, word j holds nodes t*C+2j+1 and t*C+2j+2; the
 // last code is the padding row.
 func profileWords(s gpuShape, Kp int, cell func(x, k int) int16, pad int16) []byte {
+	return profileWordsFrom(s, Kp, cell, pad, 1)
+}
+
+// profileWordsFrom is profileWords with word j of thread t holding nodes
+// t*C+2j+first and the next, for words while the first node is at most
+// t*C+C; nodes below 1 are pad. first = 0 is ssv_kernel's shifted table
+// (two rows a step): NW+1 words a thread.
+func profileWordsFrom(s gpuShape, Kp int, cell func(x, k int) int16, pad int16, first int) []byte {
 	st := s.stride()
 	out := make([]byte, s.sharedBytes())
+	node := func(x, k int) int16 {
+		if x >= Kp || k < 1 {
+			return pad
+		}
+		return cell(x, k)
+	}
 	for x := 0; x < s.KP; x++ {
 		for t := 0; t < s.T; t++ {
-			for j := 0; j < s.C/2; j++ {
-				k := t*s.C + 2*j + 1
-				a, b := pad, pad
-				if x < Kp {
-					a, b = cell(x, k), cell(x, k+1)
-				}
+			for j := 0; 2*j+first <= s.C; j++ {
+				k := t*s.C + 2*j + first
+				a, b := node(x, k), node(x, k+1)
 				off := ((x*s.T+t)*st + j) * 4
 				binary.LittleEndian.PutUint16(out[off:], uint16(a))
 				binary.LittleEndian.PutUint16(out[off+2:], uint16(b))
 			}
 		}
+	}
+	return out
+}
+
+// ssvProfileWords is ssv_kernel's profile: bias - cost (cost 255 past
+// the model's end), padding -32767; with two rows a step, then the same
+// shifted by one node (profileWordsFrom).
+func ssvProfileWords(s gpuShape, Kp int, om *oprofile.MSVProfile) []byte {
+	bias := int16(om.Bias)
+	cell := func(x, node int) int16 {
+		if node > om.M {
+			return bias - 255
+		}
+		return bias - int16(om.RBV[x][node])
+	}
+	out := profileWords(s, Kp, cell, -32767)
+	if s.Rows == 2 {
+		out = append(out, profileWordsFrom(s, Kp, cell, -32767, 0)...)
 	}
 	return out
 }
@@ -231,10 +279,21 @@ func (g *GPU) nodes(M int) int {
 	return nodesFor(M)
 }
 
+// rows is the rows a step ssv_kernel takes for shape s (GPU.SSVRows).
+func (g *GPU) rows(s gpuShape) int {
+	if g.SSVRows == 1 || g.SSVRows == 2 {
+		return g.SSVRows
+	}
+	return s.Rows
+}
+
 // Scores sets out[i] to the MSV filter score of db.Dsqs[i] (Score's value).
 func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float32) error {
 	dsqs := db.Dsqs
 	s := shapeForNodes(om.M, Kp, g.nodes(om.M))
+	if r := g.rows(s); r != s.Rows {
+		s = s.withRows(r)
+	}
 	switch {
 	case g.SSVCopies == 1:
 		s.Copies = 1
@@ -262,8 +321,7 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 		if err != nil {
 			return err
 		}
-		bias := int16(om.Bias)
-		prof := profileWords(s, Kp, func(x, node int) int16 { return bias - cost(x, node) }, -32767)
+		prof := ssvProfileWords(s, Kp, om)
 		maxw, err := g.launch(k, s, "ssv_kernel", prof, layout, nil, len(dsqs), nil)
 		if err != nil {
 			return err

@@ -108,14 +108,15 @@ func TestGPUMatchesCPU(t *testing.T) {
 	// already cut the 20,000- and 100,001-residue targets.
 	// Then threads of at least 12 and 24 nodes (GPU.MinNodes) at every
 	// M (the default takes 24 from M = 192 on), windows and copies as
-	// picked and forced.
-	for _, v := range []struct{ step, copies, nodes int }{{61, 1, 0}, {61, 2, 0}, {500, 1, 0}, {-1, 1, 0}, {-1, 2, 0}, {0, 2, 0}, {0, 0, 12}, {0, 0, 24}, {61, 2, 24}} {
-		g.WindowStep, g.SSVCopies, g.MinNodes = v.step, v.copies, v.nodes
+	// picked and forced; then one and two rows a step (GPU.SSVRows).
+	for _, v := range []struct{ step, copies, nodes, rows int }{{61, 1, 0, 0}, {61, 2, 0, 0}, {500, 1, 0, 0}, {-1, 1, 0, 0}, {-1, 2, 0, 0}, {0, 2, 0, 0}, {0, 0, 12, 0}, {0, 0, 24, 0}, {61, 2, 24, 0},
+		{0, 0, 0, 1}, {0, 0, 0, 2}, {61, 1, 0, 2}, {61, 2, 0, 2}, {-1, 2, 0, 2}, {0, 0, 24, 2}} {
+		g.WindowStep, g.SSVCopies, g.MinNodes, g.SSVRows = v.step, v.copies, v.nodes, v.rows
 		for _, M := range []int{1, 7, 10, 23, 24, 40, 47, 50, 95, 100, 150, 191, 200, 300, 383, 400, 767, 800} {
 			compareGPU(t, g, testmodels.RandomHMM(rng, amino, M), protDB)
 		}
 	}
-	g.WindowStep, g.SSVCopies, g.MinNodes = 0, 0, 0
+	g.WindowStep, g.SSVCopies, g.MinNodes, g.SSVRows = 0, 0, 0, 0
 	// The CUDAMPF query models against a real proteome, when the data is here.
 	proteome := gpudb.New(ctx, testmodels.ReadDsqs(t, testutil.GPUData(t, "pyhmmer/seqs/938293.PRJEB85.HG003687.faa"), amino))
 	defer proteome.Free()
@@ -134,7 +135,8 @@ func TestGPUMatchesCPU(t *testing.T) {
 // (no windows), "win" (windows as Scores picks them), "winX" (the step
 // scaled by X), each with "+copy" for a profile copy per target of a
 // warp, "stepN" for windows of step N (residues); "auto" is what Scores
-// does unasked; a last "+nN" gives threads at least N nodes (MinNodes). HMMGO_GPU_BENCH_M lists the model lengths;
+// does unasked; then "+nN" gives threads at least N nodes (MinNodes),
+// and a last "+rN" N rows a step in the SSV kernel (SSVRows). HMMGO_GPU_BENCH_M lists the model lengths;
 // HMMGO_GPU_BENCH_MSV=0 leaves out the MSV program;
 // HMMGO_GPU_BENCH_REPEAT=R times R SSV kernels back to back (GPU.Repeat;
 // "auto": enough for 20 ms, from the warm-up call's kernel time).
@@ -222,7 +224,14 @@ func TestGPUThroughput(t *testing.T) {
 
 // setVariant sets g to one of TestGPUThroughput's variants.
 func setVariant(g *msvfilter.GPU, v string) error {
-	g.ForceMSV, g.WindowStep, g.WindowScale, g.SSVCopies, g.MinNodes = false, 0, 0, 0, 0
+	g.ForceMSV, g.WindowStep, g.WindowScale, g.SSVCopies, g.MinNodes, g.SSVRows = false, 0, 0, 0, 0, 0
+	if w, r, ok := strings.Cut(v, "+r"); ok {
+		rows, err := strconv.Atoi(r)
+		if err != nil {
+			return fmt.Errorf("variant %q: %v", v, err)
+		}
+		g.SSVRows, v = rows, w
+	}
 	if w, n, ok := strings.Cut(v, "+n"); ok {
 		nodes, err := strconv.Atoi(n)
 		if err != nil {

@@ -11,7 +11,8 @@
 // sequence (power of two, 1..32), C nodes per thread (even), KP residue
 // codes plus one padding code (KP-1) that ends every diagonal, BLOCK
 // threads per CUDA block, SSV_COPIES copies of SSV's profile in shared
-// memory (1 or 32/T; see below).
+// memory (1 or 32/T; see below), SSV_ROWS rows a step in ssv_kernel (1
+// or 2; see there).
 //
 // Arithmetic. SSV cells are kept as w = v+128 of HMMER's signed SSV cell
 // v: w' = max(w + s, 0) with s = bias - cost. HMMER's overflow test is
@@ -20,8 +21,17 @@
 // cells are HMMER's unsigned bytes: m' = max(min(max(m, xB) + bias, 255)
 // - cost, 0).
 
+#ifndef SSV_ROWS
+#define SSV_ROWS 1
+#endif
 #define NW (C / 2)             // packed words per thread
-#define STRIDE (NW | 1)        // words between threads: odd, so a warp's reads hit 32 banks
+// Words between threads: odd, so a warp's reads hit 32 banks; with
+// SSV_ROWS = 2 at least NW + 1 (the shifted table's rows).
+#if SSV_ROWS == 2
+#define STRIDE ((NW + 1) | 1)
+#else
+#define STRIDE (NW | 1)
+#endif
 #define ROWW (T * STRIDE)      // words per residue code
 
 typedef unsigned int u32;
@@ -65,31 +75,59 @@ __device__ __forceinline__ int hmax16(u32 v) {
 // copy g shifted by g*T*STRIDE words: lane (g, t) then reads bank
 // STRIDE*(g*T + t) + j (mod 32) whatever the residue, 32 different
 // banks, at S times the shared memory.
+// With SSV_ROWS = 2 a copy holds two tables (ssv_kernel), one after the
+// other.
 #if SSV_COPIES > 1
 #define SSV_ROWW ((ROWW + 31) & ~31)
-#define SSV_COPYW (KP * SSV_ROWW + 32)
+#define SSV_COPYW (SSV_ROWS * KP * SSV_ROWW + 32)
 #else
 #define SSV_ROWW ROWW
-#define SSV_COPYW (KP * ROWW)
+#define SSV_COPYW (SSV_ROWS * KP * ROWW)
 #endif
 
 // fold_max is max(xE, the row's cells): the row's max as a tree of
 // three-way maxima, then one max with xE, so that xE's chain from row to
 // row is one instruction, not NW/2 (as many instructions as folding the
-// cells into xE one after another).
-__device__ __forceinline__ u32 fold_max(u32 xE, const u32 (&w)[NW])
+// cells into xE one after another). N is NW, or NW + 1 (SSV_ROWS = 2).
+template <int N>
+__device__ __forceinline__ u32 fold_max(u32 xE, const u32 (&w)[N])
 {
-    if constexpr (NW == 1) {
+    if constexpr (N == 1) {
         return __vimax_s16x2_relu(xE, w[0]);
-    } else if constexpr (NW == 2) {
+    } else if constexpr (N == 2) {
         return __vimax3_s16x2(xE, w[0], w[1]);
     } else {
         u32 m = __vimax3_s16x2(w[0], w[1], w[2]);
 #pragma unroll
-        for (int j = 3; j + 1 < NW; j += 2) m = __vimax3_s16x2(m, w[j], w[j + 1]);
-        if constexpr (NW % 2 == 0) return __vimax3_s16x2(xE, m, w[NW - 1]);
+        for (int j = 3; j + 1 < N; j += 2) m = __vimax3_s16x2(m, w[j], w[j + 1]);
+        if constexpr (N % 2 == 0) return __vimax3_s16x2(xE, m, w[N - 1]);
         else return __vimax_s16x2_relu(xE, m);
     }
+}
+
+// tree_max is the max of N words of cells (all >= 0), a chain of
+// three-way maxima.
+template <int N>
+__device__ __forceinline__ u32 tree_max(const u32 (&w)[N])
+{
+    if constexpr (N == 1) {
+        return w[0];
+    } else if constexpr (N == 2) {
+        return __vimax_s16x2_relu(w[0], w[1]);
+    } else {
+        u32 m = __vimax3_s16x2(w[0], w[1], w[2]);
+#pragma unroll
+        for (int j = 3; j + 1 < N; j += 2) m = __vimax3_s16x2(m, w[j], w[j + 1]);
+        if constexpr (N % 2 == 0) m = __vimax_s16x2_relu(m, w[N - 1]);
+        return m;
+    }
+}
+
+// fold_max2 is fold_max over two rows' words, xE's chain one instruction.
+template <int N1, int N2>
+__device__ __forceinline__ u32 fold_max2(u32 xE, const u32 (&a)[N1], const u32 (&b)[N2])
+{
+    return __vimax3_s16x2(xE, tree_max(a), tree_max(b));
 }
 
 // SSV: each target's best diagonal cell, max'd into out (zeroed by the
@@ -102,8 +140,8 @@ ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
            unsigned int* __restrict__ out)
 {
     u32* sprof = (u32*)SHARED_BASE;
-    for (int i = threadIdx.x; i < SSV_COPIES * KP * ROWW; i += blockDim.x) {
-        int copy = i / (KP * ROWW), r = i % (KP * ROWW);
+    for (int i = threadIdx.x; i < SSV_COPIES * SSV_ROWS * KP * ROWW; i += blockDim.x) {
+        int copy = i / (SSV_ROWS * KP * ROWW), r = i % (SSV_ROWS * KP * ROWW);
         int shift = SSV_COPIES > 1 ? (copy * T * STRIDE) % 32 : 0;
         sprof[copy * SSV_COPYW + shift + (r / ROWW) * SSV_ROWW + r % ROWW] = prof[r];
     }
@@ -136,6 +174,36 @@ ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
         u32 four = active && maxLen > 0 ? words[g] : 0xffffffffu;
         for (int i = 0; i < maxLen; i += 4) {
             u32 ahead = active && i + 4 < maxLen ? words[(i / 4 + 1) * S + g] : 0xffffffffu;
+#if SSV_ROWS == 2
+            // Two rows a step, with no byte permute: a word j holds nodes
+            // 2j+1, 2j+2 (of the thread's) in rows i-1 and i+1 and nodes
+            // 2j, 2j+1 in row i, so each row's word takes the previous
+            // row's word j-1 whole. Row i reads the second table, the
+            // profile shifted by one node (word j: nodes 2j, 2j+1; word
+            // NW: the node after the thread's last, whose row-i cell the
+            // last thread must count; global node 0 is padding). The
+            // previous thread's last word is exchanged once per two rows.
+#pragma unroll
+            for (int r = 0; r < 4; r += 2) {
+                int x0 = (four >> (8 * r)) & 0xff, x1 = (four >> (8 * r + 8)) & 0xff;
+                if (x0 >= KP) x0 = KP - 1;
+                if (x1 >= KP) x1 = KP - 1;
+                const u32* sb = myprof + (KP + x0) * SSV_ROWW;
+                const u32* sa = myprof + x1 * SSV_ROWW;
+                u32 carry = 0;
+                if (T > 1) {
+                    carry = __shfl_up_sync(0xffffffffu, w[NW - 1], 1, T);
+                    if (t == 0) carry = 0;
+                }
+                u32 u[NW + 1];
+                u[0] = __viaddmax_s16x2(carry, sb[0], 0u);
+#pragma unroll
+                for (int j = 1; j <= NW; j++) u[j] = __viaddmax_s16x2(w[j - 1], sb[j], 0u);
+#pragma unroll
+                for (int j = 0; j < NW; j++) w[j] = __viaddmax_s16x2(u[j], sa[j], 0u);
+                xE = fold_max2(xE, u, w);
+            }
+#else
 #pragma unroll
             for (int r = 0; r < 4; r++) {
                 int x = (four >> (8 * r)) & 0xff;
@@ -155,6 +223,7 @@ ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
                 }
                 xE = fold_max(xE, w);
             }
+#endif
             four = ahead;
         }
         int m = hmax16(xE);
