@@ -111,12 +111,28 @@ func (s gpuShape) ssvSharedBytes() int {
 // M = 383, 16 instead of 32 up to 767). Measured on an H100
 // (docs/BENCHMARKS.md): 24 nodes ran M = 200 and 400 faster; below 192
 // they would leave T <= 4 with rows too wide for the profile copies
-// (msv.cu) in 64 KiB, and M = 150 ran slower.
+// (msv.cu) in 64 KiB, and M = 150 ran slower. Also 24 for M = 24..47:
+// one thread a target (T = 1), which takes two rows a step (rowsFor)
+// and needs no profile copies. (Below 24, T = 1 with 12, whose windows
+// overlap less: windowOverlap.)
 func nodesFor(M int) int {
-	if M >= 192 {
+	if M >= 192 || (M >= 24 && M < 48) {
 		return 24
 	}
 	return 12
+}
+
+// rowsFor is the rows a step ssv_kernel takes on T threads a target: two
+// for T = 1 (measured with ncu on an H100 at M = 10: 115 us instead of
+// 136 on 100M residues, 17% fewer instructions); one otherwise, where
+// the second table would not fit the profile copies in 64 KiB, and
+// without them bank conflicts cost more than it saved (M = 25 and 50:
+// 8-22% slower).
+func rowsFor(T int) int {
+	if T == 1 {
+		return 2
+	}
+	return 1
 }
 
 // shapeFor picks threads per target so that each thread holds at least
@@ -132,7 +148,7 @@ func shapeForNodes(M, Kp, n int) gpuShape {
 	}
 	C := (M + T - 1) / T
 	C += C & 1
-	return gpuShape{T: T, C: C, KP: Kp + 1, Block: 256, Copies: 1, Rows: 1}.withRows(1)
+	return gpuShape{T: T, C: C, KP: Kp + 1}.withRows(rowsFor(T))
 }
 
 // withRows is s with r rows a step in ssv_kernel (1 or 2), and the
@@ -279,6 +295,10 @@ func (g *GPU) nodes(M int) int {
 	return nodesFor(M)
 }
 
+// maxSharedBytes is the most shared memory a CUDA block may have on the
+// devices this runs on (compute capability 9.0: 227 KiB).
+const maxSharedBytes = 227 << 10
+
 // rows is the rows a step ssv_kernel takes for shape s (GPU.SSVRows).
 func (g *GPU) rows(s gpuShape) int {
 	if g.SSVRows == 1 || g.SSVRows == 2 {
@@ -299,6 +319,9 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 		s.Copies = 1
 	case g.SSVCopies != 0:
 		s.Copies = 32 / s.T
+		if s.ssvSharedBytes() > maxSharedBytes {
+			s.Copies = 1 // T = 1 with two tables: 244 KiB
+		}
 	}
 	k, err := g.kernel(s)
 	if err != nil {

@@ -110,7 +110,7 @@ func TestGPUMatchesCPU(t *testing.T) {
 	// M (the default takes 24 from M = 192 on), windows and copies as
 	// picked and forced; then one and two rows a step (GPU.SSVRows).
 	for _, v := range []struct{ step, copies, nodes, rows int }{{61, 1, 0, 0}, {61, 2, 0, 0}, {500, 1, 0, 0}, {-1, 1, 0, 0}, {-1, 2, 0, 0}, {0, 2, 0, 0}, {0, 0, 12, 0}, {0, 0, 24, 0}, {61, 2, 24, 0},
-		{0, 0, 0, 1}, {0, 0, 0, 2}, {61, 1, 0, 2}, {61, 2, 0, 2}, {-1, 2, 0, 2}, {0, 0, 24, 2}} {
+		{0, 0, 0, 1}, {0, 0, 0, 2}, {61, 1, 0, 2}, {61, 2, 0, 2}, {-1, 2, 0, 2}, {0, 0, 24, 2}, {0, 0, 48, 2}, {0, 0, 12, 1}} {
 		g.WindowStep, g.SSVCopies, g.MinNodes, g.SSVRows = v.step, v.copies, v.nodes, v.rows
 		for _, M := range []int{1, 7, 10, 23, 24, 40, 47, 50, 95, 100, 150, 191, 200, 300, 383, 400, 767, 800} {
 			compareGPU(t, g, testmodels.RandomHMM(rng, amino, M), protDB)
@@ -136,7 +136,8 @@ func TestGPUMatchesCPU(t *testing.T) {
 // scaled by X), each with "+copy" for a profile copy per target of a
 // warp, "stepN" for windows of step N (residues); "auto" is what Scores
 // does unasked; then "+nN" gives threads at least N nodes (MinNodes),
-// and a last "+rN" N rows a step in the SSV kernel (SSVRows). HMMGO_GPU_BENCH_M lists the model lengths;
+// "+rN" N rows a step in the SSV kernel (SSVRows), "+wX" the step
+// scaled by X (setVariant). HMMGO_GPU_BENCH_M lists the model lengths;
 // HMMGO_GPU_BENCH_MSV=0 leaves out the MSV program;
 // HMMGO_GPU_BENCH_REPEAT=R times R SSV kernels back to back (GPU.Repeat;
 // "auto": enough for 20 ms, from the warm-up call's kernel time).
@@ -222,45 +223,28 @@ func TestGPUThroughput(t *testing.T) {
 	g.Repeat = 0
 }
 
-// setVariant sets g to one of TestGPUThroughput's variants.
+// setVariant sets g to one of TestGPUThroughput's variants: a head
+// (auto, msv, whole, win, winX, stepN), then "+"-separated changes:
+// copy, nN (MinNodes), rN (SSVRows), wX (WindowScale).
 func setVariant(g *msvfilter.GPU, v string) error {
 	g.ForceMSV, g.WindowStep, g.WindowScale, g.SSVCopies, g.MinNodes, g.SSVRows = false, 0, 0, 0, 0, 0
-	if w, r, ok := strings.Cut(v, "+r"); ok {
-		rows, err := strconv.Atoi(r)
-		if err != nil {
-			return fmt.Errorf("variant %q: %v", v, err)
-		}
-		g.SSVRows, v = rows, w
-	}
-	if w, n, ok := strings.Cut(v, "+n"); ok {
-		nodes, err := strconv.Atoi(n)
-		if err != nil {
-			return fmt.Errorf("variant %q: %v", v, err)
-		}
-		g.MinNodes, v = nodes, w
-	}
-	if v == "auto" {
-		return nil
-	}
-	if v == "msv" {
-		g.ForceMSV = true
-		return nil
-	}
-	g.SSVCopies = 1
-	if w, ok := strings.CutSuffix(v, "+copy"); ok {
-		g.SSVCopies, v = 2, w
-	}
+	parts := strings.Split(v, "+")
+	head := parts[0]
 	switch {
-	case v == "whole":
-		g.WindowStep = -1
-	case strings.HasPrefix(v, "step"):
-		n, err := strconv.Atoi(v[4:])
+	case head == "auto":
+	case head == "msv":
+		g.ForceMSV = true
+	case head == "whole":
+		g.WindowStep, g.SSVCopies = -1, 1
+	case strings.HasPrefix(head, "step"):
+		n, err := strconv.Atoi(head[4:])
 		if err != nil || n <= 0 {
 			return fmt.Errorf("variant %q: want stepN, N > 0", v)
 		}
-		g.WindowStep = n
-	case strings.HasPrefix(v, "win"):
-		if x := v[3:]; x != "" {
+		g.WindowStep, g.SSVCopies = n, 1
+	case strings.HasPrefix(head, "win"):
+		g.SSVCopies = 1
+		if x := head[3:]; x != "" {
 			f, err := strconv.ParseFloat(x, 64)
 			if err != nil {
 				return fmt.Errorf("variant %q: %v", v, err)
@@ -269,6 +253,29 @@ func setVariant(g *msvfilter.GPU, v string) error {
 		}
 	default:
 		return fmt.Errorf("unknown variant %q", v)
+	}
+	for _, p := range parts[1:] {
+		if p == "copy" {
+			g.SSVCopies = 2
+			continue
+		}
+		if p == "" {
+			return fmt.Errorf("variant %q: empty change", v)
+		}
+		x, err := strconv.ParseFloat(p[1:], 64)
+		if err != nil {
+			return fmt.Errorf("variant %q: %v", v, err)
+		}
+		switch p[0] {
+		case 'n':
+			g.MinNodes = int(x)
+		case 'r':
+			g.SSVRows = int(x)
+		case 'w':
+			g.WindowScale = x
+		default:
+			return fmt.Errorf("variant %q: unknown change %q", v, p)
+		}
 	}
 	return nil
 }

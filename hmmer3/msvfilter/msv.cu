@@ -67,6 +67,42 @@ __device__ __forceinline__ int hmax16(u32 v) {
     return a > b ? a : b;
 }
 
+// Residue words fetched ahead (PF words, 4*PF rows): a warp's rows
+// depend on each other, so a load issued only when needed costs its
+// whole latency every fourth row, and one issued four rows ahead still
+// most of it (global memory takes hundreds of cycles; four rows of a
+// small model, tens). That latency sets the pace wherever a warp runs
+// alone: msv_kernel's longest targets, ssv_kernel's last warps.
+#ifndef SSV_PF
+#define SSV_PF (NW <= 8 ? 4 : (NW <= 16 ? 2 : 1))
+#endif
+#ifndef MSV_PF
+#define MSV_PF (NW <= 8 ? 8 : (NW <= 16 ? 4 : 2))
+#endif
+
+// walk_words calls rows4 with each word of four residues of group g's
+// target in a block (the padded length maxLen, a multiple of 4), in
+// order, PF words fetched ahead; all-padding words for inactive groups.
+// The test on maxLen is the same for the whole warp.
+template <int PF, typename F>
+__device__ __forceinline__ void walk_words(const u32* words, int S, int g, bool active, int maxLen, F&& rows4)
+{
+    u32 q[PF];
+#pragma unroll
+    for (int k = 0; k < PF; k++) q[k] = active && 4 * k < maxLen ? words[k * S + g] : 0xffffffffu;
+    for (int i = 0; i < maxLen; i += 4 * PF) {
+#pragma unroll
+        for (int k = 0; k < PF; k++) {
+            if (i + 4 * k < maxLen) {
+                const u32 four = q[k];
+                const int n = i + 4 * (k + PF);
+                q[k] = active && n < maxLen ? words[(n / 4) * S + g] : 0xffffffffu;
+                rows4(four);
+            }
+        }
+    }
+}
+
 // SSV's profile in shared memory. With SSV_COPIES = 1 one table, rows of
 // ROWW words: the S groups of a warp read the rows of their own residues,
 // and rows x and x + 32/T start on the same bank, so groups can collide
@@ -168,12 +204,7 @@ ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
         for (int j = 0; j < NW; j++) w[j] = 0;
         u32 xE = 0;
 
-        // The next four residues are fetched while this four's rows run:
-        // a warp's rows depend on each other, so a load issued only when
-        // needed costs its whole latency every fourth row.
-        u32 four = active && maxLen > 0 ? words[g] : 0xffffffffu;
-        for (int i = 0; i < maxLen; i += 4) {
-            u32 ahead = active && i + 4 < maxLen ? words[(i / 4 + 1) * S + g] : 0xffffffffu;
+        walk_words<SSV_PF>(words, S, g, active, maxLen, [&](const u32 four) {
 #if SSV_ROWS == 2
             // Two rows a step, with no byte permute: a word j holds nodes
             // 2j+1, 2j+2 (of the thread's) in rows i-1 and i+1 and nodes
@@ -224,8 +255,7 @@ ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
                 xE = fold_max(xE, w);
             }
 #endif
-            four = ahead;
-        }
+        });
         int m = hmax16(xE);
         for (int o = T / 2; o > 0; o /= 2) m = max(m, __shfl_down_sync(0xffffffffu, m, o, T));
         if (t == 0 && active) atomicMax(&out[blk->seq[g]], (unsigned int)m);
@@ -318,8 +348,8 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
         //   target's end) have every cell 0, so e = 0 changes neither.
         // - xB, e and their maxima are 16-bit pairs with both halves
         //   equal, so that the chain is DPX operations only.
-        // - The next four residues load while this four's rows run, and
-        //   row maxima are trees.
+        // - Residues load MSV_PF words ahead (walk_words), and row maxima
+        //   are trees.
         // - With MSV_XB_APART, xB enters a row's max apart from the
         //   cells: with h_k(y) = max(min(y + bias, 255) - cost_k, 0),
         //   nondecreasing in y, a cell is h_k(max(u_k, xB)) =
@@ -335,9 +365,7 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
         u32 xBv = pair16(max(base - tjbm_g, 0));
         u32 eKm = negKv; // max over rows of e - K (e >= 0)
         const int maxLen = blk->maxLen;
-        u32 four = active && maxLen > 0 ? words[g] : 0xffffffffu;
-        for (int i = 0; i < maxLen; i += 4) {
-            u32 ahead = active && i + 4 < maxLen ? words[(i / 4 + 1) * S + g] : 0xffffffffu;
+        walk_words<MSV_PF>(words, S, g, active, maxLen, [&](const u32 four) {
 #pragma unroll
             for (int r = 0; r < 4; r++) {
                 int x = (four >> (8 * r)) & 0xff;
@@ -374,8 +402,7 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
                 eKm = __viaddmax_s16x2(e, negKv, eKm);
 #endif
             }
-            four = ahead;
-        }
+        });
         const int emax = (short)(eKm & 0xffff) + K;
         if (t == 0 && active) out[seq] = emax + bias >= 255 ? 0xffffu : (unsigned short)max(emax - tec, 0);
     }
