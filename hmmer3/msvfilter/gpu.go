@@ -58,6 +58,9 @@ type GPU struct {
 	// SSVRows sets the rows ssv_kernel takes a step (msv.cu): 0 picks,
 	// 1 or 2.
 	SSVRows int
+	// Prefetch (0: msv.cu picks) sets the residue words both kernels
+	// fetch ahead, for benchmarks.
+	Prefetch int
 	// Repeat > 1 runs each SSV kernel that many times back to back (for
 	// benchmarks: the device's steady rate, its clocks up) and counts
 	// their mean time in KernelTime.
@@ -67,8 +70,9 @@ type GPU struct {
 // gpuShape is one kernel specialisation: T threads per target, C nodes per
 // thread, KP residue codes (+1 padding), BLOCK threads per CUDA block,
 // Copies of SSV's profile in shared memory (1 or 32/T), Rows rows a step
-// in ssv_kernel (1 or 2: two profile tables).
-type gpuShape struct{ T, C, KP, Block, Copies, Rows int }
+// in ssv_kernel (1 or 2: two profile tables), PF residue words fetched
+// ahead by both kernels (0: msv.cu's choice by thread width).
+type gpuShape struct{ T, C, KP, Block, Copies, Rows, PF int }
 
 // NewGPU prepares the filter on a device context.
 func NewGPU(ctx *cuda.Context) *GPU {
@@ -184,7 +188,11 @@ func (s gpuShape) program() nvrtc.Program {
 
 // defines are the kernels' compile-time parameters.
 func (s gpuShape) defines() string {
-	return fmt.Sprintf("#define T %d\n#define C %d\n#define KP %d\n#define BLOCK %d\n#define SSV_COPIES %d\n#define SSV_ROWS %d\n", s.T, s.C, s.KP, s.Block, s.Copies, s.tables())
+	d := fmt.Sprintf("#define T %d\n#define C %d\n#define KP %d\n#define BLOCK %d\n#define SSV_COPIES %d\n#define SSV_ROWS %d\n", s.T, s.C, s.KP, s.Block, s.Copies, s.tables())
+	if s.PF > 0 {
+		d += fmt.Sprintf("#define SSV_PF %d\n#define MSV_PF %d\n", s.PF, s.PF)
+	}
+	return d
 }
 
 // Precompile starts compiling, in the background, the kernels that Scores
@@ -314,6 +322,7 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 	if r := g.rows(s); r != s.Rows {
 		s = s.withRows(r)
 	}
+	s.PF = g.Prefetch
 	switch {
 	case g.SSVCopies == 1:
 		s.Copies = 1

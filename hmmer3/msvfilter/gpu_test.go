@@ -108,15 +108,16 @@ func TestGPUMatchesCPU(t *testing.T) {
 	// already cut the 20,000- and 100,001-residue targets.
 	// Then threads of at least 12 and 24 nodes (GPU.MinNodes) at every
 	// M (the default takes 24 from M = 192 on), windows and copies as
-	// picked and forced; then one and two rows a step (GPU.SSVRows).
-	for _, v := range []struct{ step, copies, nodes, rows int }{{61, 1, 0, 0}, {61, 2, 0, 0}, {500, 1, 0, 0}, {-1, 1, 0, 0}, {-1, 2, 0, 0}, {0, 2, 0, 0}, {0, 0, 12, 0}, {0, 0, 24, 0}, {61, 2, 24, 0},
-		{0, 0, 0, 1}, {0, 0, 0, 2}, {61, 1, 0, 2}, {61, 2, 0, 2}, {-1, 2, 0, 2}, {0, 0, 24, 2}, {0, 0, 48, 2}, {0, 0, 12, 1}} {
-		g.WindowStep, g.SSVCopies, g.MinNodes, g.SSVRows = v.step, v.copies, v.nodes, v.rows
+	// picked and forced; then one and two rows a step (GPU.SSVRows), and
+	// residues fetched 1 and 8 words ahead (GPU.Prefetch).
+	for _, v := range []struct{ step, copies, nodes, rows, pf int }{{61, 1, 0, 0, 0}, {61, 2, 0, 0, 0}, {500, 1, 0, 0, 0}, {-1, 1, 0, 0, 0}, {-1, 2, 0, 0, 0}, {0, 2, 0, 0, 0}, {0, 0, 12, 0, 0}, {0, 0, 24, 0, 0}, {61, 2, 24, 0, 0},
+		{0, 0, 0, 1, 0}, {0, 0, 0, 2, 0}, {61, 1, 0, 2, 0}, {61, 2, 0, 2, 0}, {-1, 2, 0, 2, 0}, {0, 0, 24, 2, 0}, {0, 0, 48, 2, 0}, {0, 0, 12, 1, 0}, {0, 0, 0, 0, 1}, {61, 0, 0, 0, 8}} {
+		g.WindowStep, g.SSVCopies, g.MinNodes, g.SSVRows, g.Prefetch = v.step, v.copies, v.nodes, v.rows, v.pf
 		for _, M := range []int{1, 7, 10, 23, 24, 40, 47, 50, 95, 100, 150, 191, 200, 300, 383, 400, 767, 800} {
 			compareGPU(t, g, testmodels.RandomHMM(rng, amino, M), protDB)
 		}
 	}
-	g.WindowStep, g.SSVCopies, g.MinNodes, g.SSVRows = 0, 0, 0, 0
+	g.WindowStep, g.SSVCopies, g.MinNodes, g.SSVRows, g.Prefetch = 0, 0, 0, 0, 0
 	// The CUDAMPF query models against a real proteome, when the data is here.
 	proteome := gpudb.New(ctx, testmodels.ReadDsqs(t, testutil.GPUData(t, "pyhmmer/seqs/938293.PRJEB85.HG003687.faa"), amino))
 	defer proteome.Free()
@@ -225,9 +226,9 @@ func TestGPUThroughput(t *testing.T) {
 
 // setVariant sets g to one of TestGPUThroughput's variants: a head
 // (auto, msv, whole, win, winX, stepN), then "+"-separated changes:
-// copy, nN (MinNodes), rN (SSVRows), wX (WindowScale).
+// copy, nN (MinNodes), rN (SSVRows), wX (WindowScale), pN (Prefetch).
 func setVariant(g *msvfilter.GPU, v string) error {
-	g.ForceMSV, g.WindowStep, g.WindowScale, g.SSVCopies, g.MinNodes, g.SSVRows = false, 0, 0, 0, 0, 0
+	g.ForceMSV, g.WindowStep, g.WindowScale, g.SSVCopies, g.MinNodes, g.SSVRows, g.Prefetch = false, 0, 0, 0, 0, 0, 0
 	parts := strings.Split(v, "+")
 	head := parts[0]
 	switch {
@@ -273,6 +274,8 @@ func setVariant(g *msvfilter.GPU, v string) error {
 			g.SSVRows = int(x)
 		case 'w':
 			g.WindowScale = x
+		case 'p':
+			g.Prefetch = int(x)
 		default:
 			return fmt.Errorf("variant %q: unknown change %q", v, p)
 		}
