@@ -116,9 +116,9 @@ func consensus(om *oprofile.MSVProfile, k int) byte {
 // bit for bit.
 func TestSSVWindowsOnCPU(t *testing.T) {
 	amino := alphabet.New(alphabet.Amino)
-	// Both ends of every T's range (shapeFor: T = 1 below 24 nodes, 2
-	// below 48, ...), where the overlap is the bucket's.
-	Ms := []int{1, 10, 23, 24, 47, 61, 95, 130, 191, 200}
+	// Both ends of every T's range and nodes bucket (ssvShapeFor: T = 1
+	// below 64, 2 below 96 ...), where the overlap is the bucket's.
+	Ms := []int{1, 10, 23, 24, 47, 50, 63, 64, 95, 130, 191, 200}
 	if testing.Short() {
 		Ms = []int{1, 24, 61, 200}
 	}
@@ -142,8 +142,8 @@ func ssvWindowsOnCPU(t *testing.T, rng *rand.Rand, amino *alphabet.Alphabet, ext
 		o := oprofile.Convert(profile.Config(h, profile.NewBackground(amino), 100), h)
 		om = &o.MSV
 	}
-	s := shapeFor(M, Kp)
-	overlap := windowOverlap(s.T, M, nodesFor(M))
+	s := ssvShapeFor(M, Kp)
+	overlap := windowOverlap(s.T, M, ssvNodesFor(M))
 	step := 17 + rng.Intn(60)
 	var dsqs [][]byte
 	for _, L := range []int{0, 1, 2, 3, 5, step, step + overlap - 1, step + overlap, step + overlap + 1,
@@ -246,7 +246,7 @@ func shimMSV(t *testing.T, s gpuShape, om *oprofile.MSVProfile, Kp int, dsqs [][
 // lengths: each target's score must be DPScore's bit for bit.
 func TestMSVOnCPU(t *testing.T) {
 	amino := alphabet.New(alphabet.Amino)
-	Ms := []int{1, 10, 23, 24, 50, 100, 200, 385}
+	Ms := []int{1, 10, 23, 24, 50, 60, 100, 200, 385}
 	if testing.Short() {
 		Ms = []int{1, 24, 200}
 	}
@@ -285,17 +285,33 @@ func TestMSVOnCPU(t *testing.T) {
 					idx = append(idx, i)
 				}
 			}
-			s := shapeFor(M, amino.Kp)
-			got := shimMSV(t, s, om, amino.Kp, dsqs, idx)
-			for _, i := range idx {
-				p := *om
-				p.TJB = om.TJBFor(len(dsqs[i]))
-				score := float32(math.Inf(1))
-				if got[i] != 0xffff {
-					score = finalScore(int(got[i]), &p)
+			// The pass's own shape, the SSV pass's where it differs
+			// (two rows a step: a wider stride), and residues fetched
+			// 1 and 3 words ahead (msv.cu: MSV_PF; 3 leaves the ring
+			// partly filled at every block's end).
+			shapes := []gpuShape{shapeFor(M, amino.Kp), ssvShapeFor(M, amino.Kp)}
+			if M == 10 || M == 100 {
+				for _, pf := range []int{1, 3} {
+					s := shapeFor(M, amino.Kp)
+					s.PF = pf
+					shapes = append(shapes, s)
 				}
-				if want := DPScore(dsqs[i], &p); math.Float32bits(score) != math.Float32bits(want) {
-					t.Errorf("M=%d %+v: target %d (L=%d): kernel %v (xJ %d), DPScore %v", M, s, i, len(dsqs[i]), score, got[i], want)
+			}
+			for n, s := range shapes {
+				if n == 1 && s == shapes[0] {
+					continue
+				}
+				got := shimMSV(t, s, om, amino.Kp, dsqs, idx)
+				for _, i := range idx {
+					p := *om
+					p.TJB = om.TJBFor(len(dsqs[i]))
+					score := float32(math.Inf(1))
+					if got[i] != 0xffff {
+						score = finalScore(int(got[i]), &p)
+					}
+					if want := DPScore(dsqs[i], &p); math.Float32bits(score) != math.Float32bits(want) {
+						t.Errorf("M=%d %+v: target %d (L=%d): kernel %v (xJ %d), DPScore %v", M, s, i, len(dsqs[i]), score, got[i], want)
+					}
 				}
 			}
 		})

@@ -267,7 +267,7 @@ func residentBlocks(dev *cuda.Device, regs, block, shared int) int {
 func (p *floorProbe) model(t *testing.T, om *oprofile.MSVProfile, Kp int, db *gpudb.DB, ncu bool) {
 	g := p.g
 	M := om.M
-	s := shapeFor(M, Kp)
+	s := ssvShapeFor(M, Kp)
 	if r := g.rows(s); r != s.Rows {
 		s = s.withRows(r)
 	}

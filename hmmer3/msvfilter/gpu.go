@@ -58,8 +58,8 @@ type GPU struct {
 	// SSVRows sets the rows ssv_kernel takes a step (msv.cu): 0 picks,
 	// 1 or 2.
 	SSVRows int
-	// Prefetch (0: msv.cu picks) sets the residue words both kernels
-	// fetch ahead, for benchmarks.
+	// Prefetch (0: msv.cu picks) sets the residue words msv_kernel
+	// fetches ahead, for benchmarks.
 	Prefetch int
 	// Repeat > 1 runs each SSV kernel that many times back to back (for
 	// benchmarks: the device's steady rate, its clocks up) and counts
@@ -71,7 +71,7 @@ type GPU struct {
 // thread, KP residue codes (+1 padding), BLOCK threads per CUDA block,
 // Copies of SSV's profile in shared memory (1 or 32/T), Rows rows a step
 // in ssv_kernel (1 or 2: two profile tables), PF residue words fetched
-// ahead by both kernels (0: msv.cu's choice by thread width).
+// ahead by msv_kernel (0: msv.cu's choice, MSV_PF).
 type gpuShape struct{ T, C, KP, Block, Copies, Rows, PF int }
 
 // NewGPU prepares the filter on a device context.
@@ -144,6 +144,22 @@ func rowsFor(T int) int {
 // over them), as CUDAMPF++ picks its S-lane kernels by model length.
 func shapeFor(M, Kp int) gpuShape { return shapeForNodes(M, Kp, nodesFor(M)) }
 
+// ssvNodesFor is nodesFor for the SSV pass, which also runs M = 48..63
+// on one thread a target (48 nodes; T = 1 takes two rows a step).
+// Measured on an H100 at M = 50 (docs/BENCHMARKS.md): the SSV kernel
+// 13.4 TCUPS instead of 7.3 (T = 4); M = 51..63 were not measured. The
+// MSV pass keeps nodesFor's shape there: on T = 1 with 25 words a thread
+// its row chain (the row max) took 0.88 ms instead of 0.49.
+func ssvNodesFor(M int) int {
+	if M >= 48 && M < 64 {
+		return 48
+	}
+	return nodesFor(M)
+}
+
+// ssvShapeFor is the SSV pass's shape for a model of M nodes.
+func ssvShapeFor(M, Kp int) gpuShape { return shapeForNodes(M, Kp, ssvNodesFor(M)) }
+
 // shapeForNodes is shapeFor with at least n nodes a thread.
 func shapeForNodes(M, Kp, n int) gpuShape {
 	T := 32
@@ -190,7 +206,7 @@ func (s gpuShape) program() nvrtc.Program {
 func (s gpuShape) defines() string {
 	d := fmt.Sprintf("#define T %d\n#define C %d\n#define KP %d\n#define BLOCK %d\n#define SSV_COPIES %d\n#define SSV_ROWS %d\n", s.T, s.C, s.KP, s.Block, s.Copies, s.tables())
 	if s.PF > 0 {
-		d += fmt.Sprintf("#define SSV_PF %d\n#define MSV_PF %d\n", s.PF, s.PF)
+		d += fmt.Sprintf("#define MSV_PF %d\n", s.PF)
 	}
 	return d
 }
@@ -198,7 +214,10 @@ func (s gpuShape) defines() string {
 // Precompile starts compiling, in the background, the kernels that Scores
 // will need for a model of length M on devices of compute capability t.
 func Precompile(M, Kp int, t nvrtc.Target) {
-	nvrtc.Prefetch(shapeFor(M, Kp).program(), t, nvrtc.DefaultCache())
+	nvrtc.Prefetch(ssvShapeFor(M, Kp).program(), t, nvrtc.DefaultCache())
+	if s := shapeFor(M, Kp); s.T != ssvShapeFor(M, Kp).T {
+		nvrtc.Prefetch(s.program(), t, nvrtc.DefaultCache())
+	}
 }
 
 func (g *GPU) kernel(s gpuShape) (*nvrtc.Kernels, error) {
@@ -295,8 +314,16 @@ func msvProfileWords(s gpuShape, Kp int, cost func(x, node int) int16) []byte {
 	return out
 }
 
-// nodes is the fewest nodes a thread holds for a model of M nodes.
+// nodes is the fewest nodes a thread holds in the SSV pass for a model
+// of M nodes; msvNodes, in the MSV pass.
 func (g *GPU) nodes(M int) int {
+	if g.MinNodes > 0 {
+		return g.MinNodes
+	}
+	return ssvNodesFor(M)
+}
+
+func (g *GPU) msvNodes(M int) int {
 	if g.MinNodes > 0 {
 		return g.MinNodes
 	}
@@ -363,8 +390,19 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 	if len(rest) == 0 {
 		return nil
 	}
+	// The MSV pass's shape: the SSV pass's (one program) unless nodesFor
+	// gives it other threads a target (M = 48..63: ssvNodesFor).
+	ms := shapeForNodes(om.M, Kp, g.msvNodes(om.M))
+	if ms.T == s.T {
+		ms = s
+	} else {
+		ms.PF = g.Prefetch
+		if k, err = g.kernel(ms); err != nil {
+			return err
+		}
+	}
 	packed := time.Now()
-	sub, err := db.Subset(rest, s.T)
+	sub, err := db.Subset(rest, ms.T)
 	g.Stats.Subset(packed)
 	if err != nil {
 		return err
@@ -374,8 +412,8 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 	for _, i := range rest {
 		binary.LittleEndian.PutUint32(tjbm[4*i:], uint32(uint8(tjbOf(table, om, len(dsqs[i]))+om.TBM)))
 	}
-	prof := msvProfileWords(s, Kp, cost)
-	xj, err := g.launch(k, s, "msv_kernel", prof, nil, sub, len(dsqs), tjbm, int32(om.Bias), int32(om.Base), int32(om.TEC))
+	prof := msvProfileWords(ms, Kp, cost)
+	xj, err := g.launch(k, ms, "msv_kernel", prof, nil, sub, len(dsqs), tjbm, int32(om.Bias), int32(om.Base), int32(om.TEC))
 	if err != nil {
 		return err
 	}

@@ -67,41 +67,20 @@ __device__ __forceinline__ int hmax16(u32 v) {
     return a > b ? a : b;
 }
 
-// Residue words fetched ahead (PF words, 4*PF rows): a warp's rows
-// depend on each other, so a load issued only when needed costs its
-// whole latency every fourth row, and one issued four rows ahead still
-// most of it (global memory takes hundreds of cycles; four rows of a
-// small model, tens). That latency sets the pace wherever a warp runs
-// alone: msv_kernel's longest targets, ssv_kernel's last warps.
-#ifndef SSV_PF
-#define SSV_PF (NW <= 8 ? 4 : (NW <= 16 ? 2 : 1))
-#endif
+// msv_kernel fetches residue words MSV_PF words (4*MSV_PF rows) ahead:
+// its rows depend on each other, so a load issued only when needed costs
+// its whole latency every fourth row, and one issued four rows ahead
+// still most of it (global memory takes hundreds of cycles; four rows
+// of a small model, tens), and its longest targets run alone. Measured
+// on an H100 (docs/BENCHMARKS.md): 8 words shortened the pass at
+// NW = 5 and 7 (M = 10, 50, 100) and 4 at NW = 13 with T = 8 or 32
+// (M = 200, 800); at NW = 13 with T = 1 (M = 25) 4 and 8 were slower
+// than 1 (the unrolled rows outgrow the instruction cache?), and 2 was
+// slower at NW = 38. ssv_kernel, with many warps a scheduler, fetches
+// one word ahead: 4 words ahead measured 3-9% slower at M = 10, 25, 50.
 #ifndef MSV_PF
-#define MSV_PF (NW <= 8 ? 8 : (NW <= 16 ? 4 : 2))
+#define MSV_PF (NW <= 8 ? 8 : (NW <= 16 && T > 1 ? 4 : 1))
 #endif
-
-// walk_words calls rows4 with each word of four residues of group g's
-// target in a block (the padded length maxLen, a multiple of 4), in
-// order, PF words fetched ahead; all-padding words for inactive groups.
-// The test on maxLen is the same for the whole warp.
-template <int PF, typename F>
-__device__ __forceinline__ void walk_words(const u32* words, int S, int g, bool active, int maxLen, F&& rows4)
-{
-    u32 q[PF];
-#pragma unroll
-    for (int k = 0; k < PF; k++) q[k] = active && 4 * k < maxLen ? words[k * S + g] : 0xffffffffu;
-    for (int i = 0; i < maxLen; i += 4 * PF) {
-#pragma unroll
-        for (int k = 0; k < PF; k++) {
-            if (i + 4 * k < maxLen) {
-                const u32 four = q[k];
-                const int n = i + 4 * (k + PF);
-                q[k] = active && n < maxLen ? words[(n / 4) * S + g] : 0xffffffffu;
-                rows4(four);
-            }
-        }
-    }
-}
 
 // SSV's profile in shared memory. With SSV_COPIES = 1 one table, rows of
 // ROWW words: the S groups of a warp read the rows of their own residues,
@@ -204,7 +183,12 @@ ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
         for (int j = 0; j < NW; j++) w[j] = 0;
         u32 xE = 0;
 
-        walk_words<SSV_PF>(words, S, g, active, maxLen, [&](const u32 four) {
+        // The next four residues are fetched while this four's rows run:
+        // a warp's rows depend on each other, so a load issued only when
+        // needed costs its whole latency every fourth row.
+        u32 four = active && maxLen > 0 ? words[g] : 0xffffffffu;
+        for (int i = 0; i < maxLen; i += 4) {
+            u32 ahead = active && i + 4 < maxLen ? words[(i / 4 + 1) * S + g] : 0xffffffffu;
 #if SSV_ROWS == 2
             // Two rows a step, with no byte permute: a word j holds nodes
             // 2j+1, 2j+2 (of the thread's) in rows i-1 and i+1 and nodes
@@ -255,7 +239,8 @@ ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
                 xE = fold_max(xE, w);
             }
 #endif
-        });
+            four = ahead;
+        }
         int m = hmax16(xE);
         for (int o = T / 2; o > 0; o /= 2) m = max(m, __shfl_down_sync(0xffffffffu, m, o, T));
         if (t == 0 && active) atomicMax(&out[blk->seq[g]], (unsigned int)m);
@@ -293,6 +278,49 @@ __device__ __forceinline__ u32 row_max(const u32 (&w)[NW])
 #ifndef MSV_XB_APART
 #define MSV_XB_APART (T <= 4)
 #endif
+
+// msv_rows4 runs msv_kernel's four rows of one word of residues: the
+// cells w, xB and the max of e - K (msv_kernel has the argument).
+__device__ __forceinline__ void msv_rows4(const u32 four, const u32* myprof, const int* bestRow, int t, int K, u32 negKv,
+                                          u32 biasv, u32 capv, u32 (&w)[NW], u32& xBv, u32& eKm)
+{
+#pragma unroll
+    for (int r = 0; r < 4; r++) {
+        int x = (four >> (8 * r)) & 0xff;
+        if (x >= KP) x = KP - 1;
+        const u32* s = myprof + x * ROWW;
+        u32 carry = 0;
+        if (T > 1) {
+            carry = __shfl_up_sync(0xffffffffu, w[NW - 1], 1, T);
+            if (t == 0) carry = 0;
+        }
+#if MSV_XB_APART
+        const u32 bestSKv = pair16(bestRow[x] - K);
+        const u32 bBv = __viaddmin_s16x2(xBv, biasv, capv);
+        u32 hu[NW];
+#pragma unroll
+        for (int j = NW - 1; j >= 0; j--) {
+            u32 prev = (j > 0) ? w[j - 1] : carry;
+            hu[j] = __viaddmax_s16x2(__viaddmin_s16x2(shift_in(prev, w[j]), biasv, capv), s[j], 0u);
+            w[j] = __vimax_s16x2_relu(hu[j], __viaddmax_s16x2(bBv, s[j], 0u));
+        }
+        const u32 e = row_max(hu);
+        // xB' = max(xB, h(xB) at the least cost - K, max h(u) - K)
+        xBv = __viaddmax_s16x2(e, negKv, __viaddmax_s16x2(bBv, bestSKv, xBv));
+        eKm = __viaddmax_s16x2(e, negKv, __viaddmax_s16x2(bBv, bestSKv, eKm));
+#else
+#pragma unroll
+        for (int j = NW - 1; j >= 0; j--) {
+            u32 prev = (j > 0) ? w[j - 1] : carry;
+            u32 v = __vimax_s16x2_relu(shift_in(prev, w[j]), xBv);
+            w[j] = __viaddmax_s16x2(__viaddmin_s16x2(v, biasv, capv), s[j], 0u);
+        }
+        const u32 e = row_max(w);
+        xBv = __viaddmax_s16x2(e, negKv, xBv);
+        eKm = __viaddmax_s16x2(e, negKv, eKm);
+#endif
+    }
+}
 
 // MSV: the full program with the J state, for the targets SSV leaves
 // undecided. prof holds -cost pairs and each residue's least cost (host:
@@ -348,8 +376,7 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
         //   target's end) have every cell 0, so e = 0 changes neither.
         // - xB, e and their maxima are 16-bit pairs with both halves
         //   equal, so that the chain is DPX operations only.
-        // - Residues load MSV_PF words ahead (walk_words), and row maxima
-        //   are trees.
+        // - Residues load MSV_PF words ahead, and row maxima are trees.
         // - With MSV_XB_APART, xB enters a row's max apart from the
         //   cells: with h_k(y) = max(min(y + bias, 255) - cost_k, 0),
         //   nondecreasing in y, a cell is h_k(max(u_k, xB)) =
@@ -365,44 +392,20 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
         u32 xBv = pair16(max(base - tjbm_g, 0));
         u32 eKm = negKv; // max over rows of e - K (e >= 0)
         const int maxLen = blk->maxLen;
-        walk_words<MSV_PF>(words, S, g, active, maxLen, [&](const u32 four) {
+        u32 q[MSV_PF]; // the next MSV_PF words, a ring
 #pragma unroll
-            for (int r = 0; r < 4; r++) {
-                int x = (four >> (8 * r)) & 0xff;
-                if (x >= KP) x = KP - 1;
-                const u32* s = myprof + x * ROWW;
-                u32 carry = 0;
-                if (T > 1) {
-                    carry = __shfl_up_sync(0xffffffffu, w[NW - 1], 1, T);
-                    if (t == 0) carry = 0;
-                }
-#if MSV_XB_APART
-                const u32 bestSKv = pair16(bestRow[x] - K);
-                const u32 bBv = __viaddmin_s16x2(xBv, biasv, capv);
-                u32 hu[NW];
+        for (int k = 0; k < MSV_PF; k++) q[k] = active && 4 * k < maxLen ? words[k * S + g] : 0xffffffffu;
+        for (int i = 0; i < maxLen; i += 4 * MSV_PF) {
 #pragma unroll
-                for (int j = NW - 1; j >= 0; j--) {
-                    u32 prev = (j > 0) ? w[j - 1] : carry;
-                    hu[j] = __viaddmax_s16x2(__viaddmin_s16x2(shift_in(prev, w[j]), biasv, capv), s[j], 0u);
-                    w[j] = __vimax_s16x2_relu(hu[j], __viaddmax_s16x2(bBv, s[j], 0u));
+            for (int k = 0; k < MSV_PF; k++) {
+                if (i + 4 * k < maxLen) { // the same for the whole warp
+                    const u32 four = q[k];
+                    const int n = i + 4 * (k + MSV_PF);
+                    q[k] = active && n < maxLen ? words[(n / 4) * S + g] : 0xffffffffu;
+                    msv_rows4(four, myprof, bestRow, t, K, negKv, biasv, capv, w, xBv, eKm);
                 }
-                const u32 e = row_max(hu);
-                // xB' = max(xB, h(xB) at the least cost - K, max h(u) - K)
-                xBv = __viaddmax_s16x2(e, negKv, __viaddmax_s16x2(bBv, bestSKv, xBv));
-                eKm = __viaddmax_s16x2(e, negKv, __viaddmax_s16x2(bBv, bestSKv, eKm));
-#else
-#pragma unroll
-                for (int j = NW - 1; j >= 0; j--) {
-                    u32 prev = (j > 0) ? w[j - 1] : carry;
-                    u32 v = __vimax_s16x2_relu(shift_in(prev, w[j]), xBv);
-                    w[j] = __viaddmax_s16x2(__viaddmin_s16x2(v, biasv, capv), s[j], 0u);
-                }
-                const u32 e = row_max(w);
-                xBv = __viaddmax_s16x2(e, negKv, xBv);
-                eKm = __viaddmax_s16x2(e, negKv, eKm);
-#endif
             }
-        });
+        }
         const int emax = (short)(eKm & 0xffff) + K;
         if (t == 0 && active) out[seq] = emax + bias >= 255 ? 0xffffu : (unsigned short)max(emax - tec, 0);
     }
