@@ -117,7 +117,8 @@ func (s gpuShape) ssvSharedBytes() int {
 // they would leave T <= 4 with rows too wide for the profile copies
 // (msv.cu) in 64 KiB, and M = 150 ran slower. Also 24 for M = 24..47:
 // one thread a target (T = 1), which takes two rows a step (rowsFor)
-// and needs no profile copies. (Below 24, T = 1 with 12, whose windows
+// and needs no profile copies; at M = 25 the SSV kernel ran 11.2 TCUPS
+// instead of 7.0 on T = 2. (Below 24, T = 1 with 12, whose windows
 // overlap less: windowOverlap.)
 func nodesFor(M int) int {
 	if M >= 192 || (M >= 24 && M < 48) {
@@ -131,7 +132,7 @@ func nodesFor(M int) int {
 // 136 on 100M residues, 17% fewer instructions); one otherwise, where
 // the second table would not fit the profile copies in 64 KiB, and
 // without them bank conflicts cost more than it saved (M = 25 and 50:
-// 8-22% slower).
+// 8-21% slower).
 func rowsFor(T int) int {
 	if T == 1 {
 		return 2

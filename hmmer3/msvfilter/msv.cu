@@ -72,12 +72,14 @@ __device__ __forceinline__ int hmax16(u32 v) {
 // its whole latency every fourth row, and one issued four rows ahead
 // still most of it (global memory takes hundreds of cycles; four rows
 // of a small model, tens), and its longest targets run alone. Measured
-// on an H100 (docs/BENCHMARKS.md): 8 words shortened the pass at
-// NW = 5 and 7 (M = 10, 50, 100) and 4 at NW = 13 with T = 8 or 32
-// (M = 200, 800); at NW = 13 with T = 1 (M = 25) 4 and 8 were slower
-// than 1 (the unrolled rows outgrow the instruction cache?), and 2 was
-// slower at NW = 38. ssv_kernel, with many warps a scheduler, fetches
-// one word ahead: 4 words ahead measured 3-9% slower at M = 10, 25, 50.
+// on an H100 (docs/BENCHMARKS.md, "SSV and the MSV pass at small M"):
+// 8 words instead of 1 shortened the pass at NW = 5 and 7 (M = 10, 50);
+// the pass with 8 (NW = 7, M = 100) and 4 (NW = 13, T = 8 and 32:
+// M = 200, 800) was shorter than base's; at NW = 13 with T = 1 (M = 25)
+// 4 and 8 were slower than 1 (the unrolled rows outgrow the instruction
+// cache?), and at NW = 38 (M = 2405) 2 was slower than base's 1.
+// ssv_kernel, with many warps a scheduler, fetches one word ahead: 4
+// words ahead measured 4-8% slower at M = 10, 25, 50.
 #ifndef MSV_PF
 #define MSV_PF (NW <= 8 ? 8 : (NW <= 16 && T > 1 ? 4 : 1))
 #endif
