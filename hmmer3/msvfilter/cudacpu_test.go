@@ -54,13 +54,7 @@ func shimExe(t *testing.T, s gpuShape) string {
 // maxima, indexed as the n targets.
 func shimSSV(t *testing.T, s gpuShape, om *oprofile.MSVProfile, Kp int, packed *gpudb.Packed, n int) []uint32 {
 	t.Helper()
-	bias := int16(om.Bias)
-	prof := profileWords(s, Kp, func(x, node int) int16 {
-		if node > om.M {
-			return bias - 255
-		}
-		return bias - int16(om.RBV[x][node])
-	}, -32767)
+	prof := ssvProfileWords(s, Kp, om)
 	var in bytes.Buffer
 	binary.Write(&in, binary.LittleEndian, []int32{0, int32(packed.NBlocks), int32(n), 2, int32(s.ssvSharedBytes()), 0, 0, 0})
 	for _, a := range [][]byte{prof, packed.Res, packed.Table, nil} {
@@ -115,15 +109,16 @@ func consensus(om *oprofile.MSVProfile, k int) byte {
 // TestSSVWindowsOnCPU runs ssv_kernel over windowed layouts of targets
 // far longer than the windows, with lengths on and around the window
 // boundaries, for models of 1 to 200 nodes (every T up to 16), with one
-// profile table and with a copy per target of a warp: every target's
+// profile table and with a copy per target of a warp, one row a step and
+// two (SSV_ROWS): every target's
 // maximum must equal the whole target's (the plain-integer reference),
 // and the scores SSV decides, with DPScore for the rest, must be Score's
 // bit for bit.
 func TestSSVWindowsOnCPU(t *testing.T) {
 	amino := alphabet.New(alphabet.Amino)
-	// Both ends of every T's range (shapeFor: T = 1 below 24 nodes, 2
-	// below 48, ...), where the overlap is the bucket's.
-	Ms := []int{1, 10, 23, 24, 47, 61, 95, 130, 191, 200}
+	// Both ends of every T's range and nodes bucket (ssvShapeFor: T = 1
+	// below 64, 2 below 96 ...), where the overlap is the bucket's.
+	Ms := []int{1, 10, 23, 24, 47, 50, 63, 64, 95, 130, 191, 200}
 	if testing.Short() {
 		Ms = []int{1, 24, 61, 200}
 	}
@@ -147,8 +142,8 @@ func ssvWindowsOnCPU(t *testing.T, rng *rand.Rand, amino *alphabet.Alphabet, ext
 		o := oprofile.Convert(profile.Config(h, profile.NewBackground(amino), 100), h)
 		om = &o.MSV
 	}
-	s := shapeFor(M, Kp)
-	overlap := windowOverlap(s.T, M, nodesFor(M))
+	s := ssvShapeFor(M, Kp)
+	overlap := windowOverlap(s.T, M, ssvNodesFor(M))
 	step := 17 + rng.Intn(60)
 	var dsqs [][]byte
 	for _, L := range []int{0, 1, 2, 3, 5, step, step + overlap - 1, step + overlap, step + overlap + 1,
@@ -176,8 +171,9 @@ func ssvWindowsOnCPU(t *testing.T, rng *rand.Rand, amino *alphabet.Alphabet, ext
 	for i := range idx {
 		idx[i] = i
 	}
-	for _, copies := range []int{1, 32 / s.T} {
-		s.Copies = copies
+	for _, v := range [][2]int{{1, 1}, {1, 32 / s.T}, {2, 1}, {2, 32 / s.T}} {
+		s = s.withRows(v[0])
+		s.Copies = v[1]
 		got := shimSSV(t, s, om, Kp, gpudb.PackWindows(dsqs, idx, s.T, step, overlap), len(dsqs))
 		bad := 0
 		for i, d := range dsqs {
@@ -250,7 +246,7 @@ func shimMSV(t *testing.T, s gpuShape, om *oprofile.MSVProfile, Kp int, dsqs [][
 // lengths: each target's score must be DPScore's bit for bit.
 func TestMSVOnCPU(t *testing.T) {
 	amino := alphabet.New(alphabet.Amino)
-	Ms := []int{1, 10, 23, 24, 50, 100, 200, 385}
+	Ms := []int{1, 10, 23, 24, 50, 60, 100, 200, 385}
 	if testing.Short() {
 		Ms = []int{1, 24, 200}
 	}
@@ -289,17 +285,33 @@ func TestMSVOnCPU(t *testing.T) {
 					idx = append(idx, i)
 				}
 			}
-			s := shapeFor(M, amino.Kp)
-			got := shimMSV(t, s, om, amino.Kp, dsqs, idx)
-			for _, i := range idx {
-				p := *om
-				p.TJB = om.TJBFor(len(dsqs[i]))
-				score := float32(math.Inf(1))
-				if got[i] != 0xffff {
-					score = finalScore(int(got[i]), &p)
+			// The pass's own shape, the SSV pass's where it differs
+			// (two rows a step: a wider stride), and residues fetched
+			// 1 and 3 words ahead (msv.cu: MSV_PF; 3 leaves the ring
+			// partly filled at every block's end).
+			shapes := []gpuShape{shapeFor(M, amino.Kp), ssvShapeFor(M, amino.Kp)}
+			if M == 10 || M == 100 {
+				for _, pf := range []int{1, 3} {
+					s := shapeFor(M, amino.Kp)
+					s.PF = pf
+					shapes = append(shapes, s)
 				}
-				if want := DPScore(dsqs[i], &p); math.Float32bits(score) != math.Float32bits(want) {
-					t.Errorf("M=%d %+v: target %d (L=%d): kernel %v (xJ %d), DPScore %v", M, s, i, len(dsqs[i]), score, got[i], want)
+			}
+			for n, s := range shapes {
+				if n == 1 && s == shapes[0] {
+					continue
+				}
+				got := shimMSV(t, s, om, amino.Kp, dsqs, idx)
+				for _, i := range idx {
+					p := *om
+					p.TJB = om.TJBFor(len(dsqs[i]))
+					score := float32(math.Inf(1))
+					if got[i] != 0xffff {
+						score = finalScore(int(got[i]), &p)
+					}
+					if want := DPScore(dsqs[i], &p); math.Float32bits(score) != math.Float32bits(want) {
+						t.Errorf("M=%d %+v: target %d (L=%d): kernel %v (xJ %d), DPScore %v", M, s, i, len(dsqs[i]), score, got[i], want)
+					}
 				}
 			}
 		})

@@ -31,7 +31,8 @@ import (
 // memset between launches, an empty kernel of the same shape), and runs a
 // copy of the kernel that stamps each warp's entry, start of work and exit
 // with %globaltimer, to see where in the launch the time goes.
-// HMMGO_SSV_FLOOR_NCU=1 only launches a few kernels, for ncu.
+// HMMGO_SSV_FLOOR_NCU=1 only launches a few kernels, for ncu;
+// HMMGO_SSV_ROWS=1 or 2 sets GPU.SSVRows.
 func TestSSVLaunchFloor(t *testing.T) {
 	env := os.Getenv("HMMGO_SSV_FLOOR")
 	if env == "" {
@@ -42,6 +43,7 @@ func TestSSVLaunchFloor(t *testing.T) {
 	amino := alphabet.New(alphabet.Amino)
 	Ms := intList(t, os.Getenv("HMMGO_SSV_FLOOR_M"), []int{10, 100, 800})
 	ncu := os.Getenv("HMMGO_SSV_FLOOR_NCU") != ""
+	g.SSVRows, _ = strconv.Atoi(os.Getenv("HMMGO_SSV_ROWS")) // 0: as Scores picks
 	p := newFloorProbe(t, g)
 	defer p.free()
 	for _, n := range intList(t, env, nil) {
@@ -265,7 +267,10 @@ func residentBlocks(dev *cuda.Device, regs, block, shared int) int {
 func (p *floorProbe) model(t *testing.T, om *oprofile.MSVProfile, Kp int, db *gpudb.DB, ncu bool) {
 	g := p.g
 	M := om.M
-	s := shapeFor(M, Kp)
+	s := ssvShapeFor(M, Kp)
+	if r := g.rows(s); r != s.Rows {
+		s = s.withRows(r)
+	}
 	k, err := g.kernel(s)
 	if err != nil {
 		t.Fatal(err)
@@ -279,14 +284,7 @@ func (p *floorProbe) model(t *testing.T, om *oprofile.MSVProfile, Kp int, db *gp
 	if err != nil {
 		t.Fatal(err)
 	}
-	bias := int16(om.Bias)
-	cost := func(x, node int) int16 {
-		if node > M {
-			return 255
-		}
-		return int16(om.RBV[x][node])
-	}
-	words := profileWords(s, Kp, func(x, node int) int16 { return bias - cost(x, node) }, -32767)
+	words := ssvProfileWords(s, Kp, om)
 	p.prof.Free()
 	p.out.Free()
 	if p.prof, err = p.ctx.Alloc(len(words)); err != nil {

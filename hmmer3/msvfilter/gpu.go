@@ -55,6 +55,12 @@ type GPU struct {
 	SSVCopies int
 	// MinNodes (0: nodesFor's choice) is the fewest nodes a thread holds.
 	MinNodes int
+	// SSVRows sets the rows ssv_kernel takes a step (msv.cu): 0 picks,
+	// 1 or 2.
+	SSVRows int
+	// Prefetch (0: msv.cu picks) sets the residue words msv_kernel
+	// fetches ahead, for benchmarks.
+	Prefetch int
 	// Repeat > 1 runs each SSV kernel that many times back to back (for
 	// benchmarks: the device's steady rate, its clocks up) and counts
 	// their mean time in KernelTime.
@@ -63,8 +69,10 @@ type GPU struct {
 
 // gpuShape is one kernel specialisation: T threads per target, C nodes per
 // thread, KP residue codes (+1 padding), BLOCK threads per CUDA block,
-// Copies of SSV's profile in shared memory (1 or 32/T).
-type gpuShape struct{ T, C, KP, Block, Copies int }
+// Copies of SSV's profile in shared memory (1 or 32/T), Rows rows a step
+// in ssv_kernel (1 or 2: two profile tables), PF residue words fetched
+// ahead by msv_kernel (0: msv.cu's choice, MSV_PF).
+type gpuShape struct{ T, C, KP, Block, Copies, Rows, PF int }
 
 // NewGPU prepares the filter on a device context.
 func NewGPU(ctx *cuda.Context) *GPU {
@@ -72,8 +80,17 @@ func NewGPU(ctx *cuda.Context) *GPU {
 }
 
 // stride is the number of profile words between threads: odd, so that
-// the 32 threads of a warp read 32 different shared-memory banks.
-func (s gpuShape) stride() int { return s.C/2 | 1 }
+// the 32 threads of a warp read 32 different shared-memory banks; with
+// two rows a step, room for the shifted table's extra word.
+func (s gpuShape) stride() int {
+	if s.Rows == 2 {
+		return (s.C/2 + 1) | 1
+	}
+	return s.C/2 | 1
+}
+
+// tables is the number of SSV profile tables (msv.cu: SSV_ROWS).
+func (s gpuShape) tables() int { return max(1, s.Rows) }
 
 func (s gpuShape) sharedBytes() int { return s.KP * s.T * s.stride() * 4 }
 
@@ -86,10 +103,10 @@ func (s gpuShape) msvSharedBytes() int { return s.sharedBytes() + 4*s.KP }
 // longer (msv.cu: SSV_ROWW, SSV_COPYW).
 func (s gpuShape) ssvSharedBytes() int {
 	if s.Copies <= 1 {
-		return s.sharedBytes()
+		return s.tables() * s.sharedBytes()
 	}
 	roww := (s.T*s.stride() + 31) &^ 31
-	return s.Copies * (s.KP*roww + 32) * 4
+	return s.Copies * (s.tables()*s.KP*roww + 32) * 4
 }
 
 // nodesFor is the fewest nodes shapeFor gives a thread (below 32
@@ -98,18 +115,51 @@ func (s gpuShape) ssvSharedBytes() int {
 // M = 383, 16 instead of 32 up to 767). Measured on an H100
 // (docs/BENCHMARKS.md): 24 nodes ran M = 200 and 400 faster; below 192
 // they would leave T <= 4 with rows too wide for the profile copies
-// (msv.cu) in 64 KiB, and M = 150 ran slower.
+// (msv.cu) in 64 KiB, and M = 150 ran slower. Also 24 for M = 24..47:
+// one thread a target (T = 1), which takes two rows a step (rowsFor)
+// and needs no profile copies; at M = 25 the SSV kernel ran 11.2 TCUPS
+// instead of 7.0 on T = 2. (Below 24, T = 1 with 12, whose windows
+// overlap less: windowOverlap.)
 func nodesFor(M int) int {
-	if M >= 192 {
+	if M >= 192 || (M >= 24 && M < 48) {
 		return 24
 	}
 	return 12
+}
+
+// rowsFor is the rows a step ssv_kernel takes on T threads a target: two
+// for T = 1 (measured with ncu on an H100 at M = 10: 115 us instead of
+// 136 on 100M residues, 17% fewer instructions); one otherwise, where
+// the second table would not fit the profile copies in 64 KiB, and
+// without them bank conflicts cost more than it saved (M = 25 and 50:
+// 8-21% slower).
+func rowsFor(T int) int {
+	if T == 1 {
+		return 2
+	}
+	return 1
 }
 
 // shapeFor picks threads per target so that each thread holds at least
 // nodesFor(M) nodes (the per-row shuffle and residue fetch are amortised
 // over them), as CUDAMPF++ picks its S-lane kernels by model length.
 func shapeFor(M, Kp int) gpuShape { return shapeForNodes(M, Kp, nodesFor(M)) }
+
+// ssvNodesFor is nodesFor for the SSV pass, which also runs M = 48..63
+// on one thread a target (48 nodes; T = 1 takes two rows a step).
+// Measured on an H100 at M = 50 (docs/BENCHMARKS.md): the SSV kernel
+// 13.4 TCUPS instead of 7.3 (T = 4); M = 51..63 were not measured. The
+// MSV pass keeps nodesFor's shape there: on T = 1 with 25 words a thread
+// its row chain (the row max) took 0.88 ms instead of 0.49.
+func ssvNodesFor(M int) int {
+	if M >= 48 && M < 64 {
+		return 48
+	}
+	return nodesFor(M)
+}
+
+// ssvShapeFor is the SSV pass's shape for a model of M nodes.
+func ssvShapeFor(M, Kp int) gpuShape { return shapeForNodes(M, Kp, ssvNodesFor(M)) }
 
 // shapeForNodes is shapeFor with at least n nodes a thread.
 func shapeForNodes(M, Kp, n int) gpuShape {
@@ -119,8 +169,14 @@ func shapeForNodes(M, Kp, n int) gpuShape {
 	}
 	C := (M + T - 1) / T
 	C += C & 1
-	s := gpuShape{T: T, C: C, KP: Kp + 1, Block: 256, Copies: 1}
-	if T >= 2 && T <= 8 {
+	return gpuShape{T: T, C: C, KP: Kp + 1}.withRows(rowsFor(T))
+}
+
+// withRows is s with r rows a step in ssv_kernel (1 or 2), and the
+// profile copies and block size that go with its shared memory.
+func (s gpuShape) withRows(r int) gpuShape {
+	s.Rows, s.Copies, s.Block = r, 1, 256
+	if T := s.T; T >= 2 && T <= 8 {
 		// A profile copy per target of the warp: no bank conflicts
 		// between its 32/T targets' rows (msv.cu). Measured on an H100
 		// (docs/BENCHMARKS.md): 3-17% faster SSV for T = 2, 4, 8; none
@@ -149,13 +205,20 @@ func (s gpuShape) program() nvrtc.Program {
 
 // defines are the kernels' compile-time parameters.
 func (s gpuShape) defines() string {
-	return fmt.Sprintf("#define T %d\n#define C %d\n#define KP %d\n#define BLOCK %d\n#define SSV_COPIES %d\n", s.T, s.C, s.KP, s.Block, s.Copies)
+	d := fmt.Sprintf("#define T %d\n#define C %d\n#define KP %d\n#define BLOCK %d\n#define SSV_COPIES %d\n#define SSV_ROWS %d\n", s.T, s.C, s.KP, s.Block, s.Copies, s.tables())
+	if s.PF > 0 {
+		d += fmt.Sprintf("#define MSV_PF %d\n", s.PF)
+	}
+	return d
 }
 
 // Precompile starts compiling, in the background, the kernels that Scores
 // will need for a model of length M on devices of compute capability t.
 func Precompile(M, Kp int, t nvrtc.Target) {
-	nvrtc.Prefetch(shapeFor(M, Kp).program(), t, nvrtc.DefaultCache())
+	nvrtc.Prefetch(ssvShapeFor(M, Kp).program(), t, nvrtc.DefaultCache())
+	if s := shapeFor(M, Kp); s.T != ssvShapeFor(M, Kp).T {
+		nvrtc.Prefetch(s.program(), t, nvrtc.DefaultCache())
+	}
 }
 
 func (g *GPU) kernel(s gpuShape) (*nvrtc.Kernels, error) {
@@ -185,21 +248,50 @@ func (g *GPU) kernel(s gpuShape) (*nvrtc.Kernels, error) {
 // residue x, thread t, word j holds nodes t*C+2j+1 and t*C+2j+2; the
 // last code is the padding row.
 func profileWords(s gpuShape, Kp int, cell func(x, k int) int16, pad int16) []byte {
+	return profileWordsFrom(s, Kp, cell, pad, 1)
+}
+
+// profileWordsFrom is profileWords with word j of thread t holding nodes
+// t*C+2j+first and the next, for words while the first node is at most
+// t*C+C; nodes below 1 are pad. first = 0 is ssv_kernel's shifted table
+// (two rows a step): NW+1 words a thread.
+func profileWordsFrom(s gpuShape, Kp int, cell func(x, k int) int16, pad int16, first int) []byte {
 	st := s.stride()
 	out := make([]byte, s.sharedBytes())
+	node := func(x, k int) int16 {
+		if x >= Kp || k < 1 {
+			return pad
+		}
+		return cell(x, k)
+	}
 	for x := 0; x < s.KP; x++ {
 		for t := 0; t < s.T; t++ {
-			for j := 0; j < s.C/2; j++ {
-				k := t*s.C + 2*j + 1
-				a, b := pad, pad
-				if x < Kp {
-					a, b = cell(x, k), cell(x, k+1)
-				}
+			for j := 0; 2*j+first <= s.C; j++ {
+				k := t*s.C + 2*j + first
+				a, b := node(x, k), node(x, k+1)
 				off := ((x*s.T+t)*st + j) * 4
 				binary.LittleEndian.PutUint16(out[off:], uint16(a))
 				binary.LittleEndian.PutUint16(out[off+2:], uint16(b))
 			}
 		}
+	}
+	return out
+}
+
+// ssvProfileWords is ssv_kernel's profile: bias - cost (cost 255 past
+// the model's end), padding -32767; with two rows a step, then the same
+// shifted by one node (profileWordsFrom).
+func ssvProfileWords(s gpuShape, Kp int, om *oprofile.MSVProfile) []byte {
+	bias := int16(om.Bias)
+	cell := func(x, node int) int16 {
+		if node > om.M {
+			return bias - 255
+		}
+		return bias - int16(om.RBV[x][node])
+	}
+	out := profileWords(s, Kp, cell, -32767)
+	if s.Rows == 2 {
+		out = append(out, profileWordsFrom(s, Kp, cell, -32767, 0)...)
 	}
 	return out
 }
@@ -223,23 +315,50 @@ func msvProfileWords(s gpuShape, Kp int, cost func(x, node int) int16) []byte {
 	return out
 }
 
-// nodes is the fewest nodes a thread holds for a model of M nodes.
+// nodes is the fewest nodes a thread holds in the SSV pass for a model
+// of M nodes; msvNodes, in the MSV pass.
 func (g *GPU) nodes(M int) int {
+	if g.MinNodes > 0 {
+		return g.MinNodes
+	}
+	return ssvNodesFor(M)
+}
+
+func (g *GPU) msvNodes(M int) int {
 	if g.MinNodes > 0 {
 		return g.MinNodes
 	}
 	return nodesFor(M)
 }
 
+// maxSharedBytes is the most shared memory a CUDA block may have on the
+// devices this runs on (compute capability 9.0: 227 KiB).
+const maxSharedBytes = 227 << 10
+
+// rows is the rows a step ssv_kernel takes for shape s (GPU.SSVRows).
+func (g *GPU) rows(s gpuShape) int {
+	if g.SSVRows == 1 || g.SSVRows == 2 {
+		return g.SSVRows
+	}
+	return s.Rows
+}
+
 // Scores sets out[i] to the MSV filter score of db.Dsqs[i] (Score's value).
 func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float32) error {
 	dsqs := db.Dsqs
 	s := shapeForNodes(om.M, Kp, g.nodes(om.M))
+	if r := g.rows(s); r != s.Rows {
+		s = s.withRows(r)
+	}
+	s.PF = g.Prefetch
 	switch {
 	case g.SSVCopies == 1:
 		s.Copies = 1
 	case g.SSVCopies != 0:
 		s.Copies = 32 / s.T
+		if s.ssvSharedBytes() > maxSharedBytes {
+			s.Copies = 1 // T = 1 with two tables: 244 KiB
+		}
 	}
 	k, err := g.kernel(s)
 	if err != nil {
@@ -262,8 +381,7 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 		if err != nil {
 			return err
 		}
-		bias := int16(om.Bias)
-		prof := profileWords(s, Kp, func(x, node int) int16 { return bias - cost(x, node) }, -32767)
+		prof := ssvProfileWords(s, Kp, om)
 		maxw, err := g.launch(k, s, "ssv_kernel", prof, layout, nil, len(dsqs), nil)
 		if err != nil {
 			return err
@@ -273,8 +391,19 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 	if len(rest) == 0 {
 		return nil
 	}
+	// The MSV pass's shape: the SSV pass's (one program) unless nodesFor
+	// gives it other threads a target (M = 48..63: ssvNodesFor).
+	ms := shapeForNodes(om.M, Kp, g.msvNodes(om.M))
+	if ms.T == s.T {
+		ms = s
+	} else {
+		ms.PF = g.Prefetch
+		if k, err = g.kernel(ms); err != nil {
+			return err
+		}
+	}
 	packed := time.Now()
-	sub, err := db.Subset(rest, s.T)
+	sub, err := db.Subset(rest, ms.T)
 	g.Stats.Subset(packed)
 	if err != nil {
 		return err
@@ -284,8 +413,8 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 	for _, i := range rest {
 		binary.LittleEndian.PutUint32(tjbm[4*i:], uint32(uint8(tjbOf(table, om, len(dsqs[i]))+om.TBM)))
 	}
-	prof := msvProfileWords(s, Kp, cost)
-	xj, err := g.launch(k, s, "msv_kernel", prof, nil, sub, len(dsqs), tjbm, int32(om.Bias), int32(om.Base), int32(om.TEC))
+	prof := msvProfileWords(ms, Kp, cost)
+	xj, err := g.launch(k, ms, "msv_kernel", prof, nil, sub, len(dsqs), tjbm, int32(om.Bias), int32(om.Base), int32(om.TEC))
 	if err != nil {
 		return err
 	}

@@ -108,14 +108,24 @@ func TestGPUMatchesCPU(t *testing.T) {
 	// already cut the 20,000- and 100,001-residue targets.
 	// Then threads of at least 12 and 24 nodes (GPU.MinNodes) at every
 	// M (the default takes 24 from M = 192 on), windows and copies as
-	// picked and forced.
-	for _, v := range []struct{ step, copies, nodes int }{{61, 1, 0}, {61, 2, 0}, {500, 1, 0}, {-1, 1, 0}, {-1, 2, 0}, {0, 2, 0}, {0, 0, 12}, {0, 0, 24}, {61, 2, 24}} {
-		g.WindowStep, g.SSVCopies, g.MinNodes = v.step, v.copies, v.nodes
-		for _, M := range []int{1, 7, 10, 23, 24, 40, 47, 50, 95, 100, 150, 191, 200, 300, 383, 400, 767, 800} {
+	// picked and forced; then one and two rows a step (GPU.SSVRows), and
+	// the MSV pass's residues fetched 1 and 8 words ahead (GPU.Prefetch),
+	// those on fewer model lengths (the test's time is mostly NVRTC's).
+	all := []int{1, 7, 10, 23, 24, 40, 47, 50, 95, 100, 150, 191, 200, 300, 383, 400, 767, 800}
+	small := []int{1, 10, 24, 47, 48, 50, 63, 64, 100, 200}
+	for _, v := range []struct {
+		step, copies, nodes, rows, pf int
+		Ms                            []int
+	}{{61, 1, 0, 0, 0, all}, {61, 2, 0, 0, 0, all}, {500, 1, 0, 0, 0, all}, {-1, 1, 0, 0, 0, all}, {-1, 2, 0, 0, 0, all}, {0, 2, 0, 0, 0, all},
+		{0, 0, 12, 0, 0, all}, {0, 0, 24, 0, 0, all}, {61, 2, 24, 0, 0, all}, {0, 0, 0, 1, 0, all}, {0, 0, 0, 2, 0, all},
+		{61, 1, 0, 2, 0, small}, {61, 2, 0, 2, 0, small}, {-1, 2, 0, 2, 0, small}, {0, 0, 24, 2, 0, small}, {0, 0, 48, 2, 0, small},
+		{0, 0, 12, 1, 0, small}, {0, 0, 0, 0, 1, small}, {61, 0, 0, 0, 8, small}} {
+		g.WindowStep, g.SSVCopies, g.MinNodes, g.SSVRows, g.Prefetch = v.step, v.copies, v.nodes, v.rows, v.pf
+		for _, M := range v.Ms {
 			compareGPU(t, g, testmodels.RandomHMM(rng, amino, M), protDB)
 		}
 	}
-	g.WindowStep, g.SSVCopies, g.MinNodes = 0, 0, 0
+	g.WindowStep, g.SSVCopies, g.MinNodes, g.SSVRows, g.Prefetch = 0, 0, 0, 0, 0
 	// The CUDAMPF query models against a real proteome, when the data is here.
 	proteome := gpudb.New(ctx, testmodels.ReadDsqs(t, testutil.GPUData(t, "pyhmmer/seqs/938293.PRJEB85.HG003687.faa"), amino))
 	defer proteome.Free()
@@ -134,7 +144,9 @@ func TestGPUMatchesCPU(t *testing.T) {
 // (no windows), "win" (windows as Scores picks them), "winX" (the step
 // scaled by X), each with "+copy" for a profile copy per target of a
 // warp, "stepN" for windows of step N (residues); "auto" is what Scores
-// does unasked; a last "+nN" gives threads at least N nodes (MinNodes). HMMGO_GPU_BENCH_M lists the model lengths;
+// does unasked; then "+nN" gives threads at least N nodes (MinNodes),
+// "+rN" N rows a step in the SSV kernel (SSVRows), "+wX" the step
+// scaled by X (setVariant). HMMGO_GPU_BENCH_M lists the model lengths;
 // HMMGO_GPU_BENCH_MSV=0 leaves out the MSV program;
 // HMMGO_GPU_BENCH_REPEAT=R times R SSV kernels back to back (GPU.Repeat;
 // "auto": enough for 20 ms, from the warm-up call's kernel time).
@@ -220,38 +232,28 @@ func TestGPUThroughput(t *testing.T) {
 	g.Repeat = 0
 }
 
-// setVariant sets g to one of TestGPUThroughput's variants.
+// setVariant sets g to one of TestGPUThroughput's variants: a head
+// (auto, msv, whole, win, winX, stepN), then "+"-separated changes:
+// copy, nN (MinNodes), rN (SSVRows), wX (WindowScale), pN (Prefetch).
 func setVariant(g *msvfilter.GPU, v string) error {
-	g.ForceMSV, g.WindowStep, g.WindowScale, g.SSVCopies, g.MinNodes = false, 0, 0, 0, 0
-	if w, n, ok := strings.Cut(v, "+n"); ok {
-		nodes, err := strconv.Atoi(n)
-		if err != nil {
-			return fmt.Errorf("variant %q: %v", v, err)
-		}
-		g.MinNodes, v = nodes, w
-	}
-	if v == "auto" {
-		return nil
-	}
-	if v == "msv" {
-		g.ForceMSV = true
-		return nil
-	}
-	g.SSVCopies = 1
-	if w, ok := strings.CutSuffix(v, "+copy"); ok {
-		g.SSVCopies, v = 2, w
-	}
+	g.ForceMSV, g.WindowStep, g.WindowScale, g.SSVCopies, g.MinNodes, g.SSVRows, g.Prefetch = false, 0, 0, 0, 0, 0, 0
+	parts := strings.Split(v, "+")
+	head := parts[0]
 	switch {
-	case v == "whole":
-		g.WindowStep = -1
-	case strings.HasPrefix(v, "step"):
-		n, err := strconv.Atoi(v[4:])
+	case head == "auto":
+	case head == "msv":
+		g.ForceMSV = true
+	case head == "whole":
+		g.WindowStep, g.SSVCopies = -1, 1
+	case strings.HasPrefix(head, "step"):
+		n, err := strconv.Atoi(head[4:])
 		if err != nil || n <= 0 {
 			return fmt.Errorf("variant %q: want stepN, N > 0", v)
 		}
-		g.WindowStep = n
-	case strings.HasPrefix(v, "win"):
-		if x := v[3:]; x != "" {
+		g.WindowStep, g.SSVCopies = n, 1
+	case strings.HasPrefix(head, "win"):
+		g.SSVCopies = 1
+		if x := head[3:]; x != "" {
 			f, err := strconv.ParseFloat(x, 64)
 			if err != nil {
 				return fmt.Errorf("variant %q: %v", v, err)
@@ -260,6 +262,31 @@ func setVariant(g *msvfilter.GPU, v string) error {
 		}
 	default:
 		return fmt.Errorf("unknown variant %q", v)
+	}
+	for _, p := range parts[1:] {
+		if p == "copy" {
+			g.SSVCopies = 2
+			continue
+		}
+		if p == "" {
+			return fmt.Errorf("variant %q: empty change", v)
+		}
+		x, err := strconv.ParseFloat(p[1:], 64)
+		if err != nil {
+			return fmt.Errorf("variant %q: %v", v, err)
+		}
+		switch p[0] {
+		case 'n':
+			g.MinNodes = int(x)
+		case 'r':
+			g.SSVRows = int(x)
+		case 'w':
+			g.WindowScale = x
+		case 'p':
+			g.Prefetch = int(x)
+		default:
+			return fmt.Errorf("variant %q: unknown change %q", v, p)
+		}
 	}
 	return nil
 }

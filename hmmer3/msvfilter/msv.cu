@@ -11,7 +11,8 @@
 // sequence (power of two, 1..32), C nodes per thread (even), KP residue
 // codes plus one padding code (KP-1) that ends every diagonal, BLOCK
 // threads per CUDA block, SSV_COPIES copies of SSV's profile in shared
-// memory (1 or 32/T; see below).
+// memory (1 or 32/T; see below), SSV_ROWS rows a step in ssv_kernel (1
+// or 2; see there).
 //
 // Arithmetic. SSV cells are kept as w = v+128 of HMMER's signed SSV cell
 // v: w' = max(w + s, 0) with s = bias - cost. HMMER's overflow test is
@@ -20,8 +21,17 @@
 // cells are HMMER's unsigned bytes: m' = max(min(max(m, xB) + bias, 255)
 // - cost, 0).
 
+#ifndef SSV_ROWS
+#define SSV_ROWS 1
+#endif
 #define NW (C / 2)             // packed words per thread
-#define STRIDE (NW | 1)        // words between threads: odd, so a warp's reads hit 32 banks
+// Words between threads: odd, so a warp's reads hit 32 banks; with
+// SSV_ROWS = 2 at least NW + 1 (the shifted table's rows).
+#if SSV_ROWS == 2
+#define STRIDE ((NW + 1) | 1)
+#else
+#define STRIDE (NW | 1)
+#endif
 #define ROWW (T * STRIDE)      // words per residue code
 
 typedef unsigned int u32;
@@ -57,6 +67,23 @@ __device__ __forceinline__ int hmax16(u32 v) {
     return a > b ? a : b;
 }
 
+// msv_kernel fetches residue words MSV_PF words (4*MSV_PF rows) ahead:
+// its rows depend on each other, so a load issued only when needed costs
+// its whole latency every fourth row, and one issued four rows ahead
+// still most of it (global memory takes hundreds of cycles; four rows
+// of a small model, tens), and its longest targets run alone. Measured
+// on an H100 (docs/BENCHMARKS.md, "SSV and the MSV pass at small M"):
+// 8 words instead of 1 shortened the pass at NW = 5 and 7 (M = 10, 50);
+// the pass with 8 (NW = 7, M = 100) and 4 (NW = 13, T = 8 and 32:
+// M = 200, 800) was shorter than base's; at NW = 13 with T = 1 (M = 25)
+// 4 and 8 were slower than 1 (the unrolled rows outgrow the instruction
+// cache?), and at NW = 38 (M = 2405) 2 was slower than base's 1.
+// ssv_kernel, with many warps a scheduler, fetches one word ahead: 4
+// words ahead measured 4-8% slower at M = 10, 25, 50.
+#ifndef MSV_PF
+#define MSV_PF (NW <= 8 ? 8 : (NW <= 16 && T > 1 ? 4 : 1))
+#endif
+
 // SSV's profile in shared memory. With SSV_COPIES = 1 one table, rows of
 // ROWW words: the S groups of a warp read the rows of their own residues,
 // and rows x and x + 32/T start on the same bank, so groups can collide
@@ -65,31 +92,59 @@ __device__ __forceinline__ int hmax16(u32 v) {
 // copy g shifted by g*T*STRIDE words: lane (g, t) then reads bank
 // STRIDE*(g*T + t) + j (mod 32) whatever the residue, 32 different
 // banks, at S times the shared memory.
+// With SSV_ROWS = 2 a copy holds two tables (ssv_kernel), one after the
+// other.
 #if SSV_COPIES > 1
 #define SSV_ROWW ((ROWW + 31) & ~31)
-#define SSV_COPYW (KP * SSV_ROWW + 32)
+#define SSV_COPYW (SSV_ROWS * KP * SSV_ROWW + 32)
 #else
 #define SSV_ROWW ROWW
-#define SSV_COPYW (KP * ROWW)
+#define SSV_COPYW (SSV_ROWS * KP * ROWW)
 #endif
 
 // fold_max is max(xE, the row's cells): the row's max as a tree of
 // three-way maxima, then one max with xE, so that xE's chain from row to
 // row is one instruction, not NW/2 (as many instructions as folding the
-// cells into xE one after another).
-__device__ __forceinline__ u32 fold_max(u32 xE, const u32 (&w)[NW])
+// cells into xE one after another). N is NW, or NW + 1 (SSV_ROWS = 2).
+template <int N>
+__device__ __forceinline__ u32 fold_max(u32 xE, const u32 (&w)[N])
 {
-    if constexpr (NW == 1) {
+    if constexpr (N == 1) {
         return __vimax_s16x2_relu(xE, w[0]);
-    } else if constexpr (NW == 2) {
+    } else if constexpr (N == 2) {
         return __vimax3_s16x2(xE, w[0], w[1]);
     } else {
         u32 m = __vimax3_s16x2(w[0], w[1], w[2]);
 #pragma unroll
-        for (int j = 3; j + 1 < NW; j += 2) m = __vimax3_s16x2(m, w[j], w[j + 1]);
-        if constexpr (NW % 2 == 0) return __vimax3_s16x2(xE, m, w[NW - 1]);
+        for (int j = 3; j + 1 < N; j += 2) m = __vimax3_s16x2(m, w[j], w[j + 1]);
+        if constexpr (N % 2 == 0) return __vimax3_s16x2(xE, m, w[N - 1]);
         else return __vimax_s16x2_relu(xE, m);
     }
+}
+
+// tree_max is the max of N words of cells (all >= 0), a chain of
+// three-way maxima.
+template <int N>
+__device__ __forceinline__ u32 tree_max(const u32 (&w)[N])
+{
+    if constexpr (N == 1) {
+        return w[0];
+    } else if constexpr (N == 2) {
+        return __vimax_s16x2_relu(w[0], w[1]);
+    } else {
+        u32 m = __vimax3_s16x2(w[0], w[1], w[2]);
+#pragma unroll
+        for (int j = 3; j + 1 < N; j += 2) m = __vimax3_s16x2(m, w[j], w[j + 1]);
+        if constexpr (N % 2 == 0) m = __vimax_s16x2_relu(m, w[N - 1]);
+        return m;
+    }
+}
+
+// fold_max2 is fold_max over two rows' words, xE's chain one instruction.
+template <int N1, int N2>
+__device__ __forceinline__ u32 fold_max2(u32 xE, const u32 (&a)[N1], const u32 (&b)[N2])
+{
+    return __vimax3_s16x2(xE, tree_max(a), tree_max(b));
 }
 
 // SSV: each target's best diagonal cell, max'd into out (zeroed by the
@@ -102,8 +157,8 @@ ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
            unsigned int* __restrict__ out)
 {
     u32* sprof = (u32*)SHARED_BASE;
-    for (int i = threadIdx.x; i < SSV_COPIES * KP * ROWW; i += blockDim.x) {
-        int copy = i / (KP * ROWW), r = i % (KP * ROWW);
+    for (int i = threadIdx.x; i < SSV_COPIES * SSV_ROWS * KP * ROWW; i += blockDim.x) {
+        int copy = i / (SSV_ROWS * KP * ROWW), r = i % (SSV_ROWS * KP * ROWW);
         int shift = SSV_COPIES > 1 ? (copy * T * STRIDE) % 32 : 0;
         sprof[copy * SSV_COPYW + shift + (r / ROWW) * SSV_ROWW + r % ROWW] = prof[r];
     }
@@ -136,6 +191,36 @@ ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
         u32 four = active && maxLen > 0 ? words[g] : 0xffffffffu;
         for (int i = 0; i < maxLen; i += 4) {
             u32 ahead = active && i + 4 < maxLen ? words[(i / 4 + 1) * S + g] : 0xffffffffu;
+#if SSV_ROWS == 2
+            // Two rows a step, with no byte permute: a word j holds nodes
+            // 2j+1, 2j+2 (of the thread's) in rows i-1 and i+1 and nodes
+            // 2j, 2j+1 in row i, so each row's word takes the previous
+            // row's word j-1 whole. Row i reads the second table, the
+            // profile shifted by one node (word j: nodes 2j, 2j+1; word
+            // NW: the node after the thread's last, whose row-i cell the
+            // last thread must count; global node 0 is padding). The
+            // previous thread's last word is exchanged once per two rows.
+#pragma unroll
+            for (int r = 0; r < 4; r += 2) {
+                int x0 = (four >> (8 * r)) & 0xff, x1 = (four >> (8 * r + 8)) & 0xff;
+                if (x0 >= KP) x0 = KP - 1;
+                if (x1 >= KP) x1 = KP - 1;
+                const u32* sb = myprof + (KP + x0) * SSV_ROWW;
+                const u32* sa = myprof + x1 * SSV_ROWW;
+                u32 carry = 0;
+                if (T > 1) {
+                    carry = __shfl_up_sync(0xffffffffu, w[NW - 1], 1, T);
+                    if (t == 0) carry = 0;
+                }
+                u32 u[NW + 1];
+                u[0] = __viaddmax_s16x2(carry, sb[0], 0u);
+#pragma unroll
+                for (int j = 1; j <= NW; j++) u[j] = __viaddmax_s16x2(w[j - 1], sb[j], 0u);
+#pragma unroll
+                for (int j = 0; j < NW; j++) w[j] = __viaddmax_s16x2(u[j], sa[j], 0u);
+                xE = fold_max2(xE, u, w);
+            }
+#else
 #pragma unroll
             for (int r = 0; r < 4; r++) {
                 int x = (four >> (8 * r)) & 0xff;
@@ -155,6 +240,7 @@ ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
                 }
                 xE = fold_max(xE, w);
             }
+#endif
             four = ahead;
         }
         int m = hmax16(xE);
@@ -163,9 +249,80 @@ ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
     }
 }
 
+// pair16 is v in both 16-bit halves.
+__device__ __forceinline__ u32 pair16(int v) { return ((u32)v & 0xffffu) * 0x10001u; }
+
+// row_max is the max of a row's cells over the T threads of a target, in
+// both halves: a tree over the thread's words, the halves swapped and
+// max'd, then the threads' maxima exchanged. All cells are >= 0.
+__device__ __forceinline__ u32 row_max(const u32 (&w)[NW])
+{
+    u32 m;
+    if constexpr (NW == 1) {
+        m = w[0];
+    } else if constexpr (NW == 2) {
+        m = __vimax_s16x2_relu(w[0], w[1]);
+    } else {
+        u32 a = __vimax3_s16x2(w[0], w[1], w[2]);
+        u32 b = NW > 3 ? w[3] : 0u;
+#pragma unroll
+        for (int j = 4; j < NW; j += 2) {
+            if (j + 1 < NW) b = __vimax3_s16x2(b, w[j], w[j + 1]);
+            else b = __vimax_s16x2_relu(b, w[j]);
+        }
+        m = NW > 3 ? __vimax_s16x2_relu(a, b) : a;
+    }
+    m = __vimax_s16x2_relu(m, __byte_perm(m, 0, 0x1032));
+    for (int o = T / 2; o > 0; o /= 2) m = __vimax_s16x2_relu(m, __shfl_xor_sync(0xffffffffu, m, o, T));
+    return m;
+}
+
 #ifndef MSV_XB_APART
 #define MSV_XB_APART (T <= 4)
 #endif
+
+// msv_rows4 runs msv_kernel's four rows of one word of residues: the
+// cells w, xB and the max of e - K (msv_kernel has the argument).
+__device__ __forceinline__ void msv_rows4(const u32 four, const u32* myprof, const int* bestRow, int t, int K, u32 negKv,
+                                          u32 biasv, u32 capv, u32 (&w)[NW], u32& xBv, u32& eKm)
+{
+#pragma unroll
+    for (int r = 0; r < 4; r++) {
+        int x = (four >> (8 * r)) & 0xff;
+        if (x >= KP) x = KP - 1;
+        const u32* s = myprof + x * ROWW;
+        u32 carry = 0;
+        if (T > 1) {
+            carry = __shfl_up_sync(0xffffffffu, w[NW - 1], 1, T);
+            if (t == 0) carry = 0;
+        }
+#if MSV_XB_APART
+        const u32 bestSKv = pair16(bestRow[x] - K);
+        const u32 bBv = __viaddmin_s16x2(xBv, biasv, capv);
+        u32 hu[NW];
+#pragma unroll
+        for (int j = NW - 1; j >= 0; j--) {
+            u32 prev = (j > 0) ? w[j - 1] : carry;
+            hu[j] = __viaddmax_s16x2(__viaddmin_s16x2(shift_in(prev, w[j]), biasv, capv), s[j], 0u);
+            w[j] = __vimax_s16x2_relu(hu[j], __viaddmax_s16x2(bBv, s[j], 0u));
+        }
+        const u32 e = row_max(hu);
+        // xB' = max(xB, h(xB) at the least cost - K, max h(u) - K)
+        xBv = __viaddmax_s16x2(e, negKv, __viaddmax_s16x2(bBv, bestSKv, xBv));
+        eKm = __viaddmax_s16x2(e, negKv, __viaddmax_s16x2(bBv, bestSKv, eKm));
+#else
+#pragma unroll
+        for (int j = NW - 1; j >= 0; j--) {
+            u32 prev = (j > 0) ? w[j - 1] : carry;
+            u32 v = __vimax_s16x2_relu(shift_in(prev, w[j]), xBv);
+            w[j] = __viaddmax_s16x2(__viaddmin_s16x2(v, biasv, capv), s[j], 0u);
+        }
+        const u32 e = row_max(w);
+        xBv = __viaddmax_s16x2(e, negKv, xBv);
+        eKm = __viaddmax_s16x2(e, negKv, eKm);
+#endif
+    }
+}
 
 // MSV: the full program with the J state, for the targets SSV leaves
 // undecided. prof holds -cost pairs and each residue's least cost (host:
@@ -198,7 +355,6 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
         const Block* blk = &blocks[b];
         const int S = 32 / T;
         const bool active = g < blk->nseq;
-        const int len = active ? blk->len[g] : 0;
         const int seq = active ? blk->seq[g] : 0;
         const int tjbm_g = active ? tjbm[seq] : 0;
         const u32* words = (const u32*)(res + blk->off);
@@ -206,72 +362,53 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
         u32 w[NW];
 #pragma unroll
         for (int j = 0; j < NW; j++) w[j] = 0;
-        int xJ = 0, overflow = 0;
-        int xB = max(base - tjbm_g, 0);
 
         // Each row waits for the previous row's xB, so whatever sits on
-        // that chain is paid on every row of the longest target; this
+        // that chain is paid on every row of the longest target: this
         // pass runs on few targets (those SSV leaves undecided), and its
-        // time is that target's rows times the chain. Three things keep
-        // the chain short. As in ssv_kernel, the next four residues load
-        // while this four's rows run, and row maxima are trees. And, with
-        // MSV_XB_APART, xB enters a row's max apart from the cells: with
-        // h_k(y) = max(min(y + bias, 255) - cost_k, 0), nondecreasing in
-        // y, a cell is h_k(max(u_k, xB)) = max(h_k(u_k), h_k(xB)) (u_k
-        // the previous row's cell on the diagonal), so the row's max is
-        // the max of h_k(u_k), which needs no xB, and of h_k(xB) over k,
-        // which is h at the row's least cost: one scalar step after xB.
-        // That costs one more DPX instruction per cell pair, which pays
-        // only while a thread's nodes are few (T <= 4, M < 96; measured
-        // 13-16% slower at M = 800 and 2405, 20-35% faster at M <= 50).
+        // time is that target's rows times the chain. What keeps the
+        // chain short:
+        // - The special states fold into one running max. With e a row's
+        //   best cell and K = tec + tjbm, HMMER's xJ = max(xJ, e - tec, 0)
+        //   and xB = max(max(base, xJ) - tjbm, 0) give xB' = max(xB,
+        //   e - K) (xB starts at max(base - tjbm, 0) >= -tjbm), and the
+        //   final xJ is max(max over rows of e - tec, 0): xJ is never
+        //   needed along the way. Overflow (some e + bias >= 255) is that
+        //   same max of e, also off the chain. Padding rows (after a
+        //   target's end) have every cell 0, so e = 0 changes neither.
+        // - xB, e and their maxima are 16-bit pairs with both halves
+        //   equal, so that the chain is DPX operations only.
+        // - Residues load MSV_PF words ahead, and row maxima are trees.
+        // - With MSV_XB_APART, xB enters a row's max apart from the
+        //   cells: with h_k(y) = max(min(y + bias, 255) - cost_k, 0),
+        //   nondecreasing in y, a cell is h_k(max(u_k, xB)) =
+        //   max(h_k(u_k), h_k(xB)) (u_k the previous row's cell on the
+        //   diagonal), so the row's max is the max of h_k(u_k), which
+        //   needs no xB, and of h_k(xB) over k, which is h at the row's
+        //   least cost: one step after xB. That costs one more DPX
+        //   instruction per cell pair, which pays only while a thread's
+        //   nodes are few (T <= 4, M < 96; measured 13-16% slower at
+        //   M = 800 and 2405, 20-35% faster at M <= 50).
+        const int K = tec + tjbm_g;
+        const u32 negKv = pair16(-K);
+        u32 xBv = pair16(max(base - tjbm_g, 0));
+        u32 eKm = negKv; // max over rows of e - K (e >= 0)
         const int maxLen = blk->maxLen;
-        u32 four = active && maxLen > 0 ? words[g] : 0xffffffffu;
-        for (int i = 0; i < maxLen; i += 4) {
-            u32 ahead = active && i + 4 < maxLen ? words[(i / 4 + 1) * S + g] : 0xffffffffu;
+        u32 q[MSV_PF]; // the next MSV_PF words, a ring
 #pragma unroll
-            for (int r = 0; r < 4; r++) {
-                int x = (four >> (8 * r)) & 0xff;
-                if (x >= KP) x = KP - 1;
-                const u32* s = myprof + x * ROWW;
-                u32 carry = 0;
-                if (T > 1) {
-                    carry = __shfl_up_sync(0xffffffffu, w[NW - 1], 1, T);
-                    if (t == 0) carry = 0;
-                }
-#if MSV_XB_APART
-                const int bestS = bestRow[x];
-                const int bB = min(xB + bias, 255);
-                const u32 bBv = (u32)bB * 0x10001u;
-                u32 hu[NW];
+        for (int k = 0; k < MSV_PF; k++) q[k] = active && 4 * k < maxLen ? words[k * S + g] : 0xffffffffu;
+        for (int i = 0; i < maxLen; i += 4 * MSV_PF) {
 #pragma unroll
-                for (int j = NW - 1; j >= 0; j--) {
-                    u32 prev = (j > 0) ? w[j - 1] : carry;
-                    hu[j] = __viaddmax_s16x2(__viaddmin_s16x2(shift_in(prev, w[j]), biasv, capv), s[j], 0u);
-                    w[j] = __vimax_s16x2_relu(hu[j], __viaddmax_s16x2(bBv, s[j], 0u));
-                }
-                int e = hmax16(fold_max(0u, hu));
-                for (int o = T / 2; o > 0; o /= 2) e = max(e, __shfl_xor_sync(0xffffffffu, e, o, T));
-                e = max(e, max(bB + bestS, 0));
-#else
-                const u32 xBv = (u32)xB * 0x10001u;
-#pragma unroll
-                for (int j = NW - 1; j >= 0; j--) {
-                    u32 prev = (j > 0) ? w[j - 1] : carry;
-                    u32 v = __vimax_s16x2_relu(shift_in(prev, w[j]), xBv);
-                    w[j] = __viaddmax_s16x2(__viaddmin_s16x2(v, biasv, capv), s[j], 0u);
-                }
-                int e = hmax16(fold_max(0u, w));
-                for (int o = T / 2; o > 0; o /= 2) e = max(e, __shfl_xor_sync(0xffffffffu, e, o, T));
-#endif
-                if (i + r < len && !overflow) {
-                    if (e + bias >= 255) overflow = 1;
-                    e = max(e - tec, 0);
-                    xJ = max(xJ, e);
-                    xB = max(max(base, xJ) - tjbm_g, 0);
+            for (int k = 0; k < MSV_PF; k++) {
+                if (i + 4 * k < maxLen) { // the same for the whole warp
+                    const u32 four = q[k];
+                    const int n = i + 4 * (k + MSV_PF);
+                    q[k] = active && n < maxLen ? words[(n / 4) * S + g] : 0xffffffffu;
+                    msv_rows4(four, myprof, bestRow, t, K, negKv, biasv, capv, w, xBv, eKm);
                 }
             }
-            four = ahead;
         }
-        if (t == 0 && active) out[seq] = overflow ? 0xffffu : (unsigned short)xJ;
+        const int emax = (short)(eKm & 0xffff) + K;
+        if (t == 0 && active) out[seq] = emax + bias >= 255 ? 0xffffu : (unsigned short)max(emax - tec, 0);
     }
 }
