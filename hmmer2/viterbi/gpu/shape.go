@@ -27,6 +27,7 @@ type Shape struct {
 	EmisShared     bool // emission table copied to shared memory
 	DExit          bool // D passes after the first stop where nothing changes
 	Lean           bool // no M->D source and D->D arrays (3C registers of state)
+	DShared        bool // D cells in shared memory (with Lean, 2C registers of state)
 }
 
 const (
@@ -38,6 +39,9 @@ const (
 	// maxNodesPerThreadLean is the most nodes a thread of the lean
 	// variant keeps (three int32 arrays of C).
 	maxNodesPerThreadLean = 48
+	// maxNodesPerThreadDShared is the most nodes a thread of the dsm
+	// variants keeps (M and I in registers, D in shared memory).
+	maxNodesPerThreadDShared = 96
 	// nodesPerThreadBlock is the target for multi-warp groups.
 	nodesPerThreadBlock = 12
 	// sharedBudget is the shared memory a block may take while two
@@ -80,8 +84,12 @@ const DefaultVariant = "auto"
 //	lean   as fast to 1024, one warp of C <= 48 to 1536, multi-warp
 //	       groups of C about 48 above; short D passes and lean state
 //	lean64 lean with C up to 64 (one warp to M = 2048)
+//	leanx  lean64 without short D passes
+//	dsm    as auto to 512; above, lean64 with the D cells in shared
+//	       memory: one warp of C <= 96 (M <= 3072) in blocks of 8 warps
+//	dsm4   dsm in blocks of 4 warps
 //	auto   reg16 for M <= 128, w1024 to 1024, lean64 above
-var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg", "reg16", "mg16", "fast", "lean", "lean64", "auto"}
+var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg", "reg16", "mg16", "fast", "lean", "lean64", "leanx", "dsm", "dsm4", "auto"}
 
 // autoRegMax is the largest model auto gives reg16's shapes: at M = 100
 // they beat w1024 by 7 %; reg's T = 32 shapes lost at M = 300.
@@ -143,6 +151,26 @@ func ShapeVariant(M int, v string) (Shape, error) {
 			return ShapeVariant(M, "w1024")
 		}
 		return ShapeVariant(M, "lean64")
+	case "leanx":
+		s, _ = ShapeVariant(M, "lean64")
+		s.DExit = false
+		return s, nil
+	case "dsm", "dsm4":
+		if M <= 32*16 {
+			return ShapeVariant(M, "auto")
+		}
+		block := 256
+		if v == "dsm4" {
+			block = 128
+		}
+		if M <= 32*maxNodesPerThreadDShared {
+			s = newShape(M, 32, 1, block)
+		} else {
+			s, _ = ShapeVariant(M, "lean64")
+		}
+		s.DExit, s.Lean, s.DShared = true, true, true
+		s.EmisShared = s.EmisShared && s.SharedBytes() <= sharedBudget
+		return s, nil
 	case "lean", "lean64":
 		c := maxNodesPerThreadLean
 		if v == "lean64" {
@@ -246,23 +274,30 @@ func (s Shape) exchangeBytes() int {
 	return 4 * (s.ngrp()*(8*s.W+1) + 1)
 }
 
-// SharedBytes is the dynamic shared memory of one block.
+// SharedBytes is the dynamic shared memory of one block: the tables,
+// the exchange slots and the D cells (DShared), in this order.
 func (s Shape) SharedBytes() int {
-	n := s.exchangeBytes()
+	n := 0
 	if s.TransShared {
 		n += s.transBytes()
 	}
 	if s.EmisShared {
 		n += s.emisBytes()
 	}
-	return n
+	if s.DShared {
+		return n + round16(s.exchangeBytes()) + s.dBytes()
+	}
+	return n + s.exchangeBytes()
 }
+
+// dBytes are a block's D cells in shared memory (DShared).
+func (s Shape) dBytes() int { return 4 * s.ns() * s.C * s.Block }
 
 // Defines are the compile-time parameters of viterbi.cu.
 func (s Shape) Defines() string {
 	b2i := map[bool]int{false: 0, true: 1}
-	return fmt.Sprintf("#define T %d\n#define W %d\n#define C %d\n#define EXTRA %d\n#define NS %d\n#define KP %d\n#define BLOCK %d\n#define TRANS_SHARED %d\n#define EMIS_SHARED %d\n#define TRANS_REG %d\n#define NGRP %d\n#define DEXIT %d\n#define LEAN %d\n",
-		s.T, s.W, s.C, s.Extra, s.ns(), plan7.MaxCode, s.Block, b2i[s.TransShared], b2i[s.EmisShared], b2i[s.TransReg], s.ngrp(), b2i[s.DExit], b2i[s.Lean])
+	return fmt.Sprintf("#define T %d\n#define W %d\n#define C %d\n#define EXTRA %d\n#define NS %d\n#define KP %d\n#define BLOCK %d\n#define TRANS_SHARED %d\n#define EMIS_SHARED %d\n#define TRANS_REG %d\n#define NGRP %d\n#define DEXIT %d\n#define LEAN %d\n#define DSHARED %d\n",
+		s.T, s.W, s.C, s.Extra, s.ns(), plan7.MaxCode, s.Block, b2i[s.TransShared], b2i[s.EmisShared], b2i[s.TransReg], s.ngrp(), b2i[s.DExit], b2i[s.Lean], b2i[s.DShared])
 }
 
 // node returns the model node (1-based) of slot j of rank r, or 0 for a
@@ -353,7 +388,7 @@ func (s Shape) PackT() int { return s.T / s.ns() }
 
 // tables says where the shape keeps its tables, for benchmarks:
 // transitions in registers (r), shared (s) or global (g) memory, then
-// the emissions.
+// the emissions, and d when the D cells are in shared memory.
 func (s Shape) tables() string {
 	t := "g"
 	if s.TransReg {
@@ -362,7 +397,12 @@ func (s Shape) tables() string {
 		t = "s"
 	}
 	if s.EmisShared {
-		return t + "s"
+		t += "s"
+	} else {
+		t += "g"
 	}
-	return t + "g"
+	if s.DShared {
+		t += "d"
+	}
+	return t
 }
