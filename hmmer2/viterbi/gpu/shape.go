@@ -50,6 +50,9 @@ const (
 	// transBudget is the most shared memory the transition table may
 	// take (the H100/H200 opt-in limit is 227 KiB per block).
 	transBudget = 200 * 1024
+	// maxSharedOptin is the H100/H200 opt-in limit of shared memory per
+	// block.
+	maxSharedOptin = 227 * 1024
 )
 
 // ShapeFor chooses the kernel shape for a model of M nodes: the
@@ -88,8 +91,9 @@ const DefaultVariant = "auto"
 //	dsm    as auto to 512; above, lean64 with the D cells in shared
 //	       memory: one warp of C <= 96 (M <= 3072) in blocks of 8 warps
 //	dsm4   dsm in blocks of 4 warps
+//	dsm12  dsm in blocks of 12 warps where they fit in shared memory
 //	auto   reg16 for M <= 128, w1024 to 1024, lean64 above
-var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg", "reg16", "mg16", "fast", "lean", "lean64", "leanx", "dsm", "dsm4", "auto"}
+var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg", "reg16", "mg16", "fast", "lean", "lean64", "leanx", "dsm", "dsm4", "dsm12", "auto"}
 
 // autoRegMax is the largest model auto gives reg16's shapes: at M = 100
 // they beat w1024 by 7 %; reg's T = 32 shapes lost at M = 300.
@@ -155,22 +159,26 @@ func ShapeVariant(M int, v string) (Shape, error) {
 		s, _ = ShapeVariant(M, "lean64")
 		s.DExit = false
 		return s, nil
-	case "dsm", "dsm4":
+	case "dsm", "dsm4", "dsm12":
 		if M <= 32*16 {
 			return ShapeVariant(M, "auto")
 		}
-		block := 256
-		if v == "dsm4" {
-			block = 128
-		}
-		if M <= 32*maxNodesPerThreadDShared {
-			s = newShape(M, 32, 1, block)
-		} else {
+		if M > 32*maxNodesPerThreadDShared {
 			s, _ = ShapeVariant(M, "lean64")
+			s.DShared = true
+			s.EmisShared = s.EmisShared && s.SharedBytes() <= sharedBudget
+			return s, nil
 		}
-		s.DExit, s.Lean, s.DShared = true, true, true
-		s.EmisShared = s.EmisShared && s.SharedBytes() <= sharedBudget
-		return s, nil
+		block := map[string]int{"dsm4": 128, "dsm": 256, "dsm12": 384}[v]
+		for {
+			s = newShape(M, 32, 1, block)
+			s.DExit, s.Lean, s.DShared = true, true, true
+			s.EmisShared = s.EmisShared && s.SharedBytes() <= sharedBudget
+			if block == 128 || s.SharedBytes() <= maxSharedOptin {
+				return s, nil
+			}
+			block -= 128
+		}
 	case "lean", "lean64":
 		c := maxNodesPerThreadLean
 		if v == "lean64" {

@@ -55,7 +55,7 @@ func testShapeLayout(t *testing.T, v string) {
 		if v == "lean64" || v == "leanx" || v == "auto" {
 			maxC, maxCBlock = 64, 64
 		}
-		if v == "dsm" || v == "dsm4" {
+		if v == "dsm" || v == "dsm4" || v == "dsm12" {
 			maxC, maxCBlock = maxNodesPerThreadDShared, 64
 		}
 		if s.DShared && !s.Lean {
@@ -73,7 +73,7 @@ func testShapeLayout(t *testing.T, v string) {
 		if s.W == 1 && s.C > maxC || s.W > 1 && s.W < 32 && s.C > maxCBlock {
 			t.Fatalf("%s M=%d: %d nodes per thread (%+v)", v, M, s.C, s)
 		}
-		if s.SharedBytes() > 227*1024 {
+		if s.SharedBytes() > maxSharedOptin {
 			t.Fatalf("%s M=%d: %d bytes of shared memory", v, M, s.SharedBytes())
 		}
 		next := 1
