@@ -92,12 +92,24 @@ const DefaultVariant = "auto"
 //	       memory: one warp of C <= 96 (M <= 3072) in blocks of 8 warps
 //	dsm4   dsm in blocks of 4 warps
 //	dsm12  dsm in blocks of 12 warps where they fit in shared memory
-//	auto   reg16 for M <= 128, w1024 to 1024, lean64 above
-var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg", "reg16", "mg16", "fast", "lean", "lean64", "leanx", "dsm", "dsm4", "dsm12", "auto"}
+//	dsmx   as auto to 512; above, D in shared memory without short D
+//	       passes: one warp of C <= 64 to M = 2048, then groups of W
+//	       warps of C <= 64; blocks of 12 warps (384 threads)
+//	dsmx1  dsmx with one warp of C <= 96 to M = 3072 (blocks of 8 warps)
+//	auto   reg16 for M <= 128, w1024 to 1024, leanx to 1536, dsm12 to
+//	       2048, leanx (groups of 2+ warps) above
+var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg", "reg16", "mg16", "fast", "lean", "lean64", "leanx", "dsm", "dsm4", "dsm12", "dsmx", "dsmx1", "auto"}
 
 // autoRegMax is the largest model auto gives reg16's shapes: at M = 100
 // they beat w1024 by 7 %; reg's T = 32 shapes lost at M = 300.
 const autoRegMax = 128
+
+// autoDSharedMin is where auto moves the D cells of a one-warp shape to
+// shared memory (dsm12, up to C = 64): on an H100 (2026-11-27, 60 M
+// residues) dsm12 ran 353 GCUPS at M = 2000 against leanx's 298 and
+// lean64's 227 (spills), while at 1500 (C = 47) leanx's D in registers
+// won (447 against 329; lean64 431).
+const autoDSharedMin = 32 * 48
 
 // ShapeVariant is the shape of kernel variant v for a model of M nodes.
 func ShapeVariant(M int, v string) (Shape, error) {
@@ -153,8 +165,10 @@ func ShapeVariant(M int, v string) (Shape, error) {
 			return ShapeVariant(M, "reg16")
 		case M <= 32*32:
 			return ShapeVariant(M, "w1024")
+		case M > autoDSharedMin && M <= 32*64:
+			return ShapeVariant(M, "dsm12")
 		}
-		return ShapeVariant(M, "lean64")
+		return ShapeVariant(M, "leanx")
 	case "leanx":
 		s, _ = ShapeVariant(M, "lean64")
 		s.DExit = false
@@ -179,6 +193,34 @@ func ShapeVariant(M int, v string) (Shape, error) {
 			}
 			block -= 128
 		}
+	case "dsmx", "dsmx1":
+		if M <= 32*16 {
+			return ShapeVariant(M, "auto")
+		}
+		switch {
+		case v == "dsmx1" && M <= 32*maxNodesPerThreadDShared:
+			s = newShape(M, 32, 1, 256)
+		case M <= 32*64:
+			s = newShape(M, 32, 1, 384)
+		default:
+			W := min(32, (M+32*64-1)/(32*64))
+			ng := max(1, 12/W)
+			s = newShape(M, 32, W, 32*W*ng)
+			s.NGrp = ng
+		}
+		s.Lean, s.DShared = true, true
+		for s.SharedBytes() > maxSharedOptin && s.TransShared {
+			if s.ngrp() > 1 {
+				s.NGrp--
+				s.Block -= 32 * s.W
+			} else if s.Block > 128 {
+				s.Block -= 128
+			} else {
+				s.TransShared = false
+			}
+		}
+		s.EmisShared = s.EmisShared && s.SharedBytes() <= sharedBudget
+		return s, nil
 	case "lean", "lean64":
 		c := maxNodesPerThreadLean
 		if v == "lean64" {

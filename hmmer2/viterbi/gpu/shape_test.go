@@ -55,7 +55,7 @@ func testShapeLayout(t *testing.T, v string) {
 		if v == "lean64" || v == "leanx" || v == "auto" {
 			maxC, maxCBlock = 64, 64
 		}
-		if v == "dsm" || v == "dsm4" || v == "dsm12" {
+		if v == "dsm" || v == "dsm4" || v == "dsm12" || v == "dsmx" || v == "dsmx1" {
 			maxC, maxCBlock = maxNodesPerThreadDShared, 64
 		}
 		if s.DShared && !s.Lean {

@@ -72,7 +72,13 @@
 // warp's region: no bank conflicts, no other thread touches them, so no
 // barrier is needed) instead of registers: with LEAN, 2C registers of
 // state, so one warp holds C up to 96 (M = 3,072) without spilling, at
-// the price of a shared load and store per cell and pass.
+// the price of a shared load and store per cell and pass. Without DEXIT,
+// pass 1 rewrites every D cell (it reads none), so pass 0 stores nothing
+// but its last real node's value (kept in a register): the M and I loop
+// then only loads from shared memory, and the compiler may schedule those
+// loads freely (a store between them could alias a table entry for all
+// it knows). The passes load a tile of sources before storing its cells,
+// for the same reason.
 //
 // Compile-time parameters: T, W, C, EXTRA, NS, KP (residue codes), BLOCK,
 // TRANS_SHARED, EMIS_SHARED (tables copied to shared memory or read from
@@ -200,6 +206,19 @@ __device__ __forceinline__ int addmax(int a, int b, int c) { return __viaddmax_s
             DSET(q, j, d);                                                    \
         }                                                                     \
     }
+#elif DSHARED
+#define DPTILE 8  // sources loaded before a tile's D cells are stored
+#define DPASS(q, d0)                                                          \
+    {                                                                         \
+        int d = (d0);                                                         \
+        _Pragma("unroll") for (int j0 = 0; j0 < C; j0 += DPTILE) {            \
+            int tdd[DPTILE], tsrc[DPTILE];                                    \
+            _Pragma("unroll") for (int u = 0; u < DPTILE; u++)                \
+                if (j0 + u < C) { tdd[u] = DD(j0 + u); tsrc[u] = SRC(q, j0 + u); } \
+            _Pragma("unroll") for (int u = 0; u < DPTILE; u++)                \
+                if (j0 + u < C) { d = addmax(d, tdd[u], tsrc[u]); DSET(q, j0 + u, d); } \
+        }                                                                     \
+    }
 #else
 #define DPASS(q, d0)                                                          \
     {                                                                         \
@@ -209,6 +228,19 @@ __device__ __forceinline__ int addmax(int a, int b, int c) { return __viaddmax_s
             DSET(q, j, d);                                                    \
         }                                                                     \
     }
+#endif
+// Pass 0's store of a D cell, and its last real node's value (LEAN).
+#if DSHARED && !DEXIT
+#define DZSET(q, j) \
+    if ((j) == C - 2) dzs[q] = dz[q]
+#if EXTRA > 0 && C > 1
+#define DZLAST(q) (isShort ? dzs[q] : dz[q])
+#else
+#define DZLAST(q) dz[q]
+#endif
+#else
+#define DZSET(q, j) DSET(q, j, dz[q])
+#define DZLAST(q) LASTD(q)
 #endif
 
 #ifndef SHARED_BASE
@@ -375,8 +407,10 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             int md0 = 0;
 #if LEAN
             int dz[NS];  // pass 0 of the D chain, from D(k0-1) = M(k0-1) = -INFTY
+            int dzs[NS];  // its value at slot C-2 (DSHARED without DEXIT)
+            (void)dzs;
 #pragma unroll
-            for (int q = 0; q < NS; q++) dz[q] = NEGINF;
+            for (int q = 0; q < NS; q++) dz[q] = dzs[q] = NEGINF;
 #endif
 #pragma unroll
             for (int j = 0; j < C; j++) {
@@ -408,7 +442,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #if LEAN
                     dz[q] = addmax(dz[q], tb.y, addmax(j > 0 ? Mv[q][j - 1] : NEGINF, tb.x, NEGINF));
                     pm[q] = Mv[q][j]; pi[q] = Iv[q][j]; pd[q] = DGET(q, j);
-                    DSET(q, j, dz[q]);
+                    DZSET(q, j);
 #else
                     if (j > 0) src[q][j] = addmax(Mv[q][j - 1], tb.x, NEGINF);  // new M(k-1) + tmd, clamped
                     pm[q] = Mv[q][j]; pi[q] = Iv[q][j]; pd[q] = DGET(q, j);
@@ -428,8 +462,10 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 src[q][0] = addmax(NEGINF, md0, NEGINF);
 #pragma unroll
                 for (int j = 0, d = NEGINF; j < C; j++) { d = addmax(d, dd[j], src[q][j]); DSET(q, j, d); }
-#endif
                 dlast[q] = LASTD(q);
+#else
+                dlast[q] = DZLAST(q);
+#endif
                 const int mlast = LAST(Mv[q]);
 
                 // Exchange: the neighbour's new M(k0-1) and pass-0 D(k0-1); E
