@@ -65,9 +65,8 @@ func ShapeFor(M int) Shape {
 // DefaultVariant is the kernel variant NewKernel uses unless
 // $HMMGO_HMM2_KERNEL names another. Measured on an H100 (docs/hmm2search.md,
 // 2026-11-27, 175 M resident residues): reg16 at M = 100 (870 GCUPS,
-// w1024 814), w1024 at 300, 500 and 1000 (762, 719, 615), lean64 above
-// (1500: 419, 2000: 223, 3000: 212 GCUPS; w1024's multi-warp blocks 209,
-// 135, 87).
+// w1024 814), w1024 at 300, 500 and 1000 (763, 719, 614), leanx at 1500
+// (443; lean64 419), dsmx1 at 2000 and 3000 (324, 295; lean64 224, 213).
 const DefaultVariant = "auto"
 
 // Variants are the kernel variants ShapeVariant knows, for benchmarks:
@@ -96,8 +95,8 @@ const DefaultVariant = "auto"
 //	       passes: one warp of C <= 64 to M = 2048, then groups of W
 //	       warps of C <= 64; blocks of 12 warps (384 threads)
 //	dsmx1  dsmx with one warp of C <= 96 to M = 3072 (blocks of 8 warps)
-//	auto   reg16 for M <= 128, w1024 to 1024, leanx to 1536, dsm12 to
-//	       2048, leanx (groups of 2+ warps) above
+//	auto   reg16 for M <= 128, w1024 to 1024, leanx to 1536, dsmx1 to
+//	       3072, leanx (groups of 2+ warps) above
 var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg", "reg16", "mg16", "fast", "lean", "lean64", "leanx", "dsm", "dsm4", "dsm12", "dsmx", "dsmx1", "auto"}
 
 // autoRegMax is the largest model auto gives reg16's shapes: at M = 100
@@ -105,10 +104,10 @@ var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg", "reg16", "mg16", "fa
 const autoRegMax = 128
 
 // autoDSharedMin is where auto moves the D cells of a one-warp shape to
-// shared memory (dsm12, up to C = 64): on an H100 (2026-11-27, 60 M
-// residues) dsm12 ran 353 GCUPS at M = 2000 against leanx's 298 and
-// lean64's 227 (spills), while at 1500 (C = 47) leanx's D in registers
-// won (447 against 329; lean64 431).
+// shared memory (dsmx1, C up to 96): on an H100 (2026-11-27, 175 M
+// residues) dsmx1 ran 324 GCUPS at M = 2000 (dsm12 294, lean64 224) and
+// 295 at 3000 (leanx's 2-warp groups 280, lean64's 213), while at 1500
+// (C = 47) leanx's D in registers won (443; dsmx 355, dsmx1 347).
 const autoDSharedMin = 32 * 48
 
 // ShapeVariant is the shape of kernel variant v for a model of M nodes.
@@ -165,8 +164,8 @@ func ShapeVariant(M int, v string) (Shape, error) {
 			return ShapeVariant(M, "reg16")
 		case M <= 32*32:
 			return ShapeVariant(M, "w1024")
-		case M > autoDSharedMin && M <= 32*64:
-			return ShapeVariant(M, "dsm12")
+		case M > autoDSharedMin && M <= 32*maxNodesPerThreadDShared:
+			return ShapeVariant(M, "dsmx1")
 		}
 		return ShapeVariant(M, "leanx")
 	case "leanx":

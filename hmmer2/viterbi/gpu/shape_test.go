@@ -52,10 +52,10 @@ func testShapeLayout(t *testing.T, v string) {
 		if v == "lean" {
 			maxC, maxCBlock = maxNodesPerThreadLean, maxNodesPerThreadLean
 		}
-		if v == "lean64" || v == "leanx" || v == "auto" {
+		if v == "lean64" || v == "leanx" {
 			maxC, maxCBlock = 64, 64
 		}
-		if v == "dsm" || v == "dsm4" || v == "dsm12" || v == "dsmx" || v == "dsmx1" {
+		if v == "dsm" || v == "dsm4" || v == "dsm12" || v == "dsmx" || v == "dsmx1" || v == "auto" {
 			maxC, maxCBlock = maxNodesPerThreadDShared, 64
 		}
 		if s.DShared && !s.Lean {
