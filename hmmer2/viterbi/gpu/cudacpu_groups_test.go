@@ -80,8 +80,6 @@ func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
 		{dshared(newShape(37, 4, 1, 64), false), 37, dna, 40, 50, "D in shared memory without short passes, T=4, uneven"},
 		{dshared(warpNS(64, 4, 2), true), 64, amino, 40, 50, "D in shared memory, T=4 NS=2 C=16"},
 		{dshared(newShape(100, 32, 1, 128), true), 100, amino, 8, 40, "D in shared memory, T=32 C=4, 4 warps a block"},
-		{variant(1100, "dsm"), 1100, amino, 3, 25, "dsm, one warp of C=35"},
-		{variant(2990, "dsm4"), 2990, dna, 2, 15, "dsm4, one warp of C=94, short ranks"},
 		{variant(1100, "dsmx"), 1100, amino, 3, 25, "dsmx, one warp of C=35, short ranks"},
 		{variant(2100, "dsmx"), 2100, amino, 7, 15, "dsmx, 6 groups of 2 warps, C=33"},
 		{variant(2990, "dsmx1"), 2990, amino, 2, 15, "dsmx1, one warp of C=94, short ranks"},
@@ -99,7 +97,7 @@ func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
 		30, []wrapCase{{40, regWarp(40, 4, 2)}, {40, regWarp(40, 8, 1)}, {70, groups(70, 2, 2, false, true, true)}, {70, groups(70, 2, 1, true, false, false)},
 			{40, exit(regWarp(40, 4, 2))}, {300, exit(variant(300, "w1024"))}, {400, exit(groups(400, 2, 2, false, true, true))},
 			{40, lean(warpNS(40, 4, 2), true)}, {300, variant(300, "lean")}, {1700, variant(1700, "auto")}, {400, lean(groups(400, 2, 2, false, true, true), true)},
-			{40, dshared(warpNS(40, 4, 2), true)}, {2000, variant(2000, "dsm")}, {1500, variant(1500, "dsmx")}, {400, dshared(groups(400, 2, 2, false, true, true), true)}},
+			{40, dshared(warpNS(40, 4, 2), true)}, {2000, variant(2000, "auto")}, {1500, variant(1500, "auto")}, {400, dshared(groups(400, 2, 2, false, true, true), true)}},
 		func(M int) []Shape {
 			return []Shape{variant(M, "reg"), variant(M, "auto"), groups(M, 2, 2, false, true, true), variant(M, "fast"), exit(groups(M, 2, 2, false, true, true)),
 				variant(M, "lean"), lean(warpNS(M, 8, 2), true), dshared(newShape(M, 8, 1, 64), true), dshared(warpNS(M, 8, 2), false)}
