@@ -7,7 +7,7 @@
 #   bash bench/gpu/hmm2.sh run [bench residues]   on the GPU host, from the
 #       repository root: (1) kernel GCUPS for M = 100..3000 on [bench
 #       residues] (default 175000000) resident residues, for every kernel
-#       variant in $HMM2_VARIANTS (default w1024,reg16,fast,lean,lean64,auto; see
+#       variant in $HMM2_VARIANTS (default w1024,reg16,lean64,leanx,dsmx1,auto; see
 #       hmmer2/viterbi/gpu ShapeVariant) side by side, the fastest per M
 #       named, registers and spills per variant, SASS instruction counts
 #       if cuobjdump is there; (2) GPU == CPU scores on every test model
@@ -76,7 +76,7 @@ run)
 	echo "host: $(tail -1 "$out/host.txt"); $(nproc) cores"
 	# (1) kernel throughput on a resident database, every variant side by
 	# side (each variant's scores checked equal to the first's).
-	variants=${HMM2_VARIANTS:-w1024,reg16,fast,lean,lean64,auto}
+	variants=${HMM2_VARIANTS:-w1024,reg16,lean64,leanx,dsmx1,auto}
 	(cd hmmer2/viterbi/gpu && HMMGO_HMM2_VARIANTS=$variants HMMGO_GPU_BENCH=${2:-175000000} \
 		timeout 200 "$root/.dev/hmm2gpu.test" -test.v -test.run TestGPUThroughput -test.timeout 200s) > "$out/throughput.log" 2>&1
 	echo "== kernel throughput, variants $variants (regs/spill: per thread)"

@@ -38,6 +38,11 @@ func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
 		s.Lean, s.DExit = true, exit
 		return s
 	}
+	dshared := func(s Shape, exit bool) Shape {
+		s.Lean, s.DExit, s.DShared = true, exit, true
+		s.EmisShared = s.EmisShared && s.SharedBytes() <= sharedBudget
+		return s
+	}
 	exit := func(s Shape) Shape {
 		s.DExit = true
 		return s
@@ -60,8 +65,8 @@ func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
 		{exit(regWarp(100, 8, 1)), 100, amino, 30, 50, "short D passes, reg T=8 C=13"},
 		{exit(regWarp(64, 4, 2)), 64, dna, 40, 50, "short D passes, reg T=4 NS=2 C=16"},
 		{exit(variant(300, "w1024")), 300, amino, 8, 40, "short D passes, T=32 C=10 NS=2"},
-		{variant(1700, "auto"), 1700, amino, 3, 20, "auto: lean, one warp of C=54"},
-		{variant(2100, "auto"), 2100, dna, 4, 20, "auto: lean, 2 groups of 2 warps, C=33"},
+		{variant(1700, "auto"), 1700, amino, 3, 20, "auto: dsmx1, one warp of C=54, D in shared memory"},
+		{variant(2100, "auto"), 2100, dna, 4, 20, "auto: dsmx1, one warp of C=66, D in shared memory"},
 		{variant(150, "fast"), 150, amino, 20, 40, "fast"},
 		{exit(groups(600, 2, 2, false, true, true)), 600, amino, 5, 30, "short D passes, 2 groups of 2 warps, C=10"},
 		{exit(groups(700, 2, 1, false, true, false)), 700, dna, 5, 30, "short D passes, 2 warps, C=11"},
@@ -71,18 +76,30 @@ func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
 		{variant(1100, "lean"), 1100, amino, 3, 25, "lean, one warp of C=35"},
 		{lean(groups(700, 2, 2, false, true, true), true), 700, amino, 5, 30, "lean, 2 groups of 2 warps, C=11"},
 		{lean(groups(500, 2, 1, false, false, false), false), 500, dna, 5, 30, "lean without short passes, 2 warps, global tables"},
+		{dshared(newShape(100, 8, 1, 64), true), 100, amino, 30, 50, "D in shared memory, T=8 C=13"},
+		{dshared(newShape(37, 4, 1, 64), false), 37, dna, 40, 50, "D in shared memory without short passes, T=4, uneven"},
+		{dshared(warpNS(64, 4, 2), true), 64, amino, 40, 50, "D in shared memory, T=4 NS=2 C=16"},
+		{dshared(newShape(100, 32, 1, 128), true), 100, amino, 8, 40, "D in shared memory, T=32 C=4, 4 warps a block"},
+		{variant(1100, "dsmx"), 1100, amino, 3, 25, "dsmx, one warp of C=35, short ranks"},
+		{variant(2100, "dsmx"), 2100, amino, 7, 15, "dsmx, 6 groups of 2 warps, C=33"},
+		{variant(2990, "dsmx1"), 2990, amino, 2, 15, "dsmx1, one warp of C=94, short ranks"},
+		{dshared(warpNS(40, 4, 2), false), 40, amino, 40, 50, "D in shared memory without short passes, T=4 NS=2, uneven"},
+		{dshared(groups(700, 2, 2, false, true, true), true), 700, amino, 5, 30, "D in shared memory, 2 groups of 2 warps, C=11"},
+		{dshared(groups(500, 2, 1, false, false, false), false), 500, dna, 5, 30, "D in shared memory without short passes, 2 warps, global tables"},
 	}
 	checkShapesOnCPU(t, rng, cases, math.MaxInt,
 		50, func(M int) []Shape {
 			return []Shape{variant(M, "reg"), regWarp(M, 4, 2), groups(M, 2, 3, false, true, true), groups(M, 2, 1, true, false, false),
 				variant(M, "fast"), exit(regWarp(M, 2, 2)), exit(groups(M, 2, 2, false, true, true)),
-				variant(M, "lean"), lean(warpNS(M, 2, 2), true), lean(groups(M, 2, 2, false, true, true), true)}
+				variant(M, "lean"), lean(warpNS(M, 2, 2), true), lean(groups(M, 2, 2, false, true, true), true),
+				dshared(newShape(M, 4, 1, 64), true), dshared(warpNS(M, 2, 2), false), dshared(groups(M, 2, 2, false, true, true), true)}
 		},
 		30, []wrapCase{{40, regWarp(40, 4, 2)}, {40, regWarp(40, 8, 1)}, {70, groups(70, 2, 2, false, true, true)}, {70, groups(70, 2, 1, true, false, false)},
 			{40, exit(regWarp(40, 4, 2))}, {300, exit(variant(300, "w1024"))}, {400, exit(groups(400, 2, 2, false, true, true))},
-			{40, lean(warpNS(40, 4, 2), true)}, {300, variant(300, "lean")}, {1700, variant(1700, "auto")}, {400, lean(groups(400, 2, 2, false, true, true), true)}},
+			{40, lean(warpNS(40, 4, 2), true)}, {300, variant(300, "lean")}, {1700, variant(1700, "auto")}, {400, lean(groups(400, 2, 2, false, true, true), true)},
+			{40, dshared(warpNS(40, 4, 2), true)}, {2000, variant(2000, "auto")}, {1500, variant(1500, "auto")}, {400, dshared(groups(400, 2, 2, false, true, true), true)}},
 		func(M int) []Shape {
 			return []Shape{variant(M, "reg"), variant(M, "auto"), groups(M, 2, 2, false, true, true), variant(M, "fast"), exit(groups(M, 2, 2, false, true, true)),
-				variant(M, "lean"), lean(warpNS(M, 8, 2), true)}
+				variant(M, "lean"), lean(warpNS(M, 8, 2), true), dshared(newShape(M, 8, 1, 64), true), dshared(warpNS(M, 8, 2), false)}
 		})
 }

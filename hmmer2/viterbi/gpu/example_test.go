@@ -11,10 +11,11 @@ import (
 )
 
 // How the kernel is specialised: small models share a warp between
-// several sequences, large ones take a group of warps per sequence, with
-// several groups in a block.
+// several sequences, larger ones take a warp per sequence (to 3,072
+// nodes, the D cells in shared memory above 1,536), the largest a group
+// of warps per sequence, with several groups in a block.
 func ExampleShapeFor() {
-	for _, M := range []int{1, 80, 142, 294, 2940} {
+	for _, M := range []int{1, 80, 142, 294, 2940, 4000} {
 		s := gpu.ShapeFor(M)
 		if s.W == 1 {
 			fmt.Printf("M=%d: %d sequences per warp, %d threads x %d nodes each\n", M, 32/s.T, s.T, s.C)
@@ -27,7 +28,8 @@ func ExampleShapeFor() {
 	// M=80: 4 sequences per warp, 8 threads x 10 nodes each
 	// M=142: 2 sequences per warp, 16 threads x 9 nodes each
 	// M=294: 1 sequences per warp, 32 threads x 10 nodes each
-	// M=2940: one sequence per 2 warps, 4 sequences per block, 64 threads x 46 nodes
+	// M=2940: 1 sequences per warp, 32 threads x 92 nodes each
+	// M=4000: one sequence per 2 warps, 4 sequences per block, 64 threads x 63 nodes
 }
 
 // Scoring a batch on the GPU when there is one, as hmm2search --gpu does;

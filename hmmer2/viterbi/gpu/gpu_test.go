@@ -89,7 +89,7 @@ func TestGPUVariantsMatchCPU(t *testing.T) {
 	onlyWY(imp)
 	for _, v := range benchVariants(Variants) {
 		t.Setenv(VariantEnv, v)
-		for _, M := range []int{15, 100, 257, 513, 1025} {
+		for _, M := range []int{15, 100, 257, 513, 1025, 2049} {
 			for i, mode := range modes {
 				compareGPU(t, ctxs, v+" "+mode, randomProfile(rng, amino, M, mode, (M+i)%2 == 1), prot, protDB)
 			}
@@ -99,6 +99,7 @@ func TestGPUVariantsMatchCPU(t *testing.T) {
 			compareGPU(t, ctxs, v+" wrap-around", wrapProfile(rng, amino, M), prot, protDB)
 		}
 		compareGPU(t, ctxs, v+" pkinase10.hmm2.gz", readProfile(t, "pkinase10.hmm2.gz"), prot, protDB)
+		t.Logf("variant %s: every model checked", v)
 	}
 }
 

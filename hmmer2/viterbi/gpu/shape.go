@@ -27,6 +27,7 @@ type Shape struct {
 	EmisShared     bool // emission table copied to shared memory
 	DExit          bool // D passes after the first stop where nothing changes
 	Lean           bool // no M->D source and D->D arrays (3C registers of state)
+	DShared        bool // D cells in shared memory (with Lean, 2C registers of state)
 }
 
 const (
@@ -38,6 +39,9 @@ const (
 	// maxNodesPerThreadLean is the most nodes a thread of the lean
 	// variant keeps (three int32 arrays of C).
 	maxNodesPerThreadLean = 48
+	// maxNodesPerThreadDShared is the most nodes a thread of the dsm
+	// variants keeps (M and I in registers, D in shared memory).
+	maxNodesPerThreadDShared = 96
 	// nodesPerThreadBlock is the target for multi-warp groups.
 	nodesPerThreadBlock = 12
 	// sharedBudget is the shared memory a block may take while two
@@ -46,6 +50,9 @@ const (
 	// transBudget is the most shared memory the transition table may
 	// take (the H100/H200 opt-in limit is 227 KiB per block).
 	transBudget = 200 * 1024
+	// maxSharedOptin is the H100/H200 opt-in limit of shared memory per
+	// block.
+	maxSharedOptin = 227 * 1024
 )
 
 // ShapeFor chooses the kernel shape for a model of M nodes: the
@@ -58,9 +65,8 @@ func ShapeFor(M int) Shape {
 // DefaultVariant is the kernel variant NewKernel uses unless
 // $HMMGO_HMM2_KERNEL names another. Measured on an H100 (docs/hmm2search.md,
 // 2026-11-27, 175 M resident residues): reg16 at M = 100 (870 GCUPS,
-// w1024 814), w1024 at 300, 500 and 1000 (762, 719, 615), lean64 above
-// (1500: 419, 2000: 223, 3000: 212 GCUPS; w1024's multi-warp blocks 209,
-// 135, 87).
+// w1024 814), w1024 at 300, 500 and 1000 (763, 719, 614), leanx at 1500
+// (443; lean64 419), dsmx1 at 2000 and 3000 (324, 295; lean64 224, 213).
 const DefaultVariant = "auto"
 
 // Variants are the kernel variants ShapeVariant knows, for benchmarks:
@@ -80,12 +86,29 @@ const DefaultVariant = "auto"
 //	lean   as fast to 1024, one warp of C <= 48 to 1536, multi-warp
 //	       groups of C about 48 above; short D passes and lean state
 //	lean64 lean with C up to 64 (one warp to M = 2048)
-//	auto   reg16 for M <= 128, w1024 to 1024, lean64 above
-var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg", "reg16", "mg16", "fast", "lean", "lean64", "auto"}
+//	leanx  lean64 without short D passes
+//	dsm    as auto to 512; above, lean64 with the D cells in shared
+//	       memory: one warp of C <= 96 (M <= 3072) in blocks of 8 warps
+//	dsm4   dsm in blocks of 4 warps
+//	dsm12  dsm in blocks of 12 warps where they fit in shared memory
+//	dsmx   as auto to 512; above, D in shared memory without short D
+//	       passes: one warp of C <= 64 to M = 2048, then groups of W
+//	       warps of C <= 64; blocks of 12 warps (384 threads)
+//	dsmx1  dsmx with one warp of C <= 96 to M = 3072 (blocks of 8 warps)
+//	auto   reg16 for M <= 128, w1024 to 1024, leanx to 1536, dsmx1 to
+//	       3072, leanx (groups of 2+ warps) above
+var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg", "reg16", "mg16", "fast", "lean", "lean64", "leanx", "dsm", "dsm4", "dsm12", "dsmx", "dsmx1", "auto"}
 
 // autoRegMax is the largest model auto gives reg16's shapes: at M = 100
 // they beat w1024 by 7 %; reg's T = 32 shapes lost at M = 300.
 const autoRegMax = 128
+
+// autoDSharedMin is where auto moves the D cells of a one-warp shape to
+// shared memory (dsmx1, C up to 96): on an H100 (2026-11-27, 175 M
+// residues) dsmx1 ran 324 GCUPS at M = 2000 (dsm12 294, lean64 224) and
+// 295 at 3000 (leanx's 2-warp groups 280, lean64's 213), while at 1500
+// (C = 47) leanx's D in registers won (443; dsmx 355, dsmx1 347).
+const autoDSharedMin = 32 * 48
 
 // ShapeVariant is the shape of kernel variant v for a model of M nodes.
 func ShapeVariant(M int, v string) (Shape, error) {
@@ -141,8 +164,62 @@ func ShapeVariant(M int, v string) (Shape, error) {
 			return ShapeVariant(M, "reg16")
 		case M <= 32*32:
 			return ShapeVariant(M, "w1024")
+		case M > autoDSharedMin && M <= 32*maxNodesPerThreadDShared:
+			return ShapeVariant(M, "dsmx1")
 		}
-		return ShapeVariant(M, "lean64")
+		return ShapeVariant(M, "leanx")
+	case "leanx":
+		s, _ = ShapeVariant(M, "lean64")
+		s.DExit = false
+		return s, nil
+	case "dsm", "dsm4", "dsm12":
+		if M <= 32*16 {
+			return ShapeVariant(M, "auto")
+		}
+		if M > 32*maxNodesPerThreadDShared {
+			s, _ = ShapeVariant(M, "lean64")
+			s.DShared = true
+			s.EmisShared = s.EmisShared && s.SharedBytes() <= sharedBudget
+			return s, nil
+		}
+		block := map[string]int{"dsm4": 128, "dsm": 256, "dsm12": 384}[v]
+		for {
+			s = newShape(M, 32, 1, block)
+			s.DExit, s.Lean, s.DShared = true, true, true
+			s.EmisShared = s.EmisShared && s.SharedBytes() <= sharedBudget
+			if block == 128 || s.SharedBytes() <= maxSharedOptin {
+				return s, nil
+			}
+			block -= 128
+		}
+	case "dsmx", "dsmx1":
+		if M <= 32*16 {
+			return ShapeVariant(M, "auto")
+		}
+		switch {
+		case v == "dsmx1" && M <= 32*maxNodesPerThreadDShared:
+			s = newShape(M, 32, 1, 256)
+		case M <= 32*64:
+			s = newShape(M, 32, 1, 384)
+		default:
+			W := min(32, (M+32*64-1)/(32*64))
+			ng := max(1, 12/W)
+			s = newShape(M, 32, W, 32*W*ng)
+			s.NGrp = ng
+		}
+		s.Lean, s.DShared = true, true
+		for s.SharedBytes() > maxSharedOptin && s.TransShared {
+			if s.ngrp() > 1 {
+				s.NGrp--
+				s.Block -= 32 * s.W
+			} else if s.Block > 128 {
+				s.Block -= 128
+			} else {
+				s.TransShared = false
+			}
+		}
+		s.EmisShared = s.EmisShared && s.SharedBytes() <= sharedBudget
+		return s, nil
 	case "lean", "lean64":
 		c := maxNodesPerThreadLean
 		if v == "lean64" {
@@ -246,23 +323,30 @@ func (s Shape) exchangeBytes() int {
 	return 4 * (s.ngrp()*(8*s.W+1) + 1)
 }
 
-// SharedBytes is the dynamic shared memory of one block.
+// SharedBytes is the dynamic shared memory of one block: the tables,
+// the exchange slots and the D cells (DShared), in this order.
 func (s Shape) SharedBytes() int {
-	n := s.exchangeBytes()
+	n := 0
 	if s.TransShared {
 		n += s.transBytes()
 	}
 	if s.EmisShared {
 		n += s.emisBytes()
 	}
-	return n
+	if s.DShared {
+		return n + round16(s.exchangeBytes()) + s.dBytes()
+	}
+	return n + s.exchangeBytes()
 }
+
+// dBytes are a block's D cells in shared memory (DShared).
+func (s Shape) dBytes() int { return 4 * s.ns() * s.C * s.Block }
 
 // Defines are the compile-time parameters of viterbi.cu.
 func (s Shape) Defines() string {
 	b2i := map[bool]int{false: 0, true: 1}
-	return fmt.Sprintf("#define T %d\n#define W %d\n#define C %d\n#define EXTRA %d\n#define NS %d\n#define KP %d\n#define BLOCK %d\n#define TRANS_SHARED %d\n#define EMIS_SHARED %d\n#define TRANS_REG %d\n#define NGRP %d\n#define DEXIT %d\n#define LEAN %d\n",
-		s.T, s.W, s.C, s.Extra, s.ns(), plan7.MaxCode, s.Block, b2i[s.TransShared], b2i[s.EmisShared], b2i[s.TransReg], s.ngrp(), b2i[s.DExit], b2i[s.Lean])
+	return fmt.Sprintf("#define T %d\n#define W %d\n#define C %d\n#define EXTRA %d\n#define NS %d\n#define KP %d\n#define BLOCK %d\n#define TRANS_SHARED %d\n#define EMIS_SHARED %d\n#define TRANS_REG %d\n#define NGRP %d\n#define DEXIT %d\n#define LEAN %d\n#define DSHARED %d\n",
+		s.T, s.W, s.C, s.Extra, s.ns(), plan7.MaxCode, s.Block, b2i[s.TransShared], b2i[s.EmisShared], b2i[s.TransReg], s.ngrp(), b2i[s.DExit], b2i[s.Lean], b2i[s.DShared])
 }
 
 // node returns the model node (1-based) of slot j of rank r, or 0 for a
@@ -353,7 +437,7 @@ func (s Shape) PackT() int { return s.T / s.ns() }
 
 // tables says where the shape keeps its tables, for benchmarks:
 // transitions in registers (r), shared (s) or global (g) memory, then
-// the emissions.
+// the emissions, and d when the D cells are in shared memory.
 func (s Shape) tables() string {
 	t := "g"
 	if s.TransReg {
@@ -362,7 +446,12 @@ func (s Shape) tables() string {
 		t = "s"
 	}
 	if s.EmisShared {
-		return t + "s"
+		t += "s"
+	} else {
+		t += "g"
 	}
-	return t + "g"
+	if s.DShared {
+		t += "d"
+	}
+	return t
 }

@@ -34,7 +34,11 @@ func testShapeLayout(t *testing.T, v string) {
 			t.Fatal(err)
 		}
 		g := s.G()
-		if ns := s.ns(); s.T%ns != 0 || ns > 1 && s.W != 1 || ns*s.C > 64 {
+		regC := 64 // nodes a thread keeps in registers (D in shared memory: M and I only)
+		if s.DShared {
+			regC = maxNodesPerThreadDShared
+		}
+		if ns := s.ns(); s.T%ns != 0 || ns > 1 && s.W != 1 || ns*s.C > regC {
 			t.Fatalf("%s M=%d: %d sequences per thread in %+v", v, M, ns, s)
 		}
 		maxC := maxNodesPerThreadWarp
@@ -48,8 +52,14 @@ func testShapeLayout(t *testing.T, v string) {
 		if v == "lean" {
 			maxC, maxCBlock = maxNodesPerThreadLean, maxNodesPerThreadLean
 		}
-		if v == "lean64" || v == "auto" {
+		if v == "lean64" || v == "leanx" {
 			maxC, maxCBlock = 64, 64
+		}
+		if v == "dsm" || v == "dsm4" || v == "dsm12" || v == "dsmx" || v == "dsmx1" || v == "auto" {
+			maxC, maxCBlock = maxNodesPerThreadDShared, 64
+		}
+		if s.DShared && !s.Lean {
+			t.Fatalf("%s M=%d: D in shared memory without lean state (%+v)", v, M, s)
 		}
 		if s.T < 1 || s.T > 32 || 32%s.T != 0 || (s.W > 1 && s.T != 32) || s.Block%32 != 0 && s.W > 1 {
 			t.Fatalf("%s M=%d: bad shape %+v", v, M, s)
@@ -63,7 +73,7 @@ func testShapeLayout(t *testing.T, v string) {
 		if s.W == 1 && s.C > maxC || s.W > 1 && s.W < 32 && s.C > maxCBlock {
 			t.Fatalf("%s M=%d: %d nodes per thread (%+v)", v, M, s.C, s)
 		}
-		if s.SharedBytes() > 227*1024 {
+		if s.SharedBytes() > maxSharedOptin {
 			t.Fatalf("%s M=%d: %d bytes of shared memory", v, M, s.SharedBytes())
 		}
 		next := 1

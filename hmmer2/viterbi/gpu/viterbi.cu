@@ -67,9 +67,25 @@
 // longer chunks on one warp. With DEXIT later passes are short, so the
 // recomputation is cheap.
 //
+// D state in shared memory (DSHARED). Each thread keeps its chunk's D
+// cells in its own slots of shared memory ((q*C + j)*32 + lane of its
+// warp's region: no bank conflicts, no other thread touches them, so no
+// barrier is needed) instead of registers: with LEAN, 2C registers of
+// state, so one warp holds C up to 96 (M = 3,072; on sm_90 C = 63-94
+// still spilled 200-312 bytes, against 848 at C = 63 with D in
+// registers), at the price of a shared load and store per cell and pass
+// (without DEXIT, per cell and pass after the first). Without DEXIT,
+// pass 1 rewrites every D cell (it reads none), so pass 0 stores nothing
+// but its last real node's value (kept in a register): the M and I loop
+// then only loads from shared memory, and the compiler may schedule those
+// loads freely (a store between them could alias a table entry for all
+// it knows). The passes load a tile of sources before storing its cells,
+// for the same reason.
+//
 // Compile-time parameters: T, W, C, EXTRA, NS, KP (residue codes), BLOCK,
 // TRANS_SHARED, EMIS_SHARED (tables copied to shared memory or read from
-// global memory through the read-only cache), TRANS_REG, NGRP, DEXIT, LEAN.
+// global memory through the read-only cache), TRANS_REG, NGRP, DEXIT, LEAN,
+// DSHARED.
 
 typedef unsigned int u32;
 
@@ -96,6 +112,9 @@ typedef unsigned int u32;
 #define DTILE 4  // nodes between the exit votes of a short D pass
 #ifndef LEAN
 #define LEAN 0
+#endif
+#ifndef DSHARED
+#define DSHARED 0
 #endif
 #if NGRP > 1 && W == 1
 #error "several groups per block need a multi-warp shape"
@@ -133,6 +152,13 @@ __device__ __forceinline__ int addmax(int a, int b, int c) { return __viaddmax_s
 #define X_LEN (8 * W)
 #define X_INTS (8 * W + 1)      // per group
 #define X_NEXT (NGRP * X_INTS)  // the block's work item
+#if W > 1
+#define XCH_BYTES (4 * (NGRP * X_INTS + 1))
+#else
+#define XCH_BYTES 0
+#endif
+// The D slots of DSHARED follow the tables and the exchange slots.
+#define DS_OFF (TRANS_BYTES + EMIS_BYTES + ROUND16(XCH_BYTES))
 
 // Value of the last real node of this thread (slot C-1, or C-2 on a
 // short rank).
@@ -140,6 +166,21 @@ __device__ __forceinline__ int addmax(int a, int b, int c) { return __viaddmax_s
 #define LAST(a) (isShort ? a[C - 2] : a[C - 1])
 #else
 #define LAST(a) (a[C - 1])
+#endif
+
+// D cell of sequence q at slot j, and the last real node's.
+#if DSHARED
+#define DGET(q, j) dsm[((q) * C + (j)) * 32]
+#define DSET(q, j, v) (dsm[((q) * C + (j)) * 32] = (v))
+#if EXTRA > 0 && C > 1
+#define LASTD(q) DGET(q, isShort ? C - 2 : C - 1)
+#else
+#define LASTD(q) DGET(q, C - 1)
+#endif
+#else
+#define DGET(q, j) Dv[q][j]
+#define DSET(q, j, v) (Dv[q][j] = (v))
+#define LASTD(q) LAST(Dv[q])
 #endif
 
 // Node j's M->D source (new M(k-1) + tmd, clamped) and D->D score.
@@ -163,8 +204,21 @@ __device__ __forceinline__ int addmax(int a, int b, int c) { return __viaddmax_s
         _Pragma("unroll") for (int j = 0; j < C; j++) {                       \
             if (j > 0 && j % DTILE == 0 && !__any_sync(FULL, live)) break;    \
             d = addmax(d, DD(j), SRC(q, j));                                  \
-            if ((j + 1) % DTILE == 0) live = d != Dv[q][j];                   \
-            Dv[q][j] = d;                                                     \
+            if ((j + 1) % DTILE == 0) live = d != DGET(q, j);                 \
+            DSET(q, j, d);                                                    \
+        }                                                                     \
+    }
+#elif DSHARED
+#define DPTILE 8  // sources loaded before a tile's D cells are stored
+#define DPASS(q, d0)                                                          \
+    {                                                                         \
+        int d = (d0);                                                         \
+        _Pragma("unroll") for (int j0 = 0; j0 < C; j0 += DPTILE) {            \
+            int tdd[DPTILE], tsrc[DPTILE];                                    \
+            _Pragma("unroll") for (int u = 0; u < DPTILE; u++)                \
+                if (j0 + u < C) { tdd[u] = DD(j0 + u); tsrc[u] = SRC(q, j0 + u); } \
+            _Pragma("unroll") for (int u = 0; u < DPTILE; u++)                \
+                if (j0 + u < C) { d = addmax(d, tdd[u], tsrc[u]); DSET(q, j0 + u, d); } \
         }                                                                     \
     }
 #else
@@ -173,9 +227,22 @@ __device__ __forceinline__ int addmax(int a, int b, int c) { return __viaddmax_s
         int d = (d0);                                                         \
         _Pragma("unroll") for (int j = 0; j < C; j++) {                       \
             d = addmax(d, DD(j), SRC(q, j));                                  \
-            Dv[q][j] = d;                                                     \
+            DSET(q, j, d);                                                    \
         }                                                                     \
     }
+#endif
+// Pass 0's store of a D cell, and its last real node's value (LEAN).
+#if DSHARED && !DEXIT
+#define DZSET(q, j) \
+    if ((j) == C - 2) dzs[q] = dz[q]
+#if EXTRA > 0 && C > 1
+#define DZLAST(q) (isShort ? dzs[q] : dz[q])
+#else
+#define DZLAST(q) dz[q]
+#endif
+#else
+#define DZSET(q, j) DSET(q, j, dz[q])
+#define DZLAST(q) LASTD(q)
 #endif
 
 #ifndef SHARED_BASE
@@ -229,6 +296,9 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #endif
     const bool isShort = EXTRA > 0 && r >= EXTRA;
     (void)isShort;
+#if DSHARED
+    int* dsm = (int*)(sp + DS_OFF) + (threadIdx.x >> 5) * (NS * C * 32) + lane;
+#endif
 #if TRANS_REG
     // This thread's nodes' scores, for the whole launch.
     int4 rA[C], rB[C];
@@ -273,7 +343,10 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
         const u32* words = (const u32*)(res + blk->off);
         bool active[NS];
         int len[NS], seq[NS];
-        int Mv[NS][C], Iv[NS][C], Dv[NS][C];
+        int Mv[NS][C], Iv[NS][C];
+#if !DSHARED
+        int Dv[NS][C];
+#endif
 #if LEAN
         int s0[NS];
 #else
@@ -288,7 +361,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             len[q] = active[q] ? blk->len[gq] : 0;
             seq[q] = active[q] ? blk->seq[gq] : 0;
 #pragma unroll
-            for (int j = 0; j < C; j++) { Mv[q][j] = NEGINF; Iv[q][j] = NEGINF; Dv[q][j] = NEGINF; }
+            for (int j = 0; j < C; j++) { Mv[q][j] = NEGINF; Iv[q][j] = NEGINF; DSET(q, j, NEGINF); }
             xn[q] = 0; xb[q] = nmove; xj[q] = NEGINF; xc[q] = NEGINF;
             four[q] = 0;
         }
@@ -304,7 +377,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 if ((i & 3) == 0) four[q] = active[q] ? words[(i >> 2) * SP + g * NS + q] : 0xffffffffu;
                 x[q] = (four[q] >> (8 * (i & 3))) & 0xff;
                 if (x[q] >= KP) x[q] = 0;  // padding after the end: any code, the row is not used
-                int lm = LAST(Mv[q]), li = LAST(Iv[q]), ld = LAST(Dv[q]);
+                int lm = LAST(Mv[q]), li = LAST(Iv[q]), ld = LASTD(q);
 #if W == 1
                 pm[q] = __shfl_up_sync(FULL, lm, 1, T);
                 pi[q] = __shfl_up_sync(FULL, li, 1, T);
@@ -336,8 +409,10 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             int md0 = 0;
 #if LEAN
             int dz[NS];  // pass 0 of the D chain, from D(k0-1) = M(k0-1) = -INFTY
+            int dzs[NS];  // its value at slot C-2 (DSHARED without DEXIT)
+            (void)dzs;
 #pragma unroll
-            for (int q = 0; q < NS; q++) dz[q] = NEGINF;
+            for (int q = 0; q < NS; q++) dz[q] = dzs[q] = NEGINF;
 #endif
 #pragma unroll
             for (int j = 0; j < C; j++) {
@@ -368,11 +443,11 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                         xe[q] = addmax(v, esc, xe[q]);
 #if LEAN
                     dz[q] = addmax(dz[q], tb.y, addmax(j > 0 ? Mv[q][j - 1] : NEGINF, tb.x, NEGINF));
-                    pm[q] = Mv[q][j]; pi[q] = Iv[q][j]; pd[q] = Dv[q][j];
-                    Dv[q][j] = dz[q];
+                    pm[q] = Mv[q][j]; pi[q] = Iv[q][j]; pd[q] = DGET(q, j);
+                    DZSET(q, j);
 #else
                     if (j > 0) src[q][j] = addmax(Mv[q][j - 1], tb.x, NEGINF);  // new M(k-1) + tmd, clamped
-                    pm[q] = Mv[q][j]; pi[q] = Iv[q][j]; pd[q] = Dv[q][j];
+                    pm[q] = Mv[q][j]; pi[q] = Iv[q][j]; pd[q] = DGET(q, j);
 #endif
                     Mv[q][j] = v;
                     Iv[q][j] = iv;
@@ -388,9 +463,11 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #if !LEAN  // (LEAN: done in the M loop)
                 src[q][0] = addmax(NEGINF, md0, NEGINF);
 #pragma unroll
-                for (int j = 0, d = NEGINF; j < C; j++) { d = addmax(d, dd[j], src[q][j]); Dv[q][j] = d; }
+                for (int j = 0, d = NEGINF; j < C; j++) { d = addmax(d, dd[j], src[q][j]); DSET(q, j, d); }
+                dlast[q] = LASTD(q);
+#else
+                dlast[q] = DZLAST(q);
 #endif
-                dlast[q] = LAST(Dv[q]);
                 const int mlast = LAST(Mv[q]);
 
                 // Exchange: the neighbour's new M(k0-1) and pass-0 D(k0-1); E
@@ -429,7 +506,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 used[q] = nd;
                 DPASS(q, nd);
                 const int prev = dlast[q];
-                dlast[q] = LAST(Dv[q]);
+                dlast[q] = LASTD(q);
                 changed = changed || dlast[q] != prev;
             }
 #if W == 1
@@ -443,7 +520,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                         used[q] = nd;
                         DPASS(q, nd);
                         const int prev = dlast[q];
-                        dlast[q] = LAST(Dv[q]);
+                        dlast[q] = LASTD(q);
                         changed = changed || dlast[q] != prev;
                     }
                 }
@@ -459,7 +536,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                     used[0] = nd;
                     DPASS(0, nd);
                     const int prev = dlast[0];
-                    dlast[0] = LAST(Dv[0]);
+                    dlast[0] = LASTD(0);
                     changed = dlast[0] != prev;
                 }
                 p ^= 1;
