@@ -289,10 +289,10 @@ func TestMSVOnCPU(t *testing.T) {
 			// (two rows a step: a wider stride), and residues fetched
 			// 1 and 3 words ahead (msv.cu: MSV_PF; 3 leaves the ring
 			// partly filled at every block's end).
-			shapes := []gpuShape{shapeFor(M, amino.Kp), ssvShapeFor(M, amino.Kp)}
+			shapes := []gpuShape{msvShapeFor(M, amino.Kp), ssvShapeFor(M, amino.Kp)}
 			if M == 10 || M == 100 {
 				for _, pf := range []int{1, 3} {
-					s := shapeFor(M, amino.Kp)
+					s := msvShapeFor(M, amino.Kp)
 					s.PF = pf
 					shapes = append(shapes, s)
 				}

@@ -53,8 +53,9 @@ type GPU struct {
 	// SSVCopies sets the copies of SSV's profile in shared memory: 0
 	// picks, 1 one table, any other value one per target of a warp.
 	SSVCopies int
-	// MinNodes (0: nodesFor's choice) is the fewest nodes a thread holds.
-	MinNodes int
+	// MinNodes (0: nodesFor's choice) is the fewest nodes a thread holds;
+	// MSVMinNodes, if set, in the MSV pass only (for benchmarks).
+	MinNodes, MSVMinNodes int
 	// SSVRows sets the rows ssv_kernel takes a step (msv.cu): 0 picks,
 	// 1 or 2.
 	SSVRows int
@@ -140,10 +141,25 @@ func rowsFor(T int) int {
 	return 1
 }
 
-// shapeFor picks threads per target so that each thread holds at least
-// nodesFor(M) nodes (the per-row shuffle and residue fetch are amortised
-// over them), as CUDAMPF++ picks its S-lane kernels by model length.
-func shapeFor(M, Kp int) gpuShape { return shapeForNodes(M, Kp, nodesFor(M)) }
+// msvShapeFor is the MSV pass's shape: threads per target such that each
+// holds at least msvNodesFor(M) nodes (the per-row shuffle and residue
+// fetch are amortised over them), as CUDAMPF++ picks its S-lane kernels
+// by model length.
+func msvShapeFor(M, Kp int) gpuShape { return shapeForNodes(M, Kp, msvNodesFor(M)) }
+
+// msvNodesFor is nodesFor for the MSV pass, except M = 48..63, whose
+// threads take 6 nodes (T = 8 instead of 4): the pass walks whole targets
+// row by row, and shorter rows a thread shorten its chain. Measured on an
+// H100 (docs/BENCHMARKS.md, "The MSV pass on eight threads a target"):
+// the pass 0.452 ms instead of 0.517 at M = 50, 0.432 instead of 0.567
+// at 63; at M = 100 (already T = 8) 6 nodes (T = 16) gained nothing, and
+// M = 64..95 (also T = 4) was not measured, so it keeps nodesFor's shape.
+func msvNodesFor(M int) int {
+	if M >= 48 && M < 64 {
+		return 6
+	}
+	return nodesFor(M)
+}
 
 // ssvNodesFor is nodesFor for the SSV pass, which also runs M = 48..63
 // on one thread a target (48 nodes; T = 1 takes two rows a step).
@@ -216,7 +232,7 @@ func (s gpuShape) defines() string {
 // will need for a model of length M on devices of compute capability t.
 func Precompile(M, Kp int, t nvrtc.Target) {
 	nvrtc.Prefetch(ssvShapeFor(M, Kp).program(), t, nvrtc.DefaultCache())
-	if s := shapeFor(M, Kp); s.T != ssvShapeFor(M, Kp).T {
+	if s := msvShapeFor(M, Kp); s.T != ssvShapeFor(M, Kp).T {
 		nvrtc.Prefetch(s.program(), t, nvrtc.DefaultCache())
 	}
 }
@@ -325,10 +341,13 @@ func (g *GPU) nodes(M int) int {
 }
 
 func (g *GPU) msvNodes(M int) int {
+	if g.MSVMinNodes > 0 {
+		return g.MSVMinNodes
+	}
 	if g.MinNodes > 0 {
 		return g.MinNodes
 	}
-	return nodesFor(M)
+	return msvNodesFor(M)
 }
 
 // maxSharedBytes is the most shared memory a CUDA block may have on the
@@ -391,8 +410,8 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 	if len(rest) == 0 {
 		return nil
 	}
-	// The MSV pass's shape: the SSV pass's (one program) unless nodesFor
-	// gives it other threads a target (M = 48..63: ssvNodesFor).
+	// The MSV pass's shape: the SSV pass's (one program) unless it has
+	// other threads a target (M = 48..63: ssvNodesFor, msvNodesFor).
 	ms := shapeForNodes(om.M, Kp, g.msvNodes(om.M))
 	if ms.T == s.T {
 		ms = s

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -145,8 +146,11 @@ func TestGPUMatchesCPU(t *testing.T) {
 // scaled by X), each with "+copy" for a profile copy per target of a
 // warp, "stepN" for windows of step N (residues); "auto" is what Scores
 // does unasked; then "+nN" gives threads at least N nodes (MinNodes),
-// "+rN" N rows a step in the SSV kernel (SSVRows), "+wX" the step
-// scaled by X (setVariant). HMMGO_GPU_BENCH_M lists the model lengths;
+// "+mN" the MSV pass's threads at least N nodes (MSVMinNodes), "+rN"
+// N rows a step in the SSV kernel (SSVRows), "+wX" the step scaled by X
+// (setVariant). Every variant's scores must equal the first's, target
+// by target: the variants are exact by design, and this checks it on
+// the whole benchmark database. HMMGO_GPU_BENCH_M lists the model lengths;
 // HMMGO_GPU_BENCH_MSV=0 leaves out the MSV program;
 // HMMGO_GPU_BENCH_REPEAT=R times R SSV kernels back to back (GPU.Repeat;
 // "auto": enough for 20 ms, from the warm-up call's kernel time).
@@ -194,6 +198,7 @@ func TestGPUThroughput(t *testing.T) {
 		h := testmodels.RandomHMM(rng, amino, M)
 		om := msvProfile(h)
 		out := make([]float32, len(dsqs))
+		var ref []float32 // the first variant's scores
 		for _, v := range variants {
 			if err := setVariant(g, v); err != nil {
 				t.Fatal(err)
@@ -225,6 +230,11 @@ func TestGPUThroughput(t *testing.T) {
 			if bestSSV > 0 {
 				ssvGCUPS = cells / bestSSV.Seconds() / 1e9
 			}
+			if ref == nil {
+				ref = slices.Clone(out)
+			} else if i := firstDifference(ref, out); i >= 0 {
+				t.Errorf("M=%d %s: target %d scores %v, %s %v", M, v, i, out[i], variants[0], ref[i])
+			}
 			fmt.Printf("%-6d %-12s %12.3f %12.2f %10.1f %6d %10.3f %10.1f\n", M, v, best.Seconds()*1e3, (bestWall-kernels*best).Seconds()*1e3, cells/best.Seconds()/1e9, max(1, g.Repeat), bestSSV.Seconds()*1e3, ssvGCUPS)
 		}
 	}
@@ -232,11 +242,22 @@ func TestGPUThroughput(t *testing.T) {
 	g.Repeat = 0
 }
 
+// firstDifference is the first index where a and b differ, or -1.
+func firstDifference(a, b []float32) int {
+	for i := range a {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return -1
+}
+
 // setVariant sets g to one of TestGPUThroughput's variants: a head
 // (auto, msv, whole, win, winX, stepN), then "+"-separated changes:
-// copy, nN (MinNodes), rN (SSVRows), wX (WindowScale), pN (Prefetch).
+// copy, nN (MinNodes), mN (MSVMinNodes), rN (SSVRows), wX
+// (WindowScale), pN (Prefetch).
 func setVariant(g *msvfilter.GPU, v string) error {
-	g.ForceMSV, g.WindowStep, g.WindowScale, g.SSVCopies, g.MinNodes, g.SSVRows, g.Prefetch = false, 0, 0, 0, 0, 0, 0
+	g.ForceMSV, g.WindowStep, g.WindowScale, g.SSVCopies, g.MinNodes, g.MSVMinNodes, g.SSVRows, g.Prefetch = false, 0, 0, 0, 0, 0, 0, 0
 	parts := strings.Split(v, "+")
 	head := parts[0]
 	switch {
@@ -278,6 +299,8 @@ func setVariant(g *msvfilter.GPU, v string) error {
 		switch p[0] {
 		case 'n':
 			g.MinNodes = int(x)
+		case 'm':
+			g.MSVMinNodes = int(x)
 		case 'r':
 			g.SSVRows = int(x)
 		case 'w':
