@@ -5,13 +5,13 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/alphabet"
 	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
+	"github.com/hmmgo/hmmgo/internal/cudacpu"
 	"github.com/hmmgo/hmmgo/internal/testmodels"
 	"github.com/hmmgo/hmmgo/internal/testutil"
 )
@@ -127,28 +127,13 @@ func TestMultiKernelOnCPU(t *testing.T) {
 			stateFloats = grid * warps * stw / 4
 		}
 		res := bp.residues()
-		var in bytes.Buffer
-		w := func(v any) { binary.Write(&in, binary.LittleEndian, v) }
-		w([]int32{int32(len(jobs)), int32(bp.packed.NBlocks), int32(len(bp.dsqs)), int32(grid), int32(shared), int32(res), int32(bp.qmax)})
-		w(int64(stateFloats))
+		var in cudacpu.Input
+		in.Put([]int32{int32(len(jobs)), int32(bp.packed.NBlocks), int32(len(bp.dsqs)), int32(grid), int32(shared), int32(res), int32(bp.qmax)})
+		in.Put(int64(stateFloats))
 		bjob := new(bytes.Buffer)
 		binary.Write(bjob, binary.LittleEndian, bp.bjob)
-		for _, a := range [][]byte{bp.jobTab, bjob.Bytes(), bytesOf(bp.trans), bytesOf(bp.odds), bp.packed.Res, bp.packed.Table, bytesOf(bp.loop)} {
-			w(int64(len(a)))
-			in.Write(a)
-		}
-		dir := t.TempDir()
-		inPath, outPath := filepath.Join(dir, "in"), filepath.Join(dir, "out")
-		if err := os.WriteFile(inPath, in.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if out, err := exec.Command(exe, inPath, outPath).CombinedOutput(); err != nil {
-			t.Fatalf("multi kernel on the CPU: %v\n%s", err, out)
-		}
-		raw, err := os.ReadFile(outPath)
-		if err != nil {
-			t.Fatal(err)
-		}
+		in.Arrays(bp.jobTab, bjob.Bytes(), bytesOf(bp.trans), bytesOf(bp.odds), bp.packed.Res, bp.packed.Table, bytesOf(bp.loop))
+		raw := cudacpu.Run(t, exe, "multi kernel", &in)
 		n := len(bp.dsqs)
 		if len(raw) < 4*n+4 {
 			t.Fatalf("kernel output: %d bytes for %d targets", len(raw), n)

@@ -83,30 +83,15 @@ func runShim(t *testing.T, exe string, p *fwdPlan, s fwdShape, dsqs [][]byte, ro
 		stateFloats = s.grid * (s.Block / 32) * p.stateBytesPerWarp() / 4
 	}
 	b2i := map[bool]int32{false: 0, true: 1}
-	var in bytes.Buffer
-	w := func(v any) { binary.Write(&in, binary.LittleEndian, v) }
-	w([]int32{int32(p.Q), int32(p.QS), int32(p.Kp), b2i[p.Check], int32(packed.NBlocks), int32(len(dsqs)),
+	var in cudacpu.Input
+	in.Put([]int32{int32(p.Q), int32(p.QS), int32(p.Kp), b2i[p.Check], int32(packed.NBlocks), int32(len(dsqs)),
 		int32(s.grid), int32(s.sharedBytes), int32(residues), b2i[rows]})
-	w([]int64{int64(stateFloats), int64(rowFloats)})
-	w([]float32{p.EMove, p.ELoop})
+	in.Put([]int64{int64(stateFloats), int64(rowFloats)})
+	in.Put([]float32{p.EMove, p.ELoop})
 	xoffBytes := new(bytes.Buffer)
 	binary.Write(xoffBytes, binary.LittleEndian, xoff)
-	for _, a := range [][]byte{bytesOf(p.Trans), bytesOf(p.Odds), packed.Res, packed.Table, bytesOf(p.LoopMove), xoffBytes.Bytes()} {
-		w(int64(len(a)))
-		in.Write(a)
-	}
-	dir := t.TempDir()
-	inPath, outPath := filepath.Join(dir, "in"), filepath.Join(dir, "out")
-	if err := os.WriteFile(inPath, in.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(exe, inPath, outPath).CombinedOutput(); err != nil {
-		t.Fatalf("kernel on the CPU: %v\n%s", err, out)
-	}
-	raw, err := os.ReadFile(outPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in.Arrays(bytesOf(p.Trans), bytesOf(p.Odds), packed.Res, packed.Table, bytesOf(p.LoopMove), xoffBytes.Bytes())
+	raw := cudacpu.Run(t, exe, "kernel", &in)
 	n := len(dsqs)
 	if len(raw) < 4*n+4 {
 		t.Fatalf("kernel output: %d bytes for %d targets", len(raw), n)

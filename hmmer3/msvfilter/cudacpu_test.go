@@ -1,14 +1,11 @@
 package msvfilter
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/alphabet"
@@ -55,29 +52,10 @@ func shimExe(t *testing.T, s gpuShape) string {
 func shimSSV(t *testing.T, s gpuShape, om *oprofile.MSVProfile, Kp int, packed *gpudb.Packed, n int) []uint32 {
 	t.Helper()
 	prof := ssvProfileWords(s, Kp, om)
-	var in bytes.Buffer
-	binary.Write(&in, binary.LittleEndian, []int32{0, int32(packed.NBlocks), int32(n), 2, int32(s.ssvSharedBytes()), 0, 0, 0})
-	for _, a := range [][]byte{prof, packed.Res, packed.Table, nil} {
-		binary.Write(&in, binary.LittleEndian, int64(len(a)))
-		in.Write(a)
-	}
-	dir := t.TempDir()
-	inPath, outPath := filepath.Join(dir, "in"), filepath.Join(dir, "out")
-	if err := os.WriteFile(inPath, in.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(shimExe(t, s), inPath, outPath).CombinedOutput(); err != nil {
-		t.Fatalf("ssv_kernel on the CPU (%+v): %v\n%s", s, err, out)
-	}
-	raw, err := os.ReadFile(outPath)
-	if err != nil || len(raw) != 4*n {
-		t.Fatalf("kernel output: %d bytes for %d targets (%v)", len(raw), n, err)
-	}
-	got := make([]uint32, n)
-	for i := range got {
-		got[i] = binary.LittleEndian.Uint32(raw[4*i:])
-	}
-	return got
+	var in cudacpu.Input
+	in.Put([]int32{0, int32(packed.NBlocks), int32(n), 2, int32(s.ssvSharedBytes()), 0, 0, 0})
+	in.Arrays(prof, packed.Res, packed.Table, nil)
+	return cudacpu.Words(t, cudacpu.Run(t, shimExe(t, s), fmt.Sprintf("ssv_kernel (%+v)", s), &in), n)
 }
 
 // ssvMaxW is what ssv_kernel computes, in plain integers: the best
@@ -215,29 +193,10 @@ func shimMSV(t *testing.T, s gpuShape, om *oprofile.MSVProfile, Kp int, dsqs [][
 	for _, i := range idx {
 		binary.LittleEndian.PutUint32(tjbm[4*i:], uint32(uint8(om.TJBFor(len(dsqs[i]))+om.TBM)))
 	}
-	var in bytes.Buffer
-	binary.Write(&in, binary.LittleEndian, []int32{1, int32(packed.NBlocks), int32(len(dsqs)), 2, int32(s.msvSharedBytes()), int32(om.Bias), int32(om.Base), int32(om.TEC)})
-	for _, a := range [][]byte{prof, packed.Res, packed.Table, tjbm} {
-		binary.Write(&in, binary.LittleEndian, int64(len(a)))
-		in.Write(a)
-	}
-	dir := t.TempDir()
-	inPath, outPath := filepath.Join(dir, "in"), filepath.Join(dir, "out")
-	if err := os.WriteFile(inPath, in.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(shimExe(t, s), inPath, outPath).CombinedOutput(); err != nil {
-		t.Fatalf("msv_kernel on the CPU (%+v): %v\n%s", s, err, out)
-	}
-	raw, err := os.ReadFile(outPath)
-	if err != nil || len(raw) != 4*len(dsqs) {
-		t.Fatalf("kernel output: %d bytes for %d targets (%v)", len(raw), len(dsqs), err)
-	}
-	got := make([]uint32, len(dsqs))
-	for i := range got {
-		got[i] = binary.LittleEndian.Uint32(raw[4*i:])
-	}
-	return got
+	var in cudacpu.Input
+	in.Put([]int32{1, int32(packed.NBlocks), int32(len(dsqs)), 2, int32(s.msvSharedBytes()), int32(om.Bias), int32(om.Base), int32(om.TEC)})
+	in.Arrays(prof, packed.Res, packed.Table, tjbm)
+	return cudacpu.Words(t, cudacpu.Run(t, shimExe(t, s), fmt.Sprintf("msv_kernel (%+v)", s), &in), len(dsqs))
 }
 
 // TestMSVOnCPU runs msv_kernel (the full MSV program, for the targets SSV

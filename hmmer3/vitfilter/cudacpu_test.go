@@ -1,12 +1,9 @@
 package vitfilter
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
@@ -65,28 +62,14 @@ func shimRaw(t *testing.T, p *dpxPlan, om *oprofile.VitProfile, Kp int, s gpuSha
 	for i, m := range moves {
 		binary.LittleEndian.PutUint32(mv[4*i:], uint32(m))
 	}
-	var in bytes.Buffer
-	binary.Write(&in, binary.LittleEndian, []int32{kind, int32(packed.NBlocks), int32(len(dsqs)), 2, int32(s.sharedBytes()),
+	var in cudacpu.Input
+	in.Put([]int32{kind, int32(packed.NBlocks), int32(len(dsqs)), 2, int32(s.sharedBytes()),
 		int32(om.Base), int32(om.XW[profile.XE][profile.Move]), int32(om.XW[profile.XE][profile.Loop]), int32(om.DDBound), tbmmin, lim})
-	for _, a := range [][]byte{emis, trans, packed.Res, packed.Table, mv} {
-		binary.Write(&in, binary.LittleEndian, int64(len(a)))
-		in.Write(a)
-	}
-	dir := t.TempDir()
-	inPath, outPath := filepath.Join(dir, "in"), filepath.Join(dir, "out")
-	if err := os.WriteFile(inPath, in.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(shimExe(t, s), inPath, outPath).CombinedOutput(); err != nil {
-		t.Fatalf("kernel on the CPU (%+v): %v\n%s", s, err, out)
-	}
-	raw, err := os.ReadFile(outPath)
-	if err != nil || len(raw) != 4*len(dsqs) {
-		t.Fatalf("kernel output: %d bytes for %d targets (%v)", len(raw), len(dsqs), err)
-	}
-	got := make([]int32, len(dsqs))
-	for i := range got {
-		got[i] = int32(binary.LittleEndian.Uint32(raw[4*i:]))
+	in.Arrays(emis, trans, packed.Res, packed.Table, mv)
+	words := cudacpu.Words(t, cudacpu.Run(t, shimExe(t, s), fmt.Sprintf("kernel (%+v)", s), &in), len(dsqs))
+	got := make([]int32, len(words))
+	for i, w := range words {
+		got[i] = int32(w)
 	}
 	return got
 }

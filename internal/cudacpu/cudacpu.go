@@ -2,8 +2,9 @@
 // (threads as coroutines), dpx.h (DPX intrinsics, __byte_perm) and
 // driver.h (a driver's input) stand in for the device, and each kernel
 // package's testdata/cudacpu/driver.cc feeds a kernel through them. This
-// Go side finds the compiler and builds each kernel shape once per test
-// binary, for the packages whose tests do that.
+// Go side finds the compiler, builds each kernel shape once per test
+// binary, and writes a driver's input and runs it (input.go), for the
+// packages whose tests do that.
 package cudacpu
 
 import (

@@ -1,13 +1,9 @@
 package gpu
 
 import (
-	"bytes"
-	"encoding/binary"
 	"fmt"
 	"math/rand"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/hmmer2/plan7"
@@ -63,30 +59,13 @@ func runShim(t *testing.T, exe string, p *plan7.Profile, s Shape, seqs [][]byte,
 	}
 	packed := gpudb.Pack(seqs, idx, s.PackT())
 	tb := NewTables(p, s)
-	var in bytes.Buffer
-	binary.Write(&in, binary.LittleEndian, []int32{int32(packed.NBlocks), int32(len(seqs)), int32(grid), int32(s.SharedBytes())})
-	for _, a := range [][]byte{tb.A, tb.B, tb.E, tb.Emis, tb.Xsc, packed.Res, packed.Table} {
-		binary.Write(&in, binary.LittleEndian, int64(len(a)))
-		in.Write(a)
-	}
-	dir := t.TempDir()
-	inPath, outPath := filepath.Join(dir, "in"), filepath.Join(dir, "out")
-	if err := os.WriteFile(inPath, in.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(exe, inPath, outPath).CombinedOutput(); err != nil {
-		t.Fatalf("kernel on the CPU (%+v): %v\n%s", s, err, out)
-	}
-	raw, err := os.ReadFile(outPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(raw) != 4*len(seqs) {
-		t.Fatalf("kernel output: %d bytes for %d sequences", len(raw), len(seqs))
-	}
-	got := make([]int32, len(seqs))
-	for i := range got {
-		got[i] = int32(binary.LittleEndian.Uint32(raw[4*i:]))
+	var in cudacpu.Input
+	in.Put([]int32{int32(packed.NBlocks), int32(len(seqs)), int32(grid), int32(s.SharedBytes())})
+	in.Arrays(tb.A, tb.B, tb.E, tb.Emis, tb.Xsc, packed.Res, packed.Table)
+	words := cudacpu.Words(t, cudacpu.Run(t, exe, fmt.Sprintf("kernel (%+v)", s), &in), len(seqs))
+	got := make([]int32, len(words))
+	for i, w := range words {
+		got[i] = int32(w)
 	}
 	return got
 }
