@@ -97,69 +97,10 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 			w.release()
 		}
 	}()
-	forEach := func(want []bool, fn func(w *worker, i int) error) error {
-		var wg sync.WaitGroup
-		errs := make([]error, ncpu)
-		chunk := max(1, min(4096, n/(4*ncpu)+1))
-		var next int
-		var mu sync.Mutex
-		for c := range workers {
-			wg.Add(1)
-			go func(w *worker, c int) {
-				defer wg.Done()
-				for {
-					mu.Lock()
-					lo := next
-					next += chunk
-					mu.Unlock()
-					if lo >= n || errs[c] != nil {
-						return
-					}
-					for i := lo; i < min(lo+chunk, n); i++ {
-						if want == nil || want[i] {
-							if err := fn(w, i); err != nil {
-								errs[c] = err
-								return
-							}
-						}
-					}
-				}
-			}(workers[c], c)
-		}
-		wg.Wait()
-		for _, err := range errs {
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-
-	// forEachChunk runs fn on consecutive ranges covering all targets, the
-	// workers taking the next range as they finish.
-	forEachChunk := func(fn func(w *worker, lo, hi int)) {
-		var wg sync.WaitGroup
-		chunk := max(1, min(4096, n/(4*ncpu)+1))
-		var next atomic.Int64
-		for c := range workers {
-			wg.Add(1)
-			go func(w *worker) {
-				defer wg.Done()
-				for {
-					lo := int(next.Add(int64(chunk)) - int64(chunk))
-					if lo >= n {
-						return
-					}
-					fn(w, lo, min(lo+chunk, n))
-				}
-			}(workers[c])
-		}
-		wg.Wait()
-	}
-
-	// forEachOf runs fn on items 0..count-1 (groups of targets), one at a
-	// time per worker, the workers taking the next item as they finish.
-	forEachOf := func(count int, fn func(w *worker, k int) error) error {
+	// eachItem runs fn on items 0..count-1, the workers taking the next
+	// item as they finish; a worker stops at its first error, and the
+	// first error in worker order is returned.
+	eachItem := func(count int, fn func(w *worker, k int) error) error {
 		var wg sync.WaitGroup
 		errs := make([]error, ncpu)
 		var next atomic.Int64
@@ -172,7 +113,7 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 					if k >= count {
 						return
 					}
-					if err := withScratchSlot(w, func() error { return fn(w, k) }); err != nil {
+					if err := fn(w, k); err != nil {
 						errs[c] = err
 						return
 					}
@@ -186,6 +127,42 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 			}
 		}
 		return nil
+	}
+
+	// The per-target passes take targets in chunks of consecutive ones.
+	chunk := max(1, min(4096, n/(4*ncpu)+1))
+	chunks := (n + chunk - 1) / chunk
+
+	// forEachChunk runs fn on consecutive ranges covering all targets, the
+	// workers taking the next range as they finish.
+	forEachChunk := func(fn func(w *worker, lo, hi int)) {
+		eachItem(chunks, func(w *worker, k int) error {
+			fn(w, k*chunk, min(k*chunk+chunk, n))
+			return nil
+		})
+	}
+
+	// forEach runs fn on each target with want[i] (every target with a
+	// nil want), in chunks.
+	forEach := func(want []bool, fn func(w *worker, i int) error) error {
+		return eachItem(chunks, func(w *worker, k int) error {
+			for i := k * chunk; i < min(k*chunk+chunk, n); i++ {
+				if want == nil || want[i] {
+					if err := fn(w, i); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+	}
+
+	// forEachOf runs fn on items 0..count-1 (groups of targets, which
+	// need DP scratch), one at a time per worker, each in a scratch slot.
+	forEachOf := func(count int, fn func(w *worker, k int) error) error {
+		return eachItem(count, func(w *worker, k int) error {
+			return withScratchSlot(w, func() error { return fn(w, k) })
+		})
 	}
 
 	// recycle hands a score slice back to the accelerator when the search
