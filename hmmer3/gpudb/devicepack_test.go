@@ -17,18 +17,7 @@ func TestDevicePackMatchesHost(t *testing.T) {
 	ctx := testutil.GPUContext(t)
 	rng := rand.New(rand.NewPCG(7, 11))
 	for _, n := range []int{1, 37, 200_000} {
-		dsqs := make([][]byte, n)
-		for i := range dsqs {
-			L := rng.IntN(400)
-			if rng.IntN(20) == 0 {
-				L = 0
-			}
-			d := make([]byte, L)
-			for k := range d {
-				d[k] = byte(rng.IntN(29))
-			}
-			dsqs[i] = d
-		}
+		dsqs := randomDsqs(rng, n)
 		all := make([]int, n)
 		for i := range all {
 			all[i] = i

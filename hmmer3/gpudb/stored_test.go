@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,7 +95,7 @@ func TestStoredPlanIsThePlan(t *testing.T) {
 			t.Fatalf("n=%d: no stored plan: %v", n, err)
 		}
 		want := lenorder.LongestFirst(n, func(i int) int { return len(dsqs[i]) })
-		if !equalInts(sp.Order, want) {
+		if !slices.Equal(sp.Order, want) {
 			t.Fatalf("n=%d: stored order differs from LongestFirst", n)
 		}
 		part := inOrder(sdb, sp.Order)
@@ -116,7 +117,7 @@ func TestStoredPlanIsThePlan(t *testing.T) {
 			if got.order != nil || &got.table[0] != &tab[0] {
 				t.Fatalf("n=%d T=%d: the stored table was not used", n, T)
 			}
-			if !bytes.Equal(got.table, planned.table) || !equalInts(got.offs, planned.offs) || got.nb != planned.nb || got.count() != planned.count() {
+			if !bytes.Equal(got.table, planned.table) || !slices.Equal(got.offs, planned.offs) || got.nb != planned.nb || got.count() != planned.count() {
 				t.Fatalf("n=%d T=%d: stored plan differs from the planned one", n, T)
 			}
 			for b := 0; b < got.nb; b++ {
@@ -162,7 +163,7 @@ func TestStoredPlanShapesAndSplits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := sp.Threads(); !equalInts(got, []int{1, 8}) {
+	if got := sp.Threads(); !slices.Equal(got, []int{1, 8}) {
 		t.Fatalf("stored shapes %v", got)
 	}
 	part := inOrder(sdb, sp.Order)
@@ -291,18 +292,6 @@ func TestStoredPlanErrors(t *testing.T) {
 	if _, err := seqdb.Open(path); err == nil || err.Error() != path+": checksum mismatch in section WTAB/8 (the file is corrupt)" {
 		t.Errorf("damaged table: %v", err)
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestStoredPlanOnDevice makes every stored shape's layout on the GPU

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -142,10 +143,10 @@ func CheckSet(files []*File) error {
 			return fmt.Errorf("%s is a %s shard but %s is a %s shard", f.Path, h.Command, files[0].Path, ref.Command)
 		case h.Of != ref.Of:
 			return fmt.Errorf("%s is shard %d of %d but %s is shard %d of %d", f.Path, h.Shard, h.Of, files[0].Path, ref.Shard, ref.Of)
-		case !equal(h.Args, ref.Args):
+		case !slices.Equal(h.Args, ref.Args):
 			return fmt.Errorf("%s and %s come from different command lines (%q vs %q)", f.Path, files[0].Path,
 				strings.Join(h.Args, " "), strings.Join(ref.Args, " "))
-		case !equal(h.Inputs, ref.Inputs):
+		case !slices.Equal(h.Inputs, ref.Inputs):
 			return fmt.Errorf("%s and %s read different inputs (%s vs %s)", f.Path, files[0].Path,
 				strings.Join(h.Inputs, "; "), strings.Join(ref.Inputs, "; "))
 		case !sameEnv(h.Env, ref.Env):
@@ -167,18 +168,6 @@ func CheckSet(files []*File) error {
 	}
 	sort.Slice(files, func(a, b int) bool { return files[a].Header.Shard < files[b].Header.Shard })
 	return nil
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func sameEnv(a, b map[string]string) bool {
