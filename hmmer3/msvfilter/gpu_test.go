@@ -127,6 +127,17 @@ func TestGPUMatchesCPU(t *testing.T) {
 		}
 	}
 	g.WindowStep, g.SSVCopies, g.MinNodes, g.SSVRows, g.Prefetch = 0, 0, 0, 0, 0
+	// The shapes measured for M = 64..150 (docs/BENCHMARKS.md, "Shapes
+	// for M = 64..150"): SSV threads of at least 48, 64 and 128 nodes
+	// (T = 1 or 2) with MSV passes of at least 4, 6 and 8 (T = 8 to 32),
+	// at the measured lengths and the ends of the buckets (95, 127).
+	for _, v := range [][2]int{{64, 6}, {48, 4}, {128, 8}} {
+		g.MinNodes, g.MSVMinNodes = v[0], v[1]
+		for _, M := range []int{64, 72, 80, 90, 95, 96, 100, 110, 127, 128, 150} {
+			compareGPU(t, g, testmodels.RandomHMM(rng, amino, M), protDB)
+		}
+	}
+	g.MinNodes, g.MSVMinNodes = 0, 0
 	// The CUDAMPF query models against a real proteome, when the data is here.
 	proteome := gpudb.New(ctx, testmodels.ReadDsqs(t, testutil.GPUData(t, "pyhmmer/seqs/938293.PRJEB85.HG003687.faa"), amino))
 	defer proteome.Free()
