@@ -95,9 +95,9 @@ func consensus(om *oprofile.MSVProfile, k int) byte {
 func TestSSVWindowsOnCPU(t *testing.T) {
 	amino := alphabet.New(alphabet.Amino)
 	// Both ends of every T's range and nodes bucket (ssvShapeFor: T = 1
-	// below 128 in buckets of 12, 24, 48 and 64 nodes, 8 below 384 ...),
-	// where the overlap is the bucket's (at M = 127, M - 1).
-	Ms := []int{1, 10, 23, 24, 47, 50, 63, 64, 95, 127, 130, 191, 200}
+	// up to 150 in buckets of 12, 24, 48, 64 and 128 nodes, 8 up to 383
+	// ...), where the overlap is the bucket's (at M = 127, M - 1).
+	Ms := []int{1, 10, 23, 24, 47, 50, 63, 64, 127, 128, 150, 151, 191, 200}
 	if testing.Short() {
 		Ms = []int{1, 24, 61, 200}
 	}

@@ -150,9 +150,13 @@ func msvShapeFor(M, Kp int) gpuShape { return shapeForNodes(M, Kp, msvNodesFor(M
 // msvNodesFor is nodesFor for the MSV pass, except M = 48..95, whose
 // threads take 6 nodes (T = 8 instead of 4): the pass walks whole targets
 // row by row, and shorter rows a thread shorten its chain. Measured on an
-// H100 (docs/BENCHMARKS.md, "The MSV pass on eight threads a target"):
-// the pass 0.452 ms instead of 0.517 at M = 50, 0.432 instead of 0.567
-// at 63; at M = 100 (already T = 8) 6 nodes (T = 16) gained nothing.
+// H100 (docs/BENCHMARKS.md, "The MSV pass on eight threads a target" and
+// "Shapes for M = 64..150"): the pass 0.43-0.45 ms instead of 0.52-0.57
+// at M = 50 and 63, 0.34-0.48 instead of 0.50-0.59 at M = 64..90, where
+// T = 16 was no shorter. From M = 96 on nodesFor gives T = 8 already:
+// T = 16 was 0.09 ms longer at 96, 0.02-0.03 shorter at 100 and 110
+// (the noise: the same shape ran 0.48-0.54 ms at 96), 0.02-0.07 longer
+// at 128 and 150, and T = 32 0.19-0.26 longer there.
 func msvNodesFor(M int) int {
 	if M >= 48 && M < 96 {
 		return 6
@@ -160,18 +164,27 @@ func msvNodesFor(M int) int {
 	return nodesFor(M)
 }
 
-// ssvNodesFor is nodesFor for the SSV pass, which also runs M = 48..127
-// on one thread a target (48 nodes, then 64 from M = 64 on; T = 1 takes
-// two rows a step). Measured on an H100 at M = 50 (docs/BENCHMARKS.md):
-// the SSV kernel 13.4 TCUPS instead of 7.3 (T = 4). The MSV pass keeps
-// its own shape there: on T = 1 with 25 words a thread its row chain
-// (the row max) took 0.88 ms instead of 0.49.
+// ssvNodesFor is nodesFor for the SSV pass, which runs M = 48..150 on one
+// thread a target (T = 1 takes two rows a step and needs no profile
+// copies): 48 nodes for M = 48..63, 64 for 64..127, 128 for 128..150
+// (threads of up to 75 words). Measured on an H100 (docs/BENCHMARKS.md,
+// "Shapes for M = 64..150"): the SSV kernel 12.0-15.2 TCUPS at
+// M = 64..110 instead of 8.0-9.9 (T = 4 and 8), 15.6 and 14.9 at 128 and
+// 150 instead of 9.5 and 9.4 (T = 8); T = 2, one row a step or two, ran
+// 7.8-8.7. Within T = 1 the node count only sets the windows' overlap
+// (2n - 2): 128 nodes below 128 measured 16% slower at M = 64 and 4% at
+// 90, 2-3% faster at 72, 80 and 96..110. Beyond 150 (wider threads) T = 1
+// was not measured.
+// The MSV pass keeps its own shape (msvNodesFor): on T = 1 with 25 words
+// a thread its row chain (the row max) took 0.88 ms instead of 0.49.
 func ssvNodesFor(M int) int {
 	switch {
 	case M >= 48 && M < 64:
 		return 48
 	case M >= 64 && M < 128:
 		return 64
+	case M >= 128 && M <= 150:
+		return 128
 	}
 	return nodesFor(M)
 }
@@ -413,7 +426,7 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 		return nil
 	}
 	// The MSV pass's shape: the SSV pass's (one program) unless it has
-	// other threads a target (M = 48..127: ssvNodesFor, msvNodesFor).
+	// other threads a target (M = 48..150: ssvNodesFor, msvNodesFor).
 	ms := shapeForNodes(om.M, Kp, g.msvNodes(om.M))
 	if ms.T == s.T {
 		ms = s
