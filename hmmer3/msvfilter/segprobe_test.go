@@ -48,7 +48,7 @@ func TestSegmentedMSVProbe(t *testing.T) {
 	}
 	db := gpudb.New(ctx, dsqs)
 	defer db.Free()
-	// best is the least msv_kernel time of three ForceMSV passes over rows.
+	// best is the least msv_kernel time of four ForceMSV passes over rows.
 	best := func(om *oprofile.MSVProfile, rows [][]byte) time.Duration {
 		d := gpudb.New(ctx, rows)
 		defer d.Free()
