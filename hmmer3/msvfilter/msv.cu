@@ -67,6 +67,28 @@ __device__ __forceinline__ int hmax16(u32 v) {
     return a > b ? a : b;
 }
 
+// residue_code is the code of row r of a word of four residues; padding
+// (0xff) and any code past the profile read its last row.
+__device__ __forceinline__ int residue_code(u32 four, int r) {
+    int x = (four >> (8 * r)) & 0xff;
+    return x < KP ? x : KP - 1;
+}
+
+// left_carry is the previous row's cell of the node before this thread's
+// first: the previous thread's last word, or 0 (begin) for thread 0.
+__device__ __forceinline__ u32 left_carry(u32 last, int t) {
+    if (T == 1) return 0;
+    u32 c = __shfl_up_sync(0xffffffffu, last, 1, T);
+    return t == 0 ? 0 : c;
+}
+
+// claim_block is the warp's next warp block (one atomic for the warp).
+__device__ __forceinline__ int claim_block(unsigned int* next, int lane) {
+    int b = 0;
+    if (lane == 0) b = atomicAdd(next, 1);
+    return __shfl_sync(0xffffffffu, b, 0);
+}
+
 // msv_kernel fetches residue words MSV_PF words (4*MSV_PF rows) ahead:
 // its rows depend on each other, so a load issued only when needed costs
 // its whole latency every fourth row, and one issued four rows ahead
@@ -170,9 +192,7 @@ ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
     const u32* myprof = sprof + copy * SSV_COPYW + (SSV_COPIES > 1 ? (copy * T * STRIDE) % 32 : 0) + t * STRIDE;
 
     for (;;) {
-        int b = 0;
-        if (lane == 0) b = atomicAdd(next, 1);
-        b = __shfl_sync(0xffffffffu, b, 0);
+        const int b = claim_block(next, lane);
         if (b >= nblocks) return;
         const Block* blk = &blocks[b];
         const int S = 32 / T;
@@ -202,16 +222,9 @@ ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
             // previous thread's last word is exchanged once per two rows.
 #pragma unroll
             for (int r = 0; r < 4; r += 2) {
-                int x0 = (four >> (8 * r)) & 0xff, x1 = (four >> (8 * r + 8)) & 0xff;
-                if (x0 >= KP) x0 = KP - 1;
-                if (x1 >= KP) x1 = KP - 1;
-                const u32* sb = myprof + (KP + x0) * SSV_ROWW;
-                const u32* sa = myprof + x1 * SSV_ROWW;
-                u32 carry = 0;
-                if (T > 1) {
-                    carry = __shfl_up_sync(0xffffffffu, w[NW - 1], 1, T);
-                    if (t == 0) carry = 0;
-                }
+                const u32* sb = myprof + (KP + residue_code(four, r)) * SSV_ROWW;
+                const u32* sa = myprof + residue_code(four, r + 1) * SSV_ROWW;
+                const u32 carry = left_carry(w[NW - 1], t);
                 u32 u[NW + 1];
                 u[0] = __viaddmax_s16x2(carry, sb[0], 0u);
 #pragma unroll
@@ -223,16 +236,8 @@ ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
 #else
 #pragma unroll
             for (int r = 0; r < 4; r++) {
-                int x = (four >> (8 * r)) & 0xff;
-                if (x >= KP) x = KP - 1;
-                const u32* s = myprof + x * SSV_ROWW;
-                // The cell of node k-1 in the previous row: last node of the
-                // previous thread for our first node; 0 (begin) for thread 0.
-                u32 carry = 0;
-                if (T > 1) {
-                    carry = __shfl_up_sync(0xffffffffu, w[NW - 1], 1, T);
-                    if (t == 0) carry = 0;
-                }
+                const u32* s = myprof + residue_code(four, r) * SSV_ROWW;
+                const u32 carry = left_carry(w[NW - 1], t);
 #pragma unroll
                 for (int j = NW - 1; j >= 0; j--) {
                     u32 prev = (j > 0) ? w[j - 1] : carry;
@@ -288,14 +293,9 @@ __device__ __forceinline__ void msv_rows4(const u32 four, const u32* myprof, con
 {
 #pragma unroll
     for (int r = 0; r < 4; r++) {
-        int x = (four >> (8 * r)) & 0xff;
-        if (x >= KP) x = KP - 1;
+        const int x = residue_code(four, r);
         const u32* s = myprof + x * ROWW;
-        u32 carry = 0;
-        if (T > 1) {
-            carry = __shfl_up_sync(0xffffffffu, w[NW - 1], 1, T);
-            if (t == 0) carry = 0;
-        }
+        const u32 carry = left_carry(w[NW - 1], t);
 #if MSV_XB_APART
         const u32 bestSKv = pair16(bestRow[x] - K);
         const u32 bBv = __viaddmin_s16x2(xBv, biasv, capv);
@@ -348,9 +348,7 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
     const u32 capv = 255u * 0x10001u;
 
     for (;;) {
-        int b = 0;
-        if (lane == 0) b = atomicAdd(next, 1);
-        b = __shfl_sync(0xffffffffu, b, 0);
+        const int b = claim_block(next, lane);
         if (b >= nblocks) return;
         const Block* blk = &blocks[b];
         const int S = 32 / T;
