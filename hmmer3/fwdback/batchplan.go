@@ -198,14 +198,22 @@ func (bp *batchPlan) assemble(outC []float32, recs []scaleRecord) ([]BatchResult
 // chooseMultiShape sizes fwd_multi_kernel for a batch whose largest
 // profile has Q vectors: the row state in shared memory while a block
 // holds at least 3 warps (as chooseShape decides for one profile), else
-// in global memory; the profiles are always read from global memory.
-func chooseMultiShape(qmax int, d deviceLimits) fwdShape {
+// in global memory; the profiles are always read from global memory. The
+// pipelined walk (pipe > 0) keeps two chunks of loads in registers, so
+// its blocks have at most pipeWarps warps (launch bounds of 256 threads
+// leave each thread up to 255 registers).
+func chooseMultiShape(qmax int, d deviceLimits, pipe int) fwdShape {
 	stw := 4 * 3 * qmax * 32
-	w := min(maxWarps, d.SharedOptin/stw)
+	most := maxWarps
+	if pipe > 0 {
+		most = pipeWarps
+	}
+	w := min(most, d.SharedOptin/stw)
 	s := fwdShape{Block: 32 * globalWarps, place: PlaceGlobal}
 	if w >= 3 {
 		s = fwdShape{Block: 32 * w, StateShared: true, place: PlaceStateShared, sharedBytes: w * stw}
 	}
+	s.Pipe = pipe
 	perSM := d.ThreadsPerSM / s.Block
 	if s.sharedBytes > 0 {
 		perSM = min(perSM, d.SharedPerSM/(s.sharedBytes+1024))
@@ -213,3 +221,6 @@ func chooseMultiShape(qmax int, d deviceLimits) fwdShape {
 	s.grid = d.SMs * max(1, perSM)
 	return s
 }
+
+// pipeWarps is the most warps a block of the pipelined walk has.
+const pipeWarps = 8

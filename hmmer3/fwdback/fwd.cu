@@ -52,7 +52,8 @@
 //
 // Compile-time parameters: BLOCK (threads per block, a multiple of 32),
 // PROF_SHARED (copy the profile to shared memory), STATE_SHARED (keep the
-// row state in shared memory rather than in gstate).
+// row state in shared memory rather than in gstate), FWD_PIPE (0: the
+// plain row walk; n > 0: the pipelined walk below, n steps a chunk).
 
 typedef unsigned int u32;
 
@@ -126,13 +127,60 @@ __device__ __forceinline__ void put_xrow(float* r, float e, float n, float j, fl
 // thread l = 4*target + lane owning column l, so each access of a warp is
 // 32 consecutive words. Only its own thread ever touches a column.
 
+#ifndef FWD_PIPE
+#define FWD_PIPE 0
+#endif
+
+#if FWD_PIPE > 0
+// The pipelined row walk. With one warp per SM (one query's ~1,000
+// Viterbi survivors), nothing hides the latency of a step's loads: the
+// plain walk issues step q+1's loads only after step q's stores, which
+// the compiler cannot move them above (it cannot tell MI and D apart), so
+// every step waits a full load latency (L1, or L2 for profiles that do
+// not stay in L1). Here the loads of the next chunk of FWD_PIPE steps are
+// issued before the current chunk computes. That is legal because within
+// a row each state column is read once, before its own store, and a
+// chunk's loads touch only columns no earlier step of the row has
+// stored; the profile is never written. The float operations and their
+// order are the plain walk's, step for step.
+#define FWD_STATE __restrict__
+#define FWD_DPIPE (2 * FWD_PIPE)  // the D->D passes load two floats a step
+
+// StepLoads is what one step of the row's main loop reads.
+struct StepLoads {
+    float4 ta, tb;  // BM MM IM DM, MD MI II DD
+    float r;        // match odds of the row's residue
+    float2 mi;      // previous row's M, I
+    float d;        // previous row's D
+};
+
+// lastq clamps a look-ahead step to the row; the loads past its end are
+// never used.
+__device__ __forceinline__ int lastq(int q, int Q) { return q < Q ? q : Q - 1; }
+
+__device__ __forceinline__ StepLoads load_step(const float* __restrict__ tz, const float* __restrict__ rq,
+                                               const float2* __restrict__ MI, const float* __restrict__ D, int q)
+{
+    StepLoads s;
+    s.ta = *(const float4*)(tz + q * 32);
+    s.tb = *(const float4*)(tz + q * 32 + 4);
+    s.r = rq[q * 4];
+    s.mi = MI[q * 32];
+    s.d = D[q * 32];
+    return s;
+}
+#else
+#define FWD_STATE
+#endif
+
 // fwd_block runs one block of targets (a warp's 8, of one profile) through
 // Forward. MI and D are this thread's column of the warp's row state; the
 // other arguments are fwd_kernel's.
 __device__ __forceinline__ void fwd_block(const float* __restrict__ trans, const float* __restrict__ odds, int Q, int QS,
                                           int KP, int check, const unsigned char* __restrict__ res,
                                           const Block* __restrict__ blk, const float2* __restrict__ loopmove,
-                                          float emove, float eloop, float2* MI, float* D, float* __restrict__ outC,
+                                          float emove, float eloop, float2* FWD_STATE MI, float* FWD_STATE D,
+                                          float* __restrict__ outC,
                                           ScaleRecord* __restrict__ rec, unsigned int* nrec, unsigned int reccap,
                                           float* __restrict__ xrows, const long long* __restrict__ xoff)
 {
@@ -173,6 +221,36 @@ __device__ __forceinline__ void fwd_block(const float* __restrict__ trans, const
         float ipv = from_left(fmul(mil.y, inv), z);
         float dpv = from_left(fmul(D[(Q - 1) * 32], inv), z);
         float xEv = 0.0f, dcv = 0.0f;
+#if FWD_PIPE > 0
+        StepLoads cur[FWD_PIPE], nxt[FWD_PIPE];
+#pragma unroll
+        for (int u = 0; u < FWD_PIPE; u++) cur[u] = load_step(tz, rq, MI, D, lastq(u, Q));
+        for (int q0 = 0; q0 < Q; q0 += FWD_PIPE) {
+#pragma unroll
+            for (int u = 0; u < FWD_PIPE; u++) nxt[u] = load_step(tz, rq, MI, D, lastq(q0 + FWD_PIPE + u, Q));
+#pragma unroll
+            for (int u = 0; u < FWD_PIPE; u++) {
+                const int q = q0 + u;
+                if (q < Q) {
+                    float sv = fmul(xB, cur[u].ta.x);
+                    sv = fadd(sv, fmul(mpv, cur[u].ta.y));
+                    sv = fadd(sv, fmul(ipv, cur[u].ta.z));
+                    sv = fadd(sv, fmul(dpv, cur[u].ta.w));
+                    sv = fmul(sv, cur[u].r);
+                    xEv = fadd(xEv, sv);
+
+                    mpv = fmul(cur[u].mi.x, inv);
+                    ipv = fmul(cur[u].mi.y, inv);
+                    dpv = fmul(cur[u].d, inv);
+                    MI[q * 32] = make_float2(sv, fadd(fmul(mpv, cur[u].tb.y), fmul(ipv, cur[u].tb.z)));
+                    D[q * 32] = dcv;
+                    dcv = fmul(sv, cur[u].tb.x);
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < FWD_PIPE; u++) cur[u] = nxt[u];
+        }
+#else
         for (int q = 0; q < Q; q++) {
             const float4 ta = *(const float4*)(tz + q * 32);      // BM MM IM DM
             const float4 tb = *(const float4*)(tz + q * 32 + 4);  // MD MI II DD
@@ -191,15 +269,50 @@ __device__ __forceinline__ void fwd_block(const float* __restrict__ trans, const
             D[q * 32] = dcv;
             dcv = fmul(sv, tb.x);
         }
+#endif
 
         // D->D, first pass: the carry runs through every D.
         dcv = from_left(dcv, z);
         D[0] = 0.0f;
+#if FWD_PIPE > 0
+        {
+            float dc[FWD_DPIPE], tc[FWD_DPIPE], dn[FWD_DPIPE], tn[FWD_DPIPE];
+#pragma unroll
+            for (int u = 0; u < FWD_DPIPE; u++) {
+                const int q = lastq(u, Q);
+                dc[u] = D[q * 32];
+                tc[u] = tz[q * 32 + 7];
+            }
+            for (int q0 = 0; q0 < Q; q0 += FWD_DPIPE) {
+#pragma unroll
+                for (int u = 0; u < FWD_DPIPE; u++) {
+                    const int q = lastq(q0 + FWD_DPIPE + u, Q);
+                    dn[u] = D[q * 32];
+                    tn[u] = tz[q * 32 + 7];
+                }
+#pragma unroll
+                for (int u = 0; u < FWD_DPIPE; u++) {
+                    const int q = q0 + u;
+                    if (q < Q) {
+                        const float d = fadd(dcv, dc[u]);
+                        D[q * 32] = d;
+                        dcv = fmul(d, tc[u]);
+                    }
+                }
+#pragma unroll
+                for (int u = 0; u < FWD_DPIPE; u++) {
+                    dc[u] = dn[u];
+                    tc[u] = tn[u];
+                }
+            }
+        }
+#else
         for (int q = 0; q < Q; q++) {
             const float d = fadd(dcv, D[q * 32]);
             D[q * 32] = d;
             dcv = fmul(d, tz[q * 32 + 7]);
         }
+#endif
 
         // Up to three more passes that only extend the carry; for
         // M >= 100 (check) a target stops after a pass that changed none
@@ -215,6 +328,40 @@ __device__ __forceinline__ void fwd_block(const float* __restrict__ trans, const
             dcv = from_left(dcv, z);
             bool changed = false;
             float xc = xEv;
+#if FWD_PIPE > 0
+            float dc[FWD_DPIPE], tc[FWD_DPIPE], dn[FWD_DPIPE], tn[FWD_DPIPE];
+#pragma unroll
+            for (int u = 0; u < FWD_DPIPE; u++) {
+                const int q = lastq(u, Q);
+                dc[u] = D[q * 32];
+                tc[u] = tz[q * 32 + 7];
+            }
+            for (int q0 = 0; q0 < Q; q0 += FWD_DPIPE) {
+#pragma unroll
+                for (int u = 0; u < FWD_DPIPE; u++) {
+                    const int q = lastq(q0 + FWD_DPIPE + u, Q);
+                    dn[u] = D[q * 32];
+                    tn[u] = tz[q * 32 + 7];
+                }
+#pragma unroll
+                for (int u = 0; u < FWD_DPIPE; u++) {
+                    const int q = q0 + u;
+                    if (q < Q) {
+                        const float d = dc[u];
+                        const float s = fadd(dcv, d);
+                        changed = changed || s > d;
+                        if (run && s != d) D[q * 32] = s;  // as in the plain walk
+                        xc = fadd(s, xc);
+                        dcv = fmul(dcv, tc[u]);
+                    }
+                }
+#pragma unroll
+                for (int u = 0; u < FWD_DPIPE; u++) {
+                    dc[u] = dn[u];
+                    tc[u] = tn[u];
+                }
+            }
+#else
             for (int q = 0; q < Q; q++) {
                 const float d = D[q * 32];
                 const float s = fadd(dcv, d);
@@ -226,6 +373,7 @@ __device__ __forceinline__ void fwd_block(const float* __restrict__ trans, const
                 xc = fadd(s, xc);
                 dcv = fmul(dcv, tz[q * 32 + 7]);
             }
+#endif
             if (run) xEf = xc;
             if (check) {
                 int c = changed ? 1 : 0;

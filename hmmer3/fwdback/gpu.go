@@ -4,7 +4,9 @@ import (
 	_ "embed"
 	"encoding/binary"
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
 	"sync"
 	"time"
 
@@ -48,11 +50,27 @@ type GPU struct {
 	// LastShape describes the last launch: placement, threads per block,
 	// blocks and shared memory (benchmarks).
 	LastShape string
+	// MultiPipe is fwd_multi_kernel's row walk (fwd.cu's FWD_PIPE): 0 the
+	// plain walk, n the pipelined one with chunks of n steps. NewGPU sets
+	// defaultMultiPipe, or $HMMGO_FWD_PIPE (benchmarks).
+	MultiPipe int
+	// lanes give ForwardBatch a stream and buffers of its own, so that its
+	// launch neither waits for nor stalls the filter kernels of other
+	// queries (as the default stream, cuCtxSynchronize and cuMemFree do).
+	lanes *gpudb.Lanes
 }
+
+// defaultMultiPipe is the pipelined walk's chunk (docs/fwdbatch.md).
+const defaultMultiPipe = 4
 
 // NewGPU prepares Forward on a device context.
 func NewGPU(ctx *cuda.Context) *GPU {
-	return &GPU{ctx: ctx, kernels: map[fwdShape][3]*cuda.Function{}, bufs: gpudb.NewBuffers(ctx)}
+	pipe := defaultMultiPipe
+	if n, err := strconv.Atoi(os.Getenv("HMMGO_FWD_PIPE")); err == nil && n >= 0 && n <= 16 {
+		pipe = n
+	}
+	return &GPU{ctx: ctx, kernels: map[fwdShape][3]*cuda.Function{}, bufs: gpudb.NewBuffers(ctx), MultiPipe: pipe,
+		lanes: gpudb.NewLanes(ctx, 2)}
 }
 
 func (g *GPU) limits() deviceLimits {
@@ -63,7 +81,7 @@ func (g *GPU) limits() deviceLimits {
 // kernel returns the Forward and Backward kernels of a shape, compiled
 // on first use and allowed the shape's shared memory.
 func (g *GPU) kernel(s fwdShape) (fwd, bwd *cuda.Function, err error) {
-	key := fwdShape{Block: s.Block, ProfShared: s.ProfShared, StateShared: s.StateShared}
+	key := s.key()
 	fs, ok := g.kernels[key]
 	if !ok {
 		b2i := func(b bool) int {
@@ -73,7 +91,7 @@ func (g *GPU) kernel(s fwdShape) (fwd, bwd *cuda.Function, err error) {
 			return 0
 		}
 		opts := append([]string{fmt.Sprintf("-DBLOCK=%d", s.Block), fmt.Sprintf("-DPROF_SHARED=%d", b2i(s.ProfShared)),
-			fmt.Sprintf("-DSTATE_SHARED=%d", b2i(s.StateShared))}, nvrtcOptions...)
+			fmt.Sprintf("-DSTATE_SHARED=%d", b2i(s.StateShared)), fmt.Sprintf("-DFWD_PIPE=%d", s.Pipe)}, nvrtcOptions...)
 		k, err := nvrtc.Build(g.ctx, nvrtc.Program{Name: "fwdback.cu", Source: cudaSource, Options: opts})
 		if err != nil {
 			return nil, nil, err
@@ -105,7 +123,12 @@ func (g *GPU) multiKernel(s fwdShape) (*cuda.Function, error) {
 	if _, _, err := g.kernel(s); err != nil {
 		return nil, err
 	}
-	return g.kernels[fwdShape{Block: s.Block, ProfShared: s.ProfShared, StateShared: s.StateShared}][2], nil
+	return g.kernels[s.key()][2], nil
+}
+
+// key is what a compiled program depends on.
+func (s fwdShape) key() fwdShape {
+	return fwdShape{Block: s.Block, ProfShared: s.ProfShared, StateShared: s.StateShared, Pipe: s.Pipe}
 }
 
 // ForwardBatch computes the Forward filter scores of several queries'
@@ -131,35 +154,33 @@ func (g *GPU) ForwardBatch(jobs []BatchJob) ([]BatchResult, error) {
 }
 
 // launchMulti runs fwd_multi_kernel over a batch plan and returns the
-// final C values and the rescaled rows (combined numbering).
+// final C values and the rescaled rows (combined numbering). Everything
+// goes through one lane: the copies, the launch and the read-back are
+// queued on its stream and only that stream is waited for.
 func (g *GPU) launchMulti(bp *batchPlan) ([]float32, []scaleRecord, error) {
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	s := chooseMultiShape(bp.qmax, g.limits())
+	s := chooseMultiShape(bp.qmax, g.limits(), g.MultiPipe)
 	k, err := g.multiKernel(s)
+	g.mu.Unlock()
 	if err != nil {
 		return nil, nil, err
 	}
-	layout, err := gpudb.Upload(g.ctx, bp.packed)
+	ln, err := g.lanes.Take()
 	if err != nil {
 		return nil, nil, err
 	}
-	defer layout.Free()
+	defer g.lanes.Give(ln)
+	layout, err := ln.UploadPacked(bp.packed)
+	if err != nil {
+		return nil, nil, err
+	}
 	n := len(bp.dsqs)
 	up := func(name string, b []byte) *cuda.Buffer {
 		if err != nil {
 			return nil
 		}
 		var buf *cuda.Buffer
-		buf, err = g.bufs.Upload(name, b)
-		return buf
-	}
-	get := func(name string, size int) *cuda.Buffer {
-		if err != nil {
-			return nil
-		}
-		var buf *cuda.Buffer
-		buf, err = g.bufs.Get(name, size)
+		buf, err = ln.Upload(name, b)
 		return buf
 	}
 	bjob := make([]byte, 4*len(bp.bjob))
@@ -168,51 +189,60 @@ func (g *GPU) launchMulti(bp *batchPlan) ([]float32, []scaleRecord, error) {
 	}
 	bjobs, bbjob := up("mjobs", bp.jobTab), up("mbjob", bjob)
 	bt, bo, blm := up("mtrans", cuda.Bytes(bp.trans)), up("modds", cuda.Bytes(bp.odds)), up("mloopmove", cuda.Bytes(bp.loop))
-	bcount := get("counters", 8)
-	bc := get("outC", 4*n)
+	if err != nil {
+		return nil, nil, err
+	}
+	// outC, then the two counters (blocks handed out, records), cleared
+	// together and read back together.
+	bc, err := ln.Zero("moutc", 4*n+8)
+	if err != nil {
+		return nil, nil, err
+	}
+	counters := bc.Ptr().Add(4 * n)
 	reccap := bp.residues()
-	brec := get("records", scaleRecordBytes*reccap)
+	brec, err := ln.Bufs.Get("mrecords", scaleRecordBytes*reccap)
+	if err != nil {
+		return nil, nil, err
+	}
 	stateBytes := 4
 	if !s.StateShared {
 		stateBytes = s.grid * (s.Block / 32) * 4 * 3 * bp.qmax * 32
 	}
-	bstate := get("state", stateBytes)
+	bstate, err := ln.Bufs.Get("mstate", stateBytes)
 	if err != nil {
-		return nil, nil, err
-	}
-	if err := bcount.Memset32(0); err != nil {
 		return nil, nil, err
 	}
 	var a cuda.Args
 	a.Buffer(bjobs).Buffer(bbjob).Buffer(bt).Buffer(bo).Int32(int32(bp.qmax)).
 		Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).
-		Ptr(bcount.Ptr()).Buffer(blm).Buffer(bstate).Buffer(bc).Buffer(brec).Ptr(bcount.Ptr().Add(4)).Uint32(uint32(reccap))
-	cfg := cuda.LaunchConfig{Grid: cuda.Dim3{X: s.grid}, Block: cuda.Dim3{X: s.Block}, SharedMem: s.sharedBytes}
-	d, err := gpudb.Timed(g.ctx, func() error { return k.Launch(cfg, &a) })
+		Ptr(counters).Buffer(blm).Buffer(bstate).Buffer(bc).Buffer(brec).Ptr(counters.Add(4)).Uint32(uint32(reccap))
+	out := make([]byte, 4*n+8)
+	d, err := ln.Run(func(st *cuda.Stream) error {
+		return k.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: s.grid}, Block: cuda.Dim3{X: s.Block}, SharedMem: s.sharedBytes, Stream: st}, &a)
+	}, bc, out)
 	if err != nil {
 		return nil, nil, err
 	}
+	g.mu.Lock()
 	g.KernelTime += d
 	g.LastKernel = d
-	g.LastShape = fmt.Sprintf("multi %s, %d threads x %d blocks, %d B shared", s.place, s.Block, s.grid, s.sharedBytes)
-	counters := make([]byte, 8)
-	if err := bcount.CopyToHost(counters, 0); err != nil {
-		return nil, nil, err
-	}
-	nrec := int(binary.LittleEndian.Uint32(counters[4:]))
+	g.LastShape = fmt.Sprintf("multi %s pipe %d, %d threads x %d blocks, %d B shared", s.place, s.Pipe, s.Block, s.grid, s.sharedBytes)
+	g.mu.Unlock()
+	nrec := int(binary.LittleEndian.Uint32(out[4*n+4:]))
 	if nrec > reccap {
 		return nil, nil, fmt.Errorf("kernel reported %d rescaled rows for %d residues", nrec, reccap)
 	}
-	outC := make([]float32, n)
-	if err := bc.CopyToHost(cuda.Bytes(outC), 0); err != nil {
-		return nil, nil, err
-	}
 	raw := make([]byte, scaleRecordBytes*nrec)
 	if nrec > 0 {
-		if err := brec.CopyToHost(raw, 0); err != nil {
+		if err := ln.Stream.CopyDtoH(raw, brec.Ptr()); err != nil {
+			return nil, nil, err
+		}
+		if err := ln.Stream.Synchronize(); err != nil {
 			return nil, nil, err
 		}
 	}
+	outC := make([]float32, n)
+	copy(cuda.Bytes(outC), out[:4*n])
 	return outC, decodeScaleRecords(raw), nil
 }
 

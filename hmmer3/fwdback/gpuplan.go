@@ -226,6 +226,7 @@ type deviceLimits struct {
 type fwdShape struct {
 	Block                   int // threads per block
 	ProfShared, StateShared bool
+	Pipe                    int // fwd.cu's FWD_PIPE: 0 the plain row walk, n the pipelined one
 	place                   Placement
 	sharedBytes, grid       int
 }
