@@ -198,10 +198,15 @@ func (bp *batchPlan) assemble(outC []float32, recs []scaleRecord) ([]BatchResult
 // chooseMultiShape sizes fwd_multi_kernel for a batch whose largest
 // profile has Q vectors: the row state in shared memory while a block
 // holds at least 3 warps (as chooseShape decides for one profile), else
-// in global memory; the profiles are always read from global memory. The
-// pipelined walk (pipe > 0) keeps two chunks of loads in registers, so
-// its blocks have at most pipeWarps warps (launch bounds of 256 threads
-// leave each thread up to 255 registers).
+// in global memory; the profiles are always read from global memory.
+//
+// The chunked walk (pipe > 0) holds a chunk of loads in registers, so its
+// blocks have at most pipeWarps warps (launch bounds of 256 threads leave
+// each thread up to 255 registers). It is always compiled for pipeWarps
+// warps and launched with the warps the batch's state allows (threads):
+// the block size then does not depend on the batch, and a run compiles
+// two programs (state shared or not) instead of one per block size, each
+// of which would stall its batch for an NVRTC compilation.
 func chooseMultiShape(qmax int, d deviceLimits, pipe int) fwdShape {
 	stw := 4 * 3 * qmax * 32
 	most := maxWarps
@@ -213,8 +218,11 @@ func chooseMultiShape(qmax int, d deviceLimits, pipe int) fwdShape {
 	if w >= 3 {
 		s = fwdShape{Block: 32 * w, StateShared: true, place: PlaceStateShared, sharedBytes: w * stw}
 	}
-	s.Pipe = pipe
-	perSM := d.ThreadsPerSM / s.Block
+	s.Pipe, s.threads = pipe, s.Block
+	if pipe > 0 {
+		s.Block = 32 * pipeWarps
+	}
+	perSM := d.ThreadsPerSM / s.threads
 	if s.sharedBytes > 0 {
 		perSM = min(perSM, d.SharedPerSM/(s.sharedBytes+1024))
 	}
@@ -222,5 +230,5 @@ func chooseMultiShape(qmax int, d deviceLimits, pipe int) fwdShape {
 	return s
 }
 
-// pipeWarps is the most warps a block of the pipelined walk has.
+// pipeWarps is the most warps a block of the chunked walk has.
 const pipeWarps = 8

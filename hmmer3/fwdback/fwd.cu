@@ -132,19 +132,21 @@ __device__ __forceinline__ void put_xrow(float* r, float e, float n, float j, fl
 #endif
 
 #if FWD_PIPE > 0
-// The pipelined row walk. With one warp per SM (one query's ~1,000
-// Viterbi survivors), nothing hides the latency of a step's loads: the
-// plain walk issues step q+1's loads only after step q's stores, which
-// the compiler cannot move them above (it cannot tell MI and D apart), so
-// every step waits a full load latency (L1, or L2 for profiles that do
-// not stay in L1). Here the loads of the next chunk of FWD_PIPE steps are
-// issued before the current chunk computes. That is legal because within
-// a row each state column is read once, before its own store, and a
-// chunk's loads touch only columns no earlier step of the row has
-// stored; the profile is never written. The float operations and their
-// order are the plain walk's, step for step.
+// The chunked row walk. With one warp per SM (one query's ~1,000 Viterbi
+// survivors) nothing hides a step's load latency: the plain walk issues
+// step q+1's loads only after step q's stores, above which the compiler
+// cannot move them (it cannot tell MI and D apart), so each step waits
+// for L1 (profile) and shared memory (state) in turn; ncu on an H100
+// (M = 400, one query) put half of its 6.7 cycles per instruction on
+// L1TEX waits. Here a row runs in chunks of FWD_PIPE steps (FWD_DPIPE in
+// the D->D passes), whose loads are all issued before the chunk's first
+// operation. That is legal because within a row each state column is
+// read once, before its own store, so a chunk reads nothing that an
+// earlier step of the same chunk writes; the profile is never written.
+// The float operations and their order are the plain walk's, step for
+// step; a row's last Q mod FWD_PIPE steps run one at a time.
 #define FWD_STATE __restrict__
-#define FWD_DPIPE (2 * FWD_PIPE)  // the D->D passes load two floats a step
+#define FWD_DPIPE (2 * FWD_PIPE)
 
 // StepLoads is what one step of the row's main loop reads.
 struct StepLoads {
@@ -153,10 +155,6 @@ struct StepLoads {
     float2 mi;      // previous row's M, I
     float d;        // previous row's D
 };
-
-// lastq clamps a look-ahead step to the row; the loads past its end are
-// never used.
-__device__ __forceinline__ int lastq(int q, int Q) { return q < Q ? q : Q - 1; }
 
 __device__ __forceinline__ StepLoads load_step(const float* __restrict__ tz, const float* __restrict__ rq,
                                                const float2* __restrict__ MI, const float* __restrict__ D, int q)
@@ -168,6 +166,43 @@ __device__ __forceinline__ StepLoads load_step(const float* __restrict__ tz, con
     s.mi = MI[q * 32];
     s.d = D[q * 32];
     return s;
+}
+
+// RowCarry is what one step of the main loop hands the next.
+struct RowCarry {
+    float mpv, ipv, dpv;  // previous row's M, I, D of the step before, rescaled
+    float xEv, dcv;       // E accumulator, D carry
+};
+
+// main_step is one step q of the row's main loop: the plain walk's body.
+__device__ __forceinline__ void main_step(const StepLoads& s, RowCarry& c, float xB, float inv, float2* __restrict__ MI,
+                                          float* __restrict__ D, int q)
+{
+    float sv = fmul(xB, s.ta.x);
+    sv = fadd(sv, fmul(c.mpv, s.ta.y));
+    sv = fadd(sv, fmul(c.ipv, s.ta.z));
+    sv = fadd(sv, fmul(c.dpv, s.ta.w));
+    sv = fmul(sv, s.r);
+    c.xEv = fadd(c.xEv, sv);
+
+    c.mpv = fmul(s.mi.x, inv);
+    c.ipv = fmul(s.mi.y, inv);
+    c.dpv = fmul(s.d, inv);
+    MI[q * 32] = make_float2(sv, fadd(fmul(c.mpv, s.tb.y), fmul(c.ipv, s.tb.z)));
+    D[q * 32] = c.dcv;
+    c.dcv = fmul(sv, s.tb.x);
+}
+
+// later_step is one step q of a D->D pass after the first (d: D[q],
+// dd: its D->D transition): the plain walk's body.
+__device__ __forceinline__ void later_step(float d, float dd, float& dcv, float& xc, bool& changed, bool run,
+                                           float* __restrict__ D, int q)
+{
+    const float s = fadd(dcv, d);
+    changed = changed || s > d;
+    if (run && s != d) D[q * 32] = s;
+    xc = fadd(s, xc);
+    dcv = fmul(dcv, dd);
 }
 #else
 #define FWD_STATE
@@ -222,33 +257,19 @@ __device__ __forceinline__ void fwd_block(const float* __restrict__ trans, const
         float dpv = from_left(fmul(D[(Q - 1) * 32], inv), z);
         float xEv = 0.0f, dcv = 0.0f;
 #if FWD_PIPE > 0
-        StepLoads cur[FWD_PIPE], nxt[FWD_PIPE];
+        {
+            RowCarry c = {mpv, ipv, dpv, xEv, dcv};
+            int q = 0;
+            for (; q + FWD_PIPE <= Q; q += FWD_PIPE) {
+                StepLoads in[FWD_PIPE];
 #pragma unroll
-        for (int u = 0; u < FWD_PIPE; u++) cur[u] = load_step(tz, rq, MI, D, lastq(u, Q));
-        for (int q0 = 0; q0 < Q; q0 += FWD_PIPE) {
+                for (int u = 0; u < FWD_PIPE; u++) in[u] = load_step(tz, rq, MI, D, q + u);
 #pragma unroll
-            for (int u = 0; u < FWD_PIPE; u++) nxt[u] = load_step(tz, rq, MI, D, lastq(q0 + FWD_PIPE + u, Q));
-#pragma unroll
-            for (int u = 0; u < FWD_PIPE; u++) {
-                const int q = q0 + u;
-                if (q < Q) {
-                    float sv = fmul(xB, cur[u].ta.x);
-                    sv = fadd(sv, fmul(mpv, cur[u].ta.y));
-                    sv = fadd(sv, fmul(ipv, cur[u].ta.z));
-                    sv = fadd(sv, fmul(dpv, cur[u].ta.w));
-                    sv = fmul(sv, cur[u].r);
-                    xEv = fadd(xEv, sv);
-
-                    mpv = fmul(cur[u].mi.x, inv);
-                    ipv = fmul(cur[u].mi.y, inv);
-                    dpv = fmul(cur[u].d, inv);
-                    MI[q * 32] = make_float2(sv, fadd(fmul(mpv, cur[u].tb.y), fmul(ipv, cur[u].tb.z)));
-                    D[q * 32] = dcv;
-                    dcv = fmul(sv, cur[u].tb.x);
-                }
+                for (int u = 0; u < FWD_PIPE; u++) main_step(in[u], c, xB, inv, MI, D, q + u);
             }
-#pragma unroll
-            for (int u = 0; u < FWD_PIPE; u++) cur[u] = nxt[u];
+            for (; q < Q; q++) main_step(load_step(tz, rq, MI, D, q), c, xB, inv, MI, D, q);
+            xEv = c.xEv;
+            dcv = c.dcv;
         }
 #else
         for (int q = 0; q < Q; q++) {
@@ -276,34 +297,25 @@ __device__ __forceinline__ void fwd_block(const float* __restrict__ trans, const
         D[0] = 0.0f;
 #if FWD_PIPE > 0
         {
-            float dc[FWD_DPIPE], tc[FWD_DPIPE], dn[FWD_DPIPE], tn[FWD_DPIPE];
+            int q = 0;
+            for (; q + FWD_DPIPE <= Q; q += FWD_DPIPE) {
+                float d[FWD_DPIPE], dd[FWD_DPIPE];
 #pragma unroll
-            for (int u = 0; u < FWD_DPIPE; u++) {
-                const int q = lastq(u, Q);
-                dc[u] = D[q * 32];
-                tc[u] = tz[q * 32 + 7];
+                for (int u = 0; u < FWD_DPIPE; u++) {
+                    d[u] = D[(q + u) * 32];
+                    dd[u] = tz[(q + u) * 32 + 7];
+                }
+#pragma unroll
+                for (int u = 0; u < FWD_DPIPE; u++) {
+                    const float e = fadd(dcv, d[u]);
+                    D[(q + u) * 32] = e;
+                    dcv = fmul(e, dd[u]);
+                }
             }
-            for (int q0 = 0; q0 < Q; q0 += FWD_DPIPE) {
-#pragma unroll
-                for (int u = 0; u < FWD_DPIPE; u++) {
-                    const int q = lastq(q0 + FWD_DPIPE + u, Q);
-                    dn[u] = D[q * 32];
-                    tn[u] = tz[q * 32 + 7];
-                }
-#pragma unroll
-                for (int u = 0; u < FWD_DPIPE; u++) {
-                    const int q = q0 + u;
-                    if (q < Q) {
-                        const float d = fadd(dcv, dc[u]);
-                        D[q * 32] = d;
-                        dcv = fmul(d, tc[u]);
-                    }
-                }
-#pragma unroll
-                for (int u = 0; u < FWD_DPIPE; u++) {
-                    dc[u] = dn[u];
-                    tc[u] = tn[u];
-                }
+            for (; q < Q; q++) {
+                const float e = fadd(dcv, D[q * 32]);
+                D[q * 32] = e;
+                dcv = fmul(e, tz[q * 32 + 7]);
             }
         }
 #else
@@ -329,38 +341,18 @@ __device__ __forceinline__ void fwd_block(const float* __restrict__ trans, const
             bool changed = false;
             float xc = xEv;
 #if FWD_PIPE > 0
-            float dc[FWD_DPIPE], tc[FWD_DPIPE], dn[FWD_DPIPE], tn[FWD_DPIPE];
+            int q = 0;
+            for (; q + FWD_DPIPE <= Q; q += FWD_DPIPE) {
+                float d[FWD_DPIPE], dd[FWD_DPIPE];
 #pragma unroll
-            for (int u = 0; u < FWD_DPIPE; u++) {
-                const int q = lastq(u, Q);
-                dc[u] = D[q * 32];
-                tc[u] = tz[q * 32 + 7];
+                for (int u = 0; u < FWD_DPIPE; u++) {
+                    d[u] = D[(q + u) * 32];
+                    dd[u] = tz[(q + u) * 32 + 7];
+                }
+#pragma unroll
+                for (int u = 0; u < FWD_DPIPE; u++) later_step(d[u], dd[u], dcv, xc, changed, run, D, q + u);
             }
-            for (int q0 = 0; q0 < Q; q0 += FWD_DPIPE) {
-#pragma unroll
-                for (int u = 0; u < FWD_DPIPE; u++) {
-                    const int q = lastq(q0 + FWD_DPIPE + u, Q);
-                    dn[u] = D[q * 32];
-                    tn[u] = tz[q * 32 + 7];
-                }
-#pragma unroll
-                for (int u = 0; u < FWD_DPIPE; u++) {
-                    const int q = q0 + u;
-                    if (q < Q) {
-                        const float d = dc[u];
-                        const float s = fadd(dcv, d);
-                        changed = changed || s > d;
-                        if (run && s != d) D[q * 32] = s;  // as in the plain walk
-                        xc = fadd(s, xc);
-                        dcv = fmul(dcv, tc[u]);
-                    }
-                }
-#pragma unroll
-                for (int u = 0; u < FWD_DPIPE; u++) {
-                    dc[u] = dn[u];
-                    tc[u] = tn[u];
-                }
-            }
+            for (; q < Q; q++) later_step(D[q * 32], tz[q * 32 + 7], dcv, xc, changed, run, D, q);
 #else
             for (int q = 0; q < Q; q++) {
                 const float d = D[q * 32];

@@ -47,6 +47,8 @@ type GPU struct {
 	KernelTime time.Duration
 	// LastKernel is the device time of the last batched launch.
 	LastKernel time.Duration
+	// LastBatch is where the last ForwardBatch call's time went.
+	LastBatch BatchTimes
 	// LastShape describes the last launch: placement, threads per block,
 	// blocks and shared memory (benchmarks).
 	LastShape string
@@ -139,6 +141,7 @@ func (s fwdShape) key() fwdShape {
 // queries in flight gives it several, and the kernel time is set by the
 // longest block of the batch rather than one per query.
 func (g *GPU) ForwardBatch(jobs []BatchJob) ([]BatchResult, error) {
+	t0 := time.Now()
 	bp, err := newBatchPlan(jobs)
 	if err != nil {
 		return nil, err
@@ -146,11 +149,25 @@ func (g *GPU) ForwardBatch(jobs []BatchJob) ([]BatchResult, error) {
 	if bp.packed.NBlocks == 0 {
 		return bp.assemble(make([]float32, len(bp.dsqs)), nil)
 	}
+	t1 := time.Now()
 	outC, recs, err := g.launchMulti(bp)
 	if err != nil {
 		return nil, fmt.Errorf("batched forward on GPU %d: %w", g.ctx.Device().Ordinal, err)
 	}
-	return bp.assemble(outC, recs)
+	t2 := time.Now()
+	res, err := bp.assemble(outC, recs)
+	g.mu.Lock()
+	g.LastBatch = BatchTimes{Plan: t1.Sub(t0), Launch: t2.Sub(t1), Kernel: g.LastKernel, Assemble: time.Since(t2), Shape: g.LastShape}
+	g.mu.Unlock()
+	return res, err
+}
+
+// BatchTimes is where a ForwardBatch call's time went: the batch plan
+// (profiles, packing), the launch (compilation when new, copies, kernel,
+// read-back), the kernel alone (CUDA events), and the scores' assembly.
+type BatchTimes struct {
+	Plan, Launch, Kernel, Assemble time.Duration
+	Shape                          string
 }
 
 // launchMulti runs fwd_multi_kernel over a batch plan and returns the
@@ -218,7 +235,7 @@ func (g *GPU) launchMulti(bp *batchPlan) ([]float32, []scaleRecord, error) {
 		Ptr(counters).Buffer(blm).Buffer(bstate).Buffer(bc).Buffer(brec).Ptr(counters.Add(4)).Uint32(uint32(reccap))
 	out := make([]byte, 4*n+8)
 	d, err := ln.Run(func(st *cuda.Stream) error {
-		return k.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: s.grid}, Block: cuda.Dim3{X: s.Block}, SharedMem: s.sharedBytes, Stream: st}, &a)
+		return k.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: s.grid}, Block: cuda.Dim3{X: s.threads}, SharedMem: s.sharedBytes, Stream: st}, &a)
 	}, bc, out)
 	if err != nil {
 		return nil, nil, err
@@ -226,7 +243,7 @@ func (g *GPU) launchMulti(bp *batchPlan) ([]float32, []scaleRecord, error) {
 	g.mu.Lock()
 	g.KernelTime += d
 	g.LastKernel = d
-	g.LastShape = fmt.Sprintf("multi %s pipe %d, %d threads x %d blocks, %d B shared", s.place, s.Pipe, s.Block, s.grid, s.sharedBytes)
+	g.LastShape = fmt.Sprintf("multi %s pipe %d, %d threads x %d blocks, %d B shared", s.place, s.Pipe, s.threads, s.grid, s.sharedBytes)
 	g.mu.Unlock()
 	nrec := int(binary.LittleEndian.Uint32(out[4*n+4:]))
 	if nrec > reccap {

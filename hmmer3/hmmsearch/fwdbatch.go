@@ -170,15 +170,15 @@ type forwardCost struct {
 	Cores                                   int
 }
 
-// defaultForwardCost is fitted to bench/gpu/fwd_batch.sh on an H100 host
-// (2026-11-22, every batch forced onto the GPU): 241-274 ns per row and
-// vector at the latency bound, 1.4-1.8 GCUPS when busy (batches of 1.6-1.8
-// queries of ~1,000 targets), 30 ms (small families) to 120 ms (CUDAMPF
-// models) per launch. The CPU rate is a core's SSE Forward (~0.5 GCUPS;
-// the paired AVX2 kernel does better, so the rule leans to the GPU). With
-// each set's fitted constants no batch of those runs went to the GPU.
+// defaultForwardCost is fitted to measurements on an H100 host
+// (2026-11-27, docs/BENCHMARKS.md "A GPU Forward for ~1,000 targets a
+// query"): the chunked walk's 130-200 ns per row and vector at the latency
+// bound (TestGPUBatchLatency, one query of 1,500 targets, M = 100-2405),
+// ~20 GCUPS for batches of 8 such queries, ~10 ms of host work per launch,
+// and 1.2 GCUPS per core for the CPU's Forward filter (the quad AVX-512
+// kernel; 9.96e9 cells in ~8.5 CPU s of the 24-model run).
 func defaultForwardCost(cores int) forwardCost {
-	return forwardCost{RowNs: 250, DeviceGCUPS: 1.6, LaunchMs: 30, CoreGCUPS: 0.5, Cores: max(1, cores)}
+	return forwardCost{RowNs: 200, DeviceGCUPS: 20, LaunchMs: 10, CoreGCUPS: 1.2, Cores: max(1, cores)}
 }
 
 // parseForwardCost reads "rowns=1000,gcups=40,launchms=2,coregcups=0.5,cores=16"

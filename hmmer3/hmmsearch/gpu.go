@@ -413,6 +413,11 @@ func (g *gpuSearch) launchForward(reqs []*fwdRequest, sel [][]bool) ([][]float32
 		if err != nil {
 			return err
 		}
+		if g.trace != nil {
+			t := p.k.fwd.LastBatch
+			fmt.Fprintf(g.trace, "fwdlaunch gpu=%d plan_ms=%.2f launch_ms=%.2f kernel_ms=%.2f assemble_ms=%.2f shape=%q\n", d,
+				ms(t.Plan), ms(t.Launch), ms(t.Kernel), ms(t.Assemble), t.Shape)
+		}
 		for k := range reqs {
 			for i, db := range p.index {
 				if !jobs[k].Want[i] {
