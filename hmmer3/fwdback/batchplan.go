@@ -129,6 +129,7 @@ func packJobs(dsqs [][]byte, groups [][]int, plans []*fwdPlan) (*gpudb.Packed, [
 		work  int64
 	}
 	var all []blk
+	resBytes := 0
 	for j, group := range groups {
 		if len(group) == 0 {
 			continue
@@ -140,10 +141,11 @@ func packJobs(dsqs [][]byte, groups [][]int, plans []*fwdPlan) (*gpudb.Packed, [
 			off := int(binary.LittleEndian.Uint64(entry[264:]))
 			size := ((int(maxLen) + 3) &^ 3) * (32 / threadsPerTarget)
 			all = append(all, blk{job: int32(j), entry: entry, body: p.Res[off : off+size], work: maxLen * int64(plans[j].Q)})
+			resBytes += size
 		}
 	}
 	sort.SliceStable(all, func(a, b int) bool { return all[a].work > all[b].work })
-	out := &gpudb.Packed{NBlocks: len(all), Table: make([]byte, 0, len(all)*gpudb.BlockBytes)}
+	out := &gpudb.Packed{NBlocks: len(all), Table: make([]byte, 0, len(all)*gpudb.BlockBytes), Res: make([]byte, 0, resBytes)}
 	bjob := make([]int32, len(all))
 	for b, k := range all {
 		e := append([]byte(nil), k.entry...)
