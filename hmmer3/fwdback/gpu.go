@@ -62,8 +62,10 @@ type GPU struct {
 	lanes *gpudb.Lanes
 }
 
-// defaultMultiPipe is the pipelined walk's chunk (docs/fwdbatch.md).
-const defaultMultiPipe = 4
+// defaultMultiPipe is the chunked walk's chunk: 16 was fastest of 0
+// (the plain walk), 4, 8 and 16 at every M of TestGPUBatchLatency on an
+// H100 (docs/fwdbatch.md), with 127-128 registers and no spills.
+const defaultMultiPipe = 16
 
 // NewGPU prepares Forward on a device context.
 func NewGPU(ctx *cuda.Context) *GPU {

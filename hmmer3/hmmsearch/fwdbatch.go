@@ -171,14 +171,25 @@ type forwardCost struct {
 }
 
 // defaultForwardCost is fitted to measurements on an H100 host
-// (2026-11-27, docs/BENCHMARKS.md "A GPU Forward for ~1,000 targets a
-// query"): the chunked walk's 130-200 ns per row and vector at the latency
-// bound (TestGPUBatchLatency, one query of 1,500 targets, M = 100-2405),
-// ~20 GCUPS for batches of 8 such queries, ~10 ms of host work per launch,
-// and 1.2 GCUPS per core for the CPU's Forward filter (the quad AVX-512
-// kernel; 9.96e9 cells in ~8.5 CPU s of the 24-model run).
+// (2026-11-27, docs/BENCHMARKS.md "A GPU Forward filter for ~1,000
+// targets a query"), with the chunked walk (16 steps a chunk):
+//   - RowNs 120: 85-186 ns per row and vector of the longest target in the
+//     batches of hmmsearch runs with the filter forced onto the GPU
+//     (kernel time / max_rowq; median 109 for 200 small families, ~140 for
+//     the 24 CUDAMPF models), 87-137 ns in TestGPUBatchLatency (one query
+//     of 1,500 targets, M = 150-2405);
+//   - DeviceGCUPS 35: batches of 8 such queries (28-56 GCUPS);
+//   - LaunchMs 40: plan, copies and assembly of a launch in those runs
+//     (median 43 ms, 24-84 ms p10-p90, with 16 busy cores);
+//   - CoreGCUPS 1.2: the quad AVX-512 Forward filter, 9.96e9 cells in ~8.5
+//     CPU s of the 24-model run.
+//
+// With them the GPU is slower than 16 cores for every batch of the
+// 24-model and 200-family runs, and the rule keeps them on the CPU, as
+// the measured kernel times say it should (e.g. 406 ms on the device for
+// a batch the cores do in ~190 ms).
 func defaultForwardCost(cores int) forwardCost {
-	return forwardCost{RowNs: 200, DeviceGCUPS: 20, LaunchMs: 10, CoreGCUPS: 1.2, Cores: max(1, cores)}
+	return forwardCost{RowNs: 120, DeviceGCUPS: 35, LaunchMs: 40, CoreGCUPS: 1.2, Cores: max(1, cores)}
 }
 
 // parseForwardCost reads "rowns=1000,gcups=40,launchms=2,coregcups=0.5,cores=16"
@@ -262,7 +273,7 @@ func (c forwardCost) split(items []fwdItem) fwdSplit {
 	return best
 }
 
-// all puts every item on the device ($HMMGO_GPU_FORWARD=gpu).
+// all puts every item on the device ($HMMGO_GPU_FORWARD=gpu or filter).
 func (c forwardCost) all(items []fwdItem) fwdSplit {
 	s := fwdSplit{onGPU: len(items)}
 	var largest int64
