@@ -173,10 +173,10 @@ type forwardCost struct {
 // defaultForwardCost is fitted to measurements on an H100 host
 // (2026-11-27, docs/BENCHMARKS.md "A GPU Forward filter for ~1,000
 // targets a query"), with the chunked walk (16 steps a chunk):
-//   - RowNs 120: 85-186 ns per row and vector of the longest target in the
+//   - RowNs 140: 85-186 ns per row and vector of the longest target in the
 //     batches of hmmsearch runs with the filter forced onto the GPU
-//     (kernel time / max_rowq; median 109 for 200 small families, ~140 for
-//     the 24 CUDAMPF models), 87-137 ns in TestGPUBatchLatency (one query
+//     (kernel time / max_rowq; median 141 for the 24 CUDAMPF models, 109
+//     for 200 small families), 87-137 ns in TestGPUBatchLatency (one query
 //     of 1,500 targets, M = 150-2405);
 //   - DeviceGCUPS 35: batches of 8 such queries (28-56 GCUPS);
 //   - LaunchMs 40: plan, copies and assembly of a launch in those runs
@@ -185,11 +185,14 @@ type forwardCost struct {
 //     CPU s of the 24-model run.
 //
 // With them the GPU is slower than 16 cores for every batch of the
-// 24-model and 200-family runs, and the rule keeps them on the CPU, as
-// the measured kernel times say it should (e.g. 406 ms on the device for
-// a batch the cores do in ~190 ms).
+// 24-model and 200-family runs (the estimate for the whole batch on the
+// device exceeds the cores' for all 48 batches of the forced runs), as the
+// measured kernel times say it is (e.g. 406 ms on the device for a batch
+// the cores do in ~190 ms). These exact constants have not run end to end;
+// the runs with RowNs 200, DeviceGCUPS 20, LaunchMs 10 kept every batch on
+// the CPU.
 func defaultForwardCost(cores int) forwardCost {
-	return forwardCost{RowNs: 120, DeviceGCUPS: 35, LaunchMs: 40, CoreGCUPS: 1.2, Cores: max(1, cores)}
+	return forwardCost{RowNs: 140, DeviceGCUPS: 35, LaunchMs: 40, CoreGCUPS: 1.2, Cores: max(1, cores)}
 }
 
 // parseForwardCost reads "rowns=1000,gcups=40,launchms=2,coregcups=0.5,cores=16"
