@@ -97,9 +97,9 @@ func TestPackJobs(t *testing.T) {
 
 // fwd_multi_kernel itself, run on the CPU (see cudacpu_test.go): a batch
 // of five queries in one launch, in both state placements, with the plain
-// row walk and the pipelined one (chunks of 3 and 4 steps: Q is rarely a
-// multiple, so the look-ahead past the row's end is exercised), gives
-// every selected target Forward's score bit for bit.
+// row walk and the chunked one (chunks of 3, 4 and 16 steps: Q is rarely
+// a multiple, so full chunks and the one-step tail both run), gives every
+// selected target Forward's score bit for bit.
 func TestMultiKernelOnCPU(t *testing.T) {
 	t.Parallel() // mostly a single-threaded child process
 	cc := shimCompiler(t)
@@ -111,7 +111,7 @@ func TestMultiKernelOnCPU(t *testing.T) {
 	for _, v := range []struct {
 		stateShared bool
 		pipe        int
-	}{{true, 0}, {false, 0}, {true, 3}, {false, 4}, {true, 4}} {
+	}{{true, 0}, {false, 0}, {true, 3}, {false, 4}, {true, 4}, {false, 16}} {
 		stateShared := v.stateShared
 		exe := filepath.Join(t.TempDir(), "multi")
 		b2i := map[bool]int{false: 0, true: 1}
