@@ -129,6 +129,7 @@ func packJobs(dsqs [][]byte, groups [][]int, plans []*fwdPlan) (*gpudb.Packed, [
 		work  int64
 	}
 	var all []blk
+	resBytes := 0
 	for j, group := range groups {
 		if len(group) == 0 {
 			continue
@@ -140,10 +141,11 @@ func packJobs(dsqs [][]byte, groups [][]int, plans []*fwdPlan) (*gpudb.Packed, [
 			off := int(binary.LittleEndian.Uint64(entry[264:]))
 			size := ((int(maxLen) + 3) &^ 3) * (32 / threadsPerTarget)
 			all = append(all, blk{job: int32(j), entry: entry, body: p.Res[off : off+size], work: maxLen * int64(plans[j].Q)})
+			resBytes += size
 		}
 	}
 	sort.SliceStable(all, func(a, b int) bool { return all[a].work > all[b].work })
-	out := &gpudb.Packed{NBlocks: len(all), Table: make([]byte, 0, len(all)*gpudb.BlockBytes)}
+	out := &gpudb.Packed{NBlocks: len(all), Table: make([]byte, 0, len(all)*gpudb.BlockBytes), Res: make([]byte, 0, resBytes)}
 	bjob := make([]int32, len(all))
 	for b, k := range all {
 		e := append([]byte(nil), k.entry...)
@@ -199,17 +201,36 @@ func (bp *batchPlan) assemble(outC []float32, recs []scaleRecord) ([]BatchResult
 // profile has Q vectors: the row state in shared memory while a block
 // holds at least 3 warps (as chooseShape decides for one profile), else
 // in global memory; the profiles are always read from global memory.
-func chooseMultiShape(qmax int, d deviceLimits) fwdShape {
+//
+// The chunked walk (pipe > 0) holds a chunk of loads in registers, so its
+// blocks have at most pipeWarps warps (launch bounds of 256 threads leave
+// each thread up to 255 registers). It is always compiled for pipeWarps
+// warps and launched with the warps the batch's state allows (threads):
+// the block size then does not depend on the batch, and a run compiles
+// two programs (state shared or not) instead of one per block size, each
+// of which would stall its batch for an NVRTC compilation.
+func chooseMultiShape(qmax int, d deviceLimits, pipe int) fwdShape {
 	stw := 4 * 3 * qmax * 32
-	w := min(maxWarps, d.SharedOptin/stw)
+	most := maxWarps
+	if pipe > 0 {
+		most = pipeWarps
+	}
+	w := min(most, d.SharedOptin/stw)
 	s := fwdShape{Block: 32 * globalWarps, place: PlaceGlobal}
 	if w >= 3 {
 		s = fwdShape{Block: 32 * w, StateShared: true, place: PlaceStateShared, sharedBytes: w * stw}
 	}
-	perSM := d.ThreadsPerSM / s.Block
+	s.Pipe, s.threads = pipe, s.Block
+	if pipe > 0 {
+		s.Block = 32 * pipeWarps
+	}
+	perSM := d.ThreadsPerSM / s.threads
 	if s.sharedBytes > 0 {
 		perSM = min(perSM, d.SharedPerSM/(s.sharedBytes+1024))
 	}
 	s.grid = d.SMs * max(1, perSM)
 	return s
 }
+
+// pipeWarps is the most warps a block of the chunked walk has.
+const pipeWarps = 8

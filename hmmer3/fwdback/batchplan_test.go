@@ -96,7 +96,9 @@ func TestPackJobs(t *testing.T) {
 }
 
 // fwd_multi_kernel itself, run on the CPU (see cudacpu_test.go): a batch
-// of five queries in one launch, in both state placements, gives every
+// of five queries in one launch, in both state placements, with the plain
+// row walk and the chunked one (chunks of 3, 4 and 16 steps: Q is rarely
+// a multiple, so full chunks and the one-step tail both run), gives every
 // selected target Forward's score bit for bit.
 func TestMultiKernelOnCPU(t *testing.T) {
 	t.Parallel() // mostly a single-threaded child process
@@ -106,11 +108,15 @@ func TestMultiKernelOnCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, stateShared := range []bool{true, false} {
+	for _, v := range []struct {
+		stateShared bool
+		pipe        int
+	}{{true, 0}, {false, 0}, {true, 3}, {false, 4}, {true, 4}, {false, 16}} {
+		stateShared := v.stateShared
 		exe := filepath.Join(t.TempDir(), "multi")
 		b2i := map[bool]int{false: 0, true: 1}
 		cmd := exec.Command(cc, "-std=c++17", "-O1", "-ffp-contract=off", "-fno-strict-aliasing", "-msse2",
-			"-DBLOCK=64", "-DPROF_SHARED=0", fmt.Sprintf("-DSTATE_SHARED=%d", b2i[stateShared]),
+			"-DBLOCK=64", "-DPROF_SHARED=0", fmt.Sprintf("-DSTATE_SHARED=%d", b2i[stateShared]), fmt.Sprintf("-DFWD_PIPE=%d", v.pipe),
 			"-I", ".", "-I", filepath.Join("testdata", "cudacpu"),
 			"-I", filepath.Join(testutil.RepoRoot(t), "internal", "cudacpu"), "-o", exe, filepath.Join("testdata", "cudacpu", "multi.cc"))
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -146,7 +152,7 @@ func TestMultiKernelOnCPU(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkBatch(t, fmt.Sprintf("state shared=%v", stateShared), jobs, got)
+		checkBatch(t, fmt.Sprintf("state shared=%v pipe=%d", stateShared, v.pipe), jobs, got)
 	}
 }
 

@@ -52,7 +52,8 @@
 //
 // Compile-time parameters: BLOCK (threads per block, a multiple of 32),
 // PROF_SHARED (copy the profile to shared memory), STATE_SHARED (keep the
-// row state in shared memory rather than in gstate).
+// row state in shared memory rather than in gstate), FWD_PIPE (0: the
+// plain row walk; n > 0: the pipelined walk below, n steps a chunk).
 
 typedef unsigned int u32;
 
@@ -126,13 +127,95 @@ __device__ __forceinline__ void put_xrow(float* r, float e, float n, float j, fl
 // thread l = 4*target + lane owning column l, so each access of a warp is
 // 32 consecutive words. Only its own thread ever touches a column.
 
+#ifndef FWD_PIPE
+#define FWD_PIPE 0
+#endif
+
+#if FWD_PIPE > 0
+// The chunked row walk. With one warp per SM (one query's ~1,000 Viterbi
+// survivors) nothing hides a step's load latency: the plain walk issues
+// step q+1's loads only after step q's stores, above which the compiler
+// cannot move them (it cannot tell MI and D apart), so each step waits
+// for L1 (profile) and shared memory (state) in turn; ncu on an H100
+// (M = 400, one query) put half of its 6.7 cycles per instruction on
+// L1TEX waits. Here a row runs in chunks of FWD_PIPE steps (FWD_DPIPE in
+// the D->D passes), whose loads are all issued before the chunk's first
+// operation. That is legal because within a row each state column is
+// read once, before its own store, so a chunk reads nothing that an
+// earlier step of the same chunk writes; the profile is never written.
+// The float operations and their order are the plain walk's, step for
+// step; a row's last Q mod FWD_PIPE steps run one at a time.
+#define FWD_STATE __restrict__
+#define FWD_DPIPE (2 * FWD_PIPE)
+
+// StepLoads is what one step of the row's main loop reads.
+struct StepLoads {
+    float4 ta, tb;  // BM MM IM DM, MD MI II DD
+    float r;        // match odds of the row's residue
+    float2 mi;      // previous row's M, I
+    float d;        // previous row's D
+};
+
+__device__ __forceinline__ StepLoads load_step(const float* __restrict__ tz, const float* __restrict__ rq,
+                                               const float2* __restrict__ MI, const float* __restrict__ D, int q)
+{
+    StepLoads s;
+    s.ta = *(const float4*)(tz + q * 32);
+    s.tb = *(const float4*)(tz + q * 32 + 4);
+    s.r = rq[q * 4];
+    s.mi = MI[q * 32];
+    s.d = D[q * 32];
+    return s;
+}
+
+// RowCarry is what one step of the main loop hands the next.
+struct RowCarry {
+    float mpv, ipv, dpv;  // previous row's M, I, D of the step before, rescaled
+    float xEv, dcv;       // E accumulator, D carry
+};
+
+// main_step is one step q of the row's main loop: the plain walk's body.
+__device__ __forceinline__ void main_step(const StepLoads& s, RowCarry& c, float xB, float inv, float2* __restrict__ MI,
+                                          float* __restrict__ D, int q)
+{
+    float sv = fmul(xB, s.ta.x);
+    sv = fadd(sv, fmul(c.mpv, s.ta.y));
+    sv = fadd(sv, fmul(c.ipv, s.ta.z));
+    sv = fadd(sv, fmul(c.dpv, s.ta.w));
+    sv = fmul(sv, s.r);
+    c.xEv = fadd(c.xEv, sv);
+
+    c.mpv = fmul(s.mi.x, inv);
+    c.ipv = fmul(s.mi.y, inv);
+    c.dpv = fmul(s.d, inv);
+    MI[q * 32] = make_float2(sv, fadd(fmul(c.mpv, s.tb.y), fmul(c.ipv, s.tb.z)));
+    D[q * 32] = c.dcv;
+    c.dcv = fmul(sv, s.tb.x);
+}
+
+// later_step is one step q of a D->D pass after the first (d: D[q],
+// dd: its D->D transition): the plain walk's body.
+__device__ __forceinline__ void later_step(float d, float dd, float& dcv, float& xc, bool& changed, bool run,
+                                           float* __restrict__ D, int q)
+{
+    const float s = fadd(dcv, d);
+    changed = changed || s > d;
+    if (run && s != d) D[q * 32] = s;
+    xc = fadd(s, xc);
+    dcv = fmul(dcv, dd);
+}
+#else
+#define FWD_STATE
+#endif
+
 // fwd_block runs one block of targets (a warp's 8, of one profile) through
 // Forward. MI and D are this thread's column of the warp's row state; the
 // other arguments are fwd_kernel's.
 __device__ __forceinline__ void fwd_block(const float* __restrict__ trans, const float* __restrict__ odds, int Q, int QS,
                                           int KP, int check, const unsigned char* __restrict__ res,
                                           const Block* __restrict__ blk, const float2* __restrict__ loopmove,
-                                          float emove, float eloop, float2* MI, float* D, float* __restrict__ outC,
+                                          float emove, float eloop, float2* FWD_STATE MI, float* FWD_STATE D,
+                                          float* __restrict__ outC,
                                           ScaleRecord* __restrict__ rec, unsigned int* nrec, unsigned int reccap,
                                           float* __restrict__ xrows, const long long* __restrict__ xoff)
 {
@@ -173,6 +256,22 @@ __device__ __forceinline__ void fwd_block(const float* __restrict__ trans, const
         float ipv = from_left(fmul(mil.y, inv), z);
         float dpv = from_left(fmul(D[(Q - 1) * 32], inv), z);
         float xEv = 0.0f, dcv = 0.0f;
+#if FWD_PIPE > 0
+        {
+            RowCarry c = {mpv, ipv, dpv, xEv, dcv};
+            int q = 0;
+            for (; q + FWD_PIPE <= Q; q += FWD_PIPE) {
+                StepLoads in[FWD_PIPE];
+#pragma unroll
+                for (int u = 0; u < FWD_PIPE; u++) in[u] = load_step(tz, rq, MI, D, q + u);
+#pragma unroll
+                for (int u = 0; u < FWD_PIPE; u++) main_step(in[u], c, xB, inv, MI, D, q + u);
+            }
+            for (; q < Q; q++) main_step(load_step(tz, rq, MI, D, q), c, xB, inv, MI, D, q);
+            xEv = c.xEv;
+            dcv = c.dcv;
+        }
+#else
         for (int q = 0; q < Q; q++) {
             const float4 ta = *(const float4*)(tz + q * 32);      // BM MM IM DM
             const float4 tb = *(const float4*)(tz + q * 32 + 4);  // MD MI II DD
@@ -191,15 +290,41 @@ __device__ __forceinline__ void fwd_block(const float* __restrict__ trans, const
             D[q * 32] = dcv;
             dcv = fmul(sv, tb.x);
         }
+#endif
 
         // D->D, first pass: the carry runs through every D.
         dcv = from_left(dcv, z);
         D[0] = 0.0f;
+#if FWD_PIPE > 0
+        {
+            int q = 0;
+            for (; q + FWD_DPIPE <= Q; q += FWD_DPIPE) {
+                float d[FWD_DPIPE], dd[FWD_DPIPE];
+#pragma unroll
+                for (int u = 0; u < FWD_DPIPE; u++) {
+                    d[u] = D[(q + u) * 32];
+                    dd[u] = tz[(q + u) * 32 + 7];
+                }
+#pragma unroll
+                for (int u = 0; u < FWD_DPIPE; u++) {
+                    const float e = fadd(dcv, d[u]);
+                    D[(q + u) * 32] = e;
+                    dcv = fmul(e, dd[u]);
+                }
+            }
+            for (; q < Q; q++) {
+                const float e = fadd(dcv, D[q * 32]);
+                D[q * 32] = e;
+                dcv = fmul(e, tz[q * 32 + 7]);
+            }
+        }
+#else
         for (int q = 0; q < Q; q++) {
             const float d = fadd(dcv, D[q * 32]);
             D[q * 32] = d;
             dcv = fmul(d, tz[q * 32 + 7]);
         }
+#endif
 
         // Up to three more passes that only extend the carry; for
         // M >= 100 (check) a target stops after a pass that changed none
@@ -215,6 +340,20 @@ __device__ __forceinline__ void fwd_block(const float* __restrict__ trans, const
             dcv = from_left(dcv, z);
             bool changed = false;
             float xc = xEv;
+#if FWD_PIPE > 0
+            int q = 0;
+            for (; q + FWD_DPIPE <= Q; q += FWD_DPIPE) {
+                float d[FWD_DPIPE], dd[FWD_DPIPE];
+#pragma unroll
+                for (int u = 0; u < FWD_DPIPE; u++) {
+                    d[u] = D[(q + u) * 32];
+                    dd[u] = tz[(q + u) * 32 + 7];
+                }
+#pragma unroll
+                for (int u = 0; u < FWD_DPIPE; u++) later_step(d[u], dd[u], dcv, xc, changed, run, D, q + u);
+            }
+            for (; q < Q; q++) later_step(D[q * 32], tz[q * 32 + 7], dcv, xc, changed, run, D, q);
+#else
             for (int q = 0; q < Q; q++) {
                 const float d = D[q * 32];
                 const float s = fadd(dcv, d);
@@ -226,6 +365,7 @@ __device__ __forceinline__ void fwd_block(const float* __restrict__ trans, const
                 xc = fadd(s, xc);
                 dcv = fmul(dcv, tz[q * 32 + 7]);
             }
+#endif
             if (run) xEf = xc;
             if (check) {
                 int c = changed ? 1 : 0;

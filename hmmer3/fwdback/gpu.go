@@ -4,7 +4,9 @@ import (
 	_ "embed"
 	"encoding/binary"
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
 	"sync"
 	"time"
 
@@ -45,14 +47,34 @@ type GPU struct {
 	KernelTime time.Duration
 	// LastKernel is the device time of the last batched launch.
 	LastKernel time.Duration
+	// LastBatch is where the last ForwardBatch call's time went.
+	LastBatch BatchTimes
 	// LastShape describes the last launch: placement, threads per block,
 	// blocks and shared memory (benchmarks).
 	LastShape string
+	// MultiPipe is fwd_multi_kernel's row walk (fwd.cu's FWD_PIPE): 0 the
+	// plain walk, n the pipelined one with chunks of n steps. NewGPU sets
+	// defaultMultiPipe, or $HMMGO_FWD_PIPE (benchmarks).
+	MultiPipe int
+	// lanes give ForwardBatch a stream and buffers of its own, so that its
+	// launch neither waits for nor stalls the filter kernels of other
+	// queries (as the default stream, cuCtxSynchronize and cuMemFree do).
+	lanes *gpudb.Lanes
 }
+
+// defaultMultiPipe is the chunked walk's chunk: 16 was fastest of 0
+// (the plain walk), 4, 8 and 16 at every M of TestGPUBatchLatency on an
+// H100 (docs/fwdbatch.md), with 127-128 registers and no spills.
+const defaultMultiPipe = 16
 
 // NewGPU prepares Forward on a device context.
 func NewGPU(ctx *cuda.Context) *GPU {
-	return &GPU{ctx: ctx, kernels: map[fwdShape][3]*cuda.Function{}, bufs: gpudb.NewBuffers(ctx)}
+	pipe := defaultMultiPipe
+	if n, err := strconv.Atoi(os.Getenv("HMMGO_FWD_PIPE")); err == nil && n >= 0 && n <= 16 {
+		pipe = n
+	}
+	return &GPU{ctx: ctx, kernels: map[fwdShape][3]*cuda.Function{}, bufs: gpudb.NewBuffers(ctx), MultiPipe: pipe,
+		lanes: gpudb.NewLanes(ctx, 2)}
 }
 
 func (g *GPU) limits() deviceLimits {
@@ -63,7 +85,7 @@ func (g *GPU) limits() deviceLimits {
 // kernel returns the Forward and Backward kernels of a shape, compiled
 // on first use and allowed the shape's shared memory.
 func (g *GPU) kernel(s fwdShape) (fwd, bwd *cuda.Function, err error) {
-	key := fwdShape{Block: s.Block, ProfShared: s.ProfShared, StateShared: s.StateShared}
+	key := s.key()
 	fs, ok := g.kernels[key]
 	if !ok {
 		b2i := func(b bool) int {
@@ -73,7 +95,7 @@ func (g *GPU) kernel(s fwdShape) (fwd, bwd *cuda.Function, err error) {
 			return 0
 		}
 		opts := append([]string{fmt.Sprintf("-DBLOCK=%d", s.Block), fmt.Sprintf("-DPROF_SHARED=%d", b2i(s.ProfShared)),
-			fmt.Sprintf("-DSTATE_SHARED=%d", b2i(s.StateShared))}, nvrtcOptions...)
+			fmt.Sprintf("-DSTATE_SHARED=%d", b2i(s.StateShared)), fmt.Sprintf("-DFWD_PIPE=%d", s.Pipe)}, nvrtcOptions...)
 		k, err := nvrtc.Build(g.ctx, nvrtc.Program{Name: "fwdback.cu", Source: cudaSource, Options: opts})
 		if err != nil {
 			return nil, nil, err
@@ -105,7 +127,12 @@ func (g *GPU) multiKernel(s fwdShape) (*cuda.Function, error) {
 	if _, _, err := g.kernel(s); err != nil {
 		return nil, err
 	}
-	return g.kernels[fwdShape{Block: s.Block, ProfShared: s.ProfShared, StateShared: s.StateShared}][2], nil
+	return g.kernels[s.key()][2], nil
+}
+
+// key is what a compiled program depends on.
+func (s fwdShape) key() fwdShape {
+	return fwdShape{Block: s.Block, ProfShared: s.ProfShared, StateShared: s.StateShared, Pipe: s.Pipe}
 }
 
 // ForwardBatch computes the Forward filter scores of several queries'
@@ -116,6 +143,7 @@ func (g *GPU) multiKernel(s fwdShape) (*cuda.Function, error) {
 // queries in flight gives it several, and the kernel time is set by the
 // longest block of the batch rather than one per query.
 func (g *GPU) ForwardBatch(jobs []BatchJob) ([]BatchResult, error) {
+	t0 := time.Now()
 	bp, err := newBatchPlan(jobs)
 	if err != nil {
 		return nil, err
@@ -123,43 +151,55 @@ func (g *GPU) ForwardBatch(jobs []BatchJob) ([]BatchResult, error) {
 	if bp.packed.NBlocks == 0 {
 		return bp.assemble(make([]float32, len(bp.dsqs)), nil)
 	}
+	t1 := time.Now()
 	outC, recs, err := g.launchMulti(bp)
 	if err != nil {
 		return nil, fmt.Errorf("batched forward on GPU %d: %w", g.ctx.Device().Ordinal, err)
 	}
-	return bp.assemble(outC, recs)
+	t2 := time.Now()
+	res, err := bp.assemble(outC, recs)
+	g.mu.Lock()
+	g.LastBatch = BatchTimes{Plan: t1.Sub(t0), Launch: t2.Sub(t1), Kernel: g.LastKernel, Assemble: time.Since(t2), Shape: g.LastShape}
+	g.mu.Unlock()
+	return res, err
+}
+
+// BatchTimes is where a ForwardBatch call's time went: the batch plan
+// (profiles, packing), the launch (compilation when new, copies, kernel,
+// read-back), the kernel alone (CUDA events), and the scores' assembly.
+type BatchTimes struct {
+	Plan, Launch, Kernel, Assemble time.Duration
+	Shape                          string
 }
 
 // launchMulti runs fwd_multi_kernel over a batch plan and returns the
-// final C values and the rescaled rows (combined numbering).
+// final C values and the rescaled rows (combined numbering). Everything
+// goes through one lane: the copies, the launch and the read-back are
+// queued on its stream and only that stream is waited for.
 func (g *GPU) launchMulti(bp *batchPlan) ([]float32, []scaleRecord, error) {
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	s := chooseMultiShape(bp.qmax, g.limits())
+	s := chooseMultiShape(bp.qmax, g.limits(), g.MultiPipe)
 	k, err := g.multiKernel(s)
+	g.mu.Unlock()
 	if err != nil {
 		return nil, nil, err
 	}
-	layout, err := gpudb.Upload(g.ctx, bp.packed)
+	ln, err := g.lanes.Take()
 	if err != nil {
 		return nil, nil, err
 	}
-	defer layout.Free()
+	defer g.lanes.Give(ln)
+	layout, err := ln.UploadPacked(bp.packed)
+	if err != nil {
+		return nil, nil, err
+	}
 	n := len(bp.dsqs)
 	up := func(name string, b []byte) *cuda.Buffer {
 		if err != nil {
 			return nil
 		}
 		var buf *cuda.Buffer
-		buf, err = g.bufs.Upload(name, b)
-		return buf
-	}
-	get := func(name string, size int) *cuda.Buffer {
-		if err != nil {
-			return nil
-		}
-		var buf *cuda.Buffer
-		buf, err = g.bufs.Get(name, size)
+		buf, err = ln.Upload(name, b)
 		return buf
 	}
 	bjob := make([]byte, 4*len(bp.bjob))
@@ -168,51 +208,60 @@ func (g *GPU) launchMulti(bp *batchPlan) ([]float32, []scaleRecord, error) {
 	}
 	bjobs, bbjob := up("mjobs", bp.jobTab), up("mbjob", bjob)
 	bt, bo, blm := up("mtrans", cuda.Bytes(bp.trans)), up("modds", cuda.Bytes(bp.odds)), up("mloopmove", cuda.Bytes(bp.loop))
-	bcount := get("counters", 8)
-	bc := get("outC", 4*n)
+	if err != nil {
+		return nil, nil, err
+	}
+	// outC, then the two counters (blocks handed out, records), cleared
+	// together and read back together.
+	bc, err := ln.Zero("moutc", 4*n+8)
+	if err != nil {
+		return nil, nil, err
+	}
+	counters := bc.Ptr().Add(4 * n)
 	reccap := bp.residues()
-	brec := get("records", scaleRecordBytes*reccap)
+	brec, err := ln.Bufs.Get("mrecords", scaleRecordBytes*reccap)
+	if err != nil {
+		return nil, nil, err
+	}
 	stateBytes := 4
 	if !s.StateShared {
 		stateBytes = s.grid * (s.Block / 32) * 4 * 3 * bp.qmax * 32
 	}
-	bstate := get("state", stateBytes)
+	bstate, err := ln.Bufs.Get("mstate", stateBytes)
 	if err != nil {
-		return nil, nil, err
-	}
-	if err := bcount.Memset32(0); err != nil {
 		return nil, nil, err
 	}
 	var a cuda.Args
 	a.Buffer(bjobs).Buffer(bbjob).Buffer(bt).Buffer(bo).Int32(int32(bp.qmax)).
 		Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).
-		Ptr(bcount.Ptr()).Buffer(blm).Buffer(bstate).Buffer(bc).Buffer(brec).Ptr(bcount.Ptr().Add(4)).Uint32(uint32(reccap))
-	cfg := cuda.LaunchConfig{Grid: cuda.Dim3{X: s.grid}, Block: cuda.Dim3{X: s.Block}, SharedMem: s.sharedBytes}
-	d, err := gpudb.Timed(g.ctx, func() error { return k.Launch(cfg, &a) })
+		Ptr(counters).Buffer(blm).Buffer(bstate).Buffer(bc).Buffer(brec).Ptr(counters.Add(4)).Uint32(uint32(reccap))
+	out := make([]byte, 4*n+8)
+	d, err := ln.Run(func(st *cuda.Stream) error {
+		return k.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: s.grid}, Block: cuda.Dim3{X: s.threads}, SharedMem: s.sharedBytes, Stream: st}, &a)
+	}, bc, out)
 	if err != nil {
 		return nil, nil, err
 	}
+	g.mu.Lock()
 	g.KernelTime += d
 	g.LastKernel = d
-	g.LastShape = fmt.Sprintf("multi %s, %d threads x %d blocks, %d B shared", s.place, s.Block, s.grid, s.sharedBytes)
-	counters := make([]byte, 8)
-	if err := bcount.CopyToHost(counters, 0); err != nil {
-		return nil, nil, err
-	}
-	nrec := int(binary.LittleEndian.Uint32(counters[4:]))
+	g.LastShape = fmt.Sprintf("multi %s pipe %d, %d threads x %d blocks, %d B shared", s.place, s.Pipe, s.threads, s.grid, s.sharedBytes)
+	g.mu.Unlock()
+	nrec := int(binary.LittleEndian.Uint32(out[4*n+4:]))
 	if nrec > reccap {
 		return nil, nil, fmt.Errorf("kernel reported %d rescaled rows for %d residues", nrec, reccap)
 	}
-	outC := make([]float32, n)
-	if err := bc.CopyToHost(cuda.Bytes(outC), 0); err != nil {
-		return nil, nil, err
-	}
 	raw := make([]byte, scaleRecordBytes*nrec)
 	if nrec > 0 {
-		if err := brec.CopyToHost(raw, 0); err != nil {
+		if err := ln.Stream.CopyDtoH(raw, brec.Ptr()); err != nil {
+			return nil, nil, err
+		}
+		if err := ln.Stream.Synchronize(); err != nil {
 			return nil, nil, err
 		}
 	}
+	outC := make([]float32, n)
+	copy(cuda.Bytes(outC), out[:4*n])
 	return outC, decodeScaleRecords(raw), nil
 }
 

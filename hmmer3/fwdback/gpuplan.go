@@ -226,8 +226,10 @@ type deviceLimits struct {
 type fwdShape struct {
 	Block                   int // threads per block
 	ProfShared, StateShared bool
+	Pipe                    int // fwd.cu's FWD_PIPE: 0 the plain row walk, n the pipelined one
 	place                   Placement
 	sharedBytes, grid       int
+	threads                 int // fwd_multi_kernel's threads per block when fewer than Block (chooseMultiShape)
 }
 
 const (

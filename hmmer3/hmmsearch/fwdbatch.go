@@ -170,15 +170,29 @@ type forwardCost struct {
 	Cores                                   int
 }
 
-// defaultForwardCost is fitted to bench/gpu/fwd_batch.sh on an H100 host
-// (2026-11-22, every batch forced onto the GPU): 241-274 ns per row and
-// vector at the latency bound, 1.4-1.8 GCUPS when busy (batches of 1.6-1.8
-// queries of ~1,000 targets), 30 ms (small families) to 120 ms (CUDAMPF
-// models) per launch. The CPU rate is a core's SSE Forward (~0.5 GCUPS;
-// the paired AVX2 kernel does better, so the rule leans to the GPU). With
-// each set's fitted constants no batch of those runs went to the GPU.
+// defaultForwardCost is fitted to measurements on an H100 host
+// (2026-11-27, docs/BENCHMARKS.md "A GPU Forward filter for ~1,000
+// targets a query"), with the chunked walk (16 steps a chunk):
+//   - RowNs 140: 85-186 ns per row and vector of the longest target in the
+//     batches of hmmsearch runs with the filter forced onto the GPU
+//     (kernel time / max_rowq; median 141 for the 24 CUDAMPF models, 109
+//     for 200 small families), 87-137 ns in TestGPUBatchLatency (one query
+//     of 1,500 targets, M = 150-2405);
+//   - DeviceGCUPS 35: batches of 8 such queries (28-56 GCUPS);
+//   - LaunchMs 40: plan, copies and assembly of a launch in those runs
+//     (median 43 ms, 24-84 ms p10-p90, with 16 busy cores);
+//   - CoreGCUPS 1.2: the quad AVX-512 Forward filter, 9.96e9 cells in ~8.5
+//     CPU s of the 24-model run.
+//
+// With them the GPU is slower than 16 cores for every batch of the
+// 24-model and 200-family runs (the estimate for the whole batch on the
+// device exceeds the cores' for all 48 batches of the forced runs), as the
+// measured kernel times say it is (e.g. 406 ms on the device for a batch
+// the cores do in ~190 ms). These exact constants have not run end to end;
+// the runs with RowNs 200, DeviceGCUPS 20, LaunchMs 10 kept every batch on
+// the CPU.
 func defaultForwardCost(cores int) forwardCost {
-	return forwardCost{RowNs: 250, DeviceGCUPS: 1.6, LaunchMs: 30, CoreGCUPS: 0.5, Cores: max(1, cores)}
+	return forwardCost{RowNs: 140, DeviceGCUPS: 35, LaunchMs: 40, CoreGCUPS: 1.2, Cores: max(1, cores)}
 }
 
 // parseForwardCost reads "rowns=1000,gcups=40,launchms=2,coregcups=0.5,cores=16"
@@ -262,7 +276,7 @@ func (c forwardCost) split(items []fwdItem) fwdSplit {
 	return best
 }
 
-// all puts every item on the device ($HMMGO_GPU_FORWARD=gpu).
+// all puts every item on the device ($HMMGO_GPU_FORWARD=gpu or filter).
 func (c forwardCost) all(items []fwdItem) fwdSplit {
 	s := fwdSplit{onGPU: len(items)}
 	var largest int64

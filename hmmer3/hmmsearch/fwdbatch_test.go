@@ -1,12 +1,14 @@
 package hmmsearch
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/internal/cli"
 )
 
 // The cost rule: a long target whose device latency alone exceeds its CPU
@@ -166,5 +168,33 @@ func TestForwardBatcher(t *testing.T) {
 	sizes = nil
 	if s, g, err := b.forward(&oprofile.Profile{M: 5}, want(1)); s != nil || g != nil || err != nil || len(sizes) != 0 {
 		t.Errorf("small batch: scores %v, on GPU %v, %v, %d launches", s != nil, g != nil, err, len(sizes))
+	}
+}
+
+// HMMGO_GPU_FORWARD=filter forces the Forward filter onto the GPU and
+// leaves the parsers to the batch-size rule; =gpu forces both; anything
+// else fails before any work.
+func TestGPUForwardFilterMode(t *testing.T) {
+	few := make([]bool, gpuForwardMinTargets)
+	few[0] = true
+	for _, c := range []struct {
+		mode    string
+		parsers bool
+	}{{"gpu", true}, {"filter", false}, {"", false}, {"cpu", false}} {
+		if got := (&gpuSearch{forward: c.mode}).forwardOnGPU(few); got != c.parsers {
+			t.Errorf("HMMGO_GPU_FORWARD=%q: parsers of one target on the GPU %v, want %v", c.mode, got, c.parsers)
+		}
+	}
+	e := defaultEngine()
+	e.lookupEnv = func(k string) (string, bool) {
+		if k == "HMMGO_GPU_FORWARD" {
+			return "parsers", true
+		}
+		return "", false
+	}
+	var out, errb bytes.Buffer
+	code := e.run(cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb}, []string{"m.hmm", "s.fa"})
+	if code == 0 || !strings.Contains(errb.String(), `HMMGO_GPU_FORWARD is "parsers": say gpu, filter or cpu`) || out.Len() != 0 {
+		t.Errorf("exit %d, stderr %q, stdout %q", code, errb.String(), out.String())
 	}
 }

@@ -106,7 +106,12 @@ type gpuSearch struct {
 	parts        []*gpuPart
 	lens         []int32 // each target's length, database order (Lengths)
 	// forward says where Forward and the parsers run: "gpu", "cpu", or
-	// by batch size when empty ($HMMGO_GPU_FORWARD, for benchmarks).
+	// by batch size when empty ($HMMGO_GPU_FORWARD, for benchmarks);
+	// "filter" puts every Forward filter batch on the GPU and leaves the
+	// parsers to the batch-size rule. With "gpu" the parsers of every
+	// query run on the GPU too, under the same device lock as the filter
+	// batches (docs/fwdbatch.md: that, not the filter, made forced runs
+	// slow).
 	forward string
 	// bias is "cpu" to leave the bias filter to the CPU workers
 	// ($HMMGO_GPU_BIAS, for benchmarks); otherwise the GPUs compute it.
@@ -386,7 +391,11 @@ func (g *gpuSearch) Forward(om *oprofile.Profile, want []bool) ([]float32, []boo
 		for i, sq := range g.seqs {
 			lengths[i] = sq.L()
 		}
-		g.batcher = &forwardBatcher{launch: g.launchForward, cost: g.cost, lengths: lengths, force: g.forward, trace: g.trace}
+		force := g.forward
+		if force == "filter" {
+			force = "gpu"
+		}
+		g.batcher = &forwardBatcher{launch: g.launchForward, cost: g.cost, lengths: lengths, force: force, trace: g.trace}
 	}
 	b := g.batcher
 	g.batchMu.Unlock()
@@ -412,6 +421,11 @@ func (g *gpuSearch) launchForward(reqs []*fwdRequest, sel [][]bool) ([][]float32
 		res, err := p.k.fwd.ForwardBatch(jobs)
 		if err != nil {
 			return err
+		}
+		if g.trace != nil {
+			t := p.k.fwd.LastBatch
+			fmt.Fprintf(g.trace, "fwdlaunch gpu=%d plan_ms=%.2f launch_ms=%.2f kernel_ms=%.2f assemble_ms=%.2f shape=%q\n", d,
+				ms(t.Plan), ms(t.Launch), ms(t.Kernel), ms(t.Assemble), t.Shape)
 		}
 		for k := range reqs {
 			for i, db := range p.index {

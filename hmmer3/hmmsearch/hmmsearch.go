@@ -120,8 +120,8 @@ func (e *engine) run(env cli.Env, args []string) int {
 	s := &search{engine: e, env: env, g: g, hmmfile: g.args[0], seqfile: g.args[1], started: time.Now()}
 	_, s.stageTimes = e.lookupEnv("HMMGO_STAGE_TIMES")
 	s.gpuForward, _ = e.lookupEnv("HMMGO_GPU_FORWARD")
-	if f := s.gpuForward; f != "" && f != "gpu" && f != "cpu" {
-		return cli.Fail(env, name, fmt.Errorf("HMMGO_GPU_FORWARD is %q: say gpu or cpu, or leave it unset to choose by batch size", f))
+	if f := s.gpuForward; f != "" && f != "gpu" && f != "cpu" && f != "filter" {
+		return cli.Fail(env, name, fmt.Errorf("HMMGO_GPU_FORWARD is %q: say gpu, filter or cpu, or leave it unset to choose by batch size", f))
 	}
 	s.gpuBias, _ = e.lookupEnv("HMMGO_GPU_BIAS")
 	if b := s.gpuBias; b != "" && b != "gpu" && b != "cpu" {
@@ -205,7 +205,9 @@ type search struct {
 	// pipeline stage on stderr.
 	stageTimes bool
 	// gpuForward ($HMMGO_GPU_FORWARD) forces Forward onto the GPU or the
-	// CPU in a GPU search; benchmarks use it to measure both.
+	// CPU in a GPU search; benchmarks use it to measure both. "filter"
+	// forces only the Forward filter onto the GPU and leaves the parsers
+	// of domain definition to their own rule.
 	gpuForward string
 	// gpuBias ($HMMGO_GPU_BIAS=cpu) leaves the bias filter to the CPU
 	// workers in a GPU search; benchmarks use it to measure both.
