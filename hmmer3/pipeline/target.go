@@ -101,7 +101,7 @@ func (w *worker) ensureScratch() {
 	s, _ := scratchPool.Get().(*scratch)
 	if s == nil {
 		s = &scratch{oxf: fwdback.NewMatrix(), oxb: fwdback.NewMatrix(), pair: fwdback.NewPairMatrix(),
-			def: domaindef.New(w.cfg.Seed, w.seed)}
+			def: domaindef.NewInHugePages(w.cfg.Seed, w.seed)}
 	} else {
 		s.def.Reset(w.cfg.Seed, w.seed)
 	}
@@ -115,6 +115,9 @@ func (w *worker) ensureScratch() {
 // the worker must not be used after.
 func (w *worker) release() {
 	if w.scratch != nil {
+		if keep := scratchKeepBytes(); keep >= 0 && w.scratch.def.MatrixBytes() > keep {
+			w.scratch.def.Release()
+		}
 		scratchPool.Put(w.scratch)
 		scratchOut.Add(-1)
 	}
