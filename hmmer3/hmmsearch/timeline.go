@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/hmmgo/hmmgo/internal/hugemem"
 )
 
 // startMark prints when a start-up step ended ($HMMGO_STAGE_TIMES), so
@@ -30,14 +32,15 @@ func (s *search) exitReport() {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	const mb = 1 << 20
-	fmt.Fprintf(w, "hmmgo hmmsearch: memory at the end: %s; Go heap %d MB from the system, %d MB in use, %d MB released, %d collections\n",
-		procStatus("VmHWM", "VmRSS"), ms.HeapSys/mb, ms.HeapInuse/mb, ms.HeapReleased/mb, ms.NumGC)
+	fmt.Fprintf(w, "hmmgo hmmsearch: memory at the end: %s; Go heap %d MB from the system, %d MB in use, %d MB released, %d collections; DP matrices in huge-page mappings %d MB, %s\n",
+		procLines("/proc/self/status", "VmHWM", "VmRSS"), ms.HeapSys/mb, ms.HeapInuse/mb, ms.HeapReleased/mb, ms.NumGC,
+		hugemem.MappedBytes()/mb, procLines("/proc/self/smaps_rollup", "AnonHugePages"))
 }
 
-// procStatus reads the named lines of /proc/self/status (Linux; empty
-// elsewhere).
-func procStatus(keys ...string) string {
-	f, err := os.Open("/proc/self/status")
+// procLines reads the named lines of a /proc file such as
+// /proc/self/status (Linux; empty elsewhere).
+func procLines(path string, keys ...string) string {
+	f, err := os.Open(path)
 	if err != nil {
 		return ""
 	}

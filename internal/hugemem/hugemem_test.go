@@ -40,7 +40,7 @@ func TestAllocGrowFree(t *testing.T) {
 	if cap(f)*4%pageBytes != 0 {
 		t.Fatalf("capacity %d floats is not whole huge pages", cap(f))
 	}
-	if got := MappedBytes() - before; got != int64(roundUp(4*bigFloats)+pageBytes) {
+	if got := MappedBytes() - before; got != int64(roundUp(4*reserveFactor*bigFloats)+pageBytes) {
 		t.Fatalf("MappedBytes grew by %d", got)
 	}
 	for i := range f {
@@ -59,7 +59,7 @@ func TestAllocGrowFree(t *testing.T) {
 	if len(h) != 2*cap(f) || h[0] != 0 || h[len(h)-1] != 0 {
 		t.Fatalf("grown buffer len %d, first %v last %v", len(h), h[0], h[len(h)-1])
 	}
-	if got := MappedBytes() - before; got != int64(roundUp(4*len(h))+pageBytes) {
+	if got := MappedBytes() - before; got != int64(roundUp(4*reserveFactor*len(h))+pageBytes) {
 		t.Fatalf("after growing MappedBytes is %d more, want one mapping", got)
 	}
 	b.Release()

@@ -21,11 +21,12 @@ func (m mapping) bytes() int { return len(m.all) }
 // 2 MiB-aligned parts of a range can be huge pages, so it maps one huge
 // page more and starts the floats at the first boundary inside (the
 // untouched slack costs address space, not memory). Fresh anonymous
-// memory reads as zeros.
+// memory reads as zeros. MAP_NORESERVE: most of a reservation is never
+// touched (reserveFactor), so it should not count against overcommit.
 func mapFloats(n int) ([]float32, mapping, bool) {
 	used := roundUp(4 * n)
 	all, err := syscall.Mmap(-1, 0, used+pageBytes, syscall.PROT_READ|syscall.PROT_WRITE,
-		syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS)
+		syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS|syscall.MAP_NORESERVE)
 	if err != nil {
 		return nil, mapping{}, false
 	}
