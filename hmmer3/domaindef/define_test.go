@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/easel"
@@ -13,6 +14,7 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 	"github.com/hmmgo/hmmgo/hmmer3/profile"
+	"github.com/hmmgo/hmmgo/internal/hugemem"
 	"github.com/hmmgo/hmmgo/internal/testmodels"
 	"github.com/hmmgo/hmmgo/internal/testutil"
 	"github.com/hmmgo/hmmgo/seqio"
@@ -235,7 +237,7 @@ func TestGroupsMatchSerial(t *testing.T) {
 		t.Fatal("no testdata models")
 	}
 	rng := rand.New(rand.NewSource(1))
-	var targets, clustered, domains int
+	var targets, clustered, domains, mapped int
 	for _, path := range paths {
 		h := testmodels.ReadModel(t, path)
 		om := oprofile.Convert(profile.Config(h, profile.NewBackground(h.Alph), 100), h)
@@ -243,7 +245,9 @@ func TestGroupsMatchSerial(t *testing.T) {
 		if testing.Short() {
 			dsqs = dsqs[len(dsqs)-24:]
 		}
-		serial, grouped := New(42, 0), New(42, 0)
+		// The grouped side's matrices in huge pages (the pipeline's), the
+		// serial side's on the heap.
+		serial, grouped := New(42, 0), NewInHugePages(42, 0)
 		oxf, oxb := fwdback.NewMatrix(), fwdback.NewMatrix()
 		type job struct {
 			p    *Pending
@@ -287,8 +291,15 @@ func TestGroupsMatchSerial(t *testing.T) {
 			}
 		}
 		flush()
+		if hugemem.MappedBytes() > 0 {
+			mapped++
+		}
+		grouped.Release() // the next model's groups allocate again
 	}
-	t.Logf("%d targets, %d with clustered regions, %d domains", targets, clustered, domains)
+	t.Logf("%d targets, %d with clustered regions, %d domains; %d models' matrices reached huge pages", targets, clustered, domains, mapped)
+	if mapped == 0 && runtime.GOOS == "linux" {
+		t.Error("no model's matrices reached huge pages: the test covers only heap matrices")
+	}
 	if clustered == 0 {
 		t.Fatal("no target had a clustered region")
 	}

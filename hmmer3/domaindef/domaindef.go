@@ -58,12 +58,25 @@ type Definer struct {
 	gfwd, gbck []*fwdback.Matrix
 	ew         *fwdback.EnvWork
 	queue      []envRef
+
+	newMatrix func() *fwdback.Matrix
 }
 
 // New returns a Definer whose generator is reset to seed at every
 // multidomain region (seed 0: an arbitrary seed, never reset).
 func New(seed uint32, arbitrary uint32) *Definer {
-	d := &Definer{fwd: fwdback.NewMatrix(), bck: fwdback.NewMatrix(), ew: fwdback.NewEnvWork()}
+	return newDefiner(seed, arbitrary, fwdback.NewMatrix)
+}
+
+// NewInHugePages is New with its matrices in huge pages
+// (fwdback.NewHugePageMatrix): they are freed when the Definer is
+// unreachable or at Release, so it must stay reachable while it works.
+func NewInHugePages(seed uint32, arbitrary uint32) *Definer {
+	return newDefiner(seed, arbitrary, fwdback.NewHugePageMatrix)
+}
+
+func newDefiner(seed, arbitrary uint32, newMatrix func() *fwdback.Matrix) *Definer {
+	d := &Definer{fwd: newMatrix(), bck: newMatrix(), ew: fwdback.NewEnvWork(), newMatrix: newMatrix}
 	// The first envelope of a group reuses the matrices of the trace
 	// ensemble, which is done with them by then.
 	d.gfwd, d.gbck = []*fwdback.Matrix{d.fwd}, []*fwdback.Matrix{d.bck}
@@ -79,6 +92,23 @@ func (d *Definer) Reset(seed uint32, arbitrary uint32) {
 		d.rng = easel.NewRandom(seed)
 	} else {
 		d.rng = easel.NewRandom(arbitrary)
+	}
+}
+
+// MatrixBytes is the memory d's DP matrices hold.
+func (d *Definer) MatrixBytes() int {
+	n := 0
+	for k := range d.gfwd {
+		n += d.gfwd[k].Bytes() + d.gbck[k].Bytes()
+	}
+	return n
+}
+
+// Release frees d's DP matrices; they grow again as needed.
+func (d *Definer) Release() {
+	for k := range d.gfwd {
+		d.gfwd[k].Release()
+		d.gbck[k].Release()
 	}
 }
 
@@ -241,7 +271,7 @@ func (r envRef) cells() int     { return r.len() * r.p.om.M }
 func (d *Definer) rescoreGroup(rs []envRef) {
 	n := len(rs)
 	for len(d.gfwd) < n {
-		d.gfwd, d.gbck = append(d.gfwd, fwdback.NewMatrix()), append(d.gbck, fwdback.NewMatrix())
+		d.gfwd, d.gbck = append(d.gfwd, d.newMatrix()), append(d.gbck, d.newMatrix())
 	}
 	var (
 		ds   [4][]byte

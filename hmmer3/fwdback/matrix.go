@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/internal/hugemem"
 )
 
 // Special-state cells of a row, HMMER's p7X order.
@@ -48,10 +49,39 @@ type Matrix struct {
 
 	// The transitions in the wide row kernels' layout (wideTransitions).
 	tw []vec
+
+	// Where dp lives when it is large, for matrices made by
+	// NewHugePageMatrix; nil: the Go heap.
+	mem *hugemem.Buffer
 }
 
 // NewMatrix returns an empty matrix; Forward and friends size it.
 func NewMatrix() *Matrix { return &Matrix{} }
+
+// NewHugePageMatrix returns an empty matrix whose cells, once they take
+// a huge page or more, live outside the Go heap in huge pages
+// (internal/hugemem): domain definition's matrices, hundreds of MB a core
+// for long models, otherwise cost a page fault every 4 KiB at first touch
+// and tenths of a second to unmap at exit (docs/BENCHMARKS.md). The
+// cells go back to the kernel when the matrix grows past them, at
+// Release, or once the matrix is unreachable, so its owner must keep it
+// reachable while a kernel runs on it, as a worker holding its scratch
+// does.
+func NewHugePageMatrix() *Matrix { return &Matrix{mem: new(hugemem.Buffer)} }
+
+// Release frees the matrix's cells (and returns huge-page ones to the
+// kernel at once); the next call that sizes it allocates them again.
+func (mx *Matrix) Release() {
+	if mx.mem != nil {
+		mx.mem.Release()
+	}
+	mx.dp, mx.X, mx.totr, mx.mask = nil, nil, nil, nil
+}
+
+// Bytes is the memory the matrix holds for its cells and special rows.
+func (mx *Matrix) Bytes() int {
+	return cap(mx.dp)*int(unsafe.Sizeof(vec{})) + cap(mx.X)*int(unsafe.Sizeof(mx.X[0])) + 4*cap(mx.totr) + 4*cap(mx.mask)
+}
 
 func (mx *Matrix) grow(M, L int, full bool) {
 	Q := oprofile.NumVecF(M)
@@ -60,16 +90,28 @@ func (mx *Matrix) grow(M, L int, full bool) {
 		rows = L + 1
 	}
 	mx.M, mx.Q, mx.L, mx.full = M, Q, L, full
-	if need := rows * Q * 3; cap(mx.dp) < need {
-		mx.dp = make([]vec, need, withHeadroom(need))
-	} else {
-		mx.dp = mx.dp[:need]
-	}
+	mx.dp = mx.cells(rows * Q * 3)
 	if cap(mx.X) < L+1 {
 		mx.X = make([][NXCells]float32, L+1, withHeadroom(L+1))
 	} else {
 		mx.X = mx.X[:L+1]
 	}
+}
+
+// cells returns mx.dp sized to need vectors, reallocated with headroom
+// when they do not fit; in huge pages where the matrix wants them and
+// need is a huge page or more (smaller ones stay on the heap, which
+// keeps them 16-byte aligned as the SSE kernels require).
+func (mx *Matrix) cells(need int) []vec {
+	if cap(mx.dp) >= need {
+		return mx.dp[:need]
+	}
+	const vecBytes = int(unsafe.Sizeof(vec{}))
+	if mx.mem != nil && need*vecBytes >= hugemem.MinBytes {
+		f := mx.mem.Resize(4*need, 4*withHeadroom(need))
+		return unsafe.Slice((*vec)(unsafe.Pointer(&f[0])), cap(f)/4)[:need]
+	}
+	return make([]vec, need, withHeadroom(need))
 }
 
 // withHeadroom is the capacity a matrix grows to when n cells do not fit:

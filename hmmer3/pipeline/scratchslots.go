@@ -1,7 +1,9 @@
 package pipeline
 
 import (
+	"os"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 )
@@ -37,3 +39,15 @@ func withScratchSlot(w *worker, fn func() error) error {
 // scratchOut counts the scratch workers hold; scratchPeak is its largest
 // value, which tests check.
 var scratchOut, scratchPeak atomic.Int64
+
+// scratchKeepBytes is how much of domain definition's matrices a scratch
+// keeps when it goes back to the pool; larger ones are freed (-1: all
+// kept). The matrices live in huge pages (domaindef.NewInHugePages), so
+// freeing them is quick, but the next worker to need them faults them in
+// again. HMMGO_SCRATCH_KEEP_MB sets it, for A/B runs; tests replace it.
+var scratchKeepBytes = sync.OnceValue(func() int {
+	if mb, err := strconv.Atoi(os.Getenv("HMMGO_SCRATCH_KEEP_MB")); err == nil && mb >= 0 {
+		return mb << 20
+	}
+	return -1
+})

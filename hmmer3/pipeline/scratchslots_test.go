@@ -10,6 +10,7 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/hits"
 	"github.com/hmmgo/hmmgo/internal/testmodels"
 	"github.com/hmmgo/hmmgo/internal/testutil"
+	"github.com/hmmgo/hmmgo/seqio"
 )
 
 // TestScratchPerCore: staged searches of several queries at once, each
@@ -45,6 +46,19 @@ func TestScratchPerCore(t *testing.T) {
 		}
 		alone = append(alone, summary(list))
 	}
+	// Once with the scratch kept whole, once with its matrices freed each
+	// time it goes back to the pool (HMMGO_SCRATCH_KEEP_MB=0).
+	saved := scratchKeepBytes
+	defer func() { scratchKeepBytes = saved }()
+	for _, keep := range []int{-1, 0} {
+		scratchKeepBytes = func() int { return keep }
+		atOnce(t, models, seqs, &cfg, alone, summary)
+	}
+}
+
+// atOnce runs three staged searches of each model at once and checks
+// their hits against alone's and the scratch bound.
+func atOnce(t *testing.T, models []*Model, seqs []*seqio.Sequence, cfg *Config, alone []string, summary func([]*hits.Hit) string) {
 	scratchPeak.Store(scratchOut.Load())
 	got := make([]string, 3*len(models))
 	var wg sync.WaitGroup
@@ -52,7 +66,7 @@ func TestScratchPerCore(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			list, _, err := SearchStaged(models[i%len(models)], seqs, nil, &cfg, CPUAccelerator{Seqs: seqs})
+			list, _, err := SearchStaged(models[i%len(models)], seqs, nil, cfg, CPUAccelerator{Seqs: seqs})
 			if err != nil {
 				t.Error(err)
 				return
