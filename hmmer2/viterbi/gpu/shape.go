@@ -28,7 +28,6 @@ type Shape struct {
 	DExit          bool // D passes after the first stop where nothing changes
 	Lean           bool // no M->D source and D->D arrays (3C registers of state)
 	DShared        bool // D cells in shared memory (with Lean, 2C registers of state)
-	D0Tail         int  // pass 0 of the D chain over the last D0Tail slots only (0: all)
 }
 
 const (
@@ -85,22 +84,12 @@ const DefaultVariant = "auto"
 //	       memory: one warp of C <= 96 to M = 3072 (blocks of 8 warps),
 //	       then groups of W warps of C <= 64 (12 warps a block)
 //	auto   reg16 for M <= 128, w1024 to 1024, leanx to 1536, dsmx1 to
-//	       3072, leanx (groups of 2+ warps) above; one-warp shapes run
-//	       pass 0 of the D chain over the last autoD0Tail slots of a chunk
-//	t0 t2 t4 t8  auto's shapes with pass 0 over the last 0 (all), 2, 4
-//	       or 8 slots
-//	o1     auto with one-warp blocks where the transitions are in
-//	       registers (M <= 128): 9 warps a multiprocessor at 224
-//	       registers a thread instead of one block of 8
+//	       3072, leanx (groups of 2+ warps) above
 //
 // Removed on 2026-11-27 (docs/hmm2search.md, "Fewer variants"): reg,
 // mg16, fast, lean, dsm, dsm4, dsm12 and dsmx, which never won a
 // measurement with a shape that a kept variant does not have.
-var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg16", "lean64", "leanx", "dsmx1", "auto", "t0", "t2", "t4", "t8", "o1"}
-
-// autoD0Tail is the number of slots at a chunk's end that auto's pass 0
-// of the D chain runs over (viterbi.cu, "Short pass 0").
-const autoD0Tail = 4
+var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg16", "lean64", "leanx", "dsmx1", "auto"}
 
 // autoRegMax is the largest model auto gives reg16's shapes: at M = 100
 // they beat w1024 by 7 %; reg's T = 32 shapes lost at M = 300.
@@ -143,19 +132,7 @@ func ShapeVariant(M int, v string) (Shape, error) {
 		}
 		return regWarpShape(M, 16), nil
 	case "auto":
-		s = autoShape(M)
-		if s.W == 1 { // (multi-warp shapes not measured with it)
-			s = s.withD0Tail(autoD0Tail)
-		}
-		return s, nil
-	case "t0", "t2", "t4", "t8":
-		return autoShape(M).withD0Tail(int(v[1] - '0')), nil
-	case "o1":
-		s, _ = ShapeVariant(M, "auto")
-		if s.TransReg && s.W == 1 {
-			s.Block = 32
-		}
-		return s, nil
+		return autoShape(M), nil
 	case "leanx":
 		s, _ = ShapeVariant(M, "lean64")
 		s.DExit = false
@@ -213,8 +190,8 @@ func ShapeVariant(M int, v string) (Shape, error) {
 	return s, nil
 }
 
-// autoShape is auto's shape with a full pass 0: the fastest measured per
-// M (docs/hmm2search.md).
+// autoShape is auto's shape: the fastest measured per M
+// (docs/hmm2search.md).
 func autoShape(M int) Shape {
 	v := "leanx"
 	switch {
@@ -226,15 +203,6 @@ func autoShape(M int) Shape {
 		v = "dsmx1"
 	}
 	s, _ := ShapeVariant(M, v)
-	return s
-}
-
-// withD0Tail runs pass 0 of the D chain over the last k slots of a chunk
-// (k >= 2), where the shape has no short D passes and k < C.
-func (s Shape) withD0Tail(k int) Shape {
-	if !s.DExit && k < s.C {
-		s.D0Tail = k
-	}
 	return s
 }
 
@@ -320,8 +288,8 @@ func (s Shape) dBytes() int { return 4 * s.ns() * s.C * s.Block }
 // Defines are the compile-time parameters of viterbi.cu.
 func (s Shape) Defines() string {
 	b2i := map[bool]int{false: 0, true: 1}
-	return fmt.Sprintf("#define T %d\n#define W %d\n#define C %d\n#define EXTRA %d\n#define NS %d\n#define KP %d\n#define BLOCK %d\n#define TRANS_SHARED %d\n#define EMIS_SHARED %d\n#define TRANS_REG %d\n#define NGRP %d\n#define DEXIT %d\n#define LEAN %d\n#define DSHARED %d\n#define D0TAIL %d\n",
-		s.T, s.W, s.C, s.Extra, s.ns(), plan7.MaxCode, s.Block, b2i[s.TransShared], b2i[s.EmisShared], b2i[s.TransReg], s.ngrp(), b2i[s.DExit], b2i[s.Lean], b2i[s.DShared], s.D0Tail)
+	return fmt.Sprintf("#define T %d\n#define W %d\n#define C %d\n#define EXTRA %d\n#define NS %d\n#define KP %d\n#define BLOCK %d\n#define TRANS_SHARED %d\n#define EMIS_SHARED %d\n#define TRANS_REG %d\n#define NGRP %d\n#define DEXIT %d\n#define LEAN %d\n#define DSHARED %d\n",
+		s.T, s.W, s.C, s.Extra, s.ns(), plan7.MaxCode, s.Block, b2i[s.TransShared], b2i[s.EmisShared], b2i[s.TransReg], s.ngrp(), b2i[s.DExit], b2i[s.Lean], b2i[s.DShared])
 }
 
 // node returns the model node (1-based) of slot j of rank r, or 0 for a
@@ -427,9 +395,6 @@ func (s Shape) tables() string {
 	}
 	if s.DShared {
 		t += "d"
-	}
-	if s.D0Tail > 0 {
-		t += fmt.Sprintf(" t%d", s.D0Tail)
 	}
 	return t
 }

@@ -82,25 +82,10 @@
 // could alias a table entry for all it knows). The passes load a tile of
 // sources before storing its cells, for the same reason.
 //
-// Short pass 0 (D0TAIL = K > 0, without DEXIT). Pass 0 exists only to
-// guess each thread's outgoing D for its neighbour's pass 1: every D cell
-// is rewritten by pass 1, which takes the true incoming D and M->D source.
-// So pass 0 may run over the chunk's last K slots only, from D = -INFTY at
-// the first of them. The guess differs from the full pass 0 only where a
-// D->D path longer than K nodes wins at the chunk's end; then the
-// neighbour's used value differs from this thread's outgoing D after pass
-// 1, and the convergence loop runs one more pass, as it would for any
-// wrong guess. The loop's argument does not depend on the guess: it ends
-// when every thread's chunk was computed from its predecessor's final
-// outgoing D (rank 0 from -INFTY), and rank r is final after pass r+1 at
-// the latest. So the scores are exact for any K; K only moves work
-// between pass 0 (C - K fewer operations per row, always) and the extra
-// pass (C operations a warp, when some lane's guess was wrong).
-//
 // Compile-time parameters: T, W, C, EXTRA, NS, KP (residue codes), BLOCK,
 // TRANS_SHARED, EMIS_SHARED (tables copied to shared memory or read from
 // global memory through the read-only cache), TRANS_REG, NGRP, DEXIT, LEAN,
-// DSHARED, D0TAIL.
+// DSHARED.
 
 typedef unsigned int u32;
 
@@ -142,18 +127,6 @@ typedef unsigned int u32;
 #endif
 #if DSHARED && (DEXIT || !LEAN)
 #error "D in shared memory is only written for lean state without short D passes"
-#endif
-#ifndef D0TAIL
-#define D0TAIL 0
-#endif
-#if D0TAIL && (DEXIT || D0TAIL < 2)
-#error "a short pass 0 needs 2+ slots (a short rank's last node) and no short D passes (they compare with pass 0's cells)"
-#endif
-// The first slot pass 0 computes.
-#if D0TAIL > 0 && D0TAIL < C
-#define D0FROM (C - D0TAIL)
-#else
-#define D0FROM 0
 #endif
 
 // Block is hmmer3/gpudb's warp-block table entry.
@@ -475,9 +448,9 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #endif
                         xe[q] = addmax(v, esc, xe[q]);
 #if LEAN
-                    if (j >= D0FROM) dz[q] = addmax(dz[q], tb.y, addmax(j > 0 ? Mv[q][j - 1] : NEGINF, tb.x, NEGINF));
+                    dz[q] = addmax(dz[q], tb.y, addmax(j > 0 ? Mv[q][j - 1] : NEGINF, tb.x, NEGINF));
                     pm[q] = Mv[q][j]; pi[q] = Iv[q][j]; pd[q] = DGET(q, j);
-                    if (j >= D0FROM) { DZSET(q, j); }
+                    DZSET(q, j);
 #else
                     if (j > 0) src[q][j] = addmax(Mv[q][j - 1], tb.x, NEGINF);  // new M(k-1) + tmd, clamped
                     pm[q] = Mv[q][j]; pi[q] = Iv[q][j]; pd[q] = DGET(q, j);
@@ -492,12 +465,11 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #pragma unroll
             for (int q = 0; q < NS; q++) {
                 // Pass 0 of the D chain, from a guessed D(k0-1) = -INFTY and
-                // M(k0-1) = -INFTY (lower bounds: the true values are >= -INFTY);
-                // with D0TAIL over the last slots only, from D = -INFTY.
+                // M(k0-1) = -INFTY (lower bounds: the true values are >= -INFTY).
 #if !LEAN  // (LEAN: done in the M loop)
                 src[q][0] = addmax(NEGINF, md0, NEGINF);
 #pragma unroll
-                for (int j = D0FROM, d = NEGINF; j < C; j++) { d = addmax(d, dd[j], src[q][j]); DSET(q, j, d); }
+                for (int j = 0, d = NEGINF; j < C; j++) { d = addmax(d, dd[j], src[q][j]); DSET(q, j, d); }
                 dlast[q] = LASTD(q);
 #else
                 dlast[q] = DZLAST(q);
