@@ -36,11 +36,8 @@ const (
 	// maxNodesPerThreadWarp is the most nodes a thread of a one-warp
 	// group keeps in registers (five int32 arrays of C).
 	maxNodesPerThreadWarp = 16
-	// maxNodesPerThreadLean is the most nodes a thread of the lean
-	// variant keeps (three int32 arrays of C).
-	maxNodesPerThreadLean = 48
-	// maxNodesPerThreadDShared is the most nodes a thread of the dsm
-	// variants keeps (M and I in registers, D in shared memory).
+	// maxNodesPerThreadDShared is the most nodes a thread of dsmx1
+	// keeps (M and I in registers, D in shared memory).
 	maxNodesPerThreadDShared = 96
 	// nodesPerThreadBlock is the target for multi-warp groups.
 	nodesPerThreadBlock = 12
@@ -77,27 +74,22 @@ const DefaultVariant = "auto"
 //	       sequences per thread (registers: 4 x 4 arrays of 8), else ns2
 //	w1024  as ns2, and one warp (C up to 32, one sequence per thread)
 //	       instead of a multi-warp block for 512 < M <= 1024
-//	reg    M <= 512: one warp, T raised until C <= 8 (C <= 16 at T = 32),
-//	       transitions in registers; else as w1024
-//	reg16  as reg with C <= 16 (T = 8 at M = 100)
-//	mg16   as ns2, and for M > 512 multi-warp groups of C about 16,
-//	       several per block sharing the transitions
-//	fast   reg16 for M <= 256, w1024 to 1024, mg16 above; short D passes
-//	lean   as fast to 1024, one warp of C <= 48 to 1536, multi-warp
-//	       groups of C about 48 above; short D passes and lean state
-//	lean64 lean with C up to 64 (one warp to M = 2048)
+//	reg16  M <= 512: one warp, T raised until C <= 16, transitions in
+//	       registers (T = 8 at M = 100); else as w1024
+//	lean64 short D passes and lean state: reg16's shapes to M = 256,
+//	       w1024's to 1024, one warp of C <= 64 to 2048, multi-warp
+//	       groups of C about 64 above
 //	leanx  lean64 without short D passes
-//	dsm    as auto to 512; above, lean64 with the D cells in shared
-//	       memory: one warp of C <= 96 (M <= 3072) in blocks of 8 warps
-//	dsm4   dsm in blocks of 4 warps
-//	dsm12  dsm in blocks of 12 warps where they fit in shared memory
-//	dsmx   as auto to 512; above, D in shared memory without short D
-//	       passes: one warp of C <= 64 to M = 2048, then groups of W
-//	       warps of C <= 64; blocks of 12 warps (384 threads)
-//	dsmx1  dsmx with one warp of C <= 96 to M = 3072 (blocks of 8 warps)
+//	dsmx1  as auto to 512; above, lean state with the D cells in shared
+//	       memory: one warp of C <= 96 to M = 3072 (blocks of 8 warps),
+//	       then groups of W warps of C <= 64 (12 warps a block)
 //	auto   reg16 for M <= 128, w1024 to 1024, leanx to 1536, dsmx1 to
 //	       3072, leanx (groups of 2+ warps) above
-var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg", "reg16", "mg16", "fast", "lean", "lean64", "leanx", "dsm", "dsm4", "dsm12", "dsmx", "dsmx1", "auto"}
+//
+// Removed on 2026-11-27 (docs/hmm2search.md, "Fewer variants"): reg,
+// mg16, fast, lean, dsm, dsm4, dsm12 and dsmx, which never won a
+// measurement with a shape that a kept variant does not have.
+var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg16", "lean64", "leanx", "dsmx1", "auto"}
 
 // autoRegMax is the largest model auto gives reg16's shapes: at M = 100
 // they beat w1024 by 7 %; reg's T = 32 shapes lost at M = 300.
@@ -134,74 +126,24 @@ func ShapeVariant(M int, v string) (Shape, error) {
 			s = newShape(M, 32, 1, 128)
 			ns = 1
 		}
-	case "reg", "reg16":
+	case "reg16":
 		if M > 32*maxNodesPerThreadWarp {
 			return ShapeVariant(M, "w1024")
 		}
-		maxC := 8
-		if v == "reg16" {
-			maxC = 16
-		}
-		return regWarpShape(M, maxC), nil
-	case "mg16":
-		ns = 2
-		if s.W > 1 {
-			s = groupShape(M, 16)
-		}
-	case "fast":
-		w := "w1024"
-		if M <= 32*8 {
-			w = "reg16"
-		} else if M > 32*32 {
-			w = "mg16"
-		}
-		s, _ = ShapeVariant(M, w)
-		s.DExit = true
-		return s, nil
+		return regWarpShape(M, 16), nil
 	case "auto":
-		switch {
-		case M <= autoRegMax:
-			return ShapeVariant(M, "reg16")
-		case M <= 32*32:
-			return ShapeVariant(M, "w1024")
-		case M > autoDSharedMin && M <= 32*maxNodesPerThreadDShared:
-			return ShapeVariant(M, "dsmx1")
-		}
-		return ShapeVariant(M, "leanx")
+		return autoShape(M), nil
 	case "leanx":
 		s, _ = ShapeVariant(M, "lean64")
 		s.DExit = false
 		return s, nil
-	case "dsm", "dsm4", "dsm12":
+	case "dsmx1":
 		if M <= 32*16 {
-			return ShapeVariant(M, "auto")
+			return autoShape(M), nil
 		}
-		if M > 32*maxNodesPerThreadDShared {
-			s, _ = ShapeVariant(M, "lean64")
-			s.DShared = true
-			s.EmisShared = s.EmisShared && s.SharedBytes() <= sharedBudget
-			return s, nil
-		}
-		block := map[string]int{"dsm4": 128, "dsm": 256, "dsm12": 384}[v]
-		for {
-			s = newShape(M, 32, 1, block)
-			s.DExit, s.Lean, s.DShared = true, true, true
-			s.EmisShared = s.EmisShared && s.SharedBytes() <= sharedBudget
-			if block == 128 || s.SharedBytes() <= maxSharedOptin {
-				return s, nil
-			}
-			block -= 128
-		}
-	case "dsmx", "dsmx1":
-		if M <= 32*16 {
-			return ShapeVariant(M, "auto")
-		}
-		switch {
-		case v == "dsmx1" && M <= 32*maxNodesPerThreadDShared:
+		if M <= 32*maxNodesPerThreadDShared {
 			s = newShape(M, 32, 1, 256)
-		case M <= 32*64:
-			s = newShape(M, 32, 1, 384)
-		default:
+		} else {
 			W := min(32, (M+32*64-1)/(32*64))
 			ng := max(1, 12/W)
 			s = newShape(M, 32, W, 32*W*ng)
@@ -220,14 +162,13 @@ func ShapeVariant(M int, v string) (Shape, error) {
 		}
 		s.EmisShared = s.EmisShared && s.SharedBytes() <= sharedBudget
 		return s, nil
-	case "lean", "lean64":
-		c := maxNodesPerThreadLean
-		if v == "lean64" {
-			c = 64
-		}
+	case "lean64":
+		const c = 64
 		switch {
+		case M <= 32*8:
+			s, _ = ShapeVariant(M, "reg16")
 		case M <= 32*32:
-			s, _ = ShapeVariant(M, "fast")
+			s, _ = ShapeVariant(M, "w1024")
 		case M <= 32*c:
 			s = newShape(M, 32, 1, 128)
 		default:
@@ -249,6 +190,22 @@ func ShapeVariant(M int, v string) (Shape, error) {
 	return s, nil
 }
 
+// autoShape is auto's shape: the fastest measured per M
+// (docs/hmm2search.md).
+func autoShape(M int) Shape {
+	v := "leanx"
+	switch {
+	case M <= autoRegMax:
+		v = "reg16"
+	case M <= 32*32:
+		v = "w1024"
+	case M > autoDSharedMin && M <= 32*maxNodesPerThreadDShared:
+		v = "dsmx1"
+	}
+	s, _ := ShapeVariant(M, v)
+	return s
+}
+
 // regWarpShape is a one-warp shape whose threads keep their transitions
 // in registers: T is raised until C <= maxC (or T = 32).
 func regWarpShape(M, maxC int) Shape {
@@ -258,20 +215,6 @@ func regWarpShape(M, maxC int) Shape {
 	}
 	s := newShape(M, T, 1, 256)
 	return s.withTransReg()
-}
-
-// groupShape is a multi-warp shape of about c nodes per thread, with as
-// many groups per block as keep the block within 384 threads (transitions
-// shared by the groups; 512 left 128 registers a thread, and C = 12 and
-// 16 spilled).
-func groupShape(M, c int) Shape {
-	W := min(32, (M+32*c-1)/(32*c))
-	ng := max(1, 12/W)
-	s := newShape(M, 32, W, 32*W*ng)
-	s.NGrp = ng
-	s.TransShared = s.transBytes() <= transBudget
-	s.EmisShared = s.TransShared && s.transBytes()+s.emisBytes()+s.exchangeBytes() <= sharedBudget
-	return s
 }
 
 // withTransReg moves the transitions to registers; the emissions go to

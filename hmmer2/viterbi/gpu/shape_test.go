@@ -42,24 +42,18 @@ func testShapeLayout(t *testing.T, v string) {
 			t.Fatalf("%s M=%d: %d sequences per thread in %+v", v, M, ns, s)
 		}
 		maxC := maxNodesPerThreadWarp
-		if v != "v1" && v != "ns2" && v != "ns4" && v != "mg16" && M > 32*maxNodesPerThreadWarp {
+		if v != "v1" && v != "ns2" && v != "ns4" && M > 32*maxNodesPerThreadWarp {
 			maxC = 32 // w1024's one-warp shapes
 		}
 		maxCBlock := nodesPerThreadBlock
-		if v == "mg16" || v == "fast" {
-			maxCBlock = 16
-		}
-		if v == "lean" {
-			maxC, maxCBlock = maxNodesPerThreadLean, maxNodesPerThreadLean
-		}
 		if v == "lean64" || v == "leanx" {
 			maxC, maxCBlock = 64, 64
 		}
-		if v == "dsm" || v == "dsm4" || v == "dsm12" || v == "dsmx" || v == "dsmx1" || v == "auto" {
+		if v == "dsmx1" || v == "auto" {
 			maxC, maxCBlock = maxNodesPerThreadDShared, 64
 		}
-		if s.DShared && !s.Lean {
-			t.Fatalf("%s M=%d: D in shared memory without lean state (%+v)", v, M, s)
+		if s.DShared && (!s.Lean || s.DExit) || s.DExit && !s.Lean {
+			t.Fatalf("%s M=%d: D in shared memory without lean state or with short D passes, or short D passes without lean state (%+v)", v, M, s)
 		}
 		if s.T < 1 || s.T > 32 || 32%s.T != 0 || (s.W > 1 && s.T != 32) || s.Block%32 != 0 && s.W > 1 {
 			t.Fatalf("%s M=%d: bad shape %+v", v, M, s)

@@ -52,13 +52,14 @@
 // block do), and a D-chain pass repeats for all groups while any group's
 // outgoing D changes (a group with nothing new skips the pass's work).
 //
-// Short D passes (DEXIT). A pass after the first recomputes a chunk's D
-// chain from a new incoming D(k0-1). Once a node's new value equals the
-// one the previous pass left there, the rest of the chunk is equal too
-// (the same recurrence from the same value with the same M->D sources:
-// only node k0's source changes between passes, and it comes first), so
-// the warp stops at the first tile boundary where no lane's value
-// changed; the slots after it already hold this pass's values.
+// Short D passes (DEXIT, with LEAN only). A pass after the first
+// recomputes a chunk's D chain from a new incoming D(k0-1). Once a node's
+// new value equals the one the previous pass left there, the rest of the
+// chunk is equal too (the same recurrence from the same value with the
+// same M->D sources: only node k0's source changes between passes, and it
+// comes first), so the warp stops at the first tile boundary where no
+// lane's value changed; the slots after it already hold this pass's
+// values.
 //
 // Lean state (LEAN). The first D pass runs inside the M and I loop (node
 // j's M->D source is the new M of node j-1, just computed), and later
@@ -67,20 +68,19 @@
 // longer chunks on one warp. With DEXIT later passes are short, so the
 // recomputation is cheap.
 //
-// D state in shared memory (DSHARED). Each thread keeps its chunk's D
-// cells in its own slots of shared memory ((q*C + j)*32 + lane of its
-// warp's region: no bank conflicts, no other thread touches them, so no
-// barrier is needed) instead of registers: with LEAN, 2C registers of
-// state, so one warp holds C up to 96 (M = 3,072; on sm_90 C = 63-94
-// still spilled 200-312 bytes, against 848 at C = 63 with D in
-// registers), at the price of a shared load and store per cell and pass
-// (without DEXIT, per cell and pass after the first). Without DEXIT,
-// pass 1 rewrites every D cell (it reads none), so pass 0 stores nothing
-// but its last real node's value (kept in a register): the M and I loop
-// then only loads from shared memory, and the compiler may schedule those
-// loads freely (a store between them could alias a table entry for all
-// it knows). The passes load a tile of sources before storing its cells,
-// for the same reason.
+// D state in shared memory (DSHARED, with LEAN and without DEXIT). Each
+// thread keeps its chunk's D cells in its own slots of shared memory
+// ((q*C + j)*32 + lane of its warp's region: no bank conflicts, no other
+// thread touches them, so no barrier is needed) instead of registers:
+// 2C registers of state, so one warp holds C up to 96 (M = 3,072; on
+// sm_90 C = 63-94 still spilled 200-312 bytes, against 848 at C = 63
+// with D in registers), at the price of a shared load and store per cell
+// and pass after the first. Pass 1 rewrites every D cell (it reads
+// none), so pass 0 stores nothing but its last real node's value (kept
+// in a register): the M and I loop then only loads from shared memory,
+// and the compiler may schedule those loads freely (a store between them
+// could alias a table entry for all it knows). The passes load a tile of
+// sources before storing its cells, for the same reason.
 //
 // Compile-time parameters: T, W, C, EXTRA, NS, KP (residue codes), BLOCK,
 // TRANS_SHARED, EMIS_SHARED (tables copied to shared memory or read from
@@ -121,6 +121,12 @@ typedef unsigned int u32;
 #endif
 #if TRANS_REG && TRANS_SHARED
 #error "transitions are either in registers or in shared memory"
+#endif
+#if DEXIT && !LEAN
+#error "short D passes are only written for lean state"
+#endif
+#if DSHARED && (DEXIT || !LEAN)
+#error "D in shared memory is only written for lean state without short D passes"
 #endif
 
 // Block is hmmer3/gpudb's warp-block table entry.
@@ -232,7 +238,7 @@ __device__ __forceinline__ int addmax(int a, int b, int c) { return __viaddmax_s
     }
 #endif
 // Pass 0's store of a D cell, and its last real node's value (LEAN).
-#if DSHARED && !DEXIT
+#if DSHARED
 #define DZSET(q, j) \
     if ((j) == C - 2) dzs[q] = dz[q]
 #if EXTRA > 0 && C > 1
@@ -409,7 +415,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             int md0 = 0;
 #if LEAN
             int dz[NS];  // pass 0 of the D chain, from D(k0-1) = M(k0-1) = -INFTY
-            int dzs[NS];  // its value at slot C-2 (DSHARED without DEXIT)
+            int dzs[NS];  // its value at slot C-2 (DSHARED)
             (void)dzs;
 #pragma unroll
             for (int q = 0; q < NS; q++) dz[q] = dzs[q] = NEGINF;
