@@ -31,8 +31,8 @@ import (
 // dates, versions or the command line are left out.
 //
 // Cases marked long (the testsuite models against MMseqs2's QUERY.fasta,
-// the 24 CUDAMPF models against two proteomes) run only with
-// HMMGO_LONG_TESTS=1.
+// the 24 CUDAMPF models against two proteomes; about 50 s on two cores
+// with HMMER's live runs) are left out by go test -short.
 
 var update = flag.Bool("update", false, "rewrite the end-to-end golden files with the hmmsearch on PATH")
 
@@ -405,11 +405,10 @@ func TestEndToEnd(t *testing.T) {
 	if *update && bin == "" {
 		t.Fatal("-update needs hmmsearch on PATH")
 	}
-	long := os.Getenv("HMMGO_LONG_TESTS") == "1"
 	for _, c := range e2eCases() {
 		t.Run(c.name, func(t *testing.T) {
-			if c.long && !long && !*update {
-				t.Skip("long case; set HMMGO_LONG_TESTS=1")
+			if c.long && testing.Short() && !*update {
+				t.Skip("long case; left out by -short")
 			}
 			dir := t.TempDir()
 			hmmPath := materialize(t, c.hmm, dir, "query.hmm")
@@ -434,15 +433,15 @@ func TestEndToEnd(t *testing.T) {
 }
 
 // TestGoldensCurrent checks that the committed goldens are what the
-// hmmsearch on PATH prints now (short cases), so that the offline
-// comparison stays meaningful.
+// hmmsearch on PATH prints now, so that the offline comparison stays
+// meaningful.
 func TestGoldensCurrent(t *testing.T) {
 	bin := testutil.Tool(t, "hmmsearch")
 	if *update {
 		t.Skip("goldens being rewritten")
 	}
 	for _, c := range e2eCases() {
-		if c.long {
+		if c.long && testing.Short() {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
