@@ -128,13 +128,7 @@ func TestGPUThroughput(t *testing.T) {
 	g := NewGPU(ctx)
 	amino := alphabet.New(alphabet.Amino)
 	rng := rand.New(rand.NewSource(1))
-	var dsqs [][]byte
-	total := 0
-	for total < n {
-		L := int(math.Exp(rng.NormFloat64()*0.6+5.6)) + 1
-		dsqs = append(dsqs, testmodels.RandomDsq(rng, amino, L))
-		total += L
-	}
+	dsqs, total := testmodels.RandomDatabase(rng, amino, n)
 	db := gpudb.New(ctx, dsqs)
 	defer db.Free()
 	bg := filterBackground(testmodels.RandomHMM(rng, amino, 300))

@@ -70,7 +70,7 @@ func TestGPUBatchLatency(t *testing.T) {
 					h := testmodels.RandomHMM(rng, amino, M)
 					dsqs := make([][]byte, N)
 					for i := range dsqs {
-						L := int(math.Exp(rng.NormFloat64()*0.6+5.6)) + 1
+						L := testmodels.ProteinLength(rng)
 						dsqs[i] = testmodels.RandomDsq(rng, amino, L)
 						maxL, residues = max(maxL, L), residues+L
 					}

@@ -3,11 +3,11 @@ package gpudb
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"math/rand"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/internal/lenorder"
+	"github.com/hmmgo/hmmgo/internal/testmodels"
 )
 
 // lognormalEntries is n whole-target entries of protein-like lengths.
@@ -15,7 +15,7 @@ func lognormalEntries(n int) []entry {
 	rng := rand.New(rand.NewSource(1))
 	es := make([]entry, n)
 	for i := range es {
-		es[i] = entry{i, 0, int(math.Exp(rng.NormFloat64()*0.6+5.6)) + 1}
+		es[i] = entry{i, 0, testmodels.ProteinLength(rng)}
 	}
 	return es
 }

@@ -79,12 +79,7 @@ func intList(t *testing.T, v string, def []int) []int {
 func syntheticDB(ctx *cuda.Context, n int) *gpudb.DB {
 	amino := alphabet.New(alphabet.Amino)
 	rng := rand.New(rand.NewSource(1))
-	var dsqs [][]byte
-	for total := 0; total < n; {
-		L := int(math.Exp(rng.NormFloat64()*0.6+5.6)) + 1
-		dsqs = append(dsqs, testmodels.RandomDsq(rng, amino, L))
-		total += L
-	}
+	dsqs, _ := testmodels.RandomDatabase(rng, amino, n)
 	return gpudb.New(ctx, dsqs)
 }
 

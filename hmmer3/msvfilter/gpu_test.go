@@ -174,13 +174,10 @@ func TestGPUThroughput(t *testing.T) {
 	g := msvfilter.NewGPU(ctx)
 	amino := alphabet.New(alphabet.Amino)
 	rng := rand.New(rand.NewSource(1))
-	var dsqs [][]byte
-	total, longest := 0, 0
-	for total < n {
-		L := int(math.Exp(rng.NormFloat64()*0.6+5.6)) + 1
-		dsqs = append(dsqs, testmodels.RandomDsq(rng, amino, L))
-		total += L
-		longest = max(longest, L)
+	dsqs, total := testmodels.RandomDatabase(rng, amino, n)
+	longest := 0
+	for _, d := range dsqs {
+		longest = max(longest, len(d))
 	}
 	db := gpudb.New(ctx, dsqs)
 	defer db.Free()

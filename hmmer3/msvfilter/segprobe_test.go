@@ -40,12 +40,7 @@ func TestSegmentedMSVProbe(t *testing.T) {
 	g := NewGPU(ctx)
 	amino := alphabet.New(alphabet.Amino)
 	rng := rand.New(rand.NewSource(1))
-	var dsqs [][]byte
-	for total := 0; total < n; {
-		L := int(math.Exp(rng.NormFloat64()*0.6+5.6)) + 1
-		dsqs = append(dsqs, testmodels.RandomDsq(rng, amino, L))
-		total += L
-	}
+	dsqs, _ := testmodels.RandomDatabase(rng, amino, n)
 	db := gpudb.New(ctx, dsqs)
 	defer db.Free()
 	// best is the least msv_kernel time of four ForceMSV passes over rows.

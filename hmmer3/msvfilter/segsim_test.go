@@ -35,12 +35,7 @@ func TestSegmentedMSVSimulation(t *testing.T) {
 	}
 	amino := alphabet.New(alphabet.Amino)
 	rng := rand.New(rand.NewSource(1))
-	var dsqs [][]byte
-	for total := 0; total < n; {
-		L := int(math.Exp(rng.NormFloat64()*0.6+5.6)) + 1
-		dsqs = append(dsqs, testmodels.RandomDsq(rng, amino, L))
-		total += L
-	}
+	dsqs, _ := testmodels.RandomDatabase(rng, amino, n)
 	Ms := intList(t, os.Getenv("HMMGO_MSVSEG_M"), []int{10, 25, 40})
 	seeds, _ := strconv.Atoi(os.Getenv("HMMGO_MSVSEG_SEEDS"))
 	seeds = max(seeds, 1)

@@ -153,13 +153,7 @@ func TestGPUThroughput(t *testing.T) {
 	ctx := testutil.GPUContext(t)
 	amino := alphabet.New(alphabet.Amino)
 	rng := rand.New(rand.NewSource(1))
-	var dsqs [][]byte
-	total := 0
-	for total < n {
-		L := int(math.Exp(rng.NormFloat64()*0.6+5.6)) + 1
-		dsqs = append(dsqs, testmodels.RandomDsq(rng, amino, L))
-		total += L
-	}
+	dsqs, total := testmodels.RandomDatabase(rng, amino, n)
 	db := gpudb.New(ctx, dsqs)
 	defer db.Free()
 	Ms := []int{10, 25, 50, 100, 200, 400, 800, 1200, 1600, 2000, 2405}

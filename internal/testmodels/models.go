@@ -4,6 +4,7 @@
 package testmodels
 
 import (
+	"math"
 	"math/rand"
 
 	"github.com/hmmgo/hmmgo/alphabet"
@@ -74,4 +75,21 @@ func RandomDsq(rng *rand.Rand, abc *alphabet.Alphabet, L int) []byte {
 		}
 	}
 	return d
+}
+
+// ProteinLength draws a target length from the log-normal mix the GPU
+// tests and benchmarks use for protein databases: median e^5.6, about
+// 270 residues, with a tail into the thousands.
+func ProteinLength(rng *rand.Rand) int { return int(math.Exp(rng.NormFloat64()*0.6+5.6)) + 1 }
+
+// RandomDatabase returns random targets of ProteinLength lengths, at
+// least n residues in all, and their residue count. With rng seeded 1 it
+// is the database of the GPU throughput tests and benchmarks.
+func RandomDatabase(rng *rand.Rand, abc *alphabet.Alphabet, n int) (dsqs [][]byte, residues int) {
+	for residues < n {
+		L := ProteinLength(rng)
+		dsqs = append(dsqs, RandomDsq(rng, abc, L))
+		residues += L
+	}
+	return dsqs, residues
 }
