@@ -2,6 +2,7 @@ package gpudb
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -29,45 +30,37 @@ func TestDevicePackMatchesHost(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d.NBlocks != want.NBlocks {
-				t.Fatalf("n=%d T=%d: %d blocks, host %d", n, T, d.NBlocks, want.NBlocks)
-			}
-			res, table := make([]byte, len(want.Res)), make([]byte, len(want.Table))
-			if err := d.Res.CopyToHost(res, 0); err != nil {
-				t.Fatal(err)
-			}
-			if err := d.Table.CopyToHost(table, 0); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(table, want.Table) {
-				t.Fatalf("n=%d T=%d: block tables differ", n, T)
-			}
-			if i := firstDiff(res, want.Res); i >= 0 {
-				t.Fatalf("n=%d T=%d: residue byte %d of %d: device %#x, host %#x", n, T, i, len(res), res[i], want.Res[i])
-			}
+			sameLayout(t, fmt.Sprintf("n=%d T=%d", n, T), d, want)
 			// The same targets cut into windows (most of them: step 40).
 			want = PackWindows(dsqs, all, T, 40, 9+T)
 			if d, err = db.WindowLayout(T, 40, 9+T); err != nil {
 				t.Fatal(err)
 			}
-			if d.NBlocks != want.NBlocks {
-				t.Fatalf("n=%d T=%d windows: %d blocks, host %d", n, T, d.NBlocks, want.NBlocks)
-			}
-			res, table = make([]byte, len(want.Res)), make([]byte, len(want.Table))
-			if err := d.Res.CopyToHost(res, 0); err != nil {
-				t.Fatal(err)
-			}
-			if err := d.Table.CopyToHost(table, 0); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(table, want.Table) {
-				t.Fatalf("n=%d T=%d windows: block tables differ", n, T)
-			}
-			if i := firstDiff(res, want.Res); i >= 0 {
-				t.Fatalf("n=%d T=%d windows: residue byte %d of %d: device %#x, host %#x", n, T, i, len(res), res[i], want.Res[i])
-			}
+			sameLayout(t, fmt.Sprintf("n=%d T=%d windows", n, T), d, want)
 		}
 		db.Free()
+	}
+}
+
+// sameLayout fails the test unless the device layout d holds exactly
+// the host's packing want: block count, block table and residues.
+func sameLayout(t *testing.T, what string, d *Device, want *Packed) {
+	t.Helper()
+	if d.NBlocks != want.NBlocks {
+		t.Fatalf("%s: %d blocks, host %d", what, d.NBlocks, want.NBlocks)
+	}
+	res, table := make([]byte, len(want.Res)), make([]byte, len(want.Table))
+	if err := d.Res.CopyToHost(res, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Table.CopyToHost(table, 0); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(table, want.Table) {
+		t.Fatalf("%s: block tables differ", what)
+	}
+	if i := firstDiff(res, want.Res); i >= 0 {
+		t.Fatalf("%s: residue byte %d of %d: device %#x, host %#x", what, i, len(res), res[i], want.Res[i])
 	}
 }
 

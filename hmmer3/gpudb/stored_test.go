@@ -2,6 +2,7 @@ package gpudb
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -319,19 +320,7 @@ func TestStoredPlanOnDevice(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, table := make([]byte, len(want.Res)), make([]byte, len(want.Table))
-			if err := d.Res.CopyToHost(res, 0); err != nil {
-				t.Fatal(err)
-			}
-			if err := d.Table.CopyToHost(table, 0); err != nil {
-				t.Fatal(err)
-			}
-			if d.NBlocks != want.NBlocks || !bytes.Equal(table, want.Table) {
-				t.Fatalf("n=%d T=%d: %d blocks, tables equal %v", n, T, d.NBlocks, bytes.Equal(table, want.Table))
-			}
-			if i := firstDiff(res, want.Res); i >= 0 {
-				t.Fatalf("n=%d T=%d: residue byte %d differs", n, T, i)
-			}
+			sameLayout(t, fmt.Sprintf("n=%d T=%d", n, T), d, want)
 		}
 		db.Free()
 	}

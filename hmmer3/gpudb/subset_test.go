@@ -1,8 +1,8 @@
 package gpudb
 
 import (
-	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -107,23 +107,8 @@ func TestSubsetMatchesHost(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, table := make([]byte, len(want.Res)), make([]byte, len(want.Table))
-				if err := d.Res.CopyToHost(res, 0); err != nil {
-					t.Fatal(err)
-				}
-				if err := d.Table.CopyToHost(table, 0); err != nil {
-					t.Fatal(err)
-				}
+				sameLayout(t, fmt.Sprintf("mode %q, %d targets, T=%d", mode, len(idx), T), d, want)
 				lanes.Give(ln)
-				if d.NBlocks != want.NBlocks {
-					t.Fatalf("mode %q, %d targets, T=%d: %d blocks, host %d", mode, len(idx), T, d.NBlocks, want.NBlocks)
-				}
-				if !bytes.Equal(table, want.Table) {
-					t.Fatalf("mode %q, %d targets, T=%d: block tables differ", mode, len(idx), T)
-				}
-				if i := firstDiff(res, want.Res); i >= 0 {
-					t.Fatalf("mode %q, %d targets, T=%d: residue byte %d of %d: device %#x, host %#x", mode, len(idx), T, i, len(res), res[i], want.Res[i])
-				}
 			}
 		}
 	}
