@@ -93,22 +93,8 @@ func (r *Reader) header2(h *HMM, an *annot) ([]float32, error) {
 				return nil, err
 			}
 		case "RF", "CS", "MAP":
-			tok := lr.token()
-			var yes bool
-			switch {
-			case strings.EqualFold(string(tok), "yes"):
-				yes = true
-			case strings.EqualFold(string(tok), "no"):
-			default:
-				return nil, r.errorf("%s header line must say yes or no, not %q", tag, tok)
-			}
-			switch string(tag) {
-			case "RF":
-				an.rf = yes
-			case "CS":
-				an.cs = yes
-			case "MAP":
-				an.mapped = yes
+			if err := an.set(string(tag), lr.token()); err != nil {
+				return nil, r.errorf("%v", err)
 			}
 		case "DATE":
 			rest := lr.rest()

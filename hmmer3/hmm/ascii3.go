@@ -1,6 +1,7 @@
 package hmm
 
 import (
+	"fmt"
 	"io"
 	"strings"
 
@@ -9,6 +10,32 @@ import (
 
 // Annotation flags of a model header (RF, MM, CONS, CS, MAP yes/no).
 type annot struct{ rf, mm, cons, cs, mapped bool }
+
+// set records a yes/no annotation header line (RF, MM, CONS, CS, MAP);
+// HMMER takes the words in any case and rejects anything else.
+func (an *annot) set(tag string, tok []byte) error {
+	var yes bool
+	switch {
+	case strings.EqualFold(string(tok), "yes"):
+		yes = true
+	case strings.EqualFold(string(tok), "no"):
+	default:
+		return fmt.Errorf("%s header line must say yes or no, not %q", tag, tok)
+	}
+	switch tag {
+	case "RF":
+		an.rf = yes
+	case "MM":
+		an.mm = yes
+	case "CONS":
+		an.cons = yes
+	case "CS":
+		an.cs = yes
+	case "MAP":
+		an.mapped = yes
+	}
+	return nil
+}
 
 // readASCII3 parses one HMMER3 ASCII model (read_asc30hmm's rules).
 func (r *Reader) readASCII3() (*HMM, error) {
@@ -98,26 +125,8 @@ func (r *Reader) header3(h *HMM, an *annot) error {
 			}
 			haveAlph = true
 		case "RF", "MM", "CONS", "CS", "MAP":
-			tok := lr.token()
-			var yes bool
-			switch {
-			case strings.EqualFold(string(tok), "yes"):
-				yes = true
-			case strings.EqualFold(string(tok), "no"):
-			default:
-				return r.errorf("%s header line must say yes or no, not %q", tag, tok)
-			}
-			switch string(tag) {
-			case "RF":
-				an.rf = yes
-			case "MM":
-				an.mm = yes
-			case "CONS":
-				an.cons = yes
-			case "CS":
-				an.cs = yes
-			case "MAP":
-				an.mapped = yes
+			if err := an.set(string(tag), lr.token()); err != nil {
+				return r.errorf("%v", err)
 			}
 		case "DATE":
 			rest := lr.rest()
