@@ -129,10 +129,12 @@ func (g *GPU) Scores(bg *profile.Background, db *gpudb.DB, want []bool, out []fl
 	// A query wants its MSV survivors, a few percent of the database:
 	// they are planned here and packed on the launch's lane from the
 	// residues already on the device (gpudb.Subset), as the Viterbi
-	// filter's are. The kernel over the whole resident layout did all
-	// 175M residues in ~2 ms on an H100 each query, about 2 s of a
-	// 1,000-model run's 8 s of device time. Most of the database wanted:
-	// the whole layout.
+	// filter's are, instead of the kernel running over the whole
+	// resident layout each query. In the 1,000-model run on an H100 the
+	// bias kernels' event time fell from 4.1-4.3 s to 1.4 s (the launches
+	// share the device with the other filters), for 1.3 ms of planning a
+	// query (docs/BENCHMARKS.md). Most of the database wanted: the whole
+	// layout.
 	var layout *gpudb.Device
 	var subset *gpudb.Subset
 	if wholeLayout(len(idx), len(dsqs)) {

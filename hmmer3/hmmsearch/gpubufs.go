@@ -44,8 +44,10 @@ func (g *gpuSearch) Recycle(scores []float32) {
 // pos taking each target to its place on the device: a query wants a
 // few percent of the targets, and walking the device's order instead
 // (want[index[i]] for every i) read the flags at random, 485,000 times
-// per filter and query: with the scatter of the MSV scores, about 13 ms
-// of CPU a query (13 CPU s of a 1,000-model run).
+// per filter and query: selection and scatter were 13 CPU s of a
+// 1,000-model run's profile (docs/BENCHMARKS.md, m1000), and one
+// query's three passes took 5.9-8.5 ms on two cores of the dev machine,
+// 2.8-3.1 ms this way.
 
 // setPositions fills p.pos for a database of n targets from p.index.
 func (p *gpuPart) setPositions(n int) {

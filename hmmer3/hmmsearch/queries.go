@@ -109,13 +109,14 @@ func (q *queryRunner) plan(first *queryResult) {
 }
 
 // Results go out in file order, so the queries that finish behind a
-// slow one are held until it is done. The bound on them used to be two
-// per query in flight (24 for a GPU search): in the 1,000-model run the
-// first 24 models are the CUDAMPF ones, several of which take seconds
-// (Forward and domain definition of their planted homologs), and behind
-// each the run stopped starting queries once 23 small ones had finished,
-// leaving the device and most cores idle until it was done. Held results
-// cost only their hits, so the bound is in queries and in hits.
+// slow one are held until it is done. The bound on them was two per
+// query in flight (24 for a GPU search): behind a model that takes
+// seconds (a long CUDAMPF model's Forward and domain definition), the
+// run then stops starting queries once 23 small ones have finished. In
+// the 1,000-model run that cost little (H100, docs/BENCHMARKS.md: 11.8
+// queries in flight on average with the old bound, 11.9 with this one),
+// but held results cost only their hits, so the bound is now in queries
+// and in hits.
 const (
 	heldQueriesAtMost = 256
 	heldHitsAtMost    = 100_000
