@@ -109,6 +109,12 @@ func TestGPUMatchesCPU(t *testing.T) {
 		sel[i] = i%3 == 0
 	}
 	compareGPU(t, g, "subset", filterBackground(h), protDB, sel)
+	// A few percent, as a query's MSV survivors: laid out for the launch.
+	for i := range sel {
+		sel[i] = i%29 == 0
+	}
+	compareGPU(t, g, "sparse subset", filterBackground(h), protDB, sel)
+	compareGPU(t, g, "sparse subset again", filterBackground(h), protDB, sel) // the lane's buffers reused
 	// Real data: the CUDAMPF query models against a proteome.
 	proteome := gpudb.New(ctx, testmodels.ReadDsqs(t, testutil.GPUData(t, "pyhmmer/seqs/938293.PRJEB85.HG003687.faa"), amino))
 	defer proteome.Free()
@@ -158,5 +164,18 @@ func TestGPUThroughput(t *testing.T) {
 		cpu := time.Since(t1)
 		fmt.Printf("%-10s %11d residues: kernel %8.2f ms, call %8.2f ms (%.2f Gres/s); CPU on %d cores %8.2f ms\n",
 			c.name, c.residues, g.KernelTime.Seconds()*1e3, wall.Seconds()*1e3, float64(c.residues)/wall.Seconds()/1e9, runtime.NumCPU(), cpu.Seconds()*1e3)
+	}
+}
+
+// TestWholeLayoutRule: a query's few percent of MSV survivors get a
+// layout of their own; most of the database, the resident one.
+func TestWholeLayoutRule(t *testing.T) {
+	for _, c := range []struct {
+		wanted, n int
+		whole     bool
+	}{{0, 100, false}, {3, 100, false}, {25, 100, false}, {26, 100, true}, {100, 100, true}, {15_000, 485_000, false}} {
+		if got := wholeLayout(c.wanted, c.n); got != c.whole {
+			t.Errorf("%d of %d wanted: whole layout %v, want %v", c.wanted, c.n, got, c.whole)
+		}
 	}
 }

@@ -150,6 +150,7 @@ func (l *Lanes) Take() (*Lane, error) {
 	if l.err != nil {
 		return nil, l.err
 	}
+	defer LaneTimes.Wait.since(time.Now())
 	return <-l.free, nil
 }
 
@@ -159,6 +160,7 @@ func (l *Lanes) Give(ln *Lane) { l.free <- ln }
 // Upload copies src into the lane's buffer name (grown as needed), in
 // stream order.
 func (ln *Lane) Upload(name string, src []byte) (*cuda.Buffer, error) {
+	defer LaneTimes.Upload.since(time.Now())
 	buf, err := ln.Bufs.Get(name, len(src))
 	if err != nil {
 		return nil, err
@@ -172,6 +174,7 @@ func (ln *Lane) Upload(name string, src []byte) (*cuda.Buffer, error) {
 // next use and must not be freed: allocating and freeing device memory
 // for each call would cost more, and a free waits for every stream.
 func (ln *Lane) UploadPacked(p *Packed) (*Device, error) {
+	defer LaneTimes.Upload.since(time.Now())
 	res, err := ln.Bufs.Get("subset.res", len(p.Res)+16)
 	if err != nil {
 		return nil, err
@@ -203,6 +206,7 @@ func (ln *Lane) Zero(name string, n int) (*cuda.Buffer, error) {
 // copy of out's first len(dst) bytes into dst; it waits for all of it and
 // returns the kernel's device time.
 func (ln *Lane) Run(launch func(*cuda.Stream) error, out *cuda.Buffer, dst []byte) (time.Duration, error) {
+	queued := time.Now()
 	if err := ln.start.Record(ln.Stream); err != nil {
 		return 0, err
 	}
@@ -212,6 +216,8 @@ func (ln *Lane) Run(launch func(*cuda.Stream) error, out *cuda.Buffer, dst []byt
 	if err := ln.end.Record(ln.Stream); err != nil {
 		return 0, err
 	}
+	LaneTimes.Launch.since(queued)
+	defer LaneTimes.Results.since(time.Now())
 	if err := ln.Stream.CopyDtoH(dst, out.Ptr()); err != nil {
 		return 0, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"testing"
+	"time"
 
 	"github.com/hmmgo/hmmgo/internal/lenorder"
 	"github.com/hmmgo/hmmgo/internal/testmodels"
@@ -71,5 +72,17 @@ func BenchmarkDatabaseOrder(b *testing.B) {
 	es := lognormalEntries(485000)
 	for b.Loop() {
 		lenorder.LongestFirst(len(es), func(i int) int { return es[i].n })
+	}
+}
+
+// TestSpan: a span counts what it adds.
+func TestSpan(t *testing.T) {
+	var s Span
+	s.add(2 * time.Millisecond)
+	s.add(3 * time.Millisecond)
+	s.since(time.Now().Add(-time.Second))
+	n, d := s.Total()
+	if n != 3 || d < time.Second+5*time.Millisecond || d > 2*time.Second {
+		t.Errorf("3 durations: got %d, %v", n, d)
 	}
 }

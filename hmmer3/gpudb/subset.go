@@ -3,6 +3,7 @@ package gpudb
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/hmmgo/hmmgo/gpu/cuda"
 )
@@ -51,6 +52,7 @@ func (db *DB) Subset(idx []int, T int) (*Subset, error) {
 // stream, so nothing waits for other lanes. Like UploadPacked's, the
 // layout belongs to the lane until its next use and must not be freed.
 func (ln *Lane) Layout(sub *Subset) (*Device, error) {
+	defer LaneTimes.Layout.since(time.Now())
 	if sub.host != nil {
 		return ln.UploadPacked(sub.host)
 	}

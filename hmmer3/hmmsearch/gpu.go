@@ -157,6 +157,7 @@ type gpuPart struct {
 	db    *gpudb.DB
 	index []int   // database number of each of this device's targets
 	lens  []int32 // their lengths, read per query without touching the sequences
+	pos   []int32 // each database target's place in index, -1 on another device
 }
 
 // openKernels makes the kernels of g.devs now.
@@ -288,6 +289,7 @@ func (g *gpuSearch) split(seqs []*seqio.Sequence, stored *gpudb.StoredPlan) {
 			p.lens = append(p.lens, int32(len(seqs[order[r]].Dsq)))
 			dsqs = append(dsqs, seqs[order[r]].Dsq)
 		}
+		p.setPositions(len(seqs))
 		p.db = gpudb.New(k.ctx, dsqs)
 		if n == 1 && stored != nil {
 			p.db.UseStoredPlan(stored)
@@ -351,7 +353,7 @@ func (g *gpuSearch) selectedScores(want []bool, scores []float32, run func(p *gp
 		if err := run(p, sel, out); err != nil {
 			return err
 		}
-		p.scatter(out, sel, scores)
+		p.scatter(out, want, scores)
 		return nil
 	})
 }

@@ -3,6 +3,7 @@ package hmmsearch
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/hmmgo/hmmgo/gpu/nvrtc"
@@ -27,6 +28,16 @@ func (g *gpuSearch) printTotals(w io.Writer, wall time.Duration) {
 			k.dev.Ordinal, wall.Seconds(), line("MSV", &k.filter.Stats, k.filter.KernelTime),
 			line("bias", &k.bias.Stats, k.bias.KernelTime), line("Viterbi", &k.vit.Stats, k.vit.KernelTime), k.fwd.KernelTime.Seconds())
 	}
+	lt := &gpudb.LaneTimes
+	var parts []string
+	for _, p := range []struct {
+		name string
+		s    *gpudb.Span
+	}{{"waited for a lane", &lt.Wait}, {"uploads", &lt.Upload}, {"subset layouts", &lt.Layout}, {"kernels queued", &lt.Launch}, {"results (copy back and wait)", &lt.Results}} {
+		c, d := p.s.Total()
+		parts = append(parts, fmt.Sprintf("%s %.3f (%d)", p.name, d.Seconds(), c))
+	}
+	fmt.Fprintf(w, "hmmgo hmmsearch: device totals, all lanes, seconds summed (calls): %s\n", strings.Join(parts, "; "))
 	n, held, _ := gpudb.Layouts.Snapshot()
 	b := nvrtc.Stats()
 	fmt.Fprintf(w, "hmmgo hmmsearch: device totals: %d layouts made in %.3f (%d planned by makedb); NVRTC %d compiles in %.3f (summed), %d from the disk cache, %d builds waited %.3f (summed)\n",

@@ -108,13 +108,47 @@ func (q *queryRunner) plan(first *queryResult) {
 	}
 }
 
+// Results go out in file order, so the queries that finish behind a
+// slow one are held until it is done. The bound on them was two per
+// query in flight (24 for a GPU search): behind a model that takes
+// seconds (a long CUDAMPF model's Forward and domain definition), the
+// run then stops starting queries once 23 small ones have finished. In
+// the 1,000-model run that cost little (H100, docs/BENCHMARKS.md: 11.8
+// queries in flight on average with the old bound, 11.9 with this one),
+// but held results cost only their hits, so the bound is now in queries
+// and in hits.
+const (
+	heldQueriesAtMost = 256
+	heldHitsAtMost    = 100_000
+)
+
+// mustWaitForHead reports whether drain has to wait for the oldest query
+// before more may start: too many queries pending, or too many hits held
+// in the finished ones behind it.
+func (q *queryRunner) mustWaitForHead() bool {
+	if len(q.pending) >= max(2*q.parallel, heldQueriesAtMost) {
+		return true
+	}
+	held := 0
+	for _, p := range q.pending[1:] {
+		select {
+		case <-p.done:
+			if p.r != nil {
+				held += len(p.r.Hits)
+			}
+		default:
+		}
+	}
+	return held >= heldHitsAtMost
+}
+
 // drain emits finished results in query order; with all, it waits for
 // every query. It also waits when too many results are held back behind
-// a slow one.
+// a slow one (mustWaitForHead).
 func (q *queryRunner) drain(all bool) error {
 	for len(q.pending) > 0 {
 		p := q.pending[0]
-		if all || len(q.pending) >= 2*q.parallel {
+		if all || q.mustWaitForHead() {
 			<-p.done
 		} else {
 			select {

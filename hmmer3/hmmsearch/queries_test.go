@@ -91,3 +91,47 @@ func TestQueryPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestHeldResultsBound: finished queries behind an unfinished first one
+// do not stop more from starting until their count or their hits reach
+// the bounds; drain then waits for the first.
+func TestHeldResultsBound(t *testing.T) {
+	finished := func(nhits int) *pendingQuery {
+		p := &pendingQuery{done: make(chan struct{}), r: &queryResult{Hits: make([]*hits.Hit, nhits)}}
+		close(p.done)
+		return p
+	}
+	head := &pendingQuery{done: make(chan struct{})} // still running
+	for _, c := range []struct {
+		name     string
+		parallel int
+		behind   []int // hits of the finished queries behind the head
+		wait     bool
+	}{
+		{"a few behind", 12, []int{1, 2, 3}, false},
+		{"past the old bound of 2 x 12", 12, make([]int, 40), false},
+		{"count bound", 12, make([]int, heldQueriesAtMost-1), true},
+		{"hits bound", 12, []int{heldHitsAtMost / 2, heldHitsAtMost / 2}, true},
+		{"just under the hits bound", 12, []int{heldHitsAtMost - 1}, false},
+		{"many in flight", 200, make([]int, heldQueriesAtMost), false},
+	} {
+		q := &queryRunner{parallel: c.parallel, pending: []*pendingQuery{head}}
+		for _, n := range c.behind {
+			q.pending = append(q.pending, finished(n))
+		}
+		if got := q.mustWaitForHead(); got != c.wait {
+			t.Errorf("%s: mustWaitForHead %v, want %v", c.name, got, c.wait)
+		}
+		if !c.wait {
+			// drain returns at once, holding everything back.
+			if err := q.drain(false); err != nil || len(q.pending) != 1+len(c.behind) {
+				t.Errorf("%s: drain: %v, %d pending", c.name, err, len(q.pending))
+			}
+		}
+	}
+	// Queries still running behind the head hold nothing.
+	q := &queryRunner{parallel: 12, pending: []*pendingQuery{head, {done: make(chan struct{})}}}
+	if q.mustWaitForHead() {
+		t.Error("a running query behind the head counted as held")
+	}
+}
