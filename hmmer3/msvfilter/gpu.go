@@ -62,6 +62,10 @@ type GPU struct {
 	// Prefetch (0: msv.cu picks) sets the residue words msv_kernel
 	// fetches ahead, for benchmarks.
 	Prefetch int
+	// MSVRows (0: msvRowsFor's choice, 1 or 2) sets the rows msv_kernel
+	// takes a step; MSVApart (0: msv.cu's choice, 1 on, 2 off) its
+	// MSV_XB_APART; for benchmarks.
+	MSVRows, MSVApart int
 	// Repeat > 1 runs each SSV kernel that many times back to back (for
 	// benchmarks: the device's steady rate, its clocks up) and counts
 	// their mean time in KernelTime.
@@ -72,8 +76,10 @@ type GPU struct {
 // thread, KP residue codes (+1 padding), BLOCK threads per CUDA block,
 // Copies of SSV's profile in shared memory (1 or 32/T), Rows rows a step
 // in ssv_kernel (1 or 2: two profile tables), PF residue words fetched
-// ahead by msv_kernel (0: msv.cu's choice, MSV_PF).
-type gpuShape struct{ T, C, KP, Block, Copies, Rows, PF int }
+// ahead by msv_kernel (0: msv.cu's choice, MSV_PF), MRows rows a step
+// in msv_kernel (1 or 2), Apart msv_kernel's MSV_XB_APART (0: msv.cu's
+// choice, 1 on, 2 off).
+type gpuShape struct{ T, C, KP, Block, Copies, Rows, PF, MRows, Apart int }
 
 // NewGPU prepares the filter on a device context.
 func NewGPU(ctx *cuda.Context) *GPU {
@@ -82,9 +88,10 @@ func NewGPU(ctx *cuda.Context) *GPU {
 
 // stride is the number of profile words between threads: odd, so that
 // the 32 threads of a warp read 32 different shared-memory banks; with
-// two rows a step, room for the shifted table's extra word.
+// two rows a step (either kernel), room for the shifted table's extra
+// word.
 func (s gpuShape) stride() int {
-	if s.Rows == 2 {
+	if s.Rows == 2 || s.MRows == 2 {
 		return (s.C/2 + 1) | 1
 	}
 	return s.C/2 | 1
@@ -95,9 +102,10 @@ func (s gpuShape) tables() int { return max(1, s.Rows) }
 
 func (s gpuShape) sharedBytes() int { return s.KP * s.T * s.stride() * 4 }
 
-// msvSharedBytes is msv_kernel's shared memory: the profile, then one
-// word per residue code (msvProfileWords).
-func (s gpuShape) msvSharedBytes() int { return s.sharedBytes() + 4*s.KP }
+// msvSharedBytes is msv_kernel's shared memory: the profile (two tables
+// with two rows a step), then one word per residue code
+// (msvProfileWords).
+func (s gpuShape) msvSharedBytes() int { return max(1, s.MRows)*s.sharedBytes() + 4*s.KP }
 
 // ssvSharedBytes is ssv_kernel's shared memory: with one copy per
 // target of a warp, rows padded to 32 words and each copy 32 words
@@ -200,7 +208,18 @@ func shapeForNodes(M, Kp, n int) gpuShape {
 	}
 	C := (M + T - 1) / T
 	C += C & 1
-	return gpuShape{T: T, C: C, KP: Kp + 1}.withRows(rowsFor(T))
+	return gpuShape{T: T, C: C, KP: Kp + 1, MRows: msvRowsFor(T)}.withRows(rowsFor(T))
+}
+
+// msvRowsFor is the rows a step msv_kernel takes on T threads a target:
+// two for T = 1, where the SSV program's stride has room for the
+// shifted table already (rowsFor) and no byte permute is then needed;
+// one otherwise.
+func msvRowsFor(T int) int {
+	if T == 1 {
+		return 2
+	}
+	return 1
 }
 
 // withRows is s with r rows a step in ssv_kernel (1 or 2), and the
@@ -237,8 +256,12 @@ func (s gpuShape) program() nvrtc.Program {
 // defines are the kernels' compile-time parameters.
 func (s gpuShape) defines() string {
 	d := fmt.Sprintf("#define T %d\n#define C %d\n#define KP %d\n#define BLOCK %d\n#define SSV_COPIES %d\n#define SSV_ROWS %d\n", s.T, s.C, s.KP, s.Block, s.Copies, s.tables())
+	d += fmt.Sprintf("#define MSV_ROWS %d\n", max(1, s.MRows))
 	if s.PF > 0 {
 		d += fmt.Sprintf("#define MSV_PF %d\n", s.PF)
+	}
+	if s.Apart > 0 {
+		d += fmt.Sprintf("#define MSV_XB_APART %d\n", s.Apart%2)
 	}
 	return d
 }
@@ -327,18 +350,25 @@ func ssvProfileWords(s gpuShape, Kp int, om *oprofile.MSVProfile) []byte {
 	return out
 }
 
-// msvProfileWords is msv_kernel's profile: profileWords of -cost (cost
-// 255 past the model's end), then for each residue code the largest
-// -cost of its row over the nodes the kernel holds, T*C of them (the
-// padding code's row: -255), as an int32. With it the kernel adds the
-// begin state's share to a row's max in one step (msv.cu).
-func msvProfileWords(s gpuShape, Kp int, cost func(x, node int) int16) []byte {
-	out := profileWords(s, Kp, func(x, node int) int16 { return -cost(x, node) }, -255)
+// msvProfileWords is msv_kernel's profile: profileWords of bias - cost
+// (cost 255 past the model's end and for padding), with two rows a step
+// then the same shifted by one node (profileWordsFrom), then for each
+// residue code the largest bias - cost of its row over the nodes the
+// kernel holds, T*C of them (the padding code's row: bias - 255), as an
+// int32. With it the kernel adds the begin state's share to a row's max
+// in one step (msv.cu).
+func msvProfileWords(s gpuShape, Kp int, bias uint8, cost func(x, node int) int16) []byte {
+	b := int16(bias)
+	cell := func(x, node int) int16 { return b - cost(x, node) }
+	out := profileWords(s, Kp, cell, b-255)
+	if s.MRows == 2 {
+		out = append(out, profileWordsFrom(s, Kp, cell, b-255, 0)...)
+	}
 	for x := 0; x < s.KP; x++ {
-		best := int16(-255)
+		best := b - 255
 		if x < Kp {
 			for k := 1; k <= s.T*s.C; k++ {
-				best = max(best, -cost(x, k))
+				best = max(best, cell(x, k))
 			}
 		}
 		out = binary.LittleEndian.AppendUint32(out, uint32(int32(best)))
@@ -377,6 +407,18 @@ func (g *GPU) rows(s gpuShape) int {
 	return s.Rows
 }
 
+// msvOptions is s with msv_kernel's rows a step and MSV_XB_APART as g
+// asks (benchmarks).
+func (g *GPU) msvOptions(s gpuShape) gpuShape {
+	if g.MSVRows == 1 || g.MSVRows == 2 {
+		s.MRows = g.MSVRows
+	}
+	if g.MSVApart == 1 || g.MSVApart == 2 {
+		s.Apart = g.MSVApart
+	}
+	return s
+}
+
 // Scores sets out[i] to the MSV filter score of db.Dsqs[i] (Score's value).
 func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float32) error {
 	dsqs := db.Dsqs
@@ -385,6 +427,7 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 		s = s.withRows(r)
 	}
 	s.PF = g.Prefetch
+	s = g.msvOptions(s)
 	switch {
 	case g.SSVCopies == 1:
 		s.Copies = 1
@@ -432,6 +475,7 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 		ms = s
 	} else {
 		ms.PF = g.Prefetch
+		ms = g.msvOptions(ms)
 		if k, err = g.kernel(ms); err != nil {
 			return err
 		}
@@ -447,7 +491,7 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 	for _, i := range rest {
 		binary.LittleEndian.PutUint32(tjbm[4*i:], uint32(uint8(tjbOf(table, om, len(dsqs[i]))+om.TBM)))
 	}
-	prof := msvProfileWords(ms, Kp, cost)
+	prof := msvProfileWords(ms, Kp, om.Bias, cost)
 	xj, err := g.launch(k, ms, "msv_kernel", prof, nil, sub, len(dsqs), tjbm, int32(om.Bias), int32(om.Base), int32(om.TEC))
 	if err != nil {
 		return err
