@@ -148,6 +148,19 @@ func TestGPUMatchesCPU(t *testing.T) {
 		}
 	}
 	g.MSVRows, g.MSVApart, g.MSVMinNodes = 0, 0, 0
+	// The MSV pass split by target length (GPU.LongRows, split.go): the
+	// long targets on their own shape (GPU.LongNodes; 0: its default)
+	// beside the others, with ForceMSV (every target in the pass) too.
+	for _, v := range [][2]int{{100, 0}, {1000, 0}, {300, 2}, {300, 12}, {-1, 0}} {
+		g.LongRows, g.LongNodes = v[0], v[1]
+		for _, force := range []bool{false, true} {
+			g.ForceMSV = force
+			for _, M := range []int{1, 10, 24, 25, 40, 47, 100} {
+				compareGPU(t, g, testmodels.RandomHMM(rng, amino, M), protDB)
+			}
+		}
+	}
+	g.LongRows, g.LongNodes, g.ForceMSV = 0, 0, false
 	// The CUDAMPF query models against a real proteome, when the data is here.
 	proteome := gpudb.New(ctx, testmodels.ReadDsqs(t, testutil.GPUData(t, "pyhmmer/seqs/938293.PRJEB85.HG003687.faa"), amino))
 	defer proteome.Free()
@@ -170,7 +183,9 @@ func TestGPUMatchesCPU(t *testing.T) {
 // "+mN" the MSV pass's threads at least N nodes (MSVMinNodes), "+rN"
 // N rows a step in the SSV kernel (SSVRows), "+wX" the step scaled by X,
 // "+qN" N rows a step in the MSV pass (MSVRows), "+aN" its xB apart
-// from the row max (1) or not (2) (MSVApart) (setVariant). Every variant's scores must equal the first's, target
+// from the row max (1) or not (2) (MSVApart), "+lN" the pass's targets
+// longer than N on their own shape (LongRows; -1 none), "+kN" its
+// threads at least N nodes (LongNodes) (setVariant). Every variant's scores must equal the first's, target
 // by target: the variants are exact by design, and this checks it on
 // the whole benchmark database. HMMGO_GPU_BENCH_M lists the model lengths;
 // HMMGO_GPU_BENCH_MSV=0 leaves out the MSV program;
@@ -274,10 +289,11 @@ func firstDifference(a, b []float32) int {
 // setVariant sets g to one of TestGPUThroughput's variants: a head
 // (auto, msv, whole, win, winX, stepN), then "+"-separated changes:
 // copy, nN (MinNodes), mN (MSVMinNodes), rN (SSVRows), wX
-// (WindowScale), pN (Prefetch), qN (MSVRows), aN (MSVApart).
+// (WindowScale), pN (Prefetch), qN (MSVRows), aN (MSVApart), lN
+// (LongRows), kN (LongNodes).
 func setVariant(g *msvfilter.GPU, v string) error {
 	g.ForceMSV, g.WindowStep, g.WindowScale, g.SSVCopies, g.MinNodes, g.MSVMinNodes, g.SSVRows, g.Prefetch = false, 0, 0, 0, 0, 0, 0, 0
-	g.MSVRows, g.MSVApart = 0, 0
+	g.MSVRows, g.MSVApart, g.LongRows, g.LongNodes = 0, 0, 0, 0
 	parts := strings.Split(v, "+")
 	head := parts[0]
 	switch {
@@ -331,6 +347,10 @@ func setVariant(g *msvfilter.GPU, v string) error {
 			g.MSVRows = int(x)
 		case 'a':
 			g.MSVApart = int(x)
+		case 'l':
+			g.LongRows = int(x)
+		case 'k':
+			g.LongNodes = int(x)
 		default:
 			return fmt.Errorf("variant %q: unknown change %q", v, p)
 		}
