@@ -74,6 +74,9 @@ type GPU struct {
 	// longNodesFor) beside the others; 0 picks the length (longRowsFor),
 	// < 0 keeps one launch.
 	LongRows, LongNodes int
+	// MSVSpread (0: spreadBlocks decides, 1 always, 2 never) launches
+	// the MSV pass with one warp a CUDA block (split.go).
+	MSVSpread int
 	// Repeat > 1 runs each SSV kernel that many times back to back (for
 	// benchmarks: the device's steady rate, its clocks up) and counts
 	// their mean time in KernelTime.
@@ -661,6 +664,11 @@ func (g *GPU) prepare(ln *gpudb.Lane, k *nvrtc.Kernels, s gpuShape, name string,
 		return nil, err
 	}
 	q.cfg = cuda.LaunchConfig{Grid: cuda.Dim3{X: gpudb.PersistentGrid(g.ctx, s.Block, shared)}, Block: cuda.Dim3{X: s.Block}, SharedMem: shared}
+	if name == "msv_kernel" {
+		if grid := g.spreadGrid(q.nblocks, shared); grid > 0 {
+			q.cfg.Block.X, q.cfg.Grid.X = 32, grid
+		}
+	}
 	return q, nil
 }
 

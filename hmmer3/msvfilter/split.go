@@ -28,6 +28,36 @@ func longRowsFor(residues, sms int) int {
 	return max(256, 10*residues/(sms*2048))
 }
 
+// spreadGrid is the grid of one-warp CUDA blocks for an MSV pass of
+// nblocks warp blocks whose CUDA blocks take shared bytes each, or 0 to
+// keep the persistent grid of BLOCK threads. A persistent block's warps
+// claim consecutive warp blocks, and these are sorted longest first, so
+// the longest targets of the pass would share one SM's issue slots; with
+// one warp a block, CUDA blocks go to the SMs in turn, and so do the
+// longest warp blocks. By default only when every warp block gets its
+// own warp at once (at most 32 blocks an SM, as many as the shared
+// memory lets): beyond that the pass is bound by throughput, and one-warp
+// blocks would halve the resident warps.
+func (g *GPU) spreadGrid(nblocks, shared int) int {
+	if g.MSVSpread == 2 {
+		return 0
+	}
+	sms := g.ctx.Device().Multiprocessors
+	fit := min(32, maxSharedBytes/max(1, shared))
+	if fit < 1 || (g.MSVSpread != 1 && nblocks > fit*sms) {
+		return 0
+	}
+	return max(1, min(nblocks, fit*sms))
+}
+
+// splitFromM is the least model length whose MSV pass splits by
+// default. Measured on an H100 (docs/BENCHMARKS.md, "The MSV pass's
+// cell and its long targets"): the split pass 0.40-0.43 ms against
+// 0.49-0.65 on one launch at M = 32, 40, 47, even at 25 (0.38 against
+// 0.37) and longer at 10 and 16 (0.18 and 0.38 against 0.11 and 0.26),
+// where eight threads a target walk a row no faster than one.
+const splitFromM = 32
+
 // longNodesFor is the long shape's fewest nodes a thread: eight threads
 // a target from M = 16 up, fewer below.
 func longNodesFor(M int) int { return max(1, M/8) }
@@ -35,10 +65,10 @@ func longNodesFor(M int) int { return max(1, M/8) }
 // splitLong divides the undecided targets rest into those longer than
 // the split length and the others, both in rest's order; long is empty
 // when the pass stays one launch (LongRows < 0, or by default a pass
-// with more than one thread a target).
-func (g *GPU) splitLong(ms gpuShape, dsqs [][]byte, rest []int) (long, short []int) {
+// with more than one thread a target or a model below splitFromM nodes).
+func (g *GPU) splitLong(ms gpuShape, M int, dsqs [][]byte, rest []int) (long, short []int) {
 	rows := g.LongRows
-	if rows < 0 || (rows == 0 && ms.T > 1) {
+	if rows < 0 || (rows == 0 && (ms.T > 1 || M < splitFromM)) {
 		return nil, rest
 	}
 	if rows == 0 {
@@ -75,7 +105,7 @@ func (g *GPU) longShape(M, Kp int) gpuShape {
 func (g *GPU) msvPass(k *nvrtc.Kernels, ms gpuShape, om *oprofile.MSVProfile, Kp int, db *gpudb.DB, rest []int, tjbm []byte, cost func(x, node int) int16) ([]uint32, error) {
 	n := len(db.Dsqs)
 	scalars := []int32{int32(om.Bias), int32(om.Base), int32(om.TEC)}
-	long, short := g.splitLong(ms, db.Dsqs, rest)
+	long, short := g.splitLong(ms, om.M, db.Dsqs, rest)
 	ls := g.longShape(om.M, Kp)
 	if ls.T == ms.T {
 		long, short = nil, rest
@@ -134,9 +164,9 @@ type launchSpec struct {
 // launchBeside runs msv_kernel over side's targets on a side lane's
 // stream while main's run on a lane's, both started from one point of the
 // lane's stream, which then waits for the side launch: the lane's timing
-// covers both. The side launch has one warp a CUDA block, so that its
-// warps (the long targets') spread over the SMs. It returns each
-// launch's results (database numbering).
+// covers both. The side launch has one warp a CUDA block (unless
+// MSVSpread is 2), so that its warps (the long targets') spread over the
+// SMs. It returns each launch's results (database numbering).
 func (g *GPU) launchBeside(side, main launchSpec, n int, tjbm []byte, scalars ...int32) ([]uint32, []uint32, error) {
 	ln, err := g.lanes.Take()
 	if err != nil {
@@ -153,7 +183,9 @@ func (g *GPU) launchBeside(side, main launchSpec, n int, tjbm []byte, scalars ..
 	if err != nil {
 		return nil, nil, err
 	}
-	qs.cfg.Block.X, qs.cfg.Grid.X = 32, max(1, qs.nblocks)
+	if g.MSVSpread != 2 {
+		qs.cfg.Block.X, qs.cfg.Grid.X = 32, max(1, qs.nblocks)
+	}
 	qm, err := g.prepare(ln, main.k, main.s, "msv_kernel", main.prof, nil, main.sub, n, tjbm, scalars...)
 	if err != nil {
 		return nil, nil, err

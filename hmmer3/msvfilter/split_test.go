@@ -21,7 +21,7 @@ func TestSplitLong(t *testing.T) {
 	ms := gpuShape{T: 1}
 	for _, rows := range []int{1, 300, 1000, 5000} {
 		g := &GPU{LongRows: rows}
-		long, short := g.splitLong(ms, dsqs, rest)
+		long, short := g.splitLong(ms, 40, dsqs, rest)
 		for _, i := range long {
 			if len(dsqs[i]) <= rows {
 				t.Errorf("rows %d: target %d (L=%d) in long", rows, i, len(dsqs[i]))
@@ -38,7 +38,10 @@ func TestSplitLong(t *testing.T) {
 			t.Errorf("rows %d: long and short are not the undecided targets", rows)
 		}
 	}
-	if long, short := (&GPU{LongRows: -1}).splitLong(ms, dsqs, rest); len(long) != 0 || !slices.Equal(short, rest) {
+	if long, short := (&GPU{LongRows: -1}).splitLong(ms, 40, dsqs, rest); len(long) != 0 || !slices.Equal(short, rest) {
 		t.Errorf("LongRows -1 split the pass")
+	}
+	if long, _ := (&GPU{}).splitLong(ms, splitFromM-1, dsqs, rest); len(long) != 0 {
+		t.Errorf("M = %d split the pass by default", splitFromM-1)
 	}
 }
