@@ -74,9 +74,6 @@ type GPU struct {
 	// longNodesFor) beside the others; 0 picks the length (longRowsFor),
 	// < 0 keeps one launch.
 	LongRows, LongNodes int
-	// MSVSpread (0: spreadBlocks decides, 1 always, 2 never) launches
-	// the MSV pass with one warp a CUDA block (split.go).
-	MSVSpread int
 	// Repeat > 1 runs each SSV kernel that many times back to back (for
 	// benchmarks: the device's steady rate, its clocks up) and counts
 	// their mean time in KernelTime.
@@ -619,7 +616,6 @@ type queued struct {
 	args      cuda.Args
 	next, out *cuda.Buffer
 	width     int // bytes of a target's result
-	nblocks   int // warp blocks
 }
 
 // prepare lays out the subset (if any), uploads the profile and the
@@ -636,7 +632,7 @@ func (g *GPU) prepare(ln *gpudb.Lane, k *nvrtc.Kernels, s gpuShape, name string,
 	if err != nil {
 		return nil, err
 	}
-	q := &queued{width: 2, nblocks: layout.NBlocks}
+	q := &queued{width: 2}
 	if q.next, err = ln.Zero("next", 4); err != nil {
 		return nil, err
 	}
@@ -664,11 +660,6 @@ func (g *GPU) prepare(ln *gpudb.Lane, k *nvrtc.Kernels, s gpuShape, name string,
 		return nil, err
 	}
 	q.cfg = cuda.LaunchConfig{Grid: cuda.Dim3{X: gpudb.PersistentGrid(g.ctx, s.Block, shared)}, Block: cuda.Dim3{X: s.Block}, SharedMem: shared}
-	if name == "msv_kernel" {
-		if grid := g.spreadGrid(q.nblocks, shared); grid > 0 {
-			q.cfg.Block.X, q.cfg.Grid.X = 32, grid
-		}
-	}
 	return q, nil
 }
 

@@ -161,14 +161,10 @@ func TestGPUMatchesCPU(t *testing.T) {
 		}
 	}
 	g.LongRows, g.LongNodes, g.ForceMSV = 0, 0, false
-	// The pass in one-warp CUDA blocks always and never (GPU.MSVSpread).
-	for _, spread := range []int{1, 2} {
-		g.MSVSpread = spread
-		for _, M := range []int{10, 25, 40, 100, 800} {
-			compareGPU(t, g, testmodels.RandomHMM(rng, amino, M), protDB)
-		}
+	// The defaults once more where the pass splits (M >= 32) and not.
+	for _, M := range []int{10, 25, 32, 40, 47, 100, 800} {
+		compareGPU(t, g, testmodels.RandomHMM(rng, amino, M), protDB)
 	}
-	g.MSVSpread = 0
 	// The CUDAMPF query models against a real proteome, when the data is here.
 	proteome := gpudb.New(ctx, testmodels.ReadDsqs(t, testutil.GPUData(t, "pyhmmer/seqs/938293.PRJEB85.HG003687.faa"), amino))
 	defer proteome.Free()
@@ -193,8 +189,7 @@ func TestGPUMatchesCPU(t *testing.T) {
 // "+qN" N rows a step in the MSV pass (MSVRows), "+aN" its xB apart
 // from the row max (1) or not (2) (MSVApart), "+lN" the pass's targets
 // longer than N on their own shape (LongRows; -1 none), "+kN" its
-// threads at least N nodes (LongNodes), "+sN" the pass in one-warp
-// CUDA blocks always (1) or never (2) (MSVSpread) (setVariant). Every variant's scores must equal the first's, target
+// threads at least N nodes (LongNodes) (setVariant). Every variant's scores must equal the first's, target
 // by target: the variants are exact by design, and this checks it on
 // the whole benchmark database. HMMGO_GPU_BENCH_M lists the model lengths;
 // HMMGO_GPU_BENCH_MSV=0 leaves out the MSV program;
@@ -299,10 +294,10 @@ func firstDifference(a, b []float32) int {
 // (auto, msv, whole, win, winX, stepN), then "+"-separated changes:
 // copy, nN (MinNodes), mN (MSVMinNodes), rN (SSVRows), wX
 // (WindowScale), pN (Prefetch), qN (MSVRows), aN (MSVApart), lN
-// (LongRows), kN (LongNodes), sN (MSVSpread).
+// (LongRows), kN (LongNodes).
 func setVariant(g *msvfilter.GPU, v string) error {
 	g.ForceMSV, g.WindowStep, g.WindowScale, g.SSVCopies, g.MinNodes, g.MSVMinNodes, g.SSVRows, g.Prefetch = false, 0, 0, 0, 0, 0, 0, 0
-	g.MSVRows, g.MSVApart, g.LongRows, g.LongNodes, g.MSVSpread = 0, 0, 0, 0, 0
+	g.MSVRows, g.MSVApart, g.LongRows, g.LongNodes = 0, 0, 0, 0
 	parts := strings.Split(v, "+")
 	head := parts[0]
 	switch {
@@ -360,8 +355,6 @@ func setVariant(g *msvfilter.GPU, v string) error {
 			g.LongRows = int(x)
 		case 'k':
 			g.LongNodes = int(x)
-		case 's':
-			g.MSVSpread = int(x)
 		default:
 			return fmt.Errorf("variant %q: unknown change %q", v, p)
 		}

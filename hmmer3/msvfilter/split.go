@@ -23,39 +23,19 @@ import (
 // long shape: about the rows a lane walks while the whole device works
 // through the undecided residues (the residues over the resident lanes,
 // times how much faster a lone warp's row is than a row under full load,
-// taken as 10), at least 256.
+// taken as 10; fixed lengths of 500 and 1500 measured about the same at
+// M = 32..47), at least 256.
 func longRowsFor(residues, sms int) int {
 	return max(256, 10*residues/(sms*2048))
 }
 
-// spreadGrid is the grid of one-warp CUDA blocks for an MSV pass of
-// nblocks warp blocks whose CUDA blocks take shared bytes each, or 0 to
-// keep the persistent grid of BLOCK threads. A persistent block's warps
-// claim consecutive warp blocks, and these are sorted longest first, so
-// the longest targets of the pass would share one SM's issue slots; with
-// one warp a block, CUDA blocks go to the SMs in turn, and so do the
-// longest warp blocks. By default only when every warp block gets its
-// own warp at once (at most 32 blocks an SM, as many as the shared
-// memory lets): beyond that the pass is bound by throughput, and one-warp
-// blocks would halve the resident warps.
-func (g *GPU) spreadGrid(nblocks, shared int) int {
-	if g.MSVSpread == 2 {
-		return 0
-	}
-	sms := g.ctx.Device().Multiprocessors
-	fit := min(32, maxSharedBytes/max(1, shared))
-	if fit < 1 || (g.MSVSpread != 1 && nblocks > fit*sms) {
-		return 0
-	}
-	return max(1, min(nblocks, fit*sms))
-}
-
 // splitFromM is the least model length whose MSV pass splits by
 // default. Measured on an H100 (docs/BENCHMARKS.md, "The MSV pass's
-// cell and its long targets"): the split pass 0.40-0.43 ms against
-// 0.49-0.65 on one launch at M = 32, 40, 47, even at 25 (0.38 against
-// 0.37) and longer at 10 and 16 (0.18 and 0.38 against 0.11 and 0.26),
-// where eight threads a target walk a row no faster than one.
+// cell and its long targets"): the split pass took 0.39-0.41 ms against
+// 0.48-0.54 on one launch at M = 32, 40 and 47 (other models, an
+// earlier call: 0.37-0.43 against 0.49-0.65); at M = 25 no less (0.38
+// against 0.37), at 10 and 16 more (0.18 and 0.38 against 0.11 and
+// 0.26): eight threads a target walk a row no faster than one there.
 const splitFromM = 32
 
 // longNodesFor is the long shape's fewest nodes a thread: eight threads
@@ -164,9 +144,7 @@ type launchSpec struct {
 // launchBeside runs msv_kernel over side's targets on a side lane's
 // stream while main's run on a lane's, both started from one point of the
 // lane's stream, which then waits for the side launch: the lane's timing
-// covers both. The side launch has one warp a CUDA block (unless
-// MSVSpread is 2), so that its warps (the long targets') spread over the
-// SMs. It returns each launch's results (database numbering).
+// covers both. It returns each launch's results (database numbering).
 func (g *GPU) launchBeside(side, main launchSpec, n int, tjbm []byte, scalars ...int32) ([]uint32, []uint32, error) {
 	ln, err := g.lanes.Take()
 	if err != nil {
@@ -182,9 +160,6 @@ func (g *GPU) launchBeside(side, main launchSpec, n int, tjbm []byte, scalars ..
 	qs, err := g.prepare(sl, side.k, side.s, "msv_kernel", side.prof, nil, side.sub, n, tjbm, scalars...)
 	if err != nil {
 		return nil, nil, err
-	}
-	if g.MSVSpread != 2 {
-		qs.cfg.Block.X, qs.cfg.Grid.X = 32, max(1, qs.nblocks)
 	}
 	qm, err := g.prepare(ln, main.k, main.s, "msv_kernel", main.prof, nil, main.sub, n, tjbm, scalars...)
 	if err != nil {
