@@ -184,7 +184,7 @@ func ssvWindowsOnCPU(t *testing.T, rng *rand.Rand, amino *alphabet.Alphabet, ext
 func shimMSV(t *testing.T, s gpuShape, om *oprofile.MSVProfile, Kp int, dsqs [][]byte, idx []int) []uint32 {
 	t.Helper()
 	packed := gpudb.Pack(dsqs, idx, s.T)
-	prof := msvProfileWords(s, Kp, func(x, node int) int16 {
+	prof := msvProfileWords(s, Kp, om.Bias, func(x, node int) int16 {
 		if node > om.M {
 			return 255
 		}
@@ -203,10 +203,14 @@ func shimMSV(t *testing.T, s gpuShape, om *oprofile.MSVProfile, Kp int, dsqs [][
 // TestMSVOnCPU runs msv_kernel (the full MSV program, for the targets SSV
 // leaves undecided) on the CPU for models of 1 to 385 nodes (every T),
 // targets of every length remainder mod 4 and in blocks of unequal
-// lengths: each target's score must be DPScore's bit for bit.
+// lengths: each target's score must be DPScore's bit for bit. Each
+// shape runs one row a step and two (MSV_ROWS), with xB apart from the
+// row max and not (MSV_XB_APART), on a random profile or HMM and on a
+// profile of high bias, where max(base - tjbm, 0) + bias passes 255 and
+// HMMER's cap at 255 binds on xB (the kernel clips xB instead).
 func TestMSVOnCPU(t *testing.T) {
 	amino := alphabet.New(alphabet.Amino)
-	Ms := []int{1, 10, 23, 24, 50, 60, 90, 100, 200, 385}
+	Ms := []int{1, 10, 23, 24, 47, 50, 60, 90, 100, 200, 385}
 	if testing.Short() {
 		Ms = []int{1, 24, 200}
 	}
@@ -222,34 +226,27 @@ func TestMSVOnCPU(t *testing.T) {
 				o := oprofile.Convert(profile.Config(h, profile.NewBackground(amino), 100), h)
 				om = &o.MSV
 			}
-			var dsqs [][]byte
-			for _, L := range []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 31, 64, 65, 66, 67, 200 + rng.Intn(100), 700 + rng.Intn(300)} {
-				d := make([]byte, L)
-				for i := range d {
-					d[i] = byte(rng.Intn(20))
-					if rng.Intn(50) == 0 {
-						d[i] = byte(rng.Intn(amino.Kp))
-					}
-				}
-				// a strong diagonal in some, so that scores reach the J state and overflow
-				if L > M && rng.Intn(2) == 0 {
-					for k := 1; k <= M; k++ {
-						d[L-1-M+k] = consensus(om, k)
-					}
-				}
-				dsqs = append(dsqs, d)
-			}
-			var idx []int
-			for i, d := range dsqs {
-				if len(d) > 0 {
-					idx = append(idx, i)
-				}
-			}
+			high := highBiasProfile(rng, M, amino.Kp)
+			dsqs := msvTargets(rng, om, amino.Kp)
+			highDsqs := msvTargets(rng, high, amino.Kp)
 			// The pass's own shape, the SSV pass's where it differs
-			// (two rows a step: a wider stride), and residues fetched
-			// 1 and 3 words ahead (msv.cu: MSV_PF; 3 leaves the ring
-			// partly filled at every block's end).
-			shapes := []gpuShape{msvShapeFor(M, amino.Kp), ssvShapeFor(M, amino.Kp)}
+			// (two rows a step: a wider stride), each with the other
+			// MSV_ROWS and MSV_XB_APART, and residues fetched 1 and 3
+			// words ahead (msv.cu: MSV_PF; 3 leaves the ring partly
+			// filled at every block's end).
+			var shapes []gpuShape
+			for _, s := range []gpuShape{msvShapeFor(M, amino.Kp), ssvShapeFor(M, amino.Kp)} {
+				if len(shapes) > 0 && s == shapes[0] {
+					continue
+				}
+				rows, apart := s, s
+				rows.MRows = 3 - s.MRows
+				apart.Apart = 1
+				if s.T <= 4 {
+					apart.Apart = 2
+				}
+				shapes = append(shapes, s, rows, apart)
+			}
 			if M == 10 || M == 100 {
 				for _, pf := range []int{1, 3} {
 					s := msvShapeFor(M, amino.Kp)
@@ -257,23 +254,77 @@ func TestMSVOnCPU(t *testing.T) {
 					shapes = append(shapes, s)
 				}
 			}
-			for n, s := range shapes {
-				if n == 1 && s == shapes[0] {
-					continue
-				}
-				got := shimMSV(t, s, om, amino.Kp, dsqs, idx)
-				for _, i := range idx {
-					p := *om
-					p.TJB = om.TJBFor(len(dsqs[i]))
-					score := float32(math.Inf(1))
-					if got[i] != 0xffff {
-						score = finalScore(int(got[i]), &p)
-					}
-					if want := DPScore(dsqs[i], &p); math.Float32bits(score) != math.Float32bits(want) {
-						t.Errorf("M=%d %+v: target %d (L=%d): kernel %v (xJ %d), DPScore %v", M, s, i, len(dsqs[i]), score, got[i], want)
-					}
-				}
+			for _, s := range shapes {
+				checkShimMSV(t, s, om, amino.Kp, dsqs)
+				checkShimMSV(t, s, high, amino.Kp, highDsqs)
 			}
 		})
+	}
+}
+
+// highBiasProfile is a profile whose bias (70..129) lets
+// max(base - tjbm, 0) + bias pass 255, with every cost just above the
+// bias (a few 255): HMMER's cap on xB + bias then decides whether a
+// target overflows (without it most would at once).
+func highBiasProfile(rng *rand.Rand, M, Kp int) *oprofile.MSVProfile {
+	p := randomProfileBias(rng, M, Kp, uint8(70+rng.Intn(60)))
+	p.TBM = uint8(rng.Intn(20))
+	for x := range p.RBV {
+		for k := 1; k <= M; k++ {
+			c := int(p.Bias) + 1 + rng.Intn(12)
+			if rng.Intn(20) == 0 {
+				c = 255
+			}
+			p.RBV[x][k] = uint8(c)
+		}
+	}
+	return p
+}
+
+// msvTargets are TestMSVOnCPU's targets for profile om: every length
+// remainder mod 4, some with a strong diagonal, so that scores reach the
+// J state and overflow.
+func msvTargets(rng *rand.Rand, om *oprofile.MSVProfile, Kp int) [][]byte {
+	M := om.M
+	var dsqs [][]byte
+	for _, L := range []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 31, 64, 65, 66, 67, 200 + rng.Intn(100), 700 + rng.Intn(300)} {
+		d := make([]byte, L)
+		for i := range d {
+			d[i] = byte(rng.Intn(20))
+			if rng.Intn(50) == 0 {
+				d[i] = byte(rng.Intn(Kp))
+			}
+		}
+		if L > M && rng.Intn(2) == 0 {
+			for k := 1; k <= M; k++ {
+				d[L-1-M+k] = consensus(om, k)
+			}
+		}
+		dsqs = append(dsqs, d)
+	}
+	return dsqs
+}
+
+// checkShimMSV runs msv_kernel of shape s on the CPU over the non-empty
+// dsqs and fails on any score that is not DPScore's.
+func checkShimMSV(t *testing.T, s gpuShape, om *oprofile.MSVProfile, Kp int, dsqs [][]byte) {
+	t.Helper()
+	var idx []int
+	for i, d := range dsqs {
+		if len(d) > 0 {
+			idx = append(idx, i)
+		}
+	}
+	got := shimMSV(t, s, om, Kp, dsqs, idx)
+	for _, i := range idx {
+		p := *om
+		p.TJB = om.TJBFor(len(dsqs[i]))
+		score := float32(math.Inf(1))
+		if got[i] != 0xffff {
+			score = finalScore(int(got[i]), &p)
+		}
+		if want := DPScore(dsqs[i], &p); math.Float32bits(score) != math.Float32bits(want) {
+			t.Errorf("M=%d bias %d %+v: target %d (L=%d): kernel %v (xJ %d), DPScore %v", om.M, om.Bias, s, i, len(dsqs[i]), score, got[i], want)
+		}
 	}
 }

@@ -31,6 +31,9 @@ type GPU struct {
 	mu, kmu sync.Mutex
 	kernels map[gpuShape]*nvrtc.Kernels
 	lanes   *gpudb.Lanes
+	// side lanes run the MSV pass's long targets beside a lane's launch
+	// (split.go); one is taken only while holding a lane.
+	side *gpudb.Lanes
 	// KernelTime accumulates the time the kernels ran (CUDA events), for
 	// benchmarks that separate device time from host work.
 	KernelTime time.Duration
@@ -62,6 +65,15 @@ type GPU struct {
 	// Prefetch (0: msv.cu picks) sets the residue words msv_kernel
 	// fetches ahead, for benchmarks.
 	Prefetch int
+	// MSVRows (0: msvRowsFor's choice, 1 or 2) sets the rows msv_kernel
+	// takes a step; MSVApart (0: msv.cu's choice, 1 on, 2 off) its
+	// MSV_XB_APART; for benchmarks.
+	MSVRows, MSVApart int
+	// LongRows splits the MSV pass (split.go): undecided targets longer
+	// than it run on a shape of at least LongNodes nodes a thread (0:
+	// longNodesFor) beside the others; 0 picks the length (longRowsFor),
+	// < 0 keeps one launch.
+	LongRows, LongNodes int
 	// Repeat > 1 runs each SSV kernel that many times back to back (for
 	// benchmarks: the device's steady rate, its clocks up) and counts
 	// their mean time in KernelTime.
@@ -72,19 +84,23 @@ type GPU struct {
 // thread, KP residue codes (+1 padding), BLOCK threads per CUDA block,
 // Copies of SSV's profile in shared memory (1 or 32/T), Rows rows a step
 // in ssv_kernel (1 or 2: two profile tables), PF residue words fetched
-// ahead by msv_kernel (0: msv.cu's choice, MSV_PF).
-type gpuShape struct{ T, C, KP, Block, Copies, Rows, PF int }
+// ahead by msv_kernel (0: msv.cu's choice, MSV_PF), MRows rows a step
+// in msv_kernel (1 or 2), Apart msv_kernel's MSV_XB_APART (0: msv.cu's
+// choice, 1 on, 2 off).
+type gpuShape struct{ T, C, KP, Block, Copies, Rows, PF, MRows, Apart int }
 
 // NewGPU prepares the filter on a device context.
 func NewGPU(ctx *cuda.Context) *GPU {
-	return &GPU{ctx: ctx, kernels: map[gpuShape]*nvrtc.Kernels{}, lanes: gpudb.NewLanes(ctx, gpudb.LanesPerKernel)}
+	return &GPU{ctx: ctx, kernels: map[gpuShape]*nvrtc.Kernels{}, lanes: gpudb.NewLanes(ctx, gpudb.LanesPerKernel),
+		side: gpudb.NewLanes(ctx, gpudb.LanesPerKernel)}
 }
 
 // stride is the number of profile words between threads: odd, so that
 // the 32 threads of a warp read 32 different shared-memory banks; with
-// two rows a step, room for the shifted table's extra word.
+// two rows a step (either kernel), room for the shifted table's extra
+// word.
 func (s gpuShape) stride() int {
-	if s.Rows == 2 {
+	if s.Rows == 2 || s.MRows == 2 {
 		return (s.C/2 + 1) | 1
 	}
 	return s.C/2 | 1
@@ -95,9 +111,10 @@ func (s gpuShape) tables() int { return max(1, s.Rows) }
 
 func (s gpuShape) sharedBytes() int { return s.KP * s.T * s.stride() * 4 }
 
-// msvSharedBytes is msv_kernel's shared memory: the profile, then one
-// word per residue code (msvProfileWords).
-func (s gpuShape) msvSharedBytes() int { return s.sharedBytes() + 4*s.KP }
+// msvSharedBytes is msv_kernel's shared memory: the profile (two tables
+// with two rows a step), then one word per residue code
+// (msvProfileWords).
+func (s gpuShape) msvSharedBytes() int { return max(1, s.MRows)*s.sharedBytes() + 4*s.KP }
 
 // ssvSharedBytes is ssv_kernel's shared memory: with one copy per
 // target of a warp, rows padded to 32 words and each copy 32 words
@@ -200,7 +217,18 @@ func shapeForNodes(M, Kp, n int) gpuShape {
 	}
 	C := (M + T - 1) / T
 	C += C & 1
-	return gpuShape{T: T, C: C, KP: Kp + 1}.withRows(rowsFor(T))
+	return gpuShape{T: T, C: C, KP: Kp + 1, MRows: msvRowsFor(T)}.withRows(rowsFor(T))
+}
+
+// msvRowsFor is the rows a step msv_kernel takes on T threads a target:
+// two for T = 1, where the SSV program's stride has room for the
+// shifted table already (rowsFor) and no byte permute is then needed;
+// one otherwise.
+func msvRowsFor(T int) int {
+	if T == 1 {
+		return 2
+	}
+	return 1
 }
 
 // withRows is s with r rows a step in ssv_kernel (1 or 2), and the
@@ -237,8 +265,12 @@ func (s gpuShape) program() nvrtc.Program {
 // defines are the kernels' compile-time parameters.
 func (s gpuShape) defines() string {
 	d := fmt.Sprintf("#define T %d\n#define C %d\n#define KP %d\n#define BLOCK %d\n#define SSV_COPIES %d\n#define SSV_ROWS %d\n", s.T, s.C, s.KP, s.Block, s.Copies, s.tables())
+	d += fmt.Sprintf("#define MSV_ROWS %d\n", max(1, s.MRows))
 	if s.PF > 0 {
 		d += fmt.Sprintf("#define MSV_PF %d\n", s.PF)
+	}
+	if s.Apart > 0 {
+		d += fmt.Sprintf("#define MSV_XB_APART %d\n", s.Apart%2)
 	}
 	return d
 }
@@ -247,8 +279,13 @@ func (s gpuShape) defines() string {
 // will need for a model of length M on devices of compute capability t.
 func Precompile(M, Kp int, t nvrtc.Target) {
 	nvrtc.Prefetch(ssvShapeFor(M, Kp).program(), t, nvrtc.DefaultCache())
-	if s := msvShapeFor(M, Kp); s.T != ssvShapeFor(M, Kp).T {
-		nvrtc.Prefetch(s.program(), t, nvrtc.DefaultCache())
+	ms := msvShapeFor(M, Kp)
+	if ms.T != ssvShapeFor(M, Kp).T {
+		nvrtc.Prefetch(ms.program(), t, nvrtc.DefaultCache())
+	}
+	// The long undecided targets' shape (split.go), where the pass splits.
+	if ls := shapeForNodes(M, Kp, longNodesFor(M)); ms.T == 1 && ls.T != 1 {
+		nvrtc.Prefetch(ls.program(), t, nvrtc.DefaultCache())
 	}
 }
 
@@ -327,18 +364,25 @@ func ssvProfileWords(s gpuShape, Kp int, om *oprofile.MSVProfile) []byte {
 	return out
 }
 
-// msvProfileWords is msv_kernel's profile: profileWords of -cost (cost
-// 255 past the model's end), then for each residue code the largest
-// -cost of its row over the nodes the kernel holds, T*C of them (the
-// padding code's row: -255), as an int32. With it the kernel adds the
-// begin state's share to a row's max in one step (msv.cu).
-func msvProfileWords(s gpuShape, Kp int, cost func(x, node int) int16) []byte {
-	out := profileWords(s, Kp, func(x, node int) int16 { return -cost(x, node) }, -255)
+// msvProfileWords is msv_kernel's profile: profileWords of bias - cost
+// (cost 255 past the model's end and for padding), with two rows a step
+// then the same shifted by one node (profileWordsFrom), then for each
+// residue code the largest bias - cost of its row over the nodes the
+// kernel holds, T*C of them (the padding code's row: bias - 255), as an
+// int32. With it the kernel adds the begin state's share to a row's max
+// in one step (msv.cu).
+func msvProfileWords(s gpuShape, Kp int, bias uint8, cost func(x, node int) int16) []byte {
+	b := int16(bias)
+	cell := func(x, node int) int16 { return b - cost(x, node) }
+	out := profileWords(s, Kp, cell, b-255)
+	if s.MRows == 2 {
+		out = append(out, profileWordsFrom(s, Kp, cell, b-255, 0)...)
+	}
 	for x := 0; x < s.KP; x++ {
-		best := int16(-255)
+		best := b - 255
 		if x < Kp {
 			for k := 1; k <= s.T*s.C; k++ {
-				best = max(best, -cost(x, k))
+				best = max(best, cell(x, k))
 			}
 		}
 		out = binary.LittleEndian.AppendUint32(out, uint32(int32(best)))
@@ -377,6 +421,18 @@ func (g *GPU) rows(s gpuShape) int {
 	return s.Rows
 }
 
+// msvOptions is s with msv_kernel's rows a step and MSV_XB_APART as g
+// asks (benchmarks).
+func (g *GPU) msvOptions(s gpuShape) gpuShape {
+	if g.MSVRows == 1 || g.MSVRows == 2 {
+		s.MRows = g.MSVRows
+	}
+	if g.MSVApart == 1 || g.MSVApart == 2 {
+		s.Apart = g.MSVApart
+	}
+	return s
+}
+
 // Scores sets out[i] to the MSV filter score of db.Dsqs[i] (Score's value).
 func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float32) error {
 	dsqs := db.Dsqs
@@ -385,6 +441,7 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 		s = s.withRows(r)
 	}
 	s.PF = g.Prefetch
+	s = g.msvOptions(s)
 	switch {
 	case g.SSVCopies == 1:
 		s.Copies = 1
@@ -432,23 +489,17 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 		ms = s
 	} else {
 		ms.PF = g.Prefetch
+		ms = g.msvOptions(ms)
 		if k, err = g.kernel(ms); err != nil {
 			return err
 		}
-	}
-	packed := time.Now()
-	sub, err := db.Subset(rest, ms.T)
-	g.Stats.Subset(packed)
-	if err != nil {
-		return err
 	}
 	table := tjbTable(om)
 	tjbm := make([]byte, 4*len(dsqs))
 	for _, i := range rest {
 		binary.LittleEndian.PutUint32(tjbm[4*i:], uint32(uint8(tjbOf(table, om, len(dsqs[i]))+om.TBM)))
 	}
-	prof := msvProfileWords(ms, Kp, cost)
-	xj, err := g.launch(k, ms, "msv_kernel", prof, nil, sub, len(dsqs), tjbm, int32(om.Bias), int32(om.Base), int32(om.TEC))
+	xj, err := g.msvPass(k, ms, om, Kp, db, rest, tjbm, cost)
 	if err != nil {
 		return err
 	}
@@ -518,6 +569,60 @@ func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, lay
 	}
 	defer g.lanes.Give(ln)
 	defer g.Stats.Held(time.Now())
+	q, err := g.prepare(ln, k, s, name, prof, layout, subset, n, tjbm, scalars...)
+	if err != nil {
+		return nil, err
+	}
+	reps := 1
+	if name == "ssv_kernel" && g.Repeat > 1 {
+		reps = g.Repeat
+	}
+	if reps > 1 {
+		// As many untimed launches first, so that the timed ones find
+		// the device busy, its clocks up, and none waits for the host.
+		if err := q.launches(ln.Stream, reps); err != nil {
+			return nil, err
+		}
+		if err := ln.Stream.Memset32(q.next.Ptr(), 0, 1); err != nil {
+			return nil, err
+		}
+	}
+	raw := make([]byte, q.width*n)
+	d, err := ln.Run(func(st *cuda.Stream) error { return q.launches(st, reps) }, q.out, raw)
+	d /= time.Duration(reps)
+	if err != nil {
+		return nil, fmt.Errorf("msv filter on GPU %d: %w", g.ctx.Device().Ordinal, err)
+	}
+	g.addTime(d, name == "ssv_kernel")
+	return q.results(raw, n), nil
+}
+
+// addTime counts a launch's device time (KernelTime; SSVKernelTime for
+// the SSV kernel's).
+func (g *GPU) addTime(d time.Duration, ssv bool) {
+	g.mu.Lock()
+	g.KernelTime += d
+	if ssv {
+		g.SSVKernelTime += d
+	}
+	g.mu.Unlock()
+}
+
+// queued is one kernel launch with its inputs on a lane: function,
+// shape, arguments and the buffers of its work counter and results.
+type queued struct {
+	f         *cuda.Function
+	cfg       cuda.LaunchConfig
+	args      cuda.Args
+	next, out *cuda.Buffer
+	width     int // bytes of a target's result
+}
+
+// prepare lays out the subset (if any), uploads the profile and the
+// per-target words and clears the counter (and ssv_kernel's maxima) on
+// the lane, in stream order, and returns the launch to queue.
+func (g *GPU) prepare(ln *gpudb.Lane, k *nvrtc.Kernels, s gpuShape, name string, prof []byte, layout *gpudb.Device, subset *gpudb.Subset, n int, tjbm []byte, scalars ...int32) (*queued, error) {
+	var err error
 	if subset != nil {
 		if layout, err = ln.Layout(subset); err != nil {
 			return nil, err
@@ -527,23 +632,22 @@ func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, lay
 	if err != nil {
 		return nil, err
 	}
-	bn, err := ln.Zero("next", 4)
-	if err != nil {
+	q := &queued{width: 2}
+	if q.next, err = ln.Zero("next", 4); err != nil {
 		return nil, err
 	}
-	width, shared := 2, s.msvSharedBytes()
-	var bo *cuda.Buffer
+	shared := s.msvSharedBytes()
 	if name == "ssv_kernel" {
-		width, shared = 4, s.ssvSharedBytes()
-		bo, err = ln.Zero("ssv.out", 4*n)
+		q.width, shared = 4, s.ssvSharedBytes()
+		q.out, err = ln.Zero("ssv.out", 4*n)
 	} else {
-		bo, err = ln.Bufs.Get("out", 2*n)
+		q.out, err = ln.Bufs.Get("out", 2*n)
 	}
 	if err != nil {
 		return nil, err
 	}
-	var a cuda.Args
-	a.Buffer(bp).Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).Buffer(bn)
+	a := &q.args
+	a.Buffer(bp).Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).Buffer(q.next)
 	if name == "msv_kernel" {
 		bj, err := ln.Upload("tjbm", tjbm)
 		if err != nil {
@@ -551,62 +655,43 @@ func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, lay
 		}
 		a.Int32(scalars[0]).Int32(scalars[1]).Int32(scalars[2]).Buffer(bj)
 	}
-	a.Buffer(bo)
-	f, err := k.Function(name)
-	if err != nil {
+	a.Buffer(q.out)
+	if q.f, err = k.Function(name); err != nil {
 		return nil, err
 	}
-	grid := gpudb.PersistentGrid(g.ctx, s.Block, shared)
-	raw := make([]byte, width*n)
-	reps := 1
-	if name == "ssv_kernel" && g.Repeat > 1 {
-		reps = g.Repeat
-	}
-	// launches queues n launches; after the first, the work counter
-	// starts from 0 again (the maxima are the same each time).
-	launches := func(st *cuda.Stream, n int) error {
-		for r := range n {
-			if r > 0 {
-				if err := st.Memset32(bn.Ptr(), 0, 1); err != nil {
-					return err
-				}
-			}
-			if err := f.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: s.Block}, SharedMem: shared, Stream: st}, &a); err != nil {
+	q.cfg = cuda.LaunchConfig{Grid: cuda.Dim3{X: gpudb.PersistentGrid(g.ctx, s.Block, shared)}, Block: cuda.Dim3{X: s.Block}, SharedMem: shared}
+	return q, nil
+}
+
+// launches queues the launch n times on st; after the first, the work
+// counter starts from 0 again (the results are the same each time).
+func (q *queued) launches(st *cuda.Stream, n int) error {
+	for r := range n {
+		if r > 0 {
+			if err := st.Memset32(q.next.Ptr(), 0, 1); err != nil {
 				return err
 			}
 		}
-		return nil
-	}
-	if reps > 1 {
-		// As many untimed launches first, so that the timed ones find
-		// the device busy, its clocks up, and none waits for the host.
-		if err := launches(ln.Stream, reps); err != nil {
-			return nil, err
-		}
-		if err := ln.Stream.Memset32(bn.Ptr(), 0, 1); err != nil {
-			return nil, err
+		cfg := q.cfg
+		cfg.Stream = st
+		if err := q.f.Launch(cfg, &q.args); err != nil {
+			return err
 		}
 	}
-	d, err := ln.Run(func(st *cuda.Stream) error { return launches(st, reps) }, bo, raw)
-	d /= time.Duration(reps)
-	if err != nil {
-		return nil, fmt.Errorf("msv filter on GPU %d: %w", g.ctx.Device().Ordinal, err)
-	}
-	g.mu.Lock()
-	g.KernelTime += d
-	if name == "ssv_kernel" {
-		g.SSVKernelTime += d
-	}
-	g.mu.Unlock()
+	return nil
+}
+
+// results widens the copied-back results of n targets.
+func (q *queued) results(raw []byte, n int) []uint32 {
 	outv := make([]uint32, n)
 	gpudb.ForChunks(n, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			if width == 4 {
+			if q.width == 4 {
 				outv[i] = binary.LittleEndian.Uint32(raw[4*i:])
 			} else {
 				outv[i] = uint32(binary.LittleEndian.Uint16(raw[2*i:]))
 			}
 		}
 	})
-	return outv, nil
+	return outv
 }

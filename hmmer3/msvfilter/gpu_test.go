@@ -138,6 +138,33 @@ func TestGPUMatchesCPU(t *testing.T) {
 		}
 	}
 	g.MinNodes, g.MSVMinNodes = 0, 0
+	// The MSV pass with one row a step and two (GPU.MSVRows), xB apart
+	// from the row max and not (GPU.MSVApart), on its own shape and on
+	// two and eight threads a target (MSVMinNodes 12 and 3 at M = 24..47).
+	for _, v := range [][3]int{{1, 1, 0}, {1, 2, 0}, {2, 1, 0}, {2, 2, 0}, {2, 1, 12}, {2, 2, 3}} {
+		g.MSVRows, g.MSVApart, g.MSVMinNodes = v[0], v[1], v[2]
+		for _, M := range []int{1, 10, 24, 25, 40, 47, 100} {
+			compareGPU(t, g, testmodels.RandomHMM(rng, amino, M), protDB)
+		}
+	}
+	g.MSVRows, g.MSVApart, g.MSVMinNodes = 0, 0, 0
+	// The MSV pass split by target length (GPU.LongRows, split.go): the
+	// long targets on their own shape (GPU.LongNodes; 0: its default)
+	// beside the others, with ForceMSV (every target in the pass) too.
+	for _, v := range [][2]int{{100, 0}, {1000, 0}, {300, 2}, {300, 12}, {-1, 0}} {
+		g.LongRows, g.LongNodes = v[0], v[1]
+		for _, force := range []bool{false, true} {
+			g.ForceMSV = force
+			for _, M := range []int{1, 10, 24, 25, 40, 47, 100} {
+				compareGPU(t, g, testmodels.RandomHMM(rng, amino, M), protDB)
+			}
+		}
+	}
+	g.LongRows, g.LongNodes, g.ForceMSV = 0, 0, false
+	// The defaults once more where the pass splits (M >= 32) and not.
+	for _, M := range []int{10, 25, 32, 40, 47, 100, 800} {
+		compareGPU(t, g, testmodels.RandomHMM(rng, amino, M), protDB)
+	}
 	// The CUDAMPF query models against a real proteome, when the data is here.
 	proteome := gpudb.New(ctx, testmodels.ReadDsqs(t, testutil.GPUData(t, "pyhmmer/seqs/938293.PRJEB85.HG003687.faa"), amino))
 	defer proteome.Free()
@@ -158,8 +185,11 @@ func TestGPUMatchesCPU(t *testing.T) {
 // warp, "stepN" for windows of step N (residues); "auto" is what Scores
 // does unasked; then "+nN" gives threads at least N nodes (MinNodes),
 // "+mN" the MSV pass's threads at least N nodes (MSVMinNodes), "+rN"
-// N rows a step in the SSV kernel (SSVRows), "+wX" the step scaled by X
-// (setVariant). Every variant's scores must equal the first's, target
+// N rows a step in the SSV kernel (SSVRows), "+wX" the step scaled by X,
+// "+qN" N rows a step in the MSV pass (MSVRows), "+aN" its xB apart
+// from the row max (1) or not (2) (MSVApart), "+lN" the pass's targets
+// longer than N on their own shape (LongRows; -1 none), "+kN" its
+// threads at least N nodes (LongNodes) (setVariant). Every variant's scores must equal the first's, target
 // by target: the variants are exact by design, and this checks it on
 // the whole benchmark database. HMMGO_GPU_BENCH_M lists the model lengths;
 // HMMGO_GPU_BENCH_MSV=0 leaves out the MSV program;
@@ -263,9 +293,11 @@ func firstDifference(a, b []float32) int {
 // setVariant sets g to one of TestGPUThroughput's variants: a head
 // (auto, msv, whole, win, winX, stepN), then "+"-separated changes:
 // copy, nN (MinNodes), mN (MSVMinNodes), rN (SSVRows), wX
-// (WindowScale), pN (Prefetch).
+// (WindowScale), pN (Prefetch), qN (MSVRows), aN (MSVApart), lN
+// (LongRows), kN (LongNodes).
 func setVariant(g *msvfilter.GPU, v string) error {
 	g.ForceMSV, g.WindowStep, g.WindowScale, g.SSVCopies, g.MinNodes, g.MSVMinNodes, g.SSVRows, g.Prefetch = false, 0, 0, 0, 0, 0, 0, 0
+	g.MSVRows, g.MSVApart, g.LongRows, g.LongNodes = 0, 0, 0, 0
 	parts := strings.Split(v, "+")
 	head := parts[0]
 	switch {
@@ -315,6 +347,14 @@ func setVariant(g *msvfilter.GPU, v string) error {
 			g.WindowScale = x
 		case 'p':
 			g.Prefetch = int(x)
+		case 'q':
+			g.MSVRows = int(x)
+		case 'a':
+			g.MSVApart = int(x)
+		case 'l':
+			g.LongRows = int(x)
+		case 'k':
+			g.LongNodes = int(x)
 		default:
 			return fmt.Errorf("variant %q: unknown change %q", v, p)
 		}

@@ -11,23 +11,29 @@
 // sequence (power of two, 1..32), C nodes per thread (even), KP residue
 // codes plus one padding code (KP-1) that ends every diagonal, BLOCK
 // threads per CUDA block, SSV_COPIES copies of SSV's profile in shared
-// memory (1 or 32/T; see below), SSV_ROWS rows a step in ssv_kernel (1
-// or 2; see there).
+// memory (1 or 32/T; see below), SSV_ROWS and MSV_ROWS rows a step in
+// ssv_kernel and msv_kernel (1 or 2; see there), MSV_XB_APART (see
+// msv_kernel).
 //
 // Arithmetic. SSV cells are kept as w = v+128 of HMMER's signed SSV cell
 // v: w' = max(w + s, 0) with s = bias - cost. HMMER's overflow test is
 // exactly "some w >= 127-bias"; until a cell gets there nothing saturates,
 // so plain 16-bit lanes reproduce it (the host applies the test). MSV
-// cells are HMMER's unsigned bytes: m' = max(min(max(m, xB) + bias, 255)
-// - cost, 0).
+// cells are HMMER's unsigned bytes, m' = max(min(max(m, xB) + bias, 255)
+// - cost, 0), computed without the cap up to the first overflow
+// (msv_kernel has the argument).
 
 #ifndef SSV_ROWS
 #define SSV_ROWS 1
 #endif
+#ifndef MSV_ROWS
+#define MSV_ROWS 1
+#endif
 #define NW (C / 2)             // packed words per thread
-// Words between threads: odd, so a warp's reads hit 32 banks; with
-// SSV_ROWS = 2 at least NW + 1 (the shifted table's rows).
-#if SSV_ROWS == 2
+// Words between threads: odd, so a warp's reads hit 32 banks; with two
+// rows a step (SSV_ROWS or MSV_ROWS = 2) at least NW + 1 (the shifted
+// table's rows).
+#if SSV_ROWS == 2 || MSV_ROWS == 2
 #define STRIDE ((NW + 1) | 1)
 #else
 #define STRIDE (NW | 1)
@@ -257,26 +263,29 @@ ssv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
 // pair16 is v in both 16-bit halves.
 __device__ __forceinline__ u32 pair16(int v) { return ((u32)v & 0xffffu) * 0x10001u; }
 
-// row_max is the max of a row's cells over the T threads of a target, in
-// both halves: a tree over the thread's words, the halves swapped and
-// max'd, then the threads' maxima exchanged. All cells are >= 0.
-__device__ __forceinline__ u32 row_max(const u32 (&w)[NW])
+// span_max is the max of w[Lo..Lo+Len), a balanced tree of three-way
+// maxima (depth log3 Len: a row's max is on msv_kernel's row chain).
+// All cells are >= 0.
+template <int Lo, int Len, int N>
+__device__ __forceinline__ u32 span_max(const u32 (&w)[N])
 {
-    u32 m;
-    if constexpr (NW == 1) {
-        m = w[0];
-    } else if constexpr (NW == 2) {
-        m = __vimax_s16x2_relu(w[0], w[1]);
+    if constexpr (Len == 1) {
+        return w[Lo];
+    } else if constexpr (Len == 2) {
+        return __vimax_s16x2_relu(w[Lo], w[Lo + 1]);
     } else {
-        u32 a = __vimax3_s16x2(w[0], w[1], w[2]);
-        u32 b = NW > 3 ? w[3] : 0u;
-#pragma unroll
-        for (int j = 4; j < NW; j += 2) {
-            if (j + 1 < NW) b = __vimax3_s16x2(b, w[j], w[j + 1]);
-            else b = __vimax_s16x2_relu(b, w[j]);
-        }
-        m = NW > 3 ? __vimax_s16x2_relu(a, b) : a;
+        constexpr int a = (Len + 2) / 3, b = (Len - a + 1) / 2;
+        return __vimax3_s16x2(span_max<Lo, a>(w), span_max<Lo + a, b>(w), span_max<Lo + a + b, Len - a - b>(w));
     }
+}
+
+// row_max is the max of a row's cells over the T threads of a target, in
+// both halves: a tree over the thread's N words, the halves swapped and
+// max'd, then the threads' maxima exchanged.
+template <int N>
+__device__ __forceinline__ u32 row_max(const u32 (&w)[N])
+{
+    u32 m = span_max<0, N>(w);
     m = __vimax_s16x2_relu(m, __byte_perm(m, 0, 0x1032));
     for (int o = T / 2; o > 0; o /= 2) m = __vimax_s16x2_relu(m, __shfl_xor_sync(0xffffffffu, m, o, T));
     return m;
@@ -286,46 +295,90 @@ __device__ __forceinline__ u32 row_max(const u32 (&w)[NW])
 #define MSV_XB_APART (T <= 4)
 #endif
 
-// msv_rows4 runs msv_kernel's four rows of one word of residues: the
-// cells w, xB and the max of e - K (msv_kernel has the argument).
-__device__ __forceinline__ void msv_rows4(const u32 four, const u32* myprof, const int* bestRow, int t, int K, u32 negKv,
-                                          u32 biasv, u32 capv, u32 (&w)[NW], u32& xBv, u32& eKm)
+// MsvState is one target's running state in msv_kernel: xB, its copy
+// clipped for the cells (xBc), and the max over rows of e - K.
+struct MsvState {
+    u32 xBv, xBc, eKm;
+};
+
+// msv_cell is one word (two cells) of a row from the previous row's
+// diagonal neighbours u: h(max(u, xB)) with h(y) = max(y + bias - cost,
+// 0), s the word's bias - cost. With MSV_XB_APART it also leaves the
+// cells without xB's share in hu (the row max is taken over those).
+__device__ __forceinline__ u32 msv_cell(u32 u, u32 s, u32 xBc, u32& hu)
 {
+#if MSV_XB_APART
+    hu = __viaddmax_s16x2(u, s, 0u);
+    return __vimax_s16x2_relu(hu, __viaddmax_s16x2(xBc, s, 0u));
+#else
+    return hu = __viaddmax_s16x2(__vimax_s16x2_relu(u, xBc), s, 0u);
+#endif
+}
+
+// msv_end_row folds a row's max (e: of hu, the cells without xB's share
+// with MSV_XB_APART, else of the cells) into the state, x the row's
+// residue code.
+__device__ __forceinline__ void msv_end_row(MsvState& st, u32 e, const int* bestRow, int x, int K, u32 negKv, u32 capBv)
+{
+#if MSV_XB_APART
+    // e's xB share is h(xB) at the row's best bias - cost: one step.
+    const u32 bestSKv = pair16(bestRow[x] - K);
+    st.xBv = __viaddmax_s16x2(e, negKv, __viaddmax_s16x2(st.xBc, bestSKv, st.xBv));
+    st.eKm = __viaddmax_s16x2(e, negKv, __viaddmax_s16x2(st.xBc, bestSKv, st.eKm));
+#else
+    st.xBv = __viaddmax_s16x2(e, negKv, st.xBv);
+    st.eKm = __viaddmax_s16x2(e, negKv, st.eKm);
+#endif
+    st.xBc = __viaddmin_s16x2(st.xBv, 0u, capBv);
+}
+
+// msv_rows4 runs msv_kernel's four rows of one word of residues: the
+// cells w and the state (msv_kernel has the argument). With MSV_ROWS = 2
+// it takes them two at a time, as ssv_kernel does: the middle row's word
+// j holds nodes 2j, 2j+1 (the second table, shifted by one node), so
+// each row's word takes the previous row's word j-1 whole and no byte
+// permute is needed; word NW, nodes C and C+1 (the thread's last and the
+// next thread's first), is a correct cell too, and counted in the max.
+__device__ __forceinline__ void msv_rows4(const u32 four, const u32* myprof, const int* bestRow, int t, int K, u32 negKv,
+                                          u32 capBv, u32 (&w)[NW], MsvState& st)
+{
+#if MSV_ROWS == 2
+#pragma unroll
+    for (int r = 0; r < 4; r += 2) {
+        const int xb = residue_code(four, r), xa = residue_code(four, r + 1);
+        const u32* sb = myprof + (KP + xb) * ROWW;
+        const u32* sa = myprof + xa * ROWW;
+        const u32 carry = left_carry(w[NW - 1], t);
+        u32 u[NW + 1], hu[NW + 1];
+        u[0] = msv_cell(carry, sb[0], st.xBc, hu[0]);
+#pragma unroll
+        for (int j = 1; j <= NW; j++) u[j] = msv_cell(w[j - 1], sb[j], st.xBc, hu[j]);
+        msv_end_row(st, row_max(hu), bestRow, xb, K, negKv, capBv);
+        u32 hw[NW];
+#pragma unroll
+        for (int j = 0; j < NW; j++) w[j] = msv_cell(u[j], sa[j], st.xBc, hw[j]);
+        msv_end_row(st, row_max(hw), bestRow, xa, K, negKv, capBv);
+    }
+#else
 #pragma unroll
     for (int r = 0; r < 4; r++) {
         const int x = residue_code(four, r);
         const u32* s = myprof + x * ROWW;
         const u32 carry = left_carry(w[NW - 1], t);
-#if MSV_XB_APART
-        const u32 bestSKv = pair16(bestRow[x] - K);
-        const u32 bBv = __viaddmin_s16x2(xBv, biasv, capv);
         u32 hu[NW];
 #pragma unroll
         for (int j = NW - 1; j >= 0; j--) {
             u32 prev = (j > 0) ? w[j - 1] : carry;
-            hu[j] = __viaddmax_s16x2(__viaddmin_s16x2(shift_in(prev, w[j]), biasv, capv), s[j], 0u);
-            w[j] = __vimax_s16x2_relu(hu[j], __viaddmax_s16x2(bBv, s[j], 0u));
+            w[j] = msv_cell(shift_in(prev, w[j]), s[j], st.xBc, hu[j]);
         }
-        const u32 e = row_max(hu);
-        // xB' = max(xB, h(xB) at the least cost - K, max h(u) - K)
-        xBv = __viaddmax_s16x2(e, negKv, __viaddmax_s16x2(bBv, bestSKv, xBv));
-        eKm = __viaddmax_s16x2(e, negKv, __viaddmax_s16x2(bBv, bestSKv, eKm));
-#else
-#pragma unroll
-        for (int j = NW - 1; j >= 0; j--) {
-            u32 prev = (j > 0) ? w[j - 1] : carry;
-            u32 v = __vimax_s16x2_relu(shift_in(prev, w[j]), xBv);
-            w[j] = __viaddmax_s16x2(__viaddmin_s16x2(v, biasv, capv), s[j], 0u);
-        }
-        const u32 e = row_max(w);
-        xBv = __viaddmax_s16x2(e, negKv, xBv);
-        eKm = __viaddmax_s16x2(e, negKv, eKm);
-#endif
+        msv_end_row(st, row_max(hu), bestRow, x, K, negKv, capBv);
     }
+#endif
 }
 
 // MSV: the full program with the J state, for the targets SSV leaves
-// undecided. prof holds -cost pairs and each residue's least cost (host:
+// undecided. prof holds bias - cost pairs (MSV_ROWS tables, as
+// ssv_kernel's) and each residue's best bias - cost (host:
 // msvProfileWords); result per sequence is xJ, or 0xffff for byte
 // overflow.
 extern "C" __global__ void __launch_bounds__(BLOCK)
@@ -334,18 +387,18 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
            int bias, int base, int tec, const int* __restrict__ tjbm,
            unsigned short* __restrict__ out)
 {
-    // prof: the -cost pairs (KP * ROWW words), then per residue code the
-    // largest -cost of its row over all nodes (padding nodes included).
+    // prof: the bias - cost pairs (MSV_ROWS * KP * ROWW words), then per
+    // residue code the largest bias - cost of its row over all nodes
+    // (padding nodes included).
     u32* sprof = (u32*)SHARED_BASE;
-    for (int i = threadIdx.x; i < KP * ROWW + KP; i += blockDim.x) sprof[i] = prof[i];
+    for (int i = threadIdx.x; i < MSV_ROWS * KP * ROWW + KP; i += blockDim.x) sprof[i] = prof[i];
     __syncthreads();
-    const int* bestRow = (const int*)(sprof + KP * ROWW);
+    const int* bestRow = (const int*)(sprof + MSV_ROWS * KP * ROWW);
 
     const int lane = threadIdx.x & 31;
     const int g = lane / T, t = lane % T;
     const u32* myprof = sprof + t * STRIDE;
-    const u32 biasv = (u32)bias * 0x10001u;
-    const u32 capv = 255u * 0x10001u;
+    const u32 capBv = pair16(255 - bias);
 
     for (;;) {
         const int b = claim_block(next, lane);
@@ -377,20 +430,33 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
         // - xB, e and their maxima are 16-bit pairs with both halves
         //   equal, so that the chain is DPX operations only.
         // - Residues load MSV_PF words ahead, and row maxima are trees.
+        // - No saturation at 255 in the cells. HMMER's cell is
+        //   min(max(u, xB) + bias, 255) - cost, clipped at 0, with u the
+        //   previous row's cell on the diagonal. Until the first row
+        //   whose best cell e has e + bias >= 255 (overflow: the result
+        //   is then 0xffff whatever follows) every u has u + bias < 255,
+        //   so the cap can bind only on xB: with xBc = min(xB,
+        //   255 - bias) the cell is max(max(u, xBc) + bias - cost, 0),
+        //   one DPX add-max on a profile of bias - cost. Every row up to
+        //   and including the first overflow is then HMMER's; after it,
+        //   cells may exceed 255 (and wrap past 32767 to below 0, where
+        //   the clip at 0 takes them), but the max of e only grows, so
+        //   the overflow stands.
         // - With MSV_XB_APART, xB enters a row's max apart from the
-        //   cells: with h_k(y) = max(min(y + bias, 255) - cost_k, 0),
-        //   nondecreasing in y, a cell is h_k(max(u_k, xB)) =
-        //   max(h_k(u_k), h_k(xB)) (u_k the previous row's cell on the
-        //   diagonal), so the row's max is the max of h_k(u_k), which
-        //   needs no xB, and of h_k(xB) over k, which is h at the row's
-        //   least cost: one step after xB. That costs one more DPX
+        //   cells: with h_k(y) = max(y + bias - cost_k, 0), nondecreasing
+        //   in y, a cell is h_k(max(u_k, xBc)) = max(h_k(u_k), h_k(xBc)),
+        //   so the row's max is the max of h_k(u_k), which needs no xB,
+        //   and of h_k(xBc) over k, which is h at the row's best
+        //   bias - cost: one step after xB. That costs one more DPX
         //   instruction per cell pair, which pays only while a thread's
         //   nodes are few (T <= 4, M < 96; measured 13-16% slower at
         //   M = 800 and 2405, 20-35% faster at M <= 50).
         const int K = tec + tjbm_g;
         const u32 negKv = pair16(-K);
-        u32 xBv = pair16(max(base - tjbm_g, 0));
-        u32 eKm = negKv; // max over rows of e - K (e >= 0)
+        MsvState st;
+        st.xBv = pair16(max(base - tjbm_g, 0));
+        st.xBc = __viaddmin_s16x2(st.xBv, 0u, capBv);
+        st.eKm = negKv; // max over rows of e - K (e >= 0)
         const int maxLen = blk->maxLen;
         u32 q[MSV_PF]; // the next MSV_PF words, a ring
 #pragma unroll
@@ -402,11 +468,11 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
                     const u32 four = q[k];
                     const int n = i + 4 * (k + MSV_PF);
                     q[k] = active && n < maxLen ? words[(n / 4) * S + g] : 0xffffffffu;
-                    msv_rows4(four, myprof, bestRow, t, K, negKv, biasv, capv, w, xBv, eKm);
+                    msv_rows4(four, myprof, bestRow, t, K, negKv, capBv, w, st);
                 }
             }
         }
-        const int emax = (short)(eKm & 0xffff) + K;
+        const int emax = (short)(st.eKm & 0xffff) + K;
         if (t == 0 && active) out[seq] = emax + bias >= 255 ? 0xffffu : (unsigned short)max(emax - tec, 0);
     }
 }

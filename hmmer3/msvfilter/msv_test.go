@@ -12,8 +12,13 @@ import (
 // randomProfile makes a byte profile with arbitrary costs and bias, the
 // extremes (cost 0 and 255) included, to exercise saturation and overflow.
 func randomProfile(rng *rand.Rand, M, Kp int) *oprofile.MSVProfile {
+	return randomProfileBias(rng, M, Kp, uint8(rng.Intn(30)))
+}
+
+// randomProfileBias is randomProfile with the given bias.
+func randomProfileBias(rng *rand.Rand, M, Kp int, bias uint8) *oprofile.MSVProfile {
 	p := &oprofile.MSVProfile{M: M, Scale: float32(3 / math.Ln2), Base: 190}
-	p.Bias = uint8(rng.Intn(30))
+	p.Bias = bias
 	p.TBM = uint8(10 + rng.Intn(60))
 	p.TEC = 3
 	p.TJB = uint8(5 + rng.Intn(40))

@@ -145,7 +145,7 @@ func newRoundTimer(t *testing.T, g *GPU, om *oprofile.MSVProfile, Kp int) *round
 		}
 		return int16(om.RBV[x][node])
 	}
-	r.prof = upload(t, g.ctx, msvProfileWords(s, Kp, cost))
+	r.prof = upload(t, g.ctx, msvProfileWords(s, Kp, om.Bias, cost))
 	if r.st, err = g.ctx.NewStream(); err != nil {
 		t.Fatal(err)
 	}
