@@ -3,6 +3,8 @@ package gpu
 import (
 	"encoding/binary"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/hmmgo/hmmgo/hmmer2/plan7"
 )
@@ -28,6 +30,9 @@ type Shape struct {
 	DExit          bool // D passes after the first stop where nothing changes
 	Lean           bool // no M->D source and D->D arrays (3C registers of state)
 	DShared        bool // D cells in shared memory (with Lean, 2C registers of state)
+	NarrowB        bool // lean D passes load only the 8 bytes of tmd and tdd per node
+	MinBlocks      int  // __launch_bounds__' minimum blocks per multiprocessor (0: none)
+	Carveout       int  // preferred shared-memory carveout in percent (0: the driver's)
 }
 
 const (
@@ -103,7 +108,16 @@ const autoRegMax = 128
 const autoDSharedMin = 32 * 48
 
 // ShapeVariant is the shape of kernel variant v for a model of M nodes.
+// v may carry launch modifiers after dots (see withModifiers), for
+// benchmarks: "auto.b32.m10.c100".
 func ShapeVariant(M int, v string) (Shape, error) {
+	if base, mods, ok := strings.Cut(v, "."); ok {
+		s, err := ShapeVariant(M, base)
+		if err != nil {
+			return s, err
+		}
+		return s.withModifiers(mods)
+	}
 	s := shapeV1(M)
 	ns := 1
 	switch v {
@@ -186,6 +200,53 @@ func ShapeVariant(M int, v string) (Shape, error) {
 	}
 	if s.W == 1 && s.T >= ns {
 		s.NS = ns
+	}
+	return s, nil
+}
+
+// withModifiers applies launch modifiers, separated by dots, to s:
+//
+//	bN   blocks of N threads (one-warp shapes; N a multiple of 32)
+//	mN   __launch_bounds__(block, N): registers capped so that N blocks
+//	     fit a multiprocessor (64K / (N x block), rounded down to 8)
+//	cN   preferred shared-memory carveout of N percent (1..100)
+//	eg   emissions read through the read-only cache, not shared memory
+//	nb   lean D passes load 8 bytes (tmd, tdd) per node, not 16
+//
+// None changes a score: they change where values live and how many
+// warps share a multiprocessor.
+func (s Shape) withModifiers(mods string) (Shape, error) {
+	for _, m := range strings.Split(mods, ".") {
+		switch {
+		case m == "eg":
+			s.EmisShared = false
+		case m == "nb":
+			s.NarrowB = true
+		case len(m) > 1 && strings.ContainsRune("bmc", rune(m[0])):
+			n, err := strconv.Atoi(m[1:])
+			if err != nil || n < 1 {
+				return s, fmt.Errorf("bad hmm2 Viterbi kernel modifier %q", m)
+			}
+			switch m[0] {
+			case 'b':
+				if s.W > 1 || n%32 != 0 || n > 1024 {
+					return s, fmt.Errorf("modifier %q: blocks of whole warps (at most 1024 threads) on one-warp shapes only", m)
+				}
+				s.Block = n
+			case 'm':
+				s.MinBlocks = n
+			case 'c':
+				if n > 100 {
+					return s, fmt.Errorf("modifier %q: a carveout is a percentage", m)
+				}
+				s.Carveout = n
+			}
+		default:
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg, nb)", m)
+		}
+	}
+	if s.SharedBytes() > maxSharedOptin {
+		return s, fmt.Errorf("modifiers %q: %d bytes of shared memory a block", mods, s.SharedBytes())
 	}
 	return s, nil
 }
@@ -288,8 +349,16 @@ func (s Shape) dBytes() int { return 4 * s.ns() * s.C * s.Block }
 // Defines are the compile-time parameters of viterbi.cu.
 func (s Shape) Defines() string {
 	b2i := map[bool]int{false: 0, true: 1}
-	return fmt.Sprintf("#define T %d\n#define W %d\n#define C %d\n#define EXTRA %d\n#define NS %d\n#define KP %d\n#define BLOCK %d\n#define TRANS_SHARED %d\n#define EMIS_SHARED %d\n#define TRANS_REG %d\n#define NGRP %d\n#define DEXIT %d\n#define LEAN %d\n#define DSHARED %d\n",
+	d := fmt.Sprintf("#define T %d\n#define W %d\n#define C %d\n#define EXTRA %d\n#define NS %d\n#define KP %d\n#define BLOCK %d\n#define TRANS_SHARED %d\n#define EMIS_SHARED %d\n#define TRANS_REG %d\n#define NGRP %d\n#define DEXIT %d\n#define LEAN %d\n#define DSHARED %d\n",
 		s.T, s.W, s.C, s.Extra, s.ns(), plan7.MaxCode, s.Block, b2i[s.TransShared], b2i[s.EmisShared], b2i[s.TransReg], s.ngrp(), b2i[s.DExit], b2i[s.Lean], b2i[s.DShared])
+	// (Only when set, so that the other shapes' sources stay as they were.)
+	if s.NarrowB {
+		d += "#define NARROWB 1\n"
+	}
+	if s.MinBlocks > 0 {
+		d += fmt.Sprintf("#define MINBLOCKS %d\n", s.MinBlocks)
+	}
+	return d
 }
 
 // node returns the model node (1-based) of slot j of rank r, or 0 for a
@@ -395,6 +464,9 @@ func (s Shape) tables() string {
 	}
 	if s.DShared {
 		t += "d"
+	}
+	if s.NarrowB {
+		t += "n"
 	}
 	return t
 }

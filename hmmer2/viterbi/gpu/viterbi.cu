@@ -116,6 +116,12 @@ typedef unsigned int u32;
 #ifndef DSHARED
 #define DSHARED 0
 #endif
+#ifndef NARROWB
+#define NARROWB 0
+#endif
+#ifndef MINBLOCKS
+#define MINBLOCKS 0
+#endif
 #if NGRP > 1 && W == 1
 #error "several groups per block need a multi-warp shape"
 #endif
@@ -190,9 +196,18 @@ __device__ __forceinline__ int addmax(int a, int b, int c) { return __viaddmax_s
 #endif
 
 // Node j's M->D source (new M(k-1) + tmd, clamped) and D->D score.
+// (NARROWB: a lean pass reads tmd and tdd, the first half of the node's
+// second record, as one 8-byte load instead of the whole 16-byte record.)
+#if LEAN && NARROWB && !TRANS_REG
+#define TRANS_MD(j) (((const int2*)(tB + (j) * G + r))->x)
+#define TRANS_DD(j) (((const int2*)(tB + (j) * G + r))->y)
+#else
+#define TRANS_MD(j) (TRANS_B(j).x)
+#define TRANS_DD(j) (TRANS_B(j).y)
+#endif
 #if LEAN
-#define SRC(q, j) ((j) == 0 ? s0[q] : addmax(Mv[q][(j) - 1], TRANS_B(j).x, NEGINF))
-#define DD(j) (TRANS_B(j).y)
+#define SRC(q, j) ((j) == 0 ? s0[q] : addmax(Mv[q][(j) - 1], TRANS_MD(j), NEGINF))
+#define DD(j) TRANS_DD(j)
 #define SRC0(q) s0[q]
 #else
 #define SRC(q, j) src[q][j]
@@ -256,7 +271,16 @@ extern __shared__ __align__(16) unsigned char h2vit_smem[];
 #define SHARED_BASE h2vit_smem
 #endif
 
-extern "C" __global__ void __launch_bounds__(BLOCK)
+// MINBLOCKS caps the registers so that that many blocks fit a
+// multiprocessor (more warps to hide latency, perhaps spills). The CPU
+// shims know only the one-argument form; for them it is a no-op anyway.
+#if MINBLOCKS > 0 && defined(__CUDACC_RTC__)
+#define H2VIT_BOUNDS __launch_bounds__(BLOCK, MINBLOCKS)
+#else
+#define H2VIT_BOUNDS __launch_bounds__(BLOCK)
+#endif
+
+extern "C" __global__ void H2VIT_BOUNDS
 h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int* __restrict__ gE,
              const int2* __restrict__ gEmis, const unsigned char* __restrict__ res,
              const Block* __restrict__ blocks, int nblocks, unsigned int* next,
