@@ -272,9 +272,8 @@ extern __shared__ __align__(16) unsigned char h2vit_smem[];
 #endif
 
 // MINBLOCKS caps the registers so that that many blocks fit a
-// multiprocessor (more warps to hide latency, perhaps spills). The CPU
-// shims know only the one-argument form; for them it is a no-op anyway.
-#if MINBLOCKS > 0 && defined(__CUDACC_RTC__)
+// multiprocessor (more warps to hide latency, perhaps spills).
+#if MINBLOCKS > 0
 #define H2VIT_BOUNDS __launch_bounds__(BLOCK, MINBLOCKS)
 #else
 #define H2VIT_BOUNDS __launch_bounds__(BLOCK)

@@ -6,6 +6,11 @@
 #include "emu.h"
 #include "dpx.h"
 
+// viterbi.cu may give __launch_bounds__ a minimum of blocks per
+// multiprocessor too (MINBLOCKS); on the CPU both forms mean nothing.
+#undef __launch_bounds__
+#define __launch_bounds__(...)
+
 struct __attribute__((aligned(8))) int2 {
     int x, y;
 };
