@@ -30,7 +30,6 @@ type Shape struct {
 	DExit          bool // D passes after the first stop where nothing changes
 	Lean           bool // no M->D source and D->D arrays (3C registers of state)
 	DShared        bool // D cells in shared memory (with Lean, 2C registers of state)
-	NarrowB        bool // lean D passes load only the 8 bytes of tmd and tdd per node
 	MinBlocks      int  // __launch_bounds__' minimum blocks per multiprocessor (0: none)
 	Carveout       int  // preferred shared-memory carveout in percent (0: the driver's)
 }
@@ -211,7 +210,6 @@ func ShapeVariant(M int, v string) (Shape, error) {
 //	     fit a multiprocessor (64K / (N x block), rounded down to 8)
 //	cN   preferred shared-memory carveout of N percent (1..100)
 //	eg   emissions read through the read-only cache, not shared memory
-//	nb   lean D passes load 8 bytes (tmd, tdd) per node, not 16
 //
 // None changes a score: they change where values live and how many
 // warps share a multiprocessor.
@@ -220,8 +218,6 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 		switch {
 		case m == "eg":
 			s.EmisShared = false
-		case m == "nb":
-			s.NarrowB = true
 		case len(m) > 1 && strings.ContainsRune("bmc", rune(m[0])):
 			n, err := strconv.Atoi(m[1:])
 			if err != nil || n < 1 {
@@ -242,7 +238,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				s.Carveout = n
 			}
 		default:
-			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg, nb)", m)
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg)", m)
 		}
 	}
 	if s.SharedBytes() > maxSharedOptin {
@@ -352,9 +348,6 @@ func (s Shape) Defines() string {
 	d := fmt.Sprintf("#define T %d\n#define W %d\n#define C %d\n#define EXTRA %d\n#define NS %d\n#define KP %d\n#define BLOCK %d\n#define TRANS_SHARED %d\n#define EMIS_SHARED %d\n#define TRANS_REG %d\n#define NGRP %d\n#define DEXIT %d\n#define LEAN %d\n#define DSHARED %d\n",
 		s.T, s.W, s.C, s.Extra, s.ns(), plan7.MaxCode, s.Block, b2i[s.TransShared], b2i[s.EmisShared], b2i[s.TransReg], s.ngrp(), b2i[s.DExit], b2i[s.Lean], b2i[s.DShared])
 	// (Only when set, so that the other shapes' sources stay as they were.)
-	if s.NarrowB {
-		d += "#define NARROWB 1\n"
-	}
 	if s.MinBlocks > 0 {
 		d += fmt.Sprintf("#define MINBLOCKS %d\n", s.MinBlocks)
 	}
@@ -464,9 +457,6 @@ func (s Shape) tables() string {
 	}
 	if s.DShared {
 		t += "d"
-	}
-	if s.NarrowB {
-		t += "n"
 	}
 	return t
 }

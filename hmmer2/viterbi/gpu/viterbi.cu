@@ -116,9 +116,6 @@ typedef unsigned int u32;
 #ifndef DSHARED
 #define DSHARED 0
 #endif
-#ifndef NARROWB
-#define NARROWB 0
-#endif
 #ifndef MINBLOCKS
 #define MINBLOCKS 0
 #endif
@@ -196,18 +193,9 @@ __device__ __forceinline__ int addmax(int a, int b, int c) { return __viaddmax_s
 #endif
 
 // Node j's M->D source (new M(k-1) + tmd, clamped) and D->D score.
-// (NARROWB: a lean pass reads tmd and tdd, the first half of the node's
-// second record, as one 8-byte load instead of the whole 16-byte record.)
-#if LEAN && NARROWB && !TRANS_REG
-#define TRANS_MD(j) (((const int2*)(tB + (j) * G + r))->x)
-#define TRANS_DD(j) (((const int2*)(tB + (j) * G + r))->y)
-#else
-#define TRANS_MD(j) (TRANS_B(j).x)
-#define TRANS_DD(j) (TRANS_B(j).y)
-#endif
 #if LEAN
-#define SRC(q, j) ((j) == 0 ? s0[q] : addmax(Mv[q][(j) - 1], TRANS_MD(j), NEGINF))
-#define DD(j) TRANS_DD(j)
+#define SRC(q, j) ((j) == 0 ? s0[q] : addmax(Mv[q][(j) - 1], TRANS_B(j).x, NEGINF))
+#define DD(j) (TRANS_B(j).y)
 #define SRC0(q) s0[q]
 #else
 #define SRC(q, j) src[q][j]
