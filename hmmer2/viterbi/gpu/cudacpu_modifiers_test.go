@@ -25,8 +25,11 @@ func TestShapeModifiers(t *testing.T) {
 			t.Errorf("%q accepted", bad)
 		}
 	}
-	if _, err := ShapeVariant(5000, "auto.b64"); err == nil {
-		t.Error("a block size accepted for a multi-warp shape")
+	if s, d := shapeVariant(t, 5000, "auto.b64"), shapeVariant(t, 5000, "auto"); s != d {
+		t.Errorf("a block size changed a multi-warp shape: %+v, not %+v", s, d)
+	}
+	if s := shapeVariant(t, 500, "auto"); s.Block != wideBlock || s.MinBlocks != 1 {
+		t.Errorf("auto at M=500: %+v", s)
 	}
 	if _, err := ShapeVariant(3000, "dsmx1.b1024"); err == nil {
 		t.Error("a block whose D cells exceed shared memory accepted")

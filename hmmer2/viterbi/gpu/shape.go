@@ -67,7 +67,8 @@ func ShapeFor(M int) Shape {
 // $HMMGO_HMM2_KERNEL names another. Measured on an H100 (docs/hmm2search.md,
 // 2026-11-27, 175 M resident residues): reg16 at M = 100 (870 GCUPS,
 // w1024 814), w1024 at 300, 500 and 1000 (763, 719, 614), leanx at 1500
-// (443; lean64 419), dsmx1 at 2000 and 3000 (324, 295; lean64 224, 213).
+// (443; lean64 419), dsmx1 at 2000 and 3000 (324, 295; lean64 224, 213);
+// then (100 M residues) 12-warp blocks to M = 512 (autoWideMax).
 const DefaultVariant = "auto"
 
 // Variants are the kernel variants ShapeVariant knows, for benchmarks:
@@ -88,7 +89,8 @@ const DefaultVariant = "auto"
 //	       memory: one warp of C <= 96 to M = 3072 (blocks of 8 warps),
 //	       then groups of W warps of C <= 64 (12 warps a block)
 //	auto   reg16 for M <= 128, w1024 to 1024, leanx to 1536, dsmx1 to
-//	       3072, leanx (groups of 2+ warps) above
+//	       3072, leanx (groups of 2+ warps) above; to M = 512 in blocks
+//	       of 12 warps with at most 168 registers (autoWideMax)
 //
 // Removed on 2026-11-27 (docs/hmm2search.md, "Fewer variants"): reg,
 // mg16, fast, lean, dsm, dsm4, dsm12 and dsmx, which never won a
@@ -205,7 +207,8 @@ func ShapeVariant(M int, v string) (Shape, error) {
 
 // withModifiers applies launch modifiers, separated by dots, to s:
 //
-//	bN   blocks of N threads (one-warp shapes; N a multiple of 32)
+//	bN   blocks of N threads (N a multiple of 32; one-warp shapes only,
+//	     the others keep theirs)
 //	mN   __launch_bounds__(block, N): registers capped so that N blocks
 //	     fit a multiprocessor (64K / (N x block), rounded down to 8)
 //	cN   preferred shared-memory carveout of N percent (1..100)
@@ -225,10 +228,12 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 			}
 			switch m[0] {
 			case 'b':
-				if s.W > 1 || n%32 != 0 || n > 1024 {
-					return s, fmt.Errorf("modifier %q: blocks of whole warps (at most 1024 threads) on one-warp shapes only", m)
+				if n%32 != 0 || n > 1024 {
+					return s, fmt.Errorf("modifier %q: blocks of whole warps, at most 1024 threads", m)
 				}
-				s.Block = n
+				if s.W == 1 { // (a multi-warp shape's block is its groups)
+					s.Block = n
+				}
 			case 'm':
 				s.MinBlocks = n
 			case 'c':
@@ -247,6 +252,17 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 	return s, nil
 }
 
+// autoWideMax is the largest model whose auto shape runs in blocks of
+// wideBlock threads with registers capped so that one block fits a
+// multiprocessor (168 registers: 12 warps, 3 per scheduler, instead of
+// 8). On an H100 (2026-11-27, 100 M residues) that ran 1.02x at M = 100
+// (reg16, 72 spill bytes), 1.12x at 200 and 1.08x at 500 (NS = 2, 0 and
+// 48 spill bytes); at 1000 (C = 32, 240 spill bytes) it lost 25 %.
+const (
+	autoWideMax = 32 * maxNodesPerThreadWarp
+	wideBlock   = 384
+)
+
 // autoShape is auto's shape: the fastest measured per M
 // (docs/hmm2search.md).
 func autoShape(M int) Shape {
@@ -260,6 +276,9 @@ func autoShape(M int) Shape {
 		v = "dsmx1"
 	}
 	s, _ := ShapeVariant(M, v)
+	if M <= autoWideMax {
+		s.Block, s.MinBlocks = wideBlock, 1
+	}
 	return s
 }
 
