@@ -28,6 +28,12 @@ func TestShapeModifiers(t *testing.T) {
 	if s, d := shapeVariant(t, 5000, "auto.b64"), shapeVariant(t, 5000, "auto"); s != d {
 		t.Errorf("a block size changed a multi-warp shape: %+v, not %+v", s, d)
 	}
+	if s := shapeVariant(t, 100, "auto.ecg"); s.EmisHint != 0 {
+		t.Errorf("a hint for shared emissions: %+v", s)
+	}
+	if s := shapeVariant(t, 2000, "auto.ecs"); s.EmisHint != 2 || !strings.Contains(s.Defines(), "#define EMIS_HINT 2\n") {
+		t.Errorf("auto.ecs at M=2000: %+v", s)
+	}
 	if s := shapeVariant(t, 500, "auto"); s.Block != wideBlock || s.MinBlocks != 1 {
 		t.Errorf("auto at M=500: %+v", s)
 	}
@@ -51,6 +57,8 @@ func TestKernelSourceOnCPUModifiers(t *testing.T) {
 		{variant(500, "w1024.b32.m8"), 500, amino, 4, 30, "w1024 T=32 C=16 NS=2 in one-warp blocks"},
 		{variant(300, "w1024.b384.m1"), 300, amino, 16, 30, "w1024 T=32 C=10 NS=2 in 12-warp blocks"},
 		{variant(1700, "dsmx1.b128"), 1700, amino, 3, 20, "dsmx1, C=54, D in shared memory, 4-warp blocks"},
+		{variant(600, "w1024.ecg"), 600, dna, 4, 30, "w1024 C=19, emissions cached in L2 only"},
+		{variant(1500, "auto.ecs"), 1500, amino, 3, 20, "leanx C=47, emissions evict-first"},
 	}
 	checkShapesOnCPU(t, rng, cases, 1000,
 		40, func(M int) []Shape {

@@ -31,6 +31,7 @@ type Shape struct {
 	Lean           bool // no M->D source and D->D arrays (3C registers of state)
 	DShared        bool // D cells in shared memory (with Lean, 2C registers of state)
 	MinBlocks      int  // __launch_bounds__' minimum blocks per multiprocessor (0: none)
+	EmisHint       int  // global emission loads: 0 read-only cache, 1 L2 only, 2 evict-first
 	Carveout       int  // preferred shared-memory carveout in percent (0: the driver's)
 }
 
@@ -213,6 +214,8 @@ func ShapeVariant(M int, v string) (Shape, error) {
 //	     fit a multiprocessor (64K / (N x block), rounded down to 8)
 //	cN   preferred shared-memory carveout of N percent (1..100)
 //	eg   emissions read through the read-only cache, not shared memory
+//	ecg  emissions read from global memory cached in L2 only (__ldcg)
+//	ecs  emissions read from global memory evict-first (__ldcs)
 //
 // None changes a score: they change where values live and how many
 // warps share a multiprocessor.
@@ -221,6 +224,10 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 		switch {
 		case m == "eg":
 			s.EmisShared = false
+		case m == "ecg" || m == "ecs":
+			if !s.EmisShared { // (shared emissions take no hint)
+				s.EmisHint = map[string]int{"ecg": 1, "ecs": 2}[m]
+			}
 		case len(m) > 1 && strings.ContainsRune("bmc", rune(m[0])):
 			n, err := strconv.Atoi(m[1:])
 			if err != nil || n < 1 {
@@ -243,7 +250,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				s.Carveout = n
 			}
 		default:
-			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg)", m)
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg, ecg, ecs)", m)
 		}
 	}
 	if s.SharedBytes() > maxSharedOptin {
@@ -370,6 +377,9 @@ func (s Shape) Defines() string {
 	if s.MinBlocks > 0 {
 		d += fmt.Sprintf("#define MINBLOCKS %d\n", s.MinBlocks)
 	}
+	if s.EmisHint > 0 {
+		d += fmt.Sprintf("#define EMIS_HINT %d\n", s.EmisHint)
+	}
 	return d
 }
 
@@ -472,7 +482,7 @@ func (s Shape) tables() string {
 	if s.EmisShared {
 		t += "s"
 	} else {
-		t += "g"
+		t += "g" + [...]string{"", "2", "e"}[s.EmisHint]
 	}
 	if s.DShared {
 		t += "d"

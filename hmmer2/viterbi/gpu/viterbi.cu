@@ -119,6 +119,21 @@ typedef unsigned int u32;
 #ifndef MINBLOCKS
 #define MINBLOCKS 0
 #endif
+// Emission loads from global memory (EMIS_SHARED 0): 0 through the
+// read-only cache, 1 cached in L2 only (__ldcg), 2 evict-first
+// (__ldcs). An emission row is read once per residue and the table
+// (C*G*KP*8 bytes) outgrows L1 where it is not shared, so streaming it
+// past L1 may leave L1 to register spills.
+#ifndef EMIS_HINT
+#define EMIS_HINT 0
+#endif
+#if !EMIS_SHARED && EMIS_HINT == 1
+#define EMIS_AT(p) __ldcg(p)
+#elif !EMIS_SHARED && EMIS_HINT == 2
+#define EMIS_AT(p) __ldcs(p)
+#else
+#define EMIS_AT(p) (*(p))
+#endif
 #if NGRP > 1 && W == 1
 #error "several groups per block need a multi-warp shape"
 #endif
@@ -442,7 +457,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #endif
 #pragma unroll
                 for (int q = 0; q < NS; q++) {
-                    const int2 e = em[q][j * G];
+                    const int2 e = EMIS_AT(&em[q][j * G]);
                     int v = wadd(pm[q], ta.x);   // M(k-1) + tmm
                     v = addmax(pi[q], ta.y, v);  // I(k-1) + tim
                     v = addmax(pd[q], ta.z, v);  // D(k-1) + tdm
