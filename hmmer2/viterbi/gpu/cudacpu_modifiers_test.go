@@ -34,8 +34,17 @@ func TestShapeModifiers(t *testing.T) {
 	if s := shapeVariant(t, 2000, "auto.ecs"); s.EmisHint != 2 || !strings.Contains(s.Defines(), "#define EMIS_HINT 2\n") {
 		t.Errorf("auto.ecs at M=2000: %+v", s)
 	}
-	if s := shapeVariant(t, 500, "auto"); s.Block != wideBlock || s.MinBlocks != 1 {
-		t.Errorf("auto at M=500: %+v", s)
+	// auto's launch choices (autoShape).
+	for _, c := range []struct {
+		M          int
+		wide, hint bool
+	}{{50, false, false}, {100, false, false}, {150, false, false}, {192, false, false}, {193, true, false}, {255, true, false}, {256, false, false},
+		{300, false, false}, {384, false, false}, {385, true, false}, {512, true, false}, {513, false, false}, {1000, false, false},
+		{1025, false, true}, {1500, false, true}, {2000, false, true}, {2048, false, true}, {2049, false, false}, {3000, false, false}, {5000, false, false}} {
+		s := shapeVariant(t, c.M, "auto")
+		if wide := s.Block == wideBlock && s.MinBlocks == 1; wide != c.wide || (s.EmisHint == 1) != c.hint || s.EmisHint > 1 || s.Carveout != 0 {
+			t.Errorf("auto at M=%d: %+v, want 12-warp blocks %v, emission hint %v", c.M, s, c.wide, c.hint)
+		}
 	}
 	if _, err := ShapeVariant(3000, "dsmx1.b1024"); err == nil {
 		t.Error("a block whose D cells exceed shared memory accepted")

@@ -69,7 +69,8 @@ func ShapeFor(M int) Shape {
 // 2026-11-27, 175 M resident residues): reg16 at M = 100 (870 GCUPS,
 // w1024 814), w1024 at 300, 500 and 1000 (763, 719, 614), leanx at 1500
 // (443; lean64 419), dsmx1 at 2000 and 3000 (324, 295; lean64 224, 213);
-// then (100 M residues) 12-warp blocks to M = 512 (autoWideMax).
+// then (100 M residues) 12-warp blocks and emission cache hints
+// (autoShape).
 const DefaultVariant = "auto"
 
 // Variants are the kernel variants ShapeVariant knows, for benchmarks:
@@ -90,8 +91,10 @@ const DefaultVariant = "auto"
 //	       memory: one warp of C <= 96 to M = 3072 (blocks of 8 warps),
 //	       then groups of W warps of C <= 64 (12 warps a block)
 //	auto   reg16 for M <= 128, w1024 to 1024, leanx to 1536, dsmx1 to
-//	       3072, leanx (groups of 2+ warps) above; to M = 512 in blocks
-//	       of 12 warps with at most 168 registers (autoWideMax)
+//	       3072, leanx (groups of 2+ warps) above; w1024's shapes of two
+//	       sequences per thread and C >= 13 in blocks of 12 warps with at
+//	       most 168 registers, emissions past L1 for 1024 < M <= 2048
+//	       (autoShape)
 //
 // Removed on 2026-11-27 (docs/hmm2search.md, "Fewer variants"): reg,
 // mg16, fast, lean, dsm, dsm4, dsm12 and dsmx, which never won a
@@ -259,15 +262,27 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 	return s, nil
 }
 
-// autoWideMax is the largest model whose auto shape runs in blocks of
-// wideBlock threads with registers capped so that one block fits a
-// multiprocessor (168 registers: 12 warps, 3 per scheduler, instead of
-// 8). On an H100 (2026-11-27, 100 M residues) that ran 1.02x at M = 100
-// (reg16, 72 spill bytes), 1.12x at 200 and 1.08x at 500 (NS = 2, 0 and
-// 48 spill bytes); at 1000 (C = 32, 240 spill bytes) it lost 25 %.
+// auto's launch choices on top of the variants' shapes (H100, 2026-11-27,
+// 100 M resident residues, same-call comparisons; docs/hmm2search.md,
+// "Occupancy and cache hints"):
+//
+//   - one-warp shapes with two sequences per thread and C >= 13 run in
+//     blocks of wideBlock threads with registers capped so that one
+//     block fits a multiprocessor (168 registers: 12 warps, 3 per
+//     scheduler, instead of one 8-warp block at 176-254 registers):
+//     1.12-1.14x at M = 200 (C = 13, no spills), 1.08-1.09x at 500 (C =
+//     16, 48 spill bytes). With C <= 10 the kernel takes 128 registers
+//     and two 8-warp blocks already fit: 384-thread blocks lost 6-9 %
+//     (M = 300, globin, pkinase); with transitions in registers (reg16)
+//     they gained 1-2 % at M = 100 and lost 3 % at 50; with C = 25-32
+//     (M = 800, 1000) they tied or lost up to 30 %.
+//   - emissions read from global memory skip L1 (__ldcg) for
+//     1024 < M <= autoHintMax, leaving L1 to register spills: 1.036x at
+//     M = 1500, 1.026x at 2000, none at 3000 or on pkinase10 (2,940).
 const (
-	autoWideMax = 32 * maxNodesPerThreadWarp
-	wideBlock   = 384
+	wideBlock    = 384
+	autoWideMinC = 13
+	autoHintMax  = 2048
 )
 
 // autoShape is auto's shape: the fastest measured per M
@@ -283,8 +298,11 @@ func autoShape(M int) Shape {
 		v = "dsmx1"
 	}
 	s, _ := ShapeVariant(M, v)
-	if M <= autoWideMax {
+	if s.W == 1 && s.ns() == 2 && s.C >= autoWideMinC {
 		s.Block, s.MinBlocks = wideBlock, 1
+	}
+	if M > 32*32 && M <= autoHintMax && !s.EmisShared {
+		s.EmisHint = 1
 	}
 	return s
 }
