@@ -85,7 +85,9 @@
 // Compile-time parameters: T, W, C, EXTRA, NS, KP (residue codes), BLOCK,
 // TRANS_SHARED, EMIS_SHARED (tables copied to shared memory or read from
 // global memory through the read-only cache), TRANS_REG, NGRP, DEXIT, LEAN,
-// DSHARED.
+// DSHARED, MINBLOCKS (a register cap through __launch_bounds__) and
+// EMIS_HINT (cache hints for emissions in global memory): the last two
+// change where values live, never a value.
 
 typedef unsigned int u32;
 
