@@ -64,6 +64,11 @@ func build(ctx *cuda.Context, s Shape) (*cuda.Function, error) {
 			return nil, err
 		}
 	}
+	if s.Carveout > 0 {
+		if err := f.SetAttribute(cuda.FuncPreferredCarveout, s.Carveout); err != nil {
+			return nil, err
+		}
+	}
 	return f, nil
 }
 

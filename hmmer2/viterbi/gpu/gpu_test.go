@@ -196,7 +196,7 @@ func TestGPUThroughput(t *testing.T) {
 		}
 	}
 	fmt.Printf("%s: %d sequences, %d residues resident; GCUPS = M x residues / kernel time\n", d.Name, len(seqs), total)
-	fmt.Printf("%-6s %-7s %-34s %5s %6s %10s %10s %10s\n", "M", "variant", "shape", "regs", "spill", "kernel_s", "wall_s", "GCUPS")
+	fmt.Printf("%-6s %-7s %-34s %5s %6s %4s %10s %10s %10s\n", "M", "variant", "shape", "regs", "spill", "wsm", "kernel_s", "wall_s", "GCUPS")
 	out := make([]int32, len(seqs))
 	want := make([]int32, len(seqs))
 	best := map[string]string{}
@@ -238,9 +238,9 @@ func TestGPUThroughput(t *testing.T) {
 			regs, _ := k.fn.Attribute(cuda.FuncNumRegs)
 			spill, _ := k.fn.Attribute(cuda.FuncLocalSizeBytes)
 			g := float64(total) * float64(M) / k.KernelTime.Seconds() / 1e9
-			fmt.Printf("%-6s %-7s %-34s %5d %6d %10.3f %10.3f %10.1f\n", label, v,
-				fmt.Sprintf("T=%d W=%d C=%d NS=%d G=%d %s", sh.T, sh.W, sh.C, sh.ns(), sh.ngrp(), sh.tables()),
-				regs, spill, k.KernelTime.Seconds(), wall.Seconds(), g)
+			fmt.Printf("%-6s %-7s %-34s %5d %6d %4d %10.3f %10.3f %10.1f\n", label, v,
+				fmt.Sprintf("T=%d W=%d C=%d NS=%d G=%d B=%d %s", sh.T, sh.W, sh.C, sh.ns(), sh.ngrp(), sh.Block, sh.tables()),
+				regs, spill, residentWarps(d, sh, regs), k.KernelTime.Seconds(), wall.Seconds(), g)
 			if g > bestG {
 				bestG, best[label] = g, fmt.Sprintf("%s %.1f", v, g)
 			}
@@ -287,4 +287,20 @@ func benchVariants(def []string) []string {
 		return strings.Split(e, ",")
 	}
 	return def
+}
+
+// residentWarps estimates the warps of shape s that fit a multiprocessor
+// with regs registers a thread: whole blocks, limited by registers
+// (allocated per warp in multiples of 256), shared memory (1 KiB
+// reserved per block) and threads. For the benchmark's table only.
+func residentWarps(d *cuda.Device, s Shape, regs int) int {
+	warps := s.Block / 32
+	blocks := d.MaxThreadsPerSM / s.Block
+	if perWarp := (regs*32 + 255) / 256 * 256; perWarp > 0 {
+		blocks = min(blocks, d.RegistersPerSM/perWarp/warps)
+	}
+	if sb := s.SharedBytes(); sb > 0 {
+		blocks = min(blocks, d.SharedMemPerSM/(sb+1024))
+	}
+	return blocks * warps
 }

@@ -3,6 +3,8 @@ package gpu
 import (
 	"encoding/binary"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/hmmgo/hmmgo/hmmer2/plan7"
 )
@@ -28,6 +30,9 @@ type Shape struct {
 	DExit          bool // D passes after the first stop where nothing changes
 	Lean           bool // no M->D source and D->D arrays (3C registers of state)
 	DShared        bool // D cells in shared memory (with Lean, 2C registers of state)
+	MinBlocks      int  // __launch_bounds__' minimum blocks per multiprocessor (0: none)
+	EmisHint       int  // global emission loads: 0 read-only cache, 1 L2 only, 2 evict-first
+	Carveout       int  // preferred shared-memory carveout in percent (0: the driver's)
 }
 
 const (
@@ -63,7 +68,9 @@ func ShapeFor(M int) Shape {
 // $HMMGO_HMM2_KERNEL names another. Measured on an H100 (docs/hmm2search.md,
 // 2026-11-27, 175 M resident residues): reg16 at M = 100 (870 GCUPS,
 // w1024 814), w1024 at 300, 500 and 1000 (763, 719, 614), leanx at 1500
-// (443; lean64 419), dsmx1 at 2000 and 3000 (324, 295; lean64 224, 213).
+// (443; lean64 419), dsmx1 at 2000 and 3000 (324, 295; lean64 224, 213);
+// then (100 M residues) 12-warp blocks and emission cache hints
+// (autoShape).
 const DefaultVariant = "auto"
 
 // Variants are the kernel variants ShapeVariant knows, for benchmarks:
@@ -84,7 +91,10 @@ const DefaultVariant = "auto"
 //	       memory: one warp of C <= 96 to M = 3072 (blocks of 8 warps),
 //	       then groups of W warps of C <= 64 (12 warps a block)
 //	auto   reg16 for M <= 128, w1024 to 1024, leanx to 1536, dsmx1 to
-//	       3072, leanx (groups of 2+ warps) above
+//	       3072, leanx (groups of 2+ warps) above; w1024's shapes of two
+//	       sequences per thread and C >= 13 in blocks of 12 warps with at
+//	       most 168 registers, emissions past L1 for 1024 < M <= 2048
+//	       (autoShape)
 //
 // Removed on 2026-11-27 (docs/hmm2search.md, "Fewer variants"): reg,
 // mg16, fast, lean, dsm, dsm4, dsm12 and dsmx, which never won a
@@ -103,7 +113,16 @@ const autoRegMax = 128
 const autoDSharedMin = 32 * 48
 
 // ShapeVariant is the shape of kernel variant v for a model of M nodes.
+// v may carry launch modifiers after dots (see withModifiers), for
+// benchmarks: "auto.b32.m10.c100".
 func ShapeVariant(M int, v string) (Shape, error) {
+	if base, mods, ok := strings.Cut(v, "."); ok {
+		s, err := ShapeVariant(M, base)
+		if err != nil {
+			return s, err
+		}
+		return s.withModifiers(mods)
+	}
 	s := shapeV1(M)
 	ns := 1
 	switch v {
@@ -190,6 +209,82 @@ func ShapeVariant(M int, v string) (Shape, error) {
 	return s, nil
 }
 
+// withModifiers applies launch modifiers, separated by dots, to s:
+//
+//	bN   blocks of N threads (N a multiple of 32; one-warp shapes only,
+//	     the others keep theirs)
+//	mN   __launch_bounds__(block, N): registers capped so that N blocks
+//	     fit a multiprocessor (64K / (N x block), rounded down to 8)
+//	cN   preferred shared-memory carveout of N percent (1..100)
+//	eg   emissions read through the read-only cache, not shared memory
+//	ecg  emissions read from global memory cached in L2 only (__ldcg)
+//	ecs  emissions read from global memory evict-first (__ldcs)
+//
+// None changes a score: they change where values live and how many
+// warps share a multiprocessor.
+func (s Shape) withModifiers(mods string) (Shape, error) {
+	for _, m := range strings.Split(mods, ".") {
+		switch {
+		case m == "eg":
+			s.EmisShared = false
+		case m == "ecg" || m == "ecs":
+			if !s.EmisShared { // (shared emissions take no hint)
+				s.EmisHint = map[string]int{"ecg": 1, "ecs": 2}[m]
+			}
+		case len(m) > 1 && strings.ContainsRune("bmc", rune(m[0])):
+			n, err := strconv.Atoi(m[1:])
+			if err != nil || n < 1 {
+				return s, fmt.Errorf("bad hmm2 Viterbi kernel modifier %q", m)
+			}
+			switch m[0] {
+			case 'b':
+				if n%32 != 0 || n > 1024 {
+					return s, fmt.Errorf("modifier %q: blocks of whole warps, at most 1024 threads", m)
+				}
+				if s.W == 1 { // (a multi-warp shape's block is its groups)
+					s.Block = n
+				}
+			case 'm':
+				s.MinBlocks = n
+			case 'c':
+				if n > 100 {
+					return s, fmt.Errorf("modifier %q: a carveout is a percentage", m)
+				}
+				s.Carveout = n
+			}
+		default:
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg, ecg, ecs)", m)
+		}
+	}
+	if s.SharedBytes() > maxSharedOptin {
+		return s, fmt.Errorf("modifiers %q: %d bytes of shared memory a block", mods, s.SharedBytes())
+	}
+	return s, nil
+}
+
+// auto's launch choices on top of the variants' shapes (H100, 2026-11-27,
+// 100 M resident residues, same-call comparisons; docs/hmm2search.md,
+// "Occupancy and cache hints"):
+//
+//   - one-warp shapes with two sequences per thread and C >= 13 run in
+//     blocks of wideBlock threads with registers capped so that one
+//     block fits a multiprocessor (168 registers: 12 warps, 3 per
+//     scheduler, instead of one 8-warp block at 176-254 registers):
+//     1.12-1.14x at M = 200 (C = 13, no spills), 1.08-1.09x at 500 (C =
+//     16, 48 spill bytes). With C <= 10 the kernel takes 128 registers
+//     and two 8-warp blocks already fit: 384-thread blocks lost 6-9 %
+//     (M = 300, globin, pkinase); with transitions in registers (reg16)
+//     they gained 1-2 % at M = 100 and lost 3 % at 50; with C = 25-32
+//     (M = 800, 1000) they tied or lost up to 30 %.
+//   - emissions read from global memory skip L1 (__ldcg) for
+//     1024 < M <= autoHintMax, leaving L1 to register spills: 1.036x at
+//     M = 1500, 1.026x at 2000, none at 3000 or on pkinase10 (2,940).
+const (
+	wideBlock    = 384
+	autoWideMinC = 13
+	autoHintMax  = 2048
+)
+
 // autoShape is auto's shape: the fastest measured per M
 // (docs/hmm2search.md).
 func autoShape(M int) Shape {
@@ -203,6 +298,12 @@ func autoShape(M int) Shape {
 		v = "dsmx1"
 	}
 	s, _ := ShapeVariant(M, v)
+	if s.W == 1 && s.ns() == 2 && s.C >= autoWideMinC {
+		s.Block, s.MinBlocks = wideBlock, 1
+	}
+	if M > 32*32 && M <= autoHintMax && !s.EmisShared {
+		s.EmisHint = 1
+	}
 	return s
 }
 
@@ -288,8 +389,16 @@ func (s Shape) dBytes() int { return 4 * s.ns() * s.C * s.Block }
 // Defines are the compile-time parameters of viterbi.cu.
 func (s Shape) Defines() string {
 	b2i := map[bool]int{false: 0, true: 1}
-	return fmt.Sprintf("#define T %d\n#define W %d\n#define C %d\n#define EXTRA %d\n#define NS %d\n#define KP %d\n#define BLOCK %d\n#define TRANS_SHARED %d\n#define EMIS_SHARED %d\n#define TRANS_REG %d\n#define NGRP %d\n#define DEXIT %d\n#define LEAN %d\n#define DSHARED %d\n",
+	d := fmt.Sprintf("#define T %d\n#define W %d\n#define C %d\n#define EXTRA %d\n#define NS %d\n#define KP %d\n#define BLOCK %d\n#define TRANS_SHARED %d\n#define EMIS_SHARED %d\n#define TRANS_REG %d\n#define NGRP %d\n#define DEXIT %d\n#define LEAN %d\n#define DSHARED %d\n",
 		s.T, s.W, s.C, s.Extra, s.ns(), plan7.MaxCode, s.Block, b2i[s.TransShared], b2i[s.EmisShared], b2i[s.TransReg], s.ngrp(), b2i[s.DExit], b2i[s.Lean], b2i[s.DShared])
+	// (Only when set, so that the other shapes' sources stay as they were.)
+	if s.MinBlocks > 0 {
+		d += fmt.Sprintf("#define MINBLOCKS %d\n", s.MinBlocks)
+	}
+	if s.EmisHint > 0 {
+		d += fmt.Sprintf("#define EMIS_HINT %d\n", s.EmisHint)
+	}
+	return d
 }
 
 // node returns the model node (1-based) of slot j of rank r, or 0 for a
@@ -391,7 +500,7 @@ func (s Shape) tables() string {
 	if s.EmisShared {
 		t += "s"
 	} else {
-		t += "g"
+		t += "g" + [...]string{"", "2", "e"}[s.EmisHint]
 	}
 	if s.DShared {
 		t += "d"

@@ -91,7 +91,7 @@ func testShapeLayout(t *testing.T, v string) {
 }
 
 // TestKernelSourceDump writes the specialised kernel source of every
-// variant for the models lengths of $HMMGO_HMM2_MS (default 100, 1000,
+// variant (or those $HMMGO_HMM2_VARIANTS lists) for the models lengths of $HMMGO_HMM2_MS (default 100, 1000,
 // 3000) into $HMMGO_HMM2_DUMP, named variant_M.cu, for nvcc and
 // cuobjdump on a GPU host (instruction counts per shape).
 func TestKernelSourceDump(t *testing.T) {
@@ -103,13 +103,16 @@ func TestKernelSourceDump(t *testing.T) {
 	if e := os.Getenv("HMMGO_HMM2_MS"); e != "" {
 		ms = strings.Split(e, ",")
 	}
-	for _, v := range Variants {
+	for _, v := range benchVariants(Variants) {
 		for _, f := range ms {
 			M, err := strconv.Atoi(f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, _ := ShapeVariant(M, v)
+			s, err := ShapeVariant(M, v)
+			if err != nil {
+				t.Fatal(err)
+			}
 			name := filepath.Join(dir, fmt.Sprintf("%s_%d.cu", v, M))
 			if err := os.WriteFile(name, []byte(s.Defines()+kernelSource), 0o644); err != nil {
 				t.Fatal(err)

@@ -85,7 +85,9 @@
 // Compile-time parameters: T, W, C, EXTRA, NS, KP (residue codes), BLOCK,
 // TRANS_SHARED, EMIS_SHARED (tables copied to shared memory or read from
 // global memory through the read-only cache), TRANS_REG, NGRP, DEXIT, LEAN,
-// DSHARED.
+// DSHARED, MINBLOCKS (a register cap through __launch_bounds__) and
+// EMIS_HINT (cache hints for emissions in global memory): the last two
+// change where values live, never a value.
 
 typedef unsigned int u32;
 
@@ -115,6 +117,24 @@ typedef unsigned int u32;
 #endif
 #ifndef DSHARED
 #define DSHARED 0
+#endif
+#ifndef MINBLOCKS
+#define MINBLOCKS 0
+#endif
+// Emission loads from global memory (EMIS_SHARED 0): 0 through the
+// read-only cache, 1 cached in L2 only (__ldcg), 2 evict-first
+// (__ldcs). An emission row is read once per residue and the table
+// (C*G*KP*8 bytes) outgrows L1 where it is not shared, so streaming it
+// past L1 may leave L1 to register spills.
+#ifndef EMIS_HINT
+#define EMIS_HINT 0
+#endif
+#if !EMIS_SHARED && EMIS_HINT == 1
+#define EMIS_AT(p) __ldcg(p)
+#elif !EMIS_SHARED && EMIS_HINT == 2
+#define EMIS_AT(p) __ldcs(p)
+#else
+#define EMIS_AT(p) (*(p))
 #endif
 #if NGRP > 1 && W == 1
 #error "several groups per block need a multi-warp shape"
@@ -256,7 +276,15 @@ extern __shared__ __align__(16) unsigned char h2vit_smem[];
 #define SHARED_BASE h2vit_smem
 #endif
 
-extern "C" __global__ void __launch_bounds__(BLOCK)
+// MINBLOCKS caps the registers so that that many blocks fit a
+// multiprocessor (more warps to hide latency, perhaps spills).
+#if MINBLOCKS > 0
+#define H2VIT_BOUNDS __launch_bounds__(BLOCK, MINBLOCKS)
+#else
+#define H2VIT_BOUNDS __launch_bounds__(BLOCK)
+#endif
+
+extern "C" __global__ void H2VIT_BOUNDS
 h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int* __restrict__ gE,
              const int2* __restrict__ gEmis, const unsigned char* __restrict__ res,
              const Block* __restrict__ blocks, int nblocks, unsigned int* next,
@@ -431,7 +459,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #endif
 #pragma unroll
                 for (int q = 0; q < NS; q++) {
-                    const int2 e = em[q][j * G];
+                    const int2 e = EMIS_AT(&em[q][j * G]);
                     int v = wadd(pm[q], ta.x);   // M(k-1) + tmm
                     v = addmax(pi[q], ta.y, v);  // I(k-1) + tim
                     v = addmax(pd[q], ta.z, v);  // D(k-1) + tdm

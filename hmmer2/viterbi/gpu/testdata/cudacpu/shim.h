@@ -6,6 +6,15 @@
 #include "emu.h"
 #include "dpx.h"
 
+// viterbi.cu may give __launch_bounds__ a minimum of blocks per
+// multiprocessor too (MINBLOCKS); on the CPU both forms mean nothing.
+#undef __launch_bounds__
+#define __launch_bounds__(...)
+
+// Cache hints of the emission loads (EMIS_HINT): plain loads on the CPU.
+template <class V> static inline V __ldcg(const V* p) { return *p; }
+template <class V> static inline V __ldcs(const V* p) { return *p; }
+
 struct __attribute__((aligned(8))) int2 {
     int x, y;
 };

@@ -1,0 +1,80 @@
+package gpu
+
+import (
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/hmmgo/hmmgo/hmmer2/plan7"
+)
+
+// TestShapeModifiers checks the parsing of launch modifiers.
+func TestShapeModifiers(t *testing.T) {
+	s := shapeVariant(t, 100, "reg16.b32.m12.c100.eg")
+	if s.Block != 32 || s.MinBlocks != 12 || s.Carveout != 100 || s.EmisShared || !s.TransReg {
+		t.Errorf("reg16.b32.m12.c100.eg at M=100: %+v", s)
+	}
+	if !strings.Contains(s.Defines(), "#define MINBLOCKS 12\n") || !strings.Contains(s.Defines(), "#define BLOCK 32\n") {
+		t.Errorf("defines of %+v:\n%s", s, s.Defines())
+	}
+	if d := shapeVariant(t, 1000, "auto").Defines(); strings.Contains(d, "MINBLOCKS") {
+		t.Errorf("auto's defines at M=1000 name a register cap:\n%s", d)
+	}
+	for _, bad := range []string{"auto.", "auto.b33", "auto.b2048", "auto.c101", "auto.m0", "auto.x1", "auto.bq", "nonesuch.b32"} {
+		if _, err := ShapeVariant(100, bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	if s, d := shapeVariant(t, 5000, "auto.b64"), shapeVariant(t, 5000, "auto"); s != d {
+		t.Errorf("a block size changed a multi-warp shape: %+v, not %+v", s, d)
+	}
+	if s := shapeVariant(t, 100, "auto.ecg"); s.EmisHint != 0 {
+		t.Errorf("a hint for shared emissions: %+v", s)
+	}
+	if s := shapeVariant(t, 2000, "auto.ecs"); s.EmisHint != 2 || !strings.Contains(s.Defines(), "#define EMIS_HINT 2\n") {
+		t.Errorf("auto.ecs at M=2000: %+v", s)
+	}
+	// auto's launch choices (autoShape).
+	for _, c := range []struct {
+		M          int
+		wide, hint bool
+	}{{50, false, false}, {100, false, false}, {150, false, false}, {192, false, false}, {193, true, false}, {255, true, false}, {256, false, false},
+		{300, false, false}, {384, false, false}, {385, true, false}, {512, true, false}, {513, false, false}, {1000, false, false},
+		{1025, false, true}, {1500, false, true}, {2000, false, true}, {2048, false, true}, {2049, false, false}, {3000, false, false}, {5000, false, false}} {
+		s := shapeVariant(t, c.M, "auto")
+		if wide := s.Block == wideBlock && s.MinBlocks == 1; wide != c.wide || (s.EmisHint == 1) != c.hint || s.EmisHint > 1 || s.Carveout != 0 {
+			t.Errorf("auto at M=%d: %+v, want 12-warp blocks %v, emission hint %v", c.M, s, c.wide, c.hint)
+		}
+	}
+	if _, err := ShapeVariant(3000, "dsmx1.b1024"); err == nil {
+		t.Error("a block whose D cells exceed shared memory accepted")
+	}
+}
+
+// The modifiers through the kernel on the CPU: blocks of 1, 2, 4 and 12
+// warps with transitions in registers or shared memory, emissions in
+// shared or global memory, lean state with D in shared memory.
+func TestKernelSourceOnCPUModifiers(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewSource(9))
+	amino := plan7.NewAlphabet(plan7.Amino)
+	dna := plan7.NewAlphabet(plan7.Nucleic)
+	variant := func(M int, v string) Shape { return shapeVariant(t, M, v) }
+	cases := []shimCase{
+		{variant(100, "reg16.b32.m12.c100"), 100, amino, 20, 40, "reg16 in one-warp blocks"},
+		{variant(200, "reg16.b64.eg"), 200, dna, 20, 40, "reg16 T=16, emissions in global memory, 2-warp blocks"},
+		{variant(500, "w1024.b32.m8"), 500, amino, 4, 30, "w1024 T=32 C=16 NS=2 in one-warp blocks"},
+		{variant(300, "w1024.b384.m1"), 300, amino, 16, 30, "w1024 T=32 C=10 NS=2 in 12-warp blocks"},
+		{variant(1700, "dsmx1.b128"), 1700, amino, 3, 20, "dsmx1, C=54, D in shared memory, 4-warp blocks"},
+		{variant(600, "w1024.ecg"), 600, dna, 4, 30, "w1024 C=19, emissions cached in L2 only"},
+		{variant(1500, "auto.ecs"), 1500, amino, 3, 20, "leanx C=47, emissions evict-first"},
+	}
+	checkShapesOnCPU(t, rng, cases, 1000,
+		40, func(M int) []Shape {
+			return []Shape{variant(M, "reg16.b32"), variant(M, "w1024.b384.m1.eg")}
+		},
+		30, []wrapCase{{300, variant(300, "w1024.b384.m1")}, {40, variant(40, "reg16.b32")}, {2000, variant(2000, "dsmx1.b32")}},
+		func(M int) []Shape {
+			return []Shape{variant(M, "w1024.b384.m1"), variant(M, "reg16.b32.eg")}
+		})
+}
