@@ -128,6 +128,7 @@ type Lane struct {
 	staged, back *cuda.HostBuffer
 	stage        arena
 	pinnedOff    bool
+	taken        time.Time // when Take handed the lane out
 }
 
 // NewLanes makes n lanes on ctx (streams are created on first use).
@@ -171,11 +172,15 @@ func (l *Lanes) Take() (*Lane, error) {
 		}
 		ln.stage.reset()
 	}
+	ln.taken = time.Now()
 	return ln, nil
 }
 
 // Give returns a lane taken with Take.
-func (l *Lanes) Give(ln *Lane) { l.free <- ln }
+func (l *Lanes) Give(ln *Lane) {
+	LaneTimes.Held.since(ln.taken)
+	l.free <- ln
+}
 
 // Upload copies src into the lane's buffer name (grown as needed), in
 // stream order.
