@@ -110,10 +110,11 @@ func (ln *Lane) backBuffer(n int) []byte {
 }
 
 // backSize is the size a result buffer grows to for n bytes: at least
-// 1 MiB and twice the old one, so that it is reallocated a few times at
-// most (pinning memory takes milliseconds).
+// 4 MiB (a 32-bit result for each of a million targets) and twice the
+// old one, so that it is reallocated a few times at most: pinning memory
+// takes milliseconds, and freeing it may wait for the device.
 func backSize(n int, old *cuda.HostBuffer) int {
-	size := 1 << 20
+	size := 4 << 20
 	if old != nil {
 		size = 2 * len(old.Bytes())
 	}

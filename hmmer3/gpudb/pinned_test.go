@@ -44,10 +44,10 @@ func TestArenaPieces(t *testing.T) {
 }
 
 func TestBackSize(t *testing.T) {
-	if got := backSize(100, nil); got != 1<<20 {
+	if got := backSize(100, nil); got != 4<<20 {
 		t.Fatalf("first buffer %d", got)
 	}
-	if got := backSize(3<<20, nil); got != 3<<20 {
-		t.Fatalf("first buffer for 3 MiB: %d", got)
+	if got := backSize(5<<20, nil); got != 5<<20 {
+		t.Fatalf("first buffer for 5 MiB: %d", got)
 	}
 }
