@@ -253,8 +253,9 @@ func (g *GPU) scores(p *dpxPlan, om *oprofile.VitProfile, Kp int, db *gpudb.DB, 
 	// entries are written and read (the kernel reads a target's move and
 	// writes its result only for the targets of its layout), so both
 	// come from a pool uncleared and the passes visit idx alone: a query
-	// wants well under 1% of 485,000 targets here, and walking them all
-	// cost ~10 CPU ms a query in the 1,000-model run (docs/BENCHMARKS.md).
+	// wants only the bias filter's survivors, a few percent of 485,000
+	// targets at most, and walking them all cost ~10 CPU ms a query in
+	// the 1,000-model run (docs/BENCHMARKS.md).
 	moves, raw := getWords(4*len(dsqs)), getWords(4*len(dsqs))
 	defer wordPool.Put(&moves)
 	defer wordPool.Put(&raw)
