@@ -150,11 +150,13 @@ func (g *GPU) Scores(bg *profile.Background, db *gpudb.DB, want []bool, out []fl
 		}
 	}
 	par, odds := paramBytes(p)
-	raw, err := g.launch(f, layout, subset, par, odds, len(p.Odds), len(dsqs))
-	if err != nil {
+	// The result array is taken before the launch takes its lane, so
+	// that the lane is held for device work alone.
+	raw := getRaw(4 * len(dsqs))
+	defer rawPool.Put(&raw)
+	if err := g.launch(f, layout, subset, par, odds, len(p.Odds), raw); err != nil {
 		return err
 	}
-	defer rawPool.Put(&raw)
 	gpudb.ForChunks(len(idx), func(lo, hi int) {
 		for _, i := range idx[lo:hi] {
 			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
@@ -183,35 +185,35 @@ func getRaw(n int) []byte {
 }
 
 // launch runs the kernel over layout (or subset, laid out on the lane)
-// and returns its raw scores, four bytes per target in database
-// numbering; the caller gives the slice back to rawPool.
-func (g *GPU) launch(f *cuda.Function, layout *gpudb.Device, subset *gpudb.Subset, par, odds []byte, kp, n int) ([]byte, error) {
+// and copies its raw scores, four bytes per target in database
+// numbering, into raw.
+func (g *GPU) launch(f *cuda.Function, layout *gpudb.Device, subset *gpudb.Subset, par, odds []byte, kp int, raw []byte) error {
 	ln, err := g.lanes.Take()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer g.lanes.Give(ln)
 	defer g.Stats.Held(time.Now())
 	if subset != nil {
 		if layout, err = ln.Layout(subset); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	bp, err := ln.Upload("par", par)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	bd, err := ln.Upload("odds", odds)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	bn, err := ln.Zero("next", 4)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	bo, err := ln.Bufs.Get("out", 4*n)
+	bo, err := ln.Bufs.Get("out", len(raw))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var a cuda.Args
 	a.Buffer(bp).Buffer(bd).Int32(int32(kp)).Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).
@@ -219,15 +221,14 @@ func (g *GPU) launch(f *cuda.Function, layout *gpudb.Device, subset *gpudb.Subse
 	shared := sharedBytes(kp)
 	// Enough warps for the blocks, at most a persistent grid's worth.
 	grid := min(gpudb.PersistentGrid(g.ctx, blockThreads, shared), (layout.NBlocks+blockThreads/32-1)/(blockThreads/32))
-	raw := getRaw(4 * n)
 	d, err := ln.Run(func(st *cuda.Stream) error {
 		return f.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: blockThreads}, SharedMem: shared, Stream: st}, &a)
 	}, bo, raw)
 	if err != nil {
-		return nil, fmt.Errorf("bias filter on GPU %d: %w", g.ctx.Device().Ordinal, err)
+		return fmt.Errorf("bias filter on GPU %d: %w", g.ctx.Device().Ordinal, err)
 	}
 	g.mu.Lock()
 	g.KernelTime += d
 	g.mu.Unlock()
-	return raw, nil
+	return nil
 }

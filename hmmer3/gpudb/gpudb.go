@@ -362,20 +362,3 @@ func (db *DB) Residues() int64 {
 	}
 	return n
 }
-
-// ForChunks calls fn on consecutive ranges [lo, hi) covering [0, n), on all
-// cores at once: the host's per-target work around a kernel (turning its
-// raw results into scores) is as long as the database.
-func ForChunks(n int, fn func(lo, hi int)) {
-	workers := min(runtime.GOMAXPROCS(0), max(1, n/4096))
-	step := (n + workers - 1) / workers
-	var wg sync.WaitGroup
-	for lo := 0; lo < n; lo += step {
-		wg.Add(1)
-		go func(lo int) {
-			defer wg.Done()
-			fn(lo, min(lo+step, n))
-		}(lo)
-	}
-	wg.Wait()
-}

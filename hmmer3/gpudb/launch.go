@@ -120,6 +120,15 @@ type Lane struct {
 	Stream     *cuda.Stream
 	Bufs       *Buffers
 	start, end *cuda.Event
+	// staged is the lane's pinned host memory for uploads (an arena of
+	// stageBytes, its pieces in flight until the stream is next waited
+	// for), back the pinned buffer results come back through; pinnedOff
+	// is set when pinned memory is off ($HMMGO_LANE_PINNED=off) or could
+	// not be had, and the copies go from and to Go memory directly.
+	staged, back *cuda.HostBuffer
+	stage        arena
+	pinnedOff    bool
+	taken        time.Time // when Take handed the lane out
 }
 
 // NewLanes makes n lanes on ctx (streams are created on first use).
@@ -130,7 +139,7 @@ func (l *Lanes) Take() (*Lane, error) {
 	l.once.Do(func() {
 		l.free = make(chan *Lane, l.n)
 		for range l.n {
-			ln := &Lane{Bufs: NewBuffers(l.ctx)}
+			ln := &Lane{Bufs: NewBuffers(l.ctx), pinnedOff: !pinnedLanes}
 			var err error
 			if ln.Stream, err = l.ctx.NewStream(); err == nil {
 				if ln.start, err = l.ctx.NewEvent(true); err == nil {
@@ -150,12 +159,28 @@ func (l *Lanes) Take() (*Lane, error) {
 	if l.err != nil {
 		return nil, l.err
 	}
-	defer LaneTimes.Wait.since(time.Now())
-	return <-l.free, nil
+	waited := time.Now()
+	ln := <-l.free
+	LaneTimes.Wait.since(waited)
+	if ln.stage.used != 0 {
+		// The last holder queued uploads from the arena and returned
+		// before waiting for them (an error on its way): they must be
+		// done before the arena is written again.
+		if err := ln.Stream.Synchronize(); err != nil {
+			l.Give(ln)
+			return nil, err
+		}
+		ln.stage.reset()
+	}
+	ln.taken = time.Now()
+	return ln, nil
 }
 
 // Give returns a lane taken with Take.
-func (l *Lanes) Give(ln *Lane) { l.free <- ln }
+func (l *Lanes) Give(ln *Lane) {
+	LaneTimes.Held.since(ln.taken)
+	l.free <- ln
+}
 
 // Upload copies src into the lane's buffer name (grown as needed), in
 // stream order.
@@ -165,7 +190,7 @@ func (ln *Lane) Upload(name string, src []byte) (*cuda.Buffer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return buf, ln.Stream.CopyHtoD(buf.Ptr(), src)
+	return buf, ln.copyIn(buf.Ptr(), src)
 }
 
 // UploadPacked copies a packed layout of a few targets (a call's subset
@@ -183,10 +208,10 @@ func (ln *Lane) UploadPacked(p *Packed) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ln.Stream.CopyHtoD(res.Ptr(), p.Res); err != nil {
+	if err := ln.copyIn(res.Ptr(), p.Res); err != nil {
 		return nil, err
 	}
-	if err := ln.Stream.CopyHtoD(table.Ptr(), p.Table); err != nil {
+	if err := ln.copyIn(table.Ptr(), p.Table); err != nil {
 		return nil, err
 	}
 	return &Device{Res: res, Table: table, NBlocks: p.NBlocks}, nil
@@ -218,10 +243,7 @@ func (ln *Lane) Run(launch func(*cuda.Stream) error, out *cuda.Buffer, dst []byt
 	}
 	LaneTimes.Launch.since(queued)
 	defer LaneTimes.Results.since(time.Now())
-	if err := ln.Stream.CopyDtoH(dst, out.Ptr()); err != nil {
-		return 0, err
-	}
-	if err := ln.Stream.Synchronize(); err != nil {
+	if err := ln.copyBack(dst, out.Ptr()); err != nil {
 		return 0, err
 	}
 	return cuda.Elapsed(ln.start, ln.end)

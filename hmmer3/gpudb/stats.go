@@ -41,9 +41,10 @@ var Layouts LaunchStats
 // the data is staged); Layout a subset's layout queued on the lane;
 // Launch the kernel queued between its events; Results the copy back
 // and the wait for the stream, which includes the kernel and what the
-// stream still had queued before it.
+// stream still had queued before it. Held is each lane's time from Take
+// to Give: what it holds beyond the parts is the callers' host work.
 var LaneTimes struct {
-	Wait, Upload, Layout, Launch, Results Span
+	Wait, Held, Upload, Layout, Launch, Results Span
 }
 
 // Span sums durations.

@@ -65,7 +65,7 @@ func (ln *Lane) Layout(sub *Subset) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ln.Stream.CopyHtoD(table.Ptr(), pl.table); err != nil {
+	if err := ln.copyIn(table.Ptr(), pl.table); err != nil {
 		return nil, err
 	}
 	in, err := ln.Upload("subset.in", sub.in)

@@ -301,15 +301,24 @@ func (g *gpuSearch) split(seqs []*seqio.Sequence, stored *gpudb.StoredPlan) {
 // eachPart runs fn on every device at once and returns the first error.
 func (g *gpuSearch) eachPart(fn func(d int, p *gpuPart) error) error {
 	errs := make([]error, len(g.parts))
+	one := func(d int, p *gpuPart) {
+		if err := fn(d, p); err != nil {
+			errs[d] = fmt.Errorf("GPU %d: %w", p.k.dev.Ordinal, err)
+		}
+	}
+	// The last part runs on the caller: with one GPU, no goroutine to
+	// start and wait for on each filter stage of each query.
 	var wg sync.WaitGroup
-	for d, p := range g.parts {
+	last := len(g.parts) - 1
+	for d, p := range g.parts[:max(0, last)] {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := fn(d, p); err != nil {
-				errs[d] = fmt.Errorf("GPU %d: %w", p.k.dev.Ordinal, err)
-			}
+			one(d, p)
 		}()
+	}
+	if last >= 0 {
+		one(last, g.parts[last])
 	}
 	wg.Wait()
 	for _, err := range errs {

@@ -33,7 +33,7 @@ func (g *gpuSearch) printTotals(w io.Writer, wall time.Duration) {
 	for _, p := range []struct {
 		name string
 		s    *gpudb.Span
-	}{{"waited for a lane", &lt.Wait}, {"uploads", &lt.Upload}, {"subset layouts", &lt.Layout}, {"kernels queued", &lt.Launch}, {"results (copy back and wait)", &lt.Results}} {
+	}{{"waited for a lane", &lt.Wait}, {"held", &lt.Held}, {"uploads", &lt.Upload}, {"subset layouts", &lt.Layout}, {"kernels queued", &lt.Launch}, {"results (copy back and wait)", &lt.Results}} {
 		c, d := p.s.Total()
 		parts = append(parts, fmt.Sprintf("%s %.3f (%d)", p.name, d.Seconds(), c))
 	}

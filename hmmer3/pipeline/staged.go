@@ -100,26 +100,35 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	// eachItem runs fn on items 0..count-1, the workers taking the next
 	// item as they finish; a worker stops at its first error, and the
 	// first error in worker order is returned.
+	//
+	// The caller is worker 0: with every core busy (hmmsearch --gpu keeps
+	// a dozen queries in flight), a started goroutine may wait for a core
+	// while the caller, which has one, would only wait for it.
 	eachItem := func(count int, fn func(w *worker, k int) error) error {
 		var wg sync.WaitGroup
 		errs := make([]error, ncpu)
 		var next atomic.Int64
-		for c := range workers {
-			wg.Add(1)
-			go func(w *worker, c int) {
-				defer wg.Done()
-				for {
-					k := int(next.Add(1) - 1)
-					if k >= count {
-						return
-					}
-					if err := fn(w, k); err != nil {
-						errs[c] = err
-						return
-					}
+		work := func(c int) {
+			w := workers[c]
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= count {
+					return
 				}
-			}(workers[c], c)
+				if err := fn(w, k); err != nil {
+					errs[c] = err
+					return
+				}
+			}
 		}
+		for c := 1; c < ncpu && c < count; c++ {
+			wg.Add(1)
+			go func(c int) {
+				defer wg.Done()
+				work(c)
+			}(c)
+		}
+		work(0)
 		wg.Wait()
 		for _, err := range errs {
 			if err != nil {

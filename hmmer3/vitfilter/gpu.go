@@ -222,12 +222,12 @@ func (g *GPU) scores(p *dpxPlan, om *oprofile.VitProfile, Kp int, db *gpudb.DB, 
 	// here and laid out on the launch's lane.
 	var layout *gpudb.Device
 	var subset *gpudb.Subset
+	var idx []int // the wanted targets; nil: all of them
 	if want == nil {
 		if layout, err = db.Layout(s.T); err != nil {
 			return nil, err
 		}
 	} else {
-		var idx []int
 		for i, w := range want {
 			if w {
 				idx = append(idx, i)
@@ -243,45 +243,43 @@ func (g *GPU) scores(p *dpxPlan, om *oprofile.VitProfile, Kp int, db *gpudb.DB, 
 			return nil, err
 		}
 	}
-	selected := func(i int) bool { return want == nil || want[i] }
 	var emis, trans []byte
 	if p != nil {
 		emis, trans = p.emisWords(s, om, Kp), p.transWords(s, om)
 	} else {
 		emis, trans = emisWords(s, om, Kp), transWords(s, om)
 	}
-	moves := make([]byte, 4*len(dsqs))
-	gpudb.ForChunks(len(dsqs), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if selected(i) {
-				binary.LittleEndian.PutUint32(moves[4*i:], uint32(int32(om.MoveFor(len(dsqs[i]), 1))))
-			}
-		}
+	// moves and raw are indexed by database number, but only the wanted
+	// entries are written and read (the kernel reads a target's move and
+	// writes its result only for the targets of its layout), so both
+	// come from a pool uncleared and the passes visit idx alone: a query
+	// wants only the bias filter's survivors, a few percent of 485,000
+	// targets at most, and walking them all cost ~10 CPU ms a query in
+	// the 1,000-model run (docs/BENCHMARKS.md).
+	moves, raw := getWords(4*len(dsqs)), getWords(4*len(dsqs))
+	defer wordPool.Put(&moves)
+	defer wordPool.Put(&raw)
+	eachWanted(len(dsqs), idx, func(i int) {
+		binary.LittleEndian.PutUint32(moves[4*i:], uint32(int32(om.MoveFor(len(dsqs[i]), 1))))
 	})
-	raw, err := g.launch(f, s, p, om, layout, subset, emis, trans, moves)
-	if err != nil {
+	if err := g.launch(f, s, p, om, layout, subset, emis, trans, moves, raw); err != nil {
 		return nil, err
 	}
 	var redo []bool
 	var rmu sync.Mutex
-	gpudb.ForChunks(len(dsqs), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if !selected(i) {
-				continue
+	eachWanted(len(dsqs), idx, func(i int) {
+		move := int32(binary.LittleEndian.Uint32(moves[4*i:]))
+		xC := int32(binary.LittleEndian.Uint32(raw[4*i:]))
+		if p != nil && (xC == rescoreCode || !p.fits(om, move)) {
+			rmu.Lock()
+			if redo == nil {
+				redo = make([]bool, len(dsqs))
 			}
-			move := int32(binary.LittleEndian.Uint32(moves[4*i:]))
-			xC := int32(binary.LittleEndian.Uint32(raw[4*i:]))
-			if p != nil && (xC == rescoreCode || !p.fits(om, move)) {
-				rmu.Lock()
-				if redo == nil {
-					redo = make([]bool, len(dsqs))
-				}
-				redo[i] = true
-				rmu.Unlock()
-				continue
-			}
-			out[i] = wordScore(om, xC, move)
+			redo[i] = true
+			rmu.Unlock()
+			return
 		}
+		out[i] = wordScore(om, xC, move)
 	})
 	return redo, nil
 }
@@ -301,39 +299,40 @@ func wordScore(om *oprofile.VitProfile, xC, move int32) float32 {
 }
 
 // launch runs the kernel over layout (or subset, laid out on the lane) and
-// returns its raw 32-bit result per target (database numbering).
-func (g *GPU) launch(f *cuda.Function, s gpuShape, p *dpxPlan, om *oprofile.VitProfile, layout *gpudb.Device, subset *gpudb.Subset, emis, trans, moves []byte) ([]byte, error) {
+// copies its raw 32-bit result per target (database numbering) into raw,
+// which has moves' length.
+func (g *GPU) launch(f *cuda.Function, s gpuShape, p *dpxPlan, om *oprofile.VitProfile, layout *gpudb.Device, subset *gpudb.Subset, emis, trans, moves, raw []byte) error {
 	ln, err := g.lanes.Take()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer g.lanes.Give(ln)
 	defer g.Stats.Held(time.Now())
 	if subset != nil {
 		if layout, err = ln.Layout(subset); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	n := len(moves) / 4
 	be, err := ln.Upload("emis", emis)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	bt, err := ln.Upload("trans", trans)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	bm, err := ln.Upload("moves", moves)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	bn, err := ln.Zero("next", 4)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	bo, err := ln.Bufs.Get("out", 4*n)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var a cuda.Args
 	a.Buffer(be).Buffer(bt).Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).Buffer(bn).
@@ -342,16 +341,45 @@ func (g *GPU) launch(f *cuda.Function, s gpuShape, p *dpxPlan, om *oprofile.VitP
 		a.Int32(int32(p.tbmmin)).Int32(int32(p.lim))
 	}
 	a.Buffer(bm).Buffer(bo)
-	raw := make([]byte, 4*n)
 	d, err := ln.Run(func(st *cuda.Stream) error {
 		return f.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: gpudb.PersistentGrid(g.ctx, s.Block, s.sharedBytes())},
 			Block: cuda.Dim3{X: s.Block}, SharedMem: s.sharedBytes(), Stream: st}, &a)
 	}, bo, raw)
 	if err != nil {
-		return nil, fmt.Errorf("viterbi filter on GPU %d: %w", g.ctx.Device().Ordinal, err)
+		return fmt.Errorf("viterbi filter on GPU %d: %w", g.ctx.Device().Ordinal, err)
 	}
 	g.mu.Lock()
 	g.KernelTime += d
 	g.mu.Unlock()
-	return raw, nil
+	return nil
+}
+
+// wordPool keeps the 4-bytes-a-target arrays of scores (moves in, raw
+// results out; ~2 MB each at 485,000 targets) for the next call instead
+// of fresh, cleared memory each query.
+var wordPool sync.Pool
+
+func getWords(n int) []byte {
+	if b, ok := wordPool.Get().(*[]byte); ok && cap(*b) >= n {
+		return (*b)[:n]
+	}
+	return make([]byte, n)
+}
+
+// eachWanted calls fn on every target of a database of n: those of idx,
+// or all n when idx is nil, on all cores.
+func eachWanted(n int, idx []int, fn func(i int)) {
+	if idx == nil {
+		gpudb.ForChunks(n, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				fn(i)
+			}
+		})
+		return
+	}
+	gpudb.ForChunks(len(idx), func(lo, hi int) {
+		for _, i := range idx[lo:hi] {
+			fn(i)
+		}
+	})
 }
