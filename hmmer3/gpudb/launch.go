@@ -248,3 +248,12 @@ func (ln *Lane) Run(launch func(*cuda.Stream) error, out *cuda.Buffer, dst []byt
 	}
 	return cuda.Elapsed(ln.start, ln.end)
 }
+
+// CopyBack copies src's first len(dst) bytes into dst after the work
+// queued on the lane's stream and waits for all of it, through the
+// lane's pinned result buffer (a side lane's results, which Run does not
+// copy).
+func (ln *Lane) CopyBack(dst []byte, src *cuda.Buffer) error {
+	defer LaneTimes.Results.since(time.Now())
+	return ln.copyBack(dst, src.Ptr())
+}

@@ -461,10 +461,12 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 		}
 		return int16(om.RBV[x][node])
 	}
+	n := len(dsqs)
 	var rest []int
 	if g.ForceMSV {
-		for i := range dsqs {
-			rest = append(rest, i)
+		rest = make([]int, n)
+		for i := range rest {
+			rest[i] = i
 		}
 	} else {
 		step, overlap := g.ssvWindows(s, om.M, db)
@@ -473,11 +475,15 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 			return err
 		}
 		prof := ssvProfileWords(s, Kp, om)
-		maxw, err := g.launch(k, s, "ssv_kernel", prof, layout, nil, len(dsqs), nil)
+		maxw := hostArrays.Get(4 * n)
+		err = g.launch(k, s, "ssv_kernel", prof, layout, nil, n, nil, maxw)
+		if err == nil {
+			rest = ssvScores(om, dsqs, maxw, out)
+		}
+		hostArrays.Put(maxw)
 		if err != nil {
 			return err
 		}
-		rest = ssvScores(om, dsqs, maxw, out)
 	}
 	if len(rest) == 0 {
 		return nil
@@ -494,33 +500,59 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 			return err
 		}
 	}
+	// tjbm is indexed by database number, but the kernel reads only the
+	// entries of its layout's targets (rest), so it comes uncleared from
+	// the pool and only rest is written.
 	table := tjbTable(om)
-	tjbm := make([]byte, 4*len(dsqs))
-	for _, i := range rest {
+	tjbm := hostArrays.Get(4 * n)
+	defer hostArrays.Put(tjbm)
+	eachOf(rest, func(i int) {
 		binary.LittleEndian.PutUint32(tjbm[4*i:], uint32(uint8(tjbOf(table, om, len(dsqs[i]))+om.TBM)))
-	}
-	xj, err := g.msvPass(k, ms, om, Kp, db, rest, tjbm, cost)
-	if err != nil {
-		return err
-	}
-	p := *om
-	for _, i := range rest {
-		p.TJB = tjbOf(table, om, len(dsqs[i]))
-		if xj[i] == 0xffff {
-			out[i] = float32(math.Inf(1))
-		} else {
-			out[i] = finalScore(int(xj[i]), &p)
+	})
+	return g.msvPass(k, ms, om, Kp, db, rest, tjbm, cost, out)
+}
+
+// hostArrays keeps the wrapper's per-target host arrays (SSV maxima
+// copied back, the MSV pass's length words and results) between queries:
+// ~2 MB each at 485,000 targets, allocated and cleared per launch before.
+var hostArrays gpudb.BytePool
+
+// eachOf calls fn on every target of idx, on all cores.
+func eachOf(idx []int, fn func(i int)) {
+	gpudb.ForChunks(len(idx), func(lo, hi int) {
+		for _, i := range idx[lo:hi] {
+			fn(i)
 		}
-	}
-	return nil
+	})
+}
+
+// msvScores turns the MSV pass's 16-bit results (xJ, or 0xffff for
+// overflow; raw, 2 bytes a target in database numbering) of the targets
+// idx into their scores in out, on all cores; the other entries of raw
+// are not read.
+func msvScores(om *oprofile.MSVProfile, dsqs [][]byte, idx []int, raw []byte, out []float32) {
+	table := tjbTable(om)
+	gpudb.ForChunks(len(idx), func(lo, hi int) {
+		p := *om
+		for _, i := range idx[lo:hi] {
+			xj := binary.LittleEndian.Uint16(raw[2*i:])
+			if xj == 0xffff {
+				out[i] = float32(math.Inf(1))
+				continue
+			}
+			p.TJB = tjbOf(table, om, len(dsqs[i]))
+			out[i] = finalScore(int(xj), &p)
+		}
+	})
 }
 
 // ssvScores turns the SSV kernel's best diagonal of each target into its
-// score where SSV decides it, and returns the others, in database order,
+// score where SSV decides it (maxw: the kernel's 32-bit results as copied
+// back, 4 bytes a target), and returns the others, in database order,
 // for the full MSV program. It runs on all cores, with the length costs
 // from tjbTable and no copy of the profile per target: at 485,000
 // targets per query this pass is host time every query pays.
-func ssvScores(om *oprofile.MSVProfile, dsqs [][]byte, maxw []uint32, out []float32) []int {
+func ssvScores(om *oprofile.MSVProfile, dsqs [][]byte, maxw []byte, out []float32) []int {
 	table := tjbTable(om)
 	type chunk struct {
 		lo   int
@@ -535,9 +567,10 @@ func ssvScores(om *oprofile.MSVProfile, dsqs [][]byte, maxw []uint32, out []floa
 			L := len(dsqs[i])
 			p.TJB = tjbOf(table, om, L)
 			if L > 0 && ssvApplies(&p) {
+				w := binary.LittleEndian.Uint32(maxw[4*i:])
 				cell := uint8(255)
-				if int(maxw[i]) < 127-int(p.Bias) {
-					cell = uint8(maxw[i]) + 128
+				if int(w) < 127-int(p.Bias) {
+					cell = uint8(w) + 128
 				}
 				if sc, ok := ssvDecide(cell, &p); ok {
 					out[i] = sc
@@ -559,19 +592,21 @@ func ssvScores(om *oprofile.MSVProfile, dsqs [][]byte, maxw []uint32, out []floa
 }
 
 // launch runs one kernel over a resident layout (or subset, laid out on
-// the launch's lane) and returns its result per target (n targets, database
-// numbering): ssv_kernel's 32-bit maxima (into a zeroed buffer: windows
-// of one target meet there), msv_kernel's 16-bit scores.
-func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, layout *gpudb.Device, subset *gpudb.Subset, n int, tjbm []byte, scalars ...int32) ([]uint32, error) {
+// the launch's lane) and copies its result per target (n targets,
+// database numbering) into raw: ssv_kernel's 32-bit maxima (into a zeroed
+// buffer: windows of one target meet there), msv_kernel's 16-bit scores
+// (only the layout's targets' entries are written). raw has the result
+// width times n bytes; it is read after the lane is given back.
+func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, layout *gpudb.Device, subset *gpudb.Subset, n int, tjbm, raw []byte, scalars ...int32) error {
 	ln, err := g.lanes.Take()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer g.lanes.Give(ln)
 	defer g.Stats.Held(time.Now())
 	q, err := g.prepare(ln, k, s, name, prof, layout, subset, n, tjbm, scalars...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	reps := 1
 	if name == "ssv_kernel" && g.Repeat > 1 {
@@ -581,20 +616,19 @@ func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, lay
 		// As many untimed launches first, so that the timed ones find
 		// the device busy, its clocks up, and none waits for the host.
 		if err := q.launches(ln.Stream, reps); err != nil {
-			return nil, err
+			return err
 		}
 		if err := ln.Stream.Memset32(q.next.Ptr(), 0, 1); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	raw := make([]byte, q.width*n)
-	d, err := ln.Run(func(st *cuda.Stream) error { return q.launches(st, reps) }, q.out, raw)
+	d, err := ln.Run(func(st *cuda.Stream) error { return q.launches(st, reps) }, q.out, raw[:q.width*n])
 	d /= time.Duration(reps)
 	if err != nil {
-		return nil, fmt.Errorf("msv filter on GPU %d: %w", g.ctx.Device().Ordinal, err)
+		return fmt.Errorf("msv filter on GPU %d: %w", g.ctx.Device().Ordinal, err)
 	}
 	g.addTime(d, name == "ssv_kernel")
-	return q.results(raw, n), nil
+	return nil
 }
 
 // addTime counts a launch's device time (KernelTime; SSVKernelTime for
@@ -679,19 +713,4 @@ func (q *queued) launches(st *cuda.Stream, n int) error {
 		}
 	}
 	return nil
-}
-
-// results widens the copied-back results of n targets.
-func (q *queued) results(raw []byte, n int) []uint32 {
-	outv := make([]uint32, n)
-	gpudb.ForChunks(n, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if q.width == 4 {
-				outv[i] = binary.LittleEndian.Uint32(raw[4*i:])
-			} else {
-				outv[i] = uint32(binary.LittleEndian.Uint16(raw[2*i:]))
-			}
-		}
-	})
-	return outv
 }

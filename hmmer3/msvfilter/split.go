@@ -81,8 +81,8 @@ func (g *GPU) longShape(M, Kp int) gpuShape {
 
 // msvPass runs msv_kernel over the undecided targets rest on shape ms
 // (kernels k), the long ones on their own shape beside the others, and
-// returns xJ (or 0xffff) per target of the database.
-func (g *GPU) msvPass(k *nvrtc.Kernels, ms gpuShape, om *oprofile.MSVProfile, Kp int, db *gpudb.DB, rest []int, tjbm []byte, cost func(x, node int) int16) ([]uint32, error) {
+// sets their scores in out.
+func (g *GPU) msvPass(k *nvrtc.Kernels, ms gpuShape, om *oprofile.MSVProfile, Kp int, db *gpudb.DB, rest []int, tjbm []byte, cost func(x, node int) int16, out []float32) error {
 	n := len(db.Dsqs)
 	scalars := []int32{int32(om.Bias), int32(om.Base), int32(om.TEC)}
 	long, short := g.splitLong(ms, om.M, db.Dsqs, rest)
@@ -99,38 +99,45 @@ func (g *GPU) msvPass(k *nvrtc.Kernels, ms gpuShape, om *oprofile.MSVProfile, Kp
 		if len(short) == 0 {
 			var err error
 			if k, err = g.kernel(ls); err != nil {
-				return nil, err
+				return err
 			}
 			ms, short = ls, long
 		}
 		sub, err := subset(short, ms.T)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		return g.launch(k, ms, "msv_kernel", msvProfileWords(ms, Kp, om.Bias, cost), nil, sub, n, tjbm, scalars...)
+		raw := hostArrays.Get(2 * n)
+		defer hostArrays.Put(raw)
+		if err := g.launch(k, ms, "msv_kernel", msvProfileWords(ms, Kp, om.Bias, cost), nil, sub, n, tjbm, raw, scalars...); err != nil {
+			return err
+		}
+		msvScores(om, db.Dsqs, short, raw, out)
+		return nil
 	}
 	kl, err := g.kernel(ls)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	subL, err := subset(long, ls.T)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	subS, err := subset(short, ms.T)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ql := launchSpec{kl, ls, msvProfileWords(ls, Kp, om.Bias, cost), subL}
 	qs := launchSpec{k, ms, msvProfileWords(ms, Kp, om.Bias, cost), subS}
-	xl, xs, err := g.launchBeside(ql, qs, n, tjbm, scalars...)
-	if err != nil {
-		return nil, err
+	rawL, rawS := hostArrays.Get(2*n), hostArrays.Get(2*n)
+	defer hostArrays.Put(rawL)
+	defer hostArrays.Put(rawS)
+	if err := g.launchBeside(ql, qs, n, tjbm, rawL, rawS, scalars...); err != nil {
+		return err
 	}
-	for _, i := range long {
-		xs[i] = xl[i]
-	}
-	return xs, nil
+	msvScores(om, db.Dsqs, long, rawL, out)
+	msvScores(om, db.Dsqs, short, rawS, out)
+	return nil
 }
 
 // launchSpec is one msv_kernel launch of launchBeside.
@@ -144,38 +151,38 @@ type launchSpec struct {
 // launchBeside runs msv_kernel over side's targets on a side lane's
 // stream while main's run on a lane's, both started from one point of the
 // lane's stream, which then waits for the side launch: the lane's timing
-// covers both. It returns each launch's results (database numbering).
-func (g *GPU) launchBeside(side, main launchSpec, n int, tjbm []byte, scalars ...int32) ([]uint32, []uint32, error) {
+// covers both. It copies each launch's results (database numbering, 2
+// bytes a target) into rawSide and rawMain.
+func (g *GPU) launchBeside(side, main launchSpec, n int, tjbm, rawSide, rawMain []byte, scalars ...int32) error {
 	ln, err := g.lanes.Take()
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	defer g.lanes.Give(ln)
 	sl, err := g.side.Take()
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	defer g.side.Give(sl)
 	defer g.Stats.Held(time.Now())
 	qs, err := g.prepare(sl, side.k, side.s, "msv_kernel", side.prof, nil, side.sub, n, tjbm, scalars...)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	qm, err := g.prepare(ln, main.k, main.s, "msv_kernel", main.prof, nil, main.sub, n, tjbm, scalars...)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	fork, err := g.ctx.NewEvent(false)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	defer fork.Destroy()
 	join, err := g.ctx.NewEvent(false)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	defer join.Destroy()
-	rawS, rawM := make([]byte, 2*n), make([]byte, 2*n)
 	d, err := ln.Run(func(st *cuda.Stream) error {
 		if err := fork.Record(st); err != nil {
 			return err
@@ -193,15 +200,13 @@ func (g *GPU) launchBeside(side, main launchSpec, n int, tjbm []byte, scalars ..
 			return err
 		}
 		return st.WaitEvent(join)
-	}, qm.out, rawM)
+	}, qm.out, rawMain[:2*n])
 	if err == nil {
-		if err = sl.Stream.CopyDtoH(rawS, qs.out.Ptr()); err == nil {
-			err = sl.Stream.Synchronize()
-		}
+		err = sl.CopyBack(rawSide[:2*n], qs.out)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("msv filter on GPU %d: %w", g.ctx.Device().Ordinal, err)
+		return fmt.Errorf("msv filter on GPU %d: %w", g.ctx.Device().Ordinal, err)
 	}
 	g.addTime(d, false)
-	return qs.results(rawS, n), qm.results(rawM, n), nil
+	return nil
 }

@@ -1,6 +1,7 @@
 package msvfilter
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand"
 	"testing"
@@ -37,7 +38,7 @@ func TestSSVScoresMatchesPerTarget(t *testing.T) {
 			maxw[i] = uint32(rng.Intn(160))
 		}
 		got := make([]float32, n)
-		rest := ssvScores(om, dsqs, maxw, got)
+		rest := ssvScores(om, dsqs, le32(maxw), got)
 		var wantRest []int
 		for i := range dsqs {
 			p := *om
@@ -77,6 +78,72 @@ func TestTJBTable(t *testing.T) {
 	for _, L := range []int{0, 1, 2, 100, 4097, tjbTableLen - 1, tjbTableLen, 1 << 20} {
 		if got, want := tjbOf(table, om, L), om.TJBFor(L); got != want {
 			t.Errorf("L=%d: %d, want %d", L, got, want)
+		}
+	}
+}
+
+// le32 is w as the kernel's results come back: 4 little-endian bytes each.
+func le32(w []uint32) []byte {
+	b := make([]byte, 0, 4*len(w))
+	for _, v := range w {
+		b = binary.LittleEndian.AppendUint32(b, v)
+	}
+	return b
+}
+
+// TestMSVScoresMatchesPerTarget checks the host pass after the MSV
+// kernel: only the targets asked for are set (the others keep what they
+// held, their raw entries unread), each to finalScore with its length's
+// cost, or +Inf for an overflow.
+func TestMSVScoresMatchesPerTarget(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	abc := alphabet.New(alphabet.Amino)
+	h := testmodels.RandomHMM(rng, abc, 120)
+	om := &oprofile.Convert(profile.Config(h, profile.NewBackground(abc), 100), h).MSV
+	n := 40_000
+	dsqs := make([][]byte, n)
+	raw := make([]byte, 2*n)
+	var idx []int
+	for i := range dsqs {
+		L := 1 + rng.Intn(3000)
+		if i%89 == 0 {
+			L = tjbTableLen + rng.Intn(5000)
+		}
+		dsqs[i] = make([]byte, L)
+		xj := uint16(rng.Intn(400))
+		if i%53 == 0 {
+			xj = 0xffff
+		}
+		binary.LittleEndian.PutUint16(raw[2*i:], xj)
+		if i%7 == 3 {
+			idx = append(idx, i)
+		}
+	}
+	const untouched = -12345
+	got := make([]float32, n)
+	for i := range got {
+		got[i] = untouched
+	}
+	msvScores(om, dsqs, idx, raw, got)
+	asked := make([]bool, n)
+	for _, i := range idx {
+		asked[i] = true
+	}
+	for i := range dsqs {
+		if !asked[i] {
+			if got[i] != untouched {
+				t.Fatalf("target %d not asked for was set to %v", i, got[i])
+			}
+			continue
+		}
+		want := float32(math.Inf(1))
+		if xj := binary.LittleEndian.Uint16(raw[2*i:]); xj != 0xffff {
+			p := *om
+			p.TJB = om.TJBFor(len(dsqs[i]))
+			want = finalScore(int(xj), &p)
+		}
+		if math.Float32bits(got[i]) != math.Float32bits(want) {
+			t.Fatalf("target %d (L=%d): %v, want %v", i, len(dsqs[i]), got[i], want)
 		}
 	}
 }
