@@ -210,6 +210,11 @@ type DB struct {
 	packBuf []byte
 	// maxLen caches MaxLen (-1: not yet known).
 	maxLen int
+	// residues caches Residues, counted once: the SSV pass asks for it
+	// every query (its windows' step), and a serial walk of 485,000
+	// targets cost ~0.9 ms a query on its chain (docs/BENCHMARKS.md).
+	residuesOnce sync.Once
+	residues     int64
 	// stored is the plan makedb stored for these targets (UseStoredPlan).
 	stored *StoredPlan
 }
@@ -356,9 +361,10 @@ func (db *DB) Free() {
 
 // Residues is the number of residues in the database.
 func (db *DB) Residues() int64 {
-	var n int64
-	for _, d := range db.Dsqs {
-		n += int64(len(d))
-	}
-	return n
+	db.residuesOnce.Do(func() {
+		for _, d := range db.Dsqs {
+			db.residues += int64(len(d))
+		}
+	})
+	return db.residues
 }

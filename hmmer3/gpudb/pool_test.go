@@ -64,3 +64,24 @@ func TestBytePoolConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestResiduesCounted: Residues is the sum of the targets' lengths,
+// counted once and the same from concurrent callers.
+func TestResiduesCounted(t *testing.T) {
+	dsqs := [][]byte{make([]byte, 7), nil, make([]byte, 300), make([]byte, 1)}
+	db := New(nil, dsqs)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if got := db.Residues(); got != 308 {
+				t.Errorf("Residues %d, want 308", got)
+			}
+		}()
+	}
+	wg.Wait()
+	if got := (&DB{}).Residues(); got != 0 {
+		t.Errorf("empty database: %d residues", got)
+	}
+}
