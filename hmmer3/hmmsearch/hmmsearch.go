@@ -277,7 +277,7 @@ func (s *search) config() pipeline.Config {
 	cfg.NoBias = g.isOn("--nobias")
 	cfg.NoNull2 = g.isOn("--nonull2")
 	cfg.Seed = uint32(g.integer("--seed"))
-	cfg.CPUs = max(1, g.integer("--cpu"))
+	cfg.CPUs = cli.Threads(g.integer("--cpu"))
 
 	t := &cfg.Thresholds
 	*t = hits.Thresholds{E: g.real("-E"), DomE: g.real("--domE"), IncE: g.real("--incE"), IncDomE: g.real("--incdomE")}

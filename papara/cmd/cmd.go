@@ -163,6 +163,9 @@ func papara(env cli.Env, o *options, args []string, fs *flag.FlagSet) error {
 	if o.threads < 0 || o.threads == 0 && o.noGPU {
 		return &cli.UsageError{Msg: fmt.Sprintf("-j %d: need at least one thread (-j 0 scores on the GPU alone)", o.threads)}
 	}
+	if o.threads > 0 {
+		o.threads = cli.Threads(o.threads)
+	}
 	if o.gpu && o.noGPU {
 		return &cli.UsageError{Msg: "--gpu and --no-gpu exclude each other"}
 	}
