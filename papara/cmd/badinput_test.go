@@ -64,6 +64,9 @@ func TestBadInput(t *testing.T) {
 		{"protein character missing from PaPaRa's alphabet", goodTree,
 			strings.Replace(goodAln, "A ACGTACGTACGT", "A ACGTACGTACGX", 1), goodReads, []string{"-a"}, 1,
 			[]string{"aln.phy:2", `"A"`, "'X'", "protein"}},
+		{"tree nested too deep", strings.Repeat("(", 200000), goodAln, goodReads, nil, 1, []string{"tree.nwk:1:", "nested more than"}},
+		{"NUL in the tree", strings.Replace(goodTree, "0.05", "0.\x0005", 1), goodAln, goodReads, nil, 1, []string{"tree.nwk:1:", "NUL byte"}},
+		{"placement file is a directory", goodTree, goodAln, goodReads, []string{"-placement", "."}, 1, []string{"cannot write output file .: it is a directory"}},
 	}
 	// a duplicate name: two rows called B
 	cases[7].aln = "3 4\nA ACGT\nB ACGT\nB ACGA\n"
