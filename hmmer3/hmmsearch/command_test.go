@@ -304,6 +304,7 @@ func TestInputErrors(t *testing.T) {
 		// Found before the search: no -o file is left looking complete.
 		{[]string{"-o", "out.txt", "--tblout", ".", "m.hmm", "db.fa"}, "hmmgo hmmsearch: cannot write output file .: it is a directory\n"},
 		{[]string{"--tblout", "none/t.tbl", "m.hmm", "db.fa"}, "hmmgo hmmsearch: cannot open output file none/t.tbl: no such file or directory\n"},
+		{[]string{"--tblout", "db.fa", "m.hmm", "db.fa"}, "hmmgo hmmsearch: output file db.fa is the input file db.fa: refusing to replace it\n"},
 	}
 	for _, c := range cases {
 		rec := &recorded{t: t, d: d}

@@ -250,6 +250,9 @@ func (s *search) printStageTimes(query string, st *hits.Stats, gpu time.Duration
 }
 
 func (s *search) create(path string) (*cli.OutputFile, *bufio.Writer, error) {
+	if err := cli.NotAnInput(path, s.hmmfile, s.seqfile); err != nil {
+		return nil, nil, err
+	}
 	o, err := cli.CreateOutput(path, s.env.Stdout)
 	if err != nil {
 		return nil, nil, err

@@ -110,6 +110,25 @@ func CreateOutput(path string, stdout io.Writer) (*OutputFile, error) {
 	return &OutputFile{Writer: f, f: f, path: path, close: true}, nil
 }
 
+// NotAnInput fails when the output path names one of the input files (as
+// in "makedb db.fa db.fa"): Commit would replace the input by the output.
+// Devices such as /dev/null may be both.
+func NotAnInput(out string, inputs ...string) error {
+	ost, err := os.Stat(out)
+	if out == "-" || err != nil || !ost.Mode().IsRegular() {
+		return nil
+	}
+	for _, in := range inputs {
+		if in == "-" {
+			continue
+		}
+		if ist, err := os.Stat(in); err == nil && os.SameFile(ost, ist) {
+			return fmt.Errorf("output file %s is the input file %s: refusing to replace it", out, in)
+		}
+	}
+	return nil
+}
+
 // Commit flushes and moves the finished file into place.
 func (o *OutputFile) Commit() error {
 	if !o.close {

@@ -113,3 +113,22 @@ func TestFailClipsLongMessages(t *testing.T) {
 		t.Errorf("short message changed: %q", stderr.String())
 	}
 }
+
+func TestNotAnInput(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "db.fa")
+	os.WriteFile(in, []byte(">a\nAC\n"), 0o644)
+	link := filepath.Join(dir, "link.fa")
+	os.Symlink(in, link)
+	if err := NotAnInput(in, "-", in); err == nil || err.Error() != "output file "+in+" is the input file "+in+": refusing to replace it" {
+		t.Errorf("same path: %v", err)
+	}
+	if err := NotAnInput(link, in); err == nil {
+		t.Error("a link to the input was accepted as output")
+	}
+	for _, out := range []string{"-", os.DevNull, filepath.Join(dir, "new.db")} {
+		if err := NotAnInput(out, in, os.DevNull); err != nil {
+			t.Errorf("%s: %v", out, err)
+		}
+	}
+}

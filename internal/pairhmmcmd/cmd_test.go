@@ -212,6 +212,15 @@ func TestBadInput(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, "truncated") || !strings.Contains(errs, trunc) {
 		t.Errorf("truncated gzip: exit %d, %q", code, errs)
 	}
+	// -o naming the input would replace it.
+	same := filepath.Join(dir, "same.in")
+	os.WriteFile(same, []byte(good), 0o644)
+	if code, _, errs := runCmd(t, "", same, "-o", same); code != 1 || !strings.Contains(errs, "is the input file") {
+		t.Errorf("-o the input: exit %d, %q", code, errs)
+	}
+	if b, _ := os.ReadFile(same); string(b) != good {
+		t.Errorf("the input was replaced: %q", b)
+	}
 	// Usage errors exit 2.
 	if code, _, _ := runCmd(t, "", "--format", "csv", "x"); code != 2 {
 		t.Errorf("bad --format: exit %d", code)
