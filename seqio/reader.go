@@ -131,6 +131,11 @@ func (r *Reader) detect() error {
 			if bytes.HasPrefix(l, []byte("# STOCKHOLM")) {
 				msg = "alignment files are not supported as sequence databases (this is Stockholm); use FASTA"
 			}
+			// seqdb.Magic (seqdb imports this package). Commands open a
+			// database by its path; through stdin or gzip it lands here.
+			if bytes.HasPrefix(l, []byte("\x89HMMGODB")) {
+				msg = "this is an hmmgo makedb database: hmmgo hmmsearch reads one only from its own path, not from standard input or gzip'd"
+			}
 			return &Error{Path: r.path, Line: line, Msg: msg}
 		}
 		if nl < 0 {

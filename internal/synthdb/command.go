@@ -127,6 +127,10 @@ func readModels(path string, stdin io.Reader) ([]*hmm.HMM, error) {
 		if err != nil {
 			return nil, err
 		}
+		// Checked here so that the message names the file, not the output.
+		if err := checkProtein(h); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 		models = append(models, h)
 	}
 	if len(models) == 0 {
