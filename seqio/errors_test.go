@@ -83,6 +83,10 @@ func TestBadInput(t *testing.T) {
 	if err := readAllFile(filepath.Join(t.TempDir(), "none.fa"), alphabet.Amino); err == nil || !strings.Contains(err.Error(), "cannot open sequence file: no such file or directory") {
 		t.Errorf("missing file: %v", err)
 	}
+	dir := t.TempDir()
+	if err := readAllFile(dir, alphabet.Amino); err == nil || !strings.HasPrefix(err.Error(), dir+":1: read error: is a directory") {
+		t.Errorf("directory: %v", err)
+	}
 }
 
 // A FASTA file of blank lines has no sequences, but is not an error when
