@@ -107,6 +107,7 @@ func CreateOutput(path string, stdout io.Writer) (*OutputFile, error) {
 		}
 		return nil, fmt.Errorf("cannot open output file %s: %w", path, err)
 	}
+	partials.add(f.Name())
 	return &OutputFile{Writer: f, f: f, path: path, close: true}, nil
 }
 
@@ -150,6 +151,10 @@ func (o *OutputFile) Commit() error {
 		os.Remove(o.f.Name())
 		return fmt.Errorf("writing %s: %w", o.path, err)
 	}
+	// Under the lock, an interrupt waits for the rename or comes before it.
+	partials.mu.Lock()
+	defer partials.mu.Unlock()
+	delete(partials.names, o.f.Name())
 	if err := os.Rename(o.f.Name(), o.path); err != nil {
 		os.Remove(o.f.Name())
 		return fmt.Errorf("writing %s: %w", o.path, err)
@@ -166,6 +171,7 @@ func (o *OutputFile) Abort() {
 	o.f.Close()
 	if !o.direct {
 		os.Remove(o.f.Name())
+		partials.remove(o.f.Name())
 	}
 }
 
