@@ -93,8 +93,16 @@ func (rr *RecordReader) Next() (*Group, error) {
 	if err1 != nil || err2 != nil || nr < 0 || nh < 0 {
 		return nil, rr.errorf("record header %q: R and H must be non-negative integers", string(bytes.Join(header, []byte(" "))))
 	}
-	g := &Group{Reads: make([]Read, nr), Haplotypes: make([][]byte, nh)}
+	if nr > maxRecordLines || nh > maxRecordLines-nr {
+		return nil, rr.errorf("record header %q declares more than %d lines", string(bytes.Join(header, []byte(" "))), maxRecordLines)
+	}
+	// The header is only a claim until the lines are there: a damaged
+	// "2000000000 1" must fail at the end of the file, not in the allocator.
+	g := &Group{Reads: make([]Read, min(nr, 1024)), Haplotypes: make([][]byte, 0, min(nh, 1024))}
 	for i := 0; i < nr+nh; i++ {
+		if i < nr && i == len(g.Reads) {
+			g.Reads = append(g.Reads, make([]Read, min(nr-i, len(g.Reads)))...)
+		}
 		b, err := rr.nextLine()
 		if err == io.EOF {
 			return nil, fmt.Errorf("%s: line %d: input ends inside the record of line %d, which declares %d reads and %d haplotypes (%d lines found)",
@@ -117,7 +125,7 @@ func (rr *RecordReader) Next() (*Group, error) {
 		if _, err := encodeBases(nil, hap); err != nil {
 			return nil, rr.errorf("haplotype %d: %v", i-nr+1, err)
 		}
-		g.Haplotypes[i-nr] = hap
+		g.Haplotypes = append(g.Haplotypes, hap)
 	}
 	return g, nil
 }
@@ -128,6 +136,10 @@ func hintExtraLine(fields int) string {
 	}
 	return ""
 }
+
+// maxRecordLines bounds the reads plus haplotypes one record header may
+// declare (GATK's records have hundreds), so that R+H cannot overflow.
+const maxRecordLines = 1 << 30
 
 var qualityNames = [4]string{"base", "insertion", "deletion", "gap continuation"}
 

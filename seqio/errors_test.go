@@ -53,6 +53,7 @@ func TestBadInput(t *testing.T) {
 		{"blank file, no suffix", "a", "\n \n", "a: no sequence data: the file has only blank lines", false},
 		{"unknown format", "a", "\nhello\n", "a:2: unrecognized sequence file format", false},
 		{"Stockholm", "a", "# STOCKHOLM 1.0\n", "a:1: alignment files are not supported", false},
+		{"hmmgo database", "a", "\x89HMMGODB\x01\x00\x00", "a:1: this is an hmmgo makedb database", false},
 		{"truncated gzip", "a.fa.gz", string(gz[:len(gz)/2]), "a.fa.gz:", false},
 		{"EMBL without ID", "a", "ID   X\nSQ   \nMK\n//\n\nDE   x\n", "a:6: expected an ID line to start an EMBL/UniProt record", false},
 		{"EMBL truncated", "a", emblRec[:len(emblRec)-3], "a:5: unexpected end of file: no // at the end of the record of T_HUMAN", false},
@@ -81,6 +82,10 @@ func TestBadInput(t *testing.T) {
 	}
 	if err := readAllFile(filepath.Join(t.TempDir(), "none.fa"), alphabet.Amino); err == nil || !strings.Contains(err.Error(), "cannot open sequence file: no such file or directory") {
 		t.Errorf("missing file: %v", err)
+	}
+	dir := t.TempDir()
+	if err := readAllFile(dir, alphabet.Amino); err == nil || !strings.HasPrefix(err.Error(), dir+":1: read error: is a directory") {
+		t.Errorf("directory: %v", err)
 	}
 }
 

@@ -131,6 +131,11 @@ func (r *Reader) detect() error {
 			if bytes.HasPrefix(l, []byte("# STOCKHOLM")) {
 				msg = "alignment files are not supported as sequence databases (this is Stockholm); use FASTA"
 			}
+			// seqdb.Magic (seqdb imports this package). Commands open a
+			// database by its path; through stdin or gzip it lands here.
+			if bytes.HasPrefix(l, []byte("\x89HMMGODB")) {
+				msg = "this is an hmmgo makedb database: hmmgo hmmsearch reads one only from its own path, not from standard input or gzip'd"
+			}
 			return &Error{Path: r.path, Line: line, Msg: msg}
 		}
 		if nl < 0 {
@@ -287,7 +292,10 @@ func (g gzipErrors) Read(p []byte) (int, error) {
 
 func (r *Reader) readError(err error) error {
 	msg := "read error: " + err.Error()
+	var pe *os.PathError
 	switch {
+	case errors.As(err, &pe): // it names the file again
+		msg = "read error: " + pe.Err.Error()
 	case errors.Is(err, errTruncatedGzip):
 		msg = "truncated gzip data (unexpected end of compressed input)"
 	case errors.Is(err, gzip.ErrChecksum):

@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime/pprof"
 	"sort"
+	"strings"
 
 	"github.com/hmmgo/hmmgo/gpu/gpuinfo"
 	hmm2search "github.com/hmmgo/hmmgo/hmmer2/search"
@@ -36,6 +37,9 @@ var commands = []cli.Command{
 
 func main() {
 	env := cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	if !handlesSignals(os.Args[1:]) {
+		cli.RemovePartialsOnSignal()
+	}
 	stop := startProfile(env)
 	rc := run(env, os.Args[1:])
 	stop()
@@ -79,6 +83,27 @@ func startProfile(env cli.Env) (stop func()) {
 		return func() {}
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }
+}
+
+// handlesSignals reports a command line whose command catches interrupts
+// itself: a worker, and the Redis modes of hmmsearch and makedb, which
+// cancel their queued work. The others remove unfinished output files.
+func handlesSignals(args []string) bool {
+	if len(args) > 0 && args[0] == "worker" {
+		return true
+	}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		// hmmsearch takes unambiguous abbreviations (--redi); a false
+		// match only keeps the default signal handling.
+		name, _, _ := strings.Cut(a, "=")
+		if name == "-redis" || len(name) >= 3 && strings.HasPrefix("--redis", name) {
+			return true
+		}
+	}
+	return false
 }
 
 func run(env cli.Env, args []string) int {

@@ -3,6 +3,7 @@ package plan7
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -25,6 +26,7 @@ type Reader struct {
 	eof    bool
 	alph   *Alphabet // set by the first ALPH line; later models must agree
 	nread  int
+	err    error // a read error or a NUL byte: ends the input like EOF, but reported
 }
 
 // NewReader reads models from r; name is used in error messages.
@@ -68,6 +70,13 @@ func (rd *Reader) gets() (piece []byte, ok bool) {
 		c, err := rd.r.ReadByte()
 		if err != nil {
 			rd.eof = true
+			if err != io.EOF {
+				var pe *os.PathError
+				if errors.As(err, &pe) { // it would name the file twice
+					err = pe.Err
+				}
+				rd.err = fmt.Errorf("%s: %v", rd.name, err)
+			}
 			break
 		}
 		rd.buf = append(rd.buf, c)
@@ -80,6 +89,13 @@ func (rd *Reader) gets() (piece []byte, ok bool) {
 	}
 	if !rd.partly {
 		rd.line++
+	}
+	// hmm2search's C strings end at a NUL, which silently drops the rest
+	// of the line (and so fields); HMMER2 then fails or misreads the
+	// model. A NUL is never part of a valid model: say so.
+	if bytes.IndexByte(rd.buf, 0) >= 0 {
+		rd.eof, rd.err = true, rd.errorf("NUL byte in the model file")
+		return nil, false
 	}
 	rd.partly = rd.buf[len(rd.buf)-1] != '\n'
 	return rd.buf, true
@@ -145,8 +161,16 @@ func after(line []byte) []byte {
 // Next reads the next model, renormalised and ready for Logoddsify. It
 // returns io.EOF when no model is left.
 func (rd *Reader) Next() (*HMM, error) {
+	if rd.line == 0 {
+		if head, _ := rd.r.Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
+			return nil, fmt.Errorf("%s: gzip-compressed model files are not supported (nor by hmm2search 2.3.2): gunzip it first", rd.name)
+		}
+	}
 	first, ok := rd.gets()
 	if !ok {
+		if rd.err != nil {
+			return nil, rd.err
+		}
 		return nil, io.EOF
 	}
 	if !bytes.HasPrefix(first, []byte("HMMER2.0")) {
@@ -274,6 +298,8 @@ func (rd *Reader) Next() (*HMM, error) {
 		}
 	}
 	switch {
+	case rd.err != nil:
+		return nil, rd.err
 	case !sawHMM:
 		return nil, rd.errorf("model ended before its \"HMM\" line")
 	case M < 1:
@@ -297,6 +323,9 @@ func upperIs(s []byte, c byte) bool {
 func (rd *Reader) need(what string) ([]string, error) {
 	line, ok := rd.gets()
 	if !ok {
+		if rd.err != nil {
+			return nil, rd.err
+		}
 		return nil, rd.errorf("file ends inside the model (expected %s)", what)
 	}
 	return tokens(line), nil
@@ -379,6 +408,9 @@ func (rd *Reader) readBody(h *HMM, M int) error {
 	for {
 		line, ok := rd.gets()
 		if !ok {
+			if rd.err != nil {
+				return rd.err
+			}
 			break
 		}
 		if bytes.HasPrefix(line, []byte("//")) {

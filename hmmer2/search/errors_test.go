@@ -1,6 +1,8 @@
 package search
 
 import (
+	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,6 +34,19 @@ func TestBadInput(t *testing.T) {
 	notFasta := write("notfasta.txt", "this is not\na sequence file\n")
 	empty := write("empty.fa", "")
 	onlyEmpty := write("onlyempty.fa", ">a\n>b\n")
+	nulModel := write("nul.hmm2", strings.Replace(string(src), "\n     7 ", "\n     7\x00", 1))
+	nulSeqs := write("nul.fa", ">a\nACDE\x00FGH\n")
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(src)
+	zw.Close()
+	gzModel := write("m.hmm2.gz", gz.String())
+	gz.Reset()
+	zw = gzip.NewWriter(&gz)
+	zw.Write([]byte(strings.Repeat(">s\nACDEFGHIKLMNPQRSTVWY\n", 500)))
+	zw.Close()
+	truncGz := write("trunc.fa.gz", gz.String()[:gz.Len()/2])
+	garbageGz := write("garbage.fa.gz", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage, not deflate data")
 	cases := []struct {
 		name   string
 		args   []string
@@ -56,6 +71,15 @@ func TestBadInput(t *testing.T) {
 		{"no residues", []string{model, onlyEmpty}, 1, []string{"onlyempty.fa", "no non-empty sequences"}},
 		{"missing cutoffs", []string{"--cut_nc", model, seqs}, 1, []string{"GA, TC, or NC"}},
 		{"xnu", []string{"--xnu", model, seqs}, 2, []string{"--xnu"}},
+		// hmm2search misreads these (a NUL cuts its C strings) or says
+		// "no data" for what is a read error.
+		{"NUL in the model", []string{nulModel, seqs}, 1, []string{"nul.hmm2 line 38: NUL byte"}},
+		{"NUL in a sequence", []string{model, nulSeqs}, 1, []string{"nul.fa line 2: NUL byte"}},
+		{"directory as model", []string{dir, seqs}, 1, []string{dir + ": is a directory"}},
+		{"directory as database", []string{model, dir}, 1, []string{dir + ": is a directory"}},
+		{"gzip'd model", []string{gzModel, seqs}, 1, []string{"m.hmm2.gz: gzip-compressed model files are not supported"}},
+		{"truncated gzip database", []string{model, truncGz}, 1, []string{"trunc.fa.gz line", "truncated gzip data"}},
+		{"gzip database of garbage", []string{model, garbageGz}, 1, []string{"garbage.fa.gz line 1: flate: corrupt input"}},
 	}
 	for _, c := range cases {
 		out, errb, status := runSearch(c.args)

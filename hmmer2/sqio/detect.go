@@ -17,6 +17,10 @@ func detect(r io.Reader, name string) (Format, error) {
 	hasJunk := false
 	for {
 		line, err := br.ReadString('\n')
+		if err != nil && err != io.EOF {
+			// A directory or an I/O error is not "no data".
+			return Unknown, fmt.Errorf("%s: %v", name, unwrapPath(err))
+		}
 		if line == "" && err != nil {
 			break
 		}

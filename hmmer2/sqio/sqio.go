@@ -198,7 +198,10 @@ func Open(path string, format Format, stdin io.Reader, env string) (*Reader, err
 	}
 	rd.format = format
 	rd.br = bufio.NewReaderSize(src, 1<<20)
-	rd.getLine()
+	if err := rd.getLine(); err != nil {
+		rd.Close()
+		return nil, err
+	}
 	return rd, nil
 }
 
@@ -232,15 +235,23 @@ func (rd *Reader) Close() error {
 func (rd *Reader) getLine() error {
 	s, err := rd.br.ReadString('\n')
 	rd.line++
-	if i := strings.IndexByte(s, 0); i >= 0 {
-		s = s[:i] // squid's C strings stop at a NUL byte
-	}
 	rd.buf = s
 	if err != nil {
 		rd.eof = true
-		if err != io.EOF {
-			return fmt.Errorf("%s line %d: %v", rd.name, rd.line, err)
+		if err == io.ErrUnexpectedEOF { // from the gzip reader
+			err = errors.New("truncated gzip data (unexpected end of compressed input)")
 		}
+		if err != io.EOF {
+			rd.buf = ""
+			return fmt.Errorf("%s line %d: %v", rd.name, rd.line, unwrapPath(err))
+		}
+	}
+	// squid's C strings end at a NUL, and its line reader then joins the
+	// next line to the cut one: hmm2search scores something that is not
+	// in the file. Refuse the file instead.
+	if strings.IndexByte(s, 0) >= 0 {
+		rd.eof, rd.buf = true, ""
+		return rd.errorf("NUL byte in the sequence file")
 	}
 	return nil
 }

@@ -126,4 +126,10 @@ func TestMalformedBinaryAndGzip(t *testing.T) {
 	if err := readAll(filepath.Join(dir, "nonexistent.hmm")); err == nil || !strings.Contains(err.Error(), "cannot open HMM file: no such file or directory") {
 		t.Errorf("missing file: %v", err)
 	}
+	// The path once, not "d: read error: read d: is a directory".
+	sub := filepath.Join(dir, "sub")
+	os.Mkdir(sub, 0o755)
+	if err := readAll(sub); err == nil || !strings.HasPrefix(err.Error(), sub+": read error: is a directory") {
+		t.Errorf("directory: %v", err)
+	}
 }

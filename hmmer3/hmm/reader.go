@@ -211,7 +211,10 @@ func (g gzipErrors) Read(p []byte) (int, error) {
 // ioError describes a failed read, naming damaged gzip data as such.
 func (r *Reader) ioError(err error, line int) error {
 	msg := "read error: " + err.Error()
+	var pe *os.PathError
 	switch {
+	case errors.As(err, &pe): // it names the file again
+		msg = "read error: " + pe.Err.Error()
 	case errors.Is(err, errTruncatedGzip):
 		msg = "truncated gzip data (unexpected end of compressed input)"
 	case errors.Is(err, gzip.ErrChecksum):

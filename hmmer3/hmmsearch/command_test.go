@@ -301,6 +301,10 @@ func TestInputErrors(t *testing.T) {
 		{[]string{"m.hmm", "-"}, "hmmgo hmmsearch: Target sequence file - isn't rewindable; can't search it with multiple queries\n"},
 		{[]string{"--tformat", "genbank", "m.hmm", "db.fa"}, "hmmgo hmmsearch: --tformat genbank: only fasta target databases are supported\n"},
 		{[]string{"--tformat", "xyz", "m.hmm", "db.fa"}, "hmmgo hmmsearch: xyz is not a recognized sequence database file format\n"},
+		// Found before the search: no -o file is left looking complete.
+		{[]string{"-o", "out.txt", "--tblout", ".", "m.hmm", "db.fa"}, "hmmgo hmmsearch: cannot write output file .: it is a directory\n"},
+		{[]string{"--tblout", "none/t.tbl", "m.hmm", "db.fa"}, "hmmgo hmmsearch: cannot open output file none/t.tbl: no such file or directory\n"},
+		{[]string{"--tblout", "db.fa", "m.hmm", "db.fa"}, "hmmgo hmmsearch: output file db.fa is the input file db.fa: refusing to replace it\n"},
 	}
 	for _, c := range cases {
 		rec := &recorded{t: t, d: d}
@@ -313,6 +317,9 @@ func TestInputErrors(t *testing.T) {
 		if code != 1 || stderr != c.want {
 			t.Errorf("%q: exit %d, %q; want 1, %q", c.args, code, stderr, c.want)
 		}
+	}
+	if _, err := os.Stat("out.txt"); err == nil {
+		t.Error("out.txt written by a run that failed")
 	}
 	if code, _, stderr := run((&recorded{t: t, d: d}).engine(), "-A", "a.sto", "m.hmm", "db.fa"); code != 2 || !strings.Contains(stderr, "-A is not supported") {
 		t.Errorf("-A: exit %d %q", code, stderr)

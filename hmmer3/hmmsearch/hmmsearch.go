@@ -250,6 +250,9 @@ func (s *search) printStageTimes(query string, st *hits.Stats, gpu time.Duration
 }
 
 func (s *search) create(path string) (*cli.OutputFile, *bufio.Writer, error) {
+	if err := cli.NotAnInput(path, s.hmmfile, s.seqfile); err != nil {
+		return nil, nil, err
+	}
 	o, err := cli.CreateOutput(path, s.env.Stdout)
 	if err != nil {
 		return nil, nil, err
@@ -277,7 +280,7 @@ func (s *search) config() pipeline.Config {
 	cfg.NoBias = g.isOn("--nobias")
 	cfg.NoNull2 = g.isOn("--nonull2")
 	cfg.Seed = uint32(g.integer("--seed"))
-	cfg.CPUs = max(1, g.integer("--cpu"))
+	cfg.CPUs = cli.Threads(g.integer("--cpu"))
 
 	t := &cfg.Thresholds
 	*t = hits.Thresholds{E: g.real("-E"), DomE: g.real("--domE"), IncE: g.real("--incE"), IncDomE: g.real("--incdomE")}

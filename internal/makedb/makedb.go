@@ -263,6 +263,9 @@ func MakeWith(env cli.Env, seqfile, dbfile string, abc *alphabet.Alphabet, opt O
 	if opt.NoGPULayouts {
 		layouts = nil
 	}
+	if err := cli.NotAnInput(dbfile, seqfile); err != nil {
+		return err
+	}
 	r, err := seqio.Open(seqfile, env.Stdin, abc)
 	if err != nil {
 		return err

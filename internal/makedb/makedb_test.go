@@ -127,6 +127,9 @@ func TestErrors(t *testing.T) {
 		{[]string{bad, "-"}, 2, "must be a file"},
 		{[]string{"--gpu-layouts", "3", bad, out}, 2, "--gpu-layouts \"3\": want powers of two"},
 		{[]string{"--gpu-layouts", "1,64", bad, out}, 2, "want powers of two from 1 to 32"},
+		// A typo that would replace the FASTA file by its database.
+		{[]string{short, short}, 1, "output file " + short + " is the input file " + short},
+		{[]string{short, dir}, 1, "cannot write output file " + dir + ": it is a directory"},
 	} {
 		rc, stderr := runCmd(c.args...)
 		if rc != c.rc || !strings.Contains(stderr, c.want) {
@@ -141,6 +144,9 @@ func TestErrors(t *testing.T) {
 		if !strings.HasSuffix(e.Name(), ".fa") {
 			t.Errorf("left behind: %s", e.Name())
 		}
+	}
+	if b, _ := os.ReadFile(short); string(b) != ">x\nAC\n" {
+		t.Errorf("the input was replaced: %q", b)
 	}
 }
 

@@ -313,6 +313,9 @@ type scored struct {
 }
 
 func process(env cli.Env, inName, outName, format string, pb *pendingBackend, part *shardPart) error {
+	if err := cli.NotAnInput(outName, inName); err != nil {
+		return err
+	}
 	var in io.Reader = env.Stdin
 	if inName != "-" {
 		f, err := os.Open(inName)

@@ -174,6 +174,11 @@ func TestBadInput(t *testing.T) {
 		{"too many haplotypes", good + "ACGT\n", "line 4: expected a record header"},
 		{"read line where a haplotype belongs", "1 1\nACGT IIII IIII IIII ++++\nACGT IIII IIII IIII ++++\n", "line 3: haplotype 1 of the record of line 1: expected one sequence, found 5 fields"},
 		{"haplotype with spaces", "1 1\nACGT IIII IIII IIII ++++\nAC GT\n", "line 3: haplotype 1 of the record of line 1: expected one sequence, found 2 fields"},
+		// Huge counts in a header must not be allocated up front.
+		{"header claims 2e8 reads", "200000000 1\n" + good[4:], "line 3: read 2: expected 5 fields"},
+		{"header claims 2e8 haplotypes", "1 200000000\n" + good[4:], "line 4: input ends inside the record of line 1, which declares 1 reads and 200000000 haplotypes (2 lines found)"},
+		{"header counts overflow", "1000000000000 1000000000000\n", "line 1: record header \"1000000000000 1000000000000\" declares more than 1073741824 lines"},
+		{"header counts overflow int", "9223372036854775807 1\n", "line 1: record header \"9223372036854775807 1\" declares more than"},
 	}
 	dir := t.TempDir()
 	for _, c := range cases {
@@ -206,6 +211,15 @@ func TestBadInput(t *testing.T) {
 	code, _, errs := runCmd(t, "", trunc, "-o", filepath.Join(dir, "t.out"))
 	if code != 1 || !strings.Contains(errs, "truncated") || !strings.Contains(errs, trunc) {
 		t.Errorf("truncated gzip: exit %d, %q", code, errs)
+	}
+	// -o naming the input would replace it.
+	same := filepath.Join(dir, "same.in")
+	os.WriteFile(same, []byte(good), 0o644)
+	if code, _, errs := runCmd(t, "", same, "-o", same); code != 1 || !strings.Contains(errs, "is the input file") {
+		t.Errorf("-o the input: exit %d, %q", code, errs)
+	}
+	if b, _ := os.ReadFile(same); string(b) != good {
+		t.Errorf("the input was replaced: %q", b)
 	}
 	// Usage errors exit 2.
 	if code, _, _ := runCmd(t, "", "--format", "csv", "x"); code != 2 {

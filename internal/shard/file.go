@@ -89,10 +89,16 @@ func Decode(r io.Reader, name string) (*File, error) {
 	if h.Command == "" || h.Of < 1 || h.Shard < 1 || h.Shard > h.Of || h.PayloadBytes < 0 {
 		return nil, fmt.Errorf("%s: line 2: bad shard header (command %q, shard %d of %d)", name, h.Command, h.Shard, h.Of)
 	}
-	f.Payload = make([]byte, h.PayloadBytes)
-	if n, err := io.ReadFull(br, f.Payload); err != nil {
-		return nil, fmt.Errorf("%s: results end after %d of %d bytes (truncated file?)", name, n, h.PayloadBytes)
+	// Read what is there rather than allocate what the header claims: a
+	// damaged length must be a truncation error, not a crash.
+	payload, err := io.ReadAll(io.LimitReader(br, h.PayloadBytes))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
 	}
+	if int64(len(payload)) != h.PayloadBytes {
+		return nil, fmt.Errorf("%s: results end after %d of %d bytes (truncated file?)", name, len(payload), h.PayloadBytes)
+	}
+	f.Payload = payload
 	if n, _ := br.Read(make([]byte, 1)); n > 0 {
 		return nil, fmt.Errorf("%s: unexpected data after the %d bytes of results", name, h.PayloadBytes)
 	}
@@ -158,17 +164,24 @@ func CheckSet(files []*File) error {
 		seen[h.Shard] = f.Path
 	}
 	if len(seen) != ref.Of {
+		// Name a few: a damaged "of" could be two billion.
 		var missing []string
-		for i := 1; i <= ref.Of; i++ {
+		for i := 1; i <= ref.Of && len(missing) < maxListed; i++ {
 			if _, ok := seen[i]; !ok {
 				missing = append(missing, fmt.Sprintf("%d/%d", i, ref.Of))
 			}
+		}
+		if n := ref.Of - len(seen); n > len(missing) {
+			missing = append(missing, fmt.Sprintf("and %d more", n-len(missing)))
 		}
 		return fmt.Errorf("incomplete set of %d shards: missing %s", ref.Of, strings.Join(missing, ", "))
 	}
 	sort.Slice(files, func(a, b int) bool { return files[a].Header.Shard < files[b].Header.Shard })
 	return nil
 }
+
+// maxListed is how many missing shards an error names.
+const maxListed = 10
 
 func sameEnv(a, b map[string]string) bool {
 	if len(a) != len(b) {

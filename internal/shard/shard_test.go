@@ -132,6 +132,8 @@ func TestFileRoundTripAndChecks(t *testing.T) {
 		{[]byte("hello\n"), "not an hmmgo shard file"},
 		{[]byte(magic + "{\"command\":\"x\"}\n"), "bad shard header"},
 		{[]byte(magic + "{\"command\":\"x\",\"shard\":1,\"of\":1,\"bogus\":1}\n"), "bad shard header"},
+		// A damaged length is a truncation, not an allocation.
+		{[]byte(magic + "{\"command\":\"x\",\"shard\":1,\"of\":1,\"payload_bytes\":900000000000000}\nabc"), "results end after 3 of 900000000000000 bytes"},
 	} {
 		if _, err := Decode(bytes.NewReader(c.data), "f"); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want %q", err, c.want)
@@ -142,6 +144,11 @@ func TestFileRoundTripAndChecks(t *testing.T) {
 	other.Header.Inputs = []string{"in: 4 items"}
 	if err := CheckSet([]*File{f, other}); err == nil || !strings.Contains(err.Error(), "different inputs") {
 		t.Errorf("mixed inputs: %v", err)
+	}
+	many := &File{Path: "m", Header: h}
+	many.Header.Of = 2000000000
+	if err := CheckSet([]*File{many}); err == nil || !strings.HasSuffix(err.Error(), "missing 1/2000000000, 3/2000000000, 4/2000000000, 5/2000000000, 6/2000000000, 7/2000000000, 8/2000000000, 9/2000000000, 10/2000000000, 11/2000000000, and 1999999989 more") {
+		t.Errorf("two billion shards: %v", err)
 	}
 }
 

@@ -95,6 +95,9 @@ func run(env cli.Env, args []string) int {
 	p := DefaultParams(residues, *seed)
 	p.MeanLength, p.Sigma, p.MinLength, p.MaxLength, p.Width = *mean, *sigma, *minLen, *maxLen, *width
 	p.PerModel, p.Mode, p.Threads = *perModel, pm, *cpu
+	if *cpu > 0 {
+		p.Threads = cli.Threads(*cpu)
+	}
 	if err := p.check(); err != nil {
 		return cli.Fail(env, "synthdb", err)
 	}
@@ -123,6 +126,10 @@ func readModels(path string, stdin io.Reader) ([]*hmm.HMM, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		// Checked here so that the message names the file, not the output.
+		if err := checkProtein(h); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		models = append(models, h)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hmmgo/hmmgo/internal/cli"
+	"github.com/hmmgo/hmmgo/internal/testutil"
 )
 
 func runCmd(args ...string) (rc int, stdout, stderr string) {
@@ -21,6 +22,7 @@ func TestCommandErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.hmm")
 	os.WriteFile(bad, []byte("HMMER3/f [3.1b2 | February 2015]\nNAME  x\nLENG  nonsense\n"), 0o644)
+	dna := testutil.Testdata(t, "hmmer3/models/MADE1.hmm.gz")
 	for _, c := range []struct {
 		args []string
 		rc   int
@@ -33,6 +35,9 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"-n", "1000", "--sigma", "-2"}, 1, "sigma"},
 		{[]string{"-n", "1000", "--plant", filepath.Join(dir, "none.hmm")}, 1, "none.hmm"},
 		{[]string{"-n", "1000", "--plant", bad}, 1, "bad.hmm"},
+		{[]string{"-n", "1000", "--plant", dna}, 1, "MADE1.hmm.gz: model MADE1 is not a protein model"},
+		{[]string{"-n", "1000", "--plant", dir}, 1, dir + ": read error"},
+		{[]string{"-n", "1000", "-o", dir}, 1, "cannot write output file " + dir + ": it is a directory"},
 	} {
 		rc, _, stderr := runCmd(c.args...)
 		if rc != c.rc || !strings.Contains(stderr, c.want) {

@@ -52,9 +52,17 @@ type emitter struct {
 	record func(st byte, k int, x byte)
 }
 
-func newEmitter(h *hmm.HMM, mode PlantMode) (*emitter, error) {
+// checkProtein refuses models of other alphabets.
+func checkProtein(h *hmm.HMM) error {
 	if h.Alph == nil || h.Alph.K != len(aminoSymbols) || h.Alph.Sym[:h.Alph.K] != aminoSymbols {
-		return nil, fmt.Errorf("model %s is not a protein model; synthdb writes protein databases", h.Name)
+		return fmt.Errorf("model %s is not a protein model; synthdb writes protein databases", h.Name)
+	}
+	return nil
+}
+
+func newEmitter(h *hmm.HMM, mode PlantMode) (*emitter, error) {
+	if err := checkProtein(h); err != nil {
+		return nil, err
 	}
 	if h.M < 1 || len(h.T) != h.M+1 || len(h.Mat) != h.M+1 || len(h.Ins) != h.M+1 {
 		return nil, fmt.Errorf("model %s has inconsistent node arrays", h.Name)

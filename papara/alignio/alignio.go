@@ -49,8 +49,21 @@ func (e *Error) Error() string {
 	return loc + ": " + e.Reason
 }
 
-// readAll reads a whole file, decompressing gzip data.
+// readAll reads a whole file, decompressing gzip data. A NUL byte is an
+// error: no alignment or FASTA file has one, and inside a name it made a
+// row that matched no tree tip.
 func readAll(path string) ([]byte, error) {
+	data, err := readAllBytes(path)
+	if err != nil {
+		return nil, err
+	}
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return nil, &Error{File: path, Line: bytes.Count(data[:i], []byte{'\n'}) + 1, Reason: "NUL byte (a binary or damaged file?)"}
+	}
+	return data, nil
+}
+
+func readAllBytes(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -63,6 +76,9 @@ func readAll(path string) ([]byte, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		data, err := io.ReadAll(zr)
+		if err == io.ErrUnexpectedEOF {
+			return nil, fmt.Errorf("%s: truncated gzip data (unexpected end of compressed input)", path)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}

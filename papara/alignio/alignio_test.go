@@ -68,6 +68,8 @@ func TestReadAlignmentErrors(t *testing.T) {
 		{"two 4\na ACGT\n", `bad PHYLIP header "two 4"`},
 		{"", "empty file"},
 		{"3 10\na ACGT-\nb AC-TT\nc ACGTA\n\nACGTT\nACG-T\n", `record "c": interleaved block ends early`},
+		{"2 4\na ACGT\nb\x00 ACGT\n", "aln:3: NUL byte"},
+		{string(gz("2 4\na ACGT\nb ACGT\n" + strings.Repeat("\n", 5000))[:30]), "aln: truncated gzip data"},
 	} {
 		_, err := ReadAlignment(write(t, "aln", []byte(c.data)))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

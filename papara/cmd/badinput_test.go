@@ -64,6 +64,11 @@ func TestBadInput(t *testing.T) {
 		{"protein character missing from PaPaRa's alphabet", goodTree,
 			strings.Replace(goodAln, "A ACGTACGTACGT", "A ACGTACGTACGX", 1), goodReads, []string{"-a"}, 1,
 			[]string{"aln.phy:2", `"A"`, "'X'", "protein"}},
+		{"tree nested too deep", strings.Repeat("(", 200000), goodAln, goodReads, nil, 1, []string{"tree.nwk:1:", "nested more than"}},
+		{"NUL in the tree", strings.Replace(goodTree, "0.05", "0.\x0005", 1), goodAln, goodReads, nil, 1, []string{"tree.nwk:1:", "NUL byte"}},
+		{"NUL in an alignment name", goodTree, strings.Replace(goodAln, "B ACGTAC", "B\x00 ACGTAC", 1), goodReads, nil, 1, []string{"aln.phy:3", "NUL byte"}},
+		{"NUL in a read", goodTree, goodAln, ">r1\nACG\x00TACG\n", nil, 1, []string{"reads.fa:2", "NUL byte"}},
+		{"placement file is a directory", goodTree, goodAln, goodReads, []string{"-placement", "."}, 1, []string{"cannot write output file .: it is a directory"}},
 	}
 	// a duplicate name: two rows called B
 	cases[7].aln = "3 4\nA ACGT\nB ACGT\nB ACGA\n"

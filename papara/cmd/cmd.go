@@ -137,9 +137,11 @@ func parseScores(s string) (core.Params, error) {
 	return core.Params{GapOpen: v[0], GapExtend: v[1], Match: v[2], MatchCGap: v[3]}, nil
 }
 
+// fileExists reports an earlier run's output. A directory is not one: the
+// output file's own check reports it as a directory, which -f cannot fix.
 func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
 }
 
 func papara(env cli.Env, o *options, args []string, fs *flag.FlagSet) error {
@@ -162,6 +164,9 @@ func papara(env cli.Env, o *options, args []string, fs *flag.FlagSet) error {
 	}
 	if o.threads < 0 || o.threads == 0 && o.noGPU {
 		return &cli.UsageError{Msg: fmt.Sprintf("-j %d: need at least one thread (-j 0 scores on the GPU alone)", o.threads)}
+	}
+	if o.threads > 0 {
+		o.threads = cli.Threads(o.threads)
 	}
 	if o.gpu && o.noGPU {
 		return &cli.UsageError{Msg: "--gpu and --no-gpu exclude each other"}
@@ -285,6 +290,25 @@ func papara(env cli.Env, o *options, args []string, fs *flag.FlagSet) error {
 	if o.shard != "" {
 		return runShard(env, o, fs, prep, core.Options{Params: params, Scoring: scoring, Scorers: scorers})
 	}
+	// Open every output before the long part: a bad path fails now, not
+	// after the scoring, and no output becomes visible unless all are.
+	outs := &outputSet{}
+	defer outs.abort()
+	alnOut, err := outs.open(env, alnPath)
+	if err != nil {
+		return err
+	}
+	var placeOut, logOut *cli.OutputFile
+	if placePath != "" {
+		if placeOut, err = outs.open(env, placePath); err != nil {
+			return err
+		}
+	}
+	if logPath != "" {
+		if logOut, err = outs.open(env, logPath); err != nil {
+			return err
+		}
+	}
 	var progress func(float64)
 	if cli.IsTerminal(env.Stderr) {
 		progress = func(f float64) { fmt.Fprintf(env.Stderr, "\rscoring: %5.1f%% done", 100*f) }
@@ -324,19 +348,17 @@ func papara(env cli.Env, o *options, args []string, fs *flag.FlagSet) error {
 	}
 
 	names, rows := res.Render(!o.noRefGaps)
-	if err := writeOutput(env, alnPath, func(w io.Writer) error {
-		if o.fasta {
-			return alignio.WriteFasta(w, names, rows)
-		}
-		return alignio.WritePhylip(w, names, rows)
-	}); err != nil {
-		return err
+	if o.fasta {
+		err = alignio.WriteFasta(alnOut, names, rows)
+	} else {
+		err = alignio.WritePhylip(alnOut, names, rows)
 	}
-	if placePath != "" {
-		if err := writeOutput(env, placePath, func(w io.Writer) error {
-			return writePlacements(w, prep, res, scoring, params)
-		}); err != nil {
-			return err
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", alnPath, err)
+	}
+	if placeOut != nil {
+		if err := writePlacements(placeOut, prep, res, scoring, params); err != nil {
+			return fmt.Errorf("writing %s: %w", placePath, err)
 		}
 	}
 	fmt.Fprintf(&log, "wrote %s", alnPath)
@@ -344,24 +366,39 @@ func papara(env cli.Env, o *options, args []string, fs *flag.FlagSet) error {
 		fmt.Fprintf(&log, ", %s", placePath)
 	}
 	fmt.Fprintf(&log, "\nSUCCESS %.3f s\n", time.Since(start).Seconds())
-	if logPath != "" {
-		return writeOutput(env, logPath, func(w io.Writer) error {
-			_, err := io.WriteString(w, log.String())
+	if logOut != nil {
+		if _, err := io.WriteString(logOut, log.String()); err != nil {
+			return fmt.Errorf("writing %s: %w", logPath, err)
+		}
+	}
+	return outs.commit()
+}
+
+// outputSet is a run's output files (or stdout for "-"), committed
+// together at the end of a successful run and removed otherwise.
+type outputSet struct{ files []*cli.OutputFile }
+
+func (s *outputSet) open(env cli.Env, path string) (*cli.OutputFile, error) {
+	f, err := cli.CreateOutput(path, env.Stdout)
+	if err != nil {
+		return nil, err
+	}
+	s.files = append(s.files, f)
+	return f, nil
+}
+
+func (s *outputSet) commit() error {
+	for _, f := range s.files {
+		if err := f.Commit(); err != nil {
 			return err
-		})
+		}
 	}
 	return nil
 }
 
-// writeOutput writes a file atomically (or to stdout for "-").
-func writeOutput(env cli.Env, path string, write func(io.Writer) error) error {
-	f, err := cli.CreateOutput(path, env.Stdout)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
+// abort removes what commit did not publish; it is safe after commit.
+func (s *outputSet) abort() {
+	for _, f := range s.files {
 		f.Abort()
-		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	return f.Commit()
 }

@@ -104,11 +104,18 @@ func Parse(name string, data []byte) (*Tree, error) {
 }
 
 type parser struct {
-	name string
-	s    []byte
-	pos  int
-	t    *Tree
+	name  string
+	s     []byte
+	pos   int
+	t     *Tree
+	depth int // open parentheses around pos
 }
+
+// maxDepth bounds the nesting of parentheses. The parser recurses once per
+// level, and a file of 50 million '(' overflowed the goroutine stack (a
+// crash, not an error); a binary tree this deep has 100,000 tips in a
+// caterpillar, beyond what PaPaRa can place reads on.
+const maxDepth = 100000
 
 func (p *parser) errf(format string, args ...any) error {
 	line, col := 1, 1
@@ -224,6 +231,10 @@ func (p *parser) parseTop() (*Link, error) {
 // children's upward links with their branch lengths (1.0 when absent, as
 // in ivy_mike).
 func (p *parser) parseChildren() ([]child, error) {
+	if p.depth++; p.depth > maxDepth {
+		return nil, p.errf("parentheses nested more than %d deep", maxDepth)
+	}
+	defer func() { p.depth-- }()
 	p.pos++ // '('
 	var kids []child
 	for {
@@ -254,6 +265,9 @@ func (p *parser) parseChildren() ([]child, error) {
 			p.pos++
 			return kids, nil
 		case 0:
+			if p.pos < len(p.s) {
+				return nil, p.errf("NUL byte in the tree")
+			}
 			return nil, p.errf("unexpected end of file inside parentheses")
 		default:
 			return nil, p.errf("expected ',' or ')', found %q", p.peek())
@@ -309,6 +323,9 @@ func (p *parser) parseLabel() (string, error) {
 				return "", p.errf("unterminated quoted label")
 			}
 			c := p.s[p.pos]
+			if c == 0 {
+				return "", p.errf("NUL byte in the tree")
+			}
 			p.pos++
 			if c == '\'' {
 				if p.peek() == '\'' { // '' is a quote inside a label
@@ -322,7 +339,8 @@ func (p *parser) parseLabel() (string, error) {
 		}
 	}
 	start := p.pos
-	for p.pos < len(p.s) && !strings.ContainsRune("():,;[ \t\r\n\v\f'", rune(p.s[p.pos])) {
+	// A NUL ends a label too, so that the caller reports it.
+	for p.pos < len(p.s) && !strings.ContainsRune("():,;[ \t\r\n\v\f'\x00", rune(p.s[p.pos])) {
 		p.pos++
 	}
 	return string(p.s[start:p.pos]), nil

@@ -87,6 +87,10 @@ func TestSyntaxErrors(t *testing.T) {
 		{"A;", "must start with '('"},
 		{"", "empty"},
 		{"('A,B),C,D);", "unterminated quoted label"},
+		{"((A,B),C\x00,(D,E));", "f.nwk:1:9: NUL byte in the tree"},
+		// Deep nesting is an error, not a stack overflow.
+		{strings.Repeat("(", 50_000_000), "nested more than 100000 deep"},
+		{"(" + strings.Repeat("(A,", 5000) + "B" + strings.Repeat(")", 5000) + ",C,D);", ""},
 	} {
 		_, err := Parse("f.nwk", []byte(c.tree))
 		if c.want == "" {
