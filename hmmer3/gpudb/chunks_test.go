@@ -38,26 +38,7 @@ func TestForChunksCoversOnce(t *testing.T) {
 // finishes the work itself instead of waiting for helpers to be
 // scheduled.
 func TestForChunksBusyCores(t *testing.T) {
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			x := 0
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				for i := range 100000 {
-					x += i
-				}
-			}
-		}()
-	}
-	defer func() { close(stop); wg.Wait() }()
+	defer occupyCores()()
 	var sum atomic.Int64
 	start := time.Now()
 	for range 20 {
@@ -72,6 +53,21 @@ func TestForChunksBusyCores(t *testing.T) {
 // BenchmarkForChunksBusy is one pass over 485,000 targets (a query's
 // conversion of a filter's results) while every core runs other work.
 func BenchmarkForChunksBusy(b *testing.B) {
+	defer occupyCores()()
+	out := make([]uint32, 485000)
+	b.ResetTimer()
+	for range b.N {
+		ForChunks(len(out), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				out[i] = uint32(i) * 3
+			}
+		})
+	}
+}
+
+// occupyCores starts one goroutine a core that computes without blocking
+// until the returned function is called, which waits for them to end.
+func occupyCores() (release func()) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
@@ -91,14 +87,5 @@ func BenchmarkForChunksBusy(b *testing.B) {
 			}
 		}()
 	}
-	defer func() { close(stop); wg.Wait() }()
-	out := make([]uint32, 485000)
-	b.ResetTimer()
-	for range b.N {
-		ForChunks(len(out), func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				out[i] = uint32(i) * 3
-			}
-		})
-	}
+	return func() { close(stop); wg.Wait() }
 }
