@@ -41,7 +41,7 @@ func buildShim(t *testing.T, cc string, s fwdShape) string {
 	b2i := map[bool]int{false: 0, true: 1}
 	cmd := exec.Command(cc, "-std=c++17", "-O1", "-ffp-contract=off", "-fno-strict-aliasing", "-msse2",
 		fmt.Sprintf("-DBLOCK=%d", s.Block), fmt.Sprintf("-DPROF_SHARED=%d", b2i[s.ProfShared]), fmt.Sprintf("-DSTATE_SHARED=%d", b2i[s.StateShared]),
-		"-I", ".", "-I", filepath.Join("testdata", "cudacpu"),
+		fmt.Sprintf("-DFWD_PIPE=%d", s.Pipe), "-I", ".", "-I", filepath.Join("testdata", "cudacpu"),
 		"-I", filepath.Join(testutil.RepoRoot(t), "internal", "cudacpu"), "-o", exe, filepath.Join("testdata", "cudacpu", "driver.cc"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("compiling fwd.cu with the CPU shim: %v\n%s", err, out)
@@ -158,14 +158,17 @@ func TestKernelSourceOnCPU(t *testing.T) {
 		name                    string
 		profShared, stateShared bool
 		Ms                      []int
+		pipe                    int // FWD_PIPE: the chunked row walk, whose full chunks and tails these Ms cover
 	}
 	for _, v := range []variant{
-		{"shared", true, true, []int{1, 6, 64, -40}},
-		{"state-shared", false, true, []int{120, -130}},
-		{"global", false, false, []int{3, 101}},
-		{"global+profile", true, false, []int{230}},
+		{"shared", true, true, []int{1, 6, 64, -40}, 0},
+		{"state-shared", false, true, []int{120, -130}, 0},
+		{"global", false, false, []int{3, 101}, 0},
+		{"global+profile", true, false, []int{230}, 0},
+		{"shared, chunks of 4", true, true, []int{6, 64, -40}, 4},
+		{"global, chunks of 16", false, false, []int{101, -230}, 16},
 	} {
-		exe := buildShim(t, cc, fwdShape{Block: 64, ProfShared: v.profShared, StateShared: v.stateShared})
+		exe := buildShim(t, cc, fwdShape{Block: 64, ProfShared: v.profShared, StateShared: v.stateShared, Pipe: v.pipe})
 		for _, M := range v.Ms {
 			var h *hmm.HMM
 			if M < 0 { // negative: a deletion-heavy model of length -M

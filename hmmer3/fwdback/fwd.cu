@@ -204,6 +204,19 @@ __device__ __forceinline__ void later_step(float d, float dd, float& dcv, float&
     xc = fadd(s, xc);
     dcv = fmul(dcv, dd);
 }
+
+// load_d_chunk reads the D values of steps q..q+FWD_DPIPE-1 of a D->D
+// pass and their D->D transitions, all before the chunk's first
+// operation (the first and the later passes alike).
+__device__ __forceinline__ void load_d_chunk(const float* __restrict__ tz, const float* __restrict__ D, int q,
+                                             float (&d)[FWD_DPIPE], float (&dd)[FWD_DPIPE])
+{
+#pragma unroll
+    for (int u = 0; u < FWD_DPIPE; u++) {
+        d[u] = D[(q + u) * 32];
+        dd[u] = tz[(q + u) * 32 + 7];
+    }
+}
 #else
 #define FWD_STATE
 #endif
@@ -300,11 +313,7 @@ __device__ __forceinline__ void fwd_block(const float* __restrict__ trans, const
             int q = 0;
             for (; q + FWD_DPIPE <= Q; q += FWD_DPIPE) {
                 float d[FWD_DPIPE], dd[FWD_DPIPE];
-#pragma unroll
-                for (int u = 0; u < FWD_DPIPE; u++) {
-                    d[u] = D[(q + u) * 32];
-                    dd[u] = tz[(q + u) * 32 + 7];
-                }
+                load_d_chunk(tz, D, q, d, dd);
 #pragma unroll
                 for (int u = 0; u < FWD_DPIPE; u++) {
                     const float e = fadd(dcv, d[u]);
@@ -344,11 +353,7 @@ __device__ __forceinline__ void fwd_block(const float* __restrict__ trans, const
             int q = 0;
             for (; q + FWD_DPIPE <= Q; q += FWD_DPIPE) {
                 float d[FWD_DPIPE], dd[FWD_DPIPE];
-#pragma unroll
-                for (int u = 0; u < FWD_DPIPE; u++) {
-                    d[u] = D[(q + u) * 32];
-                    dd[u] = tz[(q + u) * 32 + 7];
-                }
+                load_d_chunk(tz, D, q, d, dd);
 #pragma unroll
                 for (int u = 0; u < FWD_DPIPE; u++) later_step(d[u], dd[u], dcv, xc, changed, run, D, q + u);
             }
