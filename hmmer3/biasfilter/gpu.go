@@ -152,8 +152,8 @@ func (g *GPU) Scores(bg *profile.Background, db *gpudb.DB, want []bool, out []fl
 	par, odds := paramBytes(p)
 	// The result array is taken before the launch takes its lane, so
 	// that the lane is held for device work alone.
-	raw := getRaw(4 * len(dsqs))
-	defer rawPool.Put(&raw)
+	raw := rawArrays.Get(4 * len(dsqs))
+	defer rawArrays.Put(raw)
 	if err := g.launch(f, layout, subset, par, odds, len(p.Odds), raw); err != nil {
 		return err
 	}
@@ -171,18 +171,11 @@ func (g *GPU) Scores(bg *profile.Background, db *gpudb.DB, want []bool, out []fl
 // about what the skipped targets do.
 func wholeLayout(wanted, n int) bool { return 4*wanted > n }
 
-// rawPool keeps the kernel's result buffers (4 bytes per target of the
+// rawArrays keeps the kernel's result buffers (4 bytes per target of the
 // database, ~2 MB at 485,000 targets) for the next query instead of a
 // fresh, cleared allocation each time; only the wanted entries, which
 // the kernel wrote, are read.
-var rawPool sync.Pool
-
-func getRaw(n int) []byte {
-	if b, ok := rawPool.Get().(*[]byte); ok && cap(*b) >= n {
-		return (*b)[:n]
-	}
-	return make([]byte, n)
-}
+var rawArrays gpudb.BytePool
 
 // launch runs the kernel over layout (or subset, laid out on the lane)
 // and copies its raw scores, four bytes per target in database

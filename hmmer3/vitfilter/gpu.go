@@ -256,9 +256,9 @@ func (g *GPU) scores(p *dpxPlan, om *oprofile.VitProfile, Kp int, db *gpudb.DB, 
 	// wants only the bias filter's survivors, a few percent of 485,000
 	// targets at most, and walking them all cost ~10 CPU ms a query in
 	// the 1,000-model run (docs/BENCHMARKS.md).
-	moves, raw := getWords(4*len(dsqs)), getWords(4*len(dsqs))
-	defer wordPool.Put(&moves)
-	defer wordPool.Put(&raw)
+	moves, raw := wordArrays.Get(4*len(dsqs)), wordArrays.Get(4*len(dsqs))
+	defer wordArrays.Put(moves)
+	defer wordArrays.Put(raw)
 	eachWanted(len(dsqs), idx, func(i int) {
 		binary.LittleEndian.PutUint32(moves[4*i:], uint32(int32(om.MoveFor(len(dsqs[i]), 1))))
 	})
@@ -354,17 +354,10 @@ func (g *GPU) launch(f *cuda.Function, s gpuShape, p *dpxPlan, om *oprofile.VitP
 	return nil
 }
 
-// wordPool keeps the 4-bytes-a-target arrays of scores (moves in, raw
+// wordArrays keeps the 4-bytes-a-target arrays of scores (moves in, raw
 // results out; ~2 MB each at 485,000 targets) for the next call instead
 // of fresh, cleared memory each query.
-var wordPool sync.Pool
-
-func getWords(n int) []byte {
-	if b, ok := wordPool.Get().(*[]byte); ok && cap(*b) >= n {
-		return (*b)[:n]
-	}
-	return make([]byte, n)
-}
+var wordArrays gpudb.BytePool
 
 // eachWanted calls fn on every target of a database of n: those of idx,
 // or all n when idx is nil, on all cores.
