@@ -157,10 +157,8 @@ func (g *GPU) Scores(bg *profile.Background, db *gpudb.DB, want []bool, out []fl
 	if err := g.launch(f, layout, subset, par, odds, len(p.Odds), raw); err != nil {
 		return err
 	}
-	gpudb.ForChunks(len(idx), func(lo, hi int) {
-		for _, i := range idx[lo:hi] {
-			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
-		}
+	gpudb.ForEachOf(idx, func(i int) {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
 	})
 	return nil
 }

@@ -50,3 +50,13 @@ func ForChunks(n int, fn func(lo, hi int)) {
 	work()
 	done.Wait()
 }
+
+// ForEachOf calls fn on every index of idx (targets a filter wants), on
+// all cores.
+func ForEachOf(idx []int, fn func(i int)) {
+	ForChunks(len(idx), func(lo, hi int) {
+		for _, i := range idx[lo:hi] {
+			fn(i)
+		}
+	})
+}

@@ -34,6 +34,26 @@ func TestForChunksCoversOnce(t *testing.T) {
 	}
 }
 
+// ForEachOf visits the indexes idx names, each once, and no other.
+func TestForEachOfVisitsIdx(t *testing.T) {
+	const n = 100000
+	var idx []int
+	for i := 3; i < n; i += 7 {
+		idx = append(idx, i)
+	}
+	seen := make([]int32, n)
+	ForEachOf(idx, func(i int) { atomic.AddInt32(&seen[i], 1) })
+	for i, c := range seen {
+		want := int32(0)
+		if i%7 == 3 {
+			want = 1
+		}
+		if c != want {
+			t.Fatalf("index %d visited %d times, want %d", i, c, want)
+		}
+	}
+}
+
 // With every core held by goroutines that never block, the caller still
 // finishes the work itself instead of waiting for helpers to be
 // scheduled.

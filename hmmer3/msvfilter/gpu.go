@@ -506,7 +506,7 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 	table := tjbTable(om)
 	tjbm := hostArrays.Get(4 * n)
 	defer hostArrays.Put(tjbm)
-	eachOf(rest, func(i int) {
+	gpudb.ForEachOf(rest, func(i int) {
 		binary.LittleEndian.PutUint32(tjbm[4*i:], uint32(uint8(tjbOf(table, om, len(dsqs[i]))+om.TBM)))
 	})
 	return g.msvPass(k, ms, om, Kp, db, rest, tjbm, cost, out)
@@ -516,15 +516,6 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 // copied back, the MSV pass's length words and results) between queries:
 // ~2 MB each at 485,000 targets, allocated and cleared per launch before.
 var hostArrays gpudb.BytePool
-
-// eachOf calls fn on every target of idx, on all cores.
-func eachOf(idx []int, fn func(i int)) {
-	gpudb.ForChunks(len(idx), func(lo, hi int) {
-		for _, i := range idx[lo:hi] {
-			fn(i)
-		}
-	})
-}
 
 // msvScores turns the MSV pass's 16-bit results (xJ, or 0xffff for
 // overflow; raw, 2 bytes a target in database numbering) of the targets

@@ -370,9 +370,5 @@ func eachWanted(n int, idx []int, fn func(i int)) {
 		})
 		return
 	}
-	gpudb.ForChunks(len(idx), func(lo, hi int) {
-		for _, i := range idx[lo:hi] {
-			fn(i)
-		}
-	})
+	gpudb.ForEachOf(idx, fn)
 }
