@@ -71,21 +71,19 @@ func (ln *Lane) copyIn(dst cuda.DevicePtr, src []byte) error {
 // copyBack copies len(dst) bytes from src into dst after the work queued
 // on the lane's stream, and waits for all of it; the arena is then free.
 func (ln *Lane) copyBack(dst []byte, src cuda.DevicePtr) error {
-	if b := ln.backBuffer(len(dst)); b != nil {
-		if err := ln.Stream.CopyDtoH(b, src); err != nil {
-			return err
-		}
-		if err := ln.Stream.Synchronize(); err != nil {
-			return err
-		}
-		copy(dst, b)
-	} else {
-		if err := ln.Stream.CopyDtoH(dst, src); err != nil {
-			return err
-		}
-		if err := ln.Stream.Synchronize(); err != nil {
-			return err
-		}
+	into := dst
+	pinned := ln.backBuffer(len(dst))
+	if pinned != nil {
+		into = pinned
+	}
+	if err := ln.Stream.CopyDtoH(into, src); err != nil {
+		return err
+	}
+	if err := ln.Stream.Synchronize(); err != nil {
+		return err
+	}
+	if pinned != nil {
+		copy(dst, pinned)
 	}
 	ln.stage.reset()
 	return nil
