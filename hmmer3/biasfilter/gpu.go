@@ -173,7 +173,7 @@ func wholeLayout(wanted, n int) bool { return 4*wanted > n }
 // database, ~2 MB at 485,000 targets) for the next query instead of a
 // fresh, cleared allocation each time; only the wanted entries, which
 // the kernel wrote, are read.
-var rawArrays gpudb.BytePool
+var rawArrays gpudb.Pool[byte]
 
 // launch runs the kernel over layout (or subset, laid out on the lane)
 // and copies its raw scores, four bytes per target in database

@@ -2,22 +2,23 @@ package gpudb
 
 import "sync"
 
-// BytePool keeps per-target arrays of a filter's host passes (results
-// copied back, words uploaded: ~2 MB each at 485,000 targets) for the
-// next query instead of fresh, cleared memory each launch. Unlike
+// Pool keeps per-target arrays of the host passes around the filters
+// (results copied back, words uploaded, scores: ~2 MB each at 485,000
+// targets) for the next query instead of fresh, cleared memory each
+// launch. Unlike
 // sync.Pool it keeps what it is given until Max arrays are held, so a
 // test can see the reuse, and memory stays bounded by Max arrays.
 // Arrays come back uncleared: callers write every entry they read.
-type BytePool struct {
+type Pool[T any] struct {
 	// Max is the most arrays kept (0: 32, about three a query in flight).
 	Max  int
 	mu   sync.Mutex
-	free [][]byte
+	free [][]T
 }
 
 // Get returns an array of n bytes, reused when a kept one is large
 // enough. Its contents are whatever its last user left.
-func (p *BytePool) Get(n int) []byte {
+func (p *Pool[T]) Get(n int) []T {
 	p.mu.Lock()
 	for k := len(p.free) - 1; k >= 0; k-- {
 		if b := p.free[k]; cap(b) >= n {
@@ -30,11 +31,11 @@ func (p *BytePool) Get(n int) []byte {
 		}
 	}
 	p.mu.Unlock()
-	return make([]byte, n)
+	return make([]T, n)
 }
 
 // Put keeps b for a later Get, or drops it when the pool is full.
-func (p *BytePool) Put(b []byte) {
+func (p *Pool[T]) Put(b []T) {
 	if cap(b) == 0 {
 		return
 	}

@@ -5,10 +5,10 @@ import (
 	"testing"
 )
 
-// TestBytePoolReuse: a kept array comes back for a request it fits, a
+// TestPoolReuse: a kept array comes back for a request it fits, a
 // larger request gets a fresh one, and the pool keeps at most Max.
-func TestBytePoolReuse(t *testing.T) {
-	p := &BytePool{Max: 2}
+func TestPoolReuse(t *testing.T) {
+	p := &Pool[byte]{Max: 2}
 	a := p.Get(100)
 	if len(a) != 100 {
 		t.Fatalf("len %d, want 100", len(a))
@@ -39,9 +39,9 @@ func TestBytePoolReuse(t *testing.T) {
 	}
 }
 
-// TestBytePoolConcurrent: concurrent users never share an array.
-func TestBytePoolConcurrent(t *testing.T) {
-	var p BytePool
+// TestPoolConcurrent: concurrent users never share an array.
+func TestPoolConcurrent(t *testing.T) {
+	var p Pool[byte]
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Add(1)

@@ -334,10 +334,10 @@ func (g *gpuSearch) Lengths() []int32 { return g.lens }
 
 // MSV implements pipeline.Accelerator: every target's MSV filter score.
 func (g *gpuSearch) MSV(om *oprofile.Profile) ([]float32, error) {
-	scores := dbScores.get(len(g.seqs)) // every element is set below
+	scores := dbScores.Get(len(g.seqs)) // every element is set below
 	err := g.eachPart(func(d int, p *gpuPart) error {
-		out := partScores.get(len(p.index))
-		defer partScores.put(out)
+		out := partScores.Get(len(p.index))
+		defer partScores.Put(out)
 		if err := p.k.filter.Scores(&om.MSV, g.abc.Kp, p.db, out); err != nil {
 			return err
 		}
@@ -352,13 +352,13 @@ func (g *gpuSearch) MSV(om *oprofile.Profile) ([]float32, error) {
 // what they held, which the pipeline never reads.
 func (g *gpuSearch) selectedScores(want []bool, scores []float32, run func(p *gpuPart, sel []bool, out []float32) error) error {
 	return g.eachPart(func(d int, p *gpuPart) error {
-		sel := partSel.get(len(p.index))
-		defer partSel.put(sel)
+		sel := partSel.Get(len(p.index))
+		defer partSel.Put(sel)
 		if !p.selectPart(want, sel) {
 			return nil
 		}
-		out := partScores.get(len(p.index))
-		defer partScores.put(out)
+		out := partScores.Get(len(p.index))
+		defer partScores.Put(out)
 		if err := run(p, sel, out); err != nil {
 			return err
 		}
@@ -369,7 +369,7 @@ func (g *gpuSearch) selectedScores(want []bool, scores []float32, run func(p *gp
 
 // Viterbi implements pipeline.Accelerator for the targets with want[i].
 func (g *gpuSearch) Viterbi(om *oprofile.Profile, want []bool) ([]float32, error) {
-	scores := dbScores.get(len(g.seqs))
+	scores := dbScores.Get(len(g.seqs))
 	err := g.selectedScores(want, scores, func(p *gpuPart, sel []bool, out []float32) error {
 		return p.k.vit.Scores(&om.Vit, g.abc.Kp, p.db, sel, out)
 	})
@@ -382,7 +382,7 @@ func (g *gpuSearch) Bias(bg *profile.Background, want []bool) ([]float32, error)
 	if g.bias == "cpu" {
 		return nil, nil
 	}
-	scores := dbScores.get(len(g.seqs))
+	scores := dbScores.Get(len(g.seqs))
 	err := g.selectedScores(want, scores, func(p *gpuPart, sel []bool, out []float32) error {
 		return p.k.bias.Scores(bg, p.db, sel, out)
 	})

@@ -1,7 +1,6 @@
 package hmmsearch
 
 import (
-	"sync"
 	"sync/atomic"
 
 	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
@@ -14,29 +13,17 @@ import (
 // The slices are kept for the next query instead: the per-device ones
 // here, the database-order scores through pipeline.ScoreRecycler.
 
-// bufPool keeps slices of one element type, reused without clearing:
-// every user writes each element it later reads.
-type bufPool[T any] struct{ p sync.Pool }
-
-func (b *bufPool[T]) get(n int) []T {
-	if s, ok := b.p.Get().(*[]T); ok && cap(*s) >= n {
-		return (*s)[:n]
-	}
-	return make([]T, n)
-}
-
-func (b *bufPool[T]) put(s []T) { b.p.Put(&s) }
-
+// Kept without clearing: every user writes each element it later reads.
 var (
-	partScores bufPool[float32] // a device's scores, in its own target order
-	partSel    bufPool[bool]    // a device's selection, in its own target order
-	dbScores   bufPool[float32] // scores in database order, handed to the pipeline
+	partScores gpudb.Pool[float32] // a device's scores, in its own target order
+	partSel    gpudb.Pool[bool]    // a device's selection, in its own target order
+	dbScores   gpudb.Pool[float32] // scores in database order, handed to the pipeline
 )
 
 // Recycle implements pipeline.ScoreRecycler.
 func (g *gpuSearch) Recycle(scores []float32) {
 	if len(scores) == len(g.seqs) {
-		dbScores.put(scores)
+		dbScores.Put(scores)
 	}
 }
 

@@ -20,7 +20,7 @@ func TestPartSelectAndScatter(t *testing.T) {
 	for i := range want {
 		want[i] = rng.Intn(4) == 0
 	}
-	sel := partSel.get(n)
+	sel := partSel.Get(n)
 	for i := range sel {
 		sel[i] = true // a reused slice: stale values must not survive
 	}

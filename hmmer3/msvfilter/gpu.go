@@ -515,7 +515,7 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 // hostArrays keeps the wrapper's per-target host arrays (SSV maxima
 // copied back, the MSV pass's length words and results) between queries:
 // ~2 MB each at 485,000 targets, allocated and cleared per launch before.
-var hostArrays gpudb.BytePool
+var hostArrays gpudb.Pool[byte]
 
 // msvScores turns the MSV pass's 16-bit results (xJ, or 0xffff for
 // overflow; raw, 2 bytes a target in database numbering) of the targets

@@ -357,7 +357,7 @@ func (g *GPU) launch(f *cuda.Function, s gpuShape, p *dpxPlan, om *oprofile.VitP
 // wordArrays keeps the 4-bytes-a-target arrays of scores (moves in, raw
 // results out; ~2 MB each at 485,000 targets) for the next call instead
 // of fresh, cleared memory each query.
-var wordArrays gpudb.BytePool
+var wordArrays gpudb.Pool[byte]
 
 // eachWanted calls fn on every target of a database of n: those of idx,
 // or all n when idx is nil, on all cores.
