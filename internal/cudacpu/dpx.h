@@ -25,7 +25,6 @@ static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s)
 static inline int wrap32(long long v) { return (int)(unsigned)(unsigned long long)v; }
 static inline int __viaddmax_s32(int a, int b, int c) { return std::max(wrap32((long long)a + b), c); }
 static inline int __viaddmin_s32(int a, int b, int c) { return std::min(wrap32((long long)a + b), c); }
-static inline int __vimax3_s32(int a, int b, int c) { return std::max(std::max(a, b), c); }
 
 // halves applies f to each signed 16-bit half of a, b, c.
 template <class F>

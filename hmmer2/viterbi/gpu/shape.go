@@ -33,7 +33,6 @@ type Shape struct {
 	MinBlocks      int  // __launch_bounds__' minimum blocks per multiprocessor (0: none)
 	EmisHint       int  // global emission loads: 0 read-only cache, 1 L2 only, 2 evict-first
 	Carveout       int  // preferred shared-memory carveout in percent (0: the driver's)
-	FMAAdds        bool // additions as multiply-adds on the FMA pipe, maxima regrouped (viterbi.cu, IMADD)
 }
 
 const (
@@ -220,17 +219,14 @@ func ShapeVariant(M int, v string) (Shape, error) {
 //	eg   emissions read through the read-only cache, not shared memory
 //	ecg  emissions read from global memory cached in L2 only (__ldcg)
 //	ecs  emissions read from global memory evict-first (__ldcs)
-//	ia   additions on the FMA pipe (FMAAdds)
 //
-// None changes a score: they change where values live, which pipe
-// computes them and how many warps share a multiprocessor.
+// None changes a score: they change where values live and how many
+// warps share a multiprocessor.
 func (s Shape) withModifiers(mods string) (Shape, error) {
 	for _, m := range strings.Split(mods, ".") {
 		switch {
 		case m == "eg":
 			s.EmisShared = false
-		case m == "ia":
-			s.FMAAdds = true
 		case m == "ecg" || m == "ecs":
 			if !s.EmisShared { // (shared emissions take no hint)
 				s.EmisHint = map[string]int{"ecg": 1, "ecs": 2}[m]
@@ -257,7 +253,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				s.Carveout = n
 			}
 		default:
-			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg, ecg, ecs, ia)", m)
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg, ecg, ecs)", m)
 		}
 	}
 	if s.SharedBytes() > maxSharedOptin {
@@ -402,9 +398,6 @@ func (s Shape) Defines() string {
 	if s.EmisHint > 0 {
 		d += fmt.Sprintf("#define EMIS_HINT %d\n", s.EmisHint)
 	}
-	if s.FMAAdds {
-		d += "#define IMADD 1\n"
-	}
 	return d
 }
 
@@ -430,7 +423,7 @@ func (s Shape) node(r, j int) int {
 type Tables struct {
 	A, B, E []byte // int4 {tmm, tim, tdm, bsc}, int4 {tmd, tdd, tmi, tii}, int esc
 	Emis    []byte // int2 {msc, isc} at (x*C + j)*G + r
-	Xsc     []byte // N loop, N move, E loop, E move, C loop, C move, J loop, J move, and 1 (IMADD's multiplier)
+	Xsc     []byte // N loop, N move, E loop, E move, C loop, C move, J loop, J move
 }
 
 // NewTables lays out p for shape s. Every transition into node k (from
@@ -476,9 +469,9 @@ func NewTables(p *plan7.Profile, s Shape) *Tables {
 		}
 	}
 	x := &p.Xsc
-	t.Xsc = make([]byte, 36)
+	t.Xsc = make([]byte, 32)
 	for i, v := range []int32{x[plan7.XTN][plan7.Loop], x[plan7.XTN][plan7.Move], x[plan7.XTE][plan7.Loop], x[plan7.XTE][plan7.Move],
-		x[plan7.XTC][plan7.Loop], x[plan7.XTC][plan7.Move], x[plan7.XTJ][plan7.Loop], x[plan7.XTJ][plan7.Move], 1} {
+		x[plan7.XTC][plan7.Loop], x[plan7.XTC][plan7.Move], x[plan7.XTJ][plan7.Loop], x[plan7.XTJ][plan7.Move]} {
 		put(t.Xsc, i, v)
 	}
 	return t

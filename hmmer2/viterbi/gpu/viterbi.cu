@@ -82,29 +82,12 @@
 // could alias a table entry for all it knows). The passes load a tile of
 // sources before storing its cells, for the same reason.
 //
-// Additions on the FMA pipe (IMADD). On sm_90 the DPX add-max and the
-// integer max operations issue to the integer ALU pipe, which takes a
-// warp instruction every other cycle, and the kernel is bound by it
-// (ncu: ALU 77.5 %, 12.4 ALU instructions a cell at M = 100) while the
-// FMA pipe, which also runs at half rate for integer multiply-adds, sits
-// idle. With IMADD the plain additions are multiply-adds by a 1 the
-// compiler cannot see (xsc[8]), so they issue as IMAD on the FMA pipe,
-// and the maxima they feed are regrouped into three-way maxima:
-// M = max3(pm + tmm, pi + tim, pd + tdm) then the B term and the clamped
-// emission as before; D = max3(D(k-1) + tdd, M(k-1) + tmd, -INFTY), the
-// M->D source kept unclamped (the clamp is the third operand); E takes
-// two nodes' M + esc a max3. Each value is the same wrapped int32 sum
-// as in HMMER2's C code, and only max operations are regrouped, so every
-// cell is unchanged. About 7.5 ALU and 8 FMA-pipe instructions a cell
-// instead of 10-12 on the ALU alone.
-//
 // Compile-time parameters: T, W, C, EXTRA, NS, KP (residue codes), BLOCK,
 // TRANS_SHARED, EMIS_SHARED (tables copied to shared memory or read from
 // global memory through the read-only cache), TRANS_REG, NGRP, DEXIT, LEAN,
-// DSHARED, MINBLOCKS (a register cap through __launch_bounds__),
-// EMIS_HINT (cache hints for emissions in global memory) and IMADD: the
-// last three change where values live or which pipe computes them,
-// never a value.
+// DSHARED, MINBLOCKS (a register cap through __launch_bounds__) and
+// EMIS_HINT (cache hints for emissions in global memory): the last two
+// change where values live, never a value.
 
 typedef unsigned int u32;
 
@@ -137,9 +120,6 @@ typedef unsigned int u32;
 #endif
 #ifndef MINBLOCKS
 #define MINBLOCKS 0
-#endif
-#ifndef IMADD
-#define IMADD 0
 #endif
 // Emission loads from global memory (EMIS_SHARED 0): 0 through the
 // read-only cache, 1 cached in L2 only (__ldcg), 2 evict-first
@@ -182,9 +162,6 @@ struct Block {
 __device__ __forceinline__ int wadd(int a, int b) { return (int)((u32)a + (u32)b); }
 // addmax(a, b, c) = max(a + b, c) with a wrapping addition.
 __device__ __forceinline__ int addmax(int a, int b, int c) { return __viaddmax_s32(a, b, c); }
-__device__ __forceinline__ int max3(int a, int b, int c) { return __vimax3_s32(a, b, c); }
-// IADD(a, b) is wadd on the FMA pipe (IMADD; one is xsc[8] == 1).
-#define IADD(a, b) ((int)((u32)(a) * one + (u32)(b)))
 
 #define ROUND16(n) (((n) + 15) & ~15)
 #define TRANS_BYTES (TRANS_SHARED ? 2 * 16 * C * G + ROUND16(4 * C * G) : 0)
@@ -243,18 +220,6 @@ __device__ __forceinline__ int max3(int a, int b, int c) { return __vimax3_s32(a
 #define SRC0(q) src[q][0]
 #endif
 
-// DSTEP is node j's D cell of sequence q from D(k-1) d. With IMADD a
-// non-lean M->D source is kept unclamped and the clamp is max3's third
-// operand; a lean one is recomputed the same way (s0 is clamped, which
-// max3 with -INFTY leaves as it is).
-#if IMADD && LEAN
-#define DSTEP(q, j, d) max3(IADD(d, DD(j)), (j) == 0 ? s0[q] : IADD(Mv[q][(j) - 1], TRANS_B(j).x), NEGINF)
-#elif IMADD
-#define DSTEP(q, j, d) max3(IADD(d, DD(j)), SRC(q, j), NEGINF)
-#else
-#define DSTEP(q, j, d) addmax(d, DD(j), SRC(q, j))
-#endif
-
 // DPASS recomputes sequence q's D chain from incoming D d0 (a pass after
 // the first). Every lane of the warp must run it when DEXIT is set.
 #if DEXIT
@@ -264,30 +229,22 @@ __device__ __forceinline__ int max3(int a, int b, int c) { return __vimax3_s32(a
         bool live = true;                                                     \
         _Pragma("unroll") for (int j = 0; j < C; j++) {                       \
             if (j > 0 && j % DTILE == 0 && !__any_sync(FULL, live)) break;    \
-            d = DSTEP(q, j, d);                                               \
+            d = addmax(d, DD(j), SRC(q, j));                                  \
             if ((j + 1) % DTILE == 0) live = d != DGET(q, j);                 \
             DSET(q, j, d);                                                    \
         }                                                                     \
     }
 #elif DSHARED
 #define DPTILE 8  // sources loaded before a tile's D cells are stored
-// A tile's step from its loaded source (unclamped with IMADD).
-#if IMADD
-#define DPSRC(q, j) ((j) == 0 ? s0[q] : IADD(Mv[q][(j) - 1], TRANS_B(j).x))
-#define DPSTEP(d, dd, src) max3(IADD(d, dd), src, NEGINF)
-#else
-#define DPSRC(q, j) SRC(q, j)
-#define DPSTEP(d, dd, src) addmax(d, dd, src)
-#endif
 #define DPASS(q, d0)                                                          \
     {                                                                         \
         int d = (d0);                                                         \
         _Pragma("unroll") for (int j0 = 0; j0 < C; j0 += DPTILE) {            \
             int tdd[DPTILE], tsrc[DPTILE];                                    \
             _Pragma("unroll") for (int u = 0; u < DPTILE; u++)                \
-                if (j0 + u < C) { tdd[u] = DD(j0 + u); tsrc[u] = DPSRC(q, j0 + u); } \
+                if (j0 + u < C) { tdd[u] = DD(j0 + u); tsrc[u] = SRC(q, j0 + u); } \
             _Pragma("unroll") for (int u = 0; u < DPTILE; u++)                \
-                if (j0 + u < C) { d = DPSTEP(d, tdd[u], tsrc[u]); DSET(q, j0 + u, d); } \
+                if (j0 + u < C) { d = addmax(d, tdd[u], tsrc[u]); DSET(q, j0 + u, d); } \
         }                                                                     \
     }
 #else
@@ -295,7 +252,7 @@ __device__ __forceinline__ int max3(int a, int b, int c) { return __vimax3_s32(a
     {                                                                         \
         int d = (d0);                                                         \
         _Pragma("unroll") for (int j = 0; j < C; j++) {                       \
-            d = DSTEP(q, j, d);                                               \
+            d = addmax(d, DD(j), SRC(q, j));                                  \
             DSET(q, j, d);                                                    \
         }                                                                     \
     }
@@ -364,9 +321,6 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 
     const int nloop = xsc[0], nmove = xsc[1], eloop = xsc[2], emove = xsc[3];
     const int cloop = xsc[4], cmove = xsc[5], jloop = xsc[6], jmove = xsc[7];
-#if IMADD
-    const u32 one = (u32)xsc[8];  // 1, unknown to the compiler (IADD)
-#endif
     const int lane = threadIdx.x & 31;
 #if W == 1
     const int g = lane / T, r = lane % T;
@@ -484,9 +438,6 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             // are loaded once for the NS sequences.
             const int2* em[NS];
             int xe[NS];
-#if IMADD
-            int ep[NS];  // the even node's M + esc, waiting for its odd partner
-#endif
 #pragma unroll
             for (int q = 0; q < NS; q++) { em[q] = tEm + x[q] * (C * G) + r; xe[q] = NEGINF; }
             int md0 = 0;
@@ -509,23 +460,6 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #pragma unroll
                 for (int q = 0; q < NS; q++) {
                     const int2 e = EMIS_AT(&em[q][j * G]);
-#if IMADD
-                    // M(k-1) + tmm, I(k-1) + tim, D(k-1) + tdm; B + bsc.
-                    int v = max3(IADD(pm[q], ta.x), IADD(pi[q], ta.y), IADD(pd[q], ta.z));
-                    v = addmax(xb[q], ta.w, v);
-                    v = addmax(v, e.x, NEGINF);
-                    int iv = addmax(Iv[q][j], tb.w, IADD(Mv[q][j], tb.z));
-                    iv = addmax(iv, e.y, NEGINF);
-                    // M + esc of nodes j-1 and j enter E together; a
-                    // padding slot's M never reaches E.
-                    int et = IADD(v, esc);
-#if EXTRA > 0 && C > 1
-                    if (j == C - 1 && isShort) et = NEGINF;
-#endif
-                    if (j % 2 == 1) xe[q] = max3(xe[q], ep[q], et);
-                    else if (j == C - 1) xe[q] = max(xe[q], et);
-                    else ep[q] = et;
-#else
                     int v = wadd(pm[q], ta.x);   // M(k-1) + tmm
                     v = addmax(pi[q], ta.y, v);  // I(k-1) + tim
                     v = addmax(pd[q], ta.z, v);  // D(k-1) + tdm
@@ -541,21 +475,12 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                     } else
 #endif
                         xe[q] = addmax(v, esc, xe[q]);
-#endif
-#if LEAN && IMADD
-                    dz[q] = max3(IADD(dz[q], tb.y), IADD(j > 0 ? Mv[q][j - 1] : NEGINF, tb.x), NEGINF);
-                    pm[q] = Mv[q][j]; pi[q] = Iv[q][j]; pd[q] = DGET(q, j);
-                    DZSET(q, j);
-#elif LEAN
+#if LEAN
                     dz[q] = addmax(dz[q], tb.y, addmax(j > 0 ? Mv[q][j - 1] : NEGINF, tb.x, NEGINF));
                     pm[q] = Mv[q][j]; pi[q] = Iv[q][j]; pd[q] = DGET(q, j);
                     DZSET(q, j);
 #else
-#if IMADD
-                    if (j > 0) src[q][j] = IADD(Mv[q][j - 1], tb.x);  // new M(k-1) + tmd (DSTEP clamps)
-#else
                     if (j > 0) src[q][j] = addmax(Mv[q][j - 1], tb.x, NEGINF);  // new M(k-1) + tmd, clamped
-#endif
                     pm[q] = Mv[q][j]; pi[q] = Iv[q][j]; pd[q] = DGET(q, j);
 #endif
                     Mv[q][j] = v;
@@ -572,7 +497,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #if !LEAN  // (LEAN: done in the M loop)
                 src[q][0] = addmax(NEGINF, md0, NEGINF);
 #pragma unroll
-                for (int j = 0, d = NEGINF; j < C; j++) { d = DSTEP(q, j, d); DSET(q, j, d); }
+                for (int j = 0, d = NEGINF; j < C; j++) { d = addmax(d, dd[j], src[q][j]); DSET(q, j, d); }
                 dlast[q] = LASTD(q);
 #else
                 dlast[q] = DZLAST(q);
