@@ -203,6 +203,21 @@ func wrapProfile(rng *rand.Rand, a *plan7.Alphabet, M int) *plan7.Profile {
 	return h.Logoddsify(true)
 }
 
+// deadDeleteProfile is a random model whose D states are unreachable:
+// M->D and D->D probabilities 0 (-INFTY scores, D->M 1) and no begin
+// into D. Every D cell sums -INFTY twice, which HMMER2 clamps to -INFTY;
+// without the clamp the D chain would wrap around within two nodes.
+func deadDeleteProfile(rng *rand.Rand, a *plan7.Alphabet, M int, mode string) *plan7.Profile {
+	p := randomProfile(rng, a, M, mode, false)
+	h := p.HMM
+	h.Tbd1 = 0
+	for k := 1; k < M; k++ {
+		h.T[k][plan7.TMD], h.T[k][plan7.TDD] = 0, 0
+	}
+	h.Renormalize()
+	return h.Logoddsify(true)
+}
+
 // wraps reports whether some sequence's score is a wrapped one (large
 // and positive: no real score comes near a million).
 func wraps(p *plan7.Profile, seqs [][]byte) bool {
