@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hmmgo/hmmgo/alphabet"
@@ -104,7 +105,8 @@ type gpuSearch struct {
 	seqs         []*seqio.Sequence
 	abc          *alphabet.Alphabet
 	parts        []*gpuPart
-	lens         []int32 // each target's length, database order (Lengths)
+	deal         *dealState // queries dealt to devices that each hold every target (gpudeal.go); nil: split
+	lens         []int32    // each target's length, database order (Lengths)
 	// forward says where Forward and the parsers run: "gpu", "cpu", or
 	// by batch size when empty ($HMMGO_GPU_FORWARD, for benchmarks);
 	// "filter" puts every Forward filter batch on the GPU and leaves the
@@ -115,7 +117,9 @@ type gpuSearch struct {
 	forward string
 	// bias is "cpu" to leave the bias filter to the CPU workers
 	// ($HMMGO_GPU_BIAS, for benchmarks); otherwise the GPUs compute it.
-	bias    string
+	bias string
+	// split is $HMMGO_GPU_SPLIT ("db", "queries" or empty: by size; gpudeal.go).
+	split   string
 	cost    forwardCost // the batched Forward's cost rule
 	trace   io.Writer   // one line per Forward batch, when set
 	batchMu sync.Mutex
@@ -250,7 +254,7 @@ func (g *gpuSearch) resident(seqs []*seqio.Sequence, abc *alphabet.Alphabet, sto
 	for i, sq := range seqs {
 		g.lens[i] = int32(len(sq.Dsq))
 	}
-	g.split(seqs, stored)
+	g.splitTargets(seqs, stored, g.dealMode(seqs))
 	// The packing kernel (for the first layout) and the one bias kernel
 	// serve every model: compile them while the first query is prepared.
 	done := map[nvrtc.Target]bool{}
@@ -265,13 +269,14 @@ func (g *gpuSearch) resident(seqs []*seqio.Sequence, abc *alphabet.Alphabet, sto
 	}
 }
 
-// split deals the targets out to the devices round-robin in length
+// splitTargets deals the targets out to the devices round-robin in length
 // order, so every device gets the same mix of lengths (ClawHMMER's
 // interleaved partitions): each device's targets are longest first. The
 // order is the stored plan's when there is one (no sort here). One device
 // holds the whole database in that order, which is what the stored block
 // tables number; several hold other sets, and plan their own layouts.
-func (g *gpuSearch) split(seqs []*seqio.Sequence, stored *gpudb.StoredPlan) {
+// With deal, every device holds the whole database (gpudeal.go).
+func (g *gpuSearch) splitTargets(seqs []*seqio.Sequence, stored *gpudb.StoredPlan, deal bool) {
 	var order []int
 	if stored != nil && len(stored.Order) == len(seqs) {
 		order = stored.Order
@@ -279,28 +284,37 @@ func (g *gpuSearch) split(seqs []*seqio.Sequence, stored *gpudb.StoredPlan) {
 		stored = nil
 		order = lenorder.LongestFirst(len(seqs), func(i int) int { return len(seqs[i].Dsq) })
 	}
-	n := len(g.gpus)
+	n, stride := len(g.gpus), len(g.gpus)
+	if deal {
+		stride = 1
+		g.deal = &dealState{running: make([]atomic.Int32, n)}
+	}
 	g.parts = make([]*gpuPart, n)
 	for d, k := range g.gpus {
 		p := &gpuPart{k: k}
 		var dsqs [][]byte
-		for r := d; r < len(order); r += n {
+		first := d
+		if deal {
+			first = 0
+		}
+		for r := first; r < len(order); r += stride {
 			p.index = append(p.index, order[r])
 			p.lens = append(p.lens, int32(len(seqs[order[r]].Dsq)))
 			dsqs = append(dsqs, seqs[order[r]].Dsq)
 		}
 		p.setPositions(len(seqs))
 		p.db = gpudb.New(k.ctx, dsqs)
-		if n == 1 && stored != nil {
+		if stride == 1 && stored != nil {
 			p.db.UseStoredPlan(stored)
 		}
 		g.parts[d] = p
 	}
 }
 
-// eachPart runs fn on every device at once and returns the first error.
-func (g *gpuSearch) eachPart(fn func(d int, p *gpuPart) error) error {
-	errs := make([]error, len(g.parts))
+// eachPart runs fn on every device of parts at once and returns the
+// first error.
+func eachPart(parts []*gpuPart, fn func(d int, p *gpuPart) error) error {
+	errs := make([]error, len(parts))
 	one := func(d int, p *gpuPart) {
 		if err := fn(d, p); err != nil {
 			errs[d] = fmt.Errorf("GPU %d: %w", p.k.dev.Ordinal, err)
@@ -309,8 +323,8 @@ func (g *gpuSearch) eachPart(fn func(d int, p *gpuPart) error) error {
 	// The last part runs on the caller: with one GPU, no goroutine to
 	// start and wait for on each filter stage of each query.
 	var wg sync.WaitGroup
-	last := len(g.parts) - 1
-	for d, p := range g.parts[:max(0, last)] {
+	last := len(parts) - 1
+	for d, p := range parts[:max(0, last)] {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -318,7 +332,7 @@ func (g *gpuSearch) eachPart(fn func(d int, p *gpuPart) error) error {
 		}()
 	}
 	if last >= 0 {
-		one(last, g.parts[last])
+		one(last, parts[last])
 	}
 	wg.Wait()
 	for _, err := range errs {
@@ -333,9 +347,11 @@ func (g *gpuSearch) eachPart(fn func(d int, p *gpuPart) error) error {
 func (g *gpuSearch) Lengths() []int32 { return g.lens }
 
 // MSV implements pipeline.Accelerator: every target's MSV filter score.
-func (g *gpuSearch) MSV(om *oprofile.Profile) ([]float32, error) {
+func (g *gpuSearch) MSV(om *oprofile.Profile) ([]float32, error) { return g.msv(g.parts, om) }
+
+func (g *gpuSearch) msv(parts []*gpuPart, om *oprofile.Profile) ([]float32, error) {
 	scores := dbScores.Get(len(g.seqs)) // every element is set below
-	err := g.eachPart(func(d int, p *gpuPart) error {
+	err := eachPart(parts, func(d int, p *gpuPart) error {
 		out := partScores.Get(len(p.index))
 		defer partScores.Put(out)
 		if err := p.k.filter.Scores(&om.MSV, g.abc.Kp, p.db, out); err != nil {
@@ -350,8 +366,8 @@ func (g *gpuSearch) MSV(om *oprofile.Profile) ([]float32, error) {
 // selectedScores runs one device's filter over the targets with want[i]
 // (database order) and puts their scores into scores; the others keep
 // what they held, which the pipeline never reads.
-func (g *gpuSearch) selectedScores(want []bool, scores []float32, run func(p *gpuPart, sel []bool, out []float32) error) error {
-	return g.eachPart(func(d int, p *gpuPart) error {
+func selectedScores(parts []*gpuPart, want []bool, scores []float32, run func(p *gpuPart, sel []bool, out []float32) error) error {
+	return eachPart(parts, func(d int, p *gpuPart) error {
 		sel := partSel.Get(len(p.index))
 		defer partSel.Put(sel)
 		if !p.selectPart(want, sel) {
@@ -369,8 +385,12 @@ func (g *gpuSearch) selectedScores(want []bool, scores []float32, run func(p *gp
 
 // Viterbi implements pipeline.Accelerator for the targets with want[i].
 func (g *gpuSearch) Viterbi(om *oprofile.Profile, want []bool) ([]float32, error) {
+	return g.viterbi(g.parts, om, want)
+}
+
+func (g *gpuSearch) viterbi(parts []*gpuPart, om *oprofile.Profile, want []bool) ([]float32, error) {
 	scores := dbScores.Get(len(g.seqs))
-	err := g.selectedScores(want, scores, func(p *gpuPart, sel []bool, out []float32) error {
+	err := selectedScores(parts, want, scores, func(p *gpuPart, sel []bool, out []float32) error {
 		return p.k.vit.Scores(&om.Vit, g.abc.Kp, p.db, sel, out)
 	})
 	return scores, err
@@ -379,11 +399,15 @@ func (g *gpuSearch) Viterbi(om *oprofile.Profile, want []bool) ([]float32, error
 // Bias implements pipeline.BiasAccelerator: the bias filter scores of the
 // targets with want[i] (the MSV survivors), or nil with $HMMGO_GPU_BIAS=cpu.
 func (g *gpuSearch) Bias(bg *profile.Background, want []bool) ([]float32, error) {
+	return g.biasScores(g.parts, bg, want)
+}
+
+func (g *gpuSearch) biasScores(parts []*gpuPart, bg *profile.Background, want []bool) ([]float32, error) {
 	if g.bias == "cpu" {
 		return nil, nil
 	}
 	scores := dbScores.Get(len(g.seqs))
-	err := g.selectedScores(want, scores, func(p *gpuPart, sel []bool, out []float32) error {
+	err := selectedScores(parts, want, scores, func(p *gpuPart, sel []bool, out []float32) error {
 		return p.k.bias.Scores(bg, p.db, sel, out)
 	})
 	return scores, err
@@ -414,13 +438,19 @@ func (g *gpuSearch) Forward(om *oprofile.Profile, want []bool) ([]float32, []boo
 }
 
 // launchForward is the batcher's launch: every device takes its share of
-// every request's selected targets, all requests in one kernel launch.
+// every request's selected targets (dealt: one device, in turn, takes
+// them all), all requests in one kernel launch.
 func (g *gpuSearch) launchForward(reqs []*fwdRequest, sel [][]bool) ([][]float32, error) {
 	scores := make([][]float32, len(reqs))
 	for k := range reqs {
 		scores[k] = make([]float32, len(g.seqs))
 	}
-	err := g.eachPart(func(d int, p *gpuPart) error {
+	parts := g.parts
+	if g.deal != nil {
+		d := g.deal.forwardPart(len(parts))
+		parts = parts[d : d+1]
+	}
+	err := eachPart(parts, func(d int, p *gpuPart) error {
 		jobs := make([]fwdback.BatchJob, len(reqs))
 		for k, r := range reqs {
 			want := make([]bool, len(p.index))
@@ -456,11 +486,15 @@ func (g *gpuSearch) launchForward(reqs []*fwdRequest, sel [][]bool) ([][]float32
 
 // Parsers implements pipeline.Accelerator for the targets with want[i].
 func (g *gpuSearch) Parsers(om *oprofile.Profile, want []bool) ([]fwdback.Parser, error) {
+	return g.parsers(g.parts, om, want)
+}
+
+func (g *gpuSearch) parsers(parts []*gpuPart, om *oprofile.Profile, want []bool) ([]fwdback.Parser, error) {
 	if !g.forwardOnGPU(want) {
 		return nil, nil
 	}
 	out := make([]fwdback.Parser, len(g.seqs))
-	err := g.eachPart(func(d int, p *gpuPart) error {
+	err := eachPart(parts, func(d int, p *gpuPart) error {
 		var dsqs [][]byte
 		var which []int
 		for _, db := range p.index {

@@ -28,6 +28,6 @@ func BenchmarkLoadAndSplit(b *testing.B) {
 			b.Fatal(err)
 		}
 		g := &gpuSearch{gpus: []*gpuKernels{{}}}
-		g.split(seqs, stored)
+		g.splitTargets(seqs, stored, false)
 	}
 }

@@ -14,9 +14,10 @@ import (
 )
 
 // TestStoredPlanOnlyServesTheWholeDatabase: a makedb database read
-// whole gives one device its stored plan; split across two devices, or
-// read as a shard's subset, or made without the plan, every device plans
-// its own. The split is the same either way (no device needed: the
+// whole gives one device its stored plan, and every device when queries
+// are dealt (each holds the whole database); split across two devices,
+// or read as a shard's subset, or made without the plan, every device
+// plans its own. The split is the same either way (no device needed: the
 // parts are made, not uploaded).
 func TestStoredPlanOnlyServesTheWholeDatabase(t *testing.T) {
 	abc := alphabet.New(alphabet.Amino)
@@ -34,14 +35,17 @@ func TestStoredPlanOnlyServesTheWholeDatabase(t *testing.T) {
 		db      string
 		devices int
 		shard   bool
+		deal    bool
 		stored  bool
 	}{
-		{"one device", withPlan, 1, false, true},
-		{"two devices", withPlan, 2, false, false},
-		{"shard", withPlan, 1, true, false},
-		{"no plan", noPlan, 1, false, false},
+		{"one device", withPlan, 1, false, false, true},
+		{"two devices", withPlan, 2, false, false, false},
+		{"two devices, queries dealt", withPlan, 2, false, true, true},
+		{"three devices, queries dealt, no plan", noPlan, 3, false, true, false},
+		{"shard", withPlan, 1, true, false, false},
+		{"no plan", noPlan, 1, false, false, false},
 		// Made by makedb before the plan existed (format version 1 too).
-		{"older file", testutil.Testdata(t, "seqdb/globins45-v1-noplan.hmmgo"), 1, false, false},
+		{"older file", testutil.Testdata(t, "seqdb/globins45-v1-noplan.hmmgo"), 1, false, false, false},
 	} {
 		src, err := openSequenceFile(c.db, nil, abc)
 		if err != nil {
@@ -58,23 +62,70 @@ func TestStoredPlanOnlyServesTheWholeDatabase(t *testing.T) {
 		for range c.devices {
 			g.gpus = append(g.gpus, &gpuKernels{})
 		}
-		g.split(seqs, stored)
+		g.splitTargets(seqs, stored, c.deal)
+		if (g.deal != nil) != c.deal {
+			t.Errorf("%s: queries dealt: %v, want %v", c.name, g.deal != nil, c.deal)
+		}
 		order := lenorder.LongestFirst(len(seqs), func(i int) int { return len(seqs[i].Dsq) })
+		first, stride := 1, c.devices
+		if c.deal {
+			first, stride = 0, 1
+		}
 		var dealt []int
 		for d, p := range g.parts {
 			if p.db.HasStoredPlan() != c.stored {
 				t.Errorf("%s: device %d uses a stored plan: %v, want %v", c.name, d, p.db.HasStoredPlan(), c.stored)
 			}
 			for k, i := range p.index {
-				if order[d+k*c.devices] != i {
-					t.Fatalf("%s: device %d's target %d is %d, want %d", c.name, d, k, i, order[d+k*c.devices])
+				if want := order[first*d+k*stride]; want != i {
+					t.Fatalf("%s: device %d's target %d is %d, want %d", c.name, d, k, i, want)
 				}
+			}
+			if c.deal && len(p.index) != len(seqs) {
+				t.Fatalf("%s: device %d holds %d targets of %d", c.name, d, len(p.index), len(seqs))
 			}
 			dealt = append(dealt, p.index...)
 		}
 		slices.Sort(dealt)
+		dealt = slices.Compact(dealt)
 		if len(dealt) != len(seqs) || len(seqs) == 0 || dealt[len(dealt)-1] != len(seqs)-1 {
 			t.Fatalf("%s: %d targets dealt of %d", c.name, len(dealt), len(seqs))
 		}
+	}
+}
+
+// TestDealQueries: with queries dealt, each query runs on the device
+// with the fewest running (the lowest number among equals), on that
+// device alone, and its end frees the device for the next.
+func TestDealQueries(t *testing.T) {
+	g := &gpuSearch{gpus: []*gpuKernels{{}, {}}}
+	g.splitTargets(nil, nil, true)
+	on := func(acc pipeline.Accelerator) *gpuPart {
+		v, ok := acc.(gpuOn)
+		if !ok || len(v.use) != 1 {
+			t.Fatalf("accelerator %T is not one device", acc)
+		}
+		return v.use[0]
+	}
+	a, doneA := g.forQuery()
+	b, doneB := g.forQuery()
+	c, doneC := g.forQuery()
+	if on(a) != g.parts[0] || on(b) != g.parts[1] || on(c) != g.parts[0] {
+		t.Fatal("three queries were not dealt to devices 0, 1, 0")
+	}
+	doneA()
+	doneC()
+	if d, doneD := g.forQuery(); on(d) != g.parts[0] {
+		t.Fatal("a query did not go to the idle device 0")
+	} else {
+		doneD()
+	}
+	doneB()
+	split := &gpuSearch{gpus: []*gpuKernels{{}, {}}}
+	split.splitTargets(nil, nil, false)
+	if acc, done := split.forQuery(); acc != pipeline.Accelerator(split) {
+		t.Fatal("a split search's query did not run on every device")
+	} else {
+		done()
 	}
 }

@@ -138,7 +138,11 @@ func (e *engine) run(env cli.Env, args []string) int {
 		if err != nil || n < 1 {
 			return cli.Fail(env, name, fmt.Errorf("HMMGO_GPU_QUERIES is %q: say how many queries a GPU search keeps in flight (1 or more)", v))
 		}
-		s.gpuQueries = n
+		s.gpuQueries, s.gpuQueriesSet = n, true
+	}
+	s.gpuSplit, _ = e.lookupEnv(splitEnv)
+	if v := s.gpuSplit; v != "" && v != "db" && v != "queries" {
+		return cli.Fail(env, name, fmt.Errorf("%s is %q: say db (each GPU a share of the targets) or queries (each GPU all of them, a query on one), or leave it unset", splitEnv, v))
 	}
 	_, s.queueTrace = e.lookupEnv("HMMGO_QUEUE_TRACE")
 	s.startOrder, _ = e.lookupEnv("HMMGO_START")
@@ -222,7 +226,9 @@ type search struct {
 	queueTrace bool
 	// gpuQueries is how many queries a GPU search keeps in flight
 	// (gpuSearchQueriesAtOnce; $HMMGO_GPU_QUERIES for benchmarks).
-	gpuQueries int
+	gpuQueries    int
+	gpuQueriesSet bool   // by $HMMGO_GPU_QUERIES: the run's total, however many GPUs
+	gpuSplit      string // $HMMGO_GPU_SPLIT (gpudeal.go)
 	// startOrder is "serial" ($HMMGO_START, for benchmarks) to create the
 	// contexts before reading the database instead of beside it.
 	startOrder string
@@ -354,7 +360,7 @@ func (s *search) run() error {
 	}
 	s.startMark("GPUs selected")
 	if len(devs) > 0 {
-		s.gpu = &gpuSearch{devs: devs, forward: s.gpuForward, bias: s.gpuBias}
+		s.gpu = &gpuSearch{devs: devs, forward: s.gpuForward, bias: s.gpuBias, split: s.gpuSplit}
 		if s.stageTimes {
 			s.gpu.marks = s.startMarkAt
 		}
@@ -516,7 +522,9 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config) (*queryResu
 		if s.shard != nil {
 			indices = s.shard.keep
 		}
-		list, st, err = pipeline.SearchStaged(m, s.gpu.seqs, indices, &cfg, s.gpu)
+		acc, done := s.gpu.forQuery()
+		list, st, err = pipeline.SearchStaged(m, s.gpu.seqs, indices, &cfg, acc)
+		done()
 		gpuTime = time.Since(tg)
 	} else {
 		list, st, err = s.search(m, src, &cfg)

@@ -55,6 +55,11 @@ func (q *queryRunner) add(h *hmm.HMM, nquery int) error {
 		if err := s.loadGPU(h.Alph); err != nil {
 			return err
 		}
+		// Dealt queries: each GPU keeps as many in flight as one alone.
+		if d := s.gpu.deal; d != nil && !s.gpuQueriesSet && q.parallel > 1 && len(q.pending) == 0 {
+			q.parallel *= len(d.running)
+			q.slots = make(chan struct{}, q.parallel)
+		}
 	}
 	if q.parallel == 1 {
 		r, err := q.s.query(h, nquery, q.base)
@@ -88,6 +93,7 @@ const gpuQueriesAtOnce = 6
 // pace is the queries in flight over one query's latency. Measured on an
 // H100 host with 16 cores (docs/BENCHMARKS.md, 1,000 models): with 6 in
 // flight the cores were 10.7 of 16 busy and the GPU 40%.
+// With queries dealt to several GPUs (gpudeal.go) it is per GPU.
 const gpuSearchQueriesAtOnce = 12
 
 // plan chooses the number of queries at once from the first query's

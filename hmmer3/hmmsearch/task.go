@@ -94,7 +94,8 @@ func NewTaskRunner(sources []TargetSource, opt RunnerOptions) (*TaskRunner, erro
 		}
 		t.device = "GPU " + strings.Join(names, ", ")
 		t.blocks = newResidentCache(budget, func(seqs []*seqio.Sequence, abc *alphabet.Alphabet) (blockAccel, error) {
-			g := &gpuSearch{gpus: t.gpus, cost: defaultForwardCost(t.cpus)}
+			// (Split: a task's block runs on all the worker's GPUs.)
+			g := &gpuSearch{gpus: t.gpus, cost: defaultForwardCost(t.cpus), split: "db"}
 			g.resident(seqs, abc, nil) // a block of the database: no stored plan
 			return g, nil
 		})

@@ -1,0 +1,110 @@
+package hmmsearch
+
+import (
+	"sync/atomic"
+
+	"github.com/hmmgo/hmmgo/hmmer3/fwdback"
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
+	"github.com/hmmgo/hmmgo/seqio"
+)
+
+// Several GPUs can share a run in two ways. Split, each holds a share of
+// the database and every query runs on all of them; dealt, each holds the
+// whole database and every query runs on one. Split, each of a query's
+// launches is a launch per device, with its own subset layout, uploads,
+// copy-back and host passes, for half the kernel time: on two H200s
+// (docs/BENCHMARKS.md, 2026-11-27) the lanes' waits quadrupled and two
+// GPUs ran the 1,000 models in 0.85-0.93x of one GPU's time. Dealt, a
+// query's stages cost what they cost on one GPU and the devices run
+// different queries. hmmsearch --gpu deals its queries when the database
+// fits every device comfortably; $HMMGO_GPU_SPLIT=db|queries chooses for
+// benchmarks. Either way every score is the same kernels' on the same
+// targets.
+
+// splitEnv chooses the mode for benchmarks: "db" or "queries".
+const splitEnv = "HMMGO_GPU_SPLIT"
+
+// dealMaxShare: every device holds the database whole when its residues
+// are at most this fraction of the smallest device's memory in bytes
+// (the residues, the layouts of a few thread counts, each a packed copy,
+// and the subsets and scratch of the queries in flight).
+const dealMaxShare = 32
+
+// dealMode reports whether the queries of a run over seqs are dealt.
+func (g *gpuSearch) dealMode(seqs []*seqio.Sequence) bool {
+	if len(g.gpus) < 2 {
+		return false
+	}
+	switch g.split {
+	case "db":
+		return false
+	case "queries":
+		return true
+	}
+	var residues uint64
+	for _, sq := range seqs {
+		residues += uint64(len(sq.Dsq))
+	}
+	for _, k := range g.gpus {
+		if residues > k.dev.TotalMemory/dealMaxShare {
+			return false
+		}
+	}
+	return true
+}
+
+type dealState struct {
+	running []atomic.Int32 // queries running on each device
+	fwdTurn atomic.Uint32
+}
+
+// forwardPart is the device of the next Forward batch: each holds every
+// target, so the batches take turns.
+func (s *dealState) forwardPart(n int) int { return int(s.fwdTurn.Add(1)-1) % n }
+
+// forQuery is the accelerator one query runs on and the function that
+// ends its use. Split, that is g; dealt, g on the device with the fewest
+// queries running (the lowest number among equals).
+func (g *gpuSearch) forQuery() (pipeline.Accelerator, func()) {
+	if g.deal == nil {
+		return g, func() {}
+	}
+	run := g.deal.running
+	best := 0
+	for d := range run {
+		if run[d].Load() < run[best].Load() {
+			best = d
+		}
+	}
+	run[best].Add(1)
+	return gpuOn{g, g.parts[best : best+1]}, func() { run[best].Add(-1) }
+}
+
+// gpuOn is g's filters and parsers on some of its devices; the Forward
+// filter's batches, the lengths and the recycled scores are g's.
+type gpuOn struct {
+	*gpuSearch
+	use []*gpuPart
+}
+
+func (v gpuOn) MSV(om *oprofile.Profile) ([]float32, error) { return v.msv(v.use, om) }
+
+func (v gpuOn) Viterbi(om *oprofile.Profile, want []bool) ([]float32, error) {
+	return v.viterbi(v.use, om, want)
+}
+
+func (v gpuOn) Bias(bg *profile.Background, want []bool) ([]float32, error) {
+	return v.biasScores(v.use, bg, want)
+}
+
+func (v gpuOn) Parsers(om *oprofile.Profile, want []bool) ([]fwdback.Parser, error) {
+	return v.parsers(v.use, om, want)
+}
+
+var (
+	_ pipeline.BiasAccelerator = gpuOn{}
+	_ pipeline.ScoreRecycler   = gpuOn{}
+	_ pipeline.TargetLengths   = gpuOn{}
+)
