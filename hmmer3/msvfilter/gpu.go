@@ -69,6 +69,9 @@ type GPU struct {
 	// takes a step; MSVApart (0: msv.cu's choice, 1 on, 2 off) its
 	// MSV_XB_APART; for benchmarks.
 	MSVRows, MSVApart int
+	// MSVSpec (0: msv.cu's choice, 1 on, 2 off) sets msv_kernel's
+	// MSV_SPEC (rows run with xB guessed, then checked), for benchmarks.
+	MSVSpec int
 	// LongRows splits the MSV pass (split.go): undecided targets longer
 	// than it run on a shape of at least LongNodes nodes a thread (0:
 	// longNodesFor) beside the others; 0 picks the length (longRowsFor),
@@ -85,9 +88,9 @@ type GPU struct {
 // Copies of SSV's profile in shared memory (1 or 32/T), Rows rows a step
 // in ssv_kernel (1 or 2: two profile tables), PF residue words fetched
 // ahead by msv_kernel (0: msv.cu's choice, MSV_PF), MRows rows a step
-// in msv_kernel (1 or 2), Apart msv_kernel's MSV_XB_APART (0: msv.cu's
-// choice, 1 on, 2 off).
-type gpuShape struct{ T, C, KP, Block, Copies, Rows, PF, MRows, Apart int }
+// in msv_kernel (1 or 2), Apart msv_kernel's MSV_XB_APART and Spec its
+// MSV_SPEC (0: msv.cu's choice, 1 on, 2 off).
+type gpuShape struct{ T, C, KP, Block, Copies, Rows, PF, MRows, Apart, Spec int }
 
 // NewGPU prepares the filter on a device context.
 func NewGPU(ctx *cuda.Context) *GPU {
@@ -272,6 +275,9 @@ func (s gpuShape) defines() string {
 	if s.Apart > 0 {
 		d += fmt.Sprintf("#define MSV_XB_APART %d\n", s.Apart%2)
 	}
+	if s.Spec > 0 {
+		d += fmt.Sprintf("#define MSV_SPEC %d\n", s.Spec%2)
+	}
 	return d
 }
 
@@ -429,6 +435,9 @@ func (g *GPU) msvOptions(s gpuShape) gpuShape {
 	}
 	if g.MSVApart == 1 || g.MSVApart == 2 {
 		s.Apart = g.MSVApart
+	}
+	if g.MSVSpec == 1 || g.MSVSpec == 2 {
+		s.Spec = g.MSVSpec
 	}
 	return s
 }
