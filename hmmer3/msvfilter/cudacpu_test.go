@@ -247,11 +247,12 @@ func TestMSVOnCPU(t *testing.T) {
 				}
 				shapes = append(shapes, s, rows, apart)
 				// Rows with xB guessed and checked (MSV_SPEC) where the
-				// shape does not run them, and not where it does, on
+				// shape does not run them (msv.cu's default: T = 1 or
+				// at most 8 words a thread), and not where it does, on
 				// either row count.
 				for _, r := range []gpuShape{s, rows} {
 					r.Spec = 1
-					if r.T == 1 {
+					if r.T == 1 || r.C/2 <= 8 {
 						r.Spec = 2
 					}
 					shapes = append(shapes, r)

@@ -376,8 +376,13 @@ __device__ __forceinline__ void msv_rows4(const u32 four, const u32* myprof, con
 #endif
 }
 
+// MSV_SPEC (msv_rows4_spec) measured on an H100 (docs/BENCHMARKS.md,
+// "The MSV pass with xB guessed"): the MSV program over all targets
+// 1.2-1.5x faster at M = 16..47 (T = 1), the pass shorter at M = 10..100
+// (T = 1 and 8 with up to 8 words a thread), 1.5% longer at M = 800
+// (T = 32, 13 words).
 #ifndef MSV_SPEC
-#define MSV_SPEC (T == 1)
+#define MSV_SPEC (T == 1 || NW <= 8)
 #endif
 
 // spec_cell is a cell with xB fixed: max(max(u, xc) + s, 0) as
