@@ -210,7 +210,7 @@ func shimMSV(t *testing.T, s gpuShape, om *oprofile.MSVProfile, Kp int, dsqs [][
 // HMMER's cap at 255 binds on xB (the kernel clips xB instead).
 func TestMSVOnCPU(t *testing.T) {
 	amino := alphabet.New(alphabet.Amino)
-	Ms := []int{1, 10, 23, 24, 47, 50, 60, 90, 100, 200, 385}
+	Ms := []int{1, 10, 23, 24, 25, 32, 47, 50, 60, 90, 100, 200, 385}
 	if testing.Short() {
 		Ms = []int{1, 24, 200}
 	}

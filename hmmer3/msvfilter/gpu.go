@@ -177,8 +177,13 @@ func msvShapeFor(M, Kp int) gpuShape { return shapeForNodes(M, Kp, msvNodesFor(M
 // T = 16 was 0.09 ms longer at 96, 0.02-0.03 shorter at 100 and 110
 // (the noise: the same shape ran 0.48-0.54 ms at 96), 0.02-0.07 longer
 // at 128 and 150, and T = 32 0.19-0.26 longer there.
+// Also M = 25..32 on T = 4 (6 nodes, 4 words a thread) instead of T = 1,
+// with msv.cu's MSV_SPEC: measured on an H100 (docs/BENCHMARKS.md, "The
+// MSV pass with xB guessed"), the filter's total 0.476-0.539 ms instead of
+// 0.540-0.587 at M = 25, 28 and 32; at 16 (T = 2) the same, at 40 and 47
+// 0.68 against 0.59-0.63 (there T = 1 with the long targets apart wins).
 func msvNodesFor(M int) int {
-	if M >= 48 && M < 96 {
+	if (M >= 25 && M <= 32) || (M >= 48 && M < 96) {
 		return 6
 	}
 	return nodesFor(M)
@@ -498,7 +503,8 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 		return nil
 	}
 	// The MSV pass's shape: the SSV pass's (one program) unless it has
-	// other threads a target (M = 48..150: ssvNodesFor, msvNodesFor).
+	// other threads a target (M = 25..32 and 48..150: ssvNodesFor,
+	// msvNodesFor).
 	ms := shapeForNodes(om.M, Kp, g.msvNodes(om.M))
 	if ms.T == s.T {
 		ms = s

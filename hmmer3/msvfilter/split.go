@@ -10,7 +10,7 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 )
 
-// The MSV pass on one thread a target (M < 48) is bound twice: by
+// The MSV pass on one thread a target (M < 48 but 25..32) is bound twice: by
 // throughput over all undecided residues, and by the longest undecided
 // target, whose rows one warp walks one after another (each row needs
 // the previous row's xB). The long targets therefore run on a shape of
