@@ -13,7 +13,7 @@
 // threads per CUDA block, SSV_COPIES copies of SSV's profile in shared
 // memory (1 or 32/T; see below), SSV_ROWS and MSV_ROWS rows a step in
 // ssv_kernel and msv_kernel (1 or 2; see there), MSV_XB_APART (see
-// msv_kernel).
+// msv_kernel), MSV_SPEC (see msv_rows4_spec).
 //
 // Arithmetic. SSV cells are kept as w = v+128 of HMMER's signed SSV cell
 // v: w' = max(w + s, 0) with s = bias - cost. HMMER's overflow test is
