@@ -210,7 +210,7 @@ func shimMSV(t *testing.T, s gpuShape, om *oprofile.MSVProfile, Kp int, dsqs [][
 // HMMER's cap at 255 binds on xB (the kernel clips xB instead).
 func TestMSVOnCPU(t *testing.T) {
 	amino := alphabet.New(alphabet.Amino)
-	Ms := []int{1, 10, 23, 24, 47, 50, 60, 90, 100, 200, 385}
+	Ms := []int{1, 10, 23, 24, 25, 32, 47, 50, 60, 90, 100, 200, 385}
 	if testing.Short() {
 		Ms = []int{1, 24, 200}
 	}
@@ -246,6 +246,17 @@ func TestMSVOnCPU(t *testing.T) {
 					apart.Apart = 2
 				}
 				shapes = append(shapes, s, rows, apart)
+				// Rows with xB guessed and checked (MSV_SPEC) where the
+				// shape does not run them (msv.cu's default: T = 1 or
+				// at most 8 words a thread), and not where it does, on
+				// either row count.
+				for _, r := range []gpuShape{s, rows} {
+					r.Spec = 1
+					if r.T == 1 || r.C/2 <= 8 {
+						r.Spec = 2
+					}
+					shapes = append(shapes, r)
+				}
 			}
 			if M == 10 || M == 100 {
 				for _, pf := range []int{1, 3} {
@@ -254,9 +265,11 @@ func TestMSVOnCPU(t *testing.T) {
 					shapes = append(shapes, s)
 				}
 			}
+			chain, chainDsqs := chainProfile(rng, M, amino.Kp)
 			for _, s := range shapes {
 				checkShimMSV(t, s, om, amino.Kp, dsqs)
 				checkShimMSV(t, s, high, amino.Kp, highDsqs)
+				checkShimMSV(t, s, chain, amino.Kp, chainDsqs)
 			}
 		})
 	}
@@ -281,6 +294,40 @@ func highBiasProfile(rng *rand.Rand, M, Kp int) *oprofile.MSVProfile {
 	return p
 }
 
+// chainProfile is a profile, with targets of 64 residues, on which xB
+// rises on every row of a run of residue 0: there node 1 scores K + 2
+// (K = tec + tjbm, this length's), every other cost is just above the
+// bias. Each such row's best cell is xB + K + 2, from the begin state,
+// so xB rises by 2 a row, each row's xB resting on the row before's max
+// (MSV_SPEC then needs all four runs of a block), until the best cell
+// overflows after about ten rows; the runs are 1..9 rows long.
+func chainProfile(rng *rand.Rand, M, Kp int) (*oprofile.MSVProfile, [][]byte) {
+	const L = 64
+	p := randomProfileBias(rng, M, Kp, uint8(40+rng.Intn(20)))
+	p.TBM = 0
+	K := int(p.TEC) + int(p.TJBFor(L))
+	for x := range p.RBV {
+		for k := 1; k <= M; k++ {
+			p.RBV[x][k] = uint8(int(p.Bias) + 1 + rng.Intn(12))
+		}
+	}
+	p.RBV[0][1] = uint8(int(p.Bias) - K - 2)
+	var dsqs [][]byte
+	for range 24 {
+		d := make([]byte, L)
+		for i := range d {
+			d[i] = byte(1 + rng.Intn(19))
+		}
+		n := 1 + rng.Intn(9)
+		at := rng.Intn(L - n)
+		for i := at; i < at+n; i++ {
+			d[i] = 0
+		}
+		dsqs = append(dsqs, d)
+	}
+	return p, dsqs
+}
+
 // msvTargets are TestMSVOnCPU's targets for profile om: every length
 // remainder mod 4, some with a strong diagonal, so that scores reach the
 // J state and overflow.
@@ -298,6 +345,23 @@ func msvTargets(rng *rand.Rand, om *oprofile.MSVProfile, Kp int) [][]byte {
 		if L > M && rng.Intn(2) == 0 {
 			for k := 1; k <= M; k++ {
 				d[L-1-M+k] = consensus(om, k)
+			}
+		}
+		dsqs = append(dsqs, d)
+	}
+	// Short hits one after another, 0..3 residues apart (short, so that
+	// few targets overflow): each starts from the J state the hits before
+	// it raised, often in the rows right after xB rose (msv_kernel's
+	// MSV_SPEC guesses xB within four rows).
+	for range 16 {
+		var d []byte
+		for range 2 + rng.Intn(8) {
+			for range rng.Intn(4) {
+				d = append(d, byte(rng.Intn(20)))
+			}
+			from := 1 + rng.Intn(M)
+			for k := from; k <= min(M, from+rng.Intn(8)); k++ {
+				d = append(d, consensus(om, k))
 			}
 		}
 		dsqs = append(dsqs, d)

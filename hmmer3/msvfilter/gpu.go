@@ -69,6 +69,9 @@ type GPU struct {
 	// takes a step; MSVApart (0: msv.cu's choice, 1 on, 2 off) its
 	// MSV_XB_APART; for benchmarks.
 	MSVRows, MSVApart int
+	// MSVSpec (0: msv.cu's choice, 1 on, 2 off) sets msv_kernel's
+	// MSV_SPEC (rows run with xB guessed, then checked), for benchmarks.
+	MSVSpec int
 	// LongRows splits the MSV pass (split.go): undecided targets longer
 	// than it run on a shape of at least LongNodes nodes a thread (0:
 	// longNodesFor) beside the others; 0 picks the length (longRowsFor),
@@ -85,9 +88,9 @@ type GPU struct {
 // Copies of SSV's profile in shared memory (1 or 32/T), Rows rows a step
 // in ssv_kernel (1 or 2: two profile tables), PF residue words fetched
 // ahead by msv_kernel (0: msv.cu's choice, MSV_PF), MRows rows a step
-// in msv_kernel (1 or 2), Apart msv_kernel's MSV_XB_APART (0: msv.cu's
-// choice, 1 on, 2 off).
-type gpuShape struct{ T, C, KP, Block, Copies, Rows, PF, MRows, Apart int }
+// in msv_kernel (1 or 2), Apart msv_kernel's MSV_XB_APART and Spec its
+// MSV_SPEC (0: msv.cu's choice, 1 on, 2 off).
+type gpuShape struct{ T, C, KP, Block, Copies, Rows, PF, MRows, Apart, Spec int }
 
 // NewGPU prepares the filter on a device context.
 func NewGPU(ctx *cuda.Context) *GPU {
@@ -174,8 +177,13 @@ func msvShapeFor(M, Kp int) gpuShape { return shapeForNodes(M, Kp, msvNodesFor(M
 // T = 16 was 0.09 ms longer at 96, 0.02-0.03 shorter at 100 and 110
 // (the noise: the same shape ran 0.48-0.54 ms at 96), 0.02-0.07 longer
 // at 128 and 150, and T = 32 0.19-0.26 longer there.
+// Also M = 25..32 on T = 4 (6 nodes, 4 words a thread) instead of T = 1,
+// with msv.cu's MSV_SPEC: measured on an H100 (docs/BENCHMARKS.md, "The
+// MSV pass with xB guessed"), the filter's total 0.476-0.539 ms instead of
+// 0.540-0.587 at M = 25, 28 and 32; at 16 (T = 2) the same, at 40 and 47
+// 0.68 against 0.59-0.63 (there T = 1 with the long targets apart wins).
 func msvNodesFor(M int) int {
-	if M >= 48 && M < 96 {
+	if (M >= 25 && M <= 32) || (M >= 48 && M < 96) {
 		return 6
 	}
 	return nodesFor(M)
@@ -271,6 +279,9 @@ func (s gpuShape) defines() string {
 	}
 	if s.Apart > 0 {
 		d += fmt.Sprintf("#define MSV_XB_APART %d\n", s.Apart%2)
+	}
+	if s.Spec > 0 {
+		d += fmt.Sprintf("#define MSV_SPEC %d\n", s.Spec%2)
 	}
 	return d
 }
@@ -430,6 +441,9 @@ func (g *GPU) msvOptions(s gpuShape) gpuShape {
 	if g.MSVApart == 1 || g.MSVApart == 2 {
 		s.Apart = g.MSVApart
 	}
+	if g.MSVSpec == 1 || g.MSVSpec == 2 {
+		s.Spec = g.MSVSpec
+	}
 	return s
 }
 
@@ -489,7 +503,8 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 		return nil
 	}
 	// The MSV pass's shape: the SSV pass's (one program) unless it has
-	// other threads a target (M = 48..150: ssvNodesFor, msvNodesFor).
+	// other threads a target (M = 25..32 and 48..150: ssvNodesFor,
+	// msvNodesFor).
 	ms := shapeForNodes(om.M, Kp, g.msvNodes(om.M))
 	if ms.T == s.T {
 		ms = s

@@ -148,6 +148,19 @@ func TestGPUMatchesCPU(t *testing.T) {
 		}
 	}
 	g.MSVRows, g.MSVApart, g.MSVMinNodes = 0, 0, 0
+	// The MSV pass's rows with xB guessed and checked (GPU.MSVSpec: on
+	// everywhere, off) on one and two rows a step, and on eight threads
+	// a target (MSVMinNodes 3), with every target in the pass too.
+	for _, v := range [][3]int{{1, 0, 0}, {2, 0, 0}, {1, 1, 0}, {1, 0, 3}} {
+		g.MSVSpec, g.MSVRows, g.MSVMinNodes = v[0], v[1], v[2]
+		for _, force := range []bool{false, true} {
+			g.ForceMSV = force
+			for _, M := range []int{1, 10, 16, 25, 32, 40, 47, 100} {
+				compareGPU(t, g, testmodels.RandomHMM(rng, amino, M), protDB)
+			}
+		}
+	}
+	g.MSVSpec, g.MSVRows, g.MSVMinNodes, g.ForceMSV = 0, 0, 0, false
 	// The MSV pass split by target length (GPU.LongRows, split.go): the
 	// long targets on their own shape (GPU.LongNodes; 0: its default)
 	// beside the others, with ForceMSV (every target in the pass) too.
@@ -189,7 +202,8 @@ func TestGPUMatchesCPU(t *testing.T) {
 // "+qN" N rows a step in the MSV pass (MSVRows), "+aN" its xB apart
 // from the row max (1) or not (2) (MSVApart), "+lN" the pass's targets
 // longer than N on their own shape (LongRows; -1 none), "+kN" its
-// threads at least N nodes (LongNodes) (setVariant). Every variant's scores must equal the first's, target
+// threads at least N nodes (LongNodes), "+sN" the pass's rows with xB
+// guessed and checked (1) or chained (2) (MSVSpec) (setVariant). Every variant's scores must equal the first's, target
 // by target: the variants are exact by design, and this checks it on
 // the whole benchmark database. HMMGO_GPU_BENCH_M lists the model lengths;
 // HMMGO_GPU_BENCH_MSV=0 leaves out the MSV program;
@@ -293,11 +307,12 @@ func firstDifference(a, b []float32) int {
 // setVariant sets g to one of TestGPUThroughput's variants: a head
 // (auto, msv, whole, win, winX, stepN), then "+"-separated changes:
 // copy, nN (MinNodes), mN (MSVMinNodes), rN (SSVRows), wX
-// (WindowScale), pN (Prefetch), qN (MSVRows), aN (MSVApart), lN
+// (WindowScale), pN (Prefetch), qN (MSVRows), aN (MSVApart), sN
+// (MSVSpec), lN
 // (LongRows), kN (LongNodes).
 func setVariant(g *msvfilter.GPU, v string) error {
 	g.ForceMSV, g.WindowStep, g.WindowScale, g.SSVCopies, g.MinNodes, g.MSVMinNodes, g.SSVRows, g.Prefetch = false, 0, 0, 0, 0, 0, 0, 0
-	g.MSVRows, g.MSVApart, g.LongRows, g.LongNodes = 0, 0, 0, 0
+	g.MSVRows, g.MSVApart, g.LongRows, g.LongNodes, g.MSVSpec = 0, 0, 0, 0, 0
 	parts := strings.Split(v, "+")
 	head := parts[0]
 	switch {
@@ -355,6 +370,8 @@ func setVariant(g *msvfilter.GPU, v string) error {
 			g.LongRows = int(x)
 		case 'k':
 			g.LongNodes = int(x)
+		case 's':
+			g.MSVSpec = int(x)
 		default:
 			return fmt.Errorf("variant %q: unknown change %q", v, p)
 		}

@@ -13,7 +13,7 @@
 // threads per CUDA block, SSV_COPIES copies of SSV's profile in shared
 // memory (1 or 32/T; see below), SSV_ROWS and MSV_ROWS rows a step in
 // ssv_kernel and msv_kernel (1 or 2; see there), MSV_XB_APART (see
-// msv_kernel).
+// msv_kernel), MSV_SPEC (see msv_rows4_spec).
 //
 // Arithmetic. SSV cells are kept as w = v+128 of HMMER's signed SSV cell
 // v: w' = max(w + s, 0) with s = bias - cost. HMMER's overflow test is
@@ -376,6 +376,100 @@ __device__ __forceinline__ void msv_rows4(const u32 four, const u32* myprof, con
 #endif
 }
 
+// MSV_SPEC (msv_rows4_spec) measured on an H100 (docs/BENCHMARKS.md,
+// "The MSV pass with xB guessed"): the MSV program over all targets
+// 1.2-1.5x faster at M = 16..47 (T = 1), the pass shorter at M = 10..100
+// (T = 1 and 8 with up to 8 words a thread), 1.5% longer at M = 800
+// (T = 32, 13 words).
+#ifndef MSV_SPEC
+#define MSV_SPEC (T == 1 || NW <= 8)
+#endif
+
+// spec_cell is a cell with xB fixed: max(max(u, xc) + s, 0) as
+// max(u + s, h) with h = max(xc + s, 0), which needs no cell, so the
+// row-to-row chain is one DPX operation per word (msv_cell's value).
+__device__ __forceinline__ u32 spec_cell(u32 u, u32 s, u32 xc)
+{
+    return __viaddmax_s16x2(u, s, __viaddmax_s16x2(xc, s, 0u));
+}
+
+// msv_rows4_spec runs the four rows of one word of residues as
+// msv_rows4 does, with the rows' xB guessed instead of chained. A row's
+// xB is max(xB, e - K) over the rows before it, so each row of msv_rows4
+// waits for the previous row's max; but xB rarely rises (on
+// TestGPUThroughput's database, 1.4-1.6 times a target at M = 10..40).
+// So the rows run with the xB of each row given (at first the entering
+// xB for all four), which takes the row max off the chain; then the xB
+// each row should have had is made from the rows' e (p_0 = the entering
+// xB, p_{r+1} = max(p_r, e_r - K)); where it differs from the one given,
+// the four rows run again with the new values. This is exact: the loop
+// ends only when every row ran with p_r of its own rows' maxima, which
+// is msv_rows4's recurrence; and it ends within four runs, since run k
+// makes p_0..p_k right (row 0's xB is the entering one, and a row that
+// ran with the right xB has the right e). The warp runs as long as its
+// slowest target (one vote a run), the others repeat their rows
+// unchanged; with T > 1 the row max shuffles, so all lanes run.
+__device__ __forceinline__ void msv_rows4_spec(const u32 four, const u32* myprof, int t, u32 negKv, u32 capBv,
+                                               u32 (&w)[NW], MsvState& st)
+{
+    const u32* s[4];
+#pragma unroll
+    for (int r = 0; r < 4; r++) {
+        // With two rows a step the first of each pair reads the table
+        // shifted by one node (msv_rows4).
+        const int table = MSV_ROWS == 2 && r % 2 == 0 ? KP : 0;
+        s[r] = myprof + (table + residue_code(four, r)) * ROWW;
+    }
+    u32 xs[4] = {st.xBv, st.xBv, st.xBv, st.xBv};
+    u32 e[4], out[NW];
+#pragma unroll 1
+    for (int run = 0; run < 4; run++) {
+        u32 cur[NW];
+#pragma unroll
+        for (int j = 0; j < NW; j++) cur[j] = w[j];
+#if MSV_ROWS == 2
+#pragma unroll
+        for (int r = 0; r < 4; r += 2) {
+            const u32 xb = __viaddmin_s16x2(xs[r], 0u, capBv), xa = __viaddmin_s16x2(xs[r + 1], 0u, capBv);
+            const u32 carry = left_carry(cur[NW - 1], t);
+            u32 u[NW + 1];
+            u[0] = spec_cell(carry, s[r][0], xb);
+#pragma unroll
+            for (int j = 1; j <= NW; j++) u[j] = spec_cell(cur[j - 1], s[r][j], xb);
+#pragma unroll
+            for (int j = 0; j < NW; j++) cur[j] = spec_cell(u[j], s[r + 1][j], xa);
+            e[r] = row_max(u);
+            e[r + 1] = row_max(cur);
+        }
+#else
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            const u32 xc = __viaddmin_s16x2(xs[r], 0u, capBv);
+            const u32 carry = left_carry(cur[NW - 1], t);
+#pragma unroll
+            for (int j = NW - 1; j >= 0; j--) cur[j] = spec_cell(shift_in(j > 0 ? cur[j - 1] : carry, cur[j]), s[r][j], xc);
+            e[r] = row_max(cur);
+        }
+#endif
+#pragma unroll
+        for (int j = 0; j < NW; j++) out[j] = cur[j];
+        bool same = true;
+        u32 p = st.xBv;
+#pragma unroll
+        for (int r = 0; r < 3; r++) {
+            p = __viaddmax_s16x2(e[r], negKv, p);
+            same = same && p == xs[r + 1];
+            xs[r + 1] = p;
+        }
+        if (!__any_sync(0xffffffffu, !same)) break;
+    }
+#pragma unroll
+    for (int j = 0; j < NW; j++) w[j] = out[j];
+    st.xBv = __viaddmax_s16x2(e[3], negKv, xs[3]);
+    st.eKm = __viaddmax_s16x2(__vimax3_s16x2(e[0], e[1], __vimax_s16x2_relu(e[2], e[3])), negKv, st.eKm);
+    st.xBc = __viaddmin_s16x2(st.xBv, 0u, capBv);
+}
+
 // MSV: the full program with the J state, for the targets SSV leaves
 // undecided. prof holds bias - cost pairs (MSV_ROWS tables, as
 // ssv_kernel's) and each residue's best bias - cost (host:
@@ -468,7 +562,11 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
                     const u32 four = q[k];
                     const int n = i + 4 * (k + MSV_PF);
                     q[k] = active && n < maxLen ? words[(n / 4) * S + g] : 0xffffffffu;
+#if MSV_SPEC
+                    msv_rows4_spec(four, myprof, t, negKv, capBv, w, st);
+#else
                     msv_rows4(four, myprof, bestRow, t, K, negKv, capBv, w, st);
+#endif
                 }
             }
         }

@@ -10,7 +10,7 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 )
 
-// The MSV pass on one thread a target (M < 48) is bound twice: by
+// The MSV pass on one thread a target (M < 48 but 25..32) is bound twice: by
 // throughput over all undecided residues, and by the longest undecided
 // target, whose rows one warp walks one after another (each row needs
 // the previous row's xB). The long targets therefore run on a shape of
@@ -36,6 +36,8 @@ func longRowsFor(residues, sms int) int {
 // earlier call: 0.37-0.43 against 0.49-0.65); at M = 25 no less (0.38
 // against 0.37), at 10 and 16 more (0.18 and 0.38 against 0.11 and
 // 0.26): eight threads a target walk a row no faster than one there.
+// (The pass at M = 25..32 now runs on T = 4, msvNodesFor, and does not
+// split.)
 const splitFromM = 32
 
 // longNodesFor is the long shape's fewest nodes a thread: eight threads
