@@ -119,11 +119,12 @@ type gpuSearch struct {
 	// ($HMMGO_GPU_BIAS, for benchmarks); otherwise the GPUs compute it.
 	bias string
 	// split is $HMMGO_GPU_SPLIT ("db", "queries" or empty: by size; gpudeal.go).
-	split   string
-	cost    forwardCost // the batched Forward's cost rule
-	trace   io.Writer   // one line per Forward batch, when set
-	batchMu sync.Mutex
-	batcher *forwardBatcher
+	split    string
+	cost     forwardCost // the batched Forward's cost rule
+	trace    io.Writer   // one line per Forward batch, when set
+	batchMu  sync.Mutex
+	batchers map[*gpuPart]*forwardBatcher // by device when queries are dealt; nil key: all devices
+	fwdLens  []int                        // target lengths for the batchers, database order
 }
 
 // gpuForwardMinTargets is the smallest batch of Forward survivors whose
@@ -417,38 +418,50 @@ func (g *gpuSearch) biasScores(parts []*gpuPart, bg *profile.Background, want []
 // the request joins the batch of the queries in flight (forwardBatcher),
 // and the scores come back for the targets the cost rule gave the device.
 func (g *gpuSearch) Forward(om *oprofile.Profile, want []bool) ([]float32, []bool, error) {
+	return g.forwardOn(g.parts, om, want)
+}
+
+// forwardOn is Forward on some devices: their own batcher, so that
+// queries dealt to different devices batch and launch independently.
+func (g *gpuSearch) forwardOn(parts []*gpuPart, om *oprofile.Profile, want []bool) ([]float32, []bool, error) {
 	if g.forward == "cpu" {
 		return nil, nil, nil
 	}
+	var key *gpuPart
+	if len(parts) < len(g.parts) {
+		key = parts[0]
+	}
 	g.batchMu.Lock()
-	if g.batcher == nil {
-		lengths := make([]int, len(g.seqs))
-		for i, sq := range g.seqs {
-			lengths[i] = sq.L()
+	b := g.batchers[key]
+	if b == nil {
+		if g.fwdLens == nil {
+			g.fwdLens = make([]int, len(g.seqs))
+			for i, sq := range g.seqs {
+				g.fwdLens[i] = sq.L()
+			}
 		}
 		force := g.forward
 		if force == "filter" {
 			force = "gpu"
 		}
-		g.batcher = &forwardBatcher{launch: g.launchForward, cost: g.cost, lengths: lengths, force: force, trace: g.trace}
+		launch := func(reqs []*fwdRequest, sel [][]bool) ([][]float32, error) { return g.launchForward(parts, reqs, sel) }
+		b = &forwardBatcher{launch: launch, cost: g.cost, lengths: g.fwdLens, force: force, trace: g.trace}
+		if g.batchers == nil {
+			g.batchers = map[*gpuPart]*forwardBatcher{}
+		}
+		g.batchers[key] = b
 	}
-	b := g.batcher
 	g.batchMu.Unlock()
 	return b.forward(om, want)
 }
 
-// launchForward is the batcher's launch: every device takes its share of
-// every request's selected targets (dealt: one device, in turn, takes
-// them all), all requests in one kernel launch.
-func (g *gpuSearch) launchForward(reqs []*fwdRequest, sel [][]bool) ([][]float32, error) {
+// launchForward is a batcher's launch: each of its devices takes its
+// share of every request's selected targets, all requests in one kernel
+// launch.
+func (g *gpuSearch) launchForward(parts []*gpuPart, reqs []*fwdRequest, sel [][]bool) ([][]float32, error) {
 	scores := make([][]float32, len(reqs))
 	for k := range reqs {
 		scores[k] = make([]float32, len(g.seqs))
-	}
-	parts := g.parts
-	if g.deal != nil {
-		d := g.deal.forwardPart(len(parts))
-		parts = parts[d : d+1]
 	}
 	err := eachPart(parts, func(d int, p *gpuPart) error {
 		jobs := make([]fwdback.BatchJob, len(reqs))

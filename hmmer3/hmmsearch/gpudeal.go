@@ -57,12 +57,7 @@ func (g *gpuSearch) dealMode(seqs []*seqio.Sequence) bool {
 
 type dealState struct {
 	running []atomic.Int32 // queries running on each device
-	fwdTurn atomic.Uint32
 }
-
-// forwardPart is the device of the next Forward batch: each holds every
-// target, so the batches take turns.
-func (s *dealState) forwardPart(n int) int { return int(s.fwdTurn.Add(1)-1) % n }
 
 // forQuery is the accelerator one query runs on and the function that
 // ends its use. Split, that is g; dealt, g on the device with the fewest
@@ -82,8 +77,8 @@ func (g *gpuSearch) forQuery() (pipeline.Accelerator, func()) {
 	return gpuOn{g, g.parts[best : best+1]}, func() { run[best].Add(-1) }
 }
 
-// gpuOn is g's filters and parsers on some of its devices; the Forward
-// filter's batches, the lengths and the recycled scores are g's.
+// gpuOn is g on some of its devices (the lengths and the recycled
+// scores are g's).
 type gpuOn struct {
 	*gpuSearch
 	use []*gpuPart
@@ -97,6 +92,10 @@ func (v gpuOn) Viterbi(om *oprofile.Profile, want []bool) ([]float32, error) {
 
 func (v gpuOn) Bias(bg *profile.Background, want []bool) ([]float32, error) {
 	return v.biasScores(v.use, bg, want)
+}
+
+func (v gpuOn) Forward(om *oprofile.Profile, want []bool) ([]float32, []bool, error) {
+	return v.forwardOn(v.use, om, want)
 }
 
 func (v gpuOn) Parsers(om *oprofile.Profile, want []bool) ([]fwdback.Parser, error) {
