@@ -468,8 +468,11 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                     int iv = addmax(Iv[q][j], tb.w, wadd(Mv[q][j], tb.z));
                     iv = addmax(iv, e.y, NEGINF);
                     // xe = max(xe, M + esc) in one operation; a padding
-                    // slot's M never reaches E.
-#if EXTRA > 0 && C > 1
+                    // slot's M never reaches E. (With C = 1 a short rank
+                    // has no node at all, and the padding cells of the
+                    // ranks after the last node pass garbage on to one
+                    // another, which would reach E.)
+#if EXTRA > 0
                     if (j == C - 1) {
                         if (!isShort) xe[q] = addmax(v, esc, xe[q]);
                     } else
