@@ -3,6 +3,7 @@ package msvfilter
 import (
 	"encoding/binary"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/hmmgo/hmmgo/gpu/cuda"
@@ -44,6 +45,26 @@ func (g *GPU) earlyRowsFor(M int) int {
 // earlyReserve caps the CUDA blocks kept from the SSV kernel for the
 // long targets' pass.
 const earlyReserve = 64
+
+// earlyDebug prints the early pass's shapes and grids
+// ($HMMGO_EARLY_DEBUG, benchmarks).
+var earlyDebug = os.Getenv("HMMGO_EARLY_DEBUG") != ""
+
+// residentBlocks is f's registers a thread and how many of its CUDA
+// blocks of block threads and shared bytes the device holds at once
+// (compute capability 9.0: 64 K registers, 2,048 threads, 32 blocks and
+// 228 KiB of shared memory an SM, 1 KiB of it reserved a block;
+// registers allocated 256 at a time a warp).
+func (g *GPU) residentBlocks(f *cuda.Function, block, shared int) (regs, blocks int) {
+	regs, err := f.Attribute(cuda.FuncNumRegs)
+	if err != nil || regs <= 0 {
+		return 0, gpudb.PersistentGrid(g.ctx, block, shared)
+	}
+	warps := block / 32
+	perWarp := (regs*32 + 255) &^ 255
+	per := min(32, 2048/block, (65536/perWarp)/warps, (228<<10)/(shared+1024))
+	return regs, max(1, per) * g.ctx.Device().Multiprocessors
+}
 
 // undecidedSet is the 256-bit set of SSV cells that leave a target with
 // length term tjb undecided (ssvScores' test).
@@ -213,7 +234,16 @@ func (g *GPU) scoresEarly(k, kms *nvrtc.Kernels, s, ms gpuShape, om *oprofile.MS
 	if err != nil {
 		return true, err
 	}
-	qm.cfg.Grid.X = max(1, qm.cfg.Grid.X-reserve)
+	// The SSV kernel's grid is its resident blocks less those the long
+	// pass needs (its blocks may take more registers than the SSV's).
+	ssvRegs, ssvBlocks := g.residentBlocks(qm.f, s.Block, s.ssvSharedBytes())
+	msvRegs, _ := g.residentBlocks(ql.f, mk.Block, mk.msvSharedBytes())
+	keep := reserve * ((msvRegs*mk.Block + ssvRegs*s.Block - 1) / max(1, ssvRegs*s.Block))
+	qm.cfg.Grid.X = max(1, min(qm.cfg.Grid.X, ssvBlocks)-keep)
+	if earlyDebug {
+		fmt.Fprintf(os.Stderr, "earlyshape M=%d rows=%d: %d long (%d residues, longest %d), ssv regs %d resident %d grid %d, msv regs %d grid %d\n",
+			om.M, rows, len(long), residues, longest, ssvRegs, ssvBlocks, qm.cfg.Grid.X, msvRegs, ql.cfg.Grid.X)
+	}
 	if g.Repeat > 1 {
 		if err := qm.launches(ln.Stream, g.Repeat); err != nil {
 			return true, err
@@ -331,6 +361,9 @@ func (g *GPU) scoresEarly(k, kms *nvrtc.Kernels, s, ms gpuShape, om *oprofile.MS
 	// device time, as in Scores' own accounting).
 	if extra := longTime - (ssvTime + pass); extra > 0 {
 		g.addTime(extra, false)
+	}
+	if earlyDebug {
+		fmt.Fprintf(os.Stderr, "earlytime M=%d rows=%d: ssv %v, pass %v (%d short undecided), long %v (%d long undecided)\n", om.M, rows, ssvTime, pass, len(shortRest), longTime, len(longRest))
 	}
 	g.mu.Lock()
 	g.EarlyLong += longTime
