@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The long targets' MSV pass started early (issue 4; docs/BENCHMARKS.md,
-# "The MSV pass started early"). Build here:
+# "The MSV pass started early"). The +eN variants exist only at commit
+# eefa0c9 (branch msvearly; reverted after the measurement). Build there:
 #   d=/work/main/.dev/msvearly; mkdir -p $d/base $d/new
 #   CGO_ENABLED=0 go test -c -trimpath -ldflags="-s -w" -o $d/new/msvfilter.test ./hmmer3/msvfilter
 #   (the same from a checkout of the baseline into $d/base/msvfilter.test)

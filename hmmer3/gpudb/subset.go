@@ -33,17 +33,7 @@ func hostPacking() bool { return os.Getenv("HMMGO_GPUDB_PACK") == "host" }
 // with T threads per target. The first subset or layout of the database
 // uploads its residues.
 func (db *DB) Subset(idx []int, T int) (*Subset, error) {
-	return db.subsetOf(whole(db.Dsqs, idx), T)
-}
-
-// SubsetWindows is Subset with every target longer than step+overlap
-// cut into windows, as WindowLayout cuts them (window.go).
-func (db *DB) SubsetWindows(idx []int, T, step, overlap int) (*Subset, error) {
-	return db.subsetOf(windows(db.Dsqs, idx, step, overlap), T)
-}
-
-// subsetOf plans the layout of entries.
-func (db *DB) subsetOf(entries []entry, T int) (*Subset, error) {
+	entries := whole(db.Dsqs, idx)
 	if hostPacking() {
 		return &Subset{host: packInto(nil, db.Dsqs, entries, T)}, nil
 	}

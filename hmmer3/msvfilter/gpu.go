@@ -34,9 +34,6 @@ type GPU struct {
 	// side lanes run the MSV pass's long targets beside a lane's launch
 	// (split.go); one is taken only while holding a lane.
 	side *gpudb.Lanes
-	// headLanes and longLanes run the early pass's head and long targets
-	// (early.go); taken before a lane.
-	headLanes, longLanes *gpudb.Lanes
 	// KernelTime accumulates the time the kernels ran (CUDA events), for
 	// benchmarks that separate device time from host work.
 	KernelTime time.Duration
@@ -80,11 +77,6 @@ type GPU struct {
 	// longNodesFor) beside the others; 0 picks the length (longRowsFor),
 	// < 0 keeps one launch.
 	LongRows, LongNodes int
-	// EarlyRows starts the MSV pass of the targets longer than it early
-	// (early.go): 0 picks, < 0 never. EarlyLong accumulates the time
-	// from the head's start to the long targets' pass's end.
-	EarlyRows int
-	EarlyLong time.Duration
 	// Repeat > 1 runs each SSV kernel that many times back to back (for
 	// benchmarks: the device's steady rate, its clocks up) and counts
 	// their mean time in KernelTime.
@@ -97,15 +89,13 @@ type GPU struct {
 // in ssv_kernel (1 or 2: two profile tables), PF residue words fetched
 // ahead by msv_kernel (0: msv.cu's choice, MSV_PF), MRows rows a step
 // in msv_kernel (1 or 2), Apart msv_kernel's MSV_XB_APART and Spec its
-// MSV_SPEC (0: msv.cu's choice, 1 on, 2 off); Mask sets MSV_MASK (1:
-// msv_kernel skips the targets ssv_decide marked, early.go).
-type gpuShape struct{ T, C, KP, Block, Copies, Rows, PF, MRows, Apart, Spec, Mask int }
+// MSV_SPEC (0: msv.cu's choice, 1 on, 2 off).
+type gpuShape struct{ T, C, KP, Block, Copies, Rows, PF, MRows, Apart, Spec int }
 
 // NewGPU prepares the filter on a device context.
 func NewGPU(ctx *cuda.Context) *GPU {
 	return &GPU{ctx: ctx, kernels: map[gpuShape]*nvrtc.Kernels{}, lanes: gpudb.NewLanes(ctx, gpudb.LanesPerKernel),
-		side: gpudb.NewLanes(ctx, gpudb.LanesPerKernel), headLanes: gpudb.NewLanes(ctx, gpudb.LanesPerKernel),
-		longLanes: gpudb.NewLanes(ctx, gpudb.LanesPerKernel)}
+		side: gpudb.NewLanes(ctx, gpudb.LanesPerKernel)}
 }
 
 // stride is the number of profile words between threads: odd, so that
@@ -292,9 +282,6 @@ func (s gpuShape) defines() string {
 	}
 	if s.Spec > 0 {
 		d += fmt.Sprintf("#define MSV_SPEC %d\n", s.Spec%2)
-	}
-	if s.Mask > 0 {
-		d += "#define MSV_MASK 1\n"
 	}
 	return d
 }
@@ -488,17 +475,6 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 		}
 		return int16(om.RBV[x][node])
 	}
-	// The MSV pass's shape: the SSV pass's (one program) unless it has
-	// other threads a target (M = 25..32 and 48..150: ssvNodesFor,
-	// msvNodesFor).
-	ms, kms := s, k
-	if m := shapeForNodes(om.M, Kp, g.msvNodes(om.M)); m.T != s.T {
-		m.PF = g.Prefetch
-		ms = g.msvOptions(m)
-		if kms, err = g.kernel(ms); err != nil {
-			return err
-		}
-	}
 	n := len(dsqs)
 	var rest []int
 	if g.ForceMSV {
@@ -507,11 +483,6 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 			rest[i] = i
 		}
 	} else {
-		if rows := g.earlyRowsFor(om.M); rows > 0 {
-			if done, err := g.scoresEarly(k, kms, s, ms, om, Kp, db, rows, cost, out); done || err != nil {
-				return err
-			}
-		}
 		step, overlap := g.ssvWindows(s, om.M, db)
 		layout, err := db.WindowLayout(s.T, step, overlap)
 		if err != nil {
@@ -519,7 +490,7 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 		}
 		prof := ssvProfileWords(s, Kp, om)
 		maxw := hostArrays.Get(4 * n)
-		_, err = g.launch(k, s, "ssv_kernel", prof, layout, nil, n, nil, maxw)
+		err = g.launch(k, s, "ssv_kernel", prof, layout, nil, n, nil, maxw)
 		if err == nil {
 			rest = ssvScores(om, dsqs, maxw, out)
 		}
@@ -531,6 +502,19 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 	if len(rest) == 0 {
 		return nil
 	}
+	// The MSV pass's shape: the SSV pass's (one program) unless it has
+	// other threads a target (M = 25..32 and 48..150: ssvNodesFor,
+	// msvNodesFor).
+	ms := shapeForNodes(om.M, Kp, g.msvNodes(om.M))
+	if ms.T == s.T {
+		ms = s
+	} else {
+		ms.PF = g.Prefetch
+		ms = g.msvOptions(ms)
+		if k, err = g.kernel(ms); err != nil {
+			return err
+		}
+	}
 	// tjbm is indexed by database number, but the kernel reads only the
 	// entries of its layout's targets (rest), so it comes uncleared from
 	// the pool and only rest is written.
@@ -540,8 +524,7 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 	gpudb.ForEachOf(rest, func(i int) {
 		binary.LittleEndian.PutUint32(tjbm[4*i:], uint32(uint8(tjbOf(table, om, len(dsqs[i]))+om.TBM)))
 	})
-	_, err = g.msvPass(kms, ms, om, Kp, db, rest, tjbm, cost, out)
-	return err
+	return g.msvPass(k, ms, om, Kp, db, rest, tjbm, cost, out)
 }
 
 // hostArrays keeps the wrapper's per-target host arrays (SSV maxima
@@ -619,18 +602,17 @@ func ssvScores(om *oprofile.MSVProfile, dsqs [][]byte, maxw []byte, out []float3
 // database numbering) into raw: ssv_kernel's 32-bit maxima (into a zeroed
 // buffer: windows of one target meet there), msv_kernel's 16-bit scores
 // (only the layout's targets' entries are written). raw has the result
-// width times n bytes; it is read after the lane is given back. It
-// returns the launch's device time (a repeated one's mean).
-func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, layout *gpudb.Device, subset *gpudb.Subset, n int, tjbm, raw []byte, scalars ...int32) (time.Duration, error) {
+// width times n bytes; it is read after the lane is given back.
+func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, layout *gpudb.Device, subset *gpudb.Subset, n int, tjbm, raw []byte, scalars ...int32) error {
 	ln, err := g.lanes.Take()
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer g.lanes.Give(ln)
 	defer g.Stats.Held(time.Now())
 	q, err := g.prepare(ln, k, s, name, prof, layout, subset, n, tjbm, scalars...)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	reps := 1
 	if name == "ssv_kernel" && g.Repeat > 1 {
@@ -640,19 +622,19 @@ func (g *GPU) launch(k *nvrtc.Kernels, s gpuShape, name string, prof []byte, lay
 		// As many untimed launches first, so that the timed ones find
 		// the device busy, its clocks up, and none waits for the host.
 		if err := q.launches(ln.Stream, reps); err != nil {
-			return 0, err
+			return err
 		}
 		if err := ln.Stream.Memset32(q.next.Ptr(), 0, 1); err != nil {
-			return 0, err
+			return err
 		}
 	}
 	d, err := ln.Run(func(st *cuda.Stream) error { return q.launches(st, reps) }, q.out, raw[:q.width*n])
 	d /= time.Duration(reps)
 	if err != nil {
-		return 0, fmt.Errorf("msv filter on GPU %d: %w", g.ctx.Device().Ordinal, err)
+		return fmt.Errorf("msv filter on GPU %d: %w", g.ctx.Device().Ordinal, err)
 	}
 	g.addTime(d, name == "ssv_kernel")
-	return d, nil
+	return nil
 }
 
 // addTime counts a launch's device time (KernelTime; SSVKernelTime for

@@ -174,25 +174,6 @@ func TestGPUMatchesCPU(t *testing.T) {
 		}
 	}
 	g.LongRows, g.LongNodes, g.ForceMSV = 0, 0, false
-	// The long targets' pass started early (GPU.EarlyRows, early.go), on
-	// windowed and whole heads, alone and split (LongRows), and at once
-	// from several goroutines.
-	for _, rows := range []int{300, 1000, 5000} {
-		g.EarlyRows = rows
-		for _, M := range []int{1, 10, 16, 25, 32, 40, 100} {
-			compareGPU(t, g, testmodels.RandomHMM(rng, amino, M), protDB)
-		}
-	}
-	g.EarlyRows, g.LongRows = 300, 100
-	compareGPU(t, g, testmodels.RandomHMM(rng, amino, 40), protDB)
-	var wg sync.WaitGroup
-	for _, M := range []int{10, 16, 25, 10, 16, 25, 40, 100} {
-		h := testmodels.RandomHMM(rng, amino, M)
-		wg.Add(1)
-		go func() { defer wg.Done(); compareGPU(t, g, h, protDB) }()
-	}
-	wg.Wait()
-	g.EarlyRows, g.LongRows = 0, 0
 	// The defaults once more where the pass splits (M >= 32) and not.
 	for _, M := range []int{10, 25, 32, 40, 47, 100, 800} {
 		compareGPU(t, g, testmodels.RandomHMM(rng, amino, M), protDB)
@@ -222,9 +203,7 @@ func TestGPUMatchesCPU(t *testing.T) {
 // from the row max (1) or not (2) (MSVApart), "+lN" the pass's targets
 // longer than N on their own shape (LongRows; -1 none), "+kN" its
 // threads at least N nodes (LongNodes), "+sN" the pass's rows with xB
-// guessed and checked (1) or chained (2) (MSVSpec), "+eN" the pass of
-// targets longer than N started early (EarlyRows; early_ms: the head's
-// start to that pass's end) (setVariant). Every variant's scores must equal the first's, target
+// guessed and checked (1) or chained (2) (MSVSpec) (setVariant). Every variant's scores must equal the first's, target
 // by target: the variants are exact by design, and this checks it on
 // the whole benchmark database. HMMGO_GPU_BENCH_M lists the model lengths;
 // HMMGO_GPU_BENCH_MSV=0 leaves out the MSV program;
@@ -266,7 +245,7 @@ func TestGPUThroughput(t *testing.T) {
 	}
 	repeat := os.Getenv("HMMGO_GPU_BENCH_REPEAT")
 	fmt.Printf("%d targets, %d residues (longest %d), resident on the GPU; GCUPS from the best of 3 kernel times (CUDA events; SSV kernels repeated: %q)\n", len(dsqs), total, longest, repeat)
-	fmt.Printf("%-6s %-12s %12s %12s %10s %6s %10s %10s %10s\n", "M", "path", "kernel_ms", "host_ms", "GCUPS", "reps", "ssv_ms", "ssv_GCUPS", "early_ms")
+	fmt.Printf("%-6s %-12s %12s %12s %10s %6s %10s %10s\n", "M", "path", "kernel_ms", "host_ms", "GCUPS", "reps", "ssv_ms", "ssv_GCUPS")
 	for _, M := range Ms {
 		h := testmodels.RandomHMM(rng, amino, M)
 		om := msvProfile(h)
@@ -283,15 +262,15 @@ func TestGPUThroughput(t *testing.T) {
 			} else {
 				g.Repeat, _ = strconv.Atoi(repeat)
 			}
-			best, bestWall, bestSSV, bestEarly := time.Duration(math.MaxInt64), time.Duration(0), time.Duration(0), time.Duration(0)
+			best, bestWall, bestSSV := time.Duration(math.MaxInt64), time.Duration(0), time.Duration(0)
 			for range 3 {
-				g.KernelTime, g.SSVKernelTime, g.EarlyLong = 0, 0, 0
+				g.KernelTime, g.SSVKernelTime = 0, 0
 				t0 := time.Now()
 				if err := g.Scores(&om.MSV, amino.Kp, db, out); err != nil {
 					t.Fatal(err)
 				}
 				if g.KernelTime < best {
-					best, bestWall, bestSSV, bestEarly = g.KernelTime, time.Since(t0), g.SSVKernelTime, g.EarlyLong
+					best, bestWall, bestSSV = g.KernelTime, time.Since(t0), g.SSVKernelTime
 				}
 			}
 			cells := float64(total) * float64(M)
@@ -308,7 +287,7 @@ func TestGPUThroughput(t *testing.T) {
 			} else if i := firstDifference(ref, out); i >= 0 {
 				t.Errorf("M=%d %s: target %d scores %v, %s %v", M, v, i, out[i], variants[0], ref[i])
 			}
-			fmt.Printf("%-6d %-12s %12.3f %12.2f %10.1f %6d %10.3f %10.1f %10.3f\n", M, v, best.Seconds()*1e3, (bestWall-kernels*best).Seconds()*1e3, cells/best.Seconds()/1e9, max(1, g.Repeat), bestSSV.Seconds()*1e3, ssvGCUPS, bestEarly.Seconds()*1e3)
+			fmt.Printf("%-6d %-12s %12.3f %12.2f %10.1f %6d %10.3f %10.1f\n", M, v, best.Seconds()*1e3, (bestWall-kernels*best).Seconds()*1e3, cells/best.Seconds()/1e9, max(1, g.Repeat), bestSSV.Seconds()*1e3, ssvGCUPS)
 		}
 	}
 	setVariant(g, "auto")
@@ -333,7 +312,7 @@ func firstDifference(a, b []float32) int {
 // (LongRows), kN (LongNodes).
 func setVariant(g *msvfilter.GPU, v string) error {
 	g.ForceMSV, g.WindowStep, g.WindowScale, g.SSVCopies, g.MinNodes, g.MSVMinNodes, g.SSVRows, g.Prefetch = false, 0, 0, 0, 0, 0, 0, 0
-	g.MSVRows, g.MSVApart, g.LongRows, g.LongNodes, g.MSVSpec, g.EarlyRows = 0, 0, 0, 0, 0, 0
+	g.MSVRows, g.MSVApart, g.LongRows, g.LongNodes, g.MSVSpec = 0, 0, 0, 0, 0
 	parts := strings.Split(v, "+")
 	head := parts[0]
 	switch {
@@ -393,8 +372,6 @@ func setVariant(g *msvfilter.GPU, v string) error {
 			g.LongNodes = int(x)
 		case 's':
 			g.MSVSpec = int(x)
-		case 'e':
-			g.EarlyRows = int(x)
 		default:
 			return fmt.Errorf("variant %q: unknown change %q", v, p)
 		}

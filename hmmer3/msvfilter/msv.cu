@@ -13,8 +13,7 @@
 // threads per CUDA block, SSV_COPIES copies of SSV's profile in shared
 // memory (1 or 32/T; see below), SSV_ROWS and MSV_ROWS rows a step in
 // ssv_kernel and msv_kernel (1 or 2; see there), MSV_XB_APART (see
-// msv_kernel), MSV_SPEC (see msv_rows4_spec), MSV_MASK (msv_kernel skips
-// the targets ssv_decide marked; early.go).
+// msv_kernel), MSV_SPEC (see msv_rows4_spec).
 //
 // Arithmetic. SSV cells are kept as w = v+128 of HMMER's signed SSV cell
 // v: w' = max(w + s, 0) with s = bias - cost. HMMER's overflow test is
@@ -382,10 +381,6 @@ __device__ __forceinline__ void msv_rows4(const u32 four, const u32* myprof, con
 // 1.2-1.5x faster at M = 16..47 (T = 1), the pass shorter at M = 10..100
 // (T = 1 and 8 with up to 8 words a thread), 1.5% longer at M = 800
 // (T = 32, 13 words).
-#ifndef MSV_MASK
-#define MSV_MASK 0
-#endif
-
 #ifndef MSV_SPEC
 #define MSV_SPEC (T == 1 || NW <= 8)
 #endif
@@ -504,13 +499,7 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
         if (b >= nblocks) return;
         const Block* blk = &blocks[b];
         const int S = 32 / T;
-#if MSV_MASK
-        // Targets whose tjbm word ssv_decide set to -1 (SSV decided them)
-        // are skipped, and the warp walks only its other targets' rows.
-        const bool active = g < blk->nseq && tjbm[blk->seq[g]] >= 0;
-#else
         const bool active = g < blk->nseq;
-#endif
         const int seq = active ? blk->seq[g] : 0;
         const int tjbm_g = active ? tjbm[seq] : 0;
         const u32* words = (const u32*)(res + blk->off);
@@ -562,14 +551,7 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
         st.xBv = pair16(max(base - tjbm_g, 0));
         st.xBc = __viaddmin_s16x2(st.xBv, 0u, capBv);
         st.eKm = negKv; // max over rows of e - K (e >= 0)
-#if MSV_MASK
-        int rows = active ? blk->len[g] : 0;
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) rows = max(rows, __shfl_xor_sync(0xffffffffu, rows, o));
-        const int maxLen = (rows + 3) & ~3; // within the block's padding
-#else
         const int maxLen = blk->maxLen;
-#endif
         u32 q[MSV_PF]; // the next MSV_PF words, a ring
 #pragma unroll
         for (int k = 0; k < MSV_PF; k++) q[k] = active && 4 * k < maxLen ? words[k * S + g] : 0xffffffffu;
@@ -591,22 +573,4 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
         const int emax = (short)(st.eKm & 0xffff) + K;
         if (t == 0 && active) out[seq] = emax + bias >= 255 ? 0xffffu : (unsigned short)max(emax - tec, 0);
     }
-}
-
-// ssv_decide marks, on the device, which of n targets SSV decided, for a
-// masked msv_kernel (MSV_MASK) over them that starts without the host:
-// in[k] is target k's number, in[n + 8k..] a 256-bit set of the SSV
-// cells (HMMER's unsigned view, as the host's ssvScores makes it from
-// the maxima) that leave it undecided (host: ssvDecide at its length).
-// Decided targets get tjbm -1. One thread a target: the grid covers n.
-extern "C" __global__ void ssv_decide(const unsigned int* __restrict__ ssvmax, const int* __restrict__ in, int n,
-                                      int bias, int* __restrict__ tjbm)
-{
-    const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= n) return;
-    const int i = in[k];
-    const long long w = ssvmax[i];
-    const int cell = w < 127 - bias ? (int)w + 128 : 255;
-    const unsigned bits = (unsigned)in[n + 8 * k + cell / 32];
-    if (((bits >> (cell % 32)) & 1u) == 0) tjbm[i] = -1;
 }

@@ -83,8 +83,8 @@ func (g *GPU) longShape(M, Kp int) gpuShape {
 
 // msvPass runs msv_kernel over the undecided targets rest on shape ms
 // (kernels k), the long ones on their own shape beside the others, and
-// sets their scores in out. It returns the pass's device time.
-func (g *GPU) msvPass(k *nvrtc.Kernels, ms gpuShape, om *oprofile.MSVProfile, Kp int, db *gpudb.DB, rest []int, tjbm []byte, cost func(x, node int) int16, out []float32) (time.Duration, error) {
+// sets their scores in out.
+func (g *GPU) msvPass(k *nvrtc.Kernels, ms gpuShape, om *oprofile.MSVProfile, Kp int, db *gpudb.DB, rest []int, tjbm []byte, cost func(x, node int) int16, out []float32) error {
 	n := len(db.Dsqs)
 	scalars := []int32{int32(om.Bias), int32(om.Base), int32(om.TEC)}
 	long, short := g.splitLong(ms, om.M, db.Dsqs, rest)
@@ -101,47 +101,45 @@ func (g *GPU) msvPass(k *nvrtc.Kernels, ms gpuShape, om *oprofile.MSVProfile, Kp
 		if len(short) == 0 {
 			var err error
 			if k, err = g.kernel(ls); err != nil {
-				return 0, err
+				return err
 			}
 			ms, short = ls, long
 		}
 		sub, err := subset(short, ms.T)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		raw := hostArrays.Get(2 * n)
 		defer hostArrays.Put(raw)
-		d, err := g.launch(k, ms, "msv_kernel", msvProfileWords(ms, Kp, om.Bias, cost), nil, sub, n, tjbm, raw, scalars...)
-		if err != nil {
-			return 0, err
+		if err := g.launch(k, ms, "msv_kernel", msvProfileWords(ms, Kp, om.Bias, cost), nil, sub, n, tjbm, raw, scalars...); err != nil {
+			return err
 		}
 		msvScores(om, db.Dsqs, short, raw, out)
-		return d, nil
+		return nil
 	}
 	kl, err := g.kernel(ls)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	subL, err := subset(long, ls.T)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	subS, err := subset(short, ms.T)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	ql := launchSpec{kl, ls, msvProfileWords(ls, Kp, om.Bias, cost), subL}
 	qs := launchSpec{k, ms, msvProfileWords(ms, Kp, om.Bias, cost), subS}
 	rawL, rawS := hostArrays.Get(2*n), hostArrays.Get(2*n)
 	defer hostArrays.Put(rawL)
 	defer hostArrays.Put(rawS)
-	d, err := g.launchBeside(ql, qs, n, tjbm, rawL, rawS, scalars...)
-	if err != nil {
-		return 0, err
+	if err := g.launchBeside(ql, qs, n, tjbm, rawL, rawS, scalars...); err != nil {
+		return err
 	}
 	msvScores(om, db.Dsqs, long, rawL, out)
 	msvScores(om, db.Dsqs, short, rawS, out)
-	return d, nil
+	return nil
 }
 
 // launchSpec is one msv_kernel launch of launchBeside.
@@ -156,35 +154,35 @@ type launchSpec struct {
 // stream while main's run on a lane's, both started from one point of the
 // lane's stream, which then waits for the side launch: the lane's timing
 // covers both. It copies each launch's results (database numbering, 2
-// bytes a target) into rawSide and rawMain, and returns the lane's time.
-func (g *GPU) launchBeside(side, main launchSpec, n int, tjbm, rawSide, rawMain []byte, scalars ...int32) (time.Duration, error) {
+// bytes a target) into rawSide and rawMain.
+func (g *GPU) launchBeside(side, main launchSpec, n int, tjbm, rawSide, rawMain []byte, scalars ...int32) error {
 	ln, err := g.lanes.Take()
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer g.lanes.Give(ln)
 	sl, err := g.side.Take()
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer g.side.Give(sl)
 	defer g.Stats.Held(time.Now())
 	qs, err := g.prepare(sl, side.k, side.s, "msv_kernel", side.prof, nil, side.sub, n, tjbm, scalars...)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	qm, err := g.prepare(ln, main.k, main.s, "msv_kernel", main.prof, nil, main.sub, n, tjbm, scalars...)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	fork, err := g.ctx.NewEvent(false)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer fork.Destroy()
 	join, err := g.ctx.NewEvent(false)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer join.Destroy()
 	d, err := ln.Run(func(st *cuda.Stream) error {
@@ -209,8 +207,8 @@ func (g *GPU) launchBeside(side, main launchSpec, n int, tjbm, rawSide, rawMain 
 		err = sl.CopyBack(rawSide[:2*n], qs.out)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("msv filter on GPU %d: %w", g.ctx.Device().Ordinal, err)
+		return fmt.Errorf("msv filter on GPU %d: %w", g.ctx.Device().Ordinal, err)
 	}
 	g.addTime(d, false)
-	return d, nil
+	return nil
 }

@@ -1,19 +1,15 @@
 // Runs ssv_kernel or msv_kernel on the CPU through internal/cudacpu
 // (cudacpu_test.go writes the input and reads the output).
 //
-// Input, little-endian: 8 int32 (kernel: 0 ssv_kernel, 1 msv_kernel,
-// 2 ssv_decide; nblocks (ssv_decide: its n), ntargets, grid, shared
-// bytes, bias, base, tec), then four arrays, each an int64 byte count
-// and the bytes: profile (ssv_decide: the SSV maxima), residues
-// (ssv_decide: its input), block table, tjbm (msv_kernel's per-target
-// word). Output: ntargets uint32 results (ssv_kernel's maxima from 0;
-// msv_kernel's 16-bit scores widened, 0x5a5a where not written;
-// ssv_decide's tjbm words).
+// Input, little-endian: 8 int32 (kernel: 0 ssv_kernel, 1 msv_kernel;
+// nblocks, ntargets, grid, shared bytes, bias, base, tec), then four
+// arrays, each an int64 byte count and the bytes: profile, residues,
+// block table, tjbm (msv_kernel's per-target word). Output: ntargets
+// uint32 results (ssv_kernel's maxima from 0; msv_kernel's 16-bit
+// scores widened).
 #include "emu.h"
 #include "dpx.h"
 #include "driver.h"
-
-#include <cstring>
 
 #include "defs.h"  // the shape, written by the test
 #include "msv.cu"
@@ -36,17 +32,14 @@ int main(int argc, char** argv)
     std::vector<unsigned short> out16(n, 0x5a5a);
     unsigned next = 0;
     emu::launch(grid, BLOCK, sharedBytes, [&] {
-        if (kind == 2)
-            ssv_decide((const unsigned*)prof.data(), (const int*)res.data(), nblocks, bias, (int*)tjbm.data());
-        else if (kind == 0)
+        if (kind == 0)
             ssv_kernel((const u32*)prof.data(), res.data(), (const Block*)table.data(), nblocks, &next, out32.data());
         else
             msv_kernel((const u32*)prof.data(), res.data(), (const Block*)table.data(), nblocks, &next, bias, base, tec,
                        (const int*)tjbm.data(), out16.data());
     });
-    if (kind == 1)
+    if (kind != 0)
         for (size_t i = 0; i < n; i++) out32[i] = out16[i];
-    if (kind == 2) std::memcpy(out32.data(), tjbm.data(), 4 * (size_t)ntargets);
 
     FILE* o = std::fopen(argv[2], "wb");
     need(o != nullptr, "cannot create output");
