@@ -45,8 +45,8 @@ type fwdLauncher func(reqs []*fwdRequest, sel [][]bool) ([][]float32, error)
 type forwardBatcher struct {
 	launch  fwdLauncher
 	cost    forwardCost
-	lengths []int  // target lengths, database order
-	force   string // "gpu": every target on the device; "cpu" is handled by the caller
+	lengths []int32 // target lengths, database order
+	force   string  // "gpu": every target on the device; "cpu" is handled by the caller
 	trace   io.Writer
 
 	mu      sync.Mutex
@@ -97,7 +97,7 @@ func (b *forwardBatcher) run(batch []*fwdRequest) {
 		q := oprofile.NumVecF(r.om.M)
 		for i, w := range r.want {
 			if w && b.lengths[i] > 0 {
-				items = append(items, fwdItem{req: k, target: i, L: b.lengths[i], M: r.om.M, Q: q})
+				items = append(items, fwdItem{req: k, target: i, L: int(b.lengths[i]), M: r.om.M, Q: q})
 			}
 		}
 	}

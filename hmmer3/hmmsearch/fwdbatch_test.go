@@ -68,9 +68,9 @@ func TestParseForwardCost(t *testing.T) {
 // computed, and a launch error reaches every request of its batch.
 func TestForwardBatcher(t *testing.T) {
 	const n = 50
-	lengths := make([]int, n)
+	lengths := make([]int32, n)
 	for i := range lengths {
-		lengths[i] = 100 + i
+		lengths[i] = int32(100 + i)
 	}
 	lengths[7] = 0 // an empty target is never sent
 	first := make(chan struct{})

@@ -124,7 +124,6 @@ type gpuSearch struct {
 	trace    io.Writer   // one line per Forward batch, when set
 	batchMu  sync.Mutex
 	batchers map[*gpuPart]*forwardBatcher // by device when queries are dealt; nil key: all devices
-	fwdLens  []int                        // target lengths for the batchers, database order
 }
 
 // gpuForwardMinTargets is the smallest batch of Forward survivors whose
@@ -434,18 +433,12 @@ func (g *gpuSearch) forwardOn(parts []*gpuPart, om *oprofile.Profile, want []boo
 	g.batchMu.Lock()
 	b := g.batchers[key]
 	if b == nil {
-		if g.fwdLens == nil {
-			g.fwdLens = make([]int, len(g.seqs))
-			for i, sq := range g.seqs {
-				g.fwdLens[i] = sq.L()
-			}
-		}
 		force := g.forward
 		if force == "filter" {
 			force = "gpu"
 		}
 		launch := func(reqs []*fwdRequest, sel [][]bool) ([][]float32, error) { return g.launchForward(parts, reqs, sel) }
-		b = &forwardBatcher{launch: launch, cost: g.cost, lengths: g.fwdLens, force: force, trace: g.trace}
+		b = &forwardBatcher{launch: launch, cost: g.cost, lengths: g.lens, force: force, trace: g.trace}
 		if g.batchers == nil {
 			g.batchers = map[*gpuPart]*forwardBatcher{}
 		}
