@@ -37,9 +37,11 @@ type fwdRequest struct {
 }
 
 // fwdLauncher computes a batch on the device: for request r, the scores
-// of the targets with sel[r][i]. It is gpuSearch.launchForward, or a fake
-// in tests.
-type fwdLauncher func(reqs []*fwdRequest, sel [][]bool) ([][]float32, error)
+// of targets sel[r] (database numbers, ascending), indexed like sel[r].
+// It is gpuSearch.launchForward, or a fake in tests. Lists, not arrays the
+// size of the database: a request has ~500 targets of ~485,000, and the
+// launch's host time is on the critical path of every query in the batch.
+type fwdLauncher func(reqs []*fwdRequest, sel [][]int) ([][]float32, error)
 
 // forwardBatcher collects requests and launches them in batches.
 type forwardBatcher struct {
@@ -109,12 +111,12 @@ func (b *forwardBatcher) run(batch []*fwdRequest) {
 	}
 	var wall time.Duration
 	if sp.onGPU > 0 {
-		sel := make([][]bool, len(batch))
-		for k, r := range batch {
-			sel[k] = make([]bool, len(r.want))
-		}
+		sel := make([][]int, len(batch))
 		for _, it := range items[:sp.onGPU] {
-			sel[it.req][it.target] = true
+			sel[it.req] = append(sel[it.req], it.target)
+		}
+		for _, s := range sel {
+			sort.Ints(s)
 		}
 		scores, err := b.launch(batch, sel)
 		for k, r := range batch {
@@ -122,7 +124,10 @@ func (b *forwardBatcher) run(batch []*fwdRequest) {
 				r.err = err
 				continue
 			}
-			r.scores, r.onGPU = scores[k], sel[k]
+			r.scores, r.onGPU = make([]float32, len(r.want)), make([]bool, len(r.want))
+			for j, i := range sel[k] {
+				r.scores[i], r.onGPU[i] = scores[k][j], true
+			}
 		}
 		wall = time.Since(start)
 	}

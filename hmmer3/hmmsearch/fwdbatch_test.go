@@ -77,7 +77,7 @@ func TestForwardBatcher(t *testing.T) {
 	release := make(chan struct{})
 	var mu sync.Mutex
 	var sizes []int
-	fake := func(reqs []*fwdRequest, sel [][]bool) ([][]float32, error) {
+	fake := func(reqs []*fwdRequest, sel [][]int) ([][]float32, error) {
 		mu.Lock()
 		sizes = append(sizes, len(reqs))
 		k := len(sizes)
@@ -88,14 +88,15 @@ func TestForwardBatcher(t *testing.T) {
 		}
 		out := make([][]float32, len(reqs))
 		for r, req := range reqs {
-			out[r] = make([]float32, n)
-			for i := range sel[r] {
-				if sel[r][i] {
-					if !req.want[i] || lengths[i] == 0 {
-						return nil, errors.New("launched a target not wanted")
-					}
-					out[r][i] = float32(req.om.M*1000 + i)
+			out[r] = make([]float32, len(sel[r]))
+			for j, i := range sel[r] {
+				if !req.want[i] || lengths[i] == 0 {
+					return nil, errors.New("launched a target not wanted")
 				}
+				if j > 0 && sel[r][j-1] >= i {
+					return nil, errors.New("targets not in ascending order")
+				}
+				out[r][j] = float32(req.om.M*1000 + i)
 			}
 		}
 		if reqs[0].om.M == 99 {
