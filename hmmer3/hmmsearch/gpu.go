@@ -265,6 +265,9 @@ func (g *gpuSearch) resident(seqs []*seqio.Sequence, abc *alphabet.Alphabet, sto
 			if g.bias != "cpu" {
 				biasfilter.Precompile(t)
 			}
+			if g.forward != "cpu" {
+				fwdback.PrecompileBatch(t)
+			}
 		}
 	}
 }
@@ -438,7 +441,7 @@ func (g *gpuSearch) forwardOn(parts []*gpuPart, om *oprofile.Profile, want []boo
 			force = "gpu"
 		}
 		launch := func(reqs []*fwdRequest, sel [][]int) ([][]float32, error) { return g.launchForward(parts, reqs, sel) }
-		b = &forwardBatcher{launch: launch, cost: g.cost, lengths: g.lens, force: force, trace: g.trace}
+		b = &forwardBatcher{launch: launch, cost: g.cost, lengths: g.lens, force: force, trace: g.trace, runnable: runnableGoroutines}
 		if g.batchers == nil {
 			g.batchers = map[*gpuPart]*forwardBatcher{}
 		}
