@@ -55,9 +55,14 @@ type forwardBatcher struct {
 	// nil: the latency rule alone (tests).
 	runnable func() int
 
+	// launches is how many batches may be in flight at once (0: one); a
+	// second one plans while the first's kernel runs, on the device's
+	// other lane ($HMMGO_FWD_LAUNCHES, for benchmarks).
+	launches int
+
 	mu      sync.Mutex
 	pending []*fwdRequest
-	running bool
+	running int // loops launching
 }
 
 // forward submits a request and waits for its batch.
@@ -65,8 +70,8 @@ func (b *forwardBatcher) forward(om *oprofile.Profile, want []bool) ([]float32, 
 	r := &fwdRequest{om: om, want: want, done: make(chan struct{})}
 	b.mu.Lock()
 	b.pending = append(b.pending, r)
-	if !b.running {
-		b.running = true
+	if b.running < max(1, b.launches) {
+		b.running++
 		go b.loop()
 	}
 	b.mu.Unlock()
@@ -81,7 +86,7 @@ func (b *forwardBatcher) loop() {
 		batch := b.pending
 		b.pending = nil
 		if len(batch) == 0 {
-			b.running = false
+			b.running--
 			b.mu.Unlock()
 			return
 		}

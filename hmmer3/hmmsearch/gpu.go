@@ -119,11 +119,14 @@ type gpuSearch struct {
 	// ($HMMGO_GPU_BIAS, for benchmarks); otherwise the GPUs compute it.
 	bias string
 	// split is $HMMGO_GPU_SPLIT ("db", "queries" or empty: by size; gpudeal.go).
-	split    string
-	cost     forwardCost // the batched Forward's cost rule
-	trace    io.Writer   // one line per Forward batch, when set
-	batchMu  sync.Mutex
-	batchers map[*gpuPart]*forwardBatcher // by device when queries are dealt; nil key: all devices
+	split string
+	cost  forwardCost // the batched Forward's cost rule
+	// fwdLaunches is how many Forward batches a device may have in
+	// flight ($HMMGO_FWD_LAUNCHES; 0: one).
+	fwdLaunches int
+	trace       io.Writer // one line per Forward batch, when set
+	batchMu     sync.Mutex
+	batchers    map[*gpuPart]*forwardBatcher // by device when queries are dealt; nil key: all devices
 }
 
 // gpuForwardMinTargets is the smallest batch of Forward survivors whose
@@ -441,7 +444,7 @@ func (g *gpuSearch) forwardOn(parts []*gpuPart, om *oprofile.Profile, want []boo
 			force = "gpu"
 		}
 		launch := func(reqs []*fwdRequest, sel [][]int) ([][]float32, error) { return g.launchForward(parts, reqs, sel) }
-		b = &forwardBatcher{launch: launch, cost: g.cost, lengths: g.lens, force: force, trace: g.trace, runnable: runnableGoroutines}
+		b = &forwardBatcher{launch: launch, cost: g.cost, lengths: g.lens, force: force, trace: g.trace, runnable: runnableGoroutines, launches: g.fwdLaunches}
 		if g.batchers == nil {
 			g.batchers = map[*gpuPart]*forwardBatcher{}
 		}
