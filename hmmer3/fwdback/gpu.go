@@ -39,7 +39,10 @@ type GPU struct {
 	ctx     *cuda.Context
 	mu      sync.Mutex
 	kernels map[fwdShape][3]*cuda.Function
-	bufs    *gpudb.Buffers
+	// sharedSet is the dynamic shared memory each program's kernels are
+	// allowed so far (kernel).
+	sharedSet map[fwdShape]int
+	bufs      *gpudb.Buffers
 	// Placement overrides where the kernel keeps profile and row state
 	// (benchmarks); the default picks by model size.
 	Placement Placement
@@ -69,7 +72,7 @@ const defaultMultiPipe = 16
 
 // NewGPU prepares Forward on a device context.
 func NewGPU(ctx *cuda.Context) *GPU {
-	return &GPU{ctx: ctx, kernels: map[fwdShape][3]*cuda.Function{}, bufs: gpudb.NewBuffers(ctx), MultiPipe: multiPipeFromEnv(),
+	return &GPU{ctx: ctx, kernels: map[fwdShape][3]*cuda.Function{}, sharedSet: map[fwdShape]int{}, bufs: gpudb.NewBuffers(ctx), MultiPipe: multiPipeFromEnv(),
 		lanes: gpudb.NewLanes(ctx, 2)}
 }
 
@@ -107,13 +110,21 @@ func (g *GPU) kernel(s fwdShape) (fwd, bwd *cuda.Function, err error) {
 		}
 		g.kernels[key] = fs
 	}
-	for _, f := range fs {
-		if f == nil {
-			continue
+	// The limit only ever rises: ForwardBatch launches after it lets go
+	// of g.mu, so a second batch (or a parser launch) that lowered it
+	// for a smaller shape would make the first one's launch fail
+	// (CUDA_ERROR_INVALID_VALUE, seen with two batches in flight on an
+	// H100). A higher limit than a launch asks for changes nothing.
+	if s.sharedBytes > g.sharedSet[key] {
+		for _, f := range fs {
+			if f == nil {
+				continue
+			}
+			if err := f.SetMaxDynamicSharedMemory(s.sharedBytes); err != nil {
+				return nil, nil, err
+			}
 		}
-		if err := f.SetMaxDynamicSharedMemory(s.sharedBytes); err != nil {
-			return nil, nil, err
-		}
+		g.sharedSet[key] = s.sharedBytes
 	}
 	return fs[0], fs[1], nil
 }

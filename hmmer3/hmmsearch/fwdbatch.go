@@ -117,7 +117,7 @@ func (b *forwardBatcher) run(batch []*fwdRequest) {
 	switch {
 	case b.force == "gpu":
 		sp = b.cost.all(items)
-	case b.runnable != nil:
+	case b.runnable != nil && b.cost.Busy > 0:
 		if runnable = b.runnable(); runnable > 0 && float64(runnable) >= b.cost.Busy*float64(b.cost.Cores) {
 			sp = b.cost.splitBusy(items)
 			break
@@ -200,13 +200,14 @@ func (it fwdItem) rowQ() int64  { return int64(it.L) * int64(it.Q) }
 // one's cells / CoreGCUPS). split picks the C that minimises the sum, and
 // keeps everything on the CPU when that is cheaper still.
 //
-// When the cores are the bottleneck (Busy x Cores goroutines or more wait
-// for a core as the batch is decided: the queries in flight have more
-// CPU work than there are cores), the batch's latency matters less than
-// the CPU time it takes from the other queries, and splitBusy minimises
-// that instead: the cores' cells at CoreGCUPS, plus HostMs a launch and
-// HostUs a target the device's share costs the host, among the cuts whose
-// device latency is at most BusyMs.
+// The busy rule (off unless Busy > 0): when the cores are the bottleneck
+// (Busy x Cores goroutines or more wait for a core as the batch is
+// decided: the queries in flight have more CPU work than there are
+// cores), the batch's latency matters less than the CPU time it takes
+// from the other queries, and splitBusy minimises that instead: the
+// cores' cells at CoreGCUPS, plus HostMs a launch and HostUs a target the
+// device's share costs the host, among the cuts whose device latency is
+// at most BusyMs.
 type forwardCost struct {
 	RowNs, DeviceGCUPS, LaunchMs, CoreGCUPS float64
 	Cores                                   int
@@ -235,8 +236,11 @@ type forwardCost struct {
 // the runs with RowNs 200, DeviceGCUPS 20, LaunchMs 10 kept every batch on
 // the CPU.
 //
-// The busy rule's constants: Busy 0.5 (half as many goroutines waiting
-// as there are cores); BusyMs 250, the
+// The busy rule is off (Busy 0): on one H100 with 16 cores it took 19-21
+// CPU s off the 1,000-model run's 129-131 but made it 1.6-2.4 s slower
+// (docs/fwdbatch.md): there the device, which the filters already keep
+// busy, is the scarcer resource. Busy 0.5 (half as many goroutines
+// waiting as there are cores) is what was measured. Its other constants: BusyMs 250, the
 // longest kernels of ~20-query batches in the 1,000-model run with the
 // filter forced onto the GPU (30-175 ms, docs/BENCHMARKS.md); HostMs 5 and
 // HostUs 2, the plan and assembly of a launch once they no longer walk the
@@ -245,7 +249,7 @@ type forwardCost struct {
 func defaultForwardCost(cores int) forwardCost {
 	cores = max(1, cores)
 	return forwardCost{RowNs: 140, DeviceGCUPS: 35, LaunchMs: 40, CoreGCUPS: 1.2, Cores: cores,
-		Busy: 0.5, BusyMs: 250, HostMs: 5, HostUs: 2}
+		Busy: 0, BusyMs: 250, HostMs: 5, HostUs: 2}
 }
 
 // parseForwardCost reads "rowns=1000,gcups=40,launchms=2,coregcups=0.5,cores=16"

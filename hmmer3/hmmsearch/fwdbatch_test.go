@@ -55,6 +55,7 @@ func TestForwardCostSplit(t *testing.T) {
 // cells cost the cores less than a launch costs the host, stays.
 func TestForwardCostBusy(t *testing.T) {
 	c := defaultForwardCost(16)
+	c.Busy = 0.5
 	var batch []fwdItem
 	for i := 0; i < 12000; i++ { // ~24 queries of ~500 survivors, M = 200
 		batch = append(batch, fwdItem{target: i, L: 200 + i%400, M: 200, Q: oprofile.NumVecF(200)})
@@ -77,7 +78,8 @@ func TestForwardCostBusy(t *testing.T) {
 	}
 }
 
-// The batcher takes the busy rule only while the cores are oversubscribed.
+// The batcher takes the busy rule only while the cores are oversubscribed,
+// and only when it is on (Busy > 0).
 func TestBatcherBusySwitch(t *testing.T) {
 	n := 3000
 	lengths := make([]int32, n)
@@ -97,9 +99,14 @@ func TestBatcherBusySwitch(t *testing.T) {
 	for _, v := range []struct {
 		runnable int
 		gpu      bool
-	}{{0, false}, {3, false}, {8, true}, {40, true}} {
+		off      bool // the busy rule as by default: off
+	}{{0, false, false}, {3, false, false}, {8, true, false}, {40, true, false}, {40, false, true}} {
 		launched = 0
-		b := &forwardBatcher{launch: fake, cost: defaultForwardCost(16), lengths: lengths, runnable: func() int { return v.runnable }}
+		c := defaultForwardCost(16)
+		if !v.off {
+			c.Busy = 0.5
+		}
+		b := &forwardBatcher{launch: fake, cost: c, lengths: lengths, runnable: func() int { return v.runnable }}
 		_, onGPU, err := b.forward(&oprofile.Profile{M: 150}, want)
 		if err != nil {
 			t.Fatal(err)
