@@ -18,14 +18,23 @@ import (
 // BatchJob is one query's Forward filter request in a batched launch: the
 // score of Targets[i] for every i with Want[i] (all when Want is nil),
 // under OM with its length model set for each target's own length.
+//
+// Index, when not nil, names the targets instead (Want is then unused):
+// Targets[Index[k]] for every k, and the result is indexed like Index.
+// A resident database has ~485,000 targets and a query ~500 survivors:
+// with Want, every job of a batch cost several passes and two result
+// arrays the size of the database (most of a launch's host time in the
+// 1,000-model run); with Index the host work is the survivors'.
 type BatchJob struct {
 	OM      *oprofile.Profile
 	Targets [][]byte
 	Want    []bool
+	Index   []int
 }
 
 // BatchResult is one job's scores and errors, indexed like its Targets
-// (zero and nil for the targets not wanted), as ForwardScores returns them.
+// (zero and nil for the targets not wanted), as ForwardScores returns them,
+// or like its Index when it has one.
 type BatchResult struct {
 	Scores []float32
 	Errs   []error
@@ -58,15 +67,12 @@ func newBatchPlan(jobs []BatchJob) (*batchPlan, error) {
 	jobTab := make([]byte, 0, fwdJobBytes*len(jobs))
 	var groups [][]int // per job, the combined numbers of its non-empty targets
 	for j, job := range jobs {
-		if job.Want != nil && len(job.Want) != len(job.Targets) {
-			return nil, fmt.Errorf("fwdback: job %d: %d selections for %d targets", j, len(job.Want), len(job.Targets))
+		if err := bp.selectJob(j, job); err != nil {
+			return nil, err
 		}
-		var lengths []int
-		for i, d := range job.Targets {
-			if job.Want == nil || job.Want[i] {
-				bp.sel[j] = append(bp.sel[j], i)
-				lengths = append(lengths, len(d))
-			}
+		lengths := make([]int, len(bp.sel[j]))
+		for k, i := range bp.sel[j] {
+			lengths[k] = len(job.Targets[i])
 		}
 		plan, err := newFwdPlan(job.OM, lengths)
 		if err != nil {
@@ -105,6 +111,28 @@ func newBatchPlan(jobs []BatchJob) (*batchPlan, error) {
 	bp.jobTab = jobTab
 	bp.packed, bp.bjob = packJobs(bp.dsqs, groups, bp.plans)
 	return bp, nil
+}
+
+// selectJob sets bp.sel[j], job j's selected targets (local numbering).
+func (bp *batchPlan) selectJob(j int, job BatchJob) error {
+	if job.Index != nil {
+		for _, i := range job.Index {
+			if i < 0 || i >= len(job.Targets) {
+				return fmt.Errorf("fwdback: job %d: target %d of %d", j, i, len(job.Targets))
+			}
+		}
+		bp.sel[j] = job.Index
+		return nil
+	}
+	if job.Want != nil && len(job.Want) != len(job.Targets) {
+		return fmt.Errorf("fwdback: job %d: %d selections for %d targets", j, len(job.Want), len(job.Targets))
+	}
+	for i := range job.Targets {
+		if job.Want == nil || job.Want[i] {
+			bp.sel[j] = append(bp.sel[j], i)
+		}
+	}
+	return nil
 }
 
 // residues is the number of residues the kernel runs over (a bound on its
@@ -172,7 +200,11 @@ func (bp *batchPlan) assemble(outC []float32, recs []scaleRecord) ([]BatchResult
 	}
 	out := make([]BatchResult, len(bp.jobs))
 	for j, job := range bp.jobs {
-		res := BatchResult{Scores: make([]float32, len(job.Targets)), Errs: make([]error, len(job.Targets))}
+		size := len(job.Targets)
+		if job.Index != nil {
+			size = len(job.Index)
+		}
+		res := BatchResult{Scores: make([]float32, size), Errs: make([]error, size)}
 		lo, hi := bp.first[j], bp.first[j+1]
 		var scores []float32
 		var errs []error
@@ -189,8 +221,13 @@ func (bp *batchPlan) assemble(outC []float32, recs []scaleRecord) ([]BatchResult
 			}
 			scores, errs = cpuForwardScores(job.OM, dsqs, lengths, func(int) bool { return true })
 		}
-		for k, i := range bp.sel[j] {
-			res.Scores[i], res.Errs[i] = scores[k], errs[k]
+		if job.Index != nil {
+			copy(res.Scores, scores)
+			copy(res.Errs, errs)
+		} else {
+			for k, i := range bp.sel[j] {
+				res.Scores[i], res.Errs[i] = scores[k], errs[k]
+			}
 		}
 		out[j] = res
 	}

@@ -177,3 +177,67 @@ func TestBatchPlanCPUJob(t *testing.T) {
 	}
 	compareScores(t, "CPU job", jobs[1].Targets, got[1].Scores, got[1].Errs, want, wantErr)
 }
+
+// asIndex turns a job's Want into the Index naming the same targets.
+func asIndex(job BatchJob) BatchJob {
+	job.Index = []int{}
+	for i := range job.Targets {
+		if job.Want == nil || job.Want[i] {
+			job.Index = append(job.Index, i)
+		}
+	}
+	job.Want = nil
+	return job
+}
+
+// A batch whose jobs name their targets by Index is planned exactly as
+// the same batch by Want (same block table, residues and profiles: the
+// kernel does the same operations), and its results are the Want
+// results' selected entries, in Index order.
+func TestBatchIndexMatchesWant(t *testing.T) {
+	jobs := batchJobs(rand.New(rand.NewSource(37)))
+	byIndex := make([]BatchJob, len(jobs))
+	for j, job := range jobs {
+		byIndex[j] = asIndex(job)
+	}
+	a, err := newBatchPlan(jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := newBatchPlan(byIndex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.packed.Table, b.packed.Table) || !bytes.Equal(a.packed.Res, b.packed.Res) || !bytes.Equal(a.jobTab, b.jobTab) ||
+		fmt.Sprint(a.bjob, a.first, a.trans, a.odds, a.loop) != fmt.Sprint(b.bjob, b.first, b.trans, b.odds, b.loop) {
+		t.Fatal("plans by Index and by Want differ")
+	}
+	// Any outputs will do: the same for both plans.
+	rng := rand.New(rand.NewSource(3))
+	outC := make([]float32, len(a.dsqs))
+	for i := range outC {
+		outC[i] = rng.Float32() + 0.5
+	}
+	ra, err := a.assemble(outC, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := b.assemble(outC, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range jobs {
+		if len(rb[j].Scores) != len(byIndex[j].Index) {
+			t.Fatalf("job %d: %d results for %d targets", j, len(rb[j].Scores), len(byIndex[j].Index))
+		}
+		for k, i := range byIndex[j].Index {
+			if ra[j].Scores[i] != rb[j].Scores[k] || (ra[j].Errs[i] == nil) != (rb[j].Errs[k] == nil) {
+				t.Errorf("job %d target %d: %v (%v) by Index, %v (%v) by Want", j, i, rb[j].Scores[k], rb[j].Errs[k], ra[j].Scores[i], ra[j].Errs[i])
+			}
+		}
+	}
+	bad := []BatchJob{{OM: jobs[0].OM, Targets: jobs[0].Targets, Index: []int{len(jobs[0].Targets)}}}
+	if _, err := newBatchPlan(bad); err == nil {
+		t.Error("an Index past the targets was accepted")
+	}
+}

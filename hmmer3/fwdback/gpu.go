@@ -39,7 +39,10 @@ type GPU struct {
 	ctx     *cuda.Context
 	mu      sync.Mutex
 	kernels map[fwdShape][3]*cuda.Function
-	bufs    *gpudb.Buffers
+	// sharedSet is the dynamic shared memory each program's kernels are
+	// allowed so far (kernel).
+	sharedSet map[fwdShape]int
+	bufs      *gpudb.Buffers
 	// Placement overrides where the kernel keeps profile and row state
 	// (benchmarks); the default picks by model size.
 	Placement Placement
@@ -69,12 +72,16 @@ const defaultMultiPipe = 16
 
 // NewGPU prepares Forward on a device context.
 func NewGPU(ctx *cuda.Context) *GPU {
-	pipe := defaultMultiPipe
-	if n, err := strconv.Atoi(os.Getenv("HMMGO_FWD_PIPE")); err == nil && n >= 0 && n <= 16 {
-		pipe = n
-	}
-	return &GPU{ctx: ctx, kernels: map[fwdShape][3]*cuda.Function{}, bufs: gpudb.NewBuffers(ctx), MultiPipe: pipe,
+	return &GPU{ctx: ctx, kernels: map[fwdShape][3]*cuda.Function{}, sharedSet: map[fwdShape]int{}, bufs: gpudb.NewBuffers(ctx), MultiPipe: multiPipeFromEnv(),
 		lanes: gpudb.NewLanes(ctx, 2)}
+}
+
+// multiPipeFromEnv is defaultMultiPipe, or $HMMGO_FWD_PIPE (benchmarks).
+func multiPipeFromEnv() int {
+	if n, err := strconv.Atoi(os.Getenv("HMMGO_FWD_PIPE")); err == nil && n >= 0 && n <= 16 {
+		return n
+	}
+	return defaultMultiPipe
 }
 
 func (g *GPU) limits() deviceLimits {
@@ -88,15 +95,7 @@ func (g *GPU) kernel(s fwdShape) (fwd, bwd *cuda.Function, err error) {
 	key := s.key()
 	fs, ok := g.kernels[key]
 	if !ok {
-		b2i := func(b bool) int {
-			if b {
-				return 1
-			}
-			return 0
-		}
-		opts := append([]string{fmt.Sprintf("-DBLOCK=%d", s.Block), fmt.Sprintf("-DPROF_SHARED=%d", b2i(s.ProfShared)),
-			fmt.Sprintf("-DSTATE_SHARED=%d", b2i(s.StateShared)), fmt.Sprintf("-DFWD_PIPE=%d", s.Pipe)}, nvrtcOptions...)
-		k, err := nvrtc.Build(g.ctx, nvrtc.Program{Name: "fwdback.cu", Source: cudaSource, Options: opts})
+		k, err := nvrtc.Build(g.ctx, program(s))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -111,15 +110,51 @@ func (g *GPU) kernel(s fwdShape) (fwd, bwd *cuda.Function, err error) {
 		}
 		g.kernels[key] = fs
 	}
-	for _, f := range fs {
-		if f == nil {
-			continue
+	// The limit only ever rises: ForwardBatch launches after it lets go
+	// of g.mu, so a second batch (or a parser launch) that lowered it
+	// for a smaller shape would make the first one's launch fail
+	// (CUDA_ERROR_INVALID_VALUE, seen with two batches in flight on an
+	// H100). A higher limit than a launch asks for changes nothing.
+	if s.sharedBytes > g.sharedSet[key] {
+		for _, f := range fs {
+			if f == nil {
+				continue
+			}
+			if err := f.SetMaxDynamicSharedMemory(s.sharedBytes); err != nil {
+				return nil, nil, err
+			}
 		}
-		if err := f.SetMaxDynamicSharedMemory(s.sharedBytes); err != nil {
-			return nil, nil, err
-		}
+		g.sharedSet[key] = s.sharedBytes
 	}
 	return fs[0], fs[1], nil
+}
+
+// program is the source and options of a shape's kernels.
+func program(s fwdShape) nvrtc.Program {
+	b2i := func(b bool) int {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	opts := append([]string{fmt.Sprintf("-DBLOCK=%d", s.Block), fmt.Sprintf("-DPROF_SHARED=%d", b2i(s.ProfShared)),
+		fmt.Sprintf("-DSTATE_SHARED=%d", b2i(s.StateShared)), fmt.Sprintf("-DFWD_PIPE=%d", s.Pipe)}, nvrtcOptions...)
+	return nvrtc.Program{Name: "fwdback.cu", Source: cudaSource, Options: opts}
+}
+
+// PrecompileBatch starts compiling (or reading from the disk cache) the
+// two programs ForwardBatch's chunked walk uses, row state shared or not,
+// for devices of target t: a batch otherwise waits for them under the
+// device lock, and so do the queries in it (in a traced 1,000-model run,
+// the first four launches waited 1.5 s each on three compilations).
+func PrecompileBatch(t nvrtc.Target) {
+	pipe := multiPipeFromEnv()
+	if pipe == 0 {
+		return // the plain walk's block size depends on the batch
+	}
+	for _, shared := range []bool{true, false} {
+		nvrtc.Prefetch(program(fwdShape{Block: 32 * pipeWarps, StateShared: shared, Pipe: pipe}), t, nvrtc.DefaultCache())
+	}
 }
 
 // multiKernel returns fwd_multi_kernel of a shape (ProfShared false).

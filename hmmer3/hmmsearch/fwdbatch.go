@@ -3,6 +3,7 @@ package hmmsearch
 import (
 	"fmt"
 	"io"
+	"runtime/metrics"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,9 +38,11 @@ type fwdRequest struct {
 }
 
 // fwdLauncher computes a batch on the device: for request r, the scores
-// of the targets with sel[r][i]. It is gpuSearch.launchForward, or a fake
-// in tests.
-type fwdLauncher func(reqs []*fwdRequest, sel [][]bool) ([][]float32, error)
+// of targets sel[r] (database numbers, ascending), indexed like sel[r].
+// It is gpuSearch.launchForward, or a fake in tests. Lists, not arrays the
+// size of the database: a request has ~500 targets of ~485,000, and the
+// launch's host time is on the critical path of every query in the batch.
+type fwdLauncher func(reqs []*fwdRequest, sel [][]int) ([][]float32, error)
 
 // forwardBatcher collects requests and launches them in batches.
 type forwardBatcher struct {
@@ -48,10 +51,18 @@ type forwardBatcher struct {
 	lengths []int32 // target lengths, database order
 	force   string  // "gpu": every target on the device; "cpu" is handled by the caller
 	trace   io.Writer
+	// runnable counts the goroutines waiting for a core (runnableGoroutines);
+	// nil: the latency rule alone (tests).
+	runnable func() int
+
+	// launches is how many batches may be in flight at once (0: one); a
+	// second one plans while the first's kernel runs, on the device's
+	// other lane ($HMMGO_FWD_LAUNCHES, for benchmarks).
+	launches int
 
 	mu      sync.Mutex
 	pending []*fwdRequest
-	running bool
+	running int // loops launching
 }
 
 // forward submits a request and waits for its batch.
@@ -59,8 +70,8 @@ func (b *forwardBatcher) forward(om *oprofile.Profile, want []bool) ([]float32, 
 	r := &fwdRequest{om: om, want: want, done: make(chan struct{})}
 	b.mu.Lock()
 	b.pending = append(b.pending, r)
-	if !b.running {
-		b.running = true
+	if b.running < max(1, b.launches) {
+		b.running++
 		go b.loop()
 	}
 	b.mu.Unlock()
@@ -75,7 +86,7 @@ func (b *forwardBatcher) loop() {
 		batch := b.pending
 		b.pending = nil
 		if len(batch) == 0 {
-			b.running = false
+			b.running--
 			b.mu.Unlock()
 			return
 		}
@@ -102,19 +113,27 @@ func (b *forwardBatcher) run(batch []*fwdRequest) {
 		}
 	}
 	var sp fwdSplit
-	if b.force == "gpu" {
+	runnable := -1
+	switch {
+	case b.force == "gpu":
 		sp = b.cost.all(items)
-	} else {
+	case b.runnable != nil && b.cost.Busy > 0:
+		if runnable = b.runnable(); runnable > 0 && float64(runnable) >= b.cost.Busy*float64(b.cost.Cores) {
+			sp = b.cost.splitBusy(items)
+			break
+		}
+		fallthrough
+	default:
 		sp = b.cost.split(items)
 	}
 	var wall time.Duration
 	if sp.onGPU > 0 {
-		sel := make([][]bool, len(batch))
-		for k, r := range batch {
-			sel[k] = make([]bool, len(r.want))
-		}
+		sel := make([][]int, len(batch))
 		for _, it := range items[:sp.onGPU] {
-			sel[it.req][it.target] = true
+			sel[it.req] = append(sel[it.req], it.target)
+		}
+		for _, s := range sel {
+			sort.Ints(s)
 		}
 		scores, err := b.launch(batch, sel)
 		for k, r := range batch {
@@ -122,15 +141,30 @@ func (b *forwardBatcher) run(batch []*fwdRequest) {
 				r.err = err
 				continue
 			}
-			r.scores, r.onGPU = scores[k], sel[k]
+			r.scores, r.onGPU = make([]float32, len(r.want)), make([]bool, len(r.want))
+			for j, i := range sel[k] {
+				r.scores[i], r.onGPU[i] = scores[k][j], true
+			}
 		}
 		wall = time.Since(start)
 	}
 	if b.trace != nil {
-		fmt.Fprintf(b.trace, "fwdbatch queries=%d targets=%d gpu=%d cpu=%d gpu_cells=%d cpu_cells=%d max_rowq=%d est_gpu_ms=%.2f est_cpu_ms=%.2f est_allcpu_ms=%.2f wall_ms=%.2f\n",
+		fmt.Fprintf(b.trace, "fwdbatch queries=%d targets=%d gpu=%d cpu=%d gpu_cells=%d cpu_cells=%d max_rowq=%d est_gpu_ms=%.2f est_cpu_ms=%.2f est_allcpu_ms=%.2f wall_ms=%.2f runnable=%d busy=%v\n",
 			len(batch), len(items), sp.onGPU, len(items)-sp.onGPU, sp.gpuCells, sp.cpuCells, sp.maxRowQ,
-			ms(sp.gpuTime), ms(sp.cpuTime), ms(sp.allCPU), ms(wall))
+			ms(sp.gpuTime), ms(sp.cpuTime), ms(sp.allCPU), ms(wall), runnable, sp.busy)
 	}
+}
+
+// runnableGoroutines is the runtime's count of goroutines ready to run
+// but waiting for a core: above zero for long, the cores are the
+// bottleneck. Reading it takes the scheduler lock briefly, once a batch.
+func runnableGoroutines() int {
+	s := []metrics.Sample{{Name: "/sched/goroutines/runnable:goroutines"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return -1
+	}
+	return int(s[0].Value.Uint64())
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -165,9 +199,19 @@ func (it fwdItem) rowQ() int64  { return int64(it.L) * int64(it.Q) }
 // others cost the cores max(their cells / (CoreGCUPS x Cores), the largest
 // one's cells / CoreGCUPS). split picks the C that minimises the sum, and
 // keeps everything on the CPU when that is cheaper still.
+//
+// The busy rule (off unless Busy > 0): when the cores are the bottleneck
+// (Busy x Cores goroutines or more wait for a core as the batch is
+// decided: the queries in flight have more CPU work than there are
+// cores), the batch's latency matters less than the CPU time it takes
+// from the other queries, and splitBusy minimises that instead: the
+// cores' cells at CoreGCUPS, plus HostMs a launch and HostUs a target the
+// device's share costs the host, among the cuts whose device latency is
+// at most BusyMs.
 type forwardCost struct {
 	RowNs, DeviceGCUPS, LaunchMs, CoreGCUPS float64
 	Cores                                   int
+	Busy, BusyMs, HostMs, HostUs            float64
 }
 
 // defaultForwardCost is fitted to measurements on an H100 host
@@ -191,8 +235,21 @@ type forwardCost struct {
 // the cores do in ~190 ms). These exact constants have not run end to end;
 // the runs with RowNs 200, DeviceGCUPS 20, LaunchMs 10 kept every batch on
 // the CPU.
+//
+// The busy rule is off (Busy 0): on one H100 with 16 cores it took 19-21
+// CPU s off the 1,000-model run's 129-131 but made it 1.6-2.4 s slower
+// (docs/fwdbatch.md): there the device, which the filters already keep
+// busy, is the scarcer resource. Busy 0.5 (half as many goroutines
+// waiting as there are cores) is what was measured. Its other constants: BusyMs 250, the
+// longest kernels of ~20-query batches in the 1,000-model run with the
+// filter forced onto the GPU (30-175 ms, docs/BENCHMARKS.md); HostMs 5 and
+// HostUs 2, the plan and assembly of a launch once they no longer walk the
+// whole database per job (a target on the CPU costs ~70 us of a core at
+// L = 400, M = 200, so these only matter for tiny batches).
 func defaultForwardCost(cores int) forwardCost {
-	return forwardCost{RowNs: 140, DeviceGCUPS: 35, LaunchMs: 40, CoreGCUPS: 1.2, Cores: max(1, cores)}
+	cores = max(1, cores)
+	return forwardCost{RowNs: 140, DeviceGCUPS: 35, LaunchMs: 40, CoreGCUPS: 1.2, Cores: cores,
+		Busy: 0, BusyMs: 250, HostMs: 5, HostUs: 2}
 }
 
 // parseForwardCost reads "rowns=1000,gcups=40,launchms=2,coregcups=0.5,cores=16"
@@ -218,8 +275,16 @@ func parseForwardCost(s string, c forwardCost) (forwardCost, error) {
 			c.CoreGCUPS = x
 		case "cores":
 			c.Cores = int(x)
+		case "busy":
+			c.Busy = x
+		case "busyms":
+			c.BusyMs = x
+		case "hostms":
+			c.HostMs = x
+		case "hostus":
+			c.HostUs = x
 		default:
-			return c, fmt.Errorf("HMMGO_GPU_FORWARD_COST: unknown name %q (rowns, gcups, launchms, coregcups, cores)", k)
+			return c, fmt.Errorf("HMMGO_GPU_FORWARD_COST: unknown name %q (rowns, gcups, launchms, coregcups, cores, busy, busyms, hostms, hostus)", k)
 		}
 	}
 	return c, nil
@@ -229,6 +294,7 @@ func parseForwardCost(s string, c forwardCost) (forwardCost, error) {
 // device, with the estimates behind it.
 type fwdSplit struct {
 	onGPU                    int
+	busy                     bool // decided by splitBusy
 	gpuCells, cpuCells       int64
 	maxRowQ                  int64
 	gpuTime, cpuTime, allCPU time.Duration
@@ -271,6 +337,48 @@ func (c forwardCost) split(items []fwdItem) fwdSplit {
 		if g+cp < bestCost {
 			bestCost = g + cp
 			best = fwdSplit{onGPU: k, gpuCells: cells, cpuCells: sufCells[k], maxRowQ: items[k-1].rowQ(), gpuTime: g, cpuTime: cp, allCPU: allCPU}
+		}
+	}
+	return best
+}
+
+// splitBusy sorts items as split does and returns the cut that costs the
+// host the least CPU time (the cores' share at CoreGCUPS a core, the
+// device's share HostMs + HostUs a target) among those whose device
+// latency is at most BusyMs; all on the CPU when no cut is cheaper.
+func (c forwardCost) splitBusy(items []fwdItem) fwdSplit {
+	sort.SliceStable(items, func(a, b int) bool { return items[a].rowQ() < items[b].rowQ() })
+	n := len(items)
+	var total, largest int64
+	for _, it := range items {
+		total += it.cells()
+		largest = max(largest, it.cells())
+	}
+	cpuNs := func(cells int64) float64 { return float64(cells) / c.CoreGCUPS }
+	allCPU := c.cpu(total, largest)
+	best := fwdSplit{cpuCells: total, cpuTime: allCPU, allCPU: allCPU, busy: true}
+	bestCost := cpuNs(total)
+	limit := time.Duration(c.BusyMs * 1e6)
+	var cells int64
+	for k := 1; k <= n; k++ {
+		cells += items[k-1].cells()
+		if k < n && items[k].rowQ() == items[k-1].rowQ() {
+			continue // equal latencies go to the same side
+		}
+		g := c.gpu(cells, items[k-1].rowQ())
+		if g > limit {
+			break // later cuts are longer still
+		}
+		cost := c.HostMs*1e6 + c.HostUs*1e3*float64(k) + cpuNs(total-cells)
+		if cost < bestCost {
+			bestCost = cost
+			rest := items[k:]
+			var restMax int64
+			for _, it := range rest {
+				restMax = max(restMax, it.cells())
+			}
+			best = fwdSplit{onGPU: k, gpuCells: cells, cpuCells: total - cells, maxRowQ: items[k-1].rowQ(), gpuTime: g,
+				cpuTime: c.cpu(total-cells, restMax), allCPU: allCPU, busy: true}
 		}
 	}
 	return best

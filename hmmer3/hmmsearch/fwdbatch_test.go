@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 	"github.com/hmmgo/hmmgo/internal/cli"
@@ -48,9 +49,77 @@ func TestForwardCostSplit(t *testing.T) {
 	}
 }
 
+// The busy rule: with the cores the bottleneck, a batch the latency rule
+// keeps on the CPU goes to the device when that saves CPU time, except
+// the targets whose device latency would pass BusyMs; a tiny batch, whose
+// cells cost the cores less than a launch costs the host, stays.
+func TestForwardCostBusy(t *testing.T) {
+	c := defaultForwardCost(16)
+	c.Busy = 0.5
+	var batch []fwdItem
+	for i := 0; i < 12000; i++ { // ~24 queries of ~500 survivors, M = 200
+		batch = append(batch, fwdItem{target: i, L: 200 + i%400, M: 200, Q: oprofile.NumVecF(200)})
+	}
+	// M = 2405 and L = 3,500: ~300 ms alone on the device.
+	batch = append(batch, fwdItem{target: 12000, L: 3500, M: 2405, Q: oprofile.NumVecF(2405)})
+	if sp := c.split(append([]fwdItem(nil), batch...)); sp.onGPU != 0 {
+		t.Fatalf("latency rule: %d on the GPU; this test wants a batch it keeps on the CPU", sp.onGPU)
+	}
+	sp := c.splitBusy(batch)
+	if sp.onGPU != 12000 || batch[12000].M != 2405 || !sp.busy {
+		t.Errorf("busy: %d of %d on the GPU (last M %d), want all but the long one", sp.onGPU, len(batch), batch[12000].M)
+	}
+	if sp.gpuTime > time.Duration(c.BusyMs*1e6) {
+		t.Errorf("busy: device estimate %v over %v ms", sp.gpuTime, c.BusyMs)
+	}
+	tiny := []fwdItem{{L: 50, M: 20, Q: oprofile.NumVecF(20)}, {target: 1, L: 60, M: 20, Q: oprofile.NumVecF(20)}}
+	if sp := c.splitBusy(tiny); sp.onGPU != 0 {
+		t.Errorf("tiny busy batch: %d on the GPU, want none", sp.onGPU)
+	}
+}
+
+// The batcher takes the busy rule only while the cores are oversubscribed,
+// and only when it is on (Busy > 0).
+func TestBatcherBusySwitch(t *testing.T) {
+	n := 3000
+	lengths := make([]int32, n)
+	want := make([]bool, n)
+	for i := range lengths {
+		lengths[i], want[i] = int32(200+i%300), true
+	}
+	launched := 0
+	fake := func(reqs []*fwdRequest, sel [][]int) ([][]float32, error) {
+		launched++
+		out := make([][]float32, len(reqs))
+		for k := range reqs {
+			out[k] = make([]float32, len(sel[k]))
+		}
+		return out, nil
+	}
+	for _, v := range []struct {
+		runnable int
+		gpu      bool
+		off      bool // the busy rule as by default: off
+	}{{0, false, false}, {3, false, false}, {8, true, false}, {40, true, false}, {40, false, true}} {
+		launched = 0
+		c := defaultForwardCost(16)
+		if !v.off {
+			c.Busy = 0.5
+		}
+		b := &forwardBatcher{launch: fake, cost: c, lengths: lengths, runnable: func() int { return v.runnable }}
+		_, onGPU, err := b.forward(&oprofile.Profile{M: 150}, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := launched > 0 && onGPU != nil && onGPU[0]; got != v.gpu {
+			t.Errorf("%d runnable: on the GPU %v, want %v", v.runnable, got, v.gpu)
+		}
+	}
+}
+
 func TestParseForwardCost(t *testing.T) {
-	c, err := parseForwardCost("rowns=800, gcups=55,launchms=1.5,coregcups=0.4,cores=12", defaultForwardCost(4))
-	if err != nil || c != (forwardCost{RowNs: 800, DeviceGCUPS: 55, LaunchMs: 1.5, CoreGCUPS: 0.4, Cores: 12}) {
+	c, err := parseForwardCost("rowns=800, gcups=55,launchms=1.5,coregcups=0.4,cores=12,busy=2,busyms=100,hostms=3,hostus=1.5", defaultForwardCost(4))
+	if err != nil || c != (forwardCost{RowNs: 800, DeviceGCUPS: 55, LaunchMs: 1.5, CoreGCUPS: 0.4, Cores: 12, Busy: 2, BusyMs: 100, HostMs: 3, HostUs: 1.5}) {
 		t.Errorf("got %+v, %v", c, err)
 	}
 	if c, err := parseForwardCost("", defaultForwardCost(4)); err != nil || c != defaultForwardCost(4) {
@@ -77,7 +146,7 @@ func TestForwardBatcher(t *testing.T) {
 	release := make(chan struct{})
 	var mu sync.Mutex
 	var sizes []int
-	fake := func(reqs []*fwdRequest, sel [][]bool) ([][]float32, error) {
+	fake := func(reqs []*fwdRequest, sel [][]int) ([][]float32, error) {
 		mu.Lock()
 		sizes = append(sizes, len(reqs))
 		k := len(sizes)
@@ -88,14 +157,15 @@ func TestForwardBatcher(t *testing.T) {
 		}
 		out := make([][]float32, len(reqs))
 		for r, req := range reqs {
-			out[r] = make([]float32, n)
-			for i := range sel[r] {
-				if sel[r][i] {
-					if !req.want[i] || lengths[i] == 0 {
-						return nil, errors.New("launched a target not wanted")
-					}
-					out[r][i] = float32(req.om.M*1000 + i)
+			out[r] = make([]float32, len(sel[r]))
+			for j, i := range sel[r] {
+				if !req.want[i] || lengths[i] == 0 {
+					return nil, errors.New("launched a target not wanted")
 				}
+				if j > 0 && sel[r][j-1] >= i {
+					return nil, errors.New("targets not in ascending order")
+				}
+				out[r][j] = float32(req.om.M*1000 + i)
 			}
 		}
 		if reqs[0].om.M == 99 {

@@ -119,11 +119,14 @@ type gpuSearch struct {
 	// ($HMMGO_GPU_BIAS, for benchmarks); otherwise the GPUs compute it.
 	bias string
 	// split is $HMMGO_GPU_SPLIT ("db", "queries" or empty: by size; gpudeal.go).
-	split    string
-	cost     forwardCost // the batched Forward's cost rule
-	trace    io.Writer   // one line per Forward batch, when set
-	batchMu  sync.Mutex
-	batchers map[*gpuPart]*forwardBatcher // by device when queries are dealt; nil key: all devices
+	split string
+	cost  forwardCost // the batched Forward's cost rule
+	// fwdLaunches is how many Forward batches a device may have in
+	// flight ($HMMGO_FWD_LAUNCHES; 0: one).
+	fwdLaunches int
+	trace       io.Writer // one line per Forward batch, when set
+	batchMu     sync.Mutex
+	batchers    map[*gpuPart]*forwardBatcher // by device when queries are dealt; nil key: all devices
 }
 
 // gpuForwardMinTargets is the smallest batch of Forward survivors whose
@@ -264,6 +267,9 @@ func (g *gpuSearch) resident(seqs []*seqio.Sequence, abc *alphabet.Alphabet, sto
 			gpudb.Precompile(t)
 			if g.bias != "cpu" {
 				biasfilter.Precompile(t)
+			}
+			if g.forward != "cpu" {
+				fwdback.PrecompileBatch(t)
 			}
 		}
 	}
@@ -437,8 +443,8 @@ func (g *gpuSearch) forwardOn(parts []*gpuPart, om *oprofile.Profile, want []boo
 		if force == "filter" {
 			force = "gpu"
 		}
-		launch := func(reqs []*fwdRequest, sel [][]bool) ([][]float32, error) { return g.launchForward(parts, reqs, sel) }
-		b = &forwardBatcher{launch: launch, cost: g.cost, lengths: g.lens, force: force, trace: g.trace}
+		launch := func(reqs []*fwdRequest, sel [][]int) ([][]float32, error) { return g.launchForward(parts, reqs, sel) }
+		b = &forwardBatcher{launch: launch, cost: g.cost, lengths: g.lens, force: force, trace: g.trace, runnable: runnableGoroutines, launches: g.fwdLaunches}
 		if g.batchers == nil {
 			g.batchers = map[*gpuPart]*forwardBatcher{}
 		}
@@ -449,21 +455,26 @@ func (g *gpuSearch) forwardOn(parts []*gpuPart, om *oprofile.Profile, want []boo
 }
 
 // launchForward is a batcher's launch: each of its devices takes its
-// share of every request's selected targets, all requests in one kernel
-// launch.
-func (g *gpuSearch) launchForward(parts []*gpuPart, reqs []*fwdRequest, sel [][]bool) ([][]float32, error) {
+// share of every request's selected targets (sel[k], database numbers),
+// all requests in one kernel launch. The scores come back indexed like
+// sel[k].
+func (g *gpuSearch) launchForward(parts []*gpuPart, reqs []*fwdRequest, sel [][]int) ([][]float32, error) {
 	scores := make([][]float32, len(reqs))
 	for k := range reqs {
-		scores[k] = make([]float32, len(g.seqs))
+		scores[k] = make([]float32, len(sel[k]))
 	}
 	err := eachPart(parts, func(d int, p *gpuPart) error {
 		jobs := make([]fwdback.BatchJob, len(reqs))
+		slots := make([][]int, len(reqs)) // where each job's k-th score goes in scores[r]
 		for k, r := range reqs {
-			want := make([]bool, len(p.index))
-			for i, db := range p.index {
-				want[i] = sel[k][db]
+			index := make([]int, 0, len(sel[k]))
+			for j, db := range sel[k] {
+				if i := p.pos[db]; i >= 0 {
+					index = append(index, int(i))
+					slots[k] = append(slots[k], j)
+				}
 			}
-			jobs[k] = fwdback.BatchJob{OM: r.om, Targets: p.db.Dsqs, Want: want}
+			jobs[k] = fwdback.BatchJob{OM: r.om, Targets: p.db.Dsqs, Index: index}
 		}
 		res, err := p.k.fwd.ForwardBatch(jobs)
 		if err != nil {
@@ -475,14 +486,11 @@ func (g *gpuSearch) launchForward(parts []*gpuPart, reqs []*fwdRequest, sel [][]
 				ms(t.Plan), ms(t.Launch), ms(t.Kernel), ms(t.Assemble), t.Shape)
 		}
 		for k := range reqs {
-			for i, db := range p.index {
-				if !jobs[k].Want[i] {
-					continue
+			for n, j := range slots[k] {
+				if e := res[k].Errs[n]; e != nil {
+					return fmt.Errorf("%s: %w", g.seqs[sel[k][j]].Name, e)
 				}
-				if e := res[k].Errs[i]; e != nil {
-					return fmt.Errorf("%s: %w", g.seqs[db].Name, e)
-				}
-				scores[k][db] = res[k].Scores[i]
+				scores[k][j] = res[k].Scores[n]
 			}
 		}
 		return nil

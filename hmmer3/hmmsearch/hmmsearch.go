@@ -132,6 +132,13 @@ func (e *engine) run(env cli.Env, args []string) int {
 		return cli.Fail(env, name, err)
 	}
 	_, s.gpuForwardTrace = e.lookupEnv("HMMGO_FWD_TRACE")
+	if v, ok := e.lookupEnv("HMMGO_FWD_LAUNCHES"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return cli.Fail(env, name, fmt.Errorf("HMMGO_FWD_LAUNCHES is %q: say how many Forward batches a GPU may have in flight (1 or more)", v))
+		}
+		s.gpuFwdLaunches = n
+	}
 	s.gpuQueries = gpuSearchQueriesAtOnce
 	if v, ok := e.lookupEnv("HMMGO_GPU_QUERIES"); ok {
 		n, err := strconv.Atoi(v)
@@ -220,6 +227,7 @@ type search struct {
 	// the batched Forward's cost rule (forwardCost); gpuForwardTrace
 	// ($HMMGO_FWD_TRACE set) prints one line per batch on stderr.
 	gpuForwardCost  string
+	gpuFwdLaunches  int // $HMMGO_FWD_LAUNCHES: Forward batches in flight per GPU
 	gpuForwardTrace bool
 	// queueTrace ($HMMGO_QUEUE_TRACE set) prints where a queued search's
 	// time went on stderr (queueTrace).
@@ -379,6 +387,7 @@ func (s *search) run() error {
 		if s.gpuForwardTrace {
 			s.gpu.trace = s.env.Stderr
 		}
+		s.gpu.fwdLaunches = s.gpuFwdLaunches
 		defer s.gpu.free()
 		ra := s.gpu.readAhead(models)
 		defer ra.close()
