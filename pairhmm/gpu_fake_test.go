@@ -95,6 +95,9 @@ func (f *fakeRuntime) Build(name, src string, opts []string) (gpuModule, error) 
 		fmt.Sscanf(o, "-DPH_ROWS=%d", &m.cfg.rows)
 		fmt.Sscanf(o, "-DPH_VEC=%d", &vec)
 		fmt.Sscanf(o, "-DPH_UNROLL=%d", &m.variant.unroll)
+		if o == "-DPH_FUSED=1" {
+			m.variant.fused = true
+		}
 	}
 	m.variant.vec = vec == 1
 	for _, v := range gpuVariants {
@@ -235,12 +238,12 @@ func fakeKernel(f fakeFunc, grid, block int, args []any) error {
 		padded := mem(aHap)[ho-hapPad : ho+hn+hapPad]
 		if f.double {
 			ph2pr, mm := fakeTable[float64](mem(aTaskHap+2)), fakeTable[float64](mem(aTaskHap+3))
-			v := simulateGroupKernel(fakeRows(q, ph2pr, mm), padded, hapPad, hn, args[aTaskHap+4].(float64), f.cfg.group, f.cfg.rows)
+			v := simulateGroupKernel(fakeRows(q, ph2pr, mm), padded, hapPad, hn, args[aTaskHap+4].(float64), f.cfg.group, f.cfg.rows, f.variant.fused)
 			binary.LittleEndian.PutUint64(mem(aTaskHap + 5)[8*t:], math.Float64bits(v))
 			continue
 		}
 		ph2pr, mm := fakeTable[float32](mem(aTaskHap+2)), fakeTable[float32](mem(aTaskHap+3))
-		v := simulateGroupKernel(fakeRows(q, ph2pr, mm), padded, hapPad, hn, args[aTaskHap+4].(float32), f.cfg.group, f.cfg.rows)
+		v := simulateGroupKernel(fakeRows(q, ph2pr, mm), padded, hapPad, hn, args[aTaskHap+4].(float32), f.cfg.group, f.cfg.rows, f.variant.fused)
 		binary.LittleEndian.PutUint32(mem(aTaskHap + 5)[4*t:], math.Float32bits(v))
 	}
 	return nil

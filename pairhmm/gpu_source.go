@@ -34,6 +34,17 @@ type gpuVariant struct {
 	name   string
 	vec    bool // 16-byte emission-table loads
 	unroll int  // wavefront loop unrolled 1 or 2 times
+	// fused compiles the fused arithmetic (PH_FUSED=1, ArithFused): unlike
+	// the fields above it changes the results. GPUOptions.Arith sets it.
+	fused bool
+}
+
+// label names the variant with its arithmetic, e.g. "vec2+fused".
+func (v gpuVariant) label() string {
+	if v.fused {
+		return v.name + "+fused"
+	}
+	return v.name
 }
 
 // gpuVariants: "rows" is the first design (one shared-memory load per
@@ -111,15 +122,19 @@ func kernelOptions(c gpuConfig, v gpuVariant) []string {
 	if v.vec {
 		vec = 1
 	}
-	return []string{
-		"-DPH_GROUP=" + strconv.Itoa(c.group),
-		"-DPH_ROWS=" + strconv.Itoa(c.rows),
-		"-DPH_WARPS_F=" + strconv.Itoa(c.warps(4, v)),
-		"-DPH_WARPS_D=" + strconv.Itoa(c.warps(8, v)),
-		"-DPH_VEC=" + strconv.Itoa(vec),
-		"-DPH_UNROLL=" + strconv.Itoa(v.unroll),
-		"--fmad=false", "--ftz=true", "--prec-div=true", "--prec-sqrt=true",
+	var fused []string
+	if v.fused { // the default's options stay as they were (NVRTC cache keys)
+		fused = []string{"-DPH_FUSED=1"}
 	}
+	return append(fused,
+		"-DPH_GROUP="+strconv.Itoa(c.group),
+		"-DPH_ROWS="+strconv.Itoa(c.rows),
+		"-DPH_WARPS_F="+strconv.Itoa(c.warps(4, v)),
+		"-DPH_WARPS_D="+strconv.Itoa(c.warps(8, v)),
+		"-DPH_VEC="+strconv.Itoa(vec),
+		"-DPH_UNROLL="+strconv.Itoa(v.unroll),
+		"--fmad=false", "--ftz=true", "--prec-div=true", "--prec-sqrt=true",
+	)
 }
 
 // unsafeKernelOption reports an option that would break exactness.
