@@ -20,10 +20,14 @@ func BenchmarkCPU(b *testing.B) {
 		for g := range groups {
 			cells += groups[g].Cells()
 		}
-		for _, k := range kernels() {
+		for _, k := range append(kernels(), "go+fused") {
+			kernel, arith := k, ArithGKL
+			if k == "go+fused" {
+				kernel, arith = "go", ArithFused
+			}
 			for _, threads := range []int{1, runtime.GOMAXPROCS(0)} {
 				b.Run(fmt.Sprintf("%s/%s/threads=%d", ds.name, k, threads), func(b *testing.B) {
-					cpu := NewCPU(CPUOptions{Threads: threads, Kernel: k})
+					cpu := NewCPU(CPUOptions{Threads: threads, Kernel: kernel, Arith: arith})
 					for b.Loop() {
 						if _, err := ComputeGroups(groups, Options{Backend: cpu}); err != nil {
 							b.Fatal(err)

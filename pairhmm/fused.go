@@ -63,15 +63,36 @@ func ParseArith(name string) (Arith, error) {
 // arithmetic (all M, all X, then the two totals).
 
 // fma32 returns a*b + c rounded once to float32, with results below
-// FLT_MIN flushed to zero (fusedCell's rule). Go has no float32 FMA, and
-// float32(math.FMA(a, b, c)) would round twice (to float64, then to
-// float32), which differs from one rounding when the float64 result lands
-// exactly half-way between two floats. So: the product of two 24-bit
+// FLT_MIN flushed to zero (the fused cell's rule). Go has no float32 FMA,
+// and float32(math.FMA(a, b, c)) rounds twice (to float64, then to
+// float32), which differs from one rounding exactly when the float64
+// result s lands on a midpoint between two floats: elsewhere the exact
+// value and s lie on the same side of every midpoint (midpoints are
+// float64 numbers and rounding is monotonic), so they round alike. The
+// flush threshold is such a midpoint too. So s is used unless its low 29
+// bits say midpoint, or it is in float32's subnormal range, where the
+// grid is coarser; those rare cases take fma32Slow.
+func fma32(a, b, c float32) float32 {
+	if s := math.FMA(float64(a), float64(b), float64(c)); fma32Safe(s) {
+		return float32(s)
+	}
+	return fma32Slow(a, b, c)
+}
+
+// fma32Safe reports whether a float64 FMA result s rounds to float32 as
+// the exact value would, with nothing to flush: s is zero (then exact),
+// or at least FLT_MIN in magnitude and not a float32 midpoint.
+func fma32Safe(s float64) bool {
+	b := math.Float64bits(s)
+	return b&(1<<29-1) != 1<<28 && (b&^(1<<63)-1 >= 0x3810000000000000-1)
+}
+
+// fma32Slow is fma32 for every input: the product of two 24-bit
 // significands is exact in float64; the float64 sum s and its exact error
 // e (TwoSum) give s + e = a*b + c exactly; s is then rounded to odd (moved
 // one ulp towards e when inexact and even), and a value rounded to odd
 // with 53 bits rounds correctly to 24 bits (53 >= 24 + 2).
-func fma32(a, b, c float32) float32 {
+func fma32Slow(a, b, c float32) float32 {
 	p := float64(a) * float64(b)
 	cc := float64(c)
 	s := p + cc
@@ -112,9 +133,21 @@ func forwardFloatFused(rows []row[float32], hap []uint8, initial float32, m, x, 
 			uM, uX, uY := m[j], x[j], y[j]
 			// dX + dY: non-negative normal numbers or zeros, so the sum
 			// needs no flush.
-			cm := ftz.Mul(fma32(dX+dY, gapm, ftz.Mul(dM, mm)), em[hap[j-1]&7])
-			cx := fma32(uM, mx, ftz.Mul(uX, gcp))
-			cy := fma32(lM, my, ftz.Mul(lY, gcp))
+			// fma32 by hand (the call does not inline): three float64
+			// FMAs, and fma32Slow only for a result that may round
+			// differently once more.
+			t, pm := dX+dY, ftz.Mul(dM, mm)
+			px, py := ftz.Mul(uX, gcp), ftz.Mul(lY, gcp)
+			fm := math.FMA(float64(t), float64(gapm), float64(pm))
+			fx := math.FMA(float64(uM), float64(mx), float64(px))
+			fy := math.FMA(float64(lM), float64(my), float64(py))
+			var sm, cx, cy float32
+			if fma32Safe(fm) && fma32Safe(fx) && fma32Safe(fy) {
+				sm, cx, cy = float32(fm), float32(fx), float32(fy)
+			} else {
+				sm, cx, cy = fma32Slow(t, gapm, pm), fma32Slow(uM, mx, px), fma32Slow(lM, my, py)
+			}
+			cm := ftz.Mul(sm, em[hap[j-1]&7])
 			m[j], x[j], y[j] = cm, cx, cy
 			dM, dX, dY = uM, uX, uY
 			lM, lY = cm, cy

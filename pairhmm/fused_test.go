@@ -38,10 +38,12 @@ func naiveFMA32(a, b, c float32) float32 {
 
 func TestFMA32(t *testing.T) {
 	check := func(a, b, c float32) bool {
-		got, want := fma32(a, b, c), exactFMA32(a, b, c)
-		if math.Float32bits(got) != math.Float32bits(want) {
-			t.Errorf("fma32(%x, %x, %x) = %x, exact %x", a, b, c, got, want)
-			return false
+		want := exactFMA32(a, b, c)
+		for _, f := range []func(a, b, c float32) float32{fma32, fma32Slow} {
+			if got := f(a, b, c); math.Float32bits(got) != math.Float32bits(want) {
+				t.Errorf("fma32 (or fma32Slow)(%x, %x, %x) = %x, exact %x", a, b, c, got, want)
+				return false
+			}
 		}
 		return true
 	}
