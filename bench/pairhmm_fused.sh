@@ -53,11 +53,11 @@ run() {
 	( cd $W/gph && timeout 150 make -j4 GPUARCH=90 TUNINGARCH=90 gpuPairHMM > $O/gph-build.log 2>&1; echo "gph build rc $? at ${SECONDS}s" >> $O/gph-build.log ) &
 	bpid=$!
 	# 1. GPU tests: fused (every variant) and default, bit for bit against the CPU
-	(cd pairhmm && timeout 75 $D/pairhmm.test -test.v -test.count=1 -test.run '^(TestGPUFused|TestGPUSharedSets|TestGPUSynthetic)$' -test.timeout 74s) > $O/test-pairhmm.log 2>&1
+	(cd pairhmm && timeout 90 $D/pairhmm.test -test.v -test.count=1 -test.run '^(TestGPUFused|TestGPUSharedSets|TestGPUSynthetic|TestGPUVariants)$' -test.timeout 89s) > $O/test-pairhmm.log 2>&1
 	echo "test pairhmm: rc $? at ${SECONDS}s: $(grep -c '^--- PASS' $O/test-pairhmm.log) pass, $(grep -c '^--- FAIL' $O/test-pairhmm.log) fail, skip: $(grep '^--- SKIP' $O/test-pairhmm.log | awk '{print $3}' | tr '\n' ' ')"
 	grep -E 'FAIL|differ|gpu_test.go:[0-9]+: fused' $O/test-pairhmm.log | head -12
 	# 2. peak: every variant in both arithmetics on equal batches
-	t=$(( $(left) - 75 )); [ $t -gt 90 ] && t=90
+	t=$(( $(left) - 60 )); [ $t -gt 80 ] && t=80
 	(cd pairhmm && timeout $t $D/pairhmm.test -test.run '^$' -test.bench 'GPUVariants' -test.benchtime 3x -test.timeout ${t}s) > $O/bench.log 2>&1
 	echo "bench: rc $? at ${SECONDS}s"
 	grep '^BenchmarkGPU' $O/bench.log | awk '{n=$1; sub(/^BenchmarkGPUVariants\//,"",n); sub(/-[0-9]+$/,"",n); k=e="?"; for(i=2;i<NF;i++){if($(i+1)=="TCUPS-kernel")k=$i; if($(i+1)=="TCUPS-e2e")e=$i} printf "  %-22s kernels %s TCUPS, end to end %s\n", n, k, e}'
@@ -69,15 +69,18 @@ run() {
 	  src=$D/data/$f.in.gz; [ -e $src ] || src=$D/data/PairHMM/$f.in; [ -e $src ] || src=$D/data/PairHMM/$f.in.gz
 	  zcat -f $src > $W/in
 	  line="$f:"
-	  for a in gkl fused; do
+	  for mode in gkl fused gkl/tuned fused/tuned; do
+	    a=${mode%/*}; v=; [ "$mode" != "$a" ] && v=${mode#*/}
 	    for rep in 1 2; do
-	      s=$SECONDS; t0=$(date +%s.%N)
-	      timeout 30 $D/hmmgo pairhmm --gpu --verbose --arith $a $W/in -o $W/$a.out 2> $O/cmd-$f-$a.txt; rc=$?
+	      t0=$(date +%s.%N)
+	      HMMGO_PAIRHMM_KERNEL=$v timeout 30 $D/hmmgo pairhmm --gpu --verbose --arith $a $W/in -o $W/$a${v:+-$v}.out 2> $O/cmd-$f-$a${v:+-$v}.txt; rc=$?
 	      t1=$(date +%s.%N)
-	      line="$line $a $(awk -v a=$t0 -v b=$t1 'BEGIN{printf "%.3f", b-a}')s"
+	      line="$line $mode $(awk -v a=$t0 -v b=$t1 'BEGIN{printf "%.3f", b-a}')s"
 	    done
-	    line="$line ($(grep -o '([0-9.]* TCUPS)' $O/cmd-$f-$a.txt | head -1), rc $rc)"
+	    line="$line ($(grep -o '([0-9.]* TCUPS)' $O/cmd-$f-$a${v:+-$v}.txt | head -1), rc $rc)"
 	  done
+	  cmp -s $W/gkl.out $W/gkl-tuned.out || line="$line GKL-TUNED-DIFFERS"
+	  cmp -s $W/fused.out $W/fused-tuned.out || line="$line FUSED-TUNED-DIFFERS"
 	  line="$line maxdiff $(paste -d' ' $W/gkl.out $W/fused.out | awk '{d=$1-$2; if(d<0)d=-d; if(d>m)m=d} END{printf "%.2g", m}')"
 	  if [ -n "$gph" ]; then
 	    for rep in 1 2; do

@@ -26,7 +26,7 @@ type GPUOptions struct {
 	// (see CPUOptions.Kernel).
 	Kernel string
 
-	// Variant names the kernel variant (gpuVariants: rows, vec, vec2);
+	// Variant names the kernel variant (gpuVariants: rows, vec, vec2, tuned);
 	// "" means $HMMGO_PAIRHMM_KERNEL, else the default. Every variant
 	// gives the same results; they exist to be benchmarked.
 	Variant string

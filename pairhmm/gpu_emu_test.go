@@ -110,8 +110,10 @@ func buildEmulator(t *testing.T, v gpuVariant) string {
 // variant v.
 func emulatedLaunch(emu string, v gpuVariant) func(f fakeFunc, grid, block int, args []any) error {
 	return func(f fakeFunc, grid, block int, args []any) error {
-		if f.variant != v {
-			return fmt.Errorf("kernel of variant %s launched on the emulator of %s", f.variant.label(), v.label())
+		// The module's options say how it was compiled: as v compiles
+		// this configuration (forConfig).
+		if w := v.forConfig(f.cfg); f.variant.vec != w.vec || f.variant.unroll != w.unroll || f.variant.fused != w.fused {
+			return fmt.Errorf("%s kernel of variant %s launched on the emulator of %s", f.cfg, f.variant.label(), v.label())
 		}
 		var in bytes.Buffer
 		put := func(v any) { binary.Write(&in, binary.LittleEndian, v) }

@@ -34,6 +34,9 @@ type gpuVariant struct {
 	name   string
 	vec    bool // 16-byte emission-table loads
 	unroll int  // wavefront loop unrolled 1 or 2 times
+	// rowsBins lists configurations (as "8x19,32x19") compiled as the
+	// rows variant (vec false, unroll 1) instead: forConfig.
+	rowsBins string
 	// fused compiles the fused arithmetic (PH_FUSED=1, ArithFused): unlike
 	// the fields above it changes the results. GPUOptions.Arith sets it.
 	fused bool
@@ -47,12 +50,25 @@ func (v gpuVariant) label() string {
 	return v.name
 }
 
+// forConfig is the variant configuration c is compiled with.
+func (v gpuVariant) forConfig(c gpuConfig) gpuVariant {
+	if v.rowsBins != "" && strings.Contains(","+v.rowsBins+",", ","+c.String()+",") {
+		v.vec, v.unroll = false, 1
+	}
+	return v
+}
+
 // gpuVariants: "rows" is the first design (one shared-memory load per
-// cell), kept to measure against.
+// cell), kept to measure against. "tuned" is vec2 with the 152-base bin
+// (8x19: 150/151-base reads) compiled as rows, which was faster there on
+// an H100 in two runs (docs/BENCHMARKS.md: 150x300 batches, rows 1.705 /
+// 1.680 TCUPS against vec2's 1.400 / 1.394, and 2.180 against 1.722 in the
+// fused arithmetic).
 var gpuVariants = []gpuVariant{
 	{name: "rows", unroll: 1},
 	{name: "vec", vec: true, unroll: 1},
 	{name: "vec2", vec: true, unroll: 2},
+	{name: "tuned", vec: true, unroll: 2, rowsBins: "8x19"},
 }
 
 // defaultVariant is the variant used unless HMMGO_PAIRHMM_KERNEL or
@@ -78,7 +94,7 @@ func lookupVariant(name string) (gpuVariant, error) {
 // code: the configuration's rows, padded for 16-byte loads (values of
 // elemBytes bytes) in the vec variants.
 func (c gpuConfig) tableRows(elemBytes int, v gpuVariant) int {
-	if !v.vec {
+	if !v.forConfig(c).vec {
 		return c.rows
 	}
 	w := 16 / elemBytes
@@ -118,6 +134,7 @@ var gpuConfigs = []gpuConfig{
 // pass flushes subnormals as the CPU's does (forwardFloat), so every
 // setting is spelled out rather than left to defaults.
 func kernelOptions(c gpuConfig, v gpuVariant) []string {
+	v = v.forConfig(c)
 	vec := 0
 	if v.vec {
 		vec = 1
