@@ -63,7 +63,9 @@ func (v gpuVariant) forConfig(c gpuConfig) gpuVariant {
 // (8x19: 150/151-base reads) compiled as rows, which was faster there on
 // an H100 in two runs (docs/BENCHMARKS.md: 150x300 batches, rows 1.705 /
 // 1.680 TCUPS against vec2's 1.400 / 1.394, and 2.180 against 1.722 in the
-// fused arithmetic).
+// fused arithmetic); why is not known (the 8x19 bin pads its table to 20
+// rows and fits 3 warps a block instead of 4, but so do others that are
+// faster as vec2).
 var gpuVariants = []gpuVariant{
 	{name: "rows", unroll: 1},
 	{name: "vec", vec: true, unroll: 1},
@@ -72,8 +74,10 @@ var gpuVariants = []gpuVariant{
 }
 
 // defaultVariant is the variant used unless HMMGO_PAIRHMM_KERNEL or
-// GPUOptions say otherwise.
-const defaultVariant = "vec2"
+// GPUOptions say otherwise: "tuned" matched vec2 on 100x300 and 250x500
+// batches and beat it by 21% (GKL's arithmetic) and 27% (fused) on 150x300
+// (H100, 2026-11-27T20:01Z, docs/BENCHMARKS.md).
+const defaultVariant = "tuned"
 
 // lookupVariant returns the variant called name ("" means the default).
 func lookupVariant(name string) (gpuVariant, error) {
