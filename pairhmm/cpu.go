@@ -18,8 +18,8 @@ type CPUOptions struct {
 	// them; not capped by HMMGO_KERNEL). All give identical results.
 	Kernel string
 	// Arith is the arithmetic (ArithGKL, the default, or ArithFused). The
-	// fused arithmetic runs on the portable kernel only: Kernel must then
-	// be "", "auto" or "go".
+	// fused arithmetic has the portable kernel and AVX2 (no AVX-512 yet:
+	// "auto" takes AVX2 on an AVX-512 CPU, "avx512" is an error).
 	Arith Arith
 }
 
@@ -37,11 +37,7 @@ func NewCPU(opt CPUOptions) *CPU {
 	switch opt.Arith {
 	case ArithGKL:
 	case ArithFused:
-		c.lanes = goFusedLaneKernel
-		if k := opt.Kernel; k != "" && k != "auto" && k != "go" {
-			c.err = fmt.Errorf("pairhmm: the fused arithmetic has no %s kernel yet (only go)", k)
-			c.lanes.name = k
-		}
+		c.lanes, c.err = fusedLaneKernel(opt.Kernel, simd.Selected)
 		return c
 	default:
 		c.err = fmt.Errorf("pairhmm: unknown arithmetic %v", opt.Arith)

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/hmmgo/hmmgo/internal/ftz"
+	"github.com/hmmgo/hmmgo/internal/simd"
 )
 
 // Arith selects the floating-point arithmetic of the recurrence. Both
@@ -191,12 +192,50 @@ func forwardFused(rows []row[float64], hap []uint8, initial float64, m, x, y []f
 	return sumLastRow(m, x)
 }
 
-// goFusedLaneKernel is the portable float pass in the fused arithmetic,
-// the only CPU kernel for it so far (the generated AVX2 and AVX-512
-// kernels compute GKL's arithmetic only).
+// goFusedLaneKernel is the portable float pass in the fused arithmetic;
+// simdFusedLaneKernels has the generated ones (AVX2).
 var goFusedLaneKernel = laneKernel{name: "go", width: maxLaneWidth, fused: true, run: func(_ *laneKernel, b *laneBatch, hap []uint8, out []float32) {
 	b.s.grow(len(hap) + 1)
 	for l := range b.reads {
 		out[l] = forwardFloatFused(b.reads[l].rows32, hap, initial32, b.s.m32, b.s.x32, b.s.y32)
 	}
 }}
+
+// fusedLaneKernel returns the fused-arithmetic kernel for a
+// CPUOptions.Kernel value: "", "auto" (the widest this CPU has, capped by
+// level), "go" or a generated kernel's name.
+func fusedLaneKernel(name string, level simd.Level) (laneKernel, error) {
+	switch name {
+	case "go":
+		return goFusedLaneKernel, nil
+	case "", "auto":
+		k := goFusedLaneKernel
+		for _, s := range simdFusedLaneKernels {
+			if s.level <= level && s.level <= simd.Best {
+				k = s.kernel
+			}
+		}
+		return k, nil
+	}
+	for _, s := range simdFusedLaneKernels {
+		if s.kernel.name == name {
+			if s.level > simd.Best {
+				return s.kernel, fmt.Errorf("pairhmm: the %s kernel needs a CPU with %s", name, levelName[s.level])
+			}
+			return s.kernel, nil
+		}
+	}
+	return laneKernel{name: name}, fmt.Errorf("pairhmm: the fused arithmetic has no %s kernel (want auto, go or avx2)", name)
+}
+
+// availableFusedLaneKernels lists the fused kernels this CPU can run,
+// "go" first.
+func availableFusedLaneKernels() []laneKernel {
+	ks := []laneKernel{goFusedLaneKernel}
+	for _, s := range simdFusedLaneKernels {
+		if s.level <= simd.Best {
+			ks = append(ks, s.kernel)
+		}
+	}
+	return ks
+}

@@ -1,12 +1,14 @@
 package pairhmm
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/internal/ftz"
+	"github.com/hmmgo/hmmgo/internal/simd"
 	"github.com/hmmgo/hmmgo/internal/testutil"
 )
 
@@ -116,11 +118,19 @@ func TestParseArith(t *testing.T) {
 	if _, err := ParseArith("fma"); err == nil {
 		t.Error("unknown arithmetic accepted")
 	}
-	if err := NewCPU(CPUOptions{Arith: ArithFused, Kernel: "avx2"}).Compute(nil, nil); err == nil {
-		t.Error("fused arithmetic accepted with the avx2 kernel")
+	if err := NewCPU(CPUOptions{Arith: ArithFused, Kernel: "avx512"}).Compute(nil, nil); err == nil {
+		t.Error("fused arithmetic accepted with the avx512 kernel, which it lacks")
 	}
-	if got := NewCPU(CPUOptions{Arith: ArithFused, Threads: 2}).Name(); got != "cpu/go, fused arithmetic (2 threads)" {
+	if got := NewCPU(CPUOptions{Arith: ArithFused, Kernel: "go", Threads: 2}).Name(); got != "cpu/go, fused arithmetic (2 threads)" {
 		t.Errorf("name %q", got)
+	}
+	if k, err := fusedLaneKernel("auto", simd.Generic); err != nil || k.name != "go" || !k.fused {
+		t.Errorf("auto capped at Generic: %s, %v", k.name, err)
+	}
+	for _, k := range availableFusedLaneKernels() {
+		if !k.fused {
+			t.Errorf("fused kernel %s computes GKL's arithmetic", k.name)
+		}
 	}
 }
 
@@ -135,7 +145,7 @@ func TestFusedReferenceSets(t *testing.T) {
 		}
 		groups := loadGroups(t, testutil.SharedData(t, ds.input))
 		ref := readTSV(t, testutil.SharedData(t, ds.reference))
-		res, err := ComputeGroups(groups, Options{Backend: NewCPU(CPUOptions{Arith: ArithFused})})
+		res, err := ComputeGroups(groups, Options{Backend: NewCPU(CPUOptions{Arith: ArithFused, Kernel: "go"})})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -212,5 +222,37 @@ func TestFusedSynthetic(t *testing.T) {
 		if c.name == "unrelated long (rescaled pass)" && lowest > -650 {
 			t.Errorf("%s: lowest log10 %.1f does not reach below the double range", c.name, lowest)
 		}
+	}
+}
+
+// TestFusedKernelsIdentical: every generated fused kernel this CPU runs
+// gives the portable fused kernel's raw sums, bit for bit, with every
+// strip height, on mixed lengths, hard cases (low qualities: results near
+// the flush threshold) and 10s; and the same likelihoods through the
+// backend, 1m included.
+func TestFusedKernelsIdentical(t *testing.T) {
+	ks := availableFusedLaneKernels()[1:]
+	if len(ks) == 0 {
+		t.Skip("no AVX2 on this CPU: only the portable fused kernel can run")
+	}
+	groups := append(append(mixedGroups(5), hardGroups(6)...), loadGroups(t, testutil.SharedData(t, "PairHMM/10s.in"))...)
+	want := rawSums(goFusedLaneKernel, groups)
+	for _, k := range ks {
+		for strip := 1; strip <= k.maxStrip; strip++ {
+			kk := k
+			kk.strip = strip
+			sameRaw(t, fmt.Sprintf("fused %s strip %d", k.name, strip), want, rawSums(kk, groups), "go", k.name)
+		}
+		groups := append(groups, loadGroups(t, testutil.SharedData(t, "PairHMM/1m.in.gz"))...)
+		a, err := ComputeGroups(groups, Options{Backend: NewCPU(CPUOptions{Arith: ArithFused, Kernel: "go"})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := ComputeGroups(groups, Options{Backend: NewCPU(CPUOptions{Arith: ArithFused, Kernel: k.name})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameBits(t, "fused "+k.name, b, a)
+		t.Logf("fused %s: %d raw sums identical, strips 1..%d", k.name, len(want), k.maxStrip)
 	}
 }
