@@ -67,7 +67,10 @@ func runGPUBench(b *testing.B, g *GPU, groups []Group) {
 		b.Fatal(err)
 	}
 	check := groups[:min(64, len(groups))]
-	want, err := ComputeGroups(check, Options{})
+	if g.variant.fused { // the CPU's fused kernel is the slow portable one
+		check = groups[:min(4, len(groups))]
+	}
+	want, err := ComputeGroups(check, Options{Backend: NewCPU(CPUOptions{Arith: g.opt.Arith})})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -107,7 +110,8 @@ func BenchmarkGPUEqual(b *testing.B) {
 }
 
 // BenchmarkGPUVariants: the kernel variants (gpuVariants) side by side on
-// the equal-length batches, one backend per variant.
+// the equal-length batches, one backend per variant, each in GKL's and
+// (name+fused) the fused arithmetic.
 //
 //	pairhmm.test -test.run '^$' -test.bench GPUVariants -test.benchtime 3x
 func BenchmarkGPUVariants(b *testing.B) {
@@ -115,14 +119,17 @@ func BenchmarkGPUVariants(b *testing.B) {
 	for _, sz := range [][2]int{{100, 300}, {150, 300}, {250, 500}} {
 		groups := equalBatch(sz[0], sz[1], benchCells())
 		for _, v := range gpuVariants {
-			b.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], v.name), func(b *testing.B) {
-				g, err := newGPUOnDevices(devs[:1], GPUOptions{Variant: v.name})
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer g.Close()
-				runGPUBench(b, g, groups)
-			})
+			for _, arith := range []Arith{ArithGKL, ArithFused} {
+				v.fused = arith == ArithFused
+				b.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], v.label()), func(b *testing.B) {
+					g, err := newGPUOnDevices(devs[:1], GPUOptions{Variant: v.name, Arith: arith})
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer g.Close()
+					runGPUBench(b, g, groups)
+				})
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package pairhmm
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/internal/testutil"
@@ -20,10 +21,18 @@ func BenchmarkCPU(b *testing.B) {
 		for g := range groups {
 			cells += groups[g].Cells()
 		}
-		for _, k := range kernels() {
+		names := kernels()
+		for _, k := range availableFusedLaneKernels() {
+			names = append(names, k.name+"+fused")
+		}
+		for _, k := range names {
+			kernel, arith := k, ArithGKL
+			if base, ok := strings.CutSuffix(k, "+fused"); ok {
+				kernel, arith = base, ArithFused
+			}
 			for _, threads := range []int{1, runtime.GOMAXPROCS(0)} {
 				b.Run(fmt.Sprintf("%s/%s/threads=%d", ds.name, k, threads), func(b *testing.B) {
-					cpu := NewCPU(CPUOptions{Threads: threads, Kernel: k})
+					cpu := NewCPU(CPUOptions{Threads: threads, Kernel: kernel, Arith: arith})
 					for b.Loop() {
 						if _, err := ComputeGroups(groups, Options{Backend: cpu}); err != nil {
 							b.Fatal(err)

@@ -17,18 +17,32 @@ type CPUOptions struct {
 	// "go" (portable Go), "avx2" or "avx512" (an error on CPUs without
 	// them; not capped by HMMGO_KERNEL). All give identical results.
 	Kernel string
+	// Arith is the arithmetic (ArithGKL, the default, or ArithFused). The
+	// fused arithmetic has the portable kernel and AVX2 (no AVX-512 yet:
+	// "auto" takes AVX2 on an AVX-512 CPU, "avx512" is an error).
+	Arith Arith
 }
 
 // CPU is the multi-threaded CPU backend.
 type CPU struct {
 	threads int
+	arith   Arith
 	lanes   laneKernel
 	err     error
 }
 
 // NewCPU returns the CPU backend.
 func NewCPU(opt CPUOptions) *CPU {
-	c := &CPU{threads: defaultThreads(opt.Threads)}
+	c := &CPU{threads: defaultThreads(opt.Threads), arith: opt.Arith}
+	switch opt.Arith {
+	case ArithGKL:
+	case ArithFused:
+		c.lanes, c.err = fusedLaneKernel(opt.Kernel, simd.Selected)
+		return c
+	default:
+		c.err = fmt.Errorf("pairhmm: unknown arithmetic %v", opt.Arith)
+		return c
+	}
 	switch opt.Kernel {
 	case "", "auto":
 		c.lanes = bestLaneKernel(simd.Selected)
@@ -47,7 +61,12 @@ func NewCPU(opt CPUOptions) *CPU {
 }
 
 // Name implements Backend.
-func (c *CPU) Name() string { return fmt.Sprintf("cpu/%s (%d threads)", c.lanes.name, c.threads) }
+func (c *CPU) Name() string {
+	if c.arith != ArithGKL {
+		return fmt.Sprintf("cpu/%s, %s arithmetic (%d threads)", c.lanes.name, c.arith, c.threads)
+	}
+	return fmt.Sprintf("cpu/%s (%d threads)", c.lanes.name, c.threads)
+}
 
 // job is one lane batch of reads of one group (similar lengths, so that
 // lanes waste little) to be scored against haplotypes [hapLo, hapHi) of
@@ -169,6 +188,7 @@ func (w *worker) run(k laneKernel, g *Group, reads []int, haps [][]uint8, hapLo,
 		w.prepared[l].prepare(&g.Reads[r])
 	}
 	w.batch.load(w.prepared[:len(reads)], k.width)
+	w.s.fused = k.fused
 	nh := len(haps)
 	var raw [maxLaneWidth]float32
 	for h := hapLo; h < hapHi; h++ {

@@ -147,8 +147,9 @@ func sumLastRow[T float32 | float64](m, x []T) T {
 // returns -inf or a subnormal with few significant bits). It is the double
 // recurrence with each row rescaled by a power of two, which is exact, so
 // the result is what the double pass would give with an unbounded
-// exponent. It returns log10 of the likelihood.
-func forwardScaled(rows []row[float64], hap []uint8, m, x, y []float64) float64 {
+// exponent. It returns log10 of the likelihood. fused selects the fused
+// arithmetic's cell (fusedCell64) instead of GKL's.
+func forwardScaled(rows []row[float64], hap []uint8, fused bool, m, x, y []float64) float64 {
 	h := len(hap)
 	m, x, y = m[:h+1], x[:h+1], y[:h+1]
 	initY := initial64 / float64(h)
@@ -164,9 +165,14 @@ func forwardScaled(rows []row[float64], hap []uint8, m, x, y []float64) float64 
 		var lM, lY, big float64
 		for j := 1; j <= h; j++ {
 			uM, uX, uY := m[j], x[j], y[j]
-			cm := (float64(dM*p.mm) + float64(dX*p.gapm) + float64(dY*p.gapm)) * em[hap[j-1]&7]
-			cx := float64(uM*p.mx) + float64(uX*p.gcp)
-			cy := float64(lM*p.my) + float64(lY*p.gcp)
+			var cm, cx, cy float64
+			if fused {
+				cm, cx, cy = fusedCell64(p, em[hap[j-1]&7], dM, dX, dY, uM, uX, lM, lY)
+			} else {
+				cm = (float64(dM*p.mm) + float64(dX*p.gapm) + float64(dY*p.gapm)) * em[hap[j-1]&7]
+				cx = float64(uM*p.mx) + float64(uX*p.gcp)
+				cy = float64(lM*p.my) + float64(lY*p.gcp)
+			}
 			m[j], x[j], y[j] = cm, cx, cy
 			dM, dX, dY = uM, uX, uY
 			lM, lY = cm, cy

@@ -26,10 +26,14 @@ type GPUOptions struct {
 	// (see CPUOptions.Kernel).
 	Kernel string
 
-	// Variant names the kernel variant (gpuVariants: rows, vec, vec2);
+	// Variant names the kernel variant (gpuVariants: rows, vec, vec2, tuned);
 	// "" means $HMMGO_PAIRHMM_KERNEL, else the default. Every variant
 	// gives the same results; they exist to be benchmarked.
 	Variant string
+	// Arith is the arithmetic of the kernels and of the CPU work beside
+	// them (CPUOptions.Arith): ArithFused compiles pairhmm.cu with
+	// PH_FUSED=1.
+	Arith Arith
 
 	configs []gpuConfig // length bins; nil means gpuConfigs (tests and benchmarks vary them)
 }
@@ -105,8 +109,9 @@ func newGPU(rts []gpuRuntime, opt GPUOptions) (*GPU, error) {
 	if g.variant, err = lookupVariant(name); err != nil {
 		return nil, err
 	}
+	g.variant.fused = opt.Arith == ArithFused
 	g.maxLen = g.configs[len(g.configs)-1].maxLen()
-	g.cpu = NewCPU(CPUOptions{Threads: opt.Threads, Kernel: opt.Kernel})
+	g.cpu = NewCPU(CPUOptions{Threads: opt.Threads, Kernel: opt.Kernel, Arith: opt.Arith})
 	if g.cpu.err != nil {
 		return nil, g.cpu.err
 	}
@@ -266,7 +271,7 @@ func (g *GPU) Name() string {
 	for i, d := range g.devs {
 		names[i] = d.rt.Name()
 	}
-	return "cuda [" + strings.Join(names, "; ") + "], kernels " + g.variant.name
+	return "cuda [" + strings.Join(names, "; ") + "], kernels " + g.variant.label()
 }
 
 // Stats returns the counters accumulated since the backend was created.

@@ -417,7 +417,7 @@ func (d *gpuDevice) doublePass(g *GPU, s *gpuSlot, redo []int, groups []Group, o
 	}
 	raw := cuda.View[float64](hb[offOut:])[:n]
 	scaled := 0
-	var sc scratch
+	sc := scratch{fused: g.variant.fused}
 	for i, k := range redo {
 		p := s.dest[k]
 		if v := raw[i]; v >= 0x1p-1022 {
@@ -432,7 +432,7 @@ func (d *gpuDevice) doublePass(g *GPU, s *gpuSlot, redo []int, groups []Group, o
 		pr.prepare(&grp.Reads[p.i/nh])
 		hap, _ := encodeBases(nil, grp.Haplotypes[p.i%nh])
 		sc.grow(len(hap) + 1)
-		out[p.g][p.i] = forwardScaled(pr.doubleRows(), hap, sc.m64, sc.x64, sc.y64)
+		out[p.g][p.i] = forwardScaled(pr.doubleRows(), hap, sc.fused, sc.m64, sc.x64, sc.y64)
 	}
 	return scaled, nil
 }

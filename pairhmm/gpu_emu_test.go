@@ -44,14 +44,14 @@ func buildEmulator(t *testing.T, v gpuVariant) string {
 		t.Skipf("no C++ compiler (%s): the emulated-kernel test needs one", cxx)
 	}
 	emuMu.Lock()
-	e := emulated[v.name]
+	e := emulated[v.label()]
 	if e == nil {
 		e = &emulator{}
-		emulated[v.name] = e
+		emulated[v.label()] = e
 	}
 	emuMu.Unlock()
 	e.once.Do(func() {
-		dir, err := os.MkdirTemp("", "pairhmm-emu-"+v.name)
+		dir, err := os.MkdirTemp("", "pairhmm-emu-"+v.label())
 		if err != nil {
 			e.err = err
 			return
@@ -95,9 +95,9 @@ func buildEmulator(t *testing.T, v gpuVariant) string {
 		out, err := exec.Command(cxx, "-std=c++17", "-O1", "-Wall", "-Wno-unused-function", "-Wno-unknown-pragmas", "-o", e.path,
 			filepath.Join(dir, "emu_main.cpp")).CombinedOutput()
 		if err != nil {
-			e.err = fmt.Errorf("compiling pairhmm.cu (variant %s) as C++: %v\n%s", v.name, err, out)
+			e.err = fmt.Errorf("compiling pairhmm.cu (variant %s) as C++: %v\n%s", v.label(), err, out)
 		} else if len(bytes.TrimSpace(out)) > 0 {
-			e.err = fmt.Errorf("warnings compiling pairhmm.cu (variant %s) as C++:\n%s", v.name, out)
+			e.err = fmt.Errorf("warnings compiling pairhmm.cu (variant %s) as C++:\n%s", v.label(), out)
 		}
 	})
 	if e.err != nil {
@@ -110,8 +110,10 @@ func buildEmulator(t *testing.T, v gpuVariant) string {
 // variant v.
 func emulatedLaunch(emu string, v gpuVariant) func(f fakeFunc, grid, block int, args []any) error {
 	return func(f fakeFunc, grid, block int, args []any) error {
-		if f.variant != v {
-			return fmt.Errorf("kernel of variant %s launched on the emulator of %s", f.variant.name, v.name)
+		// The module's options say how it was compiled: as v compiles
+		// this configuration (forConfig).
+		if w := v.forConfig(f.cfg); f.variant.vec != w.vec || f.variant.unroll != w.unroll || f.variant.fused != w.fused {
+			return fmt.Errorf("%s kernel of variant %s launched on the emulator of %s", f.cfg, f.variant.label(), v.label())
 		}
 		var in bytes.Buffer
 		put := func(v any) { binary.Write(&in, binary.LittleEndian, v) }
@@ -156,10 +158,13 @@ func emulatedLaunch(emu string, v gpuVariant) func(f fakeFunc, grid, block int, 
 // TestCUDASourceEmulated compiles pairhmm.cu with the C++ compiler and
 // runs its kernels through the whole backend: reads filling every bin
 // exactly, one base short, one base past the previous bin, and short;
-// unrelated pairs for the double kernels. Every raw sum must be the CPU's.
+// unrelated pairs for the double kernels. Every raw sum must be the CPU's,
+// in both arithmetics (the fused one against the portable fused kernel).
 func TestCUDASourceEmulated(t *testing.T) {
 	for _, v := range gpuVariants {
 		t.Run(v.name, func(t *testing.T) { testCUDASourceEmulated(t, v) })
+		v.fused = true
+		t.Run(v.label(), func(t *testing.T) { testCUDASourceEmulated(t, v) })
 	}
 }
 
@@ -178,12 +183,16 @@ func testCUDASourceEmulated(t *testing.T, v gpuVariant) {
 		groups = append(groups, Group{Reads: reads, Haplotypes: haps})
 		prev = c.maxLen()
 	}
-	want, err := ComputeGroups(groups, Options{})
+	arith := ArithGKL
+	if v.fused {
+		arith = ArithFused
+	}
+	want, err := ComputeGroups(groups, Options{Backend: NewCPU(CPUOptions{Arith: arith})})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rt := &fakeRuntime{exec: emulatedLaunch(emu, v)}
-	gpu, err := newGPU([]gpuRuntime{rt}, GPUOptions{Variant: v.name})
+	gpu, err := newGPU([]gpuRuntime{rt}, GPUOptions{Variant: v.name, Arith: arith})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -95,6 +95,9 @@ func (f *fakeRuntime) Build(name, src string, opts []string) (gpuModule, error) 
 		fmt.Sscanf(o, "-DPH_ROWS=%d", &m.cfg.rows)
 		fmt.Sscanf(o, "-DPH_VEC=%d", &vec)
 		fmt.Sscanf(o, "-DPH_UNROLL=%d", &m.variant.unroll)
+		if o == "-DPH_FUSED=1" {
+			m.variant.fused = true
+		}
 	}
 	m.variant.vec = vec == 1
 	for _, v := range gpuVariants {
@@ -235,12 +238,12 @@ func fakeKernel(f fakeFunc, grid, block int, args []any) error {
 		padded := mem(aHap)[ho-hapPad : ho+hn+hapPad]
 		if f.double {
 			ph2pr, mm := fakeTable[float64](mem(aTaskHap+2)), fakeTable[float64](mem(aTaskHap+3))
-			v := simulateGroupKernel(fakeRows(q, ph2pr, mm), padded, hapPad, hn, args[aTaskHap+4].(float64), f.cfg.group, f.cfg.rows)
+			v := simulateGroupKernel(fakeRows(q, ph2pr, mm), padded, hapPad, hn, args[aTaskHap+4].(float64), f.cfg.group, f.cfg.rows, f.variant.fused)
 			binary.LittleEndian.PutUint64(mem(aTaskHap + 5)[8*t:], math.Float64bits(v))
 			continue
 		}
 		ph2pr, mm := fakeTable[float32](mem(aTaskHap+2)), fakeTable[float32](mem(aTaskHap+3))
-		v := simulateGroupKernel(fakeRows(q, ph2pr, mm), padded, hapPad, hn, args[aTaskHap+4].(float32), f.cfg.group, f.cfg.rows)
+		v := simulateGroupKernel(fakeRows(q, ph2pr, mm), padded, hapPad, hn, args[aTaskHap+4].(float32), f.cfg.group, f.cfg.rows, f.variant.fused)
 		binary.LittleEndian.PutUint32(mem(aTaskHap + 5)[4*t:], math.Float32bits(v))
 	}
 	return nil
@@ -462,9 +465,32 @@ func checkKernelOptions(t *testing.T, c gpuConfig, v gpuVariant) {
 			if w := c.warps(size, v); w*5*rows*32*size > staticSharedLimit {
 				t.Errorf("%s %s: %d warps of %d-byte tables exceed 48 KiB", c, v.name, w, size)
 			}
-			if rows < c.rows || (v.vec && rows*size%16 != 0) {
+			if rows < c.rows || (v.forConfig(c).vec && rows*size%16 != 0) {
 				t.Errorf("%s %s: %d table rows of %d bytes", c, v.name, rows, size)
 			}
+		}
+	}
+}
+
+// TestTunedVariantBins: the tuned variant compiles its rows bins as the
+// rows variant and every other bin as vec2, block sizes included.
+func TestTunedVariantBins(t *testing.T) {
+	tuned, err := lookupVariant("tuned")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := lookupVariant("rows")
+	vec2, _ := lookupVariant("vec2")
+	for _, c := range gpuConfigs {
+		want := vec2
+		if c == (gpuConfig{8, 19}) {
+			want = rows
+		}
+		if got, exp := kernelOptions(c, tuned), kernelOptions(c, want); strings.Join(got, " ") != strings.Join(exp, " ") {
+			t.Errorf("%s: tuned compiles with %v, want %v (%s)", c, got, exp, want.name)
+		}
+		if c.warps(4, tuned) != c.warps(4, want) || c.warps(8, tuned) != c.warps(8, want) {
+			t.Errorf("%s: tuned's warps per block differ from %s's", c, want.name)
 		}
 	}
 }

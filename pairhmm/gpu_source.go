@@ -34,19 +34,50 @@ type gpuVariant struct {
 	name   string
 	vec    bool // 16-byte emission-table loads
 	unroll int  // wavefront loop unrolled 1 or 2 times
+	// rowsBins lists configurations (as "8x19,32x19") compiled as the
+	// rows variant (vec false, unroll 1) instead: forConfig.
+	rowsBins string
+	// fused compiles the fused arithmetic (PH_FUSED=1, ArithFused): unlike
+	// the fields above it changes the results. GPUOptions.Arith sets it.
+	fused bool
+}
+
+// label names the variant with its arithmetic, e.g. "vec2+fused".
+func (v gpuVariant) label() string {
+	if v.fused {
+		return v.name + "+fused"
+	}
+	return v.name
+}
+
+// forConfig is the variant configuration c is compiled with.
+func (v gpuVariant) forConfig(c gpuConfig) gpuVariant {
+	if v.rowsBins != "" && strings.Contains(","+v.rowsBins+",", ","+c.String()+",") {
+		v.vec, v.unroll = false, 1
+	}
+	return v
 }
 
 // gpuVariants: "rows" is the first design (one shared-memory load per
-// cell), kept to measure against.
+// cell), kept to measure against. "tuned" is vec2 with the 152-base bin
+// (8x19: 150/151-base reads) compiled as rows, which was faster there on
+// an H100 in two runs (docs/BENCHMARKS.md: 150x300 batches, rows 1.705 /
+// 1.680 TCUPS against vec2's 1.400 / 1.394, and 2.180 against 1.722 in the
+// fused arithmetic); why is not known (the 8x19 bin pads its table to 20
+// rows and fits 3 warps a block instead of 4, but so do others that are
+// faster as vec2).
 var gpuVariants = []gpuVariant{
 	{name: "rows", unroll: 1},
 	{name: "vec", vec: true, unroll: 1},
 	{name: "vec2", vec: true, unroll: 2},
+	{name: "tuned", vec: true, unroll: 2, rowsBins: "8x19"},
 }
 
 // defaultVariant is the variant used unless HMMGO_PAIRHMM_KERNEL or
-// GPUOptions say otherwise.
-const defaultVariant = "vec2"
+// GPUOptions say otherwise: "tuned" matched vec2 on 100x300 and 250x500
+// batches and beat it by 21% (GKL's arithmetic) and 27% (fused) on 150x300
+// (H100, 2026-11-27T20:01Z, docs/BENCHMARKS.md).
+const defaultVariant = "tuned"
 
 // lookupVariant returns the variant called name ("" means the default).
 func lookupVariant(name string) (gpuVariant, error) {
@@ -67,7 +98,7 @@ func lookupVariant(name string) (gpuVariant, error) {
 // code: the configuration's rows, padded for 16-byte loads (values of
 // elemBytes bytes) in the vec variants.
 func (c gpuConfig) tableRows(elemBytes int, v gpuVariant) int {
-	if !v.vec {
+	if !v.forConfig(c).vec {
 		return c.rows
 	}
 	w := 16 / elemBytes
@@ -107,19 +138,24 @@ var gpuConfigs = []gpuConfig{
 // pass flushes subnormals as the CPU's does (forwardFloat), so every
 // setting is spelled out rather than left to defaults.
 func kernelOptions(c gpuConfig, v gpuVariant) []string {
+	v = v.forConfig(c)
 	vec := 0
 	if v.vec {
 		vec = 1
 	}
-	return []string{
-		"-DPH_GROUP=" + strconv.Itoa(c.group),
-		"-DPH_ROWS=" + strconv.Itoa(c.rows),
-		"-DPH_WARPS_F=" + strconv.Itoa(c.warps(4, v)),
-		"-DPH_WARPS_D=" + strconv.Itoa(c.warps(8, v)),
-		"-DPH_VEC=" + strconv.Itoa(vec),
-		"-DPH_UNROLL=" + strconv.Itoa(v.unroll),
-		"--fmad=false", "--ftz=true", "--prec-div=true", "--prec-sqrt=true",
+	var fused []string
+	if v.fused { // the default's options stay as they were (NVRTC cache keys)
+		fused = []string{"-DPH_FUSED=1"}
 	}
+	return append(fused,
+		"-DPH_GROUP="+strconv.Itoa(c.group),
+		"-DPH_ROWS="+strconv.Itoa(c.rows),
+		"-DPH_WARPS_F="+strconv.Itoa(c.warps(4, v)),
+		"-DPH_WARPS_D="+strconv.Itoa(c.warps(8, v)),
+		"-DPH_VEC="+strconv.Itoa(vec),
+		"-DPH_UNROLL="+strconv.Itoa(v.unroll),
+		"--fmad=false", "--ftz=true", "--prec-div=true", "--prec-sqrt=true",
+	)
 }
 
 // unsafeKernelOption reports an option that would break exactness.

@@ -51,9 +51,10 @@ func realGPU(t testing.TB) *GPU {
 	return gpuFirst
 }
 
+// compareWithCPU: the CPU runs in the GPU backend's arithmetic.
 func compareWithCPU(t *testing.T, what string, g *GPU, groups []Group) GPUStats {
 	t.Helper()
-	want, err := ComputeGroups(groups, Options{})
+	want, err := ComputeGroups(groups, Options{Backend: NewCPU(CPUOptions{Arith: g.opt.Arith})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,6 +155,43 @@ func TestGPUAllDevices(t *testing.T) {
 	}
 	defer g.Close()
 	compareWithCPU(t, fmt.Sprintf("%d GPUs", len(devs)), g, syntheticGPUGroups())
+}
+
+// TestGPUFused: the fused arithmetic (PH_FUSED=1) in every kernel
+// variant against the CPU's portable fused kernel, bit for bit, on the
+// synthetic set (every bin, both precisions, the rescaled pass) and the
+// shared sets.
+func TestGPUFused(t *testing.T) {
+	devs := usableGPUs(t)
+	groups := syntheticGPUGroups()
+	for _, ds := range datasets {
+		groups = append(groups, loadGroups(t, testutil.SharedData(t, ds.input))...)
+	}
+	for _, v := range gpuVariants {
+		g, err := NewGPU(devs[:1], GPUOptions{Variant: v.name, Arith: ArithFused})
+		if err != nil {
+			t.Fatalf("variant %s: %v", v.name, err)
+		}
+		st := compareWithCPU(t, "fused "+v.name, g, groups)
+		if st.DoublePairs == 0 || st.ScaledPairs == 0 || st.CPUPairs == 0 {
+			t.Errorf("a path was not exercised: %+v", st)
+		}
+		g.Close()
+	}
+}
+
+// TestFusedOnFake runs TestGPUFused's synthetic part through the fake
+// device (the simulated kernel schedule), before any GPU time.
+func TestFusedOnFake(t *testing.T) {
+	g, err := newGPU([]gpuRuntime{&fakeRuntime{}}, GPUOptions{ChunkPairs: 97, ChunkBytes: 20000, Arith: ArithFused})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	st := compareWithCPU(t, "fused on the fake device", g, syntheticGPUGroups())
+	if st.DoublePairs == 0 || st.ScaledPairs == 0 || st.CPUPairs == 0 {
+		t.Errorf("a path was not exercised: %+v", st)
+	}
 }
 
 // TestSyntheticGPUSetOnFake runs the GPU tests' synthetic set through the

@@ -1,6 +1,7 @@
 package pairhmm
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -19,8 +20,9 @@ import (
 // derives them identically from the same tables.
 //
 // paddedHap holds the haplotype codes at [pad, pad+H), with valid codes
-// (0..4) for pad >= group positions before and after.
-func simulateGroupKernel[T float32 | float64](rows []row[T], paddedHap []uint8, pad, H int, initial T, group, perLane int) T {
+// (0..4) for pad >= group positions before and after. fused selects the
+// cell of PH_FUSED=1 (the fused arithmetic).
+func simulateGroupKernel[T float32 | float64](rows []row[T], paddedHap []uint8, pad, H int, initial T, group, perLane int, fused bool) T {
 	R := len(rows)
 	if R > group*perLane || pad < group {
 		panic("read too long for the configuration, or haplotype padding too short")
@@ -75,9 +77,16 @@ func simulateGroupKernel[T float32 | float64](rows []row[T], paddedHap []uint8, 
 			for r := 0; r < perLane; r++ {
 				oM, oX, oY := s.M[r], s.X[r], s.Y[r]
 				e := s.emis[s.code][r]
-				nM := simMul(T(simMul(qM, s.mm[r])+simMul(qX, s.gapm[r]))+simMul(qY, s.gapm[r]), e)
-				nX := simMul(pM, s.mx[r]) + simMul(pX, s.gcp[r])
-				nY := simMul(oM, s.my[r]) + simMul(oY, s.gcp[r])
+				var nM, nX, nY T
+				if fused {
+					nM = simMul(simFMA(qX+qY, s.gapm[r], simMul(qM, s.mm[r])), e)
+					nX = simFMA(pM, s.mx[r], simMul(pX, s.gcp[r]))
+					nY = simFMA(oM, s.my[r], simMul(oY, s.gcp[r]))
+				} else {
+					nM = simMul(T(simMul(qM, s.mm[r])+simMul(qX, s.gapm[r]))+simMul(qY, s.gapm[r]), e)
+					nX = simMul(pM, s.mx[r]) + simMul(pX, s.gcp[r])
+					nY = simMul(oM, s.my[r]) + simMul(oY, s.gcp[r])
+				}
 				s.M[r], s.X[r], s.Y[r] = nM, nX, nY
 				pM, pX = nM, nX
 				qM, qX, qY = oM, oX, oY
@@ -108,6 +117,15 @@ func simMul[T float32 | float64](a, b T) T {
 	return a * b
 }
 
+// simFMA is a fused multiply-add of the kernel (__fmaf_rn with --ftz=true,
+// or __fma_rn).
+func simFMA[T float32 | float64](a, b, c T) T {
+	if f, ok := any(a).(float32); ok {
+		return T(fma32(f, float32(b), float32(c)))
+	}
+	return T(math.FMA(float64(a), float64(b), float64(c)))
+}
+
 // padHap returns codes with pad N codes on each side.
 func padHap(codes []uint8, pad int) []uint8 {
 	p := make([]uint8, 0, len(codes)+2*pad)
@@ -123,31 +141,37 @@ func padHap(codes []uint8, pad int) []uint8 {
 
 // TestGPUScheduleMatchesCPU runs the simulated kernel schedule for every
 // configuration on reads that fill it exactly, partly, or only one
-// thread, in both precisions.
+// thread, in both precisions and both arithmetics.
 func TestGPUScheduleMatchesCPU(t *testing.T) {
-	rng := rand.New(rand.NewPCG(4, 4))
-	var s scratch
-	for _, cfg := range gpuConfigs {
-		for trial := 0; trial < 5; trial++ {
-			maxLen := cfg.maxLen()
-			n := []int{maxLen, 1 + rng.IntN(maxLen), 1 + rng.IntN(cfg.rows), maxLen - 1, 1}[trial]
-			n = max(n, 1)
-			hap := synthHap(rng, 1+rng.IntN(300))
-			r := synthRead(rng, hap, n, 5, 40, trial != 3)
-			var p preparedRead
-			p.prepare(&r)
-			codes, _ := encodeBases(nil, hap)
-			s.grow(len(codes) + 1)
-			padded := padHap(codes, hapPad)
-			want := forwardFloat(p.rows32, codes, initial32, s.m32, s.x32, s.y32)
-			got := simulateGroupKernel(p.rows32, padded, hapPad, len(codes), initial32, cfg.group, cfg.rows)
-			if got != want {
-				t.Errorf("%s, read %d, hap %d: float kernel schedule %x, CPU %x", cfg, n, len(hap), got, want)
-			}
-			want64 := forward(p.doubleRows(), codes, initial64, s.m64, s.x64, s.y64)
-			got64 := simulateGroupKernel(p.doubleRows(), padded, hapPad, len(codes), initial64, cfg.group, cfg.rows)
-			if got64 != want64 {
-				t.Errorf("%s, read %d, hap %d: double kernel schedule %x, CPU %x", cfg, n, len(hap), got64, want64)
+	for _, fused := range []bool{false, true} {
+		rng := rand.New(rand.NewPCG(4, 4))
+		var s scratch
+		fwd32, fwd64 := forwardFloat, forward
+		if fused {
+			fwd32, fwd64 = forwardFloatFused, forwardFused
+		}
+		for _, cfg := range gpuConfigs {
+			for trial := 0; trial < 5; trial++ {
+				maxLen := cfg.maxLen()
+				n := []int{maxLen, 1 + rng.IntN(maxLen), 1 + rng.IntN(cfg.rows), maxLen - 1, 1}[trial]
+				n = max(n, 1)
+				hap := synthHap(rng, 1+rng.IntN(300))
+				r := synthRead(rng, hap, n, 5, 40, trial != 3)
+				var p preparedRead
+				p.prepare(&r)
+				codes, _ := encodeBases(nil, hap)
+				s.grow(len(codes) + 1)
+				padded := padHap(codes, hapPad)
+				want := fwd32(p.rows32, codes, initial32, s.m32, s.x32, s.y32)
+				got := simulateGroupKernel(p.rows32, padded, hapPad, len(codes), initial32, cfg.group, cfg.rows, fused)
+				if got != want {
+					t.Errorf("fused %v, %s, read %d, hap %d: float kernel schedule %x, CPU %x", fused, cfg, n, len(hap), got, want)
+				}
+				want64 := fwd64(p.doubleRows(), codes, initial64, s.m64, s.x64, s.y64)
+				got64 := simulateGroupKernel(p.doubleRows(), padded, hapPad, len(codes), initial64, cfg.group, cfg.rows, fused)
+				if got64 != want64 {
+					t.Errorf("fused %v, %s, read %d, hap %d: double kernel schedule %x, CPU %x", fused, cfg, n, len(hap), got64, want64)
+				}
 			}
 		}
 	}

@@ -89,6 +89,7 @@ type laneKernel struct {
 	// strip is how many rows a SIMD kernel keeps in registers per sweep
 	// along the haplotype; maxStrip the most its assembly handles.
 	strip, maxStrip int
+	fused           bool // computes the fused arithmetic (ArithFused)
 	run             func(k *laneKernel, b *laneBatch, hap []uint8, out []float32)
 }
 

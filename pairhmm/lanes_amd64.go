@@ -14,6 +14,13 @@ var simdLaneKernels = []simdLaneKernel{
 	{simd.AVX512, laneKernel{name: "avx512", width: 16, strip: 4, maxStrip: 8, run: stripRunner(stripPassAVX512, sumRowAVX512)}},
 }
 
+// simdFusedLaneKernels compute the fused arithmetic (ArithFused): AVX2
+// only so far (the generator can write the AVX-512 one, but it has not
+// been run on a CPU with AVX-512).
+var simdFusedLaneKernels = []simdLaneKernel{
+	{simd.AVX2, laneKernel{name: "avx2", width: 8, strip: 3, maxStrip: 3, fused: true, run: stripRunner(stripPassFusedAVX2, sumRowAVX2)}},
+}
+
 type (
 	stripFunc func(lanes *float32, rows int, hap *uint8, h int, src, dst *float32)
 	sumFunc   func(m, x *float32, h int, out *float32)

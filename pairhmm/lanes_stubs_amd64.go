@@ -22,5 +22,10 @@ func stripPassAVX512(lanes *float32, rows int, hap *uint8, h int, src *float32, 
 //go:noescape
 func sumRowAVX512(m *float32, x *float32, h int, out *float32)
 
+// stripPassFusedAVX2 computes rows (1..3) DP rows of 8 reads, one per float lane, in one sweep over hap[0:h]: src holds the row above, dst receives the last row.
+//
+//go:noescape
+func stripPassFusedAVX2(lanes *float32, rows int, hap *uint8, h int, src *float32, dst *float32)
+
 // getMXCSR returns the SSE control and status register.
 func getMXCSR() uint32

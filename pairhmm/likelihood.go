@@ -27,6 +27,7 @@ func (p *preparedRead) doubleRows() []row[float64] {
 
 // scratch is the per-worker memory of the CPU kernels.
 type scratch struct {
+	fused         bool // the double passes use the fused arithmetic
 	m32, x32, y32 []float32
 	m64, x64, y64 []float64
 }
@@ -56,9 +57,14 @@ func (s *scratch) finish(raw float32, p *preparedRead, hap []uint8) float64 {
 	}
 	s.grow(len(hap) + 1)
 	rows := p.doubleRows()
-	raw64 := forward(rows, hap, initial64, s.m64, s.x64, s.y64)
+	var raw64 float64
+	if s.fused {
+		raw64 = forwardFused(rows, hap, initial64, s.m64, s.x64, s.y64)
+	} else {
+		raw64 = forward(rows, hap, initial64, s.m64, s.x64, s.y64)
+	}
 	if raw64 >= 0x1p-1022 {
 		return math.Log10(raw64) - log10Initial64
 	}
-	return forwardScaled(rows, hap, s.m64, s.x64, s.y64)
+	return forwardScaled(rows, hap, s.fused, s.m64, s.x64, s.y64)
 }

@@ -64,6 +64,9 @@
 #ifndef PH_UNROLL
 #define PH_UNROLL 1
 #endif
+#ifndef PH_FUSED
+#define PH_FUSED 0
+#endif
 
 #define PH_CODE_N 4
 
@@ -100,6 +103,8 @@ __device__ __forceinline__ float ph_div(float a, float b) { return __fdiv_rn(a, 
 __device__ __forceinline__ double ph_mul(double a, double b) { return __dmul_rn(a, b); }
 __device__ __forceinline__ double ph_add(double a, double b) { return __dadd_rn(a, b); }
 __device__ __forceinline__ double ph_div(double a, double b) { return __ddiv_rn(a, b); }
+__device__ __forceinline__ float ph_fma(float a, float b, float c) { return __fmaf_rn(a, b, c); }
+__device__ __forceinline__ double ph_fma(double a, double b, double c) { return __fma_rn(a, b, c); }
 
 // Per-pair inputs, shared by both precisions. Reads are concatenated
 // (bases as codes 0..4 and four quality arrays with the same offsets);
@@ -226,9 +231,15 @@ __device__ __forceinline__ void ph_forward(const PairInputs& in, const T* __rest
 #endif
 			}
 			const T oM = M[r], oX = X[r], oY = Y[r]; // this row, previous column
+#if PH_FUSED
+			const T nM = ph_mul(ph_fma(ph_add(qX, qY), gapm[r], ph_mul(qM, mm[r])), ev[r % W]);
+			const T nX = ph_fma(pM, mx[r], ph_mul(pX, gcp[r]));
+			const T nY = ph_fma(oM, my[r], ph_mul(oY, gcp[r]));
+#else
 			const T nM = ph_mul(ph_add(ph_add(ph_mul(qM, mm[r]), ph_mul(qX, gapm[r])), ph_mul(qY, gapm[r])), ev[r % W]);
 			const T nX = ph_add(ph_mul(pM, mx[r]), ph_mul(pX, gcp[r]));
 			const T nY = ph_add(ph_mul(oM, my[r]), ph_mul(oY, gcp[r]));
+#endif
 			M[r] = nM; X[r] = nX; Y[r] = nY;
 			pM = nM; pX = nX;
 			qM = oM; qX = oX; qY = oY;

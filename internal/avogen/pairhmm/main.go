@@ -37,9 +37,13 @@ func maxStrip(s *vec.ISA) int { return (s.Regs - 7) / 3 }
 
 func main() {
 	for _, s := range []*vec.ISA{vec.AVX2, vec.AVX512} {
-		stripPass(s)
+		stripPass(s, false)
 		sumRow(s)
 	}
+	// The fused arithmetic (pairhmm.ArithFused), AVX2 only so far: the
+	// AVX-512 build would be the same code, but has not been run on a CPU
+	// that has AVX-512.
+	stripPass(vec.AVX2, true)
 	mxcsr()
 	Generate()
 }
@@ -55,8 +59,16 @@ func main() {
 // So the DP rows go through memory once per strip rather than once per
 // row, and the strip's deletion chains (Y from the left, the one serial
 // dependency along a row) are independent and overlap.
-func stripPass(s *vec.ISA) {
+//
+// fused selects pairhmm's fused arithmetic (fused.go defines it):
+// M = fma(dX + dY, gapm, dM*mm) * prior, X = fma(uM, mx, uX*gcp),
+// Y = fma(lM, my, lY*gcp), VFMADD231PS rounding once, flushed by FTZ as
+// the products are.
+func stripPass(s *vec.ISA, fused bool) {
 	name := "stripPass" + s.Name
+	if fused {
+		name = "stripPassFused" + s.Name
+	}
 	TEXT(name, NOSPLIT, "func(lanes *float32, rows int, hap *uint8, h int, src, dst *float32)")
 	Pragma("noescape")
 	Doc(fmt.Sprintf("%s computes rows (1..%d) DP rows of %d reads, one per float lane, in one sweep over hap[0:h]: src holds the row above, dst receives the last row.", name, maxStrip(s), s.Bytes/4))
@@ -68,7 +80,7 @@ func stripPass(s *vec.ISA) {
 			CMPQ(rows, U8(k))
 			JNE(LabelRef(s.Label("strip%d_not", k)))
 		}
-		strip(s, k, lanes, slot)
+		strip(s, k, lanes, slot, fused)
 		if k > 1 {
 			Label(s.Label("strip%d_not", k))
 		}
@@ -85,7 +97,7 @@ func stripPass(s *vec.ISA) {
 // next column then finds P[r] in triple base+k+r: the assignment turns by
 // k each column, and the loop is unrolled until it comes round. Row 0's
 // diagonal and above come from src directly.
-func strip(s *vec.ISA, k int, lanes reg.Register, mxcsr Mem) {
+func strip(s *vec.ISA, k int, lanes reg.Register, mxcsr Mem, fused bool) {
 	vb := s.Bytes
 	hp := Load(Param("hap"), GP64())
 	cnt := Load(Param("h"), GP64())
@@ -140,48 +152,79 @@ func strip(s *vec.ISA, k int, lanes reg.Register, mxcsr Mem) {
 				o = triple(base + r - 2)
 			}
 			left := triple(base + r)
-			// M = ((dM*mm + dX*gapm) + dY*gapm) * prior
-			if r == 0 {
-				s.MovPS(prev(0), tmp)
-				s.MulPS(tmp, field(r, fMM), o[0])
-				s.MovPS(prev(1), tmp)
-				s.MulPS(tmp, field(r, fGapM), tmp)
-				s.AddPS(o[0], tmp, o[0])
-				s.MovPS(prev(2), tmp)
-				s.MulPS(tmp, field(r, fGapM), tmp)
-				s.AddPS(o[0], tmp, o[0])
-			} else {
-				diag := triple(base + r - 1)
-				s.MulPS(diag[0], field(r, fMM), o[0])
-				s.MulPS(diag[1], field(r, fGapM), tmp)
-				s.AddPS(o[0], tmp, o[0])
-				s.MulPS(diag[2], field(r, fGapM), tmp)
-				s.AddPS(o[0], tmp, o[0])
+			var up [3]reg.VecPhysical // the row above, this column (r >= 1)
+			switch r {
+			case 0:
+			case 1:
+				up = triple(base + k)
+			case 2:
+				up = triple(base + k + 1)
+			default:
+				up = triple(base + r - 3)
 			}
-			s.MulPS(o[0], Mem{Base: lanes, Index: code, Scale: 1, Disp: (r*rowVectors + fEmis) * vb}, o[0])
-			// X = uM*mx + uX*gcp
-			if r == 0 {
-				s.MovPS(cur(0), tmp)
-				s.MulPS(tmp, field(r, fMX), o[1])
-				s.MovPS(cur(1), tmp)
-				s.MulPS(tmp, field(r, fGCP), tmp)
-			} else {
-				var up [3]reg.VecPhysical
-				if r == 1 {
-					up = triple(base + k)
-				} else if r == 2 {
-					up = triple(base + k + 1)
+			if fused {
+				// M = fma(dX + dY, gapm, dM*mm) * prior
+				if r == 0 {
+					s.MovPS(prev(0), tmp)
+					s.MulPS(tmp, field(r, fMM), o[0])
+					s.MovPS(prev(1), tmp)
+					s.AddPS(tmp, prev(2), tmp)
 				} else {
-					up = triple(base + r - 3)
+					diag := triple(base + r - 1)
+					s.MulPS(diag[0], field(r, fMM), o[0])
+					s.AddPS(diag[1], diag[2], tmp)
 				}
-				s.MulPS(up[0], field(r, fMX), o[1])
-				s.MulPS(up[1], field(r, fGCP), tmp)
+				VFMADD231PS(field(r, fGapM), tmp, o[0])
+				s.MulPS(o[0], Mem{Base: lanes, Index: code, Scale: 1, Disp: (r*rowVectors + fEmis) * vb}, o[0])
+				// X = fma(uM, mx, uX*gcp)
+				if r == 0 {
+					s.MovPS(cur(1), tmp)
+					s.MulPS(tmp, field(r, fGCP), o[1])
+					s.MovPS(cur(0), tmp)
+					VFMADD231PS(field(r, fMX), tmp, o[1])
+				} else {
+					s.MulPS(up[1], field(r, fGCP), o[1])
+					VFMADD231PS(field(r, fMX), up[0], o[1])
+				}
+				// Y = fma(lM, my, lY*gcp)
+				s.MulPS(left[2], field(r, fGCP), o[2])
+				VFMADD231PS(field(r, fMY), left[0], o[2])
+			} else {
+				// M = ((dM*mm + dX*gapm) + dY*gapm) * prior
+				if r == 0 {
+					s.MovPS(prev(0), tmp)
+					s.MulPS(tmp, field(r, fMM), o[0])
+					s.MovPS(prev(1), tmp)
+					s.MulPS(tmp, field(r, fGapM), tmp)
+					s.AddPS(o[0], tmp, o[0])
+					s.MovPS(prev(2), tmp)
+					s.MulPS(tmp, field(r, fGapM), tmp)
+					s.AddPS(o[0], tmp, o[0])
+				} else {
+					diag := triple(base + r - 1)
+					s.MulPS(diag[0], field(r, fMM), o[0])
+					s.MulPS(diag[1], field(r, fGapM), tmp)
+					s.AddPS(o[0], tmp, o[0])
+					s.MulPS(diag[2], field(r, fGapM), tmp)
+					s.AddPS(o[0], tmp, o[0])
+				}
+				s.MulPS(o[0], Mem{Base: lanes, Index: code, Scale: 1, Disp: (r*rowVectors + fEmis) * vb}, o[0])
+				// X = uM*mx + uX*gcp
+				if r == 0 {
+					s.MovPS(cur(0), tmp)
+					s.MulPS(tmp, field(r, fMX), o[1])
+					s.MovPS(cur(1), tmp)
+					s.MulPS(tmp, field(r, fGCP), tmp)
+				} else {
+					s.MulPS(up[0], field(r, fMX), o[1])
+					s.MulPS(up[1], field(r, fGCP), tmp)
+				}
+				s.AddPS(o[1], tmp, o[1])
+				// Y = lM*my + lY*gcp
+				s.MulPS(left[0], field(r, fMY), o[2])
+				s.MulPS(left[2], field(r, fGCP), tmp)
+				s.AddPS(o[2], tmp, o[2])
 			}
-			s.AddPS(o[1], tmp, o[1])
-			// Y = lM*my + lY*gcp
-			s.MulPS(left[0], field(r, fMY), o[2])
-			s.MulPS(left[2], field(r, fGCP), tmp)
-			s.AddPS(o[2], tmp, o[2])
 			if r == k-1 {
 				for i := range 3 {
 					s.MovPS(o[i], Mem{Base: out[i], Index: off, Scale: 1})
