@@ -35,7 +35,7 @@ type GPUOptions struct {
 	// PH_FUSED=1.
 	Arith Arith
 
-	configs []gpuConfig // length bins; nil means gpuConfigs (tests and benchmarks vary them)
+	configs []gpuConfig // length bins; nil means the variant's binTable (tests and benchmarks vary them)
 }
 
 // GPUStats counts what the backend did since it was created.
@@ -98,9 +98,6 @@ func newGPU(rts []gpuRuntime, opt GPUOptions) (*GPU, error) {
 		opt.ChunkBytes = 64 << 20
 	}
 	g := &GPU{opt: opt, configs: opt.configs, threads: defaultThreads(opt.Threads)}
-	if g.configs == nil {
-		g.configs = gpuConfigs
-	}
 	name := opt.Variant
 	if name == "" {
 		name = os.Getenv("HMMGO_PAIRHMM_KERNEL")
@@ -110,6 +107,9 @@ func newGPU(rts []gpuRuntime, opt GPUOptions) (*GPU, error) {
 		return nil, err
 	}
 	g.variant.fused = opt.Arith == ArithFused
+	if g.configs == nil {
+		g.configs = g.variant.binTable()
+	}
 	g.maxLen = g.configs[len(g.configs)-1].maxLen()
 	g.cpu = NewCPU(CPUOptions{Threads: opt.Threads, Kernel: opt.Kernel, Arith: opt.Arith})
 	if g.cpu.err != nil {

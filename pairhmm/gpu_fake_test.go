@@ -76,8 +76,24 @@ func (f *fakeRuntime) AllocHost(n int) (hostMemory, error) {
 }
 
 type fakeModule struct {
-	cfg     gpuConfig
-	variant gpuVariant
+	cfg            gpuConfig
+	variant        gpuVariant
+	warpsF, warpsD int // warps per block the kernels are compiled for
+}
+
+// allGPUConfigs is every configuration some variant's bin table has.
+func allGPUConfigs() []gpuConfig {
+	var all []gpuConfig
+	seen := map[gpuConfig]bool{}
+	for _, v := range gpuVariants {
+		for _, c := range v.binTable() {
+			if !seen[c] {
+				seen[c] = true
+				all = append(all, c)
+			}
+		}
+	}
+	return all
 }
 
 type fakeFunc struct {
@@ -95,6 +111,8 @@ func (f *fakeRuntime) Build(name, src string, opts []string) (gpuModule, error) 
 		fmt.Sscanf(o, "-DPH_ROWS=%d", &m.cfg.rows)
 		fmt.Sscanf(o, "-DPH_VEC=%d", &vec)
 		fmt.Sscanf(o, "-DPH_UNROLL=%d", &m.variant.unroll)
+		fmt.Sscanf(o, "-DPH_WARPS_F=%d", &m.warpsF)
+		fmt.Sscanf(o, "-DPH_WARPS_D=%d", &m.warpsD)
 		if o == "-DPH_FUSED=1" {
 			m.variant.fused = true
 		}
@@ -108,7 +126,7 @@ func (f *fakeRuntime) Build(name, src string, opts []string) (gpuModule, error) 
 	if m.variant.name == "" {
 		return nil, fmt.Errorf("fake: no variant for PH_VEC=%d PH_UNROLL=%d", vec, m.variant.unroll)
 	}
-	if !strings.Contains(src, "pairhmm_float") || m.cfg.group == 0 || m.cfg.rows == 0 {
+	if !strings.Contains(src, "pairhmm_float") || m.cfg.group == 0 || m.cfg.rows == 0 || m.warpsF == 0 || m.warpsD == 0 {
 		return nil, fmt.Errorf("fake: bad compile request %v", opts)
 	}
 	if bad := unsafeKernelOption(opts); bad != "" {
@@ -120,9 +138,9 @@ func (f *fakeRuntime) Build(name, src string, opts []string) (gpuModule, error) 
 func (m fakeModule) Function(name string) (gpuFunction, error) {
 	switch name {
 	case "pairhmm_float":
-		return fakeFunc{m.cfg, m.variant, false, 32 * m.cfg.warps(4, m.variant)}, nil
+		return fakeFunc{m.cfg, m.variant, false, 32 * m.warpsF}, nil
 	case "pairhmm_double":
-		return fakeFunc{m.cfg, m.variant, true, 32 * m.cfg.warps(8, m.variant)}, nil
+		return fakeFunc{m.cfg, m.variant, true, 32 * m.warpsD}, nil
 	}
 	return nil, fmt.Errorf("fake: no kernel %q", name)
 }
@@ -414,7 +432,7 @@ func TestGPUBackendReuse(t *testing.T) {
 }
 
 func TestKernelOptionsAreExact(t *testing.T) {
-	for _, c := range gpuConfigs {
+	for _, c := range allGPUConfigs() {
 		for _, v := range gpuVariants {
 			checkKernelOptions(t, c, v)
 		}
@@ -491,6 +509,43 @@ func TestTunedVariantBins(t *testing.T) {
 		}
 		if c.warps(4, tuned) != c.warps(4, want) || c.warps(8, tuned) != c.warps(8, want) {
 			t.Errorf("%s: tuned's warps per block differ from %s's", c, want.name)
+		}
+	}
+}
+
+// TestVariantBinTables: extraBins go before the bin that held their reads,
+// and maxWarps caps the blocks of its bins only.
+func TestVariantBinTables(t *testing.T) {
+	b25, err := lookupVariant("b25")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := b25.binTable()
+	if len(table) != len(gpuConfigs)+1 {
+		t.Fatalf("b25 has %d bins, want %d", len(table), len(gpuConfigs)+1)
+	}
+	for i := 1; i < len(table); i++ {
+		if table[i-1].maxLen() > table[i].maxLen() {
+			t.Errorf("bins out of order: %s before %s", table[i-1], table[i])
+		}
+	}
+	for n, want := range map[int]gpuConfig{100: {4, 25}, 97: {4, 25}, 101: {8, 13}, 104: {8, 13}, 96: {4, 25}, 80: {4, 20}} {
+		if got := table[gpuBin(table, n)]; got != want {
+			t.Errorf("b25: a read of %d bases goes to %s, want %s", n, got, want)
+		}
+	}
+	w2, _ := lookupVariant("tuned-w2")
+	w2.warpsBins = "16x16"
+	for _, c := range gpuConfigs {
+		want := min(2, c.warps(4, gpuVariant{vec: true, unroll: 2}))
+		if c != (gpuConfig{16, 16}) {
+			want = c.warps(4, gpuVariant{vec: true, unroll: 2, rowsBins: "8x19"})
+		}
+		if c == (gpuConfig{8, 19}) {
+			want = c.warps(4, gpuVariant{unroll: 1})
+		}
+		if got := c.warps(4, w2); got != want {
+			t.Errorf("%s: %d warps a block with maxWarps 2 on 16x16 only, want %d", c, got, want)
 		}
 	}
 }

@@ -33,10 +33,18 @@ const staticSharedLimit = 48 << 10
 type gpuVariant struct {
 	name   string
 	vec    bool // 16-byte emission-table loads
-	unroll int  // wavefront loop unrolled 1 or 2 times
+	unroll int  // wavefront loop unrolled 1, 2 or 4 times
 	// rowsBins lists configurations (as "8x19,32x19") compiled as the
 	// rows variant (vec false, unroll 1) instead: forConfig.
 	rowsBins string
+	// extraBins lists configurations added to the length bins (gpuConfigs)
+	// for this variant, e.g. "4x25": binTable.
+	extraBins string
+	// maxWarps caps the warps per block (0: four) of the configurations
+	// in warpsBins ("" means every one): smaller blocks waste fewer warp
+	// slots when registers, not shared memory, limit the blocks per SM.
+	maxWarps  int
+	warpsBins string
 	// fused compiles the fused arithmetic (PH_FUSED=1, ArithFused): unlike
 	// the fields above it changes the results. GPUOptions.Arith sets it.
 	fused bool
@@ -55,7 +63,32 @@ func (v gpuVariant) forConfig(c gpuConfig) gpuVariant {
 	if v.rowsBins != "" && strings.Contains(","+v.rowsBins+",", ","+c.String()+",") {
 		v.vec, v.unroll = false, 1
 	}
+	if v.warpsBins != "" && !strings.Contains(","+v.warpsBins+",", ","+c.String()+",") {
+		v.maxWarps = 0
+	}
 	return v
+}
+
+// binTable is the variant's length bins: gpuConfigs with extraBins, each
+// placed before the first configuration that holds as long a read (so a
+// read goes to the extra one when both hold it).
+func (v gpuVariant) binTable() []gpuConfig {
+	if v.extraBins == "" {
+		return gpuConfigs
+	}
+	table := append([]gpuConfig(nil), gpuConfigs...)
+	for _, s := range strings.Split(v.extraBins, ",") {
+		var c gpuConfig
+		if _, err := fmt.Sscanf(s, "%dx%d", &c.group, &c.rows); err != nil {
+			panic("pairhmm: bad extraBins " + v.extraBins)
+		}
+		i := 0
+		for i < len(table) && table[i].maxLen() < c.maxLen() {
+			i++
+		}
+		table = append(table[:i], append([]gpuConfig{c}, table[i:]...)...)
+	}
+	return table
 }
 
 // gpuVariants: "rows" is the first design (one shared-memory load per
@@ -71,6 +104,22 @@ var gpuVariants = []gpuVariant{
 	{name: "vec", vec: true, unroll: 1},
 	{name: "vec2", vec: true, unroll: 2},
 	{name: "tuned", vec: true, unroll: 2, rowsBins: "8x19"},
+	// Candidates for issue 6's 1.2x (fused arithmetic), measured side by
+	// side with tuned: blocks of 1 or 2 warps (register-limited bins then
+	// fill more of the SM's warp slots), and a 4x25 bin for reads of up to
+	// 100 bases (no padding rows, 3 idle wavefront steps a pair instead of
+	// 7; 25 rows a thread), as vec2 or as rows.
+	{name: "tuned-w1", vec: true, unroll: 2, rowsBins: "8x19", maxWarps: 1},
+	{name: "tuned-w2", vec: true, unroll: 2, rowsBins: "8x19", maxWarps: 2},
+	{name: "b25", vec: true, unroll: 2, rowsBins: "8x19", extraBins: "4x25"},
+	{name: "b25-rows", vec: true, unroll: 2, rowsBins: "8x19,4x25", extraBins: "4x25"},
+	{name: "b25-w2", vec: true, unroll: 2, rowsBins: "8x19", extraBins: "4x25", maxWarps: 2},
+	// rows2: the rows variant (faster than vec2 on 8x19) unrolled twice;
+	// vec4u: vec unrolled four times; b32x8: reads of 193-256 bases on 32
+	// threads of 8 rows (more warps fit: fewer registers a thread).
+	{name: "rows2", unroll: 2},
+	{name: "vec4u", vec: true, unroll: 4, rowsBins: "8x19"},
+	{name: "b32x8", vec: true, unroll: 2, rowsBins: "8x19", extraBins: "32x8"},
 }
 
 // defaultVariant is the variant used unless HMMGO_PAIRHMM_KERNEL or
@@ -109,7 +158,11 @@ func (c gpuConfig) tableRows(elemBytes int, v gpuVariant) int {
 // elemBytes bytes: as many as fit the emission tables (5 x tableRows x 32
 // values per warp) in 48 KiB of static shared memory, at most four.
 func (c gpuConfig) warps(elemBytes int, v gpuVariant) int {
-	return max(1, min(4, staticSharedLimit/(5*c.tableRows(elemBytes, v)*32*elemBytes)))
+	most := 4
+	if w := v.forConfig(c).maxWarps; w > 0 {
+		most = w
+	}
+	return max(1, min(most, staticSharedLimit/(5*c.tableRows(elemBytes, v)*32*elemBytes)))
 }
 
 // gpuConfigs are the length bins, smallest first: a read goes to the first
