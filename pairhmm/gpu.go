@@ -26,8 +26,9 @@ type GPUOptions struct {
 	// (see CPUOptions.Kernel).
 	Kernel string
 
-	// Variant names the kernel variant (gpuVariants: rows, vec, vec2, tuned);
-	// "" means $HMMGO_PAIRHMM_KERNEL, else the default. Every variant
+	// Variant names the kernel variant (gpuVariants: rows, vec, vec2, tuned,
+	// tuned2); "" means $HMMGO_PAIRHMM_KERNEL, else the default (tuned, or
+	// tuned2 in the fused arithmetic). Every variant
 	// gives the same results; they exist to be benchmarked.
 	Variant string
 	// Arith is the arithmetic of the kernels and of the CPU work beside
@@ -103,7 +104,7 @@ func newGPU(rts []gpuRuntime, opt GPUOptions) (*GPU, error) {
 		name = os.Getenv("HMMGO_PAIRHMM_KERNEL")
 	}
 	var err error
-	if g.variant, err = lookupVariant(name); err != nil {
+	if g.variant, err = lookupVariant(name, opt.Arith); err != nil {
 		return nil, err
 	}
 	g.variant.fused = opt.Arith == ArithFused

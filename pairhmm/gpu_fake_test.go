@@ -437,10 +437,10 @@ func TestKernelOptionsAreExact(t *testing.T) {
 			checkKernelOptions(t, c, v)
 		}
 	}
-	if v, err := lookupVariant(""); err != nil || v.name != defaultVariant {
+	if v, err := lookupVariant("", ArithGKL); err != nil || v.name != defaultVariant {
 		t.Errorf("default variant: %v, %v", v, err)
 	}
-	if _, err := lookupVariant("fast"); err == nil {
+	if _, err := lookupVariant("fast", ArithGKL); err == nil {
 		t.Error("unknown variant accepted")
 	}
 	if unsafeKernelOption([]string{"-DX=1", "--use_fast_math"}) != "--use_fast_math" {
@@ -493,12 +493,12 @@ func checkKernelOptions(t *testing.T, c gpuConfig, v gpuVariant) {
 // TestTunedVariantBins: the tuned variant compiles its rows bins as the
 // rows variant and every other bin as vec2, block sizes included.
 func TestTunedVariantBins(t *testing.T) {
-	tuned, err := lookupVariant("tuned")
+	tuned, err := lookupVariant("tuned", ArithGKL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, _ := lookupVariant("rows")
-	vec2, _ := lookupVariant("vec2")
+	rows, _ := lookupVariant("rows", ArithGKL)
+	vec2, _ := lookupVariant("vec2", ArithGKL)
 	for _, c := range gpuConfigs {
 		want := vec2
 		if c == (gpuConfig{8, 19}) {
@@ -513,39 +513,45 @@ func TestTunedVariantBins(t *testing.T) {
 	}
 }
 
-// TestVariantBinTables: extraBins go before the bin that held their reads,
-// and maxWarps caps the blocks of its bins only.
+// TestVariantBinTables: tuned2's bin table is gpuConfigs with 4x25 before
+// 8x13, and it compiles every bin exactly as one of the variants measured
+// and tested on the H100 (2026-11-27T20:45Z): 4x25 as that run's "b25"
+// (tuned plus a 4x25 bin), 8x19 as rows, every other bin as "vec4u" (vec,
+// unrolled four times); it is the fused arithmetic's default.
 func TestVariantBinTables(t *testing.T) {
-	b25, err := lookupVariant("b25")
-	if err != nil {
-		t.Fatal(err)
+	tuned2, err := lookupVariant("", ArithFused)
+	if err != nil || tuned2.name != "tuned2" {
+		t.Fatalf("fused default: %v, %v", tuned2.name, err)
 	}
-	table := b25.binTable()
+	table := tuned2.binTable()
 	if len(table) != len(gpuConfigs)+1 {
-		t.Fatalf("b25 has %d bins, want %d", len(table), len(gpuConfigs)+1)
+		t.Fatalf("tuned2 has %d bins, want %d", len(table), len(gpuConfigs)+1)
 	}
 	for i := 1; i < len(table); i++ {
 		if table[i-1].maxLen() > table[i].maxLen() {
 			t.Errorf("bins out of order: %s before %s", table[i-1], table[i])
 		}
 	}
-	for n, want := range map[int]gpuConfig{100: {4, 25}, 97: {4, 25}, 101: {8, 13}, 104: {8, 13}, 96: {4, 25}, 80: {4, 20}} {
+	for n, want := range map[int]gpuConfig{100: {4, 25}, 97: {4, 25}, 101: {8, 13}, 104: {8, 13}, 96: {4, 25}, 80: {4, 20}, 150: {8, 19}, 250: {16, 16}} {
 		if got := table[gpuBin(table, n)]; got != want {
-			t.Errorf("b25: a read of %d bases goes to %s, want %s", n, got, want)
+			t.Errorf("tuned2: a read of %d bases goes to %s, want %s", n, got, want)
 		}
 	}
-	w2, _ := lookupVariant("tuned-w2")
-	w2.warpsBins = "16x16"
-	for _, c := range gpuConfigs {
-		want := min(2, c.warps(4, gpuVariant{vec: true, unroll: 2}))
-		if c != (gpuConfig{16, 16}) {
-			want = c.warps(4, gpuVariant{vec: true, unroll: 2, rowsBins: "8x19"})
-		}
-		if c == (gpuConfig{8, 19}) {
-			want = c.warps(4, gpuVariant{unroll: 1})
-		}
-		if got := c.warps(4, w2); got != want {
-			t.Errorf("%s: %d warps a block with maxWarps 2 on 16x16 only, want %d", c, got, want)
+	b25 := gpuVariant{name: "b25", vec: true, unroll: 2, rowsBins: "8x19", extraBins: "4x25"}
+	vec4u := gpuVariant{name: "vec4u", vec: true, unroll: 4, rowsBins: "8x19"}
+	for _, fused := range []bool{false, true} {
+		tuned2.fused, b25.fused, vec4u.fused = fused, fused, fused
+		for _, c := range table {
+			want := vec4u
+			if c == (gpuConfig{4, 25}) {
+				want = b25
+			}
+			if got, exp := kernelOptions(c, tuned2), kernelOptions(c, want); strings.Join(got, " ") != strings.Join(exp, " ") {
+				t.Errorf("%s: tuned2 compiles with %v, want %v (%s)", c, got, exp, want.name)
+			}
+			if c.warps(4, tuned2) != c.warps(4, want) || c.warps(8, tuned2) != c.warps(8, want) {
+				t.Errorf("%s: tuned2's warps per block differ from %s's", c, want.name)
+			}
 		}
 	}
 }

@@ -35,16 +35,12 @@ type gpuVariant struct {
 	vec    bool // 16-byte emission-table loads
 	unroll int  // wavefront loop unrolled 1, 2 or 4 times
 	// rowsBins lists configurations (as "8x19,32x19") compiled as the
-	// rows variant (vec false, unroll 1) instead: forConfig.
-	rowsBins string
+	// rows variant (vec false, unroll 1) instead, vec2Bins those compiled
+	// as vec2 (vec, unroll 2): forConfig.
+	rowsBins, vec2Bins string
 	// extraBins lists configurations added to the length bins (gpuConfigs)
 	// for this variant, e.g. "4x25": binTable.
 	extraBins string
-	// maxWarps caps the warps per block (0: four) of the configurations
-	// in warpsBins ("" means every one): smaller blocks waste fewer warp
-	// slots when registers, not shared memory, limit the blocks per SM.
-	maxWarps  int
-	warpsBins string
 	// fused compiles the fused arithmetic (PH_FUSED=1, ArithFused): unlike
 	// the fields above it changes the results. GPUOptions.Arith sets it.
 	fused bool
@@ -60,11 +56,12 @@ func (v gpuVariant) label() string {
 
 // forConfig is the variant configuration c is compiled with.
 func (v gpuVariant) forConfig(c gpuConfig) gpuVariant {
-	if v.rowsBins != "" && strings.Contains(","+v.rowsBins+",", ","+c.String()+",") {
+	in := func(list string) bool { return list != "" && strings.Contains(","+list+",", ","+c.String()+",") }
+	switch {
+	case in(v.rowsBins):
 		v.vec, v.unroll = false, 1
-	}
-	if v.warpsBins != "" && !strings.Contains(","+v.warpsBins+",", ","+c.String()+",") {
-		v.maxWarps = 0
+	case in(v.vec2Bins):
+		v.vec, v.unroll = true, 2
 	}
 	return v
 }
@@ -104,34 +101,37 @@ var gpuVariants = []gpuVariant{
 	{name: "vec", vec: true, unroll: 1},
 	{name: "vec2", vec: true, unroll: 2},
 	{name: "tuned", vec: true, unroll: 2, rowsBins: "8x19"},
-	// Candidates for issue 6's 1.2x (fused arithmetic), measured side by
-	// side with tuned: blocks of 1 or 2 warps (register-limited bins then
-	// fill more of the SM's warp slots), and a 4x25 bin for reads of up to
-	// 100 bases (no padding rows, 3 idle wavefront steps a pair instead of
-	// 7; 25 rows a thread), as vec2 or as rows.
-	{name: "tuned-w1", vec: true, unroll: 2, rowsBins: "8x19", maxWarps: 1},
-	{name: "tuned-w2", vec: true, unroll: 2, rowsBins: "8x19", maxWarps: 2},
-	{name: "b25", vec: true, unroll: 2, rowsBins: "8x19", extraBins: "4x25"},
-	{name: "b25-rows", vec: true, unroll: 2, rowsBins: "8x19,4x25", extraBins: "4x25"},
-	{name: "b25-w2", vec: true, unroll: 2, rowsBins: "8x19", extraBins: "4x25", maxWarps: 2},
-	// rows2: the rows variant (faster than vec2 on 8x19) unrolled twice;
-	// vec4u: vec unrolled four times; b32x8: reads of 193-256 bases on 32
-	// threads of 8 rows (more warps fit: fewer registers a thread).
-	{name: "rows2", unroll: 2},
-	{name: "vec4u", vec: true, unroll: 4, rowsBins: "8x19"},
-	{name: "b32x8", vec: true, unroll: 2, rowsBins: "8x19", extraBins: "32x8"},
+	// tuned2, the fused arithmetic's default: reads of up to 100 bases on
+	// a 4x25 bin (no padding rows, 3 idle wavefront steps a pair instead
+	// of 8x13's 7) compiled as vec2, 8x19 as rows, every other bin as vec
+	// with the wavefront loop unrolled four times. Fused, on an H100
+	// (2026-11-27T20:45Z, docs/BENCHMARKS.md): 100x300 2.437 TCUPS (8x13
+	// vec2: 2.282), 250x500 2.577 (16x16 vec2: 2.412), 150x300 as tuned.
+	// Measured there too and not kept: blocks of 1 or 2 warps (no change),
+	// 4x25 as rows (1.880), 8x19 as rows unrolled twice (2.191 against
+	// 2.180), 32x8 for 250-base reads (2.201).
+	{name: "tuned2", vec: true, unroll: 4, rowsBins: "8x19", vec2Bins: "4x25", extraBins: "4x25"},
 }
 
-// defaultVariant is the variant used unless HMMGO_PAIRHMM_KERNEL or
-// GPUOptions say otherwise: "tuned" matched vec2 on 100x300 and 250x500
-// batches and beat it by 21% (GKL's arithmetic) and 27% (fused) on 150x300
-// (H100, 2026-11-27T20:01Z, docs/BENCHMARKS.md).
-const defaultVariant = "tuned"
+// defaultVariant is the variant used in GKL's arithmetic unless
+// HMMGO_PAIRHMM_KERNEL or GPUOptions say otherwise: "tuned" matched vec2
+// on 100x300 and 250x500 batches and beat it by 21% (GKL's arithmetic) and
+// 27% (fused) on 150x300 (H100, 2026-11-27T20:01Z, docs/BENCHMARKS.md).
+// The fused arithmetic's default is defaultFusedVariant (tuned2 was
+// measured in the fused arithmetic only).
+const (
+	defaultVariant      = "tuned"
+	defaultFusedVariant = "tuned2"
+)
 
-// lookupVariant returns the variant called name ("" means the default).
-func lookupVariant(name string) (gpuVariant, error) {
+// lookupVariant returns the variant called name; "" means the default of
+// the arithmetic.
+func lookupVariant(name string, arith Arith) (gpuVariant, error) {
 	if name == "" {
 		name = defaultVariant
+		if arith == ArithFused {
+			name = defaultFusedVariant
+		}
 	}
 	var names []string
 	for _, v := range gpuVariants {
@@ -158,11 +158,7 @@ func (c gpuConfig) tableRows(elemBytes int, v gpuVariant) int {
 // elemBytes bytes: as many as fit the emission tables (5 x tableRows x 32
 // values per warp) in 48 KiB of static shared memory, at most four.
 func (c gpuConfig) warps(elemBytes int, v gpuVariant) int {
-	most := 4
-	if w := v.forConfig(c).maxWarps; w > 0 {
-		most = w
-	}
-	return max(1, min(most, staticSharedLimit/(5*c.tableRows(elemBytes, v)*32*elemBytes)))
+	return max(1, min(4, staticSharedLimit/(5*c.tableRows(elemBytes, v)*32*elemBytes)))
 }
 
 // gpuConfigs are the length bins, smallest first: a read goes to the first
