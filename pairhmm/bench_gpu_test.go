@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,6 +124,44 @@ func BenchmarkGPUVariants(b *testing.B) {
 				v.fused = arith == ArithFused
 				b.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], v.label()), func(b *testing.B) {
 					g, err := newGPUOnDevices(devs[:1], GPUOptions{Variant: v.name, Arith: arith})
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer g.Close()
+					runGPUBench(b, g, groups)
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkGPUVariantBins: every variant on the equal-length batches in
+// the fused arithmetic (and tuned in GKL's), each backend compiled for
+// only the bin its table gives the batch's reads (one NVRTC compilation,
+// not one per bin): the kernels are those the variant runs there. A
+// variant that compiles the bin exactly as an earlier one is skipped.
+//
+//	pairhmm.test -test.run '^$' -test.bench GPUVariantBins -test.benchtime 3x
+func BenchmarkGPUVariantBins(b *testing.B) {
+	devs := usableGPUs(b)
+	for _, sz := range [][2]int{{100, 300}, {150, 300}, {250, 500}} {
+		groups := equalBatch(sz[0], sz[1], benchCells())
+		seen := map[string]bool{}
+		for _, v := range gpuVariants {
+			table := v.binTable()
+			bin := table[gpuBin(table, sz[0])]
+			for _, arith := range []Arith{ArithFused, ArithGKL} {
+				if arith == ArithGKL && v.name != defaultVariant {
+					continue
+				}
+				v.fused = arith == ArithFused
+				key := bin.String() + " " + strings.Join(kernelOptions(bin, v), " ")
+				if seen[key] {
+					continue
+				}
+				seen[key] = true
+				b.Run(fmt.Sprintf("%dx%d/%s/%s", sz[0], sz[1], v.label(), bin), func(b *testing.B) {
+					g, err := newGPUOnDevices(devs[:1], GPUOptions{Variant: v.name, Arith: arith, configs: []gpuConfig{bin}})
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -17,9 +17,8 @@ type CPUOptions struct {
 	// "go" (portable Go), "avx2" or "avx512" (an error on CPUs without
 	// them; not capped by HMMGO_KERNEL). All give identical results.
 	Kernel string
-	// Arith is the arithmetic (ArithGKL, the default, or ArithFused). The
-	// fused arithmetic has the portable kernel and AVX2 (no AVX-512 yet:
-	// "auto" takes AVX2 on an AVX-512 CPU, "avx512" is an error).
+	// Arith is the arithmetic (ArithGKL, the default, or ArithFused), with
+	// the same kernels in both.
 	Arith Arith
 }
 

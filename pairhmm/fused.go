@@ -193,7 +193,7 @@ func forwardFused(rows []row[float64], hap []uint8, initial float64, m, x, y []f
 }
 
 // goFusedLaneKernel is the portable float pass in the fused arithmetic;
-// simdFusedLaneKernels has the generated ones (AVX2).
+// simdFusedLaneKernels has the generated ones (AVX2, AVX-512).
 var goFusedLaneKernel = laneKernel{name: "go", width: maxLaneWidth, fused: true, run: func(_ *laneKernel, b *laneBatch, hap []uint8, out []float32) {
 	b.s.grow(len(hap) + 1)
 	for l := range b.reads {
@@ -225,7 +225,7 @@ func fusedLaneKernel(name string, level simd.Level) (laneKernel, error) {
 			return s.kernel, nil
 		}
 	}
-	return laneKernel{name: name}, fmt.Errorf("pairhmm: the fused arithmetic has no %s kernel (want auto, go or avx2)", name)
+	return laneKernel{name: name}, fmt.Errorf("pairhmm: the fused arithmetic has no %s kernel (want auto, go, avx2 or avx512)", name)
 }
 
 // availableFusedLaneKernels lists the fused kernels this CPU can run,

@@ -26,8 +26,9 @@ type GPUOptions struct {
 	// (see CPUOptions.Kernel).
 	Kernel string
 
-	// Variant names the kernel variant (gpuVariants: rows, vec, vec2, tuned);
-	// "" means $HMMGO_PAIRHMM_KERNEL, else the default. Every variant
+	// Variant names the kernel variant (gpuVariants: rows, vec, vec2, tuned,
+	// tuned2); "" means $HMMGO_PAIRHMM_KERNEL, else the default (tuned, or
+	// tuned2 in the fused arithmetic). Every variant
 	// gives the same results; they exist to be benchmarked.
 	Variant string
 	// Arith is the arithmetic of the kernels and of the CPU work beside
@@ -35,7 +36,7 @@ type GPUOptions struct {
 	// PH_FUSED=1.
 	Arith Arith
 
-	configs []gpuConfig // length bins; nil means gpuConfigs (tests and benchmarks vary them)
+	configs []gpuConfig // length bins; nil means the variant's binTable (tests and benchmarks vary them)
 }
 
 // GPUStats counts what the backend did since it was created.
@@ -98,18 +99,18 @@ func newGPU(rts []gpuRuntime, opt GPUOptions) (*GPU, error) {
 		opt.ChunkBytes = 64 << 20
 	}
 	g := &GPU{opt: opt, configs: opt.configs, threads: defaultThreads(opt.Threads)}
-	if g.configs == nil {
-		g.configs = gpuConfigs
-	}
 	name := opt.Variant
 	if name == "" {
 		name = os.Getenv("HMMGO_PAIRHMM_KERNEL")
 	}
 	var err error
-	if g.variant, err = lookupVariant(name); err != nil {
+	if g.variant, err = lookupVariant(name, opt.Arith); err != nil {
 		return nil, err
 	}
 	g.variant.fused = opt.Arith == ArithFused
+	if g.configs == nil {
+		g.configs = g.variant.binTable()
+	}
 	g.maxLen = g.configs[len(g.configs)-1].maxLen()
 	g.cpu = NewCPU(CPUOptions{Threads: opt.Threads, Kernel: opt.Kernel, Arith: opt.Arith})
 	if g.cpu.err != nil {

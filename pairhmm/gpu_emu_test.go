@@ -58,7 +58,7 @@ func buildEmulator(t *testing.T, v gpuVariant) string {
 		}
 		var inc strings.Builder
 		var table strings.Builder
-		for i, c := range gpuConfigs {
+		for i, c := range v.binTable() {
 			fmt.Fprintf(&inc, "namespace k%d {\n", i)
 			var names []string
 			for _, o := range kernelOptions(c, v) {
@@ -173,7 +173,7 @@ func testCUDASourceEmulated(t *testing.T, v gpuVariant) {
 	rng := rand.New(rand.NewPCG(12, 5))
 	var groups []Group
 	prev := 0
-	for _, c := range gpuConfigs {
+	for _, c := range v.binTable() {
 		haps := [][]byte{synthHap(rng, 1+rng.IntN(30)), synthHap(rng, 100+rng.IntN(60))}
 		var reads []Read
 		for _, n := range []int{c.maxLen(), c.maxLen() - 1, prev + 1, 1 + rng.IntN(c.maxLen())} {

@@ -76,8 +76,24 @@ func (f *fakeRuntime) AllocHost(n int) (hostMemory, error) {
 }
 
 type fakeModule struct {
-	cfg     gpuConfig
-	variant gpuVariant
+	cfg            gpuConfig
+	variant        gpuVariant
+	warpsF, warpsD int // warps per block the kernels are compiled for
+}
+
+// allGPUConfigs is every configuration some variant's bin table has.
+func allGPUConfigs() []gpuConfig {
+	var all []gpuConfig
+	seen := map[gpuConfig]bool{}
+	for _, v := range gpuVariants {
+		for _, c := range v.binTable() {
+			if !seen[c] {
+				seen[c] = true
+				all = append(all, c)
+			}
+		}
+	}
+	return all
 }
 
 type fakeFunc struct {
@@ -95,6 +111,8 @@ func (f *fakeRuntime) Build(name, src string, opts []string) (gpuModule, error) 
 		fmt.Sscanf(o, "-DPH_ROWS=%d", &m.cfg.rows)
 		fmt.Sscanf(o, "-DPH_VEC=%d", &vec)
 		fmt.Sscanf(o, "-DPH_UNROLL=%d", &m.variant.unroll)
+		fmt.Sscanf(o, "-DPH_WARPS_F=%d", &m.warpsF)
+		fmt.Sscanf(o, "-DPH_WARPS_D=%d", &m.warpsD)
 		if o == "-DPH_FUSED=1" {
 			m.variant.fused = true
 		}
@@ -108,7 +126,7 @@ func (f *fakeRuntime) Build(name, src string, opts []string) (gpuModule, error) 
 	if m.variant.name == "" {
 		return nil, fmt.Errorf("fake: no variant for PH_VEC=%d PH_UNROLL=%d", vec, m.variant.unroll)
 	}
-	if !strings.Contains(src, "pairhmm_float") || m.cfg.group == 0 || m.cfg.rows == 0 {
+	if !strings.Contains(src, "pairhmm_float") || m.cfg.group == 0 || m.cfg.rows == 0 || m.warpsF == 0 || m.warpsD == 0 {
 		return nil, fmt.Errorf("fake: bad compile request %v", opts)
 	}
 	if bad := unsafeKernelOption(opts); bad != "" {
@@ -120,9 +138,9 @@ func (f *fakeRuntime) Build(name, src string, opts []string) (gpuModule, error) 
 func (m fakeModule) Function(name string) (gpuFunction, error) {
 	switch name {
 	case "pairhmm_float":
-		return fakeFunc{m.cfg, m.variant, false, 32 * m.cfg.warps(4, m.variant)}, nil
+		return fakeFunc{m.cfg, m.variant, false, 32 * m.warpsF}, nil
 	case "pairhmm_double":
-		return fakeFunc{m.cfg, m.variant, true, 32 * m.cfg.warps(8, m.variant)}, nil
+		return fakeFunc{m.cfg, m.variant, true, 32 * m.warpsD}, nil
 	}
 	return nil, fmt.Errorf("fake: no kernel %q", name)
 }
@@ -414,15 +432,15 @@ func TestGPUBackendReuse(t *testing.T) {
 }
 
 func TestKernelOptionsAreExact(t *testing.T) {
-	for _, c := range gpuConfigs {
+	for _, c := range allGPUConfigs() {
 		for _, v := range gpuVariants {
 			checkKernelOptions(t, c, v)
 		}
 	}
-	if v, err := lookupVariant(""); err != nil || v.name != defaultVariant {
+	if v, err := lookupVariant("", ArithGKL); err != nil || v.name != defaultVariant {
 		t.Errorf("default variant: %v, %v", v, err)
 	}
-	if _, err := lookupVariant("fast"); err == nil {
+	if _, err := lookupVariant("fast", ArithGKL); err == nil {
 		t.Error("unknown variant accepted")
 	}
 	if unsafeKernelOption([]string{"-DX=1", "--use_fast_math"}) != "--use_fast_math" {
@@ -475,12 +493,12 @@ func checkKernelOptions(t *testing.T, c gpuConfig, v gpuVariant) {
 // TestTunedVariantBins: the tuned variant compiles its rows bins as the
 // rows variant and every other bin as vec2, block sizes included.
 func TestTunedVariantBins(t *testing.T) {
-	tuned, err := lookupVariant("tuned")
+	tuned, err := lookupVariant("tuned", ArithGKL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, _ := lookupVariant("rows")
-	vec2, _ := lookupVariant("vec2")
+	rows, _ := lookupVariant("rows", ArithGKL)
+	vec2, _ := lookupVariant("vec2", ArithGKL)
 	for _, c := range gpuConfigs {
 		want := vec2
 		if c == (gpuConfig{8, 19}) {
@@ -491,6 +509,49 @@ func TestTunedVariantBins(t *testing.T) {
 		}
 		if c.warps(4, tuned) != c.warps(4, want) || c.warps(8, tuned) != c.warps(8, want) {
 			t.Errorf("%s: tuned's warps per block differ from %s's", c, want.name)
+		}
+	}
+}
+
+// TestVariantBinTables: tuned2's bin table is gpuConfigs with 4x25 before
+// 8x13, and it compiles every bin exactly as one of the variants measured
+// and tested on the H100 (2026-11-27T20:45Z): 4x25 as that run's "b25"
+// (tuned plus a 4x25 bin), 8x19 as rows, every other bin as "vec4u" (vec,
+// unrolled four times); it is the fused arithmetic's default.
+func TestVariantBinTables(t *testing.T) {
+	tuned2, err := lookupVariant("", ArithFused)
+	if err != nil || tuned2.name != "tuned2" {
+		t.Fatalf("fused default: %v, %v", tuned2.name, err)
+	}
+	table := tuned2.binTable()
+	if len(table) != len(gpuConfigs)+1 {
+		t.Fatalf("tuned2 has %d bins, want %d", len(table), len(gpuConfigs)+1)
+	}
+	for i := 1; i < len(table); i++ {
+		if table[i-1].maxLen() > table[i].maxLen() {
+			t.Errorf("bins out of order: %s before %s", table[i-1], table[i])
+		}
+	}
+	for n, want := range map[int]gpuConfig{100: {4, 25}, 97: {4, 25}, 101: {8, 13}, 104: {8, 13}, 96: {4, 25}, 80: {4, 20}, 150: {8, 19}, 250: {16, 16}} {
+		if got := table[gpuBin(table, n)]; got != want {
+			t.Errorf("tuned2: a read of %d bases goes to %s, want %s", n, got, want)
+		}
+	}
+	b25 := gpuVariant{name: "b25", vec: true, unroll: 2, rowsBins: "8x19", extraBins: "4x25"}
+	vec4u := gpuVariant{name: "vec4u", vec: true, unroll: 4, rowsBins: "8x19"}
+	for _, fused := range []bool{false, true} {
+		tuned2.fused, b25.fused, vec4u.fused = fused, fused, fused
+		for _, c := range table {
+			want := vec4u
+			if c == (gpuConfig{4, 25}) {
+				want = b25
+			}
+			if got, exp := kernelOptions(c, tuned2), kernelOptions(c, want); strings.Join(got, " ") != strings.Join(exp, " ") {
+				t.Errorf("%s: tuned2 compiles with %v, want %v (%s)", c, got, exp, want.name)
+			}
+			if c.warps(4, tuned2) != c.warps(4, want) || c.warps(8, tuned2) != c.warps(8, want) {
+				t.Errorf("%s: tuned2's warps per block differ from %s's", c, want.name)
+			}
 		}
 	}
 }

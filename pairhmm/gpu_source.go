@@ -33,10 +33,14 @@ const staticSharedLimit = 48 << 10
 type gpuVariant struct {
 	name   string
 	vec    bool // 16-byte emission-table loads
-	unroll int  // wavefront loop unrolled 1 or 2 times
+	unroll int  // wavefront loop unrolled 1, 2 or 4 times
 	// rowsBins lists configurations (as "8x19,32x19") compiled as the
-	// rows variant (vec false, unroll 1) instead: forConfig.
-	rowsBins string
+	// rows variant (vec false, unroll 1) instead, vec2Bins those compiled
+	// as vec2 (vec, unroll 2): forConfig.
+	rowsBins, vec2Bins string
+	// extraBins lists configurations added to the length bins (gpuConfigs)
+	// for this variant, e.g. "4x25": binTable.
+	extraBins string
 	// fused compiles the fused arithmetic (PH_FUSED=1, ArithFused): unlike
 	// the fields above it changes the results. GPUOptions.Arith sets it.
 	fused bool
@@ -52,10 +56,36 @@ func (v gpuVariant) label() string {
 
 // forConfig is the variant configuration c is compiled with.
 func (v gpuVariant) forConfig(c gpuConfig) gpuVariant {
-	if v.rowsBins != "" && strings.Contains(","+v.rowsBins+",", ","+c.String()+",") {
+	in := func(list string) bool { return list != "" && strings.Contains(","+list+",", ","+c.String()+",") }
+	switch {
+	case in(v.rowsBins):
 		v.vec, v.unroll = false, 1
+	case in(v.vec2Bins):
+		v.vec, v.unroll = true, 2
 	}
 	return v
+}
+
+// binTable is the variant's length bins: gpuConfigs with extraBins, each
+// placed before the first configuration that holds as long a read (so a
+// read goes to the extra one when both hold it).
+func (v gpuVariant) binTable() []gpuConfig {
+	if v.extraBins == "" {
+		return gpuConfigs
+	}
+	table := append([]gpuConfig(nil), gpuConfigs...)
+	for _, s := range strings.Split(v.extraBins, ",") {
+		var c gpuConfig
+		if _, err := fmt.Sscanf(s, "%dx%d", &c.group, &c.rows); err != nil {
+			panic("pairhmm: bad extraBins " + v.extraBins)
+		}
+		i := 0
+		for i < len(table) && table[i].maxLen() < c.maxLen() {
+			i++
+		}
+		table = append(table[:i], append([]gpuConfig{c}, table[i:]...)...)
+	}
+	return table
 }
 
 // gpuVariants: "rows" is the first design (one shared-memory load per
@@ -71,18 +101,37 @@ var gpuVariants = []gpuVariant{
 	{name: "vec", vec: true, unroll: 1},
 	{name: "vec2", vec: true, unroll: 2},
 	{name: "tuned", vec: true, unroll: 2, rowsBins: "8x19"},
+	// tuned2, the fused arithmetic's default: reads of up to 100 bases on
+	// a 4x25 bin (no padding rows, 3 idle wavefront steps a pair instead
+	// of 8x13's 7) compiled as vec2, 8x19 as rows, every other bin as vec
+	// with the wavefront loop unrolled four times. Fused, on an H100
+	// (2026-11-27T20:45Z, docs/BENCHMARKS.md): 100x300 2.437 TCUPS (8x13
+	// vec2: 2.282), 250x500 2.577 (16x16 vec2: 2.412), 150x300 as tuned.
+	// Measured there too and not kept: blocks of 1 or 2 warps (no change),
+	// 4x25 as rows (1.880), 8x19 as rows unrolled twice (2.191 against
+	// 2.180), 32x8 for 250-base reads (2.201).
+	{name: "tuned2", vec: true, unroll: 4, rowsBins: "8x19", vec2Bins: "4x25", extraBins: "4x25"},
 }
 
-// defaultVariant is the variant used unless HMMGO_PAIRHMM_KERNEL or
-// GPUOptions say otherwise: "tuned" matched vec2 on 100x300 and 250x500
-// batches and beat it by 21% (GKL's arithmetic) and 27% (fused) on 150x300
-// (H100, 2026-11-27T20:01Z, docs/BENCHMARKS.md).
-const defaultVariant = "tuned"
+// defaultVariant is the variant used in GKL's arithmetic unless
+// HMMGO_PAIRHMM_KERNEL or GPUOptions say otherwise: "tuned" matched vec2
+// on 100x300 and 250x500 batches and beat it by 21% (GKL's arithmetic) and
+// 27% (fused) on 150x300 (H100, 2026-11-27T20:01Z, docs/BENCHMARKS.md).
+// The fused arithmetic's default is defaultFusedVariant (tuned2 was
+// measured in the fused arithmetic only).
+const (
+	defaultVariant      = "tuned"
+	defaultFusedVariant = "tuned2"
+)
 
-// lookupVariant returns the variant called name ("" means the default).
-func lookupVariant(name string) (gpuVariant, error) {
+// lookupVariant returns the variant called name; "" means the default of
+// the arithmetic.
+func lookupVariant(name string, arith Arith) (gpuVariant, error) {
 	if name == "" {
 		name = defaultVariant
+		if arith == ArithFused {
+			name = defaultFusedVariant
+		}
 	}
 	var names []string
 	for _, v := range gpuVariants {

@@ -105,7 +105,7 @@ func syntheticGPUGroups() []Group {
 		groups = append(groups, Group{Reads: reads, Haplotypes: haps})
 	}
 	var bounds []int
-	for _, c := range gpuConfigs {
+	for _, c := range allGPUConfigs() {
 		bounds = append(bounds, c.maxLen(), c.maxLen()+1)
 	}
 	add(bounds, []int{150, 700}, 10, 40, true)
@@ -168,15 +168,17 @@ func TestGPUFused(t *testing.T) {
 		groups = append(groups, loadGroups(t, testutil.SharedData(t, ds.input))...)
 	}
 	for _, v := range gpuVariants {
-		g, err := NewGPU(devs[:1], GPUOptions{Variant: v.name, Arith: ArithFused})
-		if err != nil {
-			t.Fatalf("variant %s: %v", v.name, err)
-		}
-		st := compareWithCPU(t, "fused "+v.name, g, groups)
-		if st.DoublePairs == 0 || st.ScaledPairs == 0 || st.CPUPairs == 0 {
-			t.Errorf("a path was not exercised: %+v", st)
-		}
-		g.Close()
+		t.Run(v.name, func(t *testing.T) {
+			g, err := NewGPU(devs[:1], GPUOptions{Variant: v.name, Arith: ArithFused})
+			if err != nil {
+				t.Fatalf("variant %s: %v", v.name, err)
+			}
+			defer g.Close()
+			st := compareWithCPU(t, "fused "+v.name, g, groups)
+			if st.DoublePairs == 0 || st.ScaledPairs == 0 || st.CPUPairs == 0 {
+				t.Errorf("a path was not exercised: %+v", st)
+			}
+		})
 	}
 }
 
@@ -215,11 +217,13 @@ func TestGPUVariants(t *testing.T) {
 	devs := usableGPUs(t)
 	groups := append(syntheticGPUGroups(), loadGroups(t, testutil.SharedData(t, "PairHMM/10s.in"))...)
 	for _, v := range gpuVariants {
-		g, err := NewGPU(devs[:1], GPUOptions{Variant: v.name})
-		if err != nil {
-			t.Fatalf("variant %s: %v", v.name, err)
-		}
-		compareWithCPU(t, "variant "+v.name, g, groups)
-		g.Close()
+		t.Run(v.name, func(t *testing.T) {
+			g, err := NewGPU(devs[:1], GPUOptions{Variant: v.name})
+			if err != nil {
+				t.Fatalf("variant %s: %v", v.name, err)
+			}
+			defer g.Close()
+			compareWithCPU(t, "variant "+v.name, g, groups)
+		})
 	}
 }

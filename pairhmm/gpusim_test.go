@@ -150,7 +150,7 @@ func TestGPUScheduleMatchesCPU(t *testing.T) {
 		if fused {
 			fwd32, fwd64 = forwardFloatFused, forwardFused
 		}
-		for _, cfg := range gpuConfigs {
+		for _, cfg := range allGPUConfigs() {
 			for trial := 0; trial < 5; trial++ {
 				maxLen := cfg.maxLen()
 				n := []int{maxLen, 1 + rng.IntN(maxLen), 1 + rng.IntN(cfg.rows), maxLen - 1, 1}[trial]

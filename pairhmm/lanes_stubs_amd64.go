@@ -27,5 +27,10 @@ func sumRowAVX512(m *float32, x *float32, h int, out *float32)
 //go:noescape
 func stripPassFusedAVX2(lanes *float32, rows int, hap *uint8, h int, src *float32, dst *float32)
 
+// stripPassFusedAVX512 computes rows (1..8) DP rows of 16 reads, one per float lane, in one sweep over hap[0:h]: src holds the row above, dst receives the last row.
+//
+//go:noescape
+func stripPassFusedAVX512(lanes *float32, rows int, hap *uint8, h int, src *float32, dst *float32)
+
 // getMXCSR returns the SSE control and status register.
 func getMXCSR() uint32

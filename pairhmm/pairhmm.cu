@@ -41,8 +41,8 @@
 // the kernel variant (gpuVariants in gpu_source.go): PH_VEC=1 reads the
 // emission table 16 bytes at a time (four float or two double rows per
 // shared-memory load instead of one: the kernel is bound by instructions
-// issued, and these loads are a thirteenth of them), PH_UNROLL=2 unrolls
-// the wavefront loop twice (the registers of one step become the next
+// issued, and these loads are a thirteenth of them), PH_UNROLL=2 (or 4)
+// unrolls the wavefront loop twice (four times) (the registers of one step become the next
 // one's by renaming rather than moves). Neither changes any arithmetic.
 
 #ifndef PH_GROUP
@@ -214,6 +214,8 @@ __device__ __forceinline__ void ph_forward(const PairInputs& in, const T* __rest
 
 #if PH_UNROLL == 2
 	#pragma unroll 2
+#elif PH_UNROLL == 4
+	#pragma unroll 4
 #endif
 	for (int k = 0; k < steps; k++) {
 		const int nextCode = __ldg(hcol + k + 1);

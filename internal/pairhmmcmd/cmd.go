@@ -47,7 +47,7 @@ options:
                    bit; fused: the same model with fused multiply-adds
                    (8 operations a cell instead of 12, faster on the GPU),
                    within 1e-4 of GATK's model but not GKL's last bits;
-                   CPU kernels: auto (AVX2 where present), go, avx2
+                   every --kernel computes it
   --gpu [N|0,2|all] use GPUs (an error when none is usable); default: the
                    first usable GPU, announced on stderr, else the CPU
   --nogpu          never use a GPU (also --cpu-only)
