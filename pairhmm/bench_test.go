@@ -22,7 +22,7 @@ func BenchmarkCPU(b *testing.B) {
 			cells += groups[g].Cells()
 		}
 		names := kernels()
-		for _, k := range availableFusedLaneKernels() {
+		for _, k := range fusedLaneKernels.available() {
 			names = append(names, k.name+"+fused")
 		}
 		for _, k := range names {

@@ -33,20 +33,20 @@ type CPU struct {
 // NewCPU returns the CPU backend.
 func NewCPU(opt CPUOptions) *CPU {
 	c := &CPU{threads: defaultThreads(opt.Threads), arith: opt.Arith}
+	set := gklLaneKernels
 	switch opt.Arith {
 	case ArithGKL:
 	case ArithFused:
-		c.lanes, c.err = fusedLaneKernel(opt.Kernel, simd.Selected)
-		return c
+		set = fusedLaneKernels
 	default:
 		c.err = fmt.Errorf("pairhmm: unknown arithmetic %v", opt.Arith)
 		return c
 	}
 	switch opt.Kernel {
 	case "", "auto":
-		c.lanes = bestLaneKernel(simd.Selected)
+		c.lanes = set.best(simd.Selected)
 	default:
-		k, ok, err := laneKernelByName(opt.Kernel)
+		k, ok, err := set.byName(opt.Kernel)
 		switch {
 		case !ok:
 			c.err = fmt.Errorf("pairhmm: unknown CPU kernel %q (want auto, go, avx2 or avx512)", opt.Kernel)

@@ -92,7 +92,7 @@ func flatten(res [][]float64) []float64 {
 // kernels lists the CPU float kernels this machine can run.
 func kernels() []string {
 	var names []string
-	for _, k := range availableLaneKernels() {
+	for _, k := range gklLaneKernels.available() {
 		names = append(names, k.name)
 	}
 	return names

@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/hmmgo/hmmgo/internal/ftz"
-	"github.com/hmmgo/hmmgo/internal/simd"
 )
 
 // Arith selects the floating-point arithmetic of the recurrence. Both
@@ -200,42 +199,3 @@ var goFusedLaneKernel = laneKernel{name: "go", width: maxLaneWidth, fused: true,
 		out[l] = forwardFloatFused(b.reads[l].rows32, hap, initial32, b.s.m32, b.s.x32, b.s.y32)
 	}
 }}
-
-// fusedLaneKernel returns the fused-arithmetic kernel for a
-// CPUOptions.Kernel value: "", "auto" (the widest this CPU has, capped by
-// level), "go" or a generated kernel's name.
-func fusedLaneKernel(name string, level simd.Level) (laneKernel, error) {
-	switch name {
-	case "go":
-		return goFusedLaneKernel, nil
-	case "", "auto":
-		k := goFusedLaneKernel
-		for _, s := range simdFusedLaneKernels {
-			if s.level <= level && s.level <= simd.Best {
-				k = s.kernel
-			}
-		}
-		return k, nil
-	}
-	for _, s := range simdFusedLaneKernels {
-		if s.kernel.name == name {
-			if s.level > simd.Best {
-				return s.kernel, fmt.Errorf("pairhmm: the %s kernel needs a CPU with %s", name, levelName[s.level])
-			}
-			return s.kernel, nil
-		}
-	}
-	return laneKernel{name: name}, fmt.Errorf("pairhmm: the fused arithmetic has no %s kernel (want auto, go, avx2 or avx512)", name)
-}
-
-// availableFusedLaneKernels lists the fused kernels this CPU can run,
-// "go" first.
-func availableFusedLaneKernels() []laneKernel {
-	ks := []laneKernel{goFusedLaneKernel}
-	for _, s := range simdFusedLaneKernels {
-		if s.level <= simd.Best {
-			ks = append(ks, s.kernel)
-		}
-	}
-	return ks
-}

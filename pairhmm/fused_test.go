@@ -128,10 +128,10 @@ func TestParseArith(t *testing.T) {
 	if got := NewCPU(CPUOptions{Arith: ArithFused, Kernel: "go", Threads: 2}).Name(); got != "cpu/go, fused arithmetic (2 threads)" {
 		t.Errorf("name %q", got)
 	}
-	if k, err := fusedLaneKernel("auto", simd.Generic); err != nil || k.name != "go" || !k.fused {
-		t.Errorf("auto capped at Generic: %s, %v", k.name, err)
+	if k := fusedLaneKernels.best(simd.Generic); k.name != "go" || !k.fused {
+		t.Errorf("auto capped at Generic: %s", k.name)
 	}
-	for _, k := range availableFusedLaneKernels() {
+	for _, k := range fusedLaneKernels.available() {
 		if !k.fused {
 			t.Errorf("fused kernel %s computes GKL's arithmetic", k.name)
 		}
@@ -235,7 +235,7 @@ func TestFusedSynthetic(t *testing.T) {
 // the flush threshold) and 10s; and the same likelihoods through the
 // backend, 1m included.
 func TestFusedKernelsIdentical(t *testing.T) {
-	ks := availableFusedLaneKernels()[1:]
+	ks := fusedLaneKernels.available()[1:]
 	if len(ks) == 0 {
 		t.Skip("no AVX2 on this CPU: only the portable fused kernel can run")
 	}

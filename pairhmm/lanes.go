@@ -108,14 +108,25 @@ type simdLaneKernel struct {
 	kernel laneKernel
 }
 
-// laneKernelByName returns the kernel called name ("go", "avx2",
-// "avx512"); ok is false for an unknown name, err non-nil when this CPU
-// cannot run it.
-func laneKernelByName(name string) (k laneKernel, ok bool, err error) {
+// laneKernelSet is one arithmetic's float passes: the portable kernel
+// and the generated ones, lowest level first.
+type laneKernelSet struct {
+	portable laneKernel
+	simd     []simdLaneKernel
+}
+
+var (
+	gklLaneKernels   = laneKernelSet{goLaneKernel, simdLaneKernels}
+	fusedLaneKernels = laneKernelSet{goFusedLaneKernel, simdFusedLaneKernels}
+)
+
+// byName returns the kernel called name ("go", "avx2", "avx512"); ok is
+// false for an unknown name, err non-nil when this CPU cannot run it.
+func (set laneKernelSet) byName(name string) (k laneKernel, ok bool, err error) {
 	if name == "go" {
-		return goLaneKernel, true, nil
+		return set.portable, true, nil
 	}
-	for _, s := range simdLaneKernels {
+	for _, s := range set.simd {
 		if s.kernel.name == name {
 			if s.level > simd.Best {
 				return k, true, fmt.Errorf("pairhmm: the %s kernel needs a CPU with %s", name, levelName[s.level])
@@ -132,10 +143,10 @@ func laneKernelByName(name string) (k laneKernel, ok bool, err error) {
 
 var levelName = map[simd.Level]string{simd.AVX2: "AVX2", simd.AVX512: "AVX-512 (F, BW, DQ, VL)"}
 
-// bestLaneKernel is the fastest kernel at or below level.
-func bestLaneKernel(level simd.Level) laneKernel {
-	k := goLaneKernel
-	for _, s := range simdLaneKernels {
+// best is the fastest kernel at or below level.
+func (set laneKernelSet) best(level simd.Level) laneKernel {
+	k := set.portable
+	for _, s := range set.simd {
 		if s.level <= level && s.level <= simd.Best {
 			k = s.kernel
 		}
@@ -143,10 +154,10 @@ func bestLaneKernel(level simd.Level) laneKernel {
 	return k
 }
 
-// availableLaneKernels lists the kernels this CPU can run, "go" first.
-func availableLaneKernels() []laneKernel {
-	ks := []laneKernel{goLaneKernel}
-	for _, s := range simdLaneKernels {
+// available lists the kernels this CPU can run, "go" first.
+func (set laneKernelSet) available() []laneKernel {
+	ks := []laneKernel{set.portable}
+	for _, s := range set.simd {
 		if s.level <= simd.Best {
 			ks = append(ks, s.kernel)
 		}

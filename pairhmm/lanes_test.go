@@ -46,7 +46,7 @@ func rawSums(k laneKernel, groups []Group) []float32 {
 
 // simdKernels returns the vector kernels this CPU runs, or skips.
 func simdKernels(t *testing.T) []laneKernel {
-	ks := availableLaneKernels()[1:]
+	ks := gklLaneKernels.available()[1:]
 	if len(ks) == 0 {
 		t.Skip("no AVX2 on this CPU: only the portable kernel can run")
 	}
@@ -166,7 +166,7 @@ func TestAVX512Kernel(t *testing.T) {
 	if simd.Best < simd.AVX512 {
 		t.Skip("this CPU lacks AVX-512 (F, BW, DQ, VL): the avx512 kernel cannot run here")
 	}
-	k, _, err := laneKernelByName("avx512")
+	k, _, err := gklLaneKernels.byName("avx512")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestKernelChoice(t *testing.T) {
 		t.Error("unknown kernel accepted")
 	}
 	for _, name := range []string{"avx2", "avx512"} {
-		_, _, lacks := laneKernelByName(name)
+		_, _, lacks := gklLaneKernels.byName(name)
 		err := NewCPU(CPUOptions{Kernel: name}).Compute(nil, nil)
 		if (err != nil) != (lacks != nil) {
 			t.Errorf("%s: error %v, CPU lacks it: %v", name, err, lacks)
@@ -205,7 +205,7 @@ func TestKernelChoice(t *testing.T) {
 	}
 	want := map[simd.Level]string{simd.Generic: "go", simd.SSE: "go", simd.AVX2: "avx2", simd.AVX512: "avx512"}
 	for l := simd.Generic; l <= simd.Best; l++ {
-		if got := bestLaneKernel(l).name; got != want[l] {
+		if got := gklLaneKernels.best(l).name; got != want[l] {
 			t.Errorf("level %s: kernel %s, want %s", l, got, want[l])
 		}
 	}
@@ -229,7 +229,7 @@ func BenchmarkLaneKernels(b *testing.B) {
 			prepared[i].prepare(&reads[i])
 		}
 		cells := float64(len(reads) * shape.read * shape.hap)
-		for _, k := range availableLaneKernels() {
+		for _, k := range gklLaneKernels.available() {
 			batches := make([]laneBatch, len(reads)/k.width)
 			for i := range batches {
 				batches[i].load(prepared[i*k.width:(i+1)*k.width], k.width)
@@ -330,7 +330,7 @@ func TestForwardFloatFlushes(t *testing.T) {
 	groups := subnormalGroups(t)
 	t.Logf("%d pairs whose raw float sum flush-to-zero changes", groups[0].Pairs())
 	want := rawSums(goLaneKernel, groups)
-	for _, k := range availableLaneKernels()[1:] {
+	for _, k := range gklLaneKernels.available()[1:] {
 		sameRaw(t, k.name, want, rawSums(k, groups), "go", k.name)
 	}
 }
