@@ -311,34 +311,57 @@ func (c forwardCost) gpu(cells, maxRowQ int64) time.Duration {
 	return time.Duration(ns)
 }
 
+// fwdCuts are the items sorted by device latency (shortest first) with
+// the suffix sums of the CPU's share: cells and the largest target's cells
+// of items[k:].
+type fwdCuts struct {
+	items            []fwdItem
+	sufCells, sufMax []int64
+}
+
+func newFwdCuts(items []fwdItem) fwdCuts {
+	sort.SliceStable(items, func(a, b int) bool { return items[a].rowQ() < items[b].rowQ() })
+	n := len(items)
+	cs := fwdCuts{items, make([]int64, n+1), make([]int64, n+1)}
+	for k := n - 1; k >= 0; k-- {
+		cs.sufCells[k] = cs.sufCells[k+1] + items[k].cells()
+		cs.sufMax[k] = max(cs.sufMax[k+1], items[k].cells())
+	}
+	return cs
+}
+
+// each calls visit for every cut k >= 1 (items[:k] on the device, cells
+// their cells) in order, skipping cuts between equal latencies (they go to
+// the same side), until visit returns false.
+func (cs fwdCuts) each(visit func(k int, cells int64) bool) {
+	var cells int64
+	for k := 1; k <= len(cs.items); k++ {
+		cells += cs.items[k-1].cells()
+		if k < len(cs.items) && cs.items[k].rowQ() == cs.items[k-1].rowQ() {
+			continue
+		}
+		if !visit(k, cells) {
+			return
+		}
+	}
+}
+
 // split sorts items by device latency (shortest first) and returns the
 // cheapest split.
 func (c forwardCost) split(items []fwdItem) fwdSplit {
-	sort.SliceStable(items, func(a, b int) bool { return items[a].rowQ() < items[b].rowQ() })
-	n := len(items)
-	// suffix[k]: cells and largest cells of items[k:] (the CPU's share).
-	sufCells := make([]int64, n+1)
-	sufMax := make([]int64, n+1)
-	for k := n - 1; k >= 0; k-- {
-		sufCells[k] = sufCells[k+1] + items[k].cells()
-		sufMax[k] = max(sufMax[k+1], items[k].cells())
-	}
-	allCPU := c.cpu(sufCells[0], sufMax[0])
-	best := fwdSplit{cpuCells: sufCells[0], cpuTime: allCPU, allCPU: allCPU}
+	cs := newFwdCuts(items)
+	allCPU := c.cpu(cs.sufCells[0], cs.sufMax[0])
+	best := fwdSplit{cpuCells: cs.sufCells[0], cpuTime: allCPU, allCPU: allCPU}
 	bestCost := allCPU
-	var cells int64
-	for k := 1; k <= n; k++ {
-		cells += items[k-1].cells()
-		if k < n && items[k].rowQ() == items[k-1].rowQ() {
-			continue // equal latencies go to the same side
-		}
+	cs.each(func(k int, cells int64) bool {
 		g := c.gpu(cells, items[k-1].rowQ())
-		cp := c.cpu(sufCells[k], sufMax[k])
+		cp := c.cpu(cs.sufCells[k], cs.sufMax[k])
 		if g+cp < bestCost {
 			bestCost = g + cp
-			best = fwdSplit{onGPU: k, gpuCells: cells, cpuCells: sufCells[k], maxRowQ: items[k-1].rowQ(), gpuTime: g, cpuTime: cp, allCPU: allCPU}
+			best = fwdSplit{onGPU: k, gpuCells: cells, cpuCells: cs.sufCells[k], maxRowQ: items[k-1].rowQ(), gpuTime: g, cpuTime: cp, allCPU: allCPU}
 		}
-	}
+		return true
+	})
 	return best
 }
 
@@ -347,40 +370,25 @@ func (c forwardCost) split(items []fwdItem) fwdSplit {
 // device's share HostMs + HostUs a target) among those whose device
 // latency is at most BusyMs; all on the CPU when no cut is cheaper.
 func (c forwardCost) splitBusy(items []fwdItem) fwdSplit {
-	sort.SliceStable(items, func(a, b int) bool { return items[a].rowQ() < items[b].rowQ() })
-	n := len(items)
-	var total, largest int64
-	for _, it := range items {
-		total += it.cells()
-		largest = max(largest, it.cells())
-	}
+	cs := newFwdCuts(items)
+	total := cs.sufCells[0]
 	cpuNs := func(cells int64) float64 { return float64(cells) / c.CoreGCUPS }
-	allCPU := c.cpu(total, largest)
+	allCPU := c.cpu(total, cs.sufMax[0])
 	best := fwdSplit{cpuCells: total, cpuTime: allCPU, allCPU: allCPU, busy: true}
 	bestCost := cpuNs(total)
 	limit := time.Duration(c.BusyMs * 1e6)
-	var cells int64
-	for k := 1; k <= n; k++ {
-		cells += items[k-1].cells()
-		if k < n && items[k].rowQ() == items[k-1].rowQ() {
-			continue // equal latencies go to the same side
-		}
+	cs.each(func(k int, cells int64) bool {
 		g := c.gpu(cells, items[k-1].rowQ())
 		if g > limit {
-			break // later cuts are longer still
+			return false // later cuts are longer still
 		}
-		cost := c.HostMs*1e6 + c.HostUs*1e3*float64(k) + cpuNs(total-cells)
-		if cost < bestCost {
+		if cost := c.HostMs*1e6 + c.HostUs*1e3*float64(k) + cpuNs(cs.sufCells[k]); cost < bestCost {
 			bestCost = cost
-			rest := items[k:]
-			var restMax int64
-			for _, it := range rest {
-				restMax = max(restMax, it.cells())
-			}
-			best = fwdSplit{onGPU: k, gpuCells: cells, cpuCells: total - cells, maxRowQ: items[k-1].rowQ(), gpuTime: g,
-				cpuTime: c.cpu(total-cells, restMax), allCPU: allCPU, busy: true}
+			best = fwdSplit{onGPU: k, gpuCells: cells, cpuCells: cs.sufCells[k], maxRowQ: items[k-1].rowQ(), gpuTime: g,
+				cpuTime: c.cpu(cs.sufCells[k], cs.sufMax[k]), allCPU: allCPU, busy: true}
 		}
-	}
+		return true
+	})
 	return best
 }
 
