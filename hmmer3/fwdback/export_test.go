@@ -18,3 +18,7 @@ func (g *GPU) MultiKernelRegs(qmax, pipe int) (regs, local int, shape string, er
 	local, err = k.Attribute(localBytes)
 	return regs, local, s.place.String(), err
 }
+
+// AsIndex is asIndex for the external tests: the job with its wanted
+// targets named by Index instead of Want.
+var AsIndex = asIndex

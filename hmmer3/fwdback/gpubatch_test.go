@@ -55,7 +55,7 @@ func TestGPUBatchMatchesCPU(t *testing.T) {
 		// its results are spread back to the Want numbering to compare.
 		sent := append([]fwdback.BatchJob(nil), jobs...)
 		for j := 1; j < len(sent); j += 2 {
-			sent[j] = indexJob(sent[j])
+			sent[j] = fwdback.AsIndex(sent[j])
 		}
 		got, err := g.ForwardBatch(sent)
 		if err != nil {
@@ -73,16 +73,4 @@ func TestGPUBatchMatchesCPU(t *testing.T) {
 			same(t, fmt.Sprintf("batch %v job %d (M=%d, %s)", Ms, j, job.OM.M, g.LastShape), job.Targets, job.Want, got[j].Scores, got[j].Errs, ref, refErr)
 		}
 	}
-}
-
-// indexJob names a job's wanted targets by Index instead of Want.
-func indexJob(job fwdback.BatchJob) fwdback.BatchJob {
-	job.Index = []int{}
-	for i := range job.Targets {
-		if job.Want == nil || job.Want[i] {
-			job.Index = append(job.Index, i)
-		}
-	}
-	job.Want = nil
-	return job
 }
