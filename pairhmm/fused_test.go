@@ -184,48 +184,13 @@ func TestFusedReferenceSets(t *testing.T) {
 // in the fused arithmetic.
 func TestFusedSynthetic(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 1))
-	cases := []struct {
-		name             string
-		readLen, hapLen  int
-		qlo, qhi, nreads int
-		related          bool
-	}{
-		{"low qualities", 100, 150, 2, 15, 6, true},
-		{"very low qualities", 60, 80, 0, 6, 4, true},
-		{"long reads", 300, 400, 20, 45, 4, true},
-		{"long haplotypes", 150, 1200, 10, 40, 3, true},
-		{"long both", 260, 1000, 15, 40, 2, true},
-		{"unrelated (double pass)", 60, 120, 20, 40, 3, false},
-		{"unrelated long (rescaled pass)", 700, 800, 40, 60, 2, false},
-	}
-	for _, c := range cases {
-		haps := [][]byte{synthHap(rng, c.hapLen), synthHap(rng, c.hapLen+7)}
-		var reads []Read
-		for i := 0; i < c.nreads; i++ {
-			reads = append(reads, synthRead(rng, haps[i%2], c.readLen-i, c.qlo, c.qhi, c.related))
-		}
-		res, err := ComputeGroups([]Group{{Reads: reads, Haplotypes: haps}}, Options{Backend: NewCPU(CPUOptions{Arith: ArithFused})})
+	for _, c := range syntheticCases {
+		g := c.group(rng)
+		res, err := ComputeGroups([]Group{g}, Options{Backend: NewCPU(CPUOptions{Arith: ArithFused})})
 		if err != nil {
 			t.Fatal(err)
 		}
-		worst, lowest := 0.0, 0.0
-		for r := range reads {
-			for h := range haps {
-				got := res[0][r*len(haps)+h]
-				want := refLog10(&reads[r], haps[h])
-				if math.IsInf(want, 0) != math.IsInf(got, 0) || !(math.Abs(got-want) <= 1e-4 || got == want) {
-					t.Errorf("%s read %d hap %d: fused %v, reference %v", c.name, r, h, got, want)
-				}
-				if !math.IsInf(want, 0) {
-					worst = max(worst, math.Abs(got-want))
-				}
-				lowest = min(lowest, got)
-			}
-		}
-		t.Logf("%s: largest difference %.2g, lowest log10 %.1f", c.name, worst, lowest)
-		if c.name == "unrelated long (rescaled pass)" && lowest > -650 {
-			t.Errorf("%s: lowest log10 %.1f does not reach below the double range", c.name, lowest)
-		}
+		checkSynthetic(t, c.name+"/fused", c, g, res[0])
 	}
 }
 

@@ -129,57 +129,76 @@ func synthHap(rng *rand.Rand, n int) []byte {
 	return h
 }
 
-// TestSyntheticAgainstReference covers what the shared sets lack: low
-// qualities, reads of 250+ bases, haplotypes of 1,000+ bases, unrelated
-// pairs whose likelihood is far below the float range (double pass) and
-// below the double range (rescaled pass).
+// syntheticCase is a set the shared sets lack: low qualities, reads of
+// 250+ bases, haplotypes of 1,000+ bases, unrelated pairs whose likelihood
+// is far below the float range (double pass) and below the double range
+// (rescaled pass).
+type syntheticCase struct {
+	name             string
+	readLen, hapLen  int
+	qlo, qhi, nreads int
+	related          bool
+}
+
+var syntheticCases = []syntheticCase{
+	{"low qualities", 100, 150, 2, 15, 6, true},
+	{"very low qualities", 60, 80, 0, 6, 4, true},
+	{"long reads", 300, 400, 20, 45, 4, true},
+	{"long haplotypes", 150, 1200, 10, 40, 3, true},
+	{"long both", 260, 1000, 15, 40, 2, true},
+	{"unrelated (double pass)", 60, 120, 20, 40, 3, false},
+	{"unrelated long (rescaled pass)", 700, 800, 40, 60, 2, false},
+}
+
+// group draws the case's two haplotypes and reads from rng.
+func (c syntheticCase) group(rng *rand.Rand) Group {
+	haps := [][]byte{synthHap(rng, c.hapLen), synthHap(rng, c.hapLen+7)}
+	var reads []Read
+	for i := 0; i < c.nreads; i++ {
+		reads = append(reads, synthRead(rng, haps[i%2], c.readLen-i, c.qlo, c.qhi, c.related))
+	}
+	return Group{Reads: reads, Haplotypes: haps}
+}
+
+// checkSynthetic compares the likelihoods res of the case's group g
+// (read-major) with the double reference: within 1e-4 and finite where it
+// is; the rescaled case must reach below the double range.
+func checkSynthetic(t *testing.T, label string, c syntheticCase, g Group, res []float64) {
+	t.Helper()
+	worst, lowest := 0.0, 0.0
+	for r := range g.Reads {
+		for h := range g.Haplotypes {
+			got := res[r*len(g.Haplotypes)+h]
+			want := refLog10(&g.Reads[r], g.Haplotypes[h])
+			if math.IsInf(want, 0) != math.IsInf(got, 0) || !(math.Abs(got-want) <= 1e-4 || got == want) {
+				t.Errorf("%s read %d hap %d: %v, reference %v", label, r, h, got, want)
+			}
+			if !math.IsInf(want, 0) {
+				worst = max(worst, math.Abs(got-want))
+			}
+			lowest = min(lowest, got)
+		}
+	}
+	t.Logf("%s: largest difference %.2g, lowest log10 %.1f", label, worst, lowest)
+	// The double pass covers down to about -615; make sure the rescaled
+	// pass was needed and exercised.
+	if c.name == "unrelated long (rescaled pass)" && lowest > -650 {
+		t.Errorf("%s: lowest log10 %.1f does not reach below the double range", label, lowest)
+	}
+}
+
+// TestSyntheticAgainstReference runs the synthetic cases on every CPU
+// kernel.
 func TestSyntheticAgainstReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 1))
-	cases := []struct {
-		name             string
-		readLen, hapLen  int
-		qlo, qhi, nreads int
-		related          bool
-	}{
-		{"low qualities", 100, 150, 2, 15, 6, true},
-		{"very low qualities", 60, 80, 0, 6, 4, true},
-		{"long reads", 300, 400, 20, 45, 4, true},
-		{"long haplotypes", 150, 1200, 10, 40, 3, true},
-		{"long both", 260, 1000, 15, 40, 2, true},
-		{"unrelated (double pass)", 60, 120, 20, 40, 3, false},
-		{"unrelated long (rescaled pass)", 700, 800, 40, 60, 2, false},
-	}
-	for _, c := range cases {
-		haps := [][]byte{synthHap(rng, c.hapLen), synthHap(rng, c.hapLen+7)}
-		var reads []Read
-		for i := 0; i < c.nreads; i++ {
-			reads = append(reads, synthRead(rng, haps[i%2], c.readLen-i, c.qlo, c.qhi, c.related))
-		}
+	for _, c := range syntheticCases {
+		g := c.group(rng)
 		for _, k := range kernels() {
-			res, err := ComputeGroups([]Group{{Reads: reads, Haplotypes: haps}}, Options{Backend: NewCPU(CPUOptions{Kernel: k})})
+			res, err := ComputeGroups([]Group{g}, Options{Backend: NewCPU(CPUOptions{Kernel: k})})
 			if err != nil {
 				t.Fatal(err)
 			}
-			worst, lowest := 0.0, 0.0
-			for r := range reads {
-				for h := range haps {
-					got := res[0][r*len(haps)+h]
-					want := refLog10(&reads[r], haps[h])
-					if math.IsInf(want, 0) != math.IsInf(got, 0) || !(math.Abs(got-want) <= 1e-4 || got == want) {
-						t.Errorf("%s/%s read %d hap %d: %v, reference %v", c.name, k, r, h, got, want)
-					}
-					if !math.IsInf(want, 0) {
-						worst = max(worst, math.Abs(got-want))
-					}
-					lowest = min(lowest, got)
-				}
-			}
-			t.Logf("%s/%s: largest difference %.2g, lowest log10 %.1f", c.name, k, worst, lowest)
-			// The double pass covers down to about -615; make sure the
-			// rescaled pass was needed and exercised.
-			if c.name == "unrelated long (rescaled pass)" && lowest > -650 {
-				t.Errorf("%s: lowest log10 %.1f does not reach below the double range", c.name, lowest)
-			}
+			checkSynthetic(t, c.name+"/"+k, c, g, res[0])
 		}
 	}
 }
