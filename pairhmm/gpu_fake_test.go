@@ -490,6 +490,18 @@ func checkKernelOptions(t *testing.T, c gpuConfig, v gpuVariant) {
 	}
 }
 
+// sameCompile checks that variant v compiles bin c exactly as variant
+// want does: the same options and warps per block.
+func sameCompile(t *testing.T, c gpuConfig, v, want gpuVariant) {
+	t.Helper()
+	if got, exp := kernelOptions(c, v), kernelOptions(c, want); strings.Join(got, " ") != strings.Join(exp, " ") {
+		t.Errorf("%s: %s compiles with %v, want %v (%s)", c, v.name, got, exp, want.name)
+	}
+	if c.warps(4, v) != c.warps(4, want) || c.warps(8, v) != c.warps(8, want) {
+		t.Errorf("%s: %s's warps per block differ from %s's", c, v.name, want.name)
+	}
+}
+
 // TestTunedVariantBins: the tuned variant compiles its rows bins as the
 // rows variant and every other bin as vec2, block sizes included.
 func TestTunedVariantBins(t *testing.T) {
@@ -504,12 +516,7 @@ func TestTunedVariantBins(t *testing.T) {
 		if c == (gpuConfig{8, 19}) {
 			want = rows
 		}
-		if got, exp := kernelOptions(c, tuned), kernelOptions(c, want); strings.Join(got, " ") != strings.Join(exp, " ") {
-			t.Errorf("%s: tuned compiles with %v, want %v (%s)", c, got, exp, want.name)
-		}
-		if c.warps(4, tuned) != c.warps(4, want) || c.warps(8, tuned) != c.warps(8, want) {
-			t.Errorf("%s: tuned's warps per block differ from %s's", c, want.name)
-		}
+		sameCompile(t, c, tuned, want)
 	}
 }
 
@@ -546,12 +553,7 @@ func TestVariantBinTables(t *testing.T) {
 			if c == (gpuConfig{4, 25}) {
 				want = b25
 			}
-			if got, exp := kernelOptions(c, tuned2), kernelOptions(c, want); strings.Join(got, " ") != strings.Join(exp, " ") {
-				t.Errorf("%s: tuned2 compiles with %v, want %v (%s)", c, got, exp, want.name)
-			}
-			if c.warps(4, tuned2) != c.warps(4, want) || c.warps(8, tuned2) != c.warps(8, want) {
-				t.Errorf("%s: tuned2's warps per block differ from %s's", c, want.name)
-			}
+			sameCompile(t, c, tuned2, want)
 		}
 	}
 }
