@@ -64,8 +64,9 @@ func prepareRows[T float32 | float64](dst []row[T], tab *tables[T], r *Read, cod
 // right, then the two totals. The CUDA kernel performs the same
 // operations, so the two agree to the bit.
 //
-// m, x, y are scratch rows of at least len(hap)+1 elements.
-func forward(rows []row[float64], hap []uint8, initial float64, m, x, y []float64) float64 {
+// fused selects the fused arithmetic's cell (fusedCell64) instead. m, x,
+// y are scratch rows of at least len(hap)+1 elements.
+func forward(rows []row[float64], hap []uint8, fused bool, initial float64, m, x, y []float64) float64 {
 	h := len(hap)
 	m, x, y = m[:h+1], x[:h+1], y[:h+1]
 	initY := initial / float64(h)
@@ -74,7 +75,6 @@ func forward(rows []row[float64], hap []uint8, initial float64, m, x, y []float6
 	}
 	for i := range rows {
 		p := &rows[i]
-		mm, gapm, mx, gcp, my := p.mm, p.gapm, p.mx, p.gcp, p.my
 		em := &p.emis
 		// Column 0 of rows below the first is all zero; its previous-row
 		// values become the diagonal of column 1.
@@ -83,15 +83,29 @@ func forward(rows []row[float64], hap []uint8, initial float64, m, x, y []float6
 		var lM, lY float64
 		for j := 1; j <= h; j++ {
 			uM, uX, uY := m[j], x[j], y[j]
-			cm := (float64(dM*mm) + float64(dX*gapm) + float64(dY*gapm)) * em[hap[j-1]&7]
-			cx := float64(uM*mx) + float64(uX*gcp)
-			cy := float64(lM*my) + float64(lY*gcp)
+			var cm, cx, cy float64
+			if fused {
+				cm, cx, cy = fusedCell64(p, em[hap[j-1]&7], dM, dX, dY, uM, uX, lM, lY)
+			} else {
+				cm, cx, cy = gklCell64(p, em[hap[j-1]&7], dM, dX, dY, uM, uX, lM, lY)
+			}
 			m[j], x[j], y[j] = cm, cx, cy
 			dM, dX, dY = uM, uX, uY
 			lM, lY = cm, cy
 		}
 	}
 	return sumLastRow(m, x)
+}
+
+// gklCell64 is one cell of the double pass in GKL's order, every product
+// rounded before the sum (the conversions forbid fused multiply-add). It
+// returns M, X and Y of cell (i,j) from the diagonal (d*), the cell above
+// (u*) and the cell to the left (l*).
+func gklCell64(p *row[float64], prior, dM, dX, dY, uM, uX, lM, lY float64) (cm, cx, cy float64) {
+	cm = (float64(dM*p.mm) + float64(dX*p.gapm) + float64(dY*p.gapm)) * prior
+	cx = float64(uM*p.mx) + float64(uX*p.gcp)
+	cy = float64(lM*p.my) + float64(lY*p.gcp)
+	return
 }
 
 // forwardFloat is the float pass of forward, in flush-to-zero mode as GKL
@@ -169,9 +183,7 @@ func forwardScaled(rows []row[float64], hap []uint8, fused bool, m, x, y []float
 			if fused {
 				cm, cx, cy = fusedCell64(p, em[hap[j-1]&7], dM, dX, dY, uM, uX, lM, lY)
 			} else {
-				cm = (float64(dM*p.mm) + float64(dX*p.gapm) + float64(dY*p.gapm)) * em[hap[j-1]&7]
-				cx = float64(uM*p.mx) + float64(uX*p.gcp)
-				cy = float64(lM*p.my) + float64(lY*p.gcp)
+				cm, cx, cy = gklCell64(p, em[hap[j-1]&7], dM, dX, dY, uM, uX, lM, lY)
 			}
 			m[j], x[j], y[j] = cm, cx, cy
 			dM, dX, dY = uM, uX, uY

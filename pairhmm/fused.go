@@ -166,31 +166,6 @@ func fusedCell64(p *row[float64], prior, dM, dX, dY, uM, uX, lM, lY float64) (cm
 	return
 }
 
-// forwardFused is forward (the double pass) in the fused arithmetic.
-func forwardFused(rows []row[float64], hap []uint8, initial float64, m, x, y []float64) float64 {
-	h := len(hap)
-	m, x, y = m[:h+1], x[:h+1], y[:h+1]
-	initY := initial / float64(h)
-	for j := range m {
-		m[j], x[j], y[j] = 0, 0, initY
-	}
-	for i := range rows {
-		p := &rows[i]
-		em := &p.emis
-		dM, dX, dY := m[0], x[0], y[0]
-		m[0], x[0], y[0] = 0, 0, 0
-		var lM, lY float64
-		for j := 1; j <= h; j++ {
-			uM, uX, uY := m[j], x[j], y[j]
-			cm, cx, cy := fusedCell64(p, em[hap[j-1]&7], dM, dX, dY, uM, uX, lM, lY)
-			m[j], x[j], y[j] = cm, cx, cy
-			dM, dX, dY = uM, uX, uY
-			lM, lY = cm, cy
-		}
-	}
-	return sumLastRow(m, x)
-}
-
 // goFusedLaneKernel is the portable float pass in the fused arithmetic;
 // simdFusedLaneKernels has the generated ones (AVX2, AVX-512).
 var goFusedLaneKernel = laneKernel{name: "go", width: maxLaneWidth, fused: true, run: func(_ *laneKernel, b *laneBatch, hap []uint8, out []float32) {

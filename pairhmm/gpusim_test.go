@@ -146,9 +146,9 @@ func TestGPUScheduleMatchesCPU(t *testing.T) {
 	for _, fused := range []bool{false, true} {
 		rng := rand.New(rand.NewPCG(4, 4))
 		var s scratch
-		fwd32, fwd64 := forwardFloat, forward
+		fwd32 := forwardFloat
 		if fused {
-			fwd32, fwd64 = forwardFloatFused, forwardFused
+			fwd32 = forwardFloatFused
 		}
 		for _, cfg := range allGPUConfigs() {
 			for trial := 0; trial < 5; trial++ {
@@ -167,7 +167,7 @@ func TestGPUScheduleMatchesCPU(t *testing.T) {
 				if got != want {
 					t.Errorf("fused %v, %s, read %d, hap %d: float kernel schedule %x, CPU %x", fused, cfg, n, len(hap), got, want)
 				}
-				want64 := fwd64(p.doubleRows(), codes, initial64, s.m64, s.x64, s.y64)
+				want64 := forward(p.doubleRows(), codes, fused, initial64, s.m64, s.x64, s.y64)
 				got64 := simulateGroupKernel(p.doubleRows(), padded, hapPad, len(codes), initial64, cfg.group, cfg.rows, fused)
 				if got64 != want64 {
 					t.Errorf("fused %v, %s, read %d, hap %d: double kernel schedule %x, CPU %x", fused, cfg, n, len(hap), got64, want64)

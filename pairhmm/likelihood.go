@@ -57,12 +57,7 @@ func (s *scratch) finish(raw float32, p *preparedRead, hap []uint8) float64 {
 	}
 	s.grow(len(hap) + 1)
 	rows := p.doubleRows()
-	var raw64 float64
-	if s.fused {
-		raw64 = forwardFused(rows, hap, initial64, s.m64, s.x64, s.y64)
-	} else {
-		raw64 = forward(rows, hap, initial64, s.m64, s.x64, s.y64)
-	}
+	raw64 := forward(rows, hap, s.fused, initial64, s.m64, s.x64, s.y64)
 	if raw64 >= 0x1p-1022 {
 		return math.Log10(raw64) - log10Initial64
 	}
