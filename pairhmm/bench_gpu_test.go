@@ -136,12 +136,13 @@ func BenchmarkGPUVariants(b *testing.B) {
 }
 
 // BenchmarkGPUVariantBins: every variant on the equal-length batches in
-// the fused arithmetic (and tuned in GKL's), each backend compiled for
-// only the bin its table gives the batch's reads (one NVRTC compilation,
-// not one per bin): the kernels are those the variant runs there. A
-// variant that compiles the bin exactly as an earlier one is skipped.
+// both arithmetics, each backend compiled for only the bin its table gives
+// the batch's reads (one NVRTC compilation, not one per bin): the kernels
+// are those the variant runs there. A variant that compiles the bin
+// exactly as one already run is skipped (one left out by -test.bench does
+// not count), so a pattern can pick variants by name:
 //
-//	pairhmm.test -test.run '^$' -test.bench GPUVariantBins -test.benchtime 3x
+//	pairhmm.test -test.run '^$' -test.bench 'GPUVariantBins//^(tuned|tuned2)(\+fused)?$' -test.benchtime 3x
 func BenchmarkGPUVariantBins(b *testing.B) {
 	devs := usableGPUs(b)
 	for _, sz := range [][2]int{{100, 300}, {150, 300}, {250, 500}} {
@@ -151,22 +152,20 @@ func BenchmarkGPUVariantBins(b *testing.B) {
 			table := v.binTable()
 			bin := table[gpuBin(table, sz[0])]
 			for _, arith := range []Arith{ArithFused, ArithGKL} {
-				if arith == ArithGKL && v.name != defaultVariant {
-					continue
-				}
 				v.fused = arith == ArithFused
 				key := bin.String() + " " + strings.Join(kernelOptions(bin, v), " ")
 				if seen[key] {
 					continue
 				}
-				seen[key] = true
 				b.Run(fmt.Sprintf("%dx%d/%s/%s", sz[0], sz[1], v.label(), bin), func(b *testing.B) {
+					seen[key] = true
 					g, err := newGPUOnDevices(devs[:1], GPUOptions{Variant: v.name, Arith: arith, configs: []gpuConfig{bin}})
 					if err != nil {
 						b.Fatal(err)
 					}
 					defer g.Close()
 					runGPUBench(b, g, groups)
+					reportResources(b, g) // after the timed loop, which resets metrics
 				})
 			}
 		}

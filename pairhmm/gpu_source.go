@@ -39,8 +39,14 @@ type gpuVariant struct {
 	// as vec2 (vec, unroll 2): forConfig.
 	rowsBins, vec2Bins string
 	// extraBins lists configurations added to the length bins (gpuConfigs)
-	// for this variant, e.g. "4x25": binTable.
-	extraBins string
+	// for this variant, e.g. "4x25", and dropBins those taken out of them
+	// (so that an extra bin of more rows takes their reads): binTable.
+	extraBins, dropBins string
+	// maxWarps caps the warps per block (0: four) of the configurations
+	// in warpsBins: smaller blocks waste fewer of an SM's warp slots when
+	// registers, not shared memory, limit the blocks per SM.
+	maxWarps  int
+	warpsBins string
 	// fused compiles the fused arithmetic (PH_FUSED=1, ArithFused): unlike
 	// the fields above it changes the results. GPUOptions.Arith sets it.
 	fused bool
@@ -63,6 +69,9 @@ func (v gpuVariant) forConfig(c gpuConfig) gpuVariant {
 	case in(v.vec2Bins):
 		v.vec, v.unroll = true, 2
 	}
+	if !in(v.warpsBins) {
+		v.maxWarps = 0
+	}
 	return v
 }
 
@@ -70,11 +79,19 @@ func (v gpuVariant) forConfig(c gpuConfig) gpuVariant {
 // placed before the first configuration that holds as long a read (so a
 // read goes to the extra one when both hold it).
 func (v gpuVariant) binTable() []gpuConfig {
-	if v.extraBins == "" {
+	if v.extraBins == "" && v.dropBins == "" {
 		return gpuConfigs
 	}
-	table := append([]gpuConfig(nil), gpuConfigs...)
+	var table []gpuConfig
+	for _, c := range gpuConfigs {
+		if !strings.Contains(","+v.dropBins+",", ","+c.String()+",") {
+			table = append(table, c)
+		}
+	}
 	for _, s := range strings.Split(v.extraBins, ",") {
+		if s == "" {
+			continue
+		}
 		var c gpuConfig
 		if _, err := fmt.Sscanf(s, "%dx%d", &c.group, &c.rows); err != nil {
 			panic("pairhmm: bad extraBins " + v.extraBins)
@@ -111,6 +128,24 @@ var gpuVariants = []gpuVariant{
 	// 4x25 as rows (1.880), 8x19 as rows unrolled twice (2.191 against
 	// 2.180), 32x8 for 250-base reads (2.201).
 	{name: "tuned2", vec: true, unroll: 4, rowsBins: "8x19", vec2Bins: "4x25", extraBins: "4x25"},
+	// Candidates (issue 6, shapes for 150- and 250-base reads), each
+	// tuned2 with one bin changed: 4x25 as vec4u; 8x19 as vec4u or vec2
+	// in blocks of 3 (what its padded table allows), 2 or 1 warps; 4x38
+	// (152 bases, 3 idle steps a pair) as vec2, vec4u or rows; 8x20 or
+	// 16x10 instead of 8x19; 8x32 for reads of 193-256 bases.
+	{name: "s25u4", vec: true, unroll: 4, rowsBins: "8x19", extraBins: "4x25"},
+	{name: "s19u4", vec: true, unroll: 4, vec2Bins: "4x25", extraBins: "4x25"},
+	{name: "s19u4w2", vec: true, unroll: 4, vec2Bins: "4x25", extraBins: "4x25", maxWarps: 2, warpsBins: "8x19"},
+	{name: "s19u4w1", vec: true, unroll: 4, vec2Bins: "4x25", extraBins: "4x25", maxWarps: 1, warpsBins: "8x19"},
+	{name: "s19v2w1", vec: true, unroll: 4, vec2Bins: "4x25,8x19", extraBins: "4x25", maxWarps: 1, warpsBins: "8x19"},
+	{name: "s38", vec: true, unroll: 4, rowsBins: "8x19", vec2Bins: "4x25,4x38", extraBins: "4x25,4x38"},
+	{name: "s38u4", vec: true, unroll: 4, rowsBins: "8x19", vec2Bins: "4x25", extraBins: "4x25,4x38"},
+	{name: "s38r", vec: true, unroll: 4, rowsBins: "8x19,4x38", vec2Bins: "4x25", extraBins: "4x25,4x38"},
+	{name: "s20u4", vec: true, unroll: 4, vec2Bins: "4x25", extraBins: "4x25,8x20", dropBins: "8x19"},
+	{name: "s10u4", vec: true, unroll: 4, vec2Bins: "4x25", extraBins: "4x25,16x10", dropBins: "8x19"},
+	{name: "s10r", vec: true, unroll: 4, rowsBins: "16x10", vec2Bins: "4x25", extraBins: "4x25,16x10", dropBins: "8x19"},
+	{name: "s32", vec: true, unroll: 4, rowsBins: "8x19", vec2Bins: "4x25,8x32", extraBins: "4x25,8x32"},
+	{name: "s32u4", vec: true, unroll: 4, rowsBins: "8x19", vec2Bins: "4x25", extraBins: "4x25,8x32"},
 }
 
 // defaultVariant is the variant used in GKL's arithmetic unless
@@ -158,7 +193,11 @@ func (c gpuConfig) tableRows(elemBytes int, v gpuVariant) int {
 // elemBytes bytes: as many as fit the emission tables (5 x tableRows x 32
 // values per warp) in 48 KiB of static shared memory, at most four.
 func (c gpuConfig) warps(elemBytes int, v gpuVariant) int {
-	return max(1, min(4, staticSharedLimit/(5*c.tableRows(elemBytes, v)*32*elemBytes)))
+	most := 4
+	if w := v.forConfig(c).maxWarps; w > 0 {
+		most = w
+	}
+	return max(1, min(most, staticSharedLimit/(5*c.tableRows(elemBytes, v)*32*elemBytes)))
 }
 
 // gpuConfigs are the length bins, smallest first: a read goes to the first
