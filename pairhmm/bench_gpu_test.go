@@ -140,12 +140,20 @@ func BenchmarkGPUVariants(b *testing.B) {
 // the batch's reads (one NVRTC compilation, not one per bin): the kernels
 // are those the variant runs there. A variant that compiles the bin
 // exactly as one already run is skipped (one left out by -test.bench does
-// not count), so a pattern can pick variants by name:
+// not count), so a pattern can pick variants by name. HMMGO_BENCH_SHAPES
+// adds batches (as "80x300,600x1200"):
 //
 //	pairhmm.test -test.run '^$' -test.bench 'GPUVariantBins//^(tuned|tuned2)(\+fused)?$' -test.benchtime 3x
 func BenchmarkGPUVariantBins(b *testing.B) {
 	devs := usableGPUs(b)
-	for _, sz := range [][2]int{{100, 300}, {150, 300}, {250, 500}} {
+	sizes := [][2]int{{100, 300}, {150, 300}, {250, 500}}
+	for _, s := range strings.Split(os.Getenv("HMMGO_BENCH_SHAPES"), ",") {
+		var sz [2]int
+		if _, err := fmt.Sscanf(s, "%dx%d", &sz[0], &sz[1]); err == nil {
+			sizes = append(sizes, sz)
+		}
+	}
+	for _, sz := range sizes {
 		groups := equalBatch(sz[0], sz[1], benchCells())
 		seen := map[string]bool{}
 		for _, v := range gpuVariants {

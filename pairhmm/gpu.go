@@ -27,8 +27,8 @@ type GPUOptions struct {
 	Kernel string
 
 	// Variant names the kernel variant (gpuVariants: rows, vec, vec2, tuned,
-	// tuned2); "" means $HMMGO_PAIRHMM_KERNEL, else the default (tuned, or
-	// tuned2 in the fused arithmetic). Every variant
+	// tuned2, tuned3, tuned3w); "" means $HMMGO_PAIRHMM_KERNEL, else the
+	// default (defaultVariant, defaultFusedVariant). Every variant
 	// gives the same results; they exist to be benchmarked.
 	Variant string
 	// Arith is the arithmetic of the kernels and of the CPU work beside

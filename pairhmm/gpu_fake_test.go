@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -520,40 +521,62 @@ func TestTunedVariantBins(t *testing.T) {
 	}
 }
 
-// TestVariantBinTables: tuned2's bin table is gpuConfigs with 4x25 before
-// 8x13, and it compiles every bin exactly as one of the variants measured
-// and tested on the H100 (2026-11-27T20:45Z): 4x25 as that run's "b25"
-// (tuned plus a 4x25 bin), 8x19 as rows, every other bin as "vec4u" (vec,
-// unrolled four times); it is the fused arithmetic's default.
+// TestVariantBinTables: tuned2's and tuned3's bin tables are gpuConfigs
+// with 4x25 before 8x13, and they compile every bin exactly as variants
+// measured and tested on the H100: tuned2 4x25 as the 20:45Z run's "b25"
+// (tuned plus a 4x25 bin, vec2), 8x19 as rows, every other bin as
+// "vec4u" (vec, unrolled four times); tuned3 (both arithmetics' default)
+// every bin as vec4u, 8x19 in blocks of 2 warps (the 21:54Z run's s25u4
+// and s19u4w2), and tuned3w also 4x20, 32x19, 32x20 and 32x24.
 func TestVariantBinTables(t *testing.T) {
-	tuned2, err := lookupVariant("", ArithFused)
-	if err != nil || tuned2.name != "tuned2" {
-		t.Fatalf("fused default: %v, %v", tuned2.name, err)
-	}
-	table := tuned2.binTable()
-	if len(table) != len(gpuConfigs)+1 {
-		t.Fatalf("tuned2 has %d bins, want %d", len(table), len(gpuConfigs)+1)
-	}
-	for i := 1; i < len(table); i++ {
-		if table[i-1].maxLen() > table[i].maxLen() {
-			t.Errorf("bins out of order: %s before %s", table[i-1], table[i])
-		}
-	}
-	for n, want := range map[int]gpuConfig{100: {4, 25}, 97: {4, 25}, 101: {8, 13}, 104: {8, 13}, 96: {4, 25}, 80: {4, 20}, 150: {8, 19}, 250: {16, 16}} {
-		if got := table[gpuBin(table, n)]; got != want {
-			t.Errorf("tuned2: a read of %d bases goes to %s, want %s", n, got, want)
+	for _, arith := range []Arith{ArithGKL, ArithFused} {
+		if v, err := lookupVariant("", arith); err != nil || v.name != "tuned3" {
+			t.Fatalf("default (arith %v): %v, %v", arith, v.name, err)
 		}
 	}
 	b25 := gpuVariant{name: "b25", vec: true, unroll: 2, rowsBins: "8x19", extraBins: "4x25"}
 	vec4u := gpuVariant{name: "vec4u", vec: true, unroll: 4, rowsBins: "8x19"}
-	for _, fused := range []bool{false, true} {
-		tuned2.fused, b25.fused, vec4u.fused = fused, fused, fused
-		for _, c := range table {
-			want := vec4u
-			if c == (gpuConfig{4, 25}) {
-				want = b25
+	vec4uAll := gpuVariant{name: "vec4u-all", vec: true, unroll: 4}
+	twoWarps := map[string][]gpuConfig{"tuned3": {{8, 19}}, "tuned3w": {{4, 20}, {8, 19}, {32, 19}, {32, 20}, {32, 24}}}
+	for _, name := range []string{"tuned2", "tuned3", "tuned3w"} {
+		v, err := lookupVariant(name, ArithGKL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		table := v.binTable()
+		if len(table) != len(gpuConfigs)+1 {
+			t.Fatalf("%s has %d bins, want %d", name, len(table), len(gpuConfigs)+1)
+		}
+		for i := 1; i < len(table); i++ {
+			if table[i-1].maxLen() > table[i].maxLen() {
+				t.Errorf("%s: bins out of order: %s before %s", name, table[i-1], table[i])
 			}
-			sameCompile(t, c, tuned2, want)
+		}
+		for n, want := range map[int]gpuConfig{100: {4, 25}, 97: {4, 25}, 101: {8, 13}, 104: {8, 13}, 96: {4, 25}, 80: {4, 20}, 150: {8, 19}, 250: {16, 16}, 600: {32, 19}} {
+			if got := table[gpuBin(table, n)]; got != want {
+				t.Errorf("%s: a read of %d bases goes to %s, want %s", name, n, got, want)
+			}
+		}
+		for _, fused := range []bool{false, true} {
+			v.fused, b25.fused, vec4u.fused, vec4uAll.fused = fused, fused, fused, fused
+			for _, c := range table {
+				if name == "tuned2" {
+					want := vec4u
+					if c == (gpuConfig{4, 25}) {
+						want = b25
+					}
+					sameCompile(t, c, v, want)
+					continue
+				}
+				want := vec4uAll
+				if slices.Contains(twoWarps[name], c) {
+					if c.warps(4, vec4uAll) != 3 || c.warps(8, vec4uAll) != 1 {
+						t.Errorf("%s: %s is in blocks of %d / %d warps as vec4u, not 3 / 1", name, c, c.warps(4, vec4uAll), c.warps(8, vec4uAll))
+					}
+					want.maxWarps, want.warpsBins = 2, c.String()
+				}
+				sameCompile(t, c, v, want)
+			}
 		}
 	}
 }

@@ -33,7 +33,7 @@ const staticSharedLimit = 48 << 10
 type gpuVariant struct {
 	name   string
 	vec    bool // 16-byte emission-table loads
-	unroll int  // wavefront loop unrolled 1, 2 or 4 times
+	unroll int  // wavefront loop unrolled 1, 2, 4 or 8 times
 	// rowsBins lists configurations (as "8x19,32x19") compiled as the
 	// rows variant (vec false, unroll 1) instead, vec2Bins those compiled
 	// as vec2 (vec, unroll 2): forConfig.
@@ -110,53 +110,56 @@ func (v gpuVariant) binTable() []gpuConfig {
 // (8x19: 150/151-base reads) compiled as rows, which was faster there on
 // an H100 in two runs (docs/BENCHMARKS.md: 150x300 batches, rows 1.705 /
 // 1.680 TCUPS against vec2's 1.400 / 1.394, and 2.180 against 1.722 in the
-// fused arithmetic); why is not known (the 8x19 bin pads its table to 20
-// rows and fits 3 warps a block instead of 4, but so do others that are
-// faster as vec2).
+// fused arithmetic). The reason, found later (tuned3): 8x19 pads its
+// float table to 20 rows, so its vec blocks hold 3 warps, not 4, and at
+// ~190 registers a thread an SM then ran fewer warps than in blocks of 2
+// or 4.
 var gpuVariants = []gpuVariant{
 	{name: "rows", unroll: 1},
 	{name: "vec", vec: true, unroll: 1},
 	{name: "vec2", vec: true, unroll: 2},
 	{name: "tuned", vec: true, unroll: 2, rowsBins: "8x19"},
-	// tuned2, the fused arithmetic's default: reads of up to 100 bases on
-	// a 4x25 bin (no padding rows, 3 idle wavefront steps a pair instead
-	// of 8x13's 7) compiled as vec2, 8x19 as rows, every other bin as vec
-	// with the wavefront loop unrolled four times. Fused, on an H100
-	// (2026-11-27T20:45Z, docs/BENCHMARKS.md): 100x300 2.437 TCUPS (8x13
-	// vec2: 2.282), 250x500 2.577 (16x16 vec2: 2.412), 150x300 as tuned.
-	// Measured there too and not kept: blocks of 1 or 2 warps (no change),
-	// 4x25 as rows (1.880), 8x19 as rows unrolled twice (2.191 against
-	// 2.180), 32x8 for 250-base reads (2.201).
+	// tuned2: reads of up to 100 bases on a 4x25 bin (no padding rows, 3
+	// idle wavefront steps a pair instead of 8x13's 7) compiled as vec2,
+	// 8x19 as rows, every other bin as vec with the wavefront loop
+	// unrolled four times. Fused, on an H100 (2026-11-27T20:45Z,
+	// docs/BENCHMARKS.md): 100x300 2.437 TCUPS (8x13 vec2: 2.282),
+	// 250x500 2.577 (16x16 vec2: 2.412), 150x300 as tuned. Measured there
+	// too and not kept: blocks of 1 or 2 warps on the bins other than
+	// 8x19 (no change), 4x25 as rows (1.880), 8x19 as rows unrolled twice
+	// (2.191 against 2.180), 32x8 for 250-base reads (2.201).
 	{name: "tuned2", vec: true, unroll: 4, rowsBins: "8x19", vec2Bins: "4x25", extraBins: "4x25"},
-	// Candidates (issue 6, shapes for 150- and 250-base reads), each
-	// tuned2 with one bin changed: 4x25 as vec4u; 8x19 as vec4u or vec2
-	// in blocks of 3 (what its padded table allows), 2 or 1 warps; 4x38
-	// (152 bases, 3 idle steps a pair) as vec2, vec4u or rows; 8x20 or
-	// 16x10 instead of 8x19; 8x32 for reads of 193-256 bases.
-	{name: "s25u4", vec: true, unroll: 4, rowsBins: "8x19", extraBins: "4x25"},
-	{name: "s19u4", vec: true, unroll: 4, vec2Bins: "4x25", extraBins: "4x25"},
-	{name: "s19u4w2", vec: true, unroll: 4, vec2Bins: "4x25", extraBins: "4x25", maxWarps: 2, warpsBins: "8x19"},
-	{name: "s19u4w1", vec: true, unroll: 4, vec2Bins: "4x25", extraBins: "4x25", maxWarps: 1, warpsBins: "8x19"},
-	{name: "s19v2w1", vec: true, unroll: 4, vec2Bins: "4x25,8x19", extraBins: "4x25", maxWarps: 1, warpsBins: "8x19"},
-	{name: "s38", vec: true, unroll: 4, rowsBins: "8x19", vec2Bins: "4x25,4x38", extraBins: "4x25,4x38"},
-	{name: "s38u4", vec: true, unroll: 4, rowsBins: "8x19", vec2Bins: "4x25", extraBins: "4x25,4x38"},
-	{name: "s38r", vec: true, unroll: 4, rowsBins: "8x19,4x38", vec2Bins: "4x25", extraBins: "4x25,4x38"},
-	{name: "s20u4", vec: true, unroll: 4, vec2Bins: "4x25", extraBins: "4x25,8x20", dropBins: "8x19"},
-	{name: "s10u4", vec: true, unroll: 4, vec2Bins: "4x25", extraBins: "4x25,16x10", dropBins: "8x19"},
-	{name: "s10r", vec: true, unroll: 4, rowsBins: "16x10", vec2Bins: "4x25", extraBins: "4x25,16x10", dropBins: "8x19"},
-	{name: "s32", vec: true, unroll: 4, rowsBins: "8x19", vec2Bins: "4x25,8x32", extraBins: "4x25,8x32"},
-	{name: "s32u4", vec: true, unroll: 4, rowsBins: "8x19", vec2Bins: "4x25", extraBins: "4x25,8x32"},
+	// tuned3, the default of both arithmetics: every bin (4x25 added) as
+	// vec unrolled four times, 8x19 in blocks of 2 warps. On an H100
+	// (2026-11-27T21:54Z, docs/BENCHMARKS.md), TCUPS fused / GKL's:
+	// 150x300 2.427 / 1.983 (tuned2's 8x19 as rows: 2.180 / 1.682; as
+	// vec4u in blocks of 3 warps: 1.798 / 1.554, of 1 warp: 2.425 /
+	// 1.980), 100x300 2.514 / 2.156 (4x25 as vec2: 2.438 / 2.002),
+	// 250x500 as tuned2 (2.577 / 2.090). Measured there and not kept:
+	// 8x19 as vec2 in 1-warp blocks (2.334 / 1.869); for 150-base reads
+	// 4x38 (255 registers and 288-536 bytes of spills a thread: 0.65-0.77
+	// fused), 8x20 as vec4u (3-warp blocks: 1.728), 16x10 as vec4u or
+	// rows (2.192, 2.024); for 250-base reads 8x32 (spills: 1.849 vec2,
+	// 1.913 vec4u).
+	{name: "tuned3", vec: true, unroll: 4, extraBins: "4x25", maxWarps: 2, warpsBins: "8x19"},
+	// tuned3w: tuned3 with the other bins whose float table allows only
+	// 3 warps a block (4x20: 65-80 bases; 32x19, 32x20, 32x24: 513-768)
+	// also in blocks of 2, to be measured on such reads; their double
+	// tables fit 1 warp a block in both.
+	{name: "tuned3w", vec: true, unroll: 4, extraBins: "4x25", maxWarps: 2, warpsBins: "4x20,8x19,32x19,32x20,32x24"},
+	// tuned3u8: tuned3 with the wavefront loop unrolled eight times.
+	{name: "tuned3u8", vec: true, unroll: 8, extraBins: "4x25", maxWarps: 2, warpsBins: "8x19"},
 }
 
 // defaultVariant is the variant used in GKL's arithmetic unless
-// HMMGO_PAIRHMM_KERNEL or GPUOptions say otherwise: "tuned" matched vec2
-// on 100x300 and 250x500 batches and beat it by 21% (GKL's arithmetic) and
-// 27% (fused) on 150x300 (H100, 2026-11-27T20:01Z, docs/BENCHMARKS.md).
-// The fused arithmetic's default is defaultFusedVariant (tuned2 was
-// measured in the fused arithmetic only).
+// HMMGO_PAIRHMM_KERNEL or GPUOptions say otherwise, defaultFusedVariant
+// the fused arithmetic's: tuned3 in both, faster than tuned (GKL's
+// default until then) and tuned2 (the fused one) on all three equal
+// batches in each arithmetic (H100, 2026-11-27T21:54Z, docs/BENCHMARKS.md).
+// Variants never change a result, so neither does the default.
 const (
-	defaultVariant      = "tuned"
-	defaultFusedVariant = "tuned2"
+	defaultVariant      = "tuned3"
+	defaultFusedVariant = "tuned3"
 )
 
 // lookupVariant returns the variant called name; "" means the default of

@@ -42,7 +42,7 @@
 // emission table 16 bytes at a time (four float or two double rows per
 // shared-memory load instead of one: the kernel is bound by instructions
 // issued, and these loads are a thirteenth of them), PH_UNROLL=2 (or 4)
-// unrolls the wavefront loop twice (four times) (the registers of one step become the next
+// unrolls the wavefront loop twice (four or eight times) (the registers of one step become the next
 // one's by renaming rather than moves). Neither changes any arithmetic.
 
 #ifndef PH_GROUP
@@ -216,6 +216,8 @@ __device__ __forceinline__ void ph_forward(const PairInputs& in, const T* __rest
 	#pragma unroll 2
 #elif PH_UNROLL == 4
 	#pragma unroll 4
+#elif PH_UNROLL == 8
+	#pragma unroll 8
 #endif
 	for (int k = 0; k < steps; k++) {
 		const int nextCode = __ldg(hcol + k + 1);
