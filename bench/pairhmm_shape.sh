@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Issue 6 kernel shapes (150- and 250-base reads), both arithmetics: the
-# sweep run (one nvidia-h100-x1 call, under 230 s).
+# sweep run (one nvidia-h100-x1 call, under 230 s; run 2026-11-27T21:54Z,
+# 123 s, binaries built at 704985d, whose gpuVariants had the candidates
+# s25u4 ... s32u4; later commits drop them, so rerunning needs that
+# commit's binaries or new names; docs/BENCHMARKS.md "Pair-HMM: kernel
+# shapes").
 #
 #   here:      D=/work/main/.dev/phshape; mkdir -p $D/data
 #              CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o $D/hmmgo ./cmd/hmmgo

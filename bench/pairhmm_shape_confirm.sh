@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Issue 6 kernel shapes, the confirming run (one nvidia-h100-x1 call, under
-# 230 s) of the new default tuned3 (both arithmetics) against the old
-# defaults (tuned: GKL's arithmetic, tuned2: fused) and of tuned3w.
+# 230 s) of tuned3 (then both arithmetics' default) against the old
+# defaults (tuned: GKL's arithmetic, tuned2: fused), and of tuned3w and
+# tuned3u8. Run 2026-11-27T22:03Z (227 s, step 4 cut short by its timeout
+# before 700x1200) with binaries built at c3e0d44; later commits replace
+# tuned3* by tuned4 (fused) and tuned4g (GKL's), whose every bin compiles
+# as one of them (TestVariantBinTables), so rerunning needs that commit's
+# binaries or the new names; docs/BENCHMARKS.md "Pair-HMM: kernel shapes".
 #
 #   here:      D=/work/main/.dev/phshape; as bench/pairhmm_shape.sh, plus
 #              CGO_ENABLED=0 go test -c -trimpath -ldflags="-s -w" -o $D/pairhmmcmd.test ./internal/pairhmmcmd

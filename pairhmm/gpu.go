@@ -27,7 +27,7 @@ type GPUOptions struct {
 	Kernel string
 
 	// Variant names the kernel variant (gpuVariants: rows, vec, vec2, tuned,
-	// tuned2, tuned3, tuned3w); "" means $HMMGO_PAIRHMM_KERNEL, else the
+	// tuned2, tuned4, tuned4g); "" means $HMMGO_PAIRHMM_KERNEL, else the
 	// default (defaultVariant, defaultFusedVariant). Every variant
 	// gives the same results; they exist to be benchmarked.
 	Variant string

@@ -119,14 +119,11 @@ func (f *fakeRuntime) Build(name, src string, opts []string) (gpuModule, error) 
 		}
 	}
 	m.variant.vec = vec == 1
-	for _, v := range gpuVariants {
-		if v.vec == m.variant.vec && v.unroll == m.variant.unroll {
-			m.variant.name = v.name
-		}
+	switch u := m.variant.unroll; {
+	case vec != 0 && vec != 1, u != 1 && u != 2 && u != 4 && u != 8:
+		return nil, fmt.Errorf("fake: PH_VEC=%d PH_UNROLL=%d", vec, u)
 	}
-	if m.variant.name == "" {
-		return nil, fmt.Errorf("fake: no variant for PH_VEC=%d PH_UNROLL=%d", vec, m.variant.unroll)
-	}
+	m.variant.name = fmt.Sprintf("vec%d-unroll%d", vec, m.variant.unroll)
 	if !strings.Contains(src, "pairhmm_float") || m.cfg.group == 0 || m.cfg.rows == 0 || m.warpsF == 0 || m.warpsD == 0 {
 		return nil, fmt.Errorf("fake: bad compile request %v", opts)
 	}
@@ -521,24 +518,31 @@ func TestTunedVariantBins(t *testing.T) {
 	}
 }
 
-// TestVariantBinTables: tuned2's and tuned3's bin tables are gpuConfigs
-// with 4x25 before 8x13, and they compile every bin exactly as variants
-// measured and tested on the H100: tuned2 4x25 as the 20:45Z run's "b25"
-// (tuned plus a 4x25 bin, vec2), 8x19 as rows, every other bin as
-// "vec4u" (vec, unrolled four times); tuned3 (both arithmetics' default)
-// every bin as vec4u, 8x19 in blocks of 2 warps (the 21:54Z run's s25u4
-// and s19u4w2), and tuned3w also 4x20, 32x19, 32x20 and 32x24.
+// TestVariantBinTables: tuned2's and tuned4's bin tables are gpuConfigs
+// with 4x25 before 8x13, and they compile every bin exactly as a variant
+// measured and tested on the H100 did: tuned2 4x25 as the 20:45Z run's
+// "b25" (tuned plus a 4x25 bin, vec2), 8x19 as rows, every other bin as
+// "vec4u" (vec, unrolled four times); tuned4 (the fused default) and
+// tuned4g (GKL's) each bin as the 22:03Z run's tuned3w (vec4u, 4x20, 8x19,
+// 32x19 and 32x20 in blocks of 2 warps), or tuned3u8 (unrolled eight
+// times, 8x19 in blocks of 2) on its vec8Bins.
 func TestVariantBinTables(t *testing.T) {
-	for _, arith := range []Arith{ArithGKL, ArithFused} {
-		if v, err := lookupVariant("", arith); err != nil || v.name != "tuned3" {
-			t.Fatalf("default (arith %v): %v, %v", arith, v.name, err)
+	for arith, want := range map[Arith]string{ArithGKL: "tuned4g", ArithFused: "tuned4"} {
+		if v, err := lookupVariant("", arith); err != nil || v.name != want {
+			t.Fatalf("default (arith %v): %v, %v; want %s", arith, v.name, err, want)
 		}
 	}
 	b25 := gpuVariant{name: "b25", vec: true, unroll: 2, rowsBins: "8x19", extraBins: "4x25"}
 	vec4u := gpuVariant{name: "vec4u", vec: true, unroll: 4, rowsBins: "8x19"}
-	vec4uAll := gpuVariant{name: "vec4u-all", vec: true, unroll: 4}
-	twoWarps := map[string][]gpuConfig{"tuned3": {{8, 19}}, "tuned3w": {{4, 20}, {8, 19}, {32, 19}, {32, 20}, {32, 24}}}
-	for _, name := range []string{"tuned2", "tuned3", "tuned3w"} {
+	tuned3w := gpuVariant{name: "tuned3w", vec: true, unroll: 4, extraBins: "4x25", maxWarps: 2, warpsBins: "4x20,8x19,32x19,32x20"}
+	tuned3u8 := gpuVariant{name: "tuned3u8", vec: true, unroll: 8, extraBins: "4x25", maxWarps: 2, warpsBins: "8x19"}
+	unrolled8 := map[string][]gpuConfig{"tuned4": {{4, 25}, {8, 19}, {16, 16}}, "tuned4g": {{16, 16}}}
+	for _, c := range []gpuConfig{{4, 20}, {8, 19}, {32, 19}, {32, 20}} {
+		if w := c.warps(4, gpuVariant{vec: true, unroll: 4}); w != 3 || c.warps(4, tuned3w) != 2 || c.warps(8, tuned3w) != 1 {
+			t.Errorf("%s: float blocks of %d warps as vec4u, %d in tuned3w", c, w, c.warps(4, tuned3w))
+		}
+	}
+	for _, name := range []string{"tuned2", "tuned4", "tuned4g"} {
 		v, err := lookupVariant(name, ArithGKL)
 		if err != nil {
 			t.Fatal(err)
@@ -558,22 +562,16 @@ func TestVariantBinTables(t *testing.T) {
 			}
 		}
 		for _, fused := range []bool{false, true} {
-			v.fused, b25.fused, vec4u.fused, vec4uAll.fused = fused, fused, fused, fused
+			v.fused, b25.fused, vec4u.fused, tuned3w.fused, tuned3u8.fused = fused, fused, fused, fused, fused
 			for _, c := range table {
-				if name == "tuned2" {
-					want := vec4u
-					if c == (gpuConfig{4, 25}) {
-						want = b25
-					}
-					sameCompile(t, c, v, want)
-					continue
-				}
-				want := vec4uAll
-				if slices.Contains(twoWarps[name], c) {
-					if c.warps(4, vec4uAll) != 3 || c.warps(8, vec4uAll) != 1 {
-						t.Errorf("%s: %s is in blocks of %d / %d warps as vec4u, not 3 / 1", name, c, c.warps(4, vec4uAll), c.warps(8, vec4uAll))
-					}
-					want.maxWarps, want.warpsBins = 2, c.String()
+				want := tuned3w
+				switch {
+				case name == "tuned2" && c == (gpuConfig{4, 25}):
+					want = b25
+				case name == "tuned2":
+					want = vec4u
+				case slices.Contains(unrolled8[name], c):
+					want = tuned3u8
 				}
 				sameCompile(t, c, v, want)
 			}

@@ -36,12 +36,12 @@ type gpuVariant struct {
 	unroll int  // wavefront loop unrolled 1, 2, 4 or 8 times
 	// rowsBins lists configurations (as "8x19,32x19") compiled as the
 	// rows variant (vec false, unroll 1) instead, vec2Bins those compiled
-	// as vec2 (vec, unroll 2): forConfig.
-	rowsBins, vec2Bins string
+	// as vec2 (vec, unroll 2), vec8Bins those compiled as vec unrolled 8
+	// times: forConfig.
+	rowsBins, vec2Bins, vec8Bins string
 	// extraBins lists configurations added to the length bins (gpuConfigs)
-	// for this variant, e.g. "4x25", and dropBins those taken out of them
-	// (so that an extra bin of more rows takes their reads): binTable.
-	extraBins, dropBins string
+	// for this variant, e.g. "4x25": binTable.
+	extraBins string
 	// maxWarps caps the warps per block (0: four) of the configurations
 	// in warpsBins: smaller blocks waste fewer of an SM's warp slots when
 	// registers, not shared memory, limit the blocks per SM.
@@ -68,6 +68,8 @@ func (v gpuVariant) forConfig(c gpuConfig) gpuVariant {
 		v.vec, v.unroll = false, 1
 	case in(v.vec2Bins):
 		v.vec, v.unroll = true, 2
+	case in(v.vec8Bins):
+		v.vec, v.unroll = true, 8
 	}
 	if !in(v.warpsBins) {
 		v.maxWarps = 0
@@ -79,19 +81,11 @@ func (v gpuVariant) forConfig(c gpuConfig) gpuVariant {
 // placed before the first configuration that holds as long a read (so a
 // read goes to the extra one when both hold it).
 func (v gpuVariant) binTable() []gpuConfig {
-	if v.extraBins == "" && v.dropBins == "" {
+	if v.extraBins == "" {
 		return gpuConfigs
 	}
-	var table []gpuConfig
-	for _, c := range gpuConfigs {
-		if !strings.Contains(","+v.dropBins+",", ","+c.String()+",") {
-			table = append(table, c)
-		}
-	}
+	table := append([]gpuConfig(nil), gpuConfigs...)
 	for _, s := range strings.Split(v.extraBins, ",") {
-		if s == "" {
-			continue
-		}
 		var c gpuConfig
 		if _, err := fmt.Sscanf(s, "%dx%d", &c.group, &c.rows); err != nil {
 			panic("pairhmm: bad extraBins " + v.extraBins)
@@ -110,10 +104,9 @@ func (v gpuVariant) binTable() []gpuConfig {
 // (8x19: 150/151-base reads) compiled as rows, which was faster there on
 // an H100 in two runs (docs/BENCHMARKS.md: 150x300 batches, rows 1.705 /
 // 1.680 TCUPS against vec2's 1.400 / 1.394, and 2.180 against 1.722 in the
-// fused arithmetic). The reason, found later (tuned3): 8x19 pads its
-// float table to 20 rows, so its vec blocks hold 3 warps, not 4, and at
-// ~190 registers a thread an SM then ran fewer warps than in blocks of 2
-// or 4.
+// fused arithmetic). Measured later (tuned4): 8x19 pads its float table
+// to 20 rows, so its vec blocks hold 3 warps, not 4, and in blocks of 2
+// (or 1) warps vec is the faster by a third.
 var gpuVariants = []gpuVariant{
 	{name: "rows", unroll: 1},
 	{name: "vec", vec: true, unroll: 1},
@@ -129,37 +122,39 @@ var gpuVariants = []gpuVariant{
 	// 8x19 (no change), 4x25 as rows (1.880), 8x19 as rows unrolled twice
 	// (2.191 against 2.180), 32x8 for 250-base reads (2.201).
 	{name: "tuned2", vec: true, unroll: 4, rowsBins: "8x19", vec2Bins: "4x25", extraBins: "4x25"},
-	// tuned3, the default of both arithmetics: every bin (4x25 added) as
-	// vec unrolled four times, 8x19 in blocks of 2 warps. On an H100
-	// (2026-11-27T21:54Z, docs/BENCHMARKS.md), TCUPS fused / GKL's:
-	// 150x300 2.427 / 1.983 (tuned2's 8x19 as rows: 2.180 / 1.682; as
-	// vec4u in blocks of 3 warps: 1.798 / 1.554, of 1 warp: 2.425 /
-	// 1.980), 100x300 2.514 / 2.156 (4x25 as vec2: 2.438 / 2.002),
-	// 250x500 as tuned2 (2.577 / 2.090). Measured there and not kept:
-	// 8x19 as vec2 in 1-warp blocks (2.334 / 1.869); for 150-base reads
-	// 4x38 (255 registers and 288-536 bytes of spills a thread: 0.65-0.77
-	// fused), 8x20 as vec4u (3-warp blocks: 1.728), 16x10 as vec4u or
-	// rows (2.192, 2.024); for 250-base reads 8x32 (spills: 1.849 vec2,
-	// 1.913 vec4u).
-	{name: "tuned3", vec: true, unroll: 4, extraBins: "4x25", maxWarps: 2, warpsBins: "8x19"},
-	// tuned3w: tuned3 with the other bins whose float table allows only
-	// 3 warps a block (4x20: 65-80 bases; 32x19, 32x20, 32x24: 513-768)
-	// also in blocks of 2, to be measured on such reads; their double
-	// tables fit 1 warp a block in both.
-	{name: "tuned3w", vec: true, unroll: 4, extraBins: "4x25", maxWarps: 2, warpsBins: "4x20,8x19,32x19,32x20,32x24"},
-	// tuned3u8: tuned3 with the wavefront loop unrolled eight times.
-	{name: "tuned3u8", vec: true, unroll: 8, extraBins: "4x25", maxWarps: 2, warpsBins: "8x19"},
+	// tuned4, the fused arithmetic's default, and tuned4g, GKL's: every
+	// bin (4x25 added) as vec unrolled four times, except 4x25, 8x19 and
+	// 16x16 (tuned4) or 16x16 (tuned4g) unrolled eight times; the bins
+	// whose float table allows only 3 warps a block (4x20, 8x19, 32x19,
+	// 32x20) in blocks of 2 (at ~190-250 registers a thread, the likely
+	// cause is that an SM fits fewer warps in blocks of 3). On an H100 (2026-11-27T21:54Z and
+	// T22:03Z, docs/BENCHMARKS.md), TCUPS fused / GKL's, of each bin's
+	// kernel: 4x25 (100x300) unrolled 8x 2.594 / 2.051, 4x 2.510 / 2.146,
+	// vec2 (tuned2) 2.435 / 1.995; 8x19 (150x300) unrolled 8x in 2-warp
+	// blocks 2.560 / 1.977, 4x in blocks of 2 2.425 / 1.981, of 1 2.425 /
+	// 1.980, of 3 1.798 / 1.554, as rows (tuned, tuned2) 2.178 / 1.680;
+	// 16x16 (250x500) unrolled 8x 2.671 / 2.112, 4x 2.577 / 2.086; 4x20
+	// (80x300) in blocks of 2 / 3: 2.454 / 1.844 fused, 2.038 / 1.526
+	// GKL's; 32x19 (600x1200) 2.565 / 1.913 and 2.072 / 1.642; 32x20
+	// (630x1200) 2.549 / 1.932 and 2.074 / 1.574. 32x24 (3 warps a block
+	// too) was not measured and keeps them; unrolling eight times was
+	// measured on 4x25, 8x19 and 16x16 only. Measured and not kept: 8x19
+	// as vec2 in 1-warp blocks (2.334 / 1.869); for 150-base reads 4x38
+	// (255 registers and 288-536 bytes of spills a thread: 0.65-0.77
+	// fused), 8x20 (3-warp blocks: 1.728), 16x10 as vec4u or rows (2.192,
+	// 2.024); for 250-base reads 8x32 (spills: 1.849 vec2, 1.913 vec4u).
+	{name: "tuned4", vec: true, unroll: 4, vec8Bins: "4x25,8x19,16x16", extraBins: "4x25", maxWarps: 2, warpsBins: "4x20,8x19,32x19,32x20"},
+	{name: "tuned4g", vec: true, unroll: 4, vec8Bins: "16x16", extraBins: "4x25", maxWarps: 2, warpsBins: "4x20,8x19,32x19,32x20"},
 }
 
 // defaultVariant is the variant used in GKL's arithmetic unless
 // HMMGO_PAIRHMM_KERNEL or GPUOptions say otherwise, defaultFusedVariant
-// the fused arithmetic's: tuned3 in both, faster than tuned (GKL's
-// default until then) and tuned2 (the fused one) on all three equal
-// batches in each arithmetic (H100, 2026-11-27T21:54Z, docs/BENCHMARKS.md).
-// Variants never change a result, so neither does the default.
+// the fused arithmetic's: each bin's kernel in them was the fastest
+// measured in its arithmetic (tuned4's comment). Variants never change
+// a result, so neither does the default.
 const (
-	defaultVariant      = "tuned3"
-	defaultFusedVariant = "tuned3"
+	defaultVariant      = "tuned4g"
+	defaultFusedVariant = "tuned4"
 )
 
 // lookupVariant returns the variant called name; "" means the default of
