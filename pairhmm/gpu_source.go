@@ -122,27 +122,27 @@ var gpuVariants = []gpuVariant{
 	// 8x19 (no change), 4x25 as rows (1.880), 8x19 as rows unrolled twice
 	// (2.191 against 2.180), 32x8 for 250-base reads (2.201).
 	{name: "tuned2", vec: true, unroll: 4, rowsBins: "8x19", vec2Bins: "4x25", extraBins: "4x25"},
-	// tuned4, the fused arithmetic's default, and tuned4g, GKL's: every
-	// bin (4x25 added) as vec unrolled four times, except 4x25, 8x19 and
-	// 16x16 (tuned4) or 16x16 (tuned4g) unrolled eight times; the bins
-	// whose float table allows only 3 warps a block (4x20, 8x19, 32x19,
-	// 32x20) in blocks of 2 (at ~190-250 registers a thread, the likely
-	// cause is that an SM fits fewer warps in blocks of 3). On an H100 (2026-11-27T21:54Z and
+	// tuned4, the fused arithmetic's default, and tuned4g, GKL's: every bin
+	// (4x25 added) as vec unrolled four times, except 4x25, 8x19 and 16x16
+	// (tuned4) or 16x16 (tuned4g) unrolled eight times; the bins whose float
+	// table allows only 3 warps a block (4x20, 8x19, 32x19, 32x20) in blocks
+	// of 2 (at ~190-250 registers a thread, the likely cause is that an SM
+	// fits fewer warps in blocks of 3). On an H100 (2026-11-27T21:54Z and
 	// T22:03Z, docs/BENCHMARKS.md), TCUPS fused / GKL's, of each bin's
 	// kernel: 4x25 (100x300) unrolled 8x 2.594 / 2.051, 4x 2.510 / 2.146,
 	// vec2 (tuned2) 2.435 / 1.995; 8x19 (150x300) unrolled 8x in 2-warp
 	// blocks 2.560 / 1.977, 4x in blocks of 2 2.425 / 1.981, of 1 2.425 /
 	// 1.980, of 3 1.798 / 1.554, as rows (tuned, tuned2) 2.178 / 1.680;
 	// 16x16 (250x500) unrolled 8x 2.671 / 2.112, 4x 2.577 / 2.086; 4x20
-	// (80x300) in blocks of 2 / 3: 2.454 / 1.844 fused, 2.038 / 1.526
-	// GKL's; 32x19 (600x1200) 2.565 / 1.913 and 2.072 / 1.642; 32x20
-	// (630x1200) 2.549 / 1.932 and 2.074 / 1.574. 32x24 (3 warps a block
-	// too) was not measured and keeps them; unrolling eight times was
-	// measured on 4x25, 8x19 and 16x16 only. Measured and not kept: 8x19
-	// as vec2 in 1-warp blocks (2.334 / 1.869); for 150-base reads 4x38
-	// (255 registers and 288-536 bytes of spills a thread: 0.65-0.77
-	// fused), 8x20 (3-warp blocks: 1.728), 16x10 as vec4u or rows (2.192,
-	// 2.024); for 250-base reads 8x32 (spills: 1.849 vec2, 1.913 vec4u).
+	// (80x300) in blocks of 2 / 3: 2.454 / 1.844 fused, 2.038 / 1.526 GKL's;
+	// 32x19 (600x1200) 2.565 / 1.913 and 2.072 / 1.642; 32x20 (630x1200)
+	// 2.549 / 1.932 and 2.074 / 1.574. 32x24 (3 warps a block too) was not
+	// measured and keeps them; unrolling eight times was measured on 4x25,
+	// 8x19 and 16x16 only. Measured and not kept: 8x19 as vec2 in 1-warp
+	// blocks (2.334 / 1.869); for 150-base reads 4x38 (255 registers and
+	// 288-536 bytes of spills a thread: 0.65-0.77 fused), 8x20 (3-warp
+	// blocks: 1.728), 16x10 as vec4u or rows (2.192, 2.024); for 250-base
+	// reads 8x32 (spills: 1.849 vec2, 1.913 vec4u).
 	{name: "tuned4", vec: true, unroll: 4, vec8Bins: "4x25,8x19,16x16", extraBins: "4x25", maxWarps: 2, warpsBins: "4x20,8x19,32x19,32x20"},
 	{name: "tuned4g", vec: true, unroll: 4, vec8Bins: "16x16", extraBins: "4x25", maxWarps: 2, warpsBins: "4x20,8x19,32x19,32x20"},
 }
