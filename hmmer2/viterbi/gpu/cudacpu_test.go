@@ -51,7 +51,47 @@ func buildShim(t *testing.T, cc string, s Shape) string {
 }
 
 // runShim scores seqs with the kernel on the CPU, grid blocks at a time.
+// A Float shape's exe is its FP32 build: as on the GPU, it gets the
+// targets of at most FloatMaxLen(p) residues and the int32 build of the
+// same shape the others.
 func runShim(t *testing.T, exe string, p *plan7.Profile, s Shape, seqs [][]byte, grid int) []int32 {
+	t.Helper()
+	if !s.Float {
+		return runShimOn(t, exe, p, s, seqs, grid)
+	}
+	fm := FloatMaxLen(p)
+	var short, long []int
+	for i, q := range seqs {
+		if len(q) <= fm {
+			short = append(short, i)
+		} else {
+			long = append(long, i)
+		}
+	}
+	got := make([]int32, len(seqs))
+	is := s
+	is.Float = false
+	for _, part := range []struct {
+		idx []int
+		exe func() string
+		s   Shape
+	}{{short, func() string { return exe }, s}, {long, func() string { return buildShim(t, shimCompiler(t), is) }, is}} {
+		if len(part.idx) == 0 {
+			continue
+		}
+		sub := make([][]byte, len(part.idx))
+		for j, i := range part.idx {
+			sub[j] = seqs[i]
+		}
+		for j, v := range runShimOn(t, part.exe(), p, part.s, sub, grid) {
+			got[part.idx[j]] = v
+		}
+	}
+	return got
+}
+
+// runShimOn scores seqs with one build of the kernel on the CPU.
+func runShimOn(t *testing.T, exe string, p *plan7.Profile, s Shape, seqs [][]byte, grid int) []int32 {
 	t.Helper()
 	idx := make([]int, len(seqs))
 	for i := range idx {
@@ -59,6 +99,9 @@ func runShim(t *testing.T, exe string, p *plan7.Profile, s Shape, seqs [][]byte,
 	}
 	packed := gpudb.Pack(seqs, idx, s.PackT())
 	tb := NewTables(p, s)
+	if s.Float {
+		tb = tb.Float()
+	}
 	var in cudacpu.Input
 	in.Put([]int32{int32(packed.NBlocks), int32(len(seqs)), int32(grid), int32(s.SharedBytes())})
 	in.Arrays(tb.A, tb.B, tb.E, tb.Emis, tb.Xsc, packed.Res, packed.Table)

@@ -33,6 +33,7 @@ type Shape struct {
 	MinBlocks      int  // __launch_bounds__' minimum blocks per multiprocessor (0: none)
 	EmisHint       int  // global emission loads: 0 read-only cache, 1 L2 only, 2 evict-first
 	Carveout       int  // preferred shared-memory carveout in percent (0: the driver's)
+	Float          bool // FP32 cells (one-warp shapes; floatbound.go says when it is exact)
 }
 
 const (
@@ -219,14 +220,19 @@ func ShapeVariant(M int, v string) (Shape, error) {
 //	eg   emissions read through the read-only cache, not shared memory
 //	ecg  emissions read from global memory cached in L2 only (__ldcg)
 //	ecs  emissions read from global memory evict-first (__ldcs)
+//	float  FP32 cells (one-warp shapes only, the others keep int32):
+//	     the kernel then scores in float the targets FloatMaxLen allows
+//	     and the others with the same shape in int32
 //
-// None changes a score: they change where values live and how many
-// warps share a multiprocessor.
+// None changes a score: they change where values live, how many warps
+// share a multiprocessor, or (float) the arithmetic where it is exact.
 func (s Shape) withModifiers(mods string) (Shape, error) {
 	for _, m := range strings.Split(mods, ".") {
 		switch {
 		case m == "eg":
 			s.EmisShared = false
+		case m == "float":
+			s.Float = s.W == 1
 		case m == "ecg" || m == "ecs":
 			if !s.EmisShared { // (shared emissions take no hint)
 				s.EmisHint = map[string]int{"ecg": 1, "ecs": 2}[m]
@@ -253,7 +259,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				s.Carveout = n
 			}
 		default:
-			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg, ecg, ecs)", m)
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg, ecg, ecs, float)", m)
 		}
 	}
 	if s.SharedBytes() > maxSharedOptin {
@@ -398,6 +404,9 @@ func (s Shape) Defines() string {
 	if s.EmisHint > 0 {
 		d += fmt.Sprintf("#define EMIS_HINT %d\n", s.EmisHint)
 	}
+	if s.Float {
+		d += "#define FLOAT32 1\n"
+	}
 	return d
 }
 
@@ -504,6 +513,9 @@ func (s Shape) tables() string {
 	}
 	if s.DShared {
 		t += "d"
+	}
+	if s.Float {
+		t += "f"
 	}
 	return t
 }
