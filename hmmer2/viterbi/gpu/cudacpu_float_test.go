@@ -26,7 +26,13 @@ func TestKernelSourceOnCPUFloat(t *testing.T) {
 		}
 		return s
 	}
+	scan := func(s Shape) Shape {
+		s.Float, s.DScan = true, true
+		return s
+	}
 	cases := []shimCase{
+		{scan(warpNS(37, 32, 2)), 37, dna, 20, 50, "T=32 NS=2, C=2, 5 short ranks, D chain by a scan"},
+		{scan(warpNS(20, 32, 1)), 20, amino, 20, 50, "T=32, C=1, 12 ranks without a node, D chain by a scan"},
 		{variant(100, "reg16.float"), 100, amino, 30, 60, "reg16 T=8 C=13, transitions in registers"},
 		{variant(37, "reg16.float"), 37, dna, 40, 60, "reg16, uneven"},
 		{variant(300, "auto.float"), 300, amino, 12, 40, "auto: w1024 T=32 C=10 NS=2"},
@@ -35,11 +41,18 @@ func TestKernelSourceOnCPUFloat(t *testing.T) {
 		{variant(120, "ns4.float"), 120, amino, 36, 40, "ns4"},
 		{variant(1500, "lean64.float"), 1500, amino, 3, 20, "lean64, short D passes"},
 		{variant(1700, "dsmx1.float"), 1700, amino, 3, 20, "dsmx1, D in shared memory"},
+		{variant(100, "reg16.dscan"), 100, amino, 30, 60, "reg16, D chain by a scan"},
+		{variant(37, "reg16.dscan"), 37, dna, 40, 60, "reg16 T=4, uneven, D chain by a scan"},
+		{variant(300, "auto.dscan"), 300, amino, 12, 40, "w1024 T=32 C=10 NS=2, D chain by a scan"},
+		{variant(33, "w1024.dscan"), 33, amino, 40, 40, "T=4 NS=2 C=9, 1 short rank, D chain by a scan"},
+		{variant(40, "auto.dscan.b32"), 40, dna, 40, 40, "one-warp blocks, D chain by a scan"},
 	}
 	checkShapesOnCPU(t, rng, cases, 200,
 		40, func(M int) []Shape { return []Shape{variant(M, "reg16.float"), variant(M, "auto.float")} },
-		30, []wrapCase{{40, variant(40, "reg16.float")}, {300, variant(300, "auto.float")}},
-		func(M int) []Shape { return []Shape{variant(M, "auto.float"), variant(M, "reg16.float")} })
+		30, []wrapCase{{40, variant(40, "reg16.float")}, {300, variant(300, "auto.dscan")}},
+		func(M int) []Shape {
+			return []Shape{variant(M, "auto.float"), variant(M, "reg16.float"), variant(M, "auto.dscan"), variant(M, "reg16.dscan")}
+		})
 	cc := shimCompiler(t)
 	for _, M := range []int{40, 300} {
 		p := deadDeleteProfile(rng, amino, M, "ls")
@@ -155,7 +168,7 @@ func TestKernelSourceOnCPUFloatAtTheBound(t *testing.T) {
 		}
 		seqs = append(seqs, s)
 	}
-	for _, v := range []string{"reg16.float", "auto.float"} {
+	for _, v := range []string{"reg16.float", "auto.float", "auto.dscan"} {
 		s := shapeVariant(t, p.M, v)
 		sameScores(t, fmt.Sprintf("hot model %+v", s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 2))
 	}

@@ -69,8 +69,7 @@ func runShim(t *testing.T, exe string, p *plan7.Profile, s Shape, seqs [][]byte,
 		}
 	}
 	got := make([]int32, len(seqs))
-	is := s
-	is.Float = false
+	is := s.int32()
 	for _, part := range []struct {
 		idx []int
 		exe func() string

@@ -99,6 +99,15 @@ func scanFloatScores(p *plan7.Profile) floatScores {
 	}
 	sameRowNonPositive(maxOf(p.Tsc[plan7.TMD], 1, M-1))
 	sameRowNonPositive(maxOf(p.Tsc[plan7.TDD], 1, M-1))
+	// The D chain's scan (DSCAN) adds runs of D->D scores in another
+	// order: their sums must be exact too.
+	tdd := int64(0)
+	for k := 1; k < M; k++ {
+		tdd += int64(p.Tsc[plan7.TDD][k])
+	}
+	if tdd < -floatExact {
+		f.ok = false
+	}
 	sameRowNonPositive(maxOf(p.Esc, 1, M))
 	// Emissions: every code the kernel's table holds.
 	emit := int64(0)

@@ -167,11 +167,10 @@ func NewKernelVariant(ctx *cuda.Context, p *plan7.Profile, v string) (*Kernel, e
 		// The model's bound decides; a model it does not cover runs the
 		// int32 kernel only.
 		if floatMax = FloatMaxLen(p); floatMax == 0 {
-			s.Float = false
+			s = s.int32()
 		}
 	}
-	is := s
-	is.Float = false
+	is := s.int32()
 	fn, err := build(ctx, is)
 	if err != nil {
 		return nil, fmt.Errorf("hmm2 Viterbi kernel for GPU %d: %w", d.Ordinal, err)

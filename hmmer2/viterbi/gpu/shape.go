@@ -34,6 +34,7 @@ type Shape struct {
 	EmisHint       int  // global emission loads: 0 read-only cache, 1 L2 only, 2 evict-first
 	Carveout       int  // preferred shared-memory carveout in percent (0: the driver's)
 	Float          bool // FP32 cells (one-warp shapes; floatbound.go says when it is exact)
+	DScan          bool // FP32 without lean state: the D chain by a scan over the ranks
 }
 
 const (
@@ -223,6 +224,8 @@ func ShapeVariant(M int, v string) (Shape, error) {
 //	float  FP32 cells (one-warp shapes only, the others keep int32):
 //	     the kernel then scores in float the targets FloatMaxLen allows
 //	     and the others with the same shape in int32
+//	dscan  float, and the D chain in closed form: a scan over the
+//	     ranks instead of repeated passes (shapes without lean state)
 //
 // None changes a score: they change where values live, how many warps
 // share a multiprocessor, or (float) the arithmetic where it is exact.
@@ -233,6 +236,9 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 			s.EmisShared = false
 		case m == "float":
 			s.Float = s.W == 1
+		case m == "dscan":
+			s.Float = s.W == 1
+			s.DScan = s.Float && !s.Lean
 		case m == "ecg" || m == "ecs":
 			if !s.EmisShared { // (shared emissions take no hint)
 				s.EmisHint = map[string]int{"ecg": 1, "ecs": 2}[m]
@@ -259,7 +265,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				s.Carveout = n
 			}
 		default:
-			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg, ecg, ecs, float)", m)
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg, ecg, ecs, float, dscan)", m)
 		}
 	}
 	if s.SharedBytes() > maxSharedOptin {
@@ -407,6 +413,9 @@ func (s Shape) Defines() string {
 	if s.Float {
 		d += "#define FLOAT32 1\n"
 	}
+	if s.DScan {
+		d += "#define DSCAN 1\n"
+	}
 	return d
 }
 
@@ -486,6 +495,12 @@ func NewTables(p *plan7.Profile, s Shape) *Tables {
 	return t
 }
 
+// int32 is s with int32 cells (the build that scores what FP32 may not).
+func (s Shape) int32() Shape {
+	s.Float, s.DScan = false, false
+	return s
+}
+
 // ns is the number of sequences per thread.
 func (s Shape) ns() int { return max(1, s.NS) }
 
@@ -516,6 +531,9 @@ func (s Shape) tables() string {
 	}
 	if s.Float {
 		t += "f"
+	}
+	if s.DScan {
+		t += "x"
 	}
 	return t
 }

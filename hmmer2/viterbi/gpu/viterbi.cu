@@ -200,6 +200,12 @@ typedef int4 val4;
 #if DEXIT && !LEAN
 #error "short D passes are only written for lean state"
 #endif
+#ifndef DSCAN
+#define DSCAN 0
+#endif
+#if DSCAN && (!FLOAT32 || LEAN)
+#error "the D chain's scan is written for FP32 cells without lean state"
+#endif
 #if DSHARED && (DEXIT || !LEAN)
 #error "D in shared memory is only written for lean state without short D passes"
 #endif
@@ -416,6 +422,13 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
 #define TRANS_B(j) tB[(j) * G + r]
 #define TRANS_E(j) tE[(j) * G + r]
 #endif
+#if DSCAN
+    // The D->D sum over this thread's real slots after the first (DSCAN).
+    val cumLast = 0;
+#pragma unroll
+    for (int j = 1; j < C; j++)
+        if (j < C - 1 || !isShort) cumLast = cumLast + TRANS_B(j).y;
+#endif
 
     for (;;) {
         int b;
@@ -607,6 +620,30 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
                 }
 #endif
 
+#if DSCAN
+                // The chain in closed form: a chunk maps its incoming D to
+                // out = max(A, in + B) (A: pass 0's last D or the new
+                // M(k0-1) source carried along; B: the chunk's D->D sum);
+                // a scan over the ranks composes the maps, then each slot
+                // takes the better of its pass-0 value and the incoming D
+                // carried to it. Exact for FP32 cells (viterbi.cu header).
+                {
+                    const val s0n = nm + md0;  // new M(k0-1) + tmd
+                    val A = vmax(dlast[q], s0n + cumLast), B = dd[0] + cumLast;
+#pragma unroll
+                    for (int o = 1; o < T; o *= 2) {
+                        const val a2 = __shfl_up_sync(FULL, A, o, T), b2 = __shfl_up_sync(FULL, B, o, T);
+                        if (r >= o) { A = vmax(A, a2 + B); B = b2 + B; }
+                    }
+                    val in = __shfl_up_sync(FULL, vmax(A, (val)NEGINF + B), 1, T);
+                    if (r == 0) in = NEGINF;
+                    val y = vmax(in + dd[0], s0n);
+                    DSET(q, 0, vmax(DGET(q, 0), y));
+#pragma unroll
+                    for (int j = 1; j < C; j++) { y = y + dd[j]; DSET(q, j, vmax(DGET(q, j), y)); }
+                }
+                (void)nd;
+#else
                 // Pass 1 with the true M(k0-1) and the neighbour's pass-0 D,
                 // then more passes while an outgoing D changes.
                 SRC0(q) = addclamp(nm, md0);
@@ -615,9 +652,10 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
                 const val prev = dlast[q];
                 dlast[q] = LASTD(q);
                 changed = changed || dlast[q] != prev;
+#endif
             }
 #if W == 1
-            while (__any_sync(FULL, changed)) {
+            while (!DSCAN && __any_sync(FULL, changed)) {
                 changed = false;
 #pragma unroll
                 for (int q = 0; q < NS; q++) {
