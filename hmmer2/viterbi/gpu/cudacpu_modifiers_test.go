@@ -46,6 +46,22 @@ func TestShapeModifiers(t *testing.T) {
 			t.Errorf("auto at M=%d: %+v, want 12-warp blocks %v, emission hint %v", c.M, s, c.wide, c.hint)
 		}
 	}
+	// FP32 cells: one-warp shapes only; the scan only without lean state.
+	for _, c := range []struct {
+		M            int
+		v            string
+		float, dscan bool
+	}{{100, "auto.float", true, false}, {100, "reg16.dscan", true, true}, {300, "auto.dscan", true, true},
+		{1500, "auto.dscan", true, false}, {5000, "auto.float", false, false}, {5000, "auto.dscan", false, false}} {
+		s := shapeVariant(t, c.M, c.v)
+		d := s.Defines()
+		if s.Float != c.float || s.DScan != c.dscan || strings.Contains(d, "FLOAT32") != c.float || strings.Contains(d, "DSCAN") != c.dscan {
+			t.Errorf("%s at M=%d: %+v, want float %v, dscan %v", c.v, c.M, s, c.float, c.dscan)
+		}
+		if i := s.int32(); i.Float || i.DScan {
+			t.Errorf("%s at M=%d: int32 build %+v", c.v, c.M, i)
+		}
+	}
 	if _, err := ShapeVariant(3000, "dsmx1.b1024"); err == nil {
 		t.Error("a block whose D cells exceed shared memory accepted")
 	}

@@ -121,6 +121,19 @@
 //    recurrence from a fixed boundary; no lower bound on the guess is
 //    used), and regrouped maxima are exact in float as in int.
 //
+// D chain by a scan (DSCAN, FP32 without LEAN). With exact integer sums
+// the chain may be regrouped: a chunk maps its incoming D to out =
+// max(A, in + B), A = max(pass 0's last D, new M(k0-1) + tmd + the
+// chunk's later D->D sum), B = the chunk's D->D sum; a Hillis-Steele scan
+// over the T ranks composes the maps (max(A2, A1 + B2), B1 + B2), and
+// each slot then takes max(pass-0 D, y) with y the incoming D carried
+// along by D->D additions: no second pass chain of add-maxes, no vote
+// loop. Real values: the same maxima over the same paths, sums exact
+// within ±F (FloatMaxLen also bounds the D->D sum); a carried y below -F
+// only decreases (D->D <= 0), so it never wins; -INFTY-derived values
+// stay so (ranks without a node, after the last node, pass theirs only
+// to such ranks).
+//
 // Compile-time parameters: T, W, C, EXTRA, NS, KP (residue codes), BLOCK,
 // TRANS_SHARED, EMIS_SHARED (tables copied to shared memory or read from
 // global memory through the read-only cache), TRANS_REG, NGRP, DEXIT, LEAN,
