@@ -85,6 +85,62 @@ func hotProfile(rng *rand.Rand, a *plan7.Alphabet, M int) *plan7.Profile {
 	return h.Logoddsify(true)
 }
 
+// The int32 kernel with the D chain by a scan (the iscan modifier) on
+// the CPU, in the shapes it is built for (one warp, no lean state): every
+// mode, -INFTY scores, the impossible, wrap-around and dead-delete models
+// (ScanMaxLen sends them to the plain int32 build), real models, and
+// ranks without a node.
+func TestKernelSourceOnCPUIntScan(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewSource(15))
+	amino := plan7.NewAlphabet(plan7.Amino)
+	dna := plan7.NewAlphabet(plan7.Nucleic)
+	variant := func(M int, v string) Shape {
+		s := shapeVariant(t, M, v)
+		if !s.DScan || s.Float {
+			t.Fatalf("%s at M=%d is not the int32 scan: %+v", v, M, s)
+		}
+		return s
+	}
+	scan := func(s Shape) Shape {
+		s.DScan = true
+		return s
+	}
+	cases := []shimCase{
+		{scan(warpNS(37, 32, 2)), 37, dna, 20, 50, "T=32 NS=2, C=2, 5 short ranks"},
+		{scan(warpNS(20, 32, 1)), 20, amino, 20, 50, "T=32, C=1, 12 ranks without a node"},
+		{variant(100, "reg16.iscan"), 100, amino, 30, 60, "reg16 T=8 C=13"},
+		{variant(37, "reg16.iscan"), 37, dna, 40, 60, "reg16 T=4, uneven"},
+		{variant(300, "auto.iscan"), 300, amino, 12, 40, "w1024 T=32 C=10 NS=2"},
+		{variant(500, "auto.iscan"), 500, amino, 8, 30, "12-warp blocks, C=16 NS=2"},
+		{variant(33, "w1024.iscan"), 33, amino, 40, 40, "T=4 NS=2 C=9, 1 short rank"},
+		{variant(1000, "auto.iscan"), 1000, amino, 3, 20, "one warp of C=32"},
+	}
+	checkShapesOnCPU(t, rng, cases, 200,
+		40, func(M int) []Shape { return []Shape{variant(M, "reg16.iscan"), variant(M, "auto.iscan")} },
+		30, []wrapCase{{40, variant(40, "reg16.iscan")}, {300, variant(300, "auto.iscan")}},
+		func(M int) []Shape { return []Shape{variant(M, "auto.iscan"), variant(M, "reg16.iscan")} })
+	cc := shimCompiler(t)
+	for _, M := range []int{40, 300} {
+		p := deadDeleteProfile(rng, amino, M, "fs")
+		if n := ScanMaxLen(p); n != 0 {
+			t.Errorf("dead deletes M=%d: ScanMaxLen %d, want 0", M, n)
+		}
+		s := variant(M, "auto.iscan")
+		seqs := randomSeqs(rng, amino, 12, 60)
+		sameScores(t, fmt.Sprintf("dead D M=%d %+v", M, s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 2))
+	}
+	// The hot model's long runs (real scores far above 2^24): the int32
+	// scan has no such bound.
+	p := hotProfile(rng, amino, 60)
+	if ScanMaxLen(p) < 100000 {
+		t.Errorf("hot model: ScanMaxLen %d", ScanMaxLen(p))
+	}
+	long := [][]byte{make([]byte, 3*FloatMaxLen(p)), make([]byte, 5000)}
+	s := variant(p.M, "reg16.iscan")
+	sameScores(t, fmt.Sprintf("hot model %+v", s), p, long, runShim(t, buildShim(t, cc, s), p, s, long, 1))
+}
+
 // The bound: which models it covers, and lengths just inside and outside
 // it on a model whose scores reach 2^24.
 func TestFloatMaxLen(t *testing.T) {

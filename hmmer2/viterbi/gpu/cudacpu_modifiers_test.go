@@ -52,7 +52,8 @@ func TestShapeModifiers(t *testing.T) {
 		v            string
 		float, dscan bool
 	}{{100, "auto.float", true, false}, {100, "reg16.dscan", true, true}, {300, "auto.dscan", true, true},
-		{1500, "auto.dscan", true, false}, {5000, "auto.float", false, false}, {5000, "auto.dscan", false, false}} {
+		{1500, "auto.dscan", true, false}, {5000, "auto.float", false, false}, {5000, "auto.dscan", false, false},
+		{300, "auto.iscan", false, true}, {1500, "auto.iscan", false, false}} {
 		s := shapeVariant(t, c.M, c.v)
 		d := s.Defines()
 		if s.Float != c.float || s.DScan != c.dscan || strings.Contains(d, "FLOAT32") != c.float || strings.Contains(d, "DSCAN") != c.dscan {

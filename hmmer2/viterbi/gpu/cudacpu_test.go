@@ -51,15 +51,18 @@ func buildShim(t *testing.T, cc string, s Shape) string {
 }
 
 // runShim scores seqs with the kernel on the CPU, grid blocks at a time.
-// A Float shape's exe is its FP32 build: as on the GPU, it gets the
-// targets of at most FloatMaxLen(p) residues and the int32 build of the
-// same shape the others.
+// A Float or DScan shape's exe is its restricted build: as on the GPU,
+// it gets the targets of at most FloatMaxLen(p) (ScanMaxLen) residues
+// and the plain int32 build of the same shape the others.
 func runShim(t *testing.T, exe string, p *plan7.Profile, s Shape, seqs [][]byte, grid int) []int32 {
 	t.Helper()
-	if !s.Float {
+	if !s.Float && !s.DScan {
 		return runShimOn(t, exe, p, s, seqs, grid)
 	}
-	fm := FloatMaxLen(p)
+	fm := s.restrictedMaxLen(p)
+	if fm == 0 { // as NewKernelVariant: the plain int32 build only
+		return runShimOn(t, buildShim(t, shimCompiler(t), s.int32()), p, s.int32(), seqs, grid)
+	}
 	var short, long []int
 	for i, q := range seqs {
 		if len(q) <= fm {

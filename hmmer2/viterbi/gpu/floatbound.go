@@ -143,6 +143,24 @@ func FloatMaxLen(p *plan7.Profile) int {
 	return f.maxLen()
 }
 
+// ScanMaxLen is the longest target the int32 kernel with the D chain by
+// a scan (Shape.DScan without Float) scores exactly for p: 0 unless every
+// score is finite as FloatMaxLen requires (so that no regrouped sum can
+// wrap), else the length below which no real value comes near 2^31.
+func ScanMaxLen(p *plan7.Profile) int {
+	f := scanFloatScores(p)
+	if !f.ok {
+		return 0
+	}
+	// hi(L) = L*row + max(cmove, 0) plus one more score of at most F
+	// stays below 2^31.
+	L := int64(1 << 30)
+	if f.row > 0 {
+		L = min(L, (math.MaxInt32-2*floatExact)/f.row)
+	}
+	return int(L)
+}
+
 // maxLen is the largest L (capped at 2^30) with hi(L) <= F, lo(L) >= -F
 // and the -INFTY values' bound below -F.
 func (f floatScores) maxLen() int {
@@ -164,6 +182,15 @@ func (f floatScores) maxLen() int {
 	// -F - F (below lo(L) even after one more score of at most F).
 	L = min(L, (plan7.Infty-3*F-floatRounding)/(f.row+2*floatRounding))
 	return int(max(L, 0))
+}
+
+// restrictedMaxLen is the length bound of shape s's restricted build
+// for p (FP32 cells or the int32 scan; 0: none may run it).
+func (s Shape) restrictedMaxLen(p *plan7.Profile) int {
+	if s.Float {
+		return FloatMaxLen(p)
+	}
+	return ScanMaxLen(p)
 }
 
 // floatBounds are lo(L) and hi(L), for tests.

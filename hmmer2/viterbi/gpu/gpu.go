@@ -85,9 +85,10 @@ type Kernel struct {
 	xsc   *cuda.Buffer
 	slots [2]*slot
 
-	// With Shape.Float: the FP32 kernel and its tables, for the targets
-	// of at most floatMax residues; fn (the same shape in int32) scores
-	// the longer ones.
+	// With Shape.Float or DScan: the restricted build (FP32 cells and
+	// their tables, or the int32 scan on the int32 tables), for the
+	// targets of at most floatMax residues; fn (the same shape in int32
+	// with D passes) scores the longer ones.
 	fnF                     *cuda.Function
 	floatMax                int
 	fa, fb, fe, femis, fxsc *cuda.Buffer
@@ -163,10 +164,10 @@ func NewKernelVariant(ctx *cuda.Context, p *plan7.Profile, v string) (*Kernel, e
 		s.TransShared, s.EmisShared = false, false
 	}
 	floatMax := 0
-	if s.Float {
+	if s.Float || s.DScan {
 		// The model's bound decides; a model it does not cover runs the
-		// int32 kernel only.
-		if floatMax = FloatMaxLen(p); floatMax == 0 {
+		// plain int32 kernel only.
+		if floatMax = s.restrictedMaxLen(p); floatMax == 0 {
 			s = s.int32()
 		}
 	}
@@ -176,7 +177,7 @@ func NewKernelVariant(ctx *cuda.Context, p *plan7.Profile, v string) (*Kernel, e
 		return nil, fmt.Errorf("hmm2 Viterbi kernel for GPU %d: %w", d.Ordinal, err)
 	}
 	k := &Kernel{ctx: ctx, p: p, Shape: s, fn: fn, floatMax: floatMax}
-	if s.Float {
+	if s.Float || s.DScan {
 		if k.fnF, err = build(ctx, s); err != nil {
 			return nil, fmt.Errorf("hmm2 Viterbi FP32 kernel for GPU %d: %w", d.Ordinal, err)
 		}
@@ -257,7 +258,11 @@ func (k *Kernel) launch(st *cuda.Stream, layout *gpudb.Device, next, out *cuda.B
 	if err := run(k.fn, ints, 0, long, next.Ptr()); err != nil {
 		return err
 	}
-	return run(k.fnF, [5]*cuda.Buffer{k.fa, k.fb, k.fe, k.femis, k.fxsc}, long, layout.NBlocks-long, next.Ptr().Add(4))
+	tabs := ints
+	if k.Shape.Float {
+		tabs = [5]*cuda.Buffer{k.fa, k.fb, k.fe, k.femis, k.fxsc}
+	}
+	return run(k.fnF, tabs, long, layout.NBlocks-long, next.Ptr().Add(4))
 }
 
 // longFor is the number of leading blocks of a layout of targets with

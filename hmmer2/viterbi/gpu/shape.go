@@ -34,7 +34,7 @@ type Shape struct {
 	EmisHint       int  // global emission loads: 0 read-only cache, 1 L2 only, 2 evict-first
 	Carveout       int  // preferred shared-memory carveout in percent (0: the driver's)
 	Float          bool // FP32 cells (one-warp shapes; floatbound.go says when it is exact)
-	DScan          bool // FP32 without lean state: the D chain by a scan over the ranks
+	DScan          bool // no lean state: the D chain by a scan over the ranks (ScanMaxLen, FloatMaxLen)
 }
 
 const (
@@ -226,6 +226,8 @@ func ShapeVariant(M int, v string) (Shape, error) {
 //	     and the others with the same shape in int32
 //	dscan  float, and the D chain in closed form: a scan over the
 //	     ranks instead of repeated passes (shapes without lean state)
+//	iscan  the scan in int32 (one-warp shapes without lean state) for
+//	     models whose scores are all finite (ScanMaxLen)
 //
 // None changes a score: they change where values live, how many warps
 // share a multiprocessor, or (float) the arithmetic where it is exact.
@@ -239,6 +241,8 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 		case m == "dscan":
 			s.Float = s.W == 1
 			s.DScan = s.Float && !s.Lean
+		case m == "iscan":
+			s.DScan = s.W == 1 && !s.Lean
 		case m == "ecg" || m == "ecs":
 			if !s.EmisShared { // (shared emissions take no hint)
 				s.EmisHint = map[string]int{"ecg": 1, "ecs": 2}[m]
@@ -265,7 +269,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				s.Carveout = n
 			}
 		default:
-			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg, ecg, ecs, float, dscan)", m)
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg, ecg, ecs, float, dscan, iscan)", m)
 		}
 	}
 	if s.SharedBytes() > maxSharedOptin {
@@ -495,7 +499,8 @@ func NewTables(p *plan7.Profile, s Shape) *Tables {
 	return t
 }
 
-// int32 is s with int32 cells (the build that scores what FP32 may not).
+// int32 is s with int32 cells and D passes: the build that scores what
+// the restricted one (FP32 cells, the scan) may not.
 func (s Shape) int32() Shape {
 	s.Float, s.DScan = false, false
 	return s

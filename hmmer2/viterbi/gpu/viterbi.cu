@@ -121,8 +121,9 @@
 //    recurrence from a fixed boundary; no lower bound on the guess is
 //    used), and regrouped maxima are exact in float as in int.
 //
-// D chain by a scan (DSCAN, FP32 without LEAN). With exact integer sums
-// the chain may be regrouped: a chunk maps its incoming D to out =
+// D chain by a scan (DSCAN, shapes without LEAN). With exact integer sums
+// (FP32 within its bound; int32 where no sum can wrap: every score
+// finite, ScanMaxLen) the chain may be regrouped: a chunk maps its incoming D to out =
 // max(A, in + B), A = max(pass 0's last D, new M(k0-1) + tmd + the
 // chunk's later D->D sum), B = the chunk's D->D sum; a Hillis-Steele scan
 // over the T ranks composes the maps (max(A2, A1 + B2), B1 + B2), and
@@ -132,7 +133,11 @@
 // within ±F (FloatMaxLen also bounds the D->D sum); a carried y below -F
 // only decreases (D->D <= 0), so it never wins; -INFTY-derived values
 // stay so (ranks without a node, after the last node, pass theirs only
-// to such ranks).
+// to such ranks; in int32 their sums of several -INFTY may wrap, which
+// reaches neither a real node nor E). In int32 the regrouped maxima are
+// HMMER2's clamped D exactly: the extra terms (pass 0's guessed source
+// and incoming -INFTY) are at most the true source and incoming D, which
+// HMMER2's clamps keep >= -INFTY.
 //
 // Compile-time parameters: T, W, C, EXTRA, NS, KP (residue codes), BLOCK,
 // TRANS_SHARED, EMIS_SHARED (tables copied to shared memory or read from
@@ -216,8 +221,8 @@ typedef int4 val4;
 #ifndef DSCAN
 #define DSCAN 0
 #endif
-#if DSCAN && (!FLOAT32 || LEAN)
-#error "the D chain's scan is written for FP32 cells without lean state"
+#if DSCAN && LEAN
+#error "the D chain's scan is written for shapes without lean state"
 #endif
 #if DSHARED && (DEXIT || !LEAN)
 #error "D in shared memory is only written for lean state without short D passes"
@@ -440,7 +445,7 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
     val cumLast = 0;
 #pragma unroll
     for (int j = 1; j < C; j++)
-        if (j < C - 1 || !isShort) cumLast = cumLast + TRANS_B(j).y;
+        if (j < C - 1 || !isShort) cumLast = wadd(cumLast, TRANS_B(j).y);
 #endif
 
     for (;;) {
@@ -641,19 +646,19 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
                 // takes the better of its pass-0 value and the incoming D
                 // carried to it. Exact for FP32 cells (viterbi.cu header).
                 {
-                    const val s0n = nm + md0;  // new M(k0-1) + tmd
-                    val A = vmax(dlast[q], s0n + cumLast), B = dd[0] + cumLast;
+                    const val s0n = addclamp(nm, md0);  // new M(k0-1) + tmd
+                    val A = addmax(s0n, cumLast, dlast[q]), B = wadd(dd[0], cumLast);
 #pragma unroll
                     for (int o = 1; o < T; o *= 2) {
                         const val a2 = __shfl_up_sync(FULL, A, o, T), b2 = __shfl_up_sync(FULL, B, o, T);
-                        if (r >= o) { A = vmax(A, a2 + B); B = b2 + B; }
+                        if (r >= o) { A = addmax(a2, B, A); B = wadd(b2, B); }
                     }
-                    val in = __shfl_up_sync(FULL, vmax(A, (val)NEGINF + B), 1, T);
+                    val in = __shfl_up_sync(FULL, addmax(NEGINF, B, A), 1, T);
                     if (r == 0) in = NEGINF;
-                    val y = vmax(in + dd[0], s0n);
+                    val y = addmax(in, dd[0], s0n);
                     DSET(q, 0, vmax(DGET(q, 0), y));
 #pragma unroll
-                    for (int j = 1; j < C; j++) { y = y + dd[j]; DSET(q, j, vmax(DGET(q, j), y)); }
+                    for (int j = 1; j < C; j++) { y = wadd(y, dd[j]); DSET(q, j, vmax(DGET(q, j), y)); }
                 }
                 (void)nd;
 #else
