@@ -43,24 +43,25 @@ type floatScores struct {
 func scanFloatScores(p *plan7.Profile) floatScores {
 	M := p.M
 	f := floatScores{ok: true}
-	real := func(v int32) int64 {
+	finite := func(v int32) int64 {
 		if v == -plan7.Infty || v < -floatExact || v > floatExact {
 			f.ok = false
 		}
 		return int64(v)
 	}
-	// minOf and maxOf of the real entries of a node vector.
+	// minOf and maxOf are the smallest (at most 0) and largest (at
+	// least 0) of entries from..to of a node vector, each checked.
 	minOf := func(v []int32, from, to int) int64 {
 		m := int64(0)
 		for k := from; k <= to; k++ {
-			m = min(m, real(v[k]))
+			m = min(m, finite(v[k]))
 		}
 		return m
 	}
 	maxOf := func(v []int32, from, to int) int64 {
 		m := int64(0)
 		for k := from; k <= to; k++ {
-			m = max(m, real(v[k]))
+			m = max(m, finite(v[k]))
 		}
 		return m
 	}
@@ -79,11 +80,11 @@ func scanFloatScores(p *plan7.Profile) floatScores {
 		if v == -plan7.Infty {
 			return -plan7.Infty
 		}
-		return real(v)
+		return finite(v)
 	}
-	nloop, nmove := real(x[plan7.XTN][plan7.Loop]), real(x[plan7.XTN][plan7.Move])
-	eloop, emove := opt(x[plan7.XTE][plan7.Loop]), real(x[plan7.XTE][plan7.Move])
-	cloop, cmove := opt(x[plan7.XTC][plan7.Loop]), real(x[plan7.XTC][plan7.Move])
+	nloop, nmove := finite(x[plan7.XTN][plan7.Loop]), finite(x[plan7.XTN][plan7.Move])
+	eloop, emove := opt(x[plan7.XTE][plan7.Loop]), finite(x[plan7.XTE][plan7.Move])
+	cloop, cmove := opt(x[plan7.XTC][plan7.Loop]), finite(x[plan7.XTC][plan7.Move])
 	jloop, jmove := opt(x[plan7.XTJ][plan7.Loop]), opt(x[plan7.XTJ][plan7.Move])
 	for _, v := range []int64{eloop, emove, nmove, jmove} {
 		sameRowNonPositive(v)
@@ -193,7 +194,7 @@ func (s Shape) restrictedMaxLen(p *plan7.Profile) int {
 	return ScanMaxLen(p)
 }
 
-// floatBounds are lo(L) and hi(L), for tests.
+// bounds are lo(L) and hi(L), for tests.
 func (f floatScores) bounds(L int) (lo, hi int64) {
 	return int64(L)*min(f.nloop, 0) + f.lo0, int64(L)*f.row + max(f.cmove, 0)
 }
@@ -213,6 +214,5 @@ func (t *Tables) Float() *Tables {
 }
 
 // longBlocks is the number of leading blocks (S targets each, longest
-// first) that hold a target longer than maxLen, for n targets of which
-// long are longer.
+// first) that hold one of the long longest targets.
 func longBlocks(long, S int) int { return (long + S - 1) / S }
