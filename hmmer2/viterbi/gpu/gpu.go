@@ -179,7 +179,7 @@ func NewKernelVariant(ctx *cuda.Context, p *plan7.Profile, v string) (*Kernel, e
 	k := &Kernel{ctx: ctx, p: p, Shape: s, fn: fn, floatMax: floatMax}
 	if s.Float || s.DScan {
 		if k.fnF, err = build(ctx, s); err != nil {
-			return nil, fmt.Errorf("hmm2 Viterbi FP32 kernel for GPU %d: %w", d.Ordinal, err)
+			return nil, fmt.Errorf("hmm2 Viterbi kernel (%s) for GPU %d: %w", s.tables(), d.Ordinal, err)
 		}
 	}
 	perSM := max(1, d.MaxThreadsPerSM/s.Block)
@@ -226,15 +226,16 @@ func (k *Kernel) Close() error {
 	return nil
 }
 
-// nextBytes is the size of a launch's work counters: the int32 and the
-// FP32 kernel's.
+// nextBytes is the size of a launch's work counters: the plain int32
+// build's and the restricted one's.
 const nextBytes = 8
 
 // launch queues the kernel over a packed layout of n sequences, with
 // scores into out (n int32), on stream st (nil: the default stream).
-// With Shape.Float the first long blocks (those holding a target longer
-// than floatMax, longBlocks) go to the int32 kernel and the rest to the
-// FP32 one; next holds a zeroed counter for each.
+// With a restricted build (Shape.Float or DScan) the first long blocks
+// (those holding a target longer than floatMax, longBlocks) go to the
+// plain int32 build and the rest to the restricted one; next holds a
+// zeroed counter for each.
 func (k *Kernel) launch(st *cuda.Stream, layout *gpudb.Device, next, out *cuda.Buffer, long int) error {
 	run := func(fn *cuda.Function, tabs [5]*cuda.Buffer, first, n int, counter cuda.DevicePtr) error {
 		if n <= 0 {
@@ -265,9 +266,10 @@ func (k *Kernel) launch(st *cuda.Stream, layout *gpudb.Device, next, out *cuda.B
 	return run(k.fnF, tabs, long, layout.NBlocks-long, next.Ptr().Add(4))
 }
 
-// longFor is the number of leading blocks of a layout of targets with
-// lengths lens (any order) that the int32 kernel scores (Shape.Float):
-// the blocks, longest first, that hold a target longer than floatMax.
+// longFor is the number of leading blocks of a layout of n targets
+// (length(i), any order) that the plain int32 build scores when there
+// is a restricted one: the blocks, longest first, that hold a target
+// longer than floatMax.
 func (k *Kernel) longFor(n int, length func(i int) int) int {
 	if k.fnF == nil {
 		return 0
