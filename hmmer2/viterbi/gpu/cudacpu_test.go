@@ -51,16 +51,16 @@ func buildShim(t *testing.T, cc string, s Shape) string {
 }
 
 // runShim scores seqs with the kernel on the CPU, grid blocks at a time.
-// A Float or DScan shape's exe is its restricted build: as on the GPU,
-// it gets the targets of at most FloatMaxLen(p) (ScanMaxLen) residues
-// and the plain int32 build of the same shape the others.
+// A DScan shape's exe is its scan build: as on the GPU, it gets the
+// targets of at most ScanMaxLen(p) residues and the build of the same
+// shape with D passes the others.
 func runShim(t *testing.T, exe string, p *plan7.Profile, s Shape, seqs [][]byte, grid int) []int32 {
 	t.Helper()
-	if !s.Float && !s.DScan {
+	if !s.DScan {
 		return runShimOn(t, exe, p, s, seqs, grid)
 	}
-	fm := s.restrictedMaxLen(p)
-	if fm == 0 { // as NewKernelVariant: the plain int32 build only
+	fm := ScanMaxLen(p)
+	if fm == 0 { // as NewKernelVariant: the build with D passes only
 		return runShimOn(t, buildShim(t, shimCompiler(t), s.int32()), p, s.int32(), seqs, grid)
 	}
 	var short, long []int
@@ -101,9 +101,6 @@ func runShimOn(t *testing.T, exe string, p *plan7.Profile, s Shape, seqs [][]byt
 	}
 	packed := gpudb.Pack(seqs, idx, s.PackT())
 	tb := NewTables(p, s)
-	if s.Float {
-		tb = tb.Float()
-	}
 	var in cudacpu.Input
 	in.Put([]int32{int32(packed.NBlocks), int32(len(seqs)), int32(grid), int32(s.SharedBytes())})
 	in.Arrays(tb.A, tb.B, tb.E, tb.Emis, tb.Xsc, packed.Res, packed.Table)

@@ -85,13 +85,11 @@ type Kernel struct {
 	xsc   *cuda.Buffer
 	slots [2]*slot
 
-	// With Shape.Float or DScan: the restricted build (FP32 cells and
-	// their tables, or the int32 scan on the int32 tables), for the
-	// targets of at most floatMax residues; fn (the same shape in int32
-	// with D passes) scores the longer ones.
-	fnF                     *cuda.Function
-	floatMax                int
-	fa, fb, fe, femis, fxsc *cuda.Buffer
+	// With Shape.DScan: the build with the D chain by a scan, for the
+	// targets of at most scanMax residues (ScanMaxLen); fn (the same
+	// shape with D passes) scores the longer ones.
+	fnScan  *cuda.Function
+	scanMax int
 
 	// KernelTime is the device time of the launches (resident scoring
 	// only), for benchmarks.
@@ -163,22 +161,21 @@ func NewKernelVariant(ctx *cuda.Context, p *plan7.Profile, v string) (*Kernel, e
 	if s.SharedBytes() > d.SharedMemPerBlockOptin {
 		s.TransShared, s.EmisShared = false, false
 	}
-	floatMax := 0
-	if s.Float || s.DScan {
+	scanMax := 0
+	if s.DScan {
 		// The model's bound decides; a model it does not cover runs the
 		// plain int32 kernel only.
-		if floatMax = s.restrictedMaxLen(p); floatMax == 0 {
+		if scanMax = ScanMaxLen(p); scanMax == 0 {
 			s = s.int32()
 		}
 	}
-	is := s.int32()
-	fn, err := build(ctx, is)
+	fn, err := build(ctx, s.int32())
 	if err != nil {
 		return nil, fmt.Errorf("hmm2 Viterbi kernel for GPU %d: %w", d.Ordinal, err)
 	}
-	k := &Kernel{ctx: ctx, p: p, Shape: s, fn: fn, floatMax: floatMax}
-	if s.Float || s.DScan {
-		if k.fnF, err = build(ctx, s); err != nil {
+	k := &Kernel{ctx: ctx, p: p, Shape: s, fn: fn, scanMax: scanMax}
+	if s.DScan {
+		if k.fnScan, err = build(ctx, s); err != nil {
 			return nil, fmt.Errorf("hmm2 Viterbi kernel (%s) for GPU %d: %w", s.tables(), d.Ordinal, err)
 		}
 	}
@@ -188,16 +185,10 @@ func NewKernelVariant(ctx *cuda.Context, p *plan7.Profile, v string) (*Kernel, e
 	}
 	k.grid = d.Multiprocessors * perSM
 	t := NewTables(p, s)
-	type upload struct {
+	for _, u := range []struct {
 		dst  **cuda.Buffer
 		data []byte
-	}
-	ups := []upload{{&k.a, t.A}, {&k.b, t.B}, {&k.e, t.E}, {&k.emis, t.Emis}, {&k.xsc, t.Xsc}}
-	if s.Float {
-		f := t.Float()
-		ups = append(ups, upload{&k.fa, f.A}, upload{&k.fb, f.B}, upload{&k.fe, f.E}, upload{&k.femis, f.Emis}, upload{&k.fxsc, f.Xsc})
-	}
-	for _, u := range ups {
+	}{{&k.a, t.A}, {&k.b, t.B}, {&k.e, t.E}, {&k.emis, t.Emis}, {&k.xsc, t.Xsc}} {
 		buf, err := ctx.Alloc(len(u.data))
 		if err == nil {
 			err = buf.CopyFromHost(0, u.data)
@@ -213,7 +204,7 @@ func NewKernelVariant(ctx *cuda.Context, p *plan7.Profile, v string) (*Kernel, e
 
 // Close frees the kernel's device memory.
 func (k *Kernel) Close() error {
-	for _, b := range []*cuda.Buffer{k.a, k.b, k.e, k.emis, k.xsc, k.fa, k.fb, k.fe, k.femis, k.fxsc} {
+	for _, b := range []*cuda.Buffer{k.a, k.b, k.e, k.emis, k.xsc} {
 		if b != nil {
 			b.Free()
 		}
@@ -226,24 +217,23 @@ func (k *Kernel) Close() error {
 	return nil
 }
 
-// nextBytes is the size of a launch's work counters: the plain int32
-// build's and the restricted one's.
+// nextBytes is the size of a launch's work counters: the build with D
+// passes' and the scan's.
 const nextBytes = 8
 
 // launch queues the kernel over a packed layout of n sequences, with
 // scores into out (n int32), on stream st (nil: the default stream).
-// With a restricted build (Shape.Float or DScan) the first long blocks
-// (those holding a target longer than floatMax, longBlocks) go to the
-// plain int32 build and the rest to the restricted one; next holds a
-// zeroed counter for each.
+// With the scan (Shape.DScan) the first long blocks (those holding a
+// target longer than scanMax, longBlocks) go to the build with D passes
+// and the rest to the scan's; next holds a zeroed counter for each.
 func (k *Kernel) launch(st *cuda.Stream, layout *gpudb.Device, next, out *cuda.Buffer, long int) error {
-	run := func(fn *cuda.Function, tabs [5]*cuda.Buffer, first, n int, counter cuda.DevicePtr) error {
+	run := func(fn *cuda.Function, first, n int, counter cuda.DevicePtr) error {
 		if n <= 0 {
 			return nil
 		}
 		var a cuda.Args
-		a.Buffer(tabs[0]).Buffer(tabs[1]).Buffer(tabs[2]).Buffer(tabs[3]).Buffer(layout.Res).
-			Ptr(layout.Table.Ptr().Add(first * gpudb.BlockBytes)).Int32(int32(n)).Ptr(counter).Buffer(tabs[4]).Buffer(out)
+		a.Buffer(k.a).Buffer(k.b).Buffer(k.e).Buffer(k.emis).Buffer(layout.Res).
+			Ptr(layout.Table.Ptr().Add(first * gpudb.BlockBytes)).Int32(int32(n)).Ptr(counter).Buffer(k.xsc).Buffer(out)
 		grid := max(1, min(k.grid, n))
 		if err := fn.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: k.Shape.Block},
 			SharedMem: k.Shape.SharedBytes(), Stream: st}, &a); err != nil {
@@ -251,32 +241,27 @@ func (k *Kernel) launch(st *cuda.Stream, layout *gpudb.Device, next, out *cuda.B
 		}
 		return nil
 	}
-	ints := [5]*cuda.Buffer{k.a, k.b, k.e, k.emis, k.xsc}
-	if k.fnF == nil {
-		return run(k.fn, ints, 0, layout.NBlocks, next.Ptr())
+	if k.fnScan == nil {
+		return run(k.fn, 0, layout.NBlocks, next.Ptr())
 	}
 	long = min(long, layout.NBlocks)
-	if err := run(k.fn, ints, 0, long, next.Ptr()); err != nil {
+	if err := run(k.fn, 0, long, next.Ptr()); err != nil {
 		return err
 	}
-	tabs := ints
-	if k.Shape.Float {
-		tabs = [5]*cuda.Buffer{k.fa, k.fb, k.fe, k.femis, k.fxsc}
-	}
-	return run(k.fnF, tabs, long, layout.NBlocks-long, next.Ptr().Add(4))
+	return run(k.fnScan, long, layout.NBlocks-long, next.Ptr().Add(4))
 }
 
 // longFor is the number of leading blocks of a layout of n targets
-// (length(i), any order) that the plain int32 build scores when there
-// is a restricted one: the blocks, longest first, that hold a target
-// longer than floatMax.
+// (length(i), any order) that the build with D passes scores when there
+// is a scan build: the blocks, longest first, that hold a target longer
+// than scanMax.
 func (k *Kernel) longFor(n int, length func(i int) int) int {
-	if k.fnF == nil {
+	if k.fnScan == nil {
 		return 0
 	}
 	long := 0
 	for i := 0; i < n; i++ {
-		if length(i) > k.floatMax {
+		if length(i) > k.scanMax {
 			long++
 		}
 	}

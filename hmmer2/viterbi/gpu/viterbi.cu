@@ -82,89 +82,41 @@
 // could alias a table entry for all it knows). The passes load a tile of
 // sources before storing its cells, for the same reason.
 //
-// FP32 cells (FLOAT32, one-warp shapes). The recurrences in float:
-// additions are FADDs on the FMA pipes instead of DPX add-maxes on the
-// ALU pipe, only the maxima (FMNMX) stay there, and the -INFTY clamps of
-// M, I and the M->D sources go (plain additions). The host runs this
-// build only for a model and targets of 1..FloatMaxLen(p) residues
-// (floatbound.go), the int32 build of the same shape for the others and
-// for models FloatMaxLen refuses; the scores are then HMMER2's. Why
-// (docs/hmm2search.md, "FP32 cells", has it in full):
-//  - The host requires every score the recurrences read at a real node
-//    (and N->N, N->B, E->C, C->T) to be finite and within F = 2^24; E->J,
-//    J->J, J->B and C->C may be -INFTY. With finite scores HMMER2's int32
-//    sums cannot wrap (every operand is a clamped cell, >= -INFTY, plus
-//    at most two scores >= -F), so its values are the exact integer
-//    recurrences with clamps.
-//  - Real values: every value a real path (from the start, finite scores
-//    only) gives, and every cell such a path reaches, lies in [lo(L),
-//    hi(L)]: hi(L) = L x (largest row-crossing transition, entry or loop
-//    score + largest emission) + C->T (same-row scores, M->D, D->D, exits,
-//    N->B, J->B, E->J, E->C, are <= 0, checked), lo(L) from the witness
-//    paths N..N B M_k (M), then M->I, M->D, M->E, E->J, E->C, C->T.
-//    FloatMaxLen keeps both within ±F, where integers are floats and the
-//    sum of two is exact. So the winning candidate of a real cell is
-//    computed exactly; the others are at most it after rounding, since
-//    float rounding is monotone, so the maximum is HMMER2's value.
-//  - Every other value derives from a -INFTY start (the initial cells,
-//    the boundary, a -INFTY table entry: node 1's transitions from node
-//    0, node M's I, padding, a dead special). A row adds at most two
-//    positive scores to it, each rounded up by at most 2^9 (all values
-//    stay above -2^33: no clamp is needed for range), and same-row scores
-//    never raise it, so it stays below -INFTY + F + L x (row + 2^10),
-//    which FloatMaxLen keeps below -2F: it never wins a maximum against a
-//    real value, never becomes one, and its float value, unlike HMMER2's
-//    clamped int, does not matter. With L >= 1 the final C is real (the
-//    path N B M_k E C exists), so every score is exact; an empty target's
-//    score is HMMER2's int sum -INFTY + C->T.
-//  - The D chain's passes converge as in int32 (a deterministic
-//    recurrence from a fixed boundary; no lower bound on the guess is
-//    used), and regrouped maxima are exact in float as in int.
-//
-// D chain by a scan (DSCAN, shapes without LEAN). With exact integer sums
-// (FP32 within its bound; int32 where no sum can wrap: every score
-// finite, ScanMaxLen) the chain may be regrouped: a chunk maps its incoming D to out =
-// max(A, in + B), A = max(pass 0's last D, new M(k0-1) + tmd + the
-// chunk's later D->D sum), B = the chunk's D->D sum; a Hillis-Steele scan
-// over the T ranks composes the maps (max(A2, A1 + B2), B1 + B2), and
-// each slot then takes max(pass-0 D, y) with y the incoming D carried
-// along by D->D additions: no second pass chain of add-maxes, no vote
-// loop. Real values: the same maxima over the same paths, sums exact
-// within ±F (FloatMaxLen also bounds the D->D sum); a carried y below -F
-// only decreases (D->D <= 0), so it never wins; -INFTY-derived values
-// stay so (ranks without a node, after the last node, pass theirs only
-// to such ranks; in int32 their sums of several -INFTY may wrap, which
-// reaches neither a real node nor E). In int32 the regrouped maxima are
-// HMMER2's clamped D exactly: the extra terms (pass 0's guessed source
-// and incoming -INFTY) are at most the true source and incoming D, which
-// HMMER2's clamps keep >= -INFTY.
+// D chain by a scan (DSCAN, one-warp shapes without LEAN; auto's choice
+// to M = 512). Where no sum can wrap (every score finite and within
+// 2^24, same-row scores <= 0, real values far from 2^31: ScanMaxLen,
+// scanbound.go; the host sends other models and longer targets to the
+// build with D passes) the chain may be regrouped: a chunk maps its
+// incoming D to out = max(A, in + B), A = max(pass 0's last D, new
+// M(k0-1) + tmd + the chunk's later D->D sum), B = the chunk's D->D sum;
+// a Hillis-Steele scan over the T ranks composes the maps (max(A2, A1 +
+// B2), B1 + B2), and each slot then takes max(pass-0 D, y) with y the
+// incoming D carried along by D->D additions: no second pass chain of
+// add-maxes, no vote loop. Real values: the same maxima over the same
+// paths with exact sums; -INFTY-derived values stay so (ranks without a
+// node, after the last node, pass theirs only to such ranks; their sums
+// of several -INFTY may wrap, which reaches neither a real node nor E).
+// The regrouped maxima are HMMER2's clamped D exactly: the extra terms
+// (pass 0's guessed source and incoming -INFTY) are at most the true
+// source and incoming D, which HMMER2's clamps keep >= -INFTY. (An FP32
+// build of these recurrences, exact under a length bound, lost 8-22 % on
+// an H100 and was removed after commit 3cb07fb: docs/hmm2search.md, "FP32
+// cells".)
 //
 // Compile-time parameters: T, W, C, EXTRA, NS, KP (residue codes), BLOCK,
 // TRANS_SHARED, EMIS_SHARED (tables copied to shared memory or read from
 // global memory through the read-only cache), TRANS_REG, NGRP, DEXIT, LEAN,
-// DSHARED, MINBLOCKS (a register cap through __launch_bounds__),
-// EMIS_HINT (cache hints for emissions in global memory) and FLOAT32:
-// MINBLOCKS and EMIS_HINT change where values live, never a value.
+// DSHARED, DSCAN, MINBLOCKS (a register cap through __launch_bounds__)
+// and EMIS_HINT (cache hints for emissions in global memory): MINBLOCKS
+// and EMIS_HINT change where values live, never a value.
 
 typedef unsigned int u32;
 
 #define NEGINF (-987654321)  // HMMER2's -INFTY
-// Cell values: int32 (HMMER2's arithmetic) or, with FLOAT32, float.
-#ifndef FLOAT32
-#define FLOAT32 0
-#endif
-#if FLOAT32
-typedef float val;
-typedef float2 val2;
-typedef float4 val4;
-#if W > 1
-#error "FP32 cells are written for one-warp shapes"
-#endif
-#else
+// Cell values: int32, HMMER2's arithmetic.
 typedef int val;
 typedef int2 val2;
 typedef int4 val4;
-#endif
 #define G (T * W)
 #ifndef NS
 #define NS 1
@@ -221,8 +173,8 @@ typedef int4 val4;
 #ifndef DSCAN
 #define DSCAN 0
 #endif
-#if DSCAN && LEAN
-#error "the D chain's scan is written for shapes without lean state"
+#if DSCAN && (LEAN || W > 1)
+#error "the D chain's scan is written for one-warp shapes without lean state"
 #endif
 #if DSHARED && (DEXIT || !LEAN)
 #error "D in shared memory is only written for lean state without short D passes"
@@ -237,15 +189,6 @@ struct Block {
     long long off;
 };
 
-#if FLOAT32
-// FP32 recurrences (see "FP32 cells" above): FADD on the FMA pipes, the
-// maxima FMNMX, and no -INFTY clamp on M, I and M->D sources.
-__device__ __forceinline__ val wadd(val a, val b) { return a + b; }
-__device__ __forceinline__ val addmax(val a, val b, val c) { return fmaxf(a + b, c); }
-__device__ __forceinline__ val addclamp(val a, val b) { return a + b; }
-__device__ __forceinline__ val vmax(val a, val b) { return fmaxf(a, b); }
-__device__ __forceinline__ int score(val a) { return (int)a; }
-#else
 // wadd is HMMER2's int addition: two's complement, wrapping.
 __device__ __forceinline__ int wadd(int a, int b) { return (int)((u32)a + (u32)b); }
 // addmax(a, b, c) = max(a + b, c) with a wrapping addition.
@@ -254,7 +197,6 @@ __device__ __forceinline__ int addmax(int a, int b, int c) { return __viaddmax_s
 __device__ __forceinline__ int addclamp(int a, int b) { return __viaddmax_s32(a, b, NEGINF); }
 __device__ __forceinline__ int vmax(int a, int b) { return max(a, b); }
 __device__ __forceinline__ int score(int a) { return a; }
-#endif
 
 #define ROUND16(n) (((n) + 15) & ~15)
 #define TRANS_BYTES (TRANS_SHARED ? 2 * 16 * C * G + ROUND16(4 * C * G) : 0)
@@ -644,7 +586,7 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
                 // M(k0-1) source carried along; B: the chunk's D->D sum);
                 // a scan over the ranks composes the maps, then each slot
                 // takes the better of its pass-0 value and the incoming D
-                // carried to it. Exact for FP32 cells (viterbi.cu header).
+                // carried to it. Exact where ScanMaxLen allows (header).
                 {
                     const val s0n = addclamp(nm, md0);  // new M(k0-1) + tmd
                     val A = addmax(s0n, cumLast, dlast[q]), B = wadd(dd[0], cumLast);
@@ -722,11 +664,6 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
 #pragma unroll
         for (int q = 0; q < NS; q++)
             if (r == 0 && active[q]) {
-#if FLOAT32
-                // An empty target's C is -INFTY, which float does not
-                // hold: its score is HMMER2's int sum (cmove is exact).
-                if (len[q] == 0) { out[seq[q]] = (int)((u32)NEGINF + (u32)(int)cmove); continue; }
-#endif
                 out[seq[q]] = score(wadd(xc[q], cmove));
             }
     }

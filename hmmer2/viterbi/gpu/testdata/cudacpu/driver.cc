@@ -2,8 +2,7 @@
 // writes the input and reads the output).
 //
 // Input, little-endian: 4 int32 (nblocks, ntargets, grid, shared bytes),
-// then seven arrays, each an int64 byte count and the bytes (scores as
-// int32 or, for FLOAT32, float): transitions
+// then seven arrays, each an int64 byte count and the bytes: transitions
 // A, transitions B, exit scores, emissions, special scores, residues,
 // block table. Output: ntargets int32 scores.
 #include "shim.h"
@@ -28,8 +27,8 @@ int main(int argc, char** argv)
     std::vector<int> out(ntargets > 0 ? ntargets : 1, 0x5a5a5a5a);
     unsigned next = 0;
     emu::launch(grid, BLOCK, sharedBytes, [&] {
-        h2vit_kernel((const val4*)A.data(), (const val4*)B.data(), (const val*)E.data(), (const val2*)emis.data(),
-                     res.data(), (const Block*)table.data(), nblocks, &next, (const val*)xsc.data(), out.data());
+        h2vit_kernel((const int4*)A.data(), (const int4*)B.data(), (const int*)E.data(), (const int2*)emis.data(),
+                     res.data(), (const Block*)table.data(), nblocks, &next, (const int*)xsc.data(), out.data());
     });
 
     FILE* o = std::fopen(argv[2], "wb");

@@ -1,9 +1,7 @@
 // viterbi.cu's additions to the CPU stand-in for CUDA
 // (internal/cudacpu/emu.h, with dpx.h's wrapping __viaddmax_s32): int
-// and float vector types, fmaxf and __syncthreads_or.
+// vector types and __syncthreads_or.
 #pragma once
-
-#include <cmath>
 
 #include "emu.h"
 #include "dpx.h"
@@ -22,12 +20,6 @@ struct __attribute__((aligned(8))) int2 {
 };
 struct __attribute__((aligned(16))) int4 {
     int x, y, z, w;
-};
-struct __attribute__((aligned(8))) float2 {
-    float x, y;
-};
-struct __attribute__((aligned(16))) float4 {
-    float x, y, z, w;
 };
 
 static inline int syncthreads_or_at(int pred, int site)
