@@ -18,14 +18,14 @@
 // for any int32 values, so the order of comparisons cannot matter. The
 // one recurrence that crosses threads inside a row is D(k) = max(D(k-1) +
 // dd(k-1), M(k-1) + md(k-1), -INFTY). It is evaluated exactly, not
-// reassociated: each thread runs its own chunk sequentially from an
-// incoming D(k0-1), first guessed (-INFTY), then taken from its
-// neighbour's latest result, and the passes repeat until no thread's
-// outgoing D changes. At that point every chunk was computed from the
-// value its predecessor now holds, so the whole row satisfies the
-// recurrence, whose solution from D(0) = -INFTY is unique: the values are
-// HMMER2's. (Rank 0 is exact after the first pass, rank r after pass
-// r+1 at the latest, so the loop ends.)
+// reassociated (except by DSCAN, below, where no sum can wrap): each
+// thread runs its own chunk sequentially from an incoming D(k0-1), first
+// guessed (-INFTY), then taken from its neighbour's latest result, and
+// the passes repeat until no thread's outgoing D changes. At that point
+// every chunk was computed from the value its predecessor now holds, so
+// the whole row satisfies the recurrence, whose solution from D(0) =
+// -INFTY is unique: the values are HMMER2's. (Rank 0 is exact after the
+// first pass, rank r after pass r+1 at the latest, so the loop ends.)
 //
 // Several sequences per thread (NS > 1, one-warp shapes only). The
 // kernel's cost per cell is mostly shared-memory traffic: 36 bytes of
