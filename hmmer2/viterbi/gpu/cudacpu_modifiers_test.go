@@ -34,7 +34,8 @@ func TestShapeModifiers(t *testing.T) {
 	if s := shapeVariant(t, 2000, "auto.ecs"); s.EmisHint != 2 || !strings.Contains(s.Defines(), "#define EMIS_HINT 2\n") {
 		t.Errorf("auto.ecs at M=2000: %+v", s)
 	}
-	// auto's launch choices (autoShape).
+	// auto's launch choices (autoShape); the D chain by a scan on every
+	// one-warp shape to M = 512 (all of them have no lean state).
 	for _, c := range []struct {
 		M          int
 		wide, hint bool
@@ -44,6 +45,39 @@ func TestShapeModifiers(t *testing.T) {
 		s := shapeVariant(t, c.M, "auto")
 		if wide := s.Block == wideBlock && s.MinBlocks == 1; wide != c.wide || (s.EmisHint == 1) != c.hint || s.EmisHint > 1 || s.Carveout != 0 {
 			t.Errorf("auto at M=%d: %+v, want 12-warp blocks %v, emission hint %v", c.M, s, c.wide, c.hint)
+		}
+		scan := c.M <= autoScanMax
+		if s.DScan != scan || strings.Contains(s.Defines(), "#define DSCAN 1\n") != scan || (scan && (s.W != 1 || s.Lean)) {
+			t.Errorf("auto at M=%d: %+v, want the scan %v", c.M, s, scan)
+		}
+	}
+	// The scan (iscan) only on one-warp shapes without lean state; dpass
+	// and int32 take it away, leaving the rest of the shape as it was.
+	for _, c := range []struct {
+		M    int
+		v    string
+		scan bool
+	}{{100, "reg16.iscan", true}, {300, "w1024.iscan", true}, {1000, "auto.iscan", true}, {1000, "auto", false},
+		{1500, "auto.iscan", false}, {5000, "auto.iscan", false}, {200, "lean64.iscan", false}, {300, "auto.dpass", false},
+		{300, "auto.b384.m1", true}, {40, "dsmx1", true}} {
+		s := shapeVariant(t, c.M, c.v)
+		if s.DScan != c.scan || strings.Contains(s.Defines(), "DSCAN") != c.scan {
+			t.Errorf("%s at M=%d: %+v, want the scan %v", c.v, c.M, s, c.scan)
+		}
+		i := s.int32()
+		if i.DScan || strings.Contains(i.Defines(), "DSCAN") {
+			t.Errorf("%s at M=%d: build with D passes %+v", c.v, c.M, i)
+		}
+		if i.DScan = s.DScan; i != s {
+			t.Errorf("%s at M=%d: int32 changed more than the scan: %+v, not %+v", c.v, c.M, i, s)
+		}
+	}
+	if s, d := shapeVariant(t, 300, "auto.dpass"), shapeVariant(t, 300, "auto").int32(); s != d {
+		t.Errorf("auto.dpass at M=300: %+v, not auto's build with D passes %+v", s, d)
+	}
+	for _, gone := range []string{"auto.float", "auto.dscan"} {
+		if _, err := ShapeVariant(100, gone); err == nil {
+			t.Errorf("removed modifier %q accepted", gone)
 		}
 	}
 	if _, err := ShapeVariant(3000, "dsmx1.b1024"); err == nil {

@@ -51,7 +51,49 @@ func buildShim(t *testing.T, cc string, s Shape) string {
 }
 
 // runShim scores seqs with the kernel on the CPU, grid blocks at a time.
+// A DScan shape's exe is its scan build: as on the GPU, it gets the
+// targets of at most ScanMaxLen(p) residues and the build of the same
+// shape with D passes the others.
 func runShim(t *testing.T, exe string, p *plan7.Profile, s Shape, seqs [][]byte, grid int) []int32 {
+	t.Helper()
+	if !s.DScan {
+		return runShimOn(t, exe, p, s, seqs, grid)
+	}
+	fm := ScanMaxLen(p)
+	if fm == 0 { // as NewKernelVariant: the build with D passes only
+		return runShimOn(t, buildShim(t, shimCompiler(t), s.int32()), p, s.int32(), seqs, grid)
+	}
+	var short, long []int
+	for i, q := range seqs {
+		if len(q) <= fm {
+			short = append(short, i)
+		} else {
+			long = append(long, i)
+		}
+	}
+	got := make([]int32, len(seqs))
+	is := s.int32()
+	for _, part := range []struct {
+		idx []int
+		exe func() string
+		s   Shape
+	}{{short, func() string { return exe }, s}, {long, func() string { return buildShim(t, shimCompiler(t), is) }, is}} {
+		if len(part.idx) == 0 {
+			continue
+		}
+		sub := make([][]byte, len(part.idx))
+		for j, i := range part.idx {
+			sub[j] = seqs[i]
+		}
+		for j, v := range runShimOn(t, part.exe(), p, part.s, sub, grid) {
+			got[part.idx[j]] = v
+		}
+	}
+	return got
+}
+
+// runShimOn scores seqs with one build of the kernel on the CPU.
+func runShimOn(t *testing.T, exe string, p *plan7.Profile, s Shape, seqs [][]byte, grid int) []int32 {
 	t.Helper()
 	idx := make([]int, len(seqs))
 	for i := range idx {

@@ -85,6 +85,12 @@ type Kernel struct {
 	xsc   *cuda.Buffer
 	slots [2]*slot
 
+	// With Shape.DScan: the build with the D chain by a scan, for the
+	// targets of at most scanMax residues (ScanMaxLen); fn (the same
+	// shape with D passes) scores the longer ones.
+	fnScan  *cuda.Function
+	scanMax int
+
 	// KernelTime is the device time of the launches (resident scoring
 	// only), for benchmarks.
 	KernelTime time.Duration
@@ -155,11 +161,24 @@ func NewKernelVariant(ctx *cuda.Context, p *plan7.Profile, v string) (*Kernel, e
 	if s.SharedBytes() > d.SharedMemPerBlockOptin {
 		s.TransShared, s.EmisShared = false, false
 	}
-	fn, err := build(ctx, s)
+	scanMax := 0
+	if s.DScan {
+		// The model's bound decides; a model it does not cover runs the
+		// plain int32 kernel only.
+		if scanMax = ScanMaxLen(p); scanMax == 0 {
+			s = s.int32()
+		}
+	}
+	fn, err := build(ctx, s.int32())
 	if err != nil {
 		return nil, fmt.Errorf("hmm2 Viterbi kernel for GPU %d: %w", d.Ordinal, err)
 	}
-	k := &Kernel{ctx: ctx, p: p, Shape: s, fn: fn}
+	k := &Kernel{ctx: ctx, p: p, Shape: s, fn: fn, scanMax: scanMax}
+	if s.DScan {
+		if k.fnScan, err = build(ctx, s); err != nil {
+			return nil, fmt.Errorf("hmm2 Viterbi kernel (%s) for GPU %d: %w", s.tables(), d.Ordinal, err)
+		}
+	}
 	perSM := max(1, d.MaxThreadsPerSM/s.Block)
 	if sb := s.SharedBytes(); sb > 0 && d.SharedMemPerSM > 0 {
 		perSM = max(1, min(perSM, d.SharedMemPerSM/sb))
@@ -198,18 +217,55 @@ func (k *Kernel) Close() error {
 	return nil
 }
 
+// nextBytes is the size of a launch's work counters: the build with D
+// passes' and the scan's.
+const nextBytes = 8
+
 // launch queues the kernel over a packed layout of n sequences, with
 // scores into out (n int32), on stream st (nil: the default stream).
-func (k *Kernel) launch(st *cuda.Stream, layout *gpudb.Device, next, out *cuda.Buffer) error {
-	var a cuda.Args
-	a.Buffer(k.a).Buffer(k.b).Buffer(k.e).Buffer(k.emis).Buffer(layout.Res).Buffer(layout.Table).
-		Int32(int32(layout.NBlocks)).Buffer(next).Buffer(k.xsc).Buffer(out)
-	grid := max(1, min(k.grid, layout.NBlocks))
-	if err := k.fn.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: k.Shape.Block},
-		SharedMem: k.Shape.SharedBytes(), Stream: st}, &a); err != nil {
-		return fmt.Errorf("hmm2 Viterbi on GPU %d: %w", k.ctx.Device().Ordinal, err)
+// With the scan (Shape.DScan) the first long blocks (those holding a
+// target longer than scanMax, longBlocks) go to the build with D passes
+// and the rest to the scan's; next holds a zeroed counter for each.
+func (k *Kernel) launch(st *cuda.Stream, layout *gpudb.Device, next, out *cuda.Buffer, long int) error {
+	run := func(fn *cuda.Function, first, n int, counter cuda.DevicePtr) error {
+		if n <= 0 {
+			return nil
+		}
+		var a cuda.Args
+		a.Buffer(k.a).Buffer(k.b).Buffer(k.e).Buffer(k.emis).Buffer(layout.Res).
+			Ptr(layout.Table.Ptr().Add(first * gpudb.BlockBytes)).Int32(int32(n)).Ptr(counter).Buffer(k.xsc).Buffer(out)
+		grid := max(1, min(k.grid, n))
+		if err := fn.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: k.Shape.Block},
+			SharedMem: k.Shape.SharedBytes(), Stream: st}, &a); err != nil {
+			return fmt.Errorf("hmm2 Viterbi on GPU %d: %w", k.ctx.Device().Ordinal, err)
+		}
+		return nil
 	}
-	return nil
+	if k.fnScan == nil {
+		return run(k.fn, 0, layout.NBlocks, next.Ptr())
+	}
+	long = min(long, layout.NBlocks)
+	if err := run(k.fn, 0, long, next.Ptr()); err != nil {
+		return err
+	}
+	return run(k.fnScan, long, layout.NBlocks-long, next.Ptr().Add(4))
+}
+
+// longFor is the number of leading blocks of a layout of n targets
+// (length(i), any order) that the build with D passes scores when there
+// is a scan build: the blocks, longest first, that hold a target longer
+// than scanMax.
+func (k *Kernel) longFor(n int, length func(i int) int) int {
+	if k.fnScan == nil {
+		return 0
+	}
+	long := 0
+	for i := 0; i < n; i++ {
+		if length(i) > k.scanMax {
+			long++
+		}
+	}
+	return longBlocks(long, 32/k.Shape.PackT())
 }
 
 // ScoreDB scores every sequence of a database resident on the device
@@ -221,7 +277,7 @@ func (k *Kernel) ScoreDB(db *gpudb.DB, out []int32) error {
 		return err
 	}
 	n := len(db.Dsqs)
-	next, err := k.ctx.Alloc(4)
+	next, err := k.ctx.Alloc(nextBytes)
 	if err != nil {
 		return err
 	}
@@ -234,7 +290,8 @@ func (k *Kernel) ScoreDB(db *gpudb.DB, out []int32) error {
 	if err := next.Memset32(0); err != nil {
 		return err
 	}
-	d, err := gpudb.Timed(k.ctx, func() error { return k.launch(nil, layout, next, dev) })
+	long := k.longFor(n, func(i int) int { return len(db.Dsqs[i]) })
+	d, err := gpudb.Timed(k.ctx, func() error { return k.launch(nil, layout, next, dev, long) })
 	if err != nil {
 		return err
 	}
@@ -319,7 +376,7 @@ func (k *Kernel) queue(s *slot, seqs [][]byte, part []int) error {
 	for _, g := range []struct {
 		b **cuda.Buffer
 		n int
-	}{{&s.res, len(p.Res) + 16}, {&s.table, len(p.Table) + gpudb.BlockBytes}, {&s.next, 4}, {&s.outDev, 4 * n}} {
+	}{{&s.res, len(p.Res) + 16}, {&s.table, len(p.Table) + gpudb.BlockBytes}, {&s.next, nextBytes}, {&s.outDev, 4 * n}} {
 		if err := s.grow(g.b, g.n); err != nil {
 			return err
 		}
@@ -330,10 +387,11 @@ func (k *Kernel) queue(s *slot, seqs [][]byte, part []int) error {
 	if err := s.stream.CopyHtoD(s.table.Ptr(), p.Table); err != nil {
 		return err
 	}
-	if err := s.stream.Memset32(s.next.Ptr(), 0, 1); err != nil {
+	if err := s.stream.Memset32(s.next.Ptr(), 0, nextBytes/4); err != nil {
 		return err
 	}
-	if err := k.launch(s.stream, &gpudb.Device{Res: s.res, Table: s.table, NBlocks: p.NBlocks}, s.next, s.outDev); err != nil {
+	long := k.longFor(n, func(j int) int { return len(local[j]) })
+	if err := k.launch(s.stream, &gpudb.Device{Res: s.res, Table: s.table, NBlocks: p.NBlocks}, s.next, s.outDev, long); err != nil {
 		return err
 	}
 	s.n, s.idx = n, part

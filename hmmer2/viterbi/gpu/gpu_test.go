@@ -235,11 +235,19 @@ func TestGPUThroughput(t *testing.T) {
 			}
 			wall := time.Since(t0)
 			sh := k.Shape
-			regs, _ := k.fn.Attribute(cuda.FuncNumRegs)
-			spill, _ := k.fn.Attribute(cuda.FuncLocalSizeBytes)
+			fn := k.fn
+			if k.fnScan != nil {
+				fn = k.fnScan
+			}
+			regs, _ := fn.Attribute(cuda.FuncNumRegs)
+			spill, _ := fn.Attribute(cuda.FuncLocalSizeBytes)
 			g := float64(total) * float64(M) / k.KernelTime.Seconds() / 1e9
+			scan := ""
+			if k.fnScan != nil { // the scan to this length, D passes above
+				scan = fmt.Sprintf(" L<=%d", k.scanMax)
+			}
 			fmt.Printf("%-6s %-7s %-34s %5d %6d %4d %10.3f %10.3f %10.1f\n", label, v,
-				fmt.Sprintf("T=%d W=%d C=%d NS=%d G=%d B=%d %s", sh.T, sh.W, sh.C, sh.ns(), sh.ngrp(), sh.Block, sh.tables()),
+				fmt.Sprintf("T=%d W=%d C=%d NS=%d G=%d B=%d %s%s", sh.T, sh.W, sh.C, sh.ns(), sh.ngrp(), sh.Block, sh.tables(), scan),
 				regs, spill, residentWarps(d, sh, regs), k.KernelTime.Seconds(), wall.Seconds(), g)
 			if g > bestG {
 				bestG, best[label] = g, fmt.Sprintf("%s %.1f", v, g)

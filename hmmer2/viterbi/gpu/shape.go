@@ -33,6 +33,7 @@ type Shape struct {
 	MinBlocks      int  // __launch_bounds__' minimum blocks per multiprocessor (0: none)
 	EmisHint       int  // global emission loads: 0 read-only cache, 1 L2 only, 2 evict-first
 	Carveout       int  // preferred shared-memory carveout in percent (0: the driver's)
+	DScan          bool // one warp, no lean state: the D chain by a scan over the ranks (ScanMaxLen)
 }
 
 const (
@@ -93,8 +94,8 @@ const DefaultVariant = "auto"
 //	auto   reg16 for M <= 128, w1024 to 1024, leanx to 1536, dsmx1 to
 //	       3072, leanx (groups of 2+ warps) above; w1024's shapes of two
 //	       sequences per thread and C >= 13 in blocks of 12 warps with at
-//	       most 168 registers, emissions past L1 for 1024 < M <= 2048
-//	       (autoShape)
+//	       most 168 registers, emissions past L1 for 1024 < M <= 2048,
+//	       the D chain by a scan to M = 512 (autoShape)
 //
 // Removed on 2026-11-27 (docs/hmm2search.md, "Fewer variants"): reg,
 // mg16, fast, lean, dsm, dsm4, dsm12 and dsmx, which never won a
@@ -219,14 +220,26 @@ func ShapeVariant(M int, v string) (Shape, error) {
 //	eg   emissions read through the read-only cache, not shared memory
 //	ecg  emissions read from global memory cached in L2 only (__ldcg)
 //	ecs  emissions read from global memory evict-first (__ldcs)
+//	iscan  the D chain by a scan over the ranks instead of repeated
+//	     passes (one-warp shapes without lean state), for models whose
+//	     scores are all finite (ScanMaxLen); auto's default to M =
+//	     autoScanMax
+//	dpass  the D chain by repeated passes (the plain int32 build), for
+//	     comparisons with auto's scan
 //
-// None changes a score: they change where values live and how many
-// warps share a multiprocessor.
+// (The float and dscan modifiers, FP32 cells, lost 8-22 % on an H100
+// and were removed; docs/hmm2search.md, "FP32 cells".) None changes a
+// score: they change where values live, how many warps share a
+// multiprocessor, or how the D chain's maxima are grouped.
 func (s Shape) withModifiers(mods string) (Shape, error) {
 	for _, m := range strings.Split(mods, ".") {
 		switch {
 		case m == "eg":
 			s.EmisShared = false
+		case m == "iscan":
+			s.DScan = s.W == 1 && !s.Lean
+		case m == "dpass":
+			s.DScan = false
 		case m == "ecg" || m == "ecs":
 			if !s.EmisShared { // (shared emissions take no hint)
 				s.EmisHint = map[string]int{"ecg": 1, "ecs": 2}[m]
@@ -253,7 +266,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				s.Carveout = n
 			}
 		default:
-			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg, ecg, ecs)", m)
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg, ecg, ecs, iscan, dpass)", m)
 		}
 	}
 	if s.SharedBytes() > maxSharedOptin {
@@ -279,10 +292,20 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 //   - emissions read from global memory skip L1 (__ldcg) for
 //     1024 < M <= autoHintMax, leaving L1 to register spills: 1.036x at
 //     M = 1500, 1.026x at 2000, none at 3000 or on pkinase10 (2,940).
+//   - one-warp shapes without lean state take the D chain by a scan
+//     (iscan) for M <= autoScanMax, where the model allows it
+//     (ScanMaxLen; the others keep the D passes). H100, 2026-11-27
+//     22:31 UTC, 100 M resident residues, kernel GCUPS with passes /
+//     with the scan: M = 50 873 / 921, 100 905 / 958, 200 869 / 895,
+//     300 717 / 812, 500 835 / 846, globin (142) 743 / 856, pkinase
+//     (294) 610 / 794; at 1000 (C = 32) 609 / 603, so not above 512.
+//     At M = 100 the scan ran 1.6 % fewer instructions at IPC 2.45
+//     instead of 2.22 (ncu): no vote loop of passes.
 const (
 	wideBlock    = 384
 	autoWideMinC = 13
 	autoHintMax  = 2048
+	autoScanMax  = 512
 )
 
 // autoShape is auto's shape: the fastest measured per M
@@ -303,6 +326,9 @@ func autoShape(M int) Shape {
 	}
 	if M > 32*32 && M <= autoHintMax && !s.EmisShared {
 		s.EmisHint = 1
+	}
+	if M <= autoScanMax {
+		s.DScan = s.W == 1 && !s.Lean
 	}
 	return s
 }
@@ -398,6 +424,9 @@ func (s Shape) Defines() string {
 	if s.EmisHint > 0 {
 		d += fmt.Sprintf("#define EMIS_HINT %d\n", s.EmisHint)
 	}
+	if s.DScan {
+		d += "#define DSCAN 1\n"
+	}
 	return d
 }
 
@@ -477,6 +506,13 @@ func NewTables(p *plan7.Profile, s Shape) *Tables {
 	return t
 }
 
+// int32 is s with D passes instead of the scan: the build that scores
+// what the scan may not (models and lengths beyond ScanMaxLen).
+func (s Shape) int32() Shape {
+	s.DScan = false
+	return s
+}
+
 // ns is the number of sequences per thread.
 func (s Shape) ns() int { return max(1, s.NS) }
 
@@ -504,6 +540,9 @@ func (s Shape) tables() string {
 	}
 	if s.DShared {
 		t += "d"
+	}
+	if s.DScan {
+		t += "x"
 	}
 	return t
 }

@@ -18,14 +18,14 @@
 // for any int32 values, so the order of comparisons cannot matter. The
 // one recurrence that crosses threads inside a row is D(k) = max(D(k-1) +
 // dd(k-1), M(k-1) + md(k-1), -INFTY). It is evaluated exactly, not
-// reassociated: each thread runs its own chunk sequentially from an
-// incoming D(k0-1), first guessed (-INFTY), then taken from its
-// neighbour's latest result, and the passes repeat until no thread's
-// outgoing D changes. At that point every chunk was computed from the
-// value its predecessor now holds, so the whole row satisfies the
-// recurrence, whose solution from D(0) = -INFTY is unique: the values are
-// HMMER2's. (Rank 0 is exact after the first pass, rank r after pass
-// r+1 at the latest, so the loop ends.)
+// reassociated (except by DSCAN, below, where no sum can wrap): each
+// thread runs its own chunk sequentially from an incoming D(k0-1), first
+// guessed (-INFTY), then taken from its neighbour's latest result, and
+// the passes repeat until no thread's outgoing D changes. At that point
+// every chunk was computed from the value its predecessor now holds, so
+// the whole row satisfies the recurrence, whose solution from D(0) =
+// -INFTY is unique: the values are HMMER2's. (Rank 0 is exact after the
+// first pass, rank r after pass r+1 at the latest, so the loop ends.)
 //
 // Several sequences per thread (NS > 1, one-warp shapes only). The
 // kernel's cost per cell is mostly shared-memory traffic: 36 bytes of
@@ -82,16 +82,41 @@
 // could alias a table entry for all it knows). The passes load a tile of
 // sources before storing its cells, for the same reason.
 //
+// D chain by a scan (DSCAN, one-warp shapes without LEAN; auto's choice
+// to M = 512). Where no sum can wrap (every score finite and within
+// 2^24, same-row scores <= 0, real values far from 2^31: ScanMaxLen,
+// scanbound.go; the host sends other models and longer targets to the
+// build with D passes) the chain may be regrouped: a chunk maps its
+// incoming D to out = max(A, in + B), A = max(pass 0's last D, new
+// M(k0-1) + tmd + the chunk's later D->D sum), B = the chunk's D->D sum;
+// a Hillis-Steele scan over the T ranks composes the maps (max(A2, A1 +
+// B2), B1 + B2), and each slot then takes max(pass-0 D, y) with y the
+// incoming D carried along by D->D additions: no second pass chain of
+// add-maxes, no vote loop. Real values: the same maxima over the same
+// paths with exact sums; -INFTY-derived values stay so (ranks without a
+// node, after the last node, pass theirs only to such ranks; their sums
+// of several -INFTY may wrap, which reaches neither a real node nor E).
+// The regrouped maxima are HMMER2's clamped D exactly: the extra terms
+// (pass 0's guessed source and incoming -INFTY) are at most the true
+// source and incoming D, which HMMER2's clamps keep >= -INFTY. (An FP32
+// build of these recurrences, exact under a length bound, lost 8-22 % on
+// an H100 and was removed after commit 3cb07fb: docs/hmm2search.md, "FP32
+// cells".)
+//
 // Compile-time parameters: T, W, C, EXTRA, NS, KP (residue codes), BLOCK,
 // TRANS_SHARED, EMIS_SHARED (tables copied to shared memory or read from
 // global memory through the read-only cache), TRANS_REG, NGRP, DEXIT, LEAN,
-// DSHARED, MINBLOCKS (a register cap through __launch_bounds__) and
-// EMIS_HINT (cache hints for emissions in global memory): the last two
-// change where values live, never a value.
+// DSHARED, DSCAN, MINBLOCKS (a register cap through __launch_bounds__)
+// and EMIS_HINT (cache hints for emissions in global memory): MINBLOCKS
+// and EMIS_HINT change where values live, never a value.
 
 typedef unsigned int u32;
 
 #define NEGINF (-987654321)  // HMMER2's -INFTY
+// Cell values: int32, HMMER2's arithmetic.
+typedef int val;
+typedef int2 val2;
+typedef int4 val4;
 #define G (T * W)
 #ifndef NS
 #define NS 1
@@ -145,6 +170,12 @@ typedef unsigned int u32;
 #if DEXIT && !LEAN
 #error "short D passes are only written for lean state"
 #endif
+#ifndef DSCAN
+#define DSCAN 0
+#endif
+#if DSCAN && (LEAN || W > 1)
+#error "the D chain's scan is written for one-warp shapes without lean state"
+#endif
 #if DSHARED && (DEXIT || !LEAN)
 #error "D in shared memory is only written for lean state without short D passes"
 #endif
@@ -162,6 +193,10 @@ struct Block {
 __device__ __forceinline__ int wadd(int a, int b) { return (int)((u32)a + (u32)b); }
 // addmax(a, b, c) = max(a + b, c) with a wrapping addition.
 __device__ __forceinline__ int addmax(int a, int b, int c) { return __viaddmax_s32(a, b, c); }
+// addclamp(a, b) = max(a + b, -INFTY), HMMER2's clamp of a cell.
+__device__ __forceinline__ int addclamp(int a, int b) { return __viaddmax_s32(a, b, NEGINF); }
+__device__ __forceinline__ int vmax(int a, int b) { return max(a, b); }
+__device__ __forceinline__ int score(int a) { return a; }
 
 #define ROUND16(n) (((n) + 15) & ~15)
 #define TRANS_BYTES (TRANS_SHARED ? 2 * 16 * C * G + ROUND16(4 * C * G) : 0)
@@ -211,7 +246,7 @@ __device__ __forceinline__ int addmax(int a, int b, int c) { return __viaddmax_s
 
 // Node j's M->D source (new M(k-1) + tmd, clamped) and D->D score.
 #if LEAN
-#define SRC(q, j) ((j) == 0 ? s0[q] : addmax(Mv[q][(j) - 1], TRANS_B(j).x, NEGINF))
+#define SRC(q, j) ((j) == 0 ? s0[q] : addclamp(Mv[q][(j) - 1], TRANS_B(j).x))
 #define DD(j) (TRANS_B(j).y)
 #define SRC0(q) s0[q]
 #else
@@ -225,7 +260,7 @@ __device__ __forceinline__ int addmax(int a, int b, int c) { return __viaddmax_s
 #if DEXIT
 #define DPASS(q, d0)                                                          \
     {                                                                         \
-        int d = (d0);                                                         \
+        val d = (d0);                                                         \
         bool live = true;                                                     \
         _Pragma("unroll") for (int j = 0; j < C; j++) {                       \
             if (j > 0 && j % DTILE == 0 && !__any_sync(FULL, live)) break;    \
@@ -238,9 +273,9 @@ __device__ __forceinline__ int addmax(int a, int b, int c) { return __viaddmax_s
 #define DPTILE 8  // sources loaded before a tile's D cells are stored
 #define DPASS(q, d0)                                                          \
     {                                                                         \
-        int d = (d0);                                                         \
+        val d = (d0);                                                         \
         _Pragma("unroll") for (int j0 = 0; j0 < C; j0 += DPTILE) {            \
-            int tdd[DPTILE], tsrc[DPTILE];                                    \
+            val tdd[DPTILE], tsrc[DPTILE];                                    \
             _Pragma("unroll") for (int u = 0; u < DPTILE; u++)                \
                 if (j0 + u < C) { tdd[u] = DD(j0 + u); tsrc[u] = SRC(q, j0 + u); } \
             _Pragma("unroll") for (int u = 0; u < DPTILE; u++)                \
@@ -250,7 +285,7 @@ __device__ __forceinline__ int addmax(int a, int b, int c) { return __viaddmax_s
 #else
 #define DPASS(q, d0)                                                          \
     {                                                                         \
-        int d = (d0);                                                         \
+        val d = (d0);                                                         \
         _Pragma("unroll") for (int j = 0; j < C; j++) {                       \
             d = addmax(d, DD(j), SRC(q, j));                                  \
             DSET(q, j, d);                                                    \
@@ -285,32 +320,32 @@ extern __shared__ __align__(16) unsigned char h2vit_smem[];
 #endif
 
 extern "C" __global__ void H2VIT_BOUNDS
-h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int* __restrict__ gE,
-             const int2* __restrict__ gEmis, const unsigned char* __restrict__ res,
+h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val* __restrict__ gE,
+             const val2* __restrict__ gEmis, const unsigned char* __restrict__ res,
              const Block* __restrict__ blocks, int nblocks, unsigned int* next,
-             const int* __restrict__ xsc, int* __restrict__ out)
+             const val* __restrict__ xsc, int* __restrict__ out)
 {
     unsigned char* sp = (unsigned char*)SHARED_BASE;
 #if TRANS_SHARED
-    int4* tA = (int4*)sp;
-    int4* tB = (int4*)(sp + 16 * C * G);
-    int* tE = (int*)(sp + 32 * C * G);
+    val4* tA = (val4*)sp;
+    val4* tB = (val4*)(sp + 16 * C * G);
+    val* tE = (val*)(sp + 32 * C * G);
     for (int i = threadIdx.x; i < C * G; i += BLOCK) {
         tA[i] = gA[i];
         tB[i] = gB[i];
         tE[i] = gE[i];
     }
 #else
-    const int4* tA = gA;
-    const int4* tB = gB;
-    const int* tE = gE;
+    const val4* tA = gA;
+    const val4* tB = gB;
+    const val* tE = gE;
 #endif
     (void)tA; (void)tB; (void)tE;
 #if EMIS_SHARED
-    int2* tEm = (int2*)(sp + TRANS_BYTES);
+    val2* tEm = (val2*)(sp + TRANS_BYTES);
     for (int i = threadIdx.x; i < KP * C * G; i += BLOCK) tEm[i] = gEmis[i];
 #else
-    const int2* tEm = gEmis;
+    const val2* tEm = gEmis;
 #endif
 #if W > 1
     volatile int* xblk = (volatile int*)(sp + TRANS_BYTES + EMIS_BYTES);
@@ -319,8 +354,8 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #endif
     __syncthreads();
 
-    const int nloop = xsc[0], nmove = xsc[1], eloop = xsc[2], emove = xsc[3];
-    const int cloop = xsc[4], cmove = xsc[5], jloop = xsc[6], jmove = xsc[7];
+    const val nloop = xsc[0], nmove = xsc[1], eloop = xsc[2], emove = xsc[3];
+    const val cloop = xsc[4], cmove = xsc[5], jloop = xsc[6], jmove = xsc[7];
     const int lane = threadIdx.x & 31;
 #if W == 1
     const int g = lane / T, r = lane % T;
@@ -331,12 +366,12 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
     const bool isShort = EXTRA > 0 && r >= EXTRA;
     (void)isShort;
 #if DSHARED
-    int* dsm = (int*)(sp + DS_OFF) + (threadIdx.x >> 5) * (NS * C * 32) + lane;
+    val* dsm = (val*)(sp + DS_OFF) + (threadIdx.x >> 5) * (NS * C * 32) + lane;
 #endif
 #if TRANS_REG
     // This thread's nodes' scores, for the whole launch.
-    int4 rA[C], rB[C];
-    int rE[C];
+    val4 rA[C], rB[C];
+    val rE[C];
 #pragma unroll
     for (int j = 0; j < C; j++) { rA[j] = gA[j * G + r]; rB[j] = gB[j * G + r]; rE[j] = gE[j * G + r]; }
 #define TRANS_A(j) rA[j]
@@ -346,6 +381,13 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #define TRANS_A(j) tA[(j) * G + r]
 #define TRANS_B(j) tB[(j) * G + r]
 #define TRANS_E(j) tE[(j) * G + r]
+#endif
+#if DSCAN
+    // The D->D sum over this thread's real slots after the first (DSCAN).
+    val cumLast = 0;
+#pragma unroll
+    for (int j = 1; j < C; j++)
+        if (j < C - 1 || !isShort) cumLast = wadd(cumLast, TRANS_B(j).y);
 #endif
 
     for (;;) {
@@ -377,16 +419,16 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
         const u32* words = (const u32*)(res + blk->off);
         bool active[NS];
         int len[NS], seq[NS];
-        int Mv[NS][C], Iv[NS][C];
+        val Mv[NS][C], Iv[NS][C];
 #if !DSHARED
-        int Dv[NS][C];
+        val Dv[NS][C];
 #endif
 #if LEAN
-        int s0[NS];
+        val s0[NS];
 #else
-        int src[NS][C], dd[C];
+        val src[NS][C], dd[C];
 #endif
-        int xn[NS], xb[NS], xj[NS], xc[NS];
+        val xn[NS], xb[NS], xj[NS], xc[NS];
         u32 four[NS];
 #pragma unroll
         for (int q = 0; q < NS; q++) {
@@ -395,7 +437,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             len[q] = active[q] ? blk->len[gq] : 0;
             seq[q] = active[q] ? blk->seq[gq] : 0;
 #pragma unroll
-            for (int j = 0; j < C; j++) { Mv[q][j] = NEGINF; Iv[q][j] = NEGINF; DSET(q, j, NEGINF); }
+            for (int j = 0; j < C; j++) { Mv[q][j] = (val)NEGINF; Iv[q][j] = (val)NEGINF; DSET(q, j, (val)NEGINF); }
             xn[q] = 0; xb[q] = nmove; xj[q] = NEGINF; xc[q] = NEGINF;
             four[q] = 0;
         }
@@ -405,13 +447,13 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
         for (int i = 0; i < maxLen; i++) {
             int x[NS];
             // Previous row's M, I, D of node k0-1 (the last node of rank r-1).
-            int pm[NS], pi[NS], pd[NS];
+            val pm[NS], pi[NS], pd[NS];
 #pragma unroll
             for (int q = 0; q < NS; q++) {
                 if ((i & 3) == 0) four[q] = active[q] ? words[(i >> 2) * SP + g * NS + q] : 0xffffffffu;
                 x[q] = (four[q] >> (8 * (i & 3))) & 0xff;
                 if (x[q] >= KP) x[q] = 0;  // padding after the end: any code, the row is not used
-                int lm = LAST(Mv[q]), li = LAST(Iv[q]), ld = LASTD(q);
+                val lm = LAST(Mv[q]), li = LAST(Iv[q]), ld = LASTD(q);
 #if W == 1
                 pm[q] = __shfl_up_sync(FULL, lm, 1, T);
                 pi[q] = __shfl_up_sync(FULL, li, 1, T);
@@ -436,37 +478,37 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             // M and I cells, the best M->E, and the M->D sources of nodes
             // 2..C of the chunk. The transition and exit scores of a node
             // are loaded once for the NS sequences.
-            const int2* em[NS];
-            int xe[NS];
+            const val2* em[NS];
+            val xe[NS];
 #pragma unroll
             for (int q = 0; q < NS; q++) { em[q] = tEm + x[q] * (C * G) + r; xe[q] = NEGINF; }
-            int md0 = 0;
+            val md0 = 0;
 #if LEAN
-            int dz[NS];  // pass 0 of the D chain, from D(k0-1) = M(k0-1) = -INFTY
-            int dzs[NS];  // its value at slot C-2 (DSHARED)
+            val dz[NS];  // pass 0 of the D chain, from D(k0-1) = M(k0-1) = -INFTY
+            val dzs[NS];  // its value at slot C-2 (DSHARED)
             (void)dzs;
 #pragma unroll
             for (int q = 0; q < NS; q++) dz[q] = dzs[q] = NEGINF;
 #endif
 #pragma unroll
             for (int j = 0; j < C; j++) {
-                const int4 ta = TRANS_A(j);
-                const int4 tb = TRANS_B(j);
-                const int esc = TRANS_E(j);
+                const val4 ta = TRANS_A(j);
+                const val4 tb = TRANS_B(j);
+                const val esc = TRANS_E(j);
                 if (j == 0) md0 = tb.x;
 #if !LEAN
                 dd[j] = tb.y;
 #endif
 #pragma unroll
                 for (int q = 0; q < NS; q++) {
-                    const int2 e = EMIS_AT(&em[q][j * G]);
-                    int v = wadd(pm[q], ta.x);   // M(k-1) + tmm
+                    const val2 e = EMIS_AT(&em[q][j * G]);
+                    val v = wadd(pm[q], ta.x);   // M(k-1) + tmm
                     v = addmax(pi[q], ta.y, v);  // I(k-1) + tim
                     v = addmax(pd[q], ta.z, v);  // D(k-1) + tdm
                     v = addmax(xb[q], ta.w, v);  // B + bsc
-                    v = addmax(v, e.x, NEGINF);
-                    int iv = addmax(Iv[q][j], tb.w, wadd(Mv[q][j], tb.z));
-                    iv = addmax(iv, e.y, NEGINF);
+                    v = addclamp(v, e.x);
+                    val iv = addmax(Iv[q][j], tb.w, wadd(Mv[q][j], tb.z));
+                    iv = addclamp(iv, e.y);
                     // xe = max(xe, M + esc) in one operation; a padding
                     // slot's M never reaches E. (With C = 1 a short rank
                     // has no node at all, and the padding cells of the
@@ -479,11 +521,11 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #endif
                         xe[q] = addmax(v, esc, xe[q]);
 #if LEAN
-                    dz[q] = addmax(dz[q], tb.y, addmax(j > 0 ? Mv[q][j - 1] : NEGINF, tb.x, NEGINF));
+                    dz[q] = addmax(dz[q], tb.y, addclamp(j > 0 ? Mv[q][j - 1] : (val)NEGINF, tb.x));
                     pm[q] = Mv[q][j]; pi[q] = Iv[q][j]; pd[q] = DGET(q, j);
                     DZSET(q, j);
 #else
-                    if (j > 0) src[q][j] = addmax(Mv[q][j - 1], tb.x, NEGINF);  // new M(k-1) + tmd, clamped
+                    if (j > 0) src[q][j] = addclamp(Mv[q][j - 1], tb.x);  // new M(k-1) + tmd, clamped
                     pm[q] = Mv[q][j]; pi[q] = Iv[q][j]; pd[q] = DGET(q, j);
 #endif
                     Mv[q][j] = v;
@@ -491,34 +533,35 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 }
             }
 
-            int dlast[NS], used[NS];
+            val dlast[NS], used[NS];
             bool changed = false;
 #pragma unroll
             for (int q = 0; q < NS; q++) {
                 // Pass 0 of the D chain, from a guessed D(k0-1) = -INFTY and
                 // M(k0-1) = -INFTY (lower bounds: the true values are >= -INFTY).
 #if !LEAN  // (LEAN: done in the M loop)
-                src[q][0] = addmax(NEGINF, md0, NEGINF);
+                src[q][0] = addclamp(NEGINF, md0);
+                val d = NEGINF;
 #pragma unroll
-                for (int j = 0, d = NEGINF; j < C; j++) { d = addmax(d, dd[j], src[q][j]); DSET(q, j, d); }
+                for (int j = 0; j < C; j++) { d = addmax(d, dd[j], src[q][j]); DSET(q, j, d); }
                 dlast[q] = LASTD(q);
 #else
                 dlast[q] = DZLAST(q);
 #endif
-                const int mlast = LAST(Mv[q]);
+                const val mlast = LAST(Mv[q]);
 
                 // Exchange: the neighbour's new M(k0-1) and pass-0 D(k0-1); E
                 // over the group.
-                int nm, nd;
+                val nm, nd;
 #if W == 1
 #pragma unroll
-                for (int o = T / 2; o > 0; o /= 2) xe[q] = max(xe[q], __shfl_xor_sync(FULL, xe[q], o, T));
+                for (int o = T / 2; o > 0; o /= 2) xe[q] = vmax(xe[q], __shfl_xor_sync(FULL, xe[q], o, T));
                 nm = __shfl_up_sync(FULL, mlast, 1, T);
                 nd = __shfl_up_sync(FULL, dlast[q], 1, T);
                 if (r == 0) { nm = NEGINF; nd = NEGINF; }
 #else
 #pragma unroll
-                for (int o = 16; o > 0; o /= 2) xe[q] = max(xe[q], __shfl_xor_sync(FULL, xe[q], o));
+                for (int o = 16; o > 0; o /= 2) xe[q] = vmax(xe[q], __shfl_xor_sync(FULL, xe[q], o));
                 if (lane == 31) {
                     xch[X_M + (i & 1) * W + warp] = mlast;
                     xch[X_I + (i & 1) * W + warp] = LAST(Iv[q]);
@@ -528,7 +571,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 __syncthreads();
                 xe[q] = lane < W ? xch[X_XE + lane] : NEGINF;
 #pragma unroll
-                for (int o = 16; o > 0; o /= 2) xe[q] = max(xe[q], __shfl_xor_sync(FULL, xe[q], o));
+                for (int o = 16; o > 0; o /= 2) xe[q] = vmax(xe[q], __shfl_xor_sync(FULL, xe[q], o));
                 nm = __shfl_up_sync(FULL, mlast, 1);
                 nd = __shfl_up_sync(FULL, dlast[q], 1);
                 if (lane == 0) {
@@ -537,26 +580,51 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 }
 #endif
 
+#if DSCAN
+                // The chain in closed form: a chunk maps its incoming D to
+                // out = max(A, in + B) (A: pass 0's last D or the new
+                // M(k0-1) source carried along; B: the chunk's D->D sum);
+                // a scan over the ranks composes the maps, then each slot
+                // takes the better of its pass-0 value and the incoming D
+                // carried to it. Exact where ScanMaxLen allows (header).
+                {
+                    const val s0n = addclamp(nm, md0);  // new M(k0-1) + tmd
+                    val A = addmax(s0n, cumLast, dlast[q]), B = wadd(dd[0], cumLast);
+#pragma unroll
+                    for (int o = 1; o < T; o *= 2) {
+                        const val a2 = __shfl_up_sync(FULL, A, o, T), b2 = __shfl_up_sync(FULL, B, o, T);
+                        if (r >= o) { A = addmax(a2, B, A); B = wadd(b2, B); }
+                    }
+                    val in = __shfl_up_sync(FULL, addmax(NEGINF, B, A), 1, T);
+                    if (r == 0) in = NEGINF;
+                    val y = addmax(in, dd[0], s0n);
+                    DSET(q, 0, vmax(DGET(q, 0), y));
+#pragma unroll
+                    for (int j = 1; j < C; j++) { y = wadd(y, dd[j]); DSET(q, j, vmax(DGET(q, j), y)); }
+                }
+                (void)nd;
+#else
                 // Pass 1 with the true M(k0-1) and the neighbour's pass-0 D,
                 // then more passes while an outgoing D changes.
-                SRC0(q) = addmax(nm, md0, NEGINF);
+                SRC0(q) = addclamp(nm, md0);
                 used[q] = nd;
                 DPASS(q, nd);
-                const int prev = dlast[q];
+                const val prev = dlast[q];
                 dlast[q] = LASTD(q);
                 changed = changed || dlast[q] != prev;
+#endif
             }
 #if W == 1
-            while (__any_sync(FULL, changed)) {
+            while (!DSCAN && __any_sync(FULL, changed)) {
                 changed = false;
 #pragma unroll
                 for (int q = 0; q < NS; q++) {
-                    int nd = __shfl_up_sync(FULL, dlast[q], 1, T);
+                    val nd = __shfl_up_sync(FULL, dlast[q], 1, T);
                     if (r == 0) nd = NEGINF;
                     if (DEXIT || nd != used[q]) {  // (DEXIT: all lanes vote)
                         used[q] = nd;
                         DPASS(q, nd);
-                        const int prev = dlast[q];
+                        const val prev = dlast[q];
                         dlast[q] = LASTD(q);
                         changed = changed || dlast[q] != prev;
                     }
@@ -566,13 +634,13 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             int p = 0;
             if (lane == 31) xch[X_D + p * W + warp] = dlast[0];
             while (__syncthreads_or(changed)) {
-                int nd = __shfl_up_sync(FULL, dlast[0], 1);
+                val nd = __shfl_up_sync(FULL, dlast[0], 1);
                 if (lane == 0) nd = warp == 0 ? NEGINF : xch[X_D + p * W + warp - 1];
                 changed = false;
                 if (DEXIT || nd != used[0]) {  // (DEXIT: all lanes vote)
                     used[0] = nd;
                     DPASS(0, nd);
-                    const int prev = dlast[0];
+                    const val prev = dlast[0];
                     dlast[0] = LASTD(0);
                     changed = dlast[0] != prev;
                 }
@@ -586,15 +654,17 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #pragma unroll
             for (int q = 0; q < NS; q++) {
                 if (i < len[q]) {
-                    xn[q] = max(wadd(xn[q], nloop), NEGINF);
-                    xj[q] = max(max(wadd(xj[q], jloop), NEGINF), wadd(xe[q], eloop));
-                    xb[q] = max(max(wadd(xn[q], nmove), NEGINF), wadd(xj[q], jmove));
-                    xc[q] = max(max(wadd(xc[q], cloop), NEGINF), wadd(xe[q], emove));
+                    xn[q] = vmax(wadd(xn[q], nloop), NEGINF);
+                    xj[q] = vmax(vmax(wadd(xj[q], jloop), NEGINF), wadd(xe[q], eloop));
+                    xb[q] = vmax(vmax(wadd(xn[q], nmove), NEGINF), wadd(xj[q], jmove));
+                    xc[q] = vmax(vmax(wadd(xc[q], cloop), NEGINF), wadd(xe[q], emove));
                 }
             }
         }
 #pragma unroll
         for (int q = 0; q < NS; q++)
-            if (r == 0 && active[q]) out[seq[q]] = wadd(xc[q], cmove);
+            if (r == 0 && active[q]) {
+                out[seq[q]] = score(wadd(xc[q], cmove));
+            }
     }
 }
