@@ -77,10 +77,27 @@ type GPU struct {
 	// longNodesFor) beside the others; 0 picks the length (longRowsFor),
 	// < 0 keeps one launch.
 	LongRows, LongNodes int
+	// Pass is the size of the last MSV pass Scores ran (the targets SSV
+	// left undecided), for benchmarks: the host knows it before the
+	// launch.
+	Pass PassSize
 	// Repeat > 1 runs each SSV kernel that many times back to back (for
 	// benchmarks: the device's steady rate, its clocks up) and counts
 	// their mean time in KernelTime.
 	Repeat int
+}
+
+// PassSize is an MSV pass's work: targets, their residues, the longest.
+type PassSize struct{ Targets, Residues, Longest int }
+
+// passSize measures the pass over the targets idx.
+func passSize(dsqs [][]byte, idx []int) PassSize {
+	p := PassSize{Targets: len(idx)}
+	for _, i := range idx {
+		p.Residues += len(dsqs[i])
+		p.Longest = max(p.Longest, len(dsqs[i]))
+	}
+	return p
 }
 
 // gpuShape is one kernel specialisation: T threads per target, C nodes per
@@ -499,6 +516,10 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 			return err
 		}
 	}
+	ps := passSize(dsqs, rest)
+	g.mu.Lock()
+	g.Pass = ps
+	g.mu.Unlock()
 	if len(rest) == 0 {
 		return nil
 	}
