@@ -74,7 +74,7 @@ func probePass(t *testing.T, g *GPU, om *oprofile.MSVProfile, Kp int, db *gpudb.
 	fmt.Printf("probe M=%d: lengths at rank 1 %d, 32 %d, 256 %d, 1%% %d, 10%% %d, 50%% %d\n", om.M,
 		rank(0), rank(31), rank(255), rank(len(byLen)/100), rank(len(byLen)/10), rank(len(byLen)/2))
 
-	ms := shapeForNodes(om.M, Kp, msvNodesFor(om.M))
+	ms := shapeForNodes(om.M, Kp, msvNodesForPass(om.M, ps, g.ctx.Device().Multiprocessors))
 	if ms.T == s.T {
 		ms = s
 	}
