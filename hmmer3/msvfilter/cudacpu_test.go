@@ -234,11 +234,16 @@ func TestMSVOnCPU(t *testing.T) {
 			// MSV_ROWS and MSV_XB_APART, and residues fetched 1 and 3
 			// words ahead (msv.cu: MSV_PF; 3 leaves the ring partly
 			// filled at every block's end).
+			// Also a busy pass's shape (msvNodesForPass: T = 2 at
+			// M = 25..32), where it differs.
 			var shapes []gpuShape
-			for _, s := range []gpuShape{msvShapeFor(M, amino.Kp), ssvShapeFor(M, amino.Kp)} {
-				if len(shapes) > 0 && s == shapes[0] {
+			busy := PassSize{Targets: 1, Residues: 1 << 40, Longest: 1}
+			seen := map[gpuShape]bool{}
+			for _, s := range []gpuShape{msvShapeFor(M, amino.Kp), ssvShapeFor(M, amino.Kp), shapeForNodes(M, amino.Kp, msvNodesForPass(M, busy, 132))} {
+				if seen[s] {
 					continue
 				}
+				seen[s] = true
 				rows, apart := s, s
 				rows.MRows = 3 - s.MRows
 				apart.Apart = 1

@@ -77,10 +77,27 @@ type GPU struct {
 	// longNodesFor) beside the others; 0 picks the length (longRowsFor),
 	// < 0 keeps one launch.
 	LongRows, LongNodes int
+	// Pass is the size of the last MSV pass Scores ran (the targets SSV
+	// left undecided), for benchmarks: the host knows it before the
+	// launch.
+	Pass PassSize
 	// Repeat > 1 runs each SSV kernel that many times back to back (for
 	// benchmarks: the device's steady rate, its clocks up) and counts
 	// their mean time in KernelTime.
 	Repeat int
+}
+
+// PassSize is an MSV pass's work: targets, their residues, the longest.
+type PassSize struct{ Targets, Residues, Longest int }
+
+// passSize measures the pass over the targets idx.
+func passSize(dsqs [][]byte, idx []int) PassSize {
+	p := PassSize{Targets: len(idx)}
+	for _, i := range idx {
+		p.Residues += len(dsqs[i])
+		p.Longest = max(p.Longest, len(dsqs[i]))
+	}
+	return p
 }
 
 // gpuShape is one kernel specialisation: T threads per target, C nodes per
@@ -294,6 +311,10 @@ func Precompile(M, Kp int, t nvrtc.Target) {
 	if ms.T != ssvShapeFor(M, Kp).T {
 		nvrtc.Prefetch(ms.program(), t, nvrtc.DefaultCache())
 	}
+	// A large pass's shape (msvNodesForPass), where it differs.
+	if M >= 25 && M <= 32 {
+		nvrtc.Prefetch(shapeForNodes(M, Kp, 12).program(), t, nvrtc.DefaultCache())
+	}
 	// The long undecided targets' shape (split.go), where the pass splits.
 	if ls := shapeForNodes(M, Kp, longNodesFor(M)); ms.T == 1 && ls.T != 1 {
 		nvrtc.Prefetch(ls.program(), t, nvrtc.DefaultCache())
@@ -410,14 +431,16 @@ func (g *GPU) nodes(M int) int {
 	return ssvNodesFor(M)
 }
 
-func (g *GPU) msvNodes(M int) int {
+// msvNodes is for a pass of size ps (msvNodesForPass; a zero ps: the
+// shape msvShapeFor precompiles).
+func (g *GPU) msvNodes(M int, ps PassSize) int {
 	if g.MSVMinNodes > 0 {
 		return g.MSVMinNodes
 	}
 	if g.MinNodes > 0 {
 		return g.MinNodes
 	}
-	return msvNodesFor(M)
+	return msvNodesForPass(M, ps, g.ctx.Device().Multiprocessors)
 }
 
 // maxSharedBytes is the most shared memory a CUDA block may have on the
@@ -499,13 +522,17 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 			return err
 		}
 	}
+	ps := passSize(dsqs, rest)
+	g.mu.Lock()
+	g.Pass = ps
+	g.mu.Unlock()
 	if len(rest) == 0 {
 		return nil
 	}
 	// The MSV pass's shape: the SSV pass's (one program) unless it has
 	// other threads a target (M = 25..32 and 48..150: ssvNodesFor,
-	// msvNodesFor).
-	ms := shapeForNodes(om.M, Kp, g.msvNodes(om.M))
+	// msvNodesFor; at M = 25..32 by the pass's size, msvNodesForPass).
+	ms := shapeForNodes(om.M, Kp, g.msvNodes(om.M, ps))
 	if ms.T == s.T {
 		ms = s
 	} else {

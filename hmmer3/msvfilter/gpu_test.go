@@ -207,6 +207,7 @@ func TestGPUMatchesCPU(t *testing.T) {
 // by target: the variants are exact by design, and this checks it on
 // the whole benchmark database. HMMGO_GPU_BENCH_M lists the model lengths;
 // HMMGO_GPU_BENCH_MSV=0 leaves out the MSV program;
+// HMMGO_GPU_BENCH_PASS=1 prints the MSV pass's size (GPU.Pass);
 // HMMGO_GPU_BENCH_REPEAT=R times R SSV kernels back to back (GPU.Repeat;
 // "auto": enough for 20 ms, from the warm-up call's kernel time).
 func TestGPUThroughput(t *testing.T) {
@@ -288,6 +289,9 @@ func TestGPUThroughput(t *testing.T) {
 				t.Errorf("M=%d %s: target %d scores %v, %s %v", M, v, i, out[i], variants[0], ref[i])
 			}
 			fmt.Printf("%-6d %-12s %12.3f %12.2f %10.1f %6d %10.3f %10.1f\n", M, v, best.Seconds()*1e3, (bestWall-kernels*best).Seconds()*1e3, cells/best.Seconds()/1e9, max(1, g.Repeat), bestSSV.Seconds()*1e3, ssvGCUPS)
+			if v == variants[0] && os.Getenv("HMMGO_GPU_BENCH_PASS") != "" {
+				fmt.Printf("pass M=%d: %d targets undecided, %d residues, longest %d\n", M, g.Pass.Targets, g.Pass.Residues, g.Pass.Longest)
+			}
 		}
 	}
 	setVariant(g, "auto")

@@ -130,7 +130,7 @@ type roundTimer struct {
 }
 
 func newRoundTimer(t *testing.T, g *GPU, om *oprofile.MSVProfile, Kp int) *roundTimer {
-	s := shapeForNodes(om.M, Kp, g.msvNodes(om.M))
+	s := shapeForNodes(om.M, Kp, g.msvNodes(om.M, PassSize{}))
 	ks, err := g.kernel(s)
 	if err != nil {
 		t.Fatal(err)
