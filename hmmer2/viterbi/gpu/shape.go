@@ -34,6 +34,7 @@ type Shape struct {
 	EmisHint       int  // global emission loads: 0 read-only cache, 1 L2 only, 2 evict-first
 	Carveout       int  // preferred shared-memory carveout in percent (0: the driver's)
 	DScan          bool // one warp, no lean state: the D chain by a scan over the ranks (ScanMaxLen)
+	NoClamp        bool // with DScan: no -INFTY clamps where none can bind (ClampFreeMaxLen)
 }
 
 const (
@@ -226,6 +227,10 @@ func ShapeVariant(M int, v string) (Shape, error) {
 //	     autoScanMax
 //	dpass  the D chain by repeated passes (the plain int32 build), for
 //	     comparisons with auto's scan
+//	noclamp  with the scan: no -INFTY clamps on the cells where none can
+//	     bind (for models ClampFreeMaxLen covers; the others keep them);
+//	     auto's default with the scan
+//	clamp  the scan with every clamp (auto before the noclamp build)
 //
 // (The float and dscan modifiers, FP32 cells, lost 8-22 % on an H100
 // and were removed; docs/hmm2search.md, "FP32 cells".) None changes a
@@ -239,7 +244,11 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 		case m == "iscan":
 			s.DScan = s.W == 1 && !s.Lean
 		case m == "dpass":
-			s.DScan = false
+			s.DScan, s.NoClamp = false, false
+		case m == "noclamp":
+			s.NoClamp = s.DScan
+		case m == "clamp":
+			s.NoClamp = false
 		case m == "ecg" || m == "ecs":
 			if !s.EmisShared { // (shared emissions take no hint)
 				s.EmisHint = map[string]int{"ecg": 1, "ecs": 2}[m]
@@ -266,7 +275,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				s.Carveout = n
 			}
 		default:
-			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg, ecg, ecs, iscan, dpass)", m)
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg, ecg, ecs, iscan, dpass, noclamp, clamp)", m)
 		}
 	}
 	if s.SharedBytes() > maxSharedOptin {
@@ -329,6 +338,7 @@ func autoShape(M int) Shape {
 	}
 	if M <= autoScanMax {
 		s.DScan = s.W == 1 && !s.Lean
+		s.NoClamp = s.DScan
 	}
 	return s
 }
@@ -427,6 +437,9 @@ func (s Shape) Defines() string {
 	if s.DScan {
 		d += "#define DSCAN 1\n"
 	}
+	if s.NoClamp {
+		d += "#define NOCLAMP 1\n"
+	}
 	return d
 }
 
@@ -509,7 +522,7 @@ func NewTables(p *plan7.Profile, s Shape) *Tables {
 // int32 is s with D passes instead of the scan: the build that scores
 // what the scan may not (models and lengths beyond ScanMaxLen).
 func (s Shape) int32() Shape {
-	s.DScan = false
+	s.DScan, s.NoClamp = false, false
 	return s
 }
 
@@ -543,6 +556,9 @@ func (s Shape) tables() string {
 	}
 	if s.DScan {
 		t += "x"
+	}
+	if s.NoClamp {
+		t += "u"
 	}
 	return t
 }
