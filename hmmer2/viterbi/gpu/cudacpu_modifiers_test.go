@@ -68,7 +68,7 @@ func TestShapeModifiers(t *testing.T) {
 		if i.DScan || strings.Contains(i.Defines(), "DSCAN") {
 			t.Errorf("%s at M=%d: build with D passes %+v", c.v, c.M, i)
 		}
-		if i.DScan, i.NoClamp = s.DScan, s.NoClamp; i != s {
+		if i.DScan, i.NoClamp, i.ScanPass = s.DScan, s.NoClamp, s.ScanPass; i != s {
 			t.Errorf("%s at M=%d: int32 changed more than the scan: %+v, not %+v", c.v, c.M, i, s)
 		}
 	}

@@ -48,23 +48,27 @@ func TestKernelSourceOnCPUIntScan(t *testing.T) {
 		return s
 	}
 	scan := func(s Shape) Shape {
-		s.DScan, s.NoClamp = true, true
+		s.DScan, s.NoClamp, s.ScanPass = true, true, true
 		return s
 	}
 	cases := []shimCase{
 		{scan(warpNS(37, 32, 2)), 37, dna, 20, 50, "T=32 NS=2, C=2, 5 short ranks"},
 		{scan(warpNS(20, 32, 1)), 20, amino, 20, 50, "T=32, C=1, 12 ranks without a node"},
-		{variant(100, "reg16.iscan"), 100, amino, 30, 60, "reg16 T=8 C=13"},
-		{variant(37, "reg16.iscan"), 37, dna, 40, 60, "reg16 T=4, uneven"},
+		{variant(100, "reg16.iscan.spass"), 100, amino, 30, 60, "reg16 T=8 C=13"},
+		{variant(100, "reg16.iscan"), 100, amino, 30, 60, "reg16 T=8 C=13, no final pass"},
+		{variant(37, "reg16.iscan.spass"), 37, dna, 40, 60, "reg16 T=4, uneven"},
 		{variant(300, "auto.iscan"), 300, amino, 12, 40, "w1024 T=32 C=10 NS=2"},
+		{variant(300, "auto.iscan.nospass"), 300, amino, 12, 40, "w1024 T=32 C=10 NS=2, no final pass"},
 		{variant(500, "auto.iscan"), 500, amino, 8, 30, "12-warp blocks, C=16 NS=2"},
-		{variant(33, "w1024.iscan"), 33, amino, 40, 40, "T=4 NS=2 C=9, 1 short rank"},
-		{variant(1000, "auto.iscan"), 1000, amino, 3, 20, "one warp of C=32"},
+		{variant(33, "w1024.iscan.spass"), 33, amino, 40, 40, "T=4 NS=2 C=9, 1 short rank"},
+		{variant(1000, "auto.iscan.spass"), 1000, amino, 3, 20, "one warp of C=32"},
 	}
 	checkShapesOnCPU(t, rng, cases, 200,
 		40, func(M int) []Shape { return []Shape{variant(M, "reg16.iscan"), variant(M, "auto.iscan")} },
 		30, []wrapCase{{40, variant(40, "reg16.iscan")}, {300, variant(300, "auto.iscan")}},
-		func(M int) []Shape { return []Shape{variant(M, "auto.iscan"), variant(M, "reg16.iscan")} })
+		func(M int) []Shape {
+			return []Shape{variant(M, "auto.iscan"), variant(M, "reg16.iscan"), variant(M, "reg16.iscan.spass"), shapeVariant(t, M, "auto.clamp")}
+		})
 	cc := shimCompiler(t)
 	for _, M := range []int{40, 300} {
 		p := deadDeleteProfile(rng, amino, M, "fs")
@@ -192,8 +196,8 @@ func TestClampFreeMaxLen(t *testing.T) {
 	if low := clampLow(p, L+1); low >= -plan7.Infty+clampMargin {
 		t.Errorf("at L+1=%d the bound still holds: low %d", L+1, low)
 	}
-	s := shapeVariant(t, M, "reg16.iscan.noclamp")
-	if sb, n := scanBuild(p, s); n != ScanMaxLen(p) || sb.NoClamp || !sb.DScan {
+	s := shapeVariant(t, M, "reg16.iscan.noclamp.spass")
+	if sb, n := scanBuild(p, s); n != ScanMaxLen(p) || sb.NoClamp || !sb.DScan || !sb.ScanPass {
 		t.Errorf("N->N -10^7: scanBuild gives %+v up to %d", sb, n)
 	}
 	// The worst residue (smallest match score anywhere) in runs of L, and

@@ -35,6 +35,7 @@ type Shape struct {
 	Carveout       int  // preferred shared-memory carveout in percent (0: the driver's)
 	DScan          bool // one warp, no lean state: the D chain by a scan over the ranks (ScanMaxLen)
 	NoClamp        bool // with DScan: no -INFTY clamps where none can bind (ClampFreeMaxLen)
+	ScanPass       bool // with DScan: the D cells by one pass from the scan's incoming D
 }
 
 const (
@@ -231,6 +232,11 @@ func ShapeVariant(M int, v string) (Shape, error) {
 //	     bind (for models ClampFreeMaxLen covers; the others keep them);
 //	     auto's default with the scan
 //	clamp  the scan with every clamp (auto before the noclamp build)
+//	spass  with the scan: the D cells by one pass of add-maxes from the
+//	     scan's incoming D, not an addition and a maximum a cell; auto's
+//	     default with the scan
+//	nospass  the scan's additions and maxima (auto.clamp.nospass is auto
+//	     before 2026-11-27 23:00 UTC)
 //
 // (The float and dscan modifiers, FP32 cells, lost 8-22 % on an H100
 // and were removed; docs/hmm2search.md, "FP32 cells".) None changes a
@@ -243,8 +249,13 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 			s.EmisShared = false
 		case m == "iscan":
 			s.DScan = s.W == 1 && !s.Lean
+			s.NoClamp, s.ScanPass = s.NoClamp && s.DScan, s.ScanPass && s.DScan
 		case m == "dpass":
-			s.DScan, s.NoClamp = false, false
+			s.DScan, s.NoClamp, s.ScanPass = false, false, false
+		case m == "spass":
+			s.ScanPass = s.DScan
+		case m == "nospass":
+			s.ScanPass = false
 		case m == "noclamp":
 			s.NoClamp = s.DScan
 		case m == "clamp":
@@ -275,7 +286,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				s.Carveout = n
 			}
 		default:
-			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg, ecg, ecs, iscan, dpass, noclamp, clamp)", m)
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass)", m)
 		}
 	}
 	if s.SharedBytes() > maxSharedOptin {
@@ -338,7 +349,7 @@ func autoShape(M int) Shape {
 	}
 	if M <= autoScanMax {
 		s.DScan = s.W == 1 && !s.Lean
-		s.NoClamp = s.DScan
+		s.NoClamp, s.ScanPass = s.DScan, s.DScan
 	}
 	return s
 }
@@ -440,6 +451,9 @@ func (s Shape) Defines() string {
 	if s.NoClamp {
 		d += "#define NOCLAMP 1\n"
 	}
+	if s.ScanPass {
+		d += "#define SCANPASS 1\n"
+	}
 	return d
 }
 
@@ -522,7 +536,7 @@ func NewTables(p *plan7.Profile, s Shape) *Tables {
 // int32 is s with D passes instead of the scan: the build that scores
 // what the scan may not (models and lengths beyond ScanMaxLen).
 func (s Shape) int32() Shape {
-	s.DScan, s.NoClamp = false, false
+	s.DScan, s.NoClamp, s.ScanPass = false, false, false
 	return s
 }
 
@@ -559,6 +573,9 @@ func (s Shape) tables() string {
 	}
 	if s.NoClamp {
 		t += "u"
+	}
+	if s.ScanPass {
+		t += "p"
 	}
 	return t
 }

@@ -103,6 +103,12 @@
 // an H100 and was removed after commit 3cb07fb: docs/hmm2search.md, "FP32
 // cells".)
 //
+// The scan's final pass (SCANPASS, with DSCAN; auto's scan build). The
+// scan gives each rank its true incoming D(k0-1) (the composed maps are
+// exact where no sum wraps), so one pass of HMMER2's own recurrence from
+// it, D(k) = max(D(k-1) + tdd, source), yields the row's D cells: one
+// add-max a cell instead of an addition and a maximum with pass 0's value.
+//
 // No clamps that cannot bind (NOCLAMP, with DSCAN; auto's scan build).
 // HMMER2 clamps the M, I and D cells and the N, B, J and C states at
 // -INFTY; where the model's scores are bounded (ScanMaxLen) and the
@@ -119,7 +125,7 @@
 // Compile-time parameters: T, W, C, EXTRA, NS, KP (residue codes), BLOCK,
 // TRANS_SHARED, EMIS_SHARED (tables copied to shared memory or read from
 // global memory through the read-only cache), TRANS_REG, NGRP, DEXIT, LEAN,
-// DSHARED, DSCAN, NOCLAMP, MINBLOCKS (a register cap through __launch_bounds__)
+// DSHARED, DSCAN, SCANPASS, NOCLAMP, MINBLOCKS (a register cap through __launch_bounds__)
 // and EMIS_HINT (cache hints for emissions in global memory): MINBLOCKS
 // and EMIS_HINT change where values live, never a value.
 
@@ -194,6 +200,12 @@ typedef int4 val4;
 #endif
 #if NOCLAMP && !DSCAN
 #error "cells without clamps are only written for the scan build"
+#endif
+#ifndef SCANPASS
+#define SCANPASS 0
+#endif
+#if SCANPASS && !DSCAN
+#error "the scan's final pass is only written for the scan build"
 #endif
 #if DSHARED && (DEXIT || !LEAN)
 #error "D in shared memory is only written for lean state without short D passes"
@@ -626,10 +638,15 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
                     }
                     val in = __shfl_up_sync(FULL, addmax(NEGINF, B, A), 1, T);
                     if (r == 0) in = NEGINF;
+#if SCANPASS
+                    src[q][0] = s0n;
+                    DPASS(q, in);
+#else
                     val y = addmax(in, dd[0], s0n);
                     DSET(q, 0, vmax(DGET(q, 0), y));
 #pragma unroll
                     for (int j = 1; j < C; j++) { y = wadd(y, dd[j]); DSET(q, j, vmax(DGET(q, j), y)); }
+#endif
                 }
                 (void)nd;
 #else
