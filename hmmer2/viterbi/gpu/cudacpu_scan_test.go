@@ -30,7 +30,7 @@ func hotProfile(rng *rand.Rand, a *plan7.Alphabet, M int) *plan7.Profile {
 }
 
 // The int32 kernel with the D chain by a scan and no clamps where none
-// can bind (the iscan and noclamp modifiers, auto's build to M = 512) on
+// can bind (the iscan and noclamp modifiers, auto's build to M = 128) on
 // the CPU, in the shapes it is built for (one warp, no lean state): every
 // mode, -INFTY scores, the impossible, wrap-around and dead-delete models
 // (ScanMaxLen sends them to the plain int32 build), real models, and
@@ -57,7 +57,7 @@ func TestKernelSourceOnCPUIntScan(t *testing.T) {
 		{variant(100, "reg16.iscan.spass"), 100, amino, 30, 60, "reg16 T=8 C=13"},
 		{variant(100, "reg16.iscan"), 100, amino, 30, 60, "reg16 T=8 C=13, no final pass"},
 		{variant(37, "reg16.iscan.spass"), 37, dna, 40, 60, "reg16 T=4, uneven"},
-		{variant(300, "auto.iscan"), 300, amino, 12, 40, "w1024 T=32 C=10 NS=2"},
+		{variant(300, "auto.iscan.spass"), 300, amino, 12, 40, "w1024 T=32 C=10 NS=2"},
 		{variant(300, "auto.iscan.nospass"), 300, amino, 12, 40, "w1024 T=32 C=10 NS=2, no final pass"},
 		{variant(500, "auto.iscan"), 500, amino, 8, 30, "12-warp blocks, C=16 NS=2"},
 		{variant(33, "w1024.iscan.spass"), 33, amino, 40, 40, "T=4 NS=2 C=9, 1 short rank"},

@@ -97,7 +97,8 @@ const DefaultVariant = "auto"
 //	       3072, leanx (groups of 2+ warps) above; w1024's shapes of two
 //	       sequences per thread and C >= 13 in blocks of 12 warps with at
 //	       most 168 registers, emissions past L1 for 1024 < M <= 2048,
-//	       the D chain by a scan to M = 512 (autoShape)
+//	       the D chain by a scan to M = 512, without the clamps that
+//	       cannot bind and with the scan's final pass to 128 (autoShape)
 //
 // Removed on 2026-11-27 (docs/hmm2search.md, "Fewer variants"): reg,
 // mg16, fast, lean, dsm, dsm4, dsm12 and dsmx, which never won a
@@ -230,13 +231,13 @@ func ShapeVariant(M int, v string) (Shape, error) {
 //	     comparisons with auto's scan
 //	noclamp  with the scan: no -INFTY clamps on the cells where none can
 //	     bind (for models ClampFreeMaxLen covers; the others keep them);
-//	     auto's default with the scan
+//	     auto's to M = autoNoClampMax
 //	clamp  the scan with every clamp (auto before the noclamp build)
 //	spass  with the scan: the D cells by one pass of add-maxes from the
 //	     scan's incoming D, not an addition and a maximum a cell; auto's
-//	     default with the scan
+//	     to M = autoNoClampMax
 //	nospass  the scan's additions and maxima (auto.clamp.nospass is auto
-//	     before 2026-11-27 23:00 UTC)
+//	     before 2026-11-27 23:00 UTC at every M)
 //
 // (The float and dscan modifiers, FP32 cells, lost 8-22 % on an H100
 // and were removed; docs/hmm2search.md, "FP32 cells".) None changes a
@@ -321,11 +322,21 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 //     (294) 610 / 794; at 1000 (C = 32) 609 / 603, so not above 512.
 //     At M = 100 the scan ran 1.6 % fewer instructions at IPC 2.45
 //     instead of 2.22 (ncu): no vote loop of passes.
+//   - the scan build without the clamps that cannot bind (noclamp) and
+//     with its final pass (spass) for M <= autoNoClampMax (reg16's
+//     shapes). H100, 2026-11-27 23:08 UTC, 100 M resident residues,
+//     kernel GCUPS, auto.clamp.nospass / auto.nospass / auto.noclamp.spass
+//     (two rounds agreeing within 1 %): M = 50 921 / 948 / 968, 100
+//     962 / 1009 / 1017; on the NS = 2 shapes above they tie or lose
+//     (150 849 / 837 / 837, 200 896 / 889 / 842, 300 811 / 812 / 789,
+//     500 847 / 813 / 815, globin 855 / 856-863 / 870, pkinase 795 /
+//     796 / 773), so there auto keeps the clamps and the additions.
 const (
-	wideBlock    = 384
-	autoWideMinC = 13
-	autoHintMax  = 2048
-	autoScanMax  = 512
+	wideBlock      = 384
+	autoWideMinC   = 13
+	autoHintMax    = 2048
+	autoScanMax    = 512
+	autoNoClampMax = autoRegMax
 )
 
 // autoShape is auto's shape: the fastest measured per M
@@ -349,7 +360,8 @@ func autoShape(M int) Shape {
 	}
 	if M <= autoScanMax {
 		s.DScan = s.W == 1 && !s.Lean
-		s.NoClamp, s.ScanPass = s.DScan, s.DScan
+		s.NoClamp = s.DScan && M <= autoNoClampMax
+		s.ScanPass = s.NoClamp
 	}
 	return s
 }

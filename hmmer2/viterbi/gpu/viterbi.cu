@@ -103,13 +103,13 @@
 // an H100 and was removed after commit 3cb07fb: docs/hmm2search.md, "FP32
 // cells".)
 //
-// The scan's final pass (SCANPASS, with DSCAN; auto's scan build). The
+// The scan's final pass (SCANPASS, with DSCAN; auto's to M = 128). The
 // scan gives each rank its true incoming D(k0-1) (the composed maps are
 // exact where no sum wraps), so one pass of HMMER2's own recurrence from
 // it, D(k) = max(D(k-1) + tdd, source), yields the row's D cells: one
 // add-max a cell instead of an addition and a maximum with pass 0's value.
 //
-// No clamps that cannot bind (NOCLAMP, with DSCAN; auto's scan build).
+// No clamps that cannot bind (NOCLAMP, with DSCAN; auto's to M = 128).
 // HMMER2 clamps the M, I and D cells and the N, B, J and C states at
 // -INFTY; where the model's scores are bounded (ScanMaxLen) and the
 // target is short enough that low = nmove + min(0, L*nloop) + min bsc +
