@@ -50,6 +50,9 @@ func TestShapeModifiers(t *testing.T) {
 		if s.DScan != scan || strings.Contains(s.Defines(), "#define DSCAN 1\n") != scan || (scan && (s.W != 1 || s.Lean)) {
 			t.Errorf("auto at M=%d: %+v, want the scan %v", c.M, s, scan)
 		}
+		if u := scan && c.M <= autoNoClampMax; s.NoClamp != u || s.ScanPass != u || strings.Contains(s.Defines(), "NOCLAMP") != u {
+			t.Errorf("auto at M=%d: %+v, want no clamps and the final pass %v", c.M, s, u)
+		}
 	}
 	// The scan (iscan) only on one-warp shapes without lean state; dpass
 	// and int32 take it away, leaving the rest of the shape as it was.
@@ -68,7 +71,7 @@ func TestShapeModifiers(t *testing.T) {
 		if i.DScan || strings.Contains(i.Defines(), "DSCAN") {
 			t.Errorf("%s at M=%d: build with D passes %+v", c.v, c.M, i)
 		}
-		if i.DScan = s.DScan; i != s {
+		if i.DScan, i.NoClamp, i.ScanPass = s.DScan, s.NoClamp, s.ScanPass; i != s {
 			t.Errorf("%s at M=%d: int32 changed more than the scan: %+v, not %+v", c.v, c.M, i, s)
 		}
 	}

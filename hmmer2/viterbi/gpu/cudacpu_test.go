@@ -51,17 +51,21 @@ func buildShim(t *testing.T, cc string, s Shape) string {
 }
 
 // runShim scores seqs with the kernel on the CPU, grid blocks at a time.
-// A DScan shape's exe is its scan build: as on the GPU, it gets the
-// targets of at most ScanMaxLen(p) residues and the build of the same
+// A DScan shape's exe is its scan build: as on the GPU (scanBuild), it
+// gets the targets of at most ScanMaxLen(p) residues (with its clamps if
+// s.NoClamp and ClampFreeMaxLen(p) is shorter) and the build of the same
 // shape with D passes the others.
 func runShim(t *testing.T, exe string, p *plan7.Profile, s Shape, seqs [][]byte, grid int) []int32 {
 	t.Helper()
 	if !s.DScan {
 		return runShimOn(t, exe, p, s, seqs, grid)
 	}
-	fm := ScanMaxLen(p)
+	sb, fm := scanBuild(p, s)
 	if fm == 0 { // as NewKernelVariant: the build with D passes only
 		return runShimOn(t, buildShim(t, shimCompiler(t), s.int32()), p, s.int32(), seqs, grid)
+	}
+	if sb != s { // as NewKernelVariant: the scan with its clamps
+		s, exe = sb, buildShim(t, shimCompiler(t), sb)
 	}
 	var short, long []int
 	for i, q := range seqs {

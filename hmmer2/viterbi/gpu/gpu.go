@@ -163,11 +163,10 @@ func NewKernelVariant(ctx *cuda.Context, p *plan7.Profile, v string) (*Kernel, e
 	}
 	scanMax := 0
 	if s.DScan {
-		// The model's bound decides; a model it does not cover runs the
-		// plain int32 kernel only.
-		if scanMax = ScanMaxLen(p); scanMax == 0 {
-			s = s.int32()
-		}
+		// The model's bounds decide: a model ScanMaxLen does not cover
+		// runs the plain int32 kernel only, one ClampFreeMaxLen does not
+		// the scan with its clamps.
+		s, scanMax = scanBuild(p, s)
 	}
 	fn, err := build(ctx, s.int32())
 	if err != nil {

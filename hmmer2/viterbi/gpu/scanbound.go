@@ -115,3 +115,81 @@ func ScanMaxLen(p *plan7.Profile) int {
 // longBlocks is the number of leading blocks (S targets each, longest
 // first) that hold one of the long longest targets.
 func longBlocks(long, S int) int { return (long + S - 1) / S }
+
+// clampMargin is how far above -INFTY ClampFreeMaxLen keeps its lower
+// bound on every M cell: four scores of at most scanScoreMax, so that the
+// cells and sources one or two scores further down stay above -INFTY
+// too (the proof below).
+const clampMargin = 4 * scanScoreMax
+
+// ClampFreeMaxLen is the longest target for which no -INFTY clamp that
+// the scan build without clamps (Shape.NoClamp) drops can bind for p: 0
+// unless scanScores accepts p and the bound holds at length 1.
+//
+// The bound. With every score within ±scanScoreMax (scanScores), nmove
+// <= 0 and L the target's length, let
+//
+//	low = nmove + min(0, L*nloop) + min bsc + min(0, min msc)
+//
+// (bsc over nodes 1..M, msc over every residue code and node) and
+// require low >= -INFTY + clampMargin. Then, in rows 1..L:
+//
+//   - N(i) = i*nloop >= low - scanScoreMax > -INFTY: N's clamp never binds.
+//   - B(i) >= N(i) + nmove, so B + bsc(k) >= low: B's clamp never binds,
+//     and every M cell, which takes the maximum with B + bsc(k) before
+//     adding msc, is >= low: M's clamp never binds.
+//   - An M->D source M(k-1) + tmd >= low - scanScoreMax > -INFTY, so every D
+//     cell of node 2..M is too: its clamp (folded into the source's) never
+//     binds. Node 1's source and every rank's first (once a row) keep theirs.
+//   - I(i,k) for i >= 2 and k < M is >= M(i-1,k) + tmi + isc >= low -
+//     2 scanScoreMax > -INFTY. In row 1 the clamp does bind (the row-0
+//     cells are -INFTY): the unclamped value u >= -INFTY - 3 scanScoreMax
+//     does not wrap, and where u < -INFTY the true -INFTY, plus one score,
+//     is below the other term of each maximum that reads it (row 2's B +
+//     bsc >= low for M(k+1), M(1,k) + tmi >= low - scanScoreMax for I(k)),
+//     so the maxima do not change.
+//   - E >= M + esc >= low - scanScoreMax, so C's term E + emove > -INFTY:
+//     C's clamp never binds. J keeps its clamp (E->J may be -INFTY).
+//
+// Values no real node or E reads (I_M, padding slots, ranks without a
+// node) may now wrap, as they may with the clamps. The upper side is
+// ScanMaxLen's, so a target within both bounds scores exactly.
+func ClampFreeMaxLen(p *plan7.Profile) int {
+	if ok, _ := scanScores(p); !ok {
+		return 0
+	}
+	minB, minMsc := int64(scanScoreMax), int64(0)
+	for k := 1; k <= p.M; k++ {
+		minB = min(minB, int64(p.Bsc[k]))
+		for c := 0; c < plan7.MaxCode; c++ {
+			minMsc = min(minMsc, int64(p.Msc[c][k]))
+		}
+	}
+	nloop := int64(p.Xsc[plan7.XTN][plan7.Loop])
+	nmove := int64(p.Xsc[plan7.XTN][plan7.Move])
+	room := nmove + minB + minMsc - (-plan7.Infty + clampMargin) // what L*nloop may take
+	if room < 0 {
+		return 0
+	}
+	L := int64(1 << 30)
+	if nloop < 0 {
+		L = min(L, room/-nloop)
+	}
+	return int(L)
+}
+
+// scanBuild is what a kernel of shape s (DScan set) runs for p: the scan
+// build's shape and the longest target it takes (0: none; the build with
+// D passes then scores every target). The build without clamps is kept
+// only where ClampFreeMaxLen covers every target ScanMaxLen does, so
+// that it never changes which targets take the scan.
+func scanBuild(p *plan7.Profile, s Shape) (Shape, int) {
+	n := ScanMaxLen(p)
+	if n == 0 {
+		return s.int32(), 0
+	}
+	if s.NoClamp && ClampFreeMaxLen(p) < n {
+		s.NoClamp = false
+	}
+	return s, n
+}

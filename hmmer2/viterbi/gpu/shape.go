@@ -34,6 +34,8 @@ type Shape struct {
 	EmisHint       int  // global emission loads: 0 read-only cache, 1 L2 only, 2 evict-first
 	Carveout       int  // preferred shared-memory carveout in percent (0: the driver's)
 	DScan          bool // one warp, no lean state: the D chain by a scan over the ranks (ScanMaxLen)
+	NoClamp        bool // with DScan: no -INFTY clamps where none can bind (ClampFreeMaxLen)
+	ScanPass       bool // with DScan: the D cells by one pass from the scan's incoming D
 }
 
 const (
@@ -95,7 +97,8 @@ const DefaultVariant = "auto"
 //	       3072, leanx (groups of 2+ warps) above; w1024's shapes of two
 //	       sequences per thread and C >= 13 in blocks of 12 warps with at
 //	       most 168 registers, emissions past L1 for 1024 < M <= 2048,
-//	       the D chain by a scan to M = 512 (autoShape)
+//	       the D chain by a scan to M = 512, without the clamps that
+//	       cannot bind and with the scan's final pass to 128 (autoShape)
 //
 // Removed on 2026-11-27 (docs/hmm2search.md, "Fewer variants"): reg,
 // mg16, fast, lean, dsm, dsm4, dsm12 and dsmx, which never won a
@@ -226,6 +229,15 @@ func ShapeVariant(M int, v string) (Shape, error) {
 //	     autoScanMax
 //	dpass  the D chain by repeated passes (the plain int32 build), for
 //	     comparisons with auto's scan
+//	noclamp  with the scan: no -INFTY clamps on the cells where none can
+//	     bind (for models ClampFreeMaxLen covers; the others keep them);
+//	     auto's to M = autoNoClampMax
+//	clamp  the scan with every clamp (auto before the noclamp build)
+//	spass  with the scan: the D cells by one pass of add-maxes from the
+//	     scan's incoming D, not an addition and a maximum a cell; auto's
+//	     to M = autoNoClampMax
+//	nospass  the scan's additions and maxima (auto.clamp.nospass is auto
+//	     before 2026-11-27 23:00 UTC at every M)
 //
 // (The float and dscan modifiers, FP32 cells, lost 8-22 % on an H100
 // and were removed; docs/hmm2search.md, "FP32 cells".) None changes a
@@ -238,8 +250,17 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 			s.EmisShared = false
 		case m == "iscan":
 			s.DScan = s.W == 1 && !s.Lean
+			s.NoClamp, s.ScanPass = s.NoClamp && s.DScan, s.ScanPass && s.DScan
 		case m == "dpass":
-			s.DScan = false
+			s.DScan, s.NoClamp, s.ScanPass = false, false, false
+		case m == "spass":
+			s.ScanPass = s.DScan
+		case m == "nospass":
+			s.ScanPass = false
+		case m == "noclamp":
+			s.NoClamp = s.DScan
+		case m == "clamp":
+			s.NoClamp = false
 		case m == "ecg" || m == "ecs":
 			if !s.EmisShared { // (shared emissions take no hint)
 				s.EmisHint = map[string]int{"ecg": 1, "ecs": 2}[m]
@@ -266,7 +287,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				s.Carveout = n
 			}
 		default:
-			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg, ecg, ecs, iscan, dpass)", m)
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass)", m)
 		}
 	}
 	if s.SharedBytes() > maxSharedOptin {
@@ -301,11 +322,21 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 //     (294) 610 / 794; at 1000 (C = 32) 609 / 603, so not above 512.
 //     At M = 100 the scan ran 1.6 % fewer instructions at IPC 2.45
 //     instead of 2.22 (ncu): no vote loop of passes.
+//   - the scan build without the clamps that cannot bind (noclamp) and
+//     with its final pass (spass) for M <= autoNoClampMax (reg16's
+//     shapes). H100, 2026-11-27 23:08 UTC, 100 M resident residues,
+//     kernel GCUPS, auto.clamp.nospass / auto.nospass / auto.noclamp.spass
+//     (two rounds agreeing within 1 %): M = 50 921 / 948 / 968, 100
+//     962 / 1009 / 1017; on the NS = 2 shapes above they tie or lose
+//     (150 849 / 837 / 837, 200 896 / 889 / 842, 300 811 / 812 / 789,
+//     500 847 / 813 / 815, globin 855 / 856-863 / 870, pkinase 795 /
+//     796 / 773), so there auto keeps the clamps and the additions.
 const (
-	wideBlock    = 384
-	autoWideMinC = 13
-	autoHintMax  = 2048
-	autoScanMax  = 512
+	wideBlock      = 384
+	autoWideMinC   = 13
+	autoHintMax    = 2048
+	autoScanMax    = 512
+	autoNoClampMax = autoRegMax
 )
 
 // autoShape is auto's shape: the fastest measured per M
@@ -329,6 +360,8 @@ func autoShape(M int) Shape {
 	}
 	if M <= autoScanMax {
 		s.DScan = s.W == 1 && !s.Lean
+		s.NoClamp = s.DScan && M <= autoNoClampMax
+		s.ScanPass = s.NoClamp
 	}
 	return s
 }
@@ -427,6 +460,12 @@ func (s Shape) Defines() string {
 	if s.DScan {
 		d += "#define DSCAN 1\n"
 	}
+	if s.NoClamp {
+		d += "#define NOCLAMP 1\n"
+	}
+	if s.ScanPass {
+		d += "#define SCANPASS 1\n"
+	}
 	return d
 }
 
@@ -509,7 +548,7 @@ func NewTables(p *plan7.Profile, s Shape) *Tables {
 // int32 is s with D passes instead of the scan: the build that scores
 // what the scan may not (models and lengths beyond ScanMaxLen).
 func (s Shape) int32() Shape {
-	s.DScan = false
+	s.DScan, s.NoClamp, s.ScanPass = false, false, false
 	return s
 }
 
@@ -543,6 +582,12 @@ func (s Shape) tables() string {
 	}
 	if s.DScan {
 		t += "x"
+	}
+	if s.NoClamp {
+		t += "u"
+	}
+	if s.ScanPass {
+		t += "p"
 	}
 	return t
 }

@@ -103,10 +103,29 @@
 // an H100 and was removed after commit 3cb07fb: docs/hmm2search.md, "FP32
 // cells".)
 //
+// The scan's final pass (SCANPASS, with DSCAN; auto's to M = 128). The
+// scan gives each rank its true incoming D(k0-1) (the composed maps are
+// exact where no sum wraps), so one pass of HMMER2's own recurrence from
+// it, D(k) = max(D(k-1) + tdd, source), yields the row's D cells: one
+// add-max a cell instead of an addition and a maximum with pass 0's value.
+//
+// No clamps that cannot bind (NOCLAMP, with DSCAN; auto's to M = 128).
+// HMMER2 clamps the M, I and D cells and the N, B, J and C states at
+// -INFTY; where the model's scores are bounded (ScanMaxLen) and the
+// target is short enough that low = nmove + min(0, L*nloop) + min bsc +
+// min(0, min msc) >= -INFTY + 2^26 (ClampFreeMaxLen, scanbound.go, which
+// gives the proof), every M cell is >= low, so the M, M->D source (and
+// with it D), N, B and C clamps never bind, nor the I clamp after row 1;
+// row 1's unclamped I cells (at least -INFTY - 3*2^24, no wrap) only feed
+// maxima whose other term is larger than -INFTY plus a score, which then
+// do not change. Those clamps become plain additions (off the ALU pipe
+// where the compiler takes IMAD); J and each rank's first source keep
+// theirs. Values no real node or E reads (I_M, padding) may wrap.
+//
 // Compile-time parameters: T, W, C, EXTRA, NS, KP (residue codes), BLOCK,
 // TRANS_SHARED, EMIS_SHARED (tables copied to shared memory or read from
 // global memory through the read-only cache), TRANS_REG, NGRP, DEXIT, LEAN,
-// DSHARED, DSCAN, MINBLOCKS (a register cap through __launch_bounds__)
+// DSHARED, DSCAN, SCANPASS, NOCLAMP, MINBLOCKS (a register cap through __launch_bounds__)
 // and EMIS_HINT (cache hints for emissions in global memory): MINBLOCKS
 // and EMIS_HINT change where values live, never a value.
 
@@ -175,6 +194,18 @@ typedef int4 val4;
 #endif
 #if DSCAN && (LEAN || W > 1)
 #error "the D chain's scan is written for one-warp shapes without lean state"
+#endif
+#ifndef NOCLAMP
+#define NOCLAMP 0
+#endif
+#if NOCLAMP && !DSCAN
+#error "cells without clamps are only written for the scan build"
+#endif
+#ifndef SCANPASS
+#define SCANPASS 0
+#endif
+#if SCANPASS && !DSCAN
+#error "the scan's final pass is only written for the scan build"
 #endif
 #if DSHARED && (DEXIT || !LEAN)
 #error "D in shared memory is only written for lean state without short D passes"
@@ -506,9 +537,15 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
                     v = addmax(pi[q], ta.y, v);  // I(k-1) + tim
                     v = addmax(pd[q], ta.z, v);  // D(k-1) + tdm
                     v = addmax(xb[q], ta.w, v);  // B + bsc
+#if NOCLAMP
+                    v = wadd(v, e.x);
+                    val iv = addmax(Iv[q][j], tb.w, wadd(Mv[q][j], tb.z));
+                    iv = wadd(iv, e.y);
+#else
                     v = addclamp(v, e.x);
                     val iv = addmax(Iv[q][j], tb.w, wadd(Mv[q][j], tb.z));
                     iv = addclamp(iv, e.y);
+#endif
                     // xe = max(xe, M + esc) in one operation; a padding
                     // slot's M never reaches E. (With C = 1 a short rank
                     // has no node at all, and the padding cells of the
@@ -525,7 +562,11 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
                     pm[q] = Mv[q][j]; pi[q] = Iv[q][j]; pd[q] = DGET(q, j);
                     DZSET(q, j);
 #else
+#if NOCLAMP
+                    if (j > 0) src[q][j] = wadd(Mv[q][j - 1], tb.x);  // new M(k-1) + tmd, >= -INFTY
+#else
                     if (j > 0) src[q][j] = addclamp(Mv[q][j - 1], tb.x);  // new M(k-1) + tmd, clamped
+#endif
                     pm[q] = Mv[q][j]; pi[q] = Iv[q][j]; pd[q] = DGET(q, j);
 #endif
                     Mv[q][j] = v;
@@ -597,10 +638,15 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
                     }
                     val in = __shfl_up_sync(FULL, addmax(NEGINF, B, A), 1, T);
                     if (r == 0) in = NEGINF;
+#if SCANPASS
+                    src[q][0] = s0n;
+                    DPASS(q, in);
+#else
                     val y = addmax(in, dd[0], s0n);
                     DSET(q, 0, vmax(DGET(q, 0), y));
 #pragma unroll
                     for (int j = 1; j < C; j++) { y = wadd(y, dd[j]); DSET(q, j, vmax(DGET(q, j), y)); }
+#endif
                 }
                 (void)nd;
 #else
@@ -654,10 +700,17 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
 #pragma unroll
             for (int q = 0; q < NS; q++) {
                 if (i < len[q]) {
+#if NOCLAMP  // (N, B and C at or above -INFTY; J keeps its clamp)
+                    xn[q] = wadd(xn[q], nloop);
+                    xj[q] = vmax(vmax(wadd(xj[q], jloop), NEGINF), wadd(xe[q], eloop));
+                    xb[q] = vmax(wadd(xn[q], nmove), wadd(xj[q], jmove));
+                    xc[q] = vmax(wadd(xc[q], cloop), wadd(xe[q], emove));
+#else
                     xn[q] = vmax(wadd(xn[q], nloop), NEGINF);
                     xj[q] = vmax(vmax(wadd(xj[q], jloop), NEGINF), wadd(xe[q], eloop));
                     xb[q] = vmax(vmax(wadd(xn[q], nmove), NEGINF), wadd(xj[q], jmove));
                     xc[q] = vmax(vmax(wadd(xc[q], cloop), NEGINF), wadd(xe[q], emove));
+#endif
                 }
             }
         }
