@@ -142,20 +142,6 @@ func TestScanMaxLen(t *testing.T) {
 	}
 }
 
-// clampLow is ClampFreeMaxLen's lower bound on every M cell at target
-// length L (its doc comment).
-func clampLow(p *plan7.Profile, L int) int64 {
-	minB, minMsc := int64(scanScoreMax), int64(0)
-	for k := 1; k <= p.M; k++ {
-		minB = min(minB, int64(p.Bsc[k]))
-		for c := 0; c < plan7.MaxCode; c++ {
-			minMsc = min(minMsc, int64(p.Msc[c][k]))
-		}
-	}
-	nloop := int64(p.Xsc[plan7.XTN][plan7.Loop])
-	return int64(p.Xsc[plan7.XTN][plan7.Move]) + min(0, int64(L)*nloop) + minB + minMsc
-}
-
 // ClampFreeMaxLen: it covers what ScanMaxLen covers for real and random
 // models (so auto runs them without clamps), is 0 where ScanMaxLen is,
 // and on a model whose N->N score makes it short it sits exactly at the

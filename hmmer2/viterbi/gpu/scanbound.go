@@ -158,16 +158,8 @@ func ClampFreeMaxLen(p *plan7.Profile) int {
 	if ok, _ := scanScores(p); !ok {
 		return 0
 	}
-	minB, minMsc := int64(scanScoreMax), int64(0)
-	for k := 1; k <= p.M; k++ {
-		minB = min(minB, int64(p.Bsc[k]))
-		for c := 0; c < plan7.MaxCode; c++ {
-			minMsc = min(minMsc, int64(p.Msc[c][k]))
-		}
-	}
 	nloop := int64(p.Xsc[plan7.XTN][plan7.Loop])
-	nmove := int64(p.Xsc[plan7.XTN][plan7.Move])
-	room := nmove + minB + minMsc - (-plan7.Infty + clampMargin) // what L*nloop may take
+	room := clampLow(p, 0) - (-plan7.Infty + clampMargin) // what L*nloop may take
 	if room < 0 {
 		return 0
 	}
@@ -176,6 +168,20 @@ func ClampFreeMaxLen(p *plan7.Profile) int {
 		L = min(L, room/-nloop)
 	}
 	return int(L)
+}
+
+// clampLow is the bound's low at target length L (ClampFreeMaxLen):
+// nmove + min(0, L*nloop) + min bsc + min(0, min msc).
+func clampLow(p *plan7.Profile, L int) int64 {
+	minB, minMsc := int64(scanScoreMax), int64(0)
+	for k := 1; k <= p.M; k++ {
+		minB = min(minB, int64(p.Bsc[k]))
+		for c := 0; c < plan7.MaxCode; c++ {
+			minMsc = min(minMsc, int64(p.Msc[c][k]))
+		}
+	}
+	nloop := int64(p.Xsc[plan7.XTN][plan7.Loop])
+	return int64(p.Xsc[plan7.XTN][plan7.Move]) + min(0, int64(L)*nloop) + minB + minMsc
 }
 
 // scanBuild is what a kernel of shape s (DScan set) runs for p: the scan
