@@ -39,7 +39,7 @@ func TestShapeModifiers(t *testing.T) {
 	for _, c := range []struct {
 		M          int
 		wide, hint bool
-	}{{50, false, false}, {100, false, false}, {150, false, false}, {192, false, false}, {193, true, false}, {255, true, false}, {256, false, false},
+	}{{50, false, false}, {100, false, false}, {150, false, false}, {192, false, false}, {193, false, false}, {255, false, false}, {256, false, false}, {257, false, false},
 		{300, false, false}, {384, false, false}, {385, true, false}, {512, true, false}, {513, false, false}, {1000, false, false},
 		{1025, false, true}, {1500, false, true}, {2000, false, true}, {2048, false, true}, {2049, false, false}, {3000, false, false}, {5000, false, false}} {
 		s := shapeVariant(t, c.M, "auto")

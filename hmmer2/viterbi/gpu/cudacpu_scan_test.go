@@ -30,7 +30,7 @@ func hotProfile(rng *rand.Rand, a *plan7.Alphabet, M int) *plan7.Profile {
 }
 
 // The int32 kernel with the D chain by a scan and no clamps where none
-// can bind (the iscan and noclamp modifiers, auto's build to M = 128) on
+// can bind (the iscan and noclamp modifiers, auto's build to M = 256) on
 // the CPU, in the shapes it is built for (one warp, no lean state): every
 // mode, -INFTY scores, the impossible, wrap-around and dead-delete models
 // (ScanMaxLen sends them to the plain int32 build), real models, and

@@ -93,12 +93,12 @@ const DefaultVariant = "auto"
 //	dsmx1  as auto to 512; above, lean state with the D cells in shared
 //	       memory: one warp of C <= 96 to M = 3072 (blocks of 8 warps),
 //	       then groups of W warps of C <= 64 (12 warps a block)
-//	auto   reg16 for M <= 128, w1024 to 1024, leanx to 1536, dsmx1 to
+//	auto   reg16 for M <= 256, w1024 to 1024, leanx to 1536, dsmx1 to
 //	       3072, leanx (groups of 2+ warps) above; w1024's shapes of two
 //	       sequences per thread and C >= 13 in blocks of 12 warps with at
 //	       most 168 registers, emissions past L1 for 1024 < M <= 2048,
 //	       the D chain by a scan to M = 512, without the clamps that
-//	       cannot bind and with the scan's final pass to 128 (autoShape)
+//	       cannot bind and with the scan's final pass to 256 (autoShape)
 //
 // Removed on 2026-11-27 (docs/hmm2search.md, "Fewer variants"): reg,
 // mg16, fast, lean, dsm, dsm4, dsm12 and dsmx, which never won a
@@ -106,8 +106,17 @@ const DefaultVariant = "auto"
 var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg16", "lean64", "leanx", "dsmx1", "auto"}
 
 // autoRegMax is the largest model auto gives reg16's shapes: at M = 100
-// they beat w1024 by 7 %; reg's T = 32 shapes lost at M = 300.
-const autoRegMax = 128
+// they beat w1024 by 7 %; reg's T = 32 shapes lost at M = 300. With the
+// scan without clamps (autoNoClampMax) its T = 16 shapes also beat the
+// two-sequence shapes to M = 256 (H100, 2026-11-27 23:24 UTC, 100 M
+// resident residues, kernel GCUPS, old auto / reg16.iscan.noclamp.spass:
+// M = 150 850 / 935, 176 847 / 1,073, 192 812 / 1,070, 200 896 / 1,041,
+// 224 831 / 1,152, 256 768 / 1,119, globin (142) 857 / 911; its T = 32
+// shapes lost: 300 812 / 715, pkinase (294) 796 / 701). A model the scan
+// does not take (ScanMaxLen 0: a -INFTY score the recurrences read)
+// runs reg16's int32 build there, 0.65-0.94x of the old shape at
+// 142-224 (1.23x at 256).
+const autoRegMax = 256
 
 // autoDSharedMin is where auto moves the D cells of a one-warp shape to
 // shared memory (dsmx1, C up to 96): on an H100 (2026-11-27, 175 M
