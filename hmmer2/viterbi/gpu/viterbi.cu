@@ -132,10 +132,6 @@
 typedef unsigned int u32;
 
 #define NEGINF (-987654321)  // HMMER2's -INFTY
-// Cell values: int32, HMMER2's arithmetic.
-typedef int val;
-typedef int2 val2;
-typedef int4 val4;
 #define G (T * W)
 #ifndef NS
 #define NS 1
@@ -226,8 +222,6 @@ __device__ __forceinline__ int wadd(int a, int b) { return (int)((u32)a + (u32)b
 __device__ __forceinline__ int addmax(int a, int b, int c) { return __viaddmax_s32(a, b, c); }
 // addclamp(a, b) = max(a + b, -INFTY), HMMER2's clamp of a cell.
 __device__ __forceinline__ int addclamp(int a, int b) { return __viaddmax_s32(a, b, NEGINF); }
-__device__ __forceinline__ int vmax(int a, int b) { return max(a, b); }
-__device__ __forceinline__ int score(int a) { return a; }
 
 #define ROUND16(n) (((n) + 15) & ~15)
 #define TRANS_BYTES (TRANS_SHARED ? 2 * 16 * C * G + ROUND16(4 * C * G) : 0)
@@ -291,7 +285,7 @@ __device__ __forceinline__ int score(int a) { return a; }
 #if DEXIT
 #define DPASS(q, d0)                                                          \
     {                                                                         \
-        val d = (d0);                                                         \
+        int d = (d0);                                                         \
         bool live = true;                                                     \
         _Pragma("unroll") for (int j = 0; j < C; j++) {                       \
             if (j > 0 && j % DTILE == 0 && !__any_sync(FULL, live)) break;    \
@@ -304,9 +298,9 @@ __device__ __forceinline__ int score(int a) { return a; }
 #define DPTILE 8  // sources loaded before a tile's D cells are stored
 #define DPASS(q, d0)                                                          \
     {                                                                         \
-        val d = (d0);                                                         \
+        int d = (d0);                                                         \
         _Pragma("unroll") for (int j0 = 0; j0 < C; j0 += DPTILE) {            \
-            val tdd[DPTILE], tsrc[DPTILE];                                    \
+            int tdd[DPTILE], tsrc[DPTILE];                                    \
             _Pragma("unroll") for (int u = 0; u < DPTILE; u++)                \
                 if (j0 + u < C) { tdd[u] = DD(j0 + u); tsrc[u] = SRC(q, j0 + u); } \
             _Pragma("unroll") for (int u = 0; u < DPTILE; u++)                \
@@ -316,7 +310,7 @@ __device__ __forceinline__ int score(int a) { return a; }
 #else
 #define DPASS(q, d0)                                                          \
     {                                                                         \
-        val d = (d0);                                                         \
+        int d = (d0);                                                         \
         _Pragma("unroll") for (int j = 0; j < C; j++) {                       \
             d = addmax(d, DD(j), SRC(q, j));                                  \
             DSET(q, j, d);                                                    \
@@ -351,32 +345,32 @@ extern __shared__ __align__(16) unsigned char h2vit_smem[];
 #endif
 
 extern "C" __global__ void H2VIT_BOUNDS
-h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val* __restrict__ gE,
-             const val2* __restrict__ gEmis, const unsigned char* __restrict__ res,
+h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int* __restrict__ gE,
+             const int2* __restrict__ gEmis, const unsigned char* __restrict__ res,
              const Block* __restrict__ blocks, int nblocks, unsigned int* next,
-             const val* __restrict__ xsc, int* __restrict__ out)
+             const int* __restrict__ xsc, int* __restrict__ out)
 {
     unsigned char* sp = (unsigned char*)SHARED_BASE;
 #if TRANS_SHARED
-    val4* tA = (val4*)sp;
-    val4* tB = (val4*)(sp + 16 * C * G);
-    val* tE = (val*)(sp + 32 * C * G);
+    int4* tA = (int4*)sp;
+    int4* tB = (int4*)(sp + 16 * C * G);
+    int* tE = (int*)(sp + 32 * C * G);
     for (int i = threadIdx.x; i < C * G; i += BLOCK) {
         tA[i] = gA[i];
         tB[i] = gB[i];
         tE[i] = gE[i];
     }
 #else
-    const val4* tA = gA;
-    const val4* tB = gB;
-    const val* tE = gE;
+    const int4* tA = gA;
+    const int4* tB = gB;
+    const int* tE = gE;
 #endif
     (void)tA; (void)tB; (void)tE;
 #if EMIS_SHARED
-    val2* tEm = (val2*)(sp + TRANS_BYTES);
+    int2* tEm = (int2*)(sp + TRANS_BYTES);
     for (int i = threadIdx.x; i < KP * C * G; i += BLOCK) tEm[i] = gEmis[i];
 #else
-    const val2* tEm = gEmis;
+    const int2* tEm = gEmis;
 #endif
 #if W > 1
     volatile int* xblk = (volatile int*)(sp + TRANS_BYTES + EMIS_BYTES);
@@ -385,8 +379,8 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
 #endif
     __syncthreads();
 
-    const val nloop = xsc[0], nmove = xsc[1], eloop = xsc[2], emove = xsc[3];
-    const val cloop = xsc[4], cmove = xsc[5], jloop = xsc[6], jmove = xsc[7];
+    const int nloop = xsc[0], nmove = xsc[1], eloop = xsc[2], emove = xsc[3];
+    const int cloop = xsc[4], cmove = xsc[5], jloop = xsc[6], jmove = xsc[7];
     const int lane = threadIdx.x & 31;
 #if W == 1
     const int g = lane / T, r = lane % T;
@@ -397,12 +391,12 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
     const bool isShort = EXTRA > 0 && r >= EXTRA;
     (void)isShort;
 #if DSHARED
-    val* dsm = (val*)(sp + DS_OFF) + (threadIdx.x >> 5) * (NS * C * 32) + lane;
+    int* dsm = (int*)(sp + DS_OFF) + (threadIdx.x >> 5) * (NS * C * 32) + lane;
 #endif
 #if TRANS_REG
     // This thread's nodes' scores, for the whole launch.
-    val4 rA[C], rB[C];
-    val rE[C];
+    int4 rA[C], rB[C];
+    int rE[C];
 #pragma unroll
     for (int j = 0; j < C; j++) { rA[j] = gA[j * G + r]; rB[j] = gB[j * G + r]; rE[j] = gE[j * G + r]; }
 #define TRANS_A(j) rA[j]
@@ -415,7 +409,7 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
 #endif
 #if DSCAN
     // The D->D sum over this thread's real slots after the first (DSCAN).
-    val cumLast = 0;
+    int cumLast = 0;
 #pragma unroll
     for (int j = 1; j < C; j++)
         if (j < C - 1 || !isShort) cumLast = wadd(cumLast, TRANS_B(j).y);
@@ -450,16 +444,16 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
         const u32* words = (const u32*)(res + blk->off);
         bool active[NS];
         int len[NS], seq[NS];
-        val Mv[NS][C], Iv[NS][C];
+        int Mv[NS][C], Iv[NS][C];
 #if !DSHARED
-        val Dv[NS][C];
+        int Dv[NS][C];
 #endif
 #if LEAN
-        val s0[NS];
+        int s0[NS];
 #else
-        val src[NS][C], dd[C];
+        int src[NS][C], dd[C];
 #endif
-        val xn[NS], xb[NS], xj[NS], xc[NS];
+        int xn[NS], xb[NS], xj[NS], xc[NS];
         u32 four[NS];
 #pragma unroll
         for (int q = 0; q < NS; q++) {
@@ -468,7 +462,7 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
             len[q] = active[q] ? blk->len[gq] : 0;
             seq[q] = active[q] ? blk->seq[gq] : 0;
 #pragma unroll
-            for (int j = 0; j < C; j++) { Mv[q][j] = (val)NEGINF; Iv[q][j] = (val)NEGINF; DSET(q, j, (val)NEGINF); }
+            for (int j = 0; j < C; j++) { Mv[q][j] = NEGINF; Iv[q][j] = NEGINF; DSET(q, j, NEGINF); }
             xn[q] = 0; xb[q] = nmove; xj[q] = NEGINF; xc[q] = NEGINF;
             four[q] = 0;
         }
@@ -478,13 +472,13 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
         for (int i = 0; i < maxLen; i++) {
             int x[NS];
             // Previous row's M, I, D of node k0-1 (the last node of rank r-1).
-            val pm[NS], pi[NS], pd[NS];
+            int pm[NS], pi[NS], pd[NS];
 #pragma unroll
             for (int q = 0; q < NS; q++) {
                 if ((i & 3) == 0) four[q] = active[q] ? words[(i >> 2) * SP + g * NS + q] : 0xffffffffu;
                 x[q] = (four[q] >> (8 * (i & 3))) & 0xff;
                 if (x[q] >= KP) x[q] = 0;  // padding after the end: any code, the row is not used
-                val lm = LAST(Mv[q]), li = LAST(Iv[q]), ld = LASTD(q);
+                int lm = LAST(Mv[q]), li = LAST(Iv[q]), ld = LASTD(q);
 #if W == 1
                 pm[q] = __shfl_up_sync(FULL, lm, 1, T);
                 pi[q] = __shfl_up_sync(FULL, li, 1, T);
@@ -509,41 +503,41 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
             // M and I cells, the best M->E, and the M->D sources of nodes
             // 2..C of the chunk. The transition and exit scores of a node
             // are loaded once for the NS sequences.
-            const val2* em[NS];
-            val xe[NS];
+            const int2* em[NS];
+            int xe[NS];
 #pragma unroll
             for (int q = 0; q < NS; q++) { em[q] = tEm + x[q] * (C * G) + r; xe[q] = NEGINF; }
-            val md0 = 0;
+            int md0 = 0;
 #if LEAN
-            val dz[NS];  // pass 0 of the D chain, from D(k0-1) = M(k0-1) = -INFTY
-            val dzs[NS];  // its value at slot C-2 (DSHARED)
+            int dz[NS];  // pass 0 of the D chain, from D(k0-1) = M(k0-1) = -INFTY
+            int dzs[NS];  // its value at slot C-2 (DSHARED)
             (void)dzs;
 #pragma unroll
             for (int q = 0; q < NS; q++) dz[q] = dzs[q] = NEGINF;
 #endif
 #pragma unroll
             for (int j = 0; j < C; j++) {
-                const val4 ta = TRANS_A(j);
-                const val4 tb = TRANS_B(j);
-                const val esc = TRANS_E(j);
+                const int4 ta = TRANS_A(j);
+                const int4 tb = TRANS_B(j);
+                const int esc = TRANS_E(j);
                 if (j == 0) md0 = tb.x;
 #if !LEAN
                 dd[j] = tb.y;
 #endif
 #pragma unroll
                 for (int q = 0; q < NS; q++) {
-                    const val2 e = EMIS_AT(&em[q][j * G]);
-                    val v = wadd(pm[q], ta.x);   // M(k-1) + tmm
+                    const int2 e = EMIS_AT(&em[q][j * G]);
+                    int v = wadd(pm[q], ta.x);   // M(k-1) + tmm
                     v = addmax(pi[q], ta.y, v);  // I(k-1) + tim
                     v = addmax(pd[q], ta.z, v);  // D(k-1) + tdm
                     v = addmax(xb[q], ta.w, v);  // B + bsc
 #if NOCLAMP
                     v = wadd(v, e.x);
-                    val iv = addmax(Iv[q][j], tb.w, wadd(Mv[q][j], tb.z));
+                    int iv = addmax(Iv[q][j], tb.w, wadd(Mv[q][j], tb.z));
                     iv = wadd(iv, e.y);
 #else
                     v = addclamp(v, e.x);
-                    val iv = addmax(Iv[q][j], tb.w, wadd(Mv[q][j], tb.z));
+                    int iv = addmax(Iv[q][j], tb.w, wadd(Mv[q][j], tb.z));
                     iv = addclamp(iv, e.y);
 #endif
                     // xe = max(xe, M + esc) in one operation; a padding
@@ -558,7 +552,7 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
 #endif
                         xe[q] = addmax(v, esc, xe[q]);
 #if LEAN
-                    dz[q] = addmax(dz[q], tb.y, addclamp(j > 0 ? Mv[q][j - 1] : (val)NEGINF, tb.x));
+                    dz[q] = addmax(dz[q], tb.y, addclamp(j > 0 ? Mv[q][j - 1] : NEGINF, tb.x));
                     pm[q] = Mv[q][j]; pi[q] = Iv[q][j]; pd[q] = DGET(q, j);
                     DZSET(q, j);
 #else
@@ -574,7 +568,7 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
                 }
             }
 
-            val dlast[NS], used[NS];
+            int dlast[NS], used[NS];
             bool changed = false;
 #pragma unroll
             for (int q = 0; q < NS; q++) {
@@ -582,27 +576,27 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
                 // M(k0-1) = -INFTY (lower bounds: the true values are >= -INFTY).
 #if !LEAN  // (LEAN: done in the M loop)
                 src[q][0] = addclamp(NEGINF, md0);
-                val d = NEGINF;
+                int d = NEGINF;
 #pragma unroll
                 for (int j = 0; j < C; j++) { d = addmax(d, dd[j], src[q][j]); DSET(q, j, d); }
                 dlast[q] = LASTD(q);
 #else
                 dlast[q] = DZLAST(q);
 #endif
-                const val mlast = LAST(Mv[q]);
+                const int mlast = LAST(Mv[q]);
 
                 // Exchange: the neighbour's new M(k0-1) and pass-0 D(k0-1); E
                 // over the group.
-                val nm, nd;
+                int nm, nd;
 #if W == 1
 #pragma unroll
-                for (int o = T / 2; o > 0; o /= 2) xe[q] = vmax(xe[q], __shfl_xor_sync(FULL, xe[q], o, T));
+                for (int o = T / 2; o > 0; o /= 2) xe[q] = max(xe[q], __shfl_xor_sync(FULL, xe[q], o, T));
                 nm = __shfl_up_sync(FULL, mlast, 1, T);
                 nd = __shfl_up_sync(FULL, dlast[q], 1, T);
                 if (r == 0) { nm = NEGINF; nd = NEGINF; }
 #else
 #pragma unroll
-                for (int o = 16; o > 0; o /= 2) xe[q] = vmax(xe[q], __shfl_xor_sync(FULL, xe[q], o));
+                for (int o = 16; o > 0; o /= 2) xe[q] = max(xe[q], __shfl_xor_sync(FULL, xe[q], o));
                 if (lane == 31) {
                     xch[X_M + (i & 1) * W + warp] = mlast;
                     xch[X_I + (i & 1) * W + warp] = LAST(Iv[q]);
@@ -612,7 +606,7 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
                 __syncthreads();
                 xe[q] = lane < W ? xch[X_XE + lane] : NEGINF;
 #pragma unroll
-                for (int o = 16; o > 0; o /= 2) xe[q] = vmax(xe[q], __shfl_xor_sync(FULL, xe[q], o));
+                for (int o = 16; o > 0; o /= 2) xe[q] = max(xe[q], __shfl_xor_sync(FULL, xe[q], o));
                 nm = __shfl_up_sync(FULL, mlast, 1);
                 nd = __shfl_up_sync(FULL, dlast[q], 1);
                 if (lane == 0) {
@@ -629,23 +623,23 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
                 // takes the better of its pass-0 value and the incoming D
                 // carried to it. Exact where ScanMaxLen allows (header).
                 {
-                    const val s0n = addclamp(nm, md0);  // new M(k0-1) + tmd
-                    val A = addmax(s0n, cumLast, dlast[q]), B = wadd(dd[0], cumLast);
+                    const int s0n = addclamp(nm, md0);  // new M(k0-1) + tmd
+                    int A = addmax(s0n, cumLast, dlast[q]), B = wadd(dd[0], cumLast);
 #pragma unroll
                     for (int o = 1; o < T; o *= 2) {
-                        const val a2 = __shfl_up_sync(FULL, A, o, T), b2 = __shfl_up_sync(FULL, B, o, T);
+                        const int a2 = __shfl_up_sync(FULL, A, o, T), b2 = __shfl_up_sync(FULL, B, o, T);
                         if (r >= o) { A = addmax(a2, B, A); B = wadd(b2, B); }
                     }
-                    val in = __shfl_up_sync(FULL, addmax(NEGINF, B, A), 1, T);
+                    int in = __shfl_up_sync(FULL, addmax(NEGINF, B, A), 1, T);
                     if (r == 0) in = NEGINF;
 #if SCANPASS
                     src[q][0] = s0n;
                     DPASS(q, in);
 #else
-                    val y = addmax(in, dd[0], s0n);
-                    DSET(q, 0, vmax(DGET(q, 0), y));
+                    int y = addmax(in, dd[0], s0n);
+                    DSET(q, 0, max(DGET(q, 0), y));
 #pragma unroll
-                    for (int j = 1; j < C; j++) { y = wadd(y, dd[j]); DSET(q, j, vmax(DGET(q, j), y)); }
+                    for (int j = 1; j < C; j++) { y = wadd(y, dd[j]); DSET(q, j, max(DGET(q, j), y)); }
 #endif
                 }
                 (void)nd;
@@ -655,7 +649,7 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
                 SRC0(q) = addclamp(nm, md0);
                 used[q] = nd;
                 DPASS(q, nd);
-                const val prev = dlast[q];
+                const int prev = dlast[q];
                 dlast[q] = LASTD(q);
                 changed = changed || dlast[q] != prev;
 #endif
@@ -665,12 +659,12 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
                 changed = false;
 #pragma unroll
                 for (int q = 0; q < NS; q++) {
-                    val nd = __shfl_up_sync(FULL, dlast[q], 1, T);
+                    int nd = __shfl_up_sync(FULL, dlast[q], 1, T);
                     if (r == 0) nd = NEGINF;
                     if (DEXIT || nd != used[q]) {  // (DEXIT: all lanes vote)
                         used[q] = nd;
                         DPASS(q, nd);
-                        const val prev = dlast[q];
+                        const int prev = dlast[q];
                         dlast[q] = LASTD(q);
                         changed = changed || dlast[q] != prev;
                     }
@@ -680,13 +674,13 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
             int p = 0;
             if (lane == 31) xch[X_D + p * W + warp] = dlast[0];
             while (__syncthreads_or(changed)) {
-                val nd = __shfl_up_sync(FULL, dlast[0], 1);
+                int nd = __shfl_up_sync(FULL, dlast[0], 1);
                 if (lane == 0) nd = warp == 0 ? NEGINF : xch[X_D + p * W + warp - 1];
                 changed = false;
                 if (DEXIT || nd != used[0]) {  // (DEXIT: all lanes vote)
                     used[0] = nd;
                     DPASS(0, nd);
-                    const val prev = dlast[0];
+                    const int prev = dlast[0];
                     dlast[0] = LASTD(0);
                     changed = dlast[0] != prev;
                 }
@@ -702,14 +696,14 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
                 if (i < len[q]) {
 #if NOCLAMP  // (N, B and C at or above -INFTY; J keeps its clamp)
                     xn[q] = wadd(xn[q], nloop);
-                    xj[q] = vmax(vmax(wadd(xj[q], jloop), NEGINF), wadd(xe[q], eloop));
-                    xb[q] = vmax(wadd(xn[q], nmove), wadd(xj[q], jmove));
-                    xc[q] = vmax(wadd(xc[q], cloop), wadd(xe[q], emove));
+                    xj[q] = max(max(wadd(xj[q], jloop), NEGINF), wadd(xe[q], eloop));
+                    xb[q] = max(wadd(xn[q], nmove), wadd(xj[q], jmove));
+                    xc[q] = max(wadd(xc[q], cloop), wadd(xe[q], emove));
 #else
-                    xn[q] = vmax(wadd(xn[q], nloop), NEGINF);
-                    xj[q] = vmax(vmax(wadd(xj[q], jloop), NEGINF), wadd(xe[q], eloop));
-                    xb[q] = vmax(vmax(wadd(xn[q], nmove), NEGINF), wadd(xj[q], jmove));
-                    xc[q] = vmax(vmax(wadd(xc[q], cloop), NEGINF), wadd(xe[q], emove));
+                    xn[q] = max(wadd(xn[q], nloop), NEGINF);
+                    xj[q] = max(max(wadd(xj[q], jloop), NEGINF), wadd(xe[q], eloop));
+                    xb[q] = max(max(wadd(xn[q], nmove), NEGINF), wadd(xj[q], jmove));
+                    xc[q] = max(max(wadd(xc[q], cloop), NEGINF), wadd(xe[q], emove));
 #endif
                 }
             }
@@ -717,7 +711,7 @@ h2vit_kernel(const val4* __restrict__ gA, const val4* __restrict__ gB, const val
 #pragma unroll
         for (int q = 0; q < NS; q++)
             if (r == 0 && active[q]) {
-                out[seq[q]] = score(wadd(xc[q], cmove));
+                out[seq[q]] = wadd(xc[q], cmove);
             }
     }
 }
