@@ -261,7 +261,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 			s.DScan = s.W == 1 && !s.Lean
 			s.NoClamp, s.ScanPass = s.NoClamp && s.DScan, s.ScanPass && s.DScan
 		case m == "dpass":
-			s.DScan, s.NoClamp, s.ScanPass = false, false, false
+			s = s.int32()
 		case m == "spass":
 			s.ScanPass = s.DScan
 		case m == "nospass":
