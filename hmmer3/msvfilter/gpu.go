@@ -492,12 +492,6 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 	if err != nil {
 		return err
 	}
-	cost := func(x, node int) int16 {
-		if node > om.M {
-			return 255
-		}
-		return int16(om.RBV[x][node])
-	}
 	n := len(dsqs)
 	var rest []int
 	if g.ForceMSV {
@@ -542,16 +536,7 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 			return err
 		}
 	}
-	// tjbm is indexed by database number, but the kernel reads only the
-	// entries of its layout's targets (rest), so it comes uncleared from
-	// the pool and only rest is written.
-	table := tjbTable(om)
-	tjbm := hostArrays.Get(4 * n)
-	defer hostArrays.Put(tjbm)
-	gpudb.ForEachOf(rest, func(i int) {
-		binary.LittleEndian.PutUint32(tjbm[4*i:], uint32(uint8(tjbOf(table, om, len(dsqs[i]))+om.TBM)))
-	})
-	return g.msvPass(k, ms, om, Kp, db, rest, tjbm, cost, out)
+	return g.msvPass(k, ms, om, Kp, db, rest, out)
 }
 
 // hostArrays keeps the wrapper's per-target host arrays (SSV maxima

@@ -1,7 +1,6 @@
 package msvfilter
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand"
@@ -82,17 +81,6 @@ func probePass(t *testing.T, g *GPU, om *oprofile.MSVProfile, Kp int, db *gpudb.
 	if err != nil {
 		t.Fatal(err)
 	}
-	cost := func(x, node int) int16 {
-		if node > om.M {
-			return 255
-		}
-		return int16(om.RBV[x][node])
-	}
-	table := tjbTable(om)
-	tjbm := make([]byte, 4*n)
-	for _, i := range rest {
-		binary.LittleEndian.PutUint32(tjbm[4*i:], uint32(uint8(tjbOf(table, om, len(dsqs[i]))+om.TBM)))
-	}
 	// timed is the least kernel time of three passes over idx (in
 	// database order, as Scores gives them).
 	timed := func(idx []int) time.Duration {
@@ -101,7 +89,7 @@ func probePass(t *testing.T, g *GPU, om *oprofile.MSVProfile, Kp int, db *gpudb.
 		best := time.Duration(math.MaxInt64)
 		for range 3 {
 			g.KernelTime = 0
-			if err := g.msvPass(km, ms, om, Kp, db, idx, tjbm, cost, out); err != nil {
+			if err := g.msvPass(km, ms, om, Kp, db, idx, out); err != nil {
 				t.Fatal(err)
 			}
 			best = min(best, g.KernelTime)

@@ -1,6 +1,7 @@
 package msvfilter
 
 import (
+	"encoding/binary"
 	"fmt"
 	"time"
 
@@ -84,8 +85,23 @@ func (g *GPU) longShape(M, Kp int) gpuShape {
 // msvPass runs msv_kernel over the undecided targets rest on shape ms
 // (kernels k), the long ones on their own shape beside the others, and
 // sets their scores in out.
-func (g *GPU) msvPass(k *nvrtc.Kernels, ms gpuShape, om *oprofile.MSVProfile, Kp int, db *gpudb.DB, rest []int, tjbm []byte, cost func(x, node int) int16, out []float32) error {
+func (g *GPU) msvPass(k *nvrtc.Kernels, ms gpuShape, om *oprofile.MSVProfile, Kp int, db *gpudb.DB, rest []int, out []float32) error {
 	n := len(db.Dsqs)
+	cost := func(x, node int) int16 {
+		if node > om.M {
+			return 255
+		}
+		return int16(om.RBV[x][node])
+	}
+	// tjbm is indexed by database number, but the kernel reads only the
+	// entries of its layout's targets (rest), so it comes uncleared from
+	// the pool and only rest is written.
+	table := tjbTable(om)
+	tjbm := hostArrays.Get(4 * n)
+	defer hostArrays.Put(tjbm)
+	gpudb.ForEachOf(rest, func(i int) {
+		binary.LittleEndian.PutUint32(tjbm[4*i:], uint32(uint8(tjbOf(table, om, len(db.Dsqs[i]))+om.TBM)))
+	})
 	scalars := []int32{int32(om.Bias), int32(om.Base), int32(om.TEC)}
 	long, short := g.splitLong(ms, om.M, db.Dsqs, rest)
 	ls := g.longShape(om.M, Kp)
