@@ -226,7 +226,7 @@ const nextBytes = 8
 // target longer than scanMax, longBlocks) go to the build with D passes
 // and the rest to the scan's; next holds a zeroed counter for each.
 func (k *Kernel) launch(st *cuda.Stream, layout *gpudb.Device, next, out *cuda.Buffer, long int) error {
-	run := func(fn *cuda.Function, first, n int, counter cuda.DevicePtr) error {
+	run := func(fn *cuda.Function, s Shape, first, n int, counter cuda.DevicePtr) error {
 		if n <= 0 {
 			return nil
 		}
@@ -235,19 +235,19 @@ func (k *Kernel) launch(st *cuda.Stream, layout *gpudb.Device, next, out *cuda.B
 			Ptr(layout.Table.Ptr().Add(first * gpudb.BlockBytes)).Int32(int32(n)).Ptr(counter).Buffer(k.xsc).Buffer(out)
 		grid := max(1, min(k.grid, n))
 		if err := fn.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: k.Shape.Block},
-			SharedMem: k.Shape.SharedBytes(), Stream: st}, &a); err != nil {
+			SharedMem: s.SharedBytes(), Stream: st}, &a); err != nil {
 			return fmt.Errorf("hmm2 Viterbi on GPU %d: %w", k.ctx.Device().Ordinal, err)
 		}
 		return nil
 	}
 	if k.fnScan == nil {
-		return run(k.fn, 0, layout.NBlocks, next.Ptr())
+		return run(k.fn, k.Shape, 0, layout.NBlocks, next.Ptr())
 	}
 	long = min(long, layout.NBlocks)
-	if err := run(k.fn, 0, long, next.Ptr()); err != nil {
+	if err := run(k.fn, k.Shape.int32(), 0, long, next.Ptr()); err != nil {
 		return err
 	}
-	return run(k.fnScan, long, layout.NBlocks-long, next.Ptr().Add(4))
+	return run(k.fnScan, k.Shape, long, layout.NBlocks-long, next.Ptr().Add(4))
 }
 
 // longFor is the number of leading blocks of a layout of n targets

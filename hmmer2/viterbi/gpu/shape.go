@@ -93,6 +93,11 @@ const DefaultVariant = "auto"
 //	dsmx1  as auto to 512; above, lean state with the D cells in shared
 //	       memory: one warp of C <= 96 to M = 3072 (blocks of 8 warps),
 //	       then groups of W warps of C <= 64 (12 warps a block)
+//	wscan  groups of W warps a sequence (one warp to M = 512), C <=
+//	       16, transitions in registers, the D chain by a scan within
+//	       each warp and composed between warps after one barrier a row,
+//	       without the clamps that cannot bind, with the final pass
+//	       (wscanN: C <= N, 4 <= N <= 32)
 //	auto   reg16 for M <= 256, w1024 to 1024, leanx to 1536, dsmx1 to
 //	       3072, leanx (groups of 2+ warps) above; w1024's shapes of two
 //	       sequences per thread and C >= 13 in blocks of 12 warps with at
@@ -103,7 +108,7 @@ const DefaultVariant = "auto"
 // Removed on 2026-11-27 (docs/hmm2search.md, "Fewer variants"): reg,
 // mg16, fast, lean, dsm, dsm4, dsm12 and dsmx, which never won a
 // measurement with a shape that a kept variant does not have.
-var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg16", "lean64", "leanx", "dsmx1", "auto"}
+var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg16", "lean64", "leanx", "dsmx1", "auto", "wscan"}
 
 // autoRegMax is the largest model auto gives reg16's shapes: at M = 100
 // they beat w1024 by 7 %; reg's T = 32 shapes lost at M = 300. With the
@@ -165,6 +170,8 @@ func ShapeVariant(M int, v string) (Shape, error) {
 		return regWarpShape(M, 16), nil
 	case "auto":
 		return autoShape(M), nil
+	case "wscan":
+		return wscanShape(M, maxNodesPerThreadWarp), nil
 	case "leanx":
 		s, _ = ShapeVariant(M, "lean64")
 		s.DExit = false
@@ -214,6 +221,9 @@ func ShapeVariant(M int, v string) (Shape, error) {
 		s.DExit, s.Lean = true, true
 		return s, nil
 	default:
+		if n, err := strconv.Atoi(strings.TrimPrefix(v, "wscan")); err == nil && strings.HasPrefix(v, "wscan") && n >= 4 && n <= 32 {
+			return wscanShape(M, n), nil
+		}
 		return Shape{}, fmt.Errorf("unknown hmm2 Viterbi kernel variant %q (known: %v)", v, Variants)
 	}
 	if s.W == 1 && s.T >= ns {
@@ -230,6 +240,7 @@ func ShapeVariant(M int, v string) (Shape, error) {
 //	     fit a multiprocessor (64K / (N x block), rounded down to 8)
 //	cN   preferred shared-memory carveout of N percent (1..100)
 //	eg   emissions read through the read-only cache, not shared memory
+//	ts   transitions in shared memory (or global), not in registers
 //	ecg  emissions read from global memory cached in L2 only (__ldcg)
 //	ecs  emissions read from global memory evict-first (__ldcs)
 //	iscan  the D chain by a scan over the ranks instead of repeated
@@ -257,8 +268,14 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 		switch {
 		case m == "eg":
 			s.EmisShared = false
+		case m == "ts":
+			if s.TransReg {
+				s.TransReg = false
+				s.TransShared = s.transBytes() <= transBudget
+				s.EmisShared = s.EmisShared && s.SharedBytes() <= sharedBudget
+			}
 		case m == "iscan":
-			s.DScan = s.W == 1 && !s.Lean
+			s.DScan = (s.W == 1 || s.ngrp() == 1) && !s.Lean
 			s.NoClamp, s.ScanPass = s.NoClamp && s.DScan, s.ScanPass && s.DScan
 		case m == "dpass":
 			s = s.int32()
@@ -296,7 +313,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				s.Carveout = n
 			}
 		default:
-			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass)", m)
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass)", m)
 		}
 	}
 	if s.SharedBytes() > maxSharedOptin {
@@ -375,6 +392,25 @@ func autoShape(M int) Shape {
 	return s
 }
 
+// wscanShape is wscan's shape for M nodes and at most maxC nodes a
+// thread: reg16's one-warp shapes (T = 32 above 16*maxC nodes) to
+// 32*maxC nodes, then one group of W warps a block; transitions in
+// registers, the D chain by a scan (composed between warps after one
+// barrier a row), without clamps that cannot bind, with the final pass.
+func wscanShape(M, maxC int) Shape {
+	var s Shape
+	if M <= 32*maxC {
+		s = regWarpShape(M, maxC)
+	} else {
+		W := (M + 32*maxC - 1) / (32 * maxC)
+		s = newShape(M, 32, W, 32*W)
+		s.DScan = true // (before withTransReg: the scan's exchange slots)
+		s = s.withTransReg()
+	}
+	s.DScan, s.NoClamp, s.ScanPass = true, true, true
+	return s
+}
+
 // regWarpShape is a one-warp shape whose threads keep their transitions
 // in registers: T is raised until C <= maxC (or T = 32).
 func regWarpShape(M, maxC int) Shape {
@@ -431,6 +467,9 @@ func (s Shape) emisBytes() int  { return 8 * plan7.MaxCode * s.C * s.G() }
 func (s Shape) exchangeBytes() int {
 	if s.W == 1 {
 		return 0
+	}
+	if s.DScan { // (viterbi.cu's X_INTS: the warps' D maps by row parity)
+		return 4 * (s.ngrp()*(14*s.W+1) + 1)
 	}
 	return 4 * (s.ngrp()*(8*s.W+1) + 1)
 }

@@ -188,8 +188,8 @@ typedef unsigned int u32;
 #ifndef DSCAN
 #define DSCAN 0
 #endif
-#if DSCAN && (LEAN || W > 1)
-#error "the D chain's scan is written for one-warp shapes without lean state"
+#if DSCAN && (LEAN || NGRP > 1)
+#error "the D chain's scan is written for shapes without lean state, one group a block"
 #endif
 #ifndef NOCLAMP
 #define NOCLAMP 0
@@ -230,6 +230,17 @@ __device__ __forceinline__ int addclamp(int a, int b) { return __viaddmax_s32(a,
 // Exchange slots of a multi-warp group (ints): new M and I of each warp's
 // last node by row parity, pass-0 D, later D by pass parity, warp E
 // maxima, and the work item.
+#if DSCAN
+// With the scan (one barrier a row): each warp's D maps (int4, by row
+// parity) first, then its last node's new M and I and its E maximum, by
+// row parity.
+#define X_MAP 0
+#define X_M (8 * W)
+#define X_I (10 * W)
+#define X_XE (12 * W)
+#define X_LEN (14 * W)
+#define X_INTS (14 * W + 1)
+#else
 #define X_M 0
 #define X_I (2 * W)
 #define X_D0 (4 * W)
@@ -237,6 +248,7 @@ __device__ __forceinline__ int addclamp(int a, int b) { return __viaddmax_s32(a,
 #define X_XE (7 * W)
 #define X_LEN (8 * W)
 #define X_INTS (8 * W + 1)      // per group
+#endif
 #define X_NEXT (NGRP * X_INTS)  // the block's work item
 #if W > 1
 #define XCH_BYTES (4 * (NGRP * X_INTS + 1))
@@ -245,6 +257,13 @@ __device__ __forceinline__ int addclamp(int a, int b) { return __viaddmax_s32(a,
 #endif
 // The D slots of DSHARED follow the tables and the exchange slots.
 #define DS_OFF (TRANS_BYTES + EMIS_BYTES + ROUND16(XCH_BYTES))
+
+// A thread's rank in its warp's scan of the D chain (DSCAN).
+#if W == 1
+#define SCAN_RANK r
+#else
+#define SCAN_RANK lane
+#endif
 
 // Value of the last real node of this thread (slot C-1, or C-2 on a
 // short rank).
@@ -414,6 +433,17 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
     for (int j = 1; j < C; j++)
         if (j < C - 1 || !isShort) cumLast = wadd(cumLast, TRANS_B(j).y);
 #endif
+#if DSCAN && W > 1
+    // Lane 31 folds the next warp's first M->D and D->D scores into its
+    // warp's map (the next rank's slot 0; none after the last warp).
+    int mdNext = NEGINF, ddNext = 0;
+    if (lane == 31 && r + 1 < G) {
+        const int4 nb = gB[r + 1];
+        mdNext = nb.x;
+        ddNext = nb.y;
+    }
+    int4* xmap = (int4*)(sp + TRANS_BYTES + EMIS_BYTES) + X_MAP / 4;
+#endif
 
     for (;;) {
         int b;
@@ -468,6 +498,8 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
         }
         int pfin = 0;  // parity of the slot that holds the last row's final D (W > 1)
         (void)pfin;
+        int dprev = NEGINF;  // the last row's D of the previous warp's last node (DSCAN, W > 1)
+        (void)dprev;
 
         for (int i = 0; i < maxLen; i++) {
             int x[NS];
@@ -494,7 +526,11 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                     } else {
                         pm[q] = xch[X_M + ((i - 1) & 1) * W + warp - 1];
                         pi[q] = xch[X_I + ((i - 1) & 1) * W + warp - 1];
+#if DSCAN
+                        pd[q] = dprev;
+#else
                         pd[q] = xch[X_D + pfin * W + warp - 1];
+#endif
                     }
                 }
 #endif
@@ -594,6 +630,12 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 nm = __shfl_up_sync(FULL, mlast, 1, T);
                 nd = __shfl_up_sync(FULL, dlast[q], 1, T);
                 if (r == 0) { nm = NEGINF; nd = NEGINF; }
+#elif DSCAN  // (the exchange between warps follows the warp's scan)
+#pragma unroll
+                for (int o = 16; o > 0; o /= 2) xe[q] = max(xe[q], __shfl_xor_sync(FULL, xe[q], o));
+                nm = __shfl_up_sync(FULL, mlast, 1);
+                if (lane == 0) nm = NEGINF;  // (a later warp's rank 0: after the barrier)
+                nd = NEGINF;
 #else
 #pragma unroll
                 for (int o = 16; o > 0; o /= 2) xe[q] = max(xe[q], __shfl_xor_sync(FULL, xe[q], o));
@@ -623,15 +665,59 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 // takes the better of its pass-0 value and the incoming D
                 // carried to it. Exact where ScanMaxLen allows (header).
                 {
+#if W == 1
                     const int s0n = addclamp(nm, md0);  // new M(k0-1) + tmd
                     int A = addmax(s0n, cumLast, dlast[q]), B = wadd(dd[0], cumLast);
+#else
+                    int s0n = addclamp(nm, md0);
+                    int A = addmax(s0n, cumLast, dlast[q]), B = wadd(dd[0], cumLast);
+                    // A later warp's rank 0 maps its first D, the warp's
+                    // input X (known after the barrier), to its last.
+                    if (lane == 0 && warp > 0) { A = dlast[q]; B = cumLast; }
+#endif
 #pragma unroll
                     for (int o = 1; o < T; o *= 2) {
                         const int a2 = __shfl_up_sync(FULL, A, o, T), b2 = __shfl_up_sync(FULL, B, o, T);
-                        if (r >= o) { A = addmax(a2, B, A); B = wadd(b2, B); }
+                        if (SCAN_RANK >= o) { A = addmax(a2, B, A); B = wadd(b2, B); }
                     }
+#if W == 1
                     int in = __shfl_up_sync(FULL, addmax(NEGINF, B, A), 1, T);
                     if (r == 0) in = NEGINF;
+#else
+                    // Lane 31 holds its warp's map from X to the warp's
+                    // last D (A, B) and, with the next warp's first
+                    // scores, to the next warp's first D (P, Q). One
+                    // barrier; then each warp composes the maps of the
+                    // warps before it: X is its input, Dp the previous
+                    // warp's last D (X = Dp = -INFTY for warp 0, whose
+                    // rank 0 starts from D(0) = -INFTY).
+                    if (lane == 31) {
+                        const int P = addmax(A, ddNext, addclamp(mlast, mdNext)), Q = wadd(B, ddNext);
+                        xmap[(i & 1) * W + warp] = int4{A, B, P, Q};
+                        xch[X_M + (i & 1) * W + warp] = mlast;
+                        xch[X_I + (i & 1) * W + warp] = LAST(Iv[q]);
+                        xch[X_XE + (i & 1) * W + warp] = xe[q];
+                    }
+                    __syncthreads();
+                    int X = NEGINF, Dp = NEGINF;
+#pragma unroll
+                    for (int o = 0; o < W - 1; o++) {
+                        if (o < warp) {
+                            const int4 m = xmap[(i & 1) * W + o];
+                            Dp = addmax(X, m.y, m.x);
+                            X = addmax(X, m.w, m.z);
+                        }
+                    }
+                    xe[q] = NEGINF;
+#pragma unroll
+                    for (int o = 0; o < W; o++) xe[q] = max(xe[q], (int)xch[X_XE + (i & 1) * W + o]);
+                    int in = __shfl_up_sync(FULL, addmax(X, B, A), 1);
+                    if (lane == 0) {
+                        in = Dp;
+                        if (warp > 0) s0n = addclamp(xch[X_M + (i & 1) * W + warp - 1], md0);
+                    }
+                    dprev = Dp;
+#endif
 #if SCANPASS
                     src[q][0] = s0n;
                     DPASS(q, in);
@@ -670,7 +756,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                     }
                 }
             }
-#else
+#elif !DSCAN
             int p = 0;
             if (lane == 31) xch[X_D + p * W + warp] = dlast[0];
             while (__syncthreads_or(changed)) {
