@@ -56,7 +56,9 @@ func TestKernelSourceOnCPUWarpScan(t *testing.T) {
 			return []Shape{shapeVariant(t, M, fmt.Sprintf("wscan%d", w)), shapeVariant(t, M, fmt.Sprintf("wscan%d.clamp", w))}
 		},
 		30, []wrapCase{{200, variant(200, "wscan4")}, {300, variant(300, "wscan4.ts")}},
-		func(M int) []Shape { return []Shape{shapeVariant(t, M, "wscan4"), shapeVariant(t, M, "wscan4.nospass")} })
+		func(M int) []Shape {
+			return []Shape{shapeVariant(t, M, "wscan4"), shapeVariant(t, M, "wscan4.nospass")}
+		})
 	cc := shimCompiler(t)
 	p := deadDeleteProfile(rng, amino, 200, "fs")
 	s := variant(200, "wscan4")
