@@ -152,6 +152,26 @@ func TestGPUMatchesCPU(t *testing.T) {
 	// Two scorers on one device stand in for two GPUs: the dealing of a
 	// batch between devices.
 	compareGPU(t, []*cuda.Context{ctx, ctx}, "two devices", randomProfile(rng, amino, 150, "ls", false), prot, nil)
+
+	// Groups of several warps with the D chain by a scan (wscan), unless
+	// $HMMGO_HMM2_KERNEL chose the variant: every mode, models whose
+	// best D paths cross warps, -INFTY scores and wrap-around (the build
+	// with D passes), the 2,940-node model, targets to 20,000.
+	if os.Getenv(VariantEnv) != "" {
+		return
+	}
+	for _, v := range []string{"wscan", "wscan12", "wscan8.ts"} {
+		t.Setenv(VariantEnv, v)
+		for _, M := range []int{513, 1000, 1537, 3000} {
+			for i, mode := range modes {
+				compareGPU(t, ctxs, v+" "+mode, randomProfile(rng, amino, M, mode, (M+i)%2 == 1), prot, protDB)
+			}
+		}
+		compareGPU(t, ctxs, v+" free deletes", freeDeleteProfile(rng, amino, 2000), prot, protDB)
+		compareGPU(t, ctxs, v+" pkinase10.hmm2.gz", readProfile(t, "pkinase10.hmm2.gz"), prot, protDB)
+		compareGPU(t, ctxs, v+" wrap-around", wrapProfile(rng, amino, 600), prot, protDB)
+		compareGPU(t, ctxs, v+" dead deletes", deadDeleteProfile(rng, amino, 1000, "fs"), prot, protDB)
+	}
 }
 
 // TestGPUThroughput measures the kernel on a resident synthetic database

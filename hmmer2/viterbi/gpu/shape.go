@@ -97,7 +97,7 @@ const DefaultVariant = "auto"
 //	       16, transitions in registers, the D chain by a scan within
 //	       each warp and composed between warps after one barrier a row,
 //	       without the clamps that cannot bind, with the final pass
-//	       (wscanN: C <= N, 4 <= N <= 32)
+//	       (wscanN: C <= N, 4 <= N <= 32); auto's above 32 warps
 //	auto   reg16 for M <= 256, w1024 to 1024, leanx to 1536, dsmx1 to
 //	       3072, leanx (groups of 2+ warps) above; w1024's shapes of two
 //	       sequences per thread and C >= 13 in blocks of 12 warps with at
@@ -399,6 +399,9 @@ func autoShape(M int) Shape {
 // barrier a row), without clamps that cannot bind, with the final pass.
 func wscanShape(M, maxC int) Shape {
 	var s Shape
+	if M > 32*32*maxC { // (a block holds at most 32 warps)
+		return autoShape(M)
+	}
 	if M <= 32*maxC {
 		s = regWarpShape(M, maxC)
 	} else {

@@ -18,7 +18,7 @@ func TestShapeLayout(t *testing.T) {
 	if _, err := ShapeVariant(100, "nonesuch"); err == nil {
 		t.Error("an unknown variant was accepted")
 	}
-	for _, v := range Variants {
+	for _, v := range append(Variants, "wscan12", "wscan8", "wscan8.ts") {
 		testShapeLayout(t, v)
 	}
 }
@@ -49,8 +49,18 @@ func testShapeLayout(t *testing.T, v string) {
 		if v == "lean64" || v == "leanx" {
 			maxC, maxCBlock = 64, 64
 		}
-		if v == "dsmx1" || v == "auto" {
+		wscanC := 16
+		if n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(v, "wscan"), ".ts")); err == nil {
+			wscanC = n
+		}
+		if v == "dsmx1" || v == "auto" || strings.HasPrefix(v, "wscan") && M > 32*32*wscanC { // (wscan: auto's above 32 warps)
 			maxC, maxCBlock = maxNodesPerThreadDShared, 64
+		}
+		if strings.HasPrefix(v, "wscan") && M <= 32*32*wscanC {
+			maxC, maxCBlock = wscanC, wscanC
+			if !s.DScan || !s.NoClamp || !s.ScanPass || s.ngrp() != 1 || s.Lean || s.TransReg == strings.HasSuffix(v, ".ts") {
+				t.Fatalf("%s M=%d: not a scan shape of one group a block with transitions as asked: %+v", v, M, s)
+			}
 		}
 		if s.DShared && (!s.Lean || s.DExit) || s.DExit && !s.Lean {
 			t.Fatalf("%s M=%d: D in shared memory without lean state or with short D passes, or short D passes without lean state (%+v)", v, M, s)
