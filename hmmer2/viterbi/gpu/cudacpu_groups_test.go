@@ -61,8 +61,8 @@ func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
 		{groups(90, 2, 2, true, false, false), 90, amino, 9, 40, "2 groups of 2 warps, transitions in registers"},
 		{lean(regWarp(64, 4, 2), true), 64, dna, 40, 50, "lean, short D passes, reg T=4 NS=2 C=16"},
 		{variant(300, "lean64"), 300, amino, 8, 40, "lean64, T=32 C=10 NS=2"},
-		{variant(1700, "auto"), 1700, amino, 3, 20, "auto: dsmx1, one warp of C=54, D in shared memory"},
-		{variant(2100, "auto"), 2100, dna, 4, 20, "auto: dsmx1, one warp of C=66, D in shared memory"},
+		{variant(1700, "auto0"), 1700, amino, 3, 20, "auto0: dsmx1, one warp of C=54, D in shared memory"},
+		{variant(2100, "auto0"), 2100, dna, 4, 20, "auto0: dsmx1, one warp of C=66, D in shared memory"},
 		{variant(150, "lean64"), 150, amino, 20, 40, "lean64, reg16 T=16 C=10"},
 		{lean(groups(600, 2, 2, false, true, true), true), 600, amino, 5, 30, "lean, short D passes, 2 groups of 2 warps, C=10"},
 		{lean(groups(700, 2, 1, false, true, false), true), 700, dna, 5, 30, "lean, short D passes, 2 warps, C=11"},
@@ -91,8 +91,8 @@ func TestKernelSourceOnCPUGroupsAndRegisters(t *testing.T) {
 		},
 		30, []wrapCase{{40, regWarp(40, 4, 2)}, {40, regWarp(40, 8, 1)}, {70, groups(70, 2, 2, false, true, true)}, {70, groups(70, 2, 1, true, false, false)},
 			{40, lean(regWarp(40, 4, 2), true)}, {300, variant(300, "lean64")}, {300, variant(300, "leanx")},
-			{40, lean(warpNS(40, 4, 2), true)}, {1700, variant(1700, "auto")}, {400, lean(groups(400, 2, 2, false, true, true), true)},
-			{40, dshared(warpNS(40, 4, 2))}, {2000, variant(2000, "auto")}, {1500, variant(1500, "auto")}, {400, dshared(groups(400, 2, 2, false, true, true))}},
+			{40, lean(warpNS(40, 4, 2), true)}, {1700, variant(1700, "auto0")}, {400, lean(groups(400, 2, 2, false, true, true), true)},
+			{40, dshared(warpNS(40, 4, 2))}, {2000, variant(2000, "auto0")}, {1500, variant(1500, "auto0")}, {400, dshared(groups(400, 2, 2, false, true, true))}},
 		func(M int) []Shape {
 			return []Shape{reg8(M), variant(M, "auto"), groups(M, 2, 2, false, true, true), variant(M, "lean64"), lean(groups(M, 2, 2, false, true, true), true),
 				lean(warpNS(M, 8, 2), true), dshared(newShape(M, 8, 1, 64)), dshared(warpNS(M, 8, 2))}

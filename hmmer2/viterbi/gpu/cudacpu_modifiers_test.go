@@ -42,16 +42,25 @@ func TestShapeModifiers(t *testing.T) {
 	}{{50, false, false}, {100, false, false}, {150, false, false}, {192, false, false}, {193, false, false}, {255, false, false}, {256, false, false}, {257, false, false},
 		{300, false, false}, {384, false, false}, {385, true, false}, {512, true, false}, {513, false, false}, {1000, false, false},
 		{1025, false, true}, {1500, false, true}, {2000, false, true}, {2048, false, true}, {2049, false, false}, {3000, false, false}, {5000, false, false}} {
-		s := shapeVariant(t, c.M, "auto")
+		s := shapeVariant(t, c.M, "auto0")
 		if wide := s.Block == wideBlock && s.MinBlocks == 1; wide != c.wide || (s.EmisHint == 1) != c.hint || s.EmisHint > 1 || s.Carveout != 0 {
-			t.Errorf("auto at M=%d: %+v, want 12-warp blocks %v, emission hint %v", c.M, s, c.wide, c.hint)
+			t.Errorf("auto0 at M=%d: %+v, want 12-warp blocks %v, emission hint %v", c.M, s, c.wide, c.hint)
 		}
 		scan := c.M <= autoScanMax
 		if s.DScan != scan || strings.Contains(s.Defines(), "#define DSCAN 1\n") != scan || (scan && (s.W != 1 || s.Lean)) {
-			t.Errorf("auto at M=%d: %+v, want the scan %v", c.M, s, scan)
+			t.Errorf("auto0 at M=%d: %+v, want the scan %v", c.M, s, scan)
 		}
 		if u := scan && c.M <= autoNoClampMax; s.NoClamp != u || s.ScanPass != u || strings.Contains(s.Defines(), "NOCLAMP") != u {
-			t.Errorf("auto at M=%d: %+v, want no clamps and the final pass %v", c.M, s, u)
+			t.Errorf("auto0 at M=%d: %+v, want no clamps and the final pass %v", c.M, s, u)
+		}
+		// auto: wscanfit's shapes from autoWScanMin to autoWScanMax, auto0's elsewhere.
+		a, fit := shapeVariant(t, c.M, "auto"), shapeVariant(t, c.M, "wscanfit")
+		if c.M > autoWScanMin && c.M <= autoWScanMax {
+			if a != fit || !a.DScan || !a.NoClamp || !a.ScanPass || !a.TransReg || a.C > 16 || 8%a.W != 0 {
+				t.Errorf("auto at M=%d: %+v, want wscanfit's %+v", c.M, a, fit)
+			}
+		} else if a != s {
+			t.Errorf("auto at M=%d: %+v, want auto0's %+v", c.M, a, s)
 		}
 	}
 	// The scan (iscan) only on one-warp shapes without lean state; dpass
@@ -60,8 +69,8 @@ func TestShapeModifiers(t *testing.T) {
 		M    int
 		v    string
 		scan bool
-	}{{100, "reg16.iscan", true}, {300, "w1024.iscan", true}, {1000, "auto.iscan", true}, {1000, "auto", false},
-		{1500, "auto.iscan", false}, {5000, "auto.iscan", false}, {200, "lean64.iscan", false}, {300, "auto.dpass", false},
+	}{{100, "reg16.iscan", true}, {300, "w1024.iscan", true}, {1000, "auto0.iscan", true}, {1000, "auto0", false},
+		{1500, "auto0.iscan", false}, {5000, "auto.iscan", false}, {1500, "auto", true}, {2000, "v1.iscan", true}, {200, "lean64.iscan", false}, {300, "auto.dpass", false},
 		{300, "auto.b384.m1", true}, {40, "dsmx1", true}} {
 		s := shapeVariant(t, c.M, c.v)
 		if s.DScan != c.scan || strings.Contains(s.Defines(), "DSCAN") != c.scan {
@@ -104,7 +113,7 @@ func TestKernelSourceOnCPUModifiers(t *testing.T) {
 		{variant(300, "w1024.b384.m1"), 300, amino, 16, 30, "w1024 T=32 C=10 NS=2 in 12-warp blocks"},
 		{variant(1700, "dsmx1.b128"), 1700, amino, 3, 20, "dsmx1, C=54, D in shared memory, 4-warp blocks"},
 		{variant(600, "w1024.ecg"), 600, dna, 4, 30, "w1024 C=19, emissions cached in L2 only"},
-		{variant(1500, "auto.ecs"), 1500, amino, 3, 20, "leanx C=47, emissions evict-first"},
+		{variant(1500, "auto0.ecs"), 1500, amino, 3, 20, "leanx C=47, emissions evict-first"},
 	}
 	checkShapesOnCPU(t, rng, cases, 1000,
 		40, func(M int) []Shape {

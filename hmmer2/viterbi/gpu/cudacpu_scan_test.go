@@ -59,9 +59,9 @@ func TestKernelSourceOnCPUIntScan(t *testing.T) {
 		{variant(37, "reg16.iscan.spass"), 37, dna, 40, 60, "reg16 T=4, uneven"},
 		{variant(300, "auto.iscan.spass"), 300, amino, 12, 40, "w1024 T=32 C=10 NS=2"},
 		{variant(300, "auto.iscan.nospass"), 300, amino, 12, 40, "w1024 T=32 C=10 NS=2, no final pass"},
-		{variant(500, "auto.iscan"), 500, amino, 8, 30, "12-warp blocks, C=16 NS=2"},
+		{variant(500, "auto0.iscan"), 500, amino, 8, 30, "12-warp blocks, C=16 NS=2"},
 		{variant(33, "w1024.iscan.spass"), 33, amino, 40, 40, "T=4 NS=2 C=9, 1 short rank"},
-		{variant(1000, "auto.iscan.spass"), 1000, amino, 3, 20, "one warp of C=32"},
+		{variant(1000, "auto0.iscan.spass"), 1000, amino, 3, 20, "one warp of C=32"},
 	}
 	checkShapesOnCPU(t, rng, cases, 200,
 		40, func(M int) []Shape { return []Shape{variant(M, "reg16.iscan"), variant(M, "auto.iscan")} },

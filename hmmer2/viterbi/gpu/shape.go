@@ -98,6 +98,10 @@ const DefaultVariant = "auto"
 //	       each warp and composed between warps after one barrier a row,
 //	       without the clamps that cannot bind, with the final pass
 //	       (wscanN: C <= N, 4 <= N <= 32); auto's above 32 warps
+//	wscanfit  as wscan, with W a power of two (2, 4, 8: whole groups
+//	       fill the 8 warps of 255 registers a multiprocessor holds) and
+//	       C <= 16; auto's for 480 < M <= 3072
+//	auto0  auto before wscan (2026-11-28), for comparisons
 //	auto   reg16 for M <= 256, w1024 to 1024, leanx to 1536, dsmx1 to
 //	       3072, leanx (groups of 2+ warps) above; w1024's shapes of two
 //	       sequences per thread and C >= 13 in blocks of 12 warps with at
@@ -108,7 +112,7 @@ const DefaultVariant = "auto"
 // Removed on 2026-11-27 (docs/hmm2search.md, "Fewer variants"): reg,
 // mg16, fast, lean, dsm, dsm4, dsm12 and dsmx, which never won a
 // measurement with a shape that a kept variant does not have.
-var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg16", "lean64", "leanx", "dsmx1", "auto", "wscan"}
+var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg16", "lean64", "leanx", "dsmx1", "auto", "auto0", "wscan", "wscanfit"}
 
 // autoRegMax is the largest model auto gives reg16's shapes: at M = 100
 // they beat w1024 by 7 %; reg's T = 32 shapes lost at M = 300. With the
@@ -172,13 +176,17 @@ func ShapeVariant(M int, v string) (Shape, error) {
 		return autoShape(M), nil
 	case "wscan":
 		return wscanShape(M, maxNodesPerThreadWarp), nil
+	case "wscanfit":
+		return wscanFitShape(M), nil
+	case "auto0":
+		return autoShape0(M), nil
 	case "leanx":
 		s, _ = ShapeVariant(M, "lean64")
 		s.DExit = false
 		return s, nil
 	case "dsmx1":
 		if M <= 32*16 {
-			return autoShape(M), nil
+			return autoShape0(M), nil
 		}
 		if M <= 32*maxNodesPerThreadDShared {
 			s = newShape(M, 32, 1, 256)
@@ -365,9 +373,29 @@ const (
 	autoNoClampMax = autoRegMax
 )
 
+// auto takes wscanfit's shapes for autoWScanMin < M <= autoWScanMax:
+// H100, 2026-11-28 00:31 UTC, 100 M resident residues, kernel GCUPS,
+// auto0 (auto before) / the wscan shape: M = 500 847 / 1,025 (one warp,
+// T = 32, C = 16), 800 569 / 656 (2 warps, C = 13), 1000 605 / 693 (2,
+// 16), 1500 454 / 676 (4, 12), 2000 348 / 714 (4, 16), 3000 301 / 514
+// (8, 12); at M = 300 (one warp of C = 10) it lost, 715 / 811
+// (docs/hmm2search.md, "Groups of warps with one barrier a row").
+const (
+	autoWScanMin = 480 // (C = 16 on one warp above)
+	autoWScanMax = 3072 // (8 warps of C = 12)
+)
+
 // autoShape is auto's shape: the fastest measured per M
 // (docs/hmm2search.md).
 func autoShape(M int) Shape {
+	if M > autoWScanMin && M <= autoWScanMax {
+		return wscanFitShape(M)
+	}
+	return autoShape0(M)
+}
+
+// autoShape0 is auto's shape before wscan (variant auto0).
+func autoShape0(M int) Shape {
 	v := "leanx"
 	switch {
 	case M <= autoRegMax:
@@ -400,7 +428,7 @@ func autoShape(M int) Shape {
 func wscanShape(M, maxC int) Shape {
 	var s Shape
 	if M > 32*32*maxC { // (a block holds at most 32 warps)
-		return autoShape(M)
+		return autoShape0(M)
 	}
 	if M <= 32*maxC {
 		s = regWarpShape(M, maxC)
@@ -411,6 +439,25 @@ func wscanShape(M, maxC int) Shape {
 		s = s.withTransReg()
 	}
 	s.DScan, s.NoClamp, s.ScanPass = true, true, true
+	return s
+}
+
+// wscanFitShape is wscanfit's shape for M nodes: one warp to M = 512,
+// then W warps, W the smallest power of two with C <= 16 (a
+// multiprocessor holds 8 warps of 255 registers: 8/W whole groups).
+// Above 32 warps, auto's.
+func wscanFitShape(M int) Shape {
+	if M <= 32*maxNodesPerThreadWarp || M > 32*32*maxNodesPerThreadWarp {
+		return wscanShape(M, maxNodesPerThreadWarp)
+	}
+	W := 2
+	for 32*W*maxNodesPerThreadWarp < M {
+		W *= 2
+	}
+	s := newShape(M, 32, W, 32*W)
+	s.DScan = true
+	s = s.withTransReg()
+	s.NoClamp, s.ScanPass = true, true
 	return s
 }
 

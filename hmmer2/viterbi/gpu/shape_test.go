@@ -53,7 +53,7 @@ func testShapeLayout(t *testing.T, v string) {
 		if n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(v, "wscan"), ".ts")); err == nil {
 			wscanC = n
 		}
-		if v == "dsmx1" || v == "auto" || strings.HasPrefix(v, "wscan") && M > 32*32*wscanC { // (wscan: auto's above 32 warps)
+		if v == "dsmx1" || v == "auto" || v == "auto0" || strings.HasPrefix(v, "wscan") && M > 32*32*wscanC { // (wscan: auto's above 32 warps)
 			maxC, maxCBlock = maxNodesPerThreadDShared, 64
 		}
 		if strings.HasPrefix(v, "wscan") && M <= 32*32*wscanC {
