@@ -381,7 +381,7 @@ const (
 // (8, 12); at M = 300 (one warp of C = 10) it lost, 715 / 811
 // (docs/hmm2search.md, "Groups of warps with one barrier a row").
 const (
-	autoWScanMin = 480 // (C = 16 on one warp above)
+	autoWScanMin = 480  // (C = 16 on one warp above)
 	autoWScanMax = 3072 // (8 warps of C = 12)
 )
 
