@@ -62,12 +62,16 @@ func TestKernelSourceOnCPUIntScan(t *testing.T) {
 		{variant(500, "auto0.iscan"), 500, amino, 8, 30, "12-warp blocks, C=16 NS=2"},
 		{variant(33, "w1024.iscan.spass"), 33, amino, 40, 40, "T=4 NS=2 C=9, 1 short rank"},
 		{variant(1000, "auto0.iscan.spass"), 1000, amino, 3, 20, "one warp of C=32"},
+		{variant(100, "reg16.iscan.spass.defer"), 100, amino, 30, 60, "reg16 T=8 C=13, the D pass deferred"},
+		{variant(37, "reg16.iscan.spass.defer"), 37, dna, 40, 60, "reg16 T=4, uneven, the D pass deferred"},
+		{variant(300, "auto.iscan.spass.defer"), 300, amino, 12, 40, "w1024 T=32 C=10 NS=2, the D pass deferred"},
+		{variant(500, "auto.defer"), 500, amino, 8, 30, "one warp, T=32 C=16, the D pass deferred"},
 	}
 	checkShapesOnCPU(t, rng, cases, 200,
 		40, func(M int) []Shape { return []Shape{variant(M, "reg16.iscan"), variant(M, "auto.iscan")} },
 		30, []wrapCase{{40, variant(40, "reg16.iscan")}, {300, variant(300, "auto.iscan")}},
 		func(M int) []Shape {
-			return []Shape{variant(M, "auto.iscan"), variant(M, "reg16.iscan"), variant(M, "reg16.iscan.spass"), shapeVariant(t, M, "auto.clamp")}
+			return []Shape{variant(M, "auto.iscan"), variant(M, "reg16.iscan"), variant(M, "reg16.iscan.spass"), shapeVariant(t, M, "auto.clamp"), variant(M, "reg16.iscan.spass.defer")}
 		})
 	cc := shimCompiler(t)
 	for _, M := range []int{40, 300} {

@@ -49,6 +49,9 @@ func TestKernelSourceOnCPUWarpScan(t *testing.T) {
 		{variant(900, "wscan4"), 900, amino, 3, 20, "8 warps, C=4, short ranks"},
 		{variant(1100, "wscan"), 1100, amino, 3, 20, "3 warps, C=12, short ranks"},
 		{variant(1100, "v1.iscan"), 1100, dna, 3, 20, "v1's 3-warp block, shared tables, with the scan"},
+		{variant(300, "wscan4.defer"), 300, amino, 8, 40, "3 warps, C=4, the D pass deferred"},
+		{variant(530, "wscan8.defer"), 530, dna, 5, 30, "3 warps, C=6, short ranks, the D pass deferred"},
+		{variant(700, "wscanfit.defer"), 700, amino, 4, 30, "wscanfit: 2 warps, C=11, the D pass deferred"},
 	}
 	checkShapesOnCPU(t, rng, cases, 300,
 		30, func(M int) []Shape {
@@ -64,7 +67,7 @@ func TestKernelSourceOnCPUWarpScan(t *testing.T) {
 	s := variant(200, "wscan4")
 	seqs := randomSeqs(rng, amino, 12, 60)
 	sameScores(t, fmt.Sprintf("dead D %+v", s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 2))
-	for _, v := range []string{"wscan4", "wscan4.nospass", "wscan4.clamp"} {
+	for _, v := range []string{"wscan4", "wscan4.nospass", "wscan4.clamp", "wscan4.defer", "wscan4.clamp.defer"} {
 		p := freeDeleteProfile(rng, amino, 300)
 		s := variant(300, v)
 		seqs := randomSeqs(rng, amino, 16, 60)
@@ -73,7 +76,7 @@ func TestKernelSourceOnCPUWarpScan(t *testing.T) {
 	for _, name := range []string{"pkinase.hmm2", "pkinase10.hmm2.gz"} {
 		p := readProfile(t, name)
 		seqs := randomSeqs(rng, p.HMM.Alph, 4, 60)
-		for _, v := range []string{"wscan", "wscan4"} {
+		for _, v := range []string{"wscan", "wscan4", "wscanfit.defer"} {
 			if s := shapeVariant(t, p.M, v); s.W > 1 {
 				sameScores(t, fmt.Sprintf("%s %+v", name, s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 1))
 			}

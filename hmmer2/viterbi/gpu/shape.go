@@ -36,6 +36,7 @@ type Shape struct {
 	DScan          bool // one warp, no lean state: the D chain by a scan over the ranks (ScanMaxLen)
 	NoClamp        bool // with DScan: no -INFTY clamps where none can bind (ClampFreeMaxLen)
 	ScanPass       bool // with DScan: the D cells by one pass from the scan's incoming D
+	DDefer         bool // with ScanPass: that pass run in the next row's M loop
 }
 
 const (
@@ -264,6 +265,9 @@ func ShapeVariant(M int, v string) (Shape, error) {
 //	spass  with the scan: the D cells by one pass of add-maxes from the
 //	     scan's incoming D, not an addition and a maximum a cell; auto's
 //	     to M = autoNoClampMax
+//	defer  with spass: that pass's D cells computed in the next row's M
+//	     loop, slot by slot, instead of after the scan (no D array)
+//	nodefer  without defer
 //	nospass  the scan's additions and maxima (auto.clamp.nospass is auto
 //	     before 2026-11-27 23:00 UTC at every M)
 //
@@ -285,12 +289,17 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 		case m == "iscan":
 			s.DScan = (s.W == 1 || s.ngrp() == 1) && !s.Lean
 			s.NoClamp, s.ScanPass = s.NoClamp && s.DScan, s.ScanPass && s.DScan
+			s.DDefer = s.DDefer && s.ScanPass
 		case m == "dpass":
 			s = s.int32()
 		case m == "spass":
 			s.ScanPass = s.DScan
 		case m == "nospass":
-			s.ScanPass = false
+			s.ScanPass, s.DDefer = false, false
+		case m == "defer":
+			s.DDefer = s.ScanPass
+		case m == "nodefer":
+			s.DDefer = false
 		case m == "noclamp":
 			s.NoClamp = s.DScan
 		case m == "clamp":
@@ -321,7 +330,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				s.Carveout = n
 			}
 		default:
-			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass)", m)
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer)", m)
 		}
 	}
 	if s.SharedBytes() > maxSharedOptin {
@@ -564,6 +573,9 @@ func (s Shape) Defines() string {
 	if s.ScanPass {
 		d += "#define SCANPASS 1\n"
 	}
+	if s.DDefer {
+		d += "#define DDEFER 1\n"
+	}
 	return d
 }
 
@@ -646,7 +658,7 @@ func NewTables(p *plan7.Profile, s Shape) *Tables {
 // int32 is s with D passes instead of the scan: the build that scores
 // what the scan may not (models and lengths beyond ScanMaxLen).
 func (s Shape) int32() Shape {
-	s.DScan, s.NoClamp, s.ScanPass = false, false, false
+	s.DScan, s.NoClamp, s.ScanPass, s.DDefer = false, false, false, false
 	return s
 }
 
@@ -686,6 +698,9 @@ func (s Shape) tables() string {
 	}
 	if s.ScanPass {
 		t += "p"
+	}
+	if s.DDefer {
+		t += "f"
 	}
 	return t
 }

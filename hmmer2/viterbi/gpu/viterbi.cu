@@ -203,6 +203,12 @@ typedef unsigned int u32;
 #if SCANPASS && !DSCAN
 #error "the scan's final pass is only written for the scan build"
 #endif
+#ifndef DDEFER
+#define DDEFER 0
+#endif
+#if DDEFER && !(DSCAN && SCANPASS)
+#error "the deferred D pass is only written for the scan's final pass"
+#endif
 #if DSHARED && (DEXIT || !LEAN)
 #error "D in shared memory is only written for lean state without short D passes"
 #endif
@@ -286,6 +292,16 @@ __device__ __forceinline__ int addclamp(int a, int b) { return __viaddmax_s32(a,
 #define DGET(q, j) Dv[q][j]
 #define DSET(q, j, v) (Dv[q][j] = (v))
 #define LASTD(q) LAST(Dv[q])
+#endif
+
+// The last row's D of this thread's last real node, and of slot j (in
+// the M loop), computed there from the row's sources with DDEFER.
+#if DDEFER
+#define LASTD_ROW(q) dout[q]
+#define DPREV(q, j) dcur[q]
+#else
+#define LASTD_ROW(q) LASTD(q)
+#define DPREV(q, j) DGET(q, j)
 #endif
 
 // Node j's M->D source (new M(k-1) + tmd, clamped) and D->D score.
@@ -485,6 +501,9 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #endif
         int xn[NS], xb[NS], xj[NS], xc[NS];
         u32 four[NS];
+#if DDEFER
+        int din[NS], dout[NS];  // the last row's incoming D and last real node's D
+#endif
 #pragma unroll
         for (int q = 0; q < NS; q++) {
             const int gq = g * NS + q;
@@ -495,6 +514,11 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             for (int j = 0; j < C; j++) { Mv[q][j] = NEGINF; Iv[q][j] = NEGINF; DSET(q, j, NEGINF); }
             xn[q] = 0; xb[q] = nmove; xj[q] = NEGINF; xc[q] = NEGINF;
             four[q] = 0;
+#if DDEFER  // (row 0's D cells from these: -INFTY, every D->D score being <= 0)
+            din[q] = NEGINF; dout[q] = NEGINF;
+#pragma unroll
+            for (int j = 0; j < C; j++) src[q][j] = NEGINF;
+#endif
         }
         int pfin = 0;  // parity of the slot that holds the last row's final D (W > 1)
         (void)pfin;
@@ -510,7 +534,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 if ((i & 3) == 0) four[q] = active[q] ? words[(i >> 2) * SP + g * NS + q] : 0xffffffffu;
                 x[q] = (four[q] >> (8 * (i & 3))) & 0xff;
                 if (x[q] >= KP) x[q] = 0;  // padding after the end: any code, the row is not used
-                int lm = LAST(Mv[q]), li = LAST(Iv[q]), ld = LASTD(q);
+                int lm = LAST(Mv[q]), li = LAST(Iv[q]), ld = LASTD_ROW(q);
 #if W == 1
                 pm[q] = __shfl_up_sync(FULL, lm, 1, T);
                 pi[q] = __shfl_up_sync(FULL, li, 1, T);
@@ -544,6 +568,11 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #pragma unroll
             for (int q = 0; q < NS; q++) { em[q] = tEm + x[q] * (C * G) + r; xe[q] = NEGINF; }
             int md0 = 0;
+#if DDEFER
+            int dcur[NS];  // the last row's D, recomputed slot by slot
+#pragma unroll
+            for (int q = 0; q < NS; q++) dcur[q] = din[q];
+#endif
 #if LEAN
             int dz[NS];  // pass 0 of the D chain, from D(k0-1) = M(k0-1) = -INFTY
             int dzs[NS];  // its value at slot C-2 (DSHARED)
@@ -592,12 +621,15 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                     pm[q] = Mv[q][j]; pi[q] = Iv[q][j]; pd[q] = DGET(q, j);
                     DZSET(q, j);
 #else
+#if DDEFER
+                    dcur[q] = addmax(dcur[q], tb.y, src[q][j]);  // (the last row's source, not yet replaced)
+#endif
 #if NOCLAMP
                     if (j > 0) src[q][j] = wadd(Mv[q][j - 1], tb.x);  // new M(k-1) + tmd, >= -INFTY
 #else
                     if (j > 0) src[q][j] = addclamp(Mv[q][j - 1], tb.x);  // new M(k-1) + tmd, clamped
 #endif
-                    pm[q] = Mv[q][j]; pi[q] = Iv[q][j]; pd[q] = DGET(q, j);
+                    pm[q] = Mv[q][j]; pi[q] = Iv[q][j]; pd[q] = DPREV(q, j);
 #endif
                     Mv[q][j] = v;
                     Iv[q][j] = iv;
@@ -683,6 +715,9 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #if W == 1
                     int in = __shfl_up_sync(FULL, addmax(NEGINF, B, A), 1, T);
                     if (r == 0) in = NEGINF;
+#if DDEFER
+                    dout[q] = addmax(NEGINF, B, A);
+#endif
 #else
                     // Lane 31 holds its warp's map from X to the warp's
                     // last D (A, B) and, with the next warp's first
@@ -717,8 +752,16 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                         if (warp > 0) s0n = addclamp(xch[X_M + (i & 1) * W + warp - 1], md0);
                     }
                     dprev = Dp;
+#if DDEFER
+                    dout[q] = addmax(X, B, A);
 #endif
-#if SCANPASS
+#endif
+#if SCANPASS && DDEFER
+                    // The D cells are computed in the next row's M loop,
+                    // from in and the sources (src), as DPASS would.
+                    src[q][0] = s0n;
+                    din[q] = in;
+#elif SCANPASS
                     src[q][0] = s0n;
                     DPASS(q, in);
 #else
