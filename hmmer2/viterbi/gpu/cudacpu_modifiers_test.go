@@ -53,11 +53,17 @@ func TestShapeModifiers(t *testing.T) {
 		if u := scan && c.M <= autoNoClampMax; s.NoClamp != u || s.ScanPass != u || strings.Contains(s.Defines(), "NOCLAMP") != u {
 			t.Errorf("auto0 at M=%d: %+v, want no clamps and the final pass %v", c.M, s, u)
 		}
-		// auto: wscanfit's shapes from autoWScanMin to autoWScanMax, auto0's elsewhere.
+		// auto: wscan's shapes from autoWScanMin to autoWScanMax (W a
+		// power of two to 2,048, C <= 12 above), the D pass deferred
+		// where C < 16; auto0's elsewhere.
 		a, fit := shapeVariant(t, c.M, "auto"), shapeVariant(t, c.M, "wscanfit")
+		if c.M > 2048 {
+			fit = shapeVariant(t, c.M, "wscan12")
+		}
+		fit.DDefer = fit.C < 16
 		if c.M > autoWScanMin && c.M <= autoWScanMax {
-			if a != fit || !a.DScan || !a.NoClamp || !a.ScanPass || !a.TransReg || a.C > 16 || 8%a.W != 0 {
-				t.Errorf("auto at M=%d: %+v, want wscanfit's %+v", c.M, a, fit)
+			if a != fit || !a.DScan || !a.NoClamp || !a.ScanPass || !a.TransReg || a.C > 16 || a.W > 8 || c.M <= 2048 && 8%a.W != 0 || c.M > 2048 && a.C > 12 {
+				t.Errorf("auto at M=%d: %+v, want %+v", c.M, a, fit)
 			}
 		} else if a != s {
 			t.Errorf("auto at M=%d: %+v, want auto0's %+v", c.M, a, s)
@@ -80,7 +86,7 @@ func TestShapeModifiers(t *testing.T) {
 		if i.DScan || strings.Contains(i.Defines(), "DSCAN") {
 			t.Errorf("%s at M=%d: build with D passes %+v", c.v, c.M, i)
 		}
-		if i.DScan, i.NoClamp, i.ScanPass = s.DScan, s.NoClamp, s.ScanPass; i != s {
+		if i.DScan, i.NoClamp, i.ScanPass, i.DDefer = s.DScan, s.NoClamp, s.ScanPass, s.DDefer; i != s {
 			t.Errorf("%s at M=%d: int32 changed more than the scan: %+v, not %+v", c.v, c.M, i, s)
 		}
 	}

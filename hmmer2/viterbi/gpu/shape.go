@@ -382,13 +382,18 @@ const (
 	autoNoClampMax = autoRegMax
 )
 
-// auto takes wscanfit's shapes for autoWScanMin < M <= autoWScanMax:
-// H100, 2026-11-28 00:31 UTC, 100 M resident residues, kernel GCUPS,
-// auto0 (auto before) / the wscan shape: M = 500 847 / 1,025 (one warp,
-// T = 32, C = 16), 800 569 / 656 (2 warps, C = 13), 1000 605 / 693 (2,
-// 16), 1500 454 / 676 (4, 12), 2000 348 / 714 (4, 16), 3000 301 / 514
-// (8, 12); at M = 300 (one warp of C = 10) it lost, 715 / 811
-// (docs/hmm2search.md, "Groups of warps with one barrier a row").
+// auto takes autoWScanShape for autoWScanMin < M <= autoWScanMax. H100,
+// 100 M resident residues, kernel GCUPS, auto0 (auto before) / wscan's
+// shapes (docs/hmm2search.md, "Groups of warps with one barrier a
+// row"), 2026-11-28 00:31 and 00:41 UTC: M = 500 847 / 1,024 (one warp,
+// T = 32, C = 16), 600 588 / 656 (2 warps, C = 10), 700 601 / 604 (2,
+// 11), 800 578 / 656 (2, 13), 1000 613 / 693 (2, 16), 1100 486 / 672 (4,
+// 9), 1300 459 / 619 (4, 11), 1500 466 / 676 (4, 12), 2000 356 / 714 (4,
+// 16), 2500 303 / 458 (7, 12; 8 warps of C = 10: 372), 3000 304 / 514 (8,
+// 12), pkinase10 (2,940) 307 / 504; one warp of C = 10 lost at M = 300,
+// 715 / 811. The D pass deferred to the next row (DDefer) gained 1-9 %
+// where C < 16 (600-1500, 2500, 3000), and lost 1-2 % or gained 4 % at C
+// = 16.
 const (
 	autoWScanMin = 480  // (C = 16 on one warp above)
 	autoWScanMax = 3072 // (8 warps of C = 12)
@@ -398,9 +403,23 @@ const (
 // (docs/hmm2search.md).
 func autoShape(M int) Shape {
 	if M > autoWScanMin && M <= autoWScanMax {
-		return wscanFitShape(M)
+		return autoWScanShape(M)
 	}
 	return autoShape0(M)
+}
+
+// autoWScanShape is auto's wscan shape for M nodes: one warp to M = 512,
+// then 2 or 4 warps (one, two or four groups fill the 8 warps of 255
+// registers a multiprocessor holds) with C <= 16 to 2,048, then W warps
+// of C <= 12 (at 2,500 seven warps of C = 12 beat eight of C = 10 by 23
+// %); the D pass deferred (DDefer) where C < 16.
+func autoWScanShape(M int) Shape {
+	s := wscanFitShape(M)
+	if M > 2048 {
+		s = wscanShape(M, 12)
+	}
+	s.DDefer = s.C < maxNodesPerThreadWarp
+	return s
 }
 
 // autoShape0 is auto's shape before wscan (variant auto0).
