@@ -41,7 +41,8 @@ func TestShapeModifiers(t *testing.T) {
 		wide, hint bool
 	}{{50, false, false}, {100, false, false}, {150, false, false}, {192, false, false}, {193, false, false}, {255, false, false}, {256, false, false}, {257, false, false},
 		{300, false, false}, {384, false, false}, {385, true, false}, {512, true, false}, {513, false, false}, {1000, false, false},
-		{1025, false, true}, {1500, false, true}, {2000, false, true}, {2048, false, true}, {2049, false, false}, {3000, false, false}, {5000, false, false}} {
+		{1025, false, true}, {1500, false, true}, {2000, false, true}, {2048, false, true}, {2049, false, false}, {3000, false, false},
+		{3072, false, false}, {3073, false, false}, {4096, false, false}, {4097, false, false}, {5000, false, false}} {
 		s := shapeVariant(t, c.M, "auto0")
 		if wide := s.Block == wideBlock && s.MinBlocks == 1; wide != c.wide || (s.EmisHint == 1) != c.hint || s.EmisHint > 1 || s.Carveout != 0 {
 			t.Errorf("auto0 at M=%d: %+v, want 12-warp blocks %v, emission hint %v", c.M, s, c.wide, c.hint)
@@ -54,15 +55,16 @@ func TestShapeModifiers(t *testing.T) {
 			t.Errorf("auto0 at M=%d: %+v, want no clamps and the final pass %v", c.M, s, u)
 		}
 		// auto: wscan's shapes from autoWScanMin to autoWScanMax (W a
-		// power of two to 2,048, C <= 12 above), the D pass deferred
-		// where C < 16; auto0's elsewhere.
+		// power of two to 2,048 and above 3,072, C <= 12 between), the D
+		// pass deferred except with one or four warps of C = 16; auto0's
+		// elsewhere.
 		a, fit := shapeVariant(t, c.M, "auto"), shapeVariant(t, c.M, "wscanfit")
-		if c.M > 2048 {
+		if c.M > 2048 && c.M <= 3072 {
 			fit = shapeVariant(t, c.M, "wscan12")
 		}
-		fit.DDefer = fit.C < 16
+		fit.DDefer = fit.C < 16 || fit.W == 2 || fit.W == 8
 		if c.M > autoWScanMin && c.M <= autoWScanMax {
-			if a != fit || !a.DScan || !a.NoClamp || !a.ScanPass || !a.TransReg || a.C > 16 || a.W > 8 || c.M <= 2048 && 8%a.W != 0 || c.M > 2048 && a.C > 12 {
+			if a != fit || !a.DScan || !a.NoClamp || !a.ScanPass || !a.TransReg || a.C > 16 || a.C < 13 && a.W == 1 || a.W > 8 || c.M <= 2048 && 8%a.W != 0 || c.M > 2048 && c.M <= 3072 && a.C > 12 {
 				t.Errorf("auto at M=%d: %+v, want %+v", c.M, a, fit)
 			}
 		} else if a != s {

@@ -12,8 +12,8 @@ import (
 
 // How the kernel is specialised: small models share a warp between
 // several sequences, larger ones take a warp per sequence (to 512
-// nodes), then a group of 2, 4 or 8 warps per sequence, one group a
-// block (to 3,072 nodes), the largest groups of warps with lean state,
+// nodes), then a group of 2 to 8 warps per sequence, one group a block
+// (to 4,096 nodes), the largest groups of warps with lean state,
 // several groups in a block.
 func ExampleShapeFor() {
 	for _, M := range []int{1, 80, 142, 294, 2940, 4000} {
@@ -30,7 +30,7 @@ func ExampleShapeFor() {
 	// M=142: 2 sequences per warp, 16 threads x 9 nodes each
 	// M=294: 1 sequences per warp, 32 threads x 10 nodes each
 	// M=2940: one sequence per 8 warps, 1 sequences per block, 256 threads x 12 nodes
-	// M=4000: one sequence per 2 warps, 4 sequences per block, 64 threads x 63 nodes
+	// M=4000: one sequence per 8 warps, 1 sequences per block, 256 threads x 16 nodes
 }
 
 // Scoring a batch on the GPU when there is one, as hmm2search --gpu does;

@@ -73,8 +73,9 @@ func ShapeFor(M int) Shape {
 // 2026-11-27, 175 M resident residues): reg16 at M = 100 (870 GCUPS,
 // w1024 814), w1024 at 300, 500 and 1000 (763, 719, 614), leanx at 1500
 // (443; lean64 419), dsmx1 at 2000 and 3000 (324, 295; lean64 224, 213);
-// then (100 M residues) 12-warp blocks and emission cache hints
-// (autoShape).
+// then (100 M residues) 12-warp blocks and emission cache hints, the
+// D chain by a scan, and (2026-11-28) groups of warps with one barrier a
+// row for 384 < M <= 4096 (autoShape).
 const DefaultVariant = "auto"
 
 // Variants are the kernel variants ShapeVariant knows, for benchmarks:
@@ -101,14 +102,18 @@ const DefaultVariant = "auto"
 //	       (wscanN: C <= N, 4 <= N <= 32); auto's above 32 warps
 //	wscanfit  as wscan, with W a power of two (2, 4, 8: whole groups
 //	       fill the 8 warps of 255 registers a multiprocessor holds) and
-//	       C <= 16; auto's for 480 < M <= 3072
+//	       C <= 16
 //	auto0  auto before wscan (2026-11-28), for comparisons
-//	auto   reg16 for M <= 256, w1024 to 1024, leanx to 1536, dsmx1 to
-//	       3072, leanx (groups of 2+ warps) above; w1024's shapes of two
+//	auto   reg16 for M <= 256, w1024 to 384, wscan's shapes to 4096
+//	       (autoWScanShape: one warp of C >= 13, then groups of 2 to 8
+//	       warps, the D pass deferred but with one or four warps of C =
+//	       16), leanx (groups of 2+ warps) above; w1024's shapes of two
 //	       sequences per thread and C >= 13 in blocks of 12 warps with at
-//	       most 168 registers, emissions past L1 for 1024 < M <= 2048,
-//	       the D chain by a scan to M = 512, without the clamps that
-//	       cannot bind and with the scan's final pass to 256 (autoShape)
+//	       most 168 registers, the D chain by a scan to M = 512, without
+//	       the clamps that cannot bind and with the scan's final pass to
+//	       256 (autoShape); auto0's choices above 384 before 2026-11-28:
+//	       w1024 to 1024, leanx to 1536, dsmx1 to 3072, emissions past
+//	       L1 for 1024 < M <= 2048
 //
 // Removed on 2026-11-27 (docs/hmm2search.md, "Fewer variants"): reg,
 // mg16, fast, lean, dsm, dsm4, dsm12 and dsmx, which never won a
@@ -383,20 +388,24 @@ const (
 )
 
 // auto takes autoWScanShape for autoWScanMin < M <= autoWScanMax. H100,
-// 100 M resident residues, kernel GCUPS, auto0 (auto before) / wscan's
-// shapes (docs/hmm2search.md, "Groups of warps with one barrier a
-// row"), 2026-11-28 00:31 and 00:41 UTC: M = 500 847 / 1,024 (one warp,
-// T = 32, C = 16), 600 588 / 656 (2 warps, C = 10), 700 601 / 604 (2,
-// 11), 800 578 / 656 (2, 13), 1000 613 / 693 (2, 16), 1100 486 / 672 (4,
-// 9), 1300 459 / 619 (4, 11), 1500 466 / 676 (4, 12), 2000 356 / 714 (4,
-// 16), 2500 303 / 458 (7, 12; 8 warps of C = 10: 372), 3000 304 / 514 (8,
-// 12), pkinase10 (2,940) 307 / 504; one warp of C = 10 lost at M = 300,
-// 715 / 811. The D pass deferred to the next row (DDefer) gained 1-9 %
-// where C < 16 (600-1500, 2500, 3000), and lost 1-2 % or gained 4 % at C
-// = 16.
+// 100 M resident residues, kernel GCUPS (docs/hmm2search.md, "Groups of
+// warps with one barrier a row"), 2026-11-28 00:49 UTC, auto0 (auto
+// before) / auto's wscan shape: M = 400 879 / 1,076 (one warp, T = 32, C
+// = 13), 450 838 / 1,133 (C = 15), 500 853 / 1,032 (C = 16), 600 593 /
+// 678 (2 warps, C = 10), 800 581 / 678 (2, 13), 1000 616 / 726 (2, 16),
+// 1500 454 / 696 (4, 12), 2000 347 / 718 (4, 16), 2100 333 / 443 (6,
+// 11), 2300 342 / 469 (6, 12), 2500 325 / 474 (7, 12), 2700 310 / 489
+// (8, 11), 3000 311 / 522 (8, 12), 3500 289 / 575 (8, 14), 4000 269 /
+// 582 (8, 16), pkinase10 (2,940) 307 / 508. One warp of C = 10 lost at M
+// = 300 (715 / 811, 00:31 UTC), so auto starts at C = 13. Eight warps of
+// C = 9-10 lost to 5-7 warps of C = 11-12 at 2100-2500 (362-374 /
+// 443-474), hence C <= 12 above 2,048. The D pass deferred to the next
+// row (DDefer) gained 1-9 % at every C < 16 measured and with 2 or 8
+// warps of C = 16 (1000: 698 / 726, 4000: 534 / 582), and lost 1-2 % with
+// one or four warps of C = 16 (500, 2000, in two calls each).
 const (
-	autoWScanMin = 480  // (C = 16 on one warp above)
-	autoWScanMax = 3072 // (8 warps of C = 12)
+	autoWScanMin = 384  // (C >= 13 on one warp above)
+	autoWScanMax = 4096 // (8 warps of C = 16)
 )
 
 // autoShape is auto's shape: the fastest measured per M
@@ -410,15 +419,15 @@ func autoShape(M int) Shape {
 
 // autoWScanShape is auto's wscan shape for M nodes: one warp to M = 512,
 // then 2 or 4 warps (one, two or four groups fill the 8 warps of 255
-// registers a multiprocessor holds) with C <= 16 to 2,048, then W warps
-// of C <= 12 (at 2,500 seven warps of C = 12 beat eight of C = 10 by 23
-// %); the D pass deferred (DDefer) where C < 16.
+// registers a multiprocessor holds) with C <= 16 to 2,048, W warps of C
+// <= 12 to 3,072, 8 warps of C <= 16 to 4,096; the D pass deferred
+// (DDefer) except with one or four warps of C = 16, where it lost.
 func autoWScanShape(M int) Shape {
 	s := wscanFitShape(M)
-	if M > 2048 {
+	if M > 2048 && M <= 3072 {
 		s = wscanShape(M, 12)
 	}
-	s.DDefer = s.C < maxNodesPerThreadWarp
+	s.DDefer = !(s.C == maxNodesPerThreadWarp && (s.W == 1 || s.W == 4))
 	return s
 }
 
