@@ -13,6 +13,10 @@ import (
 // viterbi.cu's header and docs/hmm2search.md ("The D chain by a scan")
 // give the argument. The conditions are those of the FP32 bound they
 // came from (removed, docs/hmm2search.md "FP32 cells"), less its range.
+// They are conditions on the whole row (every node's scores, the D->D
+// sum of all nodes), so they hold however many warps share a row: the
+// multi-warp scan composes the warps' maps with the same sums, grouped
+// differently (viterbi.cu, "The scan in groups of several warps").
 
 // scanScoreMax is the largest score magnitude ScanMaxLen accepts (2^24):
 // sums of a few of them and of clamped cells stay far from wrapping.

@@ -82,9 +82,9 @@
 // could alias a table entry for all it knows). The passes load a tile of
 // sources before storing its cells, for the same reason.
 //
-// D chain by a scan (DSCAN, one-warp shapes without LEAN; auto's choice
-// to M = 512). Where no sum can wrap (every score finite and within
-// 2^24, same-row scores <= 0, real values far from 2^31: ScanMaxLen,
+// D chain by a scan (DSCAN, shapes without LEAN and one group a block;
+// auto's choice to M = 4096). Where no sum can wrap (every score finite
+// and within 2^24, same-row scores <= 0, real values far from 2^31: ScanMaxLen,
 // scanbound.go; the host sends other models and longer targets to the
 // build with D passes) the chain may be regrouped: a chunk maps its
 // incoming D to out = max(A, in + B), A = max(pass 0's last D, new
@@ -103,13 +103,40 @@
 // an H100 and was removed after commit 3cb07fb: docs/hmm2search.md, "FP32
 // cells".)
 //
-// The scan's final pass (SCANPASS, with DSCAN; auto's to M = 128). The
-// scan gives each rank its true incoming D(k0-1) (the composed maps are
+// The scan in groups of several warps (DSCAN with W > 1, one group a
+// block; auto's for 512 < M <= 4096). Each warp scans its ranks' maps
+// as above, rank 0 of a later warp mapping the warp's input X (its first
+// D, whose source lies in the previous warp) to its last D. Lane 31
+// publishes the warp's map (A, B) from X to its last D and, with the next
+// warp's first M->D and D->D scores folded in, its map (P, Q) from X to
+// the next warp's X, with its last new M and I and its E maximum, in
+// row-parity slots; one barrier; then every thread composes the maps of
+// the warps before its own (X = -INFTY for warp 0, whose rank 0 starts
+// from D(0)), which gives its warp's X and the previous warp's last D
+// (rank 0's incoming D, and its D(k0-1) for the next row). The sums are
+// the one-warp scan's, regrouped over the whole row: ScanMaxLen bounds
+// the D->D sum of all nodes, so no regrouped sum wraps here either.
+// Before, multi-warp groups paid a barrier for the exchange and one a
+// vote of the D passes.
+//
+// The D pass deferred (DDEFER, with SCANPASS). The scan's final pass is
+// run slot by slot inside the next row's M loop, which needs D(i-1, k-1)
+// at node k anyway: each thread keeps the row's incoming D and M->D
+// sources (src) and recomputes D(k) = max(D(k-1) + tdd, src(k)) just
+// before src(k) is replaced, and the neighbour's last D is the scan's
+// composed value. The same sums and maxima as SCANPASS, no D array, and
+// the chain overlaps the M and I cells. Row 0's D cells come from
+// -INFTY sources and D->D scores <= 0 (tdd into node 1 is -INFTY), so
+// they are -INFTY as HMMER2's.
+//
+// The scan's final pass (SCANPASS, with DSCAN; auto's to M = 256 and
+// from 385 to 4096). The scan gives each rank its true incoming D(k0-1)
+// (the composed maps are
 // exact where no sum wraps), so one pass of HMMER2's own recurrence from
 // it, D(k) = max(D(k-1) + tdd, source), yields the row's D cells: one
 // add-max a cell instead of an addition and a maximum with pass 0's value.
 //
-// No clamps that cannot bind (NOCLAMP, with DSCAN; auto's to M = 128).
+// No clamps that cannot bind (NOCLAMP, with DSCAN; as SCANPASS).
 // HMMER2 clamps the M, I and D cells and the N, B, J and C states at
 // -INFTY; where the model's scores are bounded (ScanMaxLen) and the
 // target is short enough that low = nmove + min(0, L*nloop) + min bsc +
@@ -125,7 +152,7 @@
 // Compile-time parameters: T, W, C, EXTRA, NS, KP (residue codes), BLOCK,
 // TRANS_SHARED, EMIS_SHARED (tables copied to shared memory or read from
 // global memory through the read-only cache), TRANS_REG, NGRP, DEXIT, LEAN,
-// DSHARED, DSCAN, SCANPASS, NOCLAMP, MINBLOCKS (a register cap through __launch_bounds__)
+// DSHARED, DSCAN, SCANPASS, DDEFER, NOCLAMP, MINBLOCKS (a register cap through __launch_bounds__)
 // and EMIS_HINT (cache hints for emissions in global memory): MINBLOCKS
 // and EMIS_HINT change where values live, never a value.
 
