@@ -225,6 +225,8 @@ const nextBytes = 8
 // With the scan (Shape.DScan) the first long blocks (those holding a
 // target longer than scanMax, longBlocks) go to the build with D passes
 // and the rest to the scan's; next holds a zeroed counter for each.
+// Each build gets its own shape's shared memory (a multi-warp scan build
+// has more exchange slots than its build with D passes).
 func (k *Kernel) launch(st *cuda.Stream, layout *gpudb.Device, next, out *cuda.Buffer, long int) error {
 	run := func(fn *cuda.Function, s Shape, first, n int, counter cuda.DevicePtr) error {
 		if n <= 0 {
