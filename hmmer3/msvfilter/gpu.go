@@ -77,6 +77,10 @@ type GPU struct {
 	// longNodesFor) beside the others; 0 picks the length (longRowsFor),
 	// < 0 keeps one launch.
 	LongRows, LongNodes int
+	// SegRows segments the MSV pass's long targets (segment.go): undecided
+	// targets longer than it run a warp each, cut into 32 segments; 0
+	// picks (segRowsFor), < 0 none.
+	SegRows int
 	// Pass is the size of the last MSV pass Scores ran (the targets SSV
 	// left undecided), for benchmarks: the host knows it before the
 	// launch.
@@ -300,6 +304,9 @@ func (s gpuShape) defines() string {
 	if s.Spec > 0 {
 		d += fmt.Sprintf("#define MSV_SPEC %d\n", s.Spec%2)
 	}
+	if s.T == 1 {
+		d += fmt.Sprintf("#define MSV_SEG_WARM %d\n", s.segWarm())
+	}
 	return d
 }
 
@@ -331,7 +338,11 @@ func (g *GPU) kernel(s gpuShape) (*nvrtc.Kernels, error) {
 	if err != nil {
 		return nil, err
 	}
-	for name, shared := range map[string]int{"ssv_kernel": s.ssvSharedBytes(), "msv_kernel": s.msvSharedBytes()} {
+	shared := map[string]int{"ssv_kernel": s.ssvSharedBytes(), "msv_kernel": s.msvSharedBytes()}
+	if s.T == 1 {
+		shared["msv_seg_kernel"] = s.msvSharedBytes()
+	}
+	for name, shared := range shared {
 		f, err := k.Function(name)
 		if err != nil {
 			return nil, err
@@ -700,7 +711,7 @@ func (g *GPU) prepare(ln *gpudb.Lane, k *nvrtc.Kernels, s gpuShape, name string,
 	}
 	a := &q.args
 	a.Buffer(bp).Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).Buffer(q.next)
-	if name == "msv_kernel" {
+	if name != "ssv_kernel" { // msv_kernel, msv_seg_kernel
 		bj, err := ln.Upload("tjbm", tjbm)
 		if err != nil {
 			return nil, err

@@ -1,0 +1,137 @@
+package msvfilter
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/hmmgo/hmmgo/alphabet"
+	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
+	"github.com/hmmgo/hmmgo/internal/testmodels"
+)
+
+// TestMSVSegmentedOnCPU runs msv_seg_kernel (every non-empty target
+// segmented, whatever its length) on the CPU shim for models of 1 to 47
+// nodes, with xB guessed and chained, one and two rows a step: every
+// score must be DPScore's bit for bit. The targets run from 1 to 5,000
+// residues (every remainder mod 4 and mod 32, lengths around the warm-up
+// and the segments), with hits spread over a long target so that xB
+// rises in one segment and lifts later ones (the J state across
+// segments), hits that overflow late in a target, a high-bias profile
+// where HMMER's cap binds on xB, and chainProfile's rising xB.
+func TestMSVSegmentedOnCPU(t *testing.T) {
+	amino := alphabet.New(alphabet.Amino)
+	Ms := []int{1, 2, 5, 10, 11, 16, 20, 24, 25, 31, 32, 47}
+	if testing.Short() {
+		Ms = []int{1, 10, 24}
+	}
+	for n, M := range Ms {
+		t.Run(fmt.Sprint("M=", M), func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewSource(int64(71 + n)))
+			Kp := amino.Kp
+			var om *oprofile.MSVProfile
+			if n%2 == 0 {
+				om = randomProfile(rng, M, Kp)
+			} else {
+				h := testmodels.RandomHMM(rng, amino, M)
+				o := oprofile.Convert(profile.Config(h, profile.NewBackground(amino), 100), h)
+				om = &o.MSV
+			}
+			h := testmodels.RandomHMM(rng, amino, M)
+			real := &oprofile.Convert(profile.Config(h, profile.NewBackground(amino), 100), h).MSV
+			high := highBiasProfile(rng, M, Kp)
+			chain, chainDsqs := chainProfile(rng, M, Kp)
+			s := shapeForNodes(M, Kp, M)
+			shapes := []gpuShape{s}
+			if n%3 == 0 {
+				// One row a step with xB chained (MSV_SPEC off).
+				r := s
+				r.MRows, r.Spec = 1, 2
+				shapes = append(shapes, r)
+			}
+			for _, s := range shapes {
+				checkShimSeg(t, s, om, Kp, segTargets(rng, om, Kp), s.segWarm())
+				checkShimSeg(t, s, real, Kp, segTargets(rng, real, Kp), s.segWarm())
+				checkShimSeg(t, s, high, Kp, msvTargets(rng, high, Kp), s.segWarm())
+				checkShimSeg(t, s, chain, Kp, chainDsqs, s.segWarm())
+			}
+		})
+	}
+}
+
+// segTargets are TestMSVSegmentedOnCPU's targets for profile om:
+// msvTargets, lengths around the segments' word and warp sizes, and
+// long targets with a few hits of parts of the model spread over them
+// (and, in some, one of the whole model near the end).
+func segTargets(rng *rand.Rand, om *oprofile.MSVProfile, Kp int) [][]byte {
+	M := om.M
+	random := func(L int) []byte {
+		d := make([]byte, L)
+		for i := range d {
+			d[i] = byte(rng.Intn(20))
+			if rng.Intn(50) == 0 {
+				d[i] = byte(rng.Intn(Kp))
+			}
+		}
+		return d
+	}
+	dsqs := msvTargets(rng, om, Kp)
+	for _, L := range []int{31, 32, 33, M + 3, 4*M + 1, 63, 64, 65, 127, 128, 129, 130, 255, 256, 257, 258, 400 + rng.Intn(400), 5000} {
+		dsqs = append(dsqs, random(L))
+	}
+	for range 12 {
+		L := 300 + rng.Intn(3000)
+		d := random(L)
+		for range 1 + rng.Intn(6) {
+			from := 1 + rng.Intn(M)
+			to := min(M, from+rng.Intn(12))
+			at := rng.Intn(L - (to - from + 1))
+			for k := from; k <= to; k++ {
+				d[at+k-from] = consensus(om, k)
+			}
+		}
+		if rng.Intn(3) == 0 && L > M {
+			at := L - M - rng.Intn(L/4)
+			for k := 1; k <= M; k++ {
+				d[at+k-1] = consensus(om, k)
+			}
+		}
+		dsqs = append(dsqs, d)
+	}
+	return dsqs
+}
+
+// checkShimSeg runs msv_seg_kernel of shape s on the CPU over the
+// non-empty dsqs, segmented with warm rows before each segment, and
+// fails on any score that is not DPScore's.
+func checkShimSeg(t *testing.T, s gpuShape, om *oprofile.MSVProfile, Kp int, dsqs [][]byte, warm int) {
+	t.Helper()
+	var idx []int
+	for i, d := range dsqs {
+		if len(d) > 0 {
+			idx = append(idx, i)
+		}
+	}
+	got := shimMSVKernel(t, s, 2, om, Kp, dsqs, idx, gpudb.PackSegments(dsqs, idx, warm))
+	bad := 0
+	for _, i := range idx {
+		p := *om
+		p.TJB = om.TJBFor(len(dsqs[i]))
+		score := float32(math.Inf(1))
+		if got[i] != 0xffff {
+			score = finalScore(int(got[i]), &p)
+		}
+		if want := DPScore(dsqs[i], &p); math.Float32bits(score) != math.Float32bits(want) {
+			if bad++; bad <= 3 {
+				t.Errorf("M=%d bias %d %+v warm %d: target %d (L=%d): segmented %v (xJ %d), DPScore %v", om.M, om.Bias, s, warm, i, len(dsqs[i]), score, got[i], want)
+			}
+		}
+	}
+	if bad > 3 {
+		t.Errorf("M=%d %+v: %d of %d targets differ", om.M, s, bad, len(idx))
+	}
+}
