@@ -91,8 +91,9 @@ type GPU struct {
 	Repeat int
 }
 
-// PassSize is an MSV pass's work: targets, their residues, the longest.
-type PassSize struct{ Targets, Residues, Longest int }
+// PassSize is an MSV pass's work: targets, their residues, the longest;
+// Segmented, how many of the targets ran segmented (segment.go).
+type PassSize struct{ Targets, Residues, Longest, Segmented int }
 
 // passSize measures the pass over the targets idx.
 func passSize(dsqs [][]byte, idx []int) PassSize {

@@ -79,6 +79,9 @@ func (g *GPU) segmentLong(M int, dsqs [][]byte, rest []int) (seg, others []int) 
 // kernels k), and sets their scores in out.
 func (g *GPU) msvPassSegmented(k *nvrtc.Kernels, ms gpuShape, om *oprofile.MSVProfile, Kp int, db *gpudb.DB, seg, others []int, tjbm []byte, cost func(x, node int) int16, scalars []int32, out []float32) error {
 	n := len(db.Dsqs)
+	g.mu.Lock()
+	g.Pass.Segmented = len(seg)
+	g.mu.Unlock()
 	ss := g.segShape(ms, om.M, Kp)
 	ks, err := g.kernel(ss)
 	if err != nil {
