@@ -6,7 +6,7 @@
 #   CGO_ENABLED=0 go test -c -trimpath -ldflags="-s -w" -o $d/msvfilter.test ./hmmer3/msvfilter
 #   cp bench/gpu/msvlane.sh $d/run.sh
 # then on the GPU host, from the repository root, with .dev/msvlane carried:
-#   V=auto,auto+g256,... bash .dev/msvlane/run.sh
+#   MS=10,16 V=auto,auto+g0,... bash .dev/msvlane/run.sh
 set -u
 R=$(pwd); O=${OUT:-/tmp/msvlane}; L=$O/logs; mkdir -p $L
 export HMMGO_KERNEL_CACHE=/tmp/msvlane-kc
@@ -15,7 +15,7 @@ date -u; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,n
 cd hmmer3/msvfilter
 MS=${MS:-10,16,20,24,25,32}
 V=${V:-auto,auto+g256,auto+g512,auto+g1024}
-left() { echo $(( $1 < 234-SECONDS ? $1 : 234-SECONDS )); }
+left() { echo $(( $1 < 226-SECONDS ? $1 : 226-SECONDS )); }
 tput() { # residues, timeout
   HMMGO_GPU_BENCH=$1 HMMGO_GPU_BENCH_M=$MS HMMGO_GPU_BENCH_REPEAT=auto HMMGO_GPU_BENCH_MSV=0 HMMGO_GPU_BENCH_PASS=1 HMMGO_SSV_VARIANTS=$V \
     timeout $(left $2) $B -test.v -test.run 'TestGPUThroughput$' -test.timeout 300s > $L/tput-$1.log 2>&1
@@ -25,8 +25,15 @@ tput() { # residues, timeout
   grep -E '^pass' $L/tput-$1.log | awk '{print $2, $3, $4, $7, $10, $11}'
   grep -E 'FAIL|panic|scores' $L/tput-$1.log | head -5
 }
+[ -d $R/.dev/msvlane/kc ] && cp -r $R/.dev/msvlane/kc $HMMGO_KERNEL_CACHE # a kernel cache of an earlier call, if carried
 tput 100000000 60
 tput 175000000 70
-timeout $(left 200) $B -test.v -test.run 'TestGPUMatchesCPU$|TestGPUConcurrentLaunches$' -test.timeout 300s > $L/match.log 2>&1
-echo "match rc=$? at ${SECONDS}s"; grep -E '^(--- |ok|FAIL|PASS)|differ|gpu_test|panic' $L/match.log | head -20
+match() { # tests, timeout
+  timeout $(left $2) $B -test.v -test.run "$1" -test.timeout 300s > $L/match-$2.log 2>&1
+  echo "match $1 rc=$? at ${SECONDS}s"; grep -E '^(--- |ok|FAIL|PASS)|differ|gpu_test|panic' $L/match-$2.log | head -20
+}
+match 'TestGPUMatchesCPUSegmented$' 120
+match 'TestGPUMatchesCPU$|TestGPUConcurrentLaunches$' 200
+# The kernel cache for the next call (carried back as .dev/msvlane/kc).
+du -sm $HMMGO_KERNEL_CACHE; [ $(du -sm $HMMGO_KERNEL_CACHE | cut -f1) -lt 40 ] && cp -r $HMMGO_KERNEL_CACHE $O/kc
 echo "== done ${SECONDS}s"

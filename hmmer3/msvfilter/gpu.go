@@ -79,8 +79,9 @@ type GPU struct {
 	LongRows, LongNodes int
 	// SegRows segments the MSV pass's long targets (segment.go): undecided
 	// targets longer than it run a warp each, cut into 32 segments; 0
-	// picks (segRowsFor), < 0 none.
-	SegRows int
+	// picks (segRowsFor: the SegTargets longest, 0: segTargetsFor), < 0
+	// none.
+	SegRows, SegTargets int
 	// Pass is the size of the last MSV pass Scores ran (the targets SSV
 	// left undecided), for benchmarks: the host knows it before the
 	// launch.

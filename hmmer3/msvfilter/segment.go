@@ -42,25 +42,70 @@ func (g *GPU) segShape(ms gpuShape, M, Kp int) gpuShape {
 	return g.msvOptions(s)
 }
 
-// segRows is the length past which an undecided target of a pass is
-// segmented, or 0 for none: GPU.SegRows if set, else segRowsFor.
-func (g *GPU) segRows(M int) int {
+// segMinRows is the shortest target the default segments: below it a
+// warp's rows are mostly warm-up.
+const segMinRows = 128
+
+// segTargetsFor is how many of a pass's longest targets the default
+// segments on a device of sms multiprocessors: about the warps it runs
+// at once, 32 a multiprocessor (ncu: msv_kernel at T = 1 keeps 4 blocks
+// of 8 warps an SM, register-bound; docs/BENCHMARKS.md, "The MSV pass on
+// large databases"), so the segmented targets take one wave. Measured
+// on an H100 (docs/BENCHMARKS.md, "The MSV pass's long targets cut over
+// a warp's lanes"): at M = 10..32 on 100 M and 175 M residues the best
+// of fixed lengths 200, 400, 800 and 1600 segmented 1,500-4,700
+// targets in most passes; 11,000-104,000 (length 200 or 400 on the
+// larger passes) lengthened them by up to 2.4x, the segments' warm-up
+// and repeated rows being work the device has to do.
+func segTargetsFor(sms int) int { return 32 * sms }
+
+// segRowsFor is the default segmentation length for the pass's targets
+// rest: the least length, at least segMinRows, past which at most n of
+// them are (a histogram of their lengths: the pass may hold a million
+// targets, too many to sort on the host for each query).
+func segRowsFor(dsqs [][]byte, rest []int, n int) int {
+	longest := 0
+	for _, i := range rest {
+		longest = max(longest, len(dsqs[i]))
+	}
+	if longest <= segMinRows {
+		return segMinRows
+	}
+	count := make([]int32, longest-segMinRows+1) // count[L-segMinRows]: targets of length L
+	for _, i := range rest {
+		if L := len(dsqs[i]); L >= segMinRows {
+			count[L-segMinRows]++
+		}
+	}
+	rows, above := longest, 0
+	for rows > segMinRows && above+int(count[rows-segMinRows]) <= n {
+		above += int(count[rows-segMinRows])
+		rows--
+	}
+	return rows
+}
+
+// segRows is the length past which an undecided target of the pass rest
+// is segmented, or 0 for none: GPU.SegRows if set, else segRowsFor with
+// GPU.SegTargets (0: segTargetsFor).
+func (g *GPU) segRows(M int, dsqs [][]byte, rest []int) int {
 	if M > segMaxM || g.SegRows < 0 {
 		return 0
 	}
 	if g.SegRows > 0 {
 		return g.SegRows
 	}
-	return segRowsFor(M)
+	n := g.SegTargets
+	if n <= 0 {
+		n = segTargetsFor(g.ctx.Device().Multiprocessors)
+	}
+	return segRowsFor(dsqs, rest, n)
 }
-
-// segRowsFor is the default segmentation length: none yet.
-func segRowsFor(M int) int { return 0 }
 
 // segmentLong divides the undecided targets rest into those the pass
 // segments and the others, both in rest's order.
 func (g *GPU) segmentLong(M int, dsqs [][]byte, rest []int) (seg, others []int) {
-	rows := g.segRows(M)
+	rows := g.segRows(M, dsqs, rest)
 	if rows <= 0 {
 		return nil, rest
 	}

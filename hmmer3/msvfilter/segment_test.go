@@ -135,3 +135,35 @@ func checkShimSeg(t *testing.T, s gpuShape, om *oprofile.MSVProfile, Kp int, dsq
 		t.Errorf("M=%d %+v: %d of %d targets differ", om.M, s, bad, len(idx))
 	}
 }
+
+// TestSegRowsFor checks the default segmentation length against its
+// definition: at most n targets longer, and either segMinRows or more
+// than n targets at least as long.
+func TestSegRowsFor(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for _, size := range []int{0, 1, 10, 1000, 20000} {
+		dsqs := make([][]byte, size)
+		var rest []int
+		for i := range dsqs {
+			dsqs[i] = make([]byte, int(math.Exp(rng.NormFloat64()*0.8+5.7)))
+			if rng.Intn(3) > 0 {
+				rest = append(rest, i)
+			}
+		}
+		for _, n := range []int{0, 1, 5, 100, 4224, 1 << 20} {
+			rows := segRowsFor(dsqs, rest, n)
+			above, atLeast := 0, 0
+			for _, i := range rest {
+				if len(dsqs[i]) > rows {
+					above++
+				}
+				if len(dsqs[i]) >= rows {
+					atLeast++
+				}
+			}
+			if rows < segMinRows || above > n || (rows > segMinRows && atLeast <= n) {
+				t.Errorf("%d targets, n = %d: length %d, %d longer, %d at least as long", len(rest), n, rows, above, atLeast)
+			}
+		}
+	}
+}
