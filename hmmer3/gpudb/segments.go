@@ -17,7 +17,9 @@ import (
 // [warm + s*seg, warm + (s+1)*seg), starts. Every slot's rows past the
 // target's end are padding, as in any block; the block's padded length
 // is warm + seg, whatever the slots hold. The table's seq entries are
-// the target's number in every slot.
+// the target's number in every slot, and its count is -1: the mark of a
+// segmented block. A layout may go on with plain blocks of one thread a
+// target (Pack's), so that one launch runs a whole pass.
 
 // SegLanes is the segments a target is cut into: a warp's lanes.
 const SegLanes = 32
@@ -44,9 +46,13 @@ func segments(dsqs [][]byte, idx []int, warm int) []entry {
 	return es
 }
 
+// segmentedBlock is the count a segmented block's table entry holds.
+const segmentedBlock = 0xffffffff // -1 as the kernels' int
+
 // planSegments is the segmented layout of targets idx, in idx's order,
-// a warp block each.
-func planSegments(dsqs [][]byte, idx []int, warm int) *layoutPlan {
+// a warp block each, then the plain layout of targets others (for one
+// thread a target: planLayout's blocks, offsets shifted).
+func planSegments(dsqs [][]byte, idx, others []int, warm int) *layoutPlan {
 	if warm < 0 || warm%4 != 0 {
 		panic(fmt.Sprintf("gpudb: warm rows %d, want a multiple of 4", warm))
 	}
@@ -58,22 +64,38 @@ func planSegments(dsqs [][]byte, idx []int, warm int) *layoutPlan {
 		putBlock(blk, pl.group(b), SegLanes, pl.offs[b])
 		rows := warm + SegmentLen(len(dsqs[i]), warm)
 		binary.LittleEndian.PutUint32(blk[256:], uint32(rows))
+		binary.LittleEndian.PutUint32(blk[260:], segmentedBlock)
 		pl.offs[b+1] = pl.offs[b] + rows*SegLanes
 	}
+	if len(others) == 0 {
+		return pl
+	}
+	plain := planLayout(whole(dsqs, others), 1)
+	base := pl.offs[nb]
+	for b := 0; b < plain.nb; b++ {
+		blk := plain.table[b*BlockBytes : (b+1)*BlockBytes]
+		binary.LittleEndian.PutUint64(blk[264:], uint64(base+plain.offs[b]))
+		pl.offs = append(pl.offs, base+plain.offs[b+1])
+	}
+	pl.table = append(pl.table, plain.table...)
+	pl.order = append(pl.order, plain.order...)
+	pl.nb += plain.nb
 	return pl
 }
 
 // PackSegments lays out targets idx of dsqs segmented (a warp block
-// each, in idx's order) with warm rows before each segment: the host
-// counterpart of DB.Segments.
-func PackSegments(dsqs [][]byte, idx []int, warm int) *Packed {
-	return packPlan(nil, dsqs, planSegments(dsqs, idx, warm))
+// each, in idx's order) with warm rows before each segment, then targets
+// others plainly for one thread a target: the host counterpart of
+// DB.Segments.
+func PackSegments(dsqs [][]byte, idx, others []int, warm int) *Packed {
+	return packPlan(nil, dsqs, planSegments(dsqs, idx, others, warm))
 }
 
-// Segments plans the segmented layout of targets idx (database
-// numbers), as Subset plans a plain one: packed on the launch's lane.
-func (db *DB) Segments(idx []int, warm int) (*Subset, error) {
-	pl := planSegments(db.Dsqs, idx, warm)
+// Segments plans the segmented layout of targets idx, then the plain one
+// of targets others (database numbers), as Subset plans a plain one:
+// packed on the launch's lane.
+func (db *DB) Segments(idx, others []int, warm int) (*Subset, error) {
+	pl := planSegments(db.Dsqs, idx, others, warm)
 	if hostPacking() {
 		return &Subset{host: packPlan(nil, db.Dsqs, pl)}, nil
 	}

@@ -497,6 +497,70 @@ __device__ __forceinline__ void msv_walk(const u32* words, int S, int g, bool ac
     }
 }
 
+// msv_block runs msv_kernel's program over the targets of one warp
+// block (thread t of the T of slot g) and writes their results.
+__device__ __forceinline__ void msv_block(const Block* blk, const unsigned char* res, const int* tjbm, int g, int t,
+                                          const u32* myprof, const int* bestRow, u32 capBv, int bias, int base, int tec,
+                                          unsigned short* out)
+{
+    const int S = 32 / T;
+    const bool active = g < blk->nseq;
+    const int seq = active ? blk->seq[g] : 0;
+    const int tjbm_g = active ? tjbm[seq] : 0;
+    const u32* words = (const u32*)(res + blk->off);
+
+    u32 w[NW];
+#pragma unroll
+    for (int j = 0; j < NW; j++) w[j] = 0;
+
+    // Each row waits for the previous row's xB, so whatever sits on
+    // that chain is paid on every row of the longest target: this
+    // pass runs on few targets (those SSV leaves undecided), and its
+    // time is that target's rows times the chain. What keeps the
+    // chain short:
+    // - The special states fold into one running max. With e a row's
+    //   best cell and K = tec + tjbm, HMMER's xJ = max(xJ, e - tec, 0)
+    //   and xB = max(max(base, xJ) - tjbm, 0) give xB' = max(xB,
+    //   e - K) (xB starts at max(base - tjbm, 0) >= -tjbm), and the
+    //   final xJ is max(max over rows of e - tec, 0): xJ is never
+    //   needed along the way. Overflow (some e + bias >= 255) is that
+    //   same max of e, also off the chain. Padding rows (after a
+    //   target's end) have every cell 0, so e = 0 changes neither.
+    // - xB, e and their maxima are 16-bit pairs with both halves
+    //   equal, so that the chain is DPX operations only.
+    // - Residues load MSV_PF words ahead, and row maxima are trees.
+    // - No saturation at 255 in the cells. HMMER's cell is
+    //   min(max(u, xB) + bias, 255) - cost, clipped at 0, with u the
+    //   previous row's cell on the diagonal. Until the first row
+    //   whose best cell e has e + bias >= 255 (overflow: the result
+    //   is then 0xffff whatever follows) every u has u + bias < 255,
+    //   so the cap can bind only on xB: with xBc = min(xB,
+    //   255 - bias) the cell is max(max(u, xBc) + bias - cost, 0),
+    //   one DPX add-max on a profile of bias - cost. Every row up to
+    //   and including the first overflow is then HMMER's; after it,
+    //   cells may exceed 255 (and wrap past 32767 to below 0, where
+    //   the clip at 0 takes them), but the max of e only grows, so
+    //   the overflow stands.
+    // - With MSV_XB_APART, xB enters a row's max apart from the
+    //   cells: with h_k(y) = max(y + bias - cost_k, 0), nondecreasing
+    //   in y, a cell is h_k(max(u_k, xBc)) = max(h_k(u_k), h_k(xBc)),
+    //   so the row's max is the max of h_k(u_k), which needs no xB,
+    //   and of h_k(xBc) over k, which is h at the row's best
+    //   bias - cost: one step after xB. That costs one more DPX
+    //   instruction per cell pair, which pays only while a thread's
+    //   nodes are few (T <= 4, M < 96; measured 13-16% slower at
+    //   M = 800 and 2405, 20-35% faster at M <= 50).
+    const int K = tec + tjbm_g;
+    const u32 negKv = pair16(-K);
+    MsvState st;
+    st.xBv = pair16(max(base - tjbm_g, 0));
+    st.xBc = __viaddmin_s16x2(st.xBv, 0u, capBv);
+    st.eKm = negKv; // max over rows of e - K (e >= 0)
+    msv_walk(words, S, g, active, 0, blk->maxLen, myprof, bestRow, t, K, negKv, capBv, w, st);
+    const int emax = (short)(st.eKm & 0xffff) + K;
+    if (t == 0 && active) out[seq] = emax + bias >= 255 ? 0xffffu : (unsigned short)max(emax - tec, 0);
+}
+
 // MSV: the full program with the J state, for the targets SSV leaves
 // undecided. prof holds bias - cost pairs (MSV_ROWS tables, as
 // ssv_kernel's) and each residue's best bias - cost (host:
@@ -524,69 +588,13 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
     for (;;) {
         const int b = claim_block(next, lane);
         if (b >= nblocks) return;
-        const Block* blk = &blocks[b];
-        const int S = 32 / T;
-        const bool active = g < blk->nseq;
-        const int seq = active ? blk->seq[g] : 0;
-        const int tjbm_g = active ? tjbm[seq] : 0;
-        const u32* words = (const u32*)(res + blk->off);
-
-        u32 w[NW];
-#pragma unroll
-        for (int j = 0; j < NW; j++) w[j] = 0;
-
-        // Each row waits for the previous row's xB, so whatever sits on
-        // that chain is paid on every row of the longest target: this
-        // pass runs on few targets (those SSV leaves undecided), and its
-        // time is that target's rows times the chain. What keeps the
-        // chain short:
-        // - The special states fold into one running max. With e a row's
-        //   best cell and K = tec + tjbm, HMMER's xJ = max(xJ, e - tec, 0)
-        //   and xB = max(max(base, xJ) - tjbm, 0) give xB' = max(xB,
-        //   e - K) (xB starts at max(base - tjbm, 0) >= -tjbm), and the
-        //   final xJ is max(max over rows of e - tec, 0): xJ is never
-        //   needed along the way. Overflow (some e + bias >= 255) is that
-        //   same max of e, also off the chain. Padding rows (after a
-        //   target's end) have every cell 0, so e = 0 changes neither.
-        // - xB, e and their maxima are 16-bit pairs with both halves
-        //   equal, so that the chain is DPX operations only.
-        // - Residues load MSV_PF words ahead, and row maxima are trees.
-        // - No saturation at 255 in the cells. HMMER's cell is
-        //   min(max(u, xB) + bias, 255) - cost, clipped at 0, with u the
-        //   previous row's cell on the diagonal. Until the first row
-        //   whose best cell e has e + bias >= 255 (overflow: the result
-        //   is then 0xffff whatever follows) every u has u + bias < 255,
-        //   so the cap can bind only on xB: with xBc = min(xB,
-        //   255 - bias) the cell is max(max(u, xBc) + bias - cost, 0),
-        //   one DPX add-max on a profile of bias - cost. Every row up to
-        //   and including the first overflow is then HMMER's; after it,
-        //   cells may exceed 255 (and wrap past 32767 to below 0, where
-        //   the clip at 0 takes them), but the max of e only grows, so
-        //   the overflow stands.
-        // - With MSV_XB_APART, xB enters a row's max apart from the
-        //   cells: with h_k(y) = max(y + bias - cost_k, 0), nondecreasing
-        //   in y, a cell is h_k(max(u_k, xBc)) = max(h_k(u_k), h_k(xBc)),
-        //   so the row's max is the max of h_k(u_k), which needs no xB,
-        //   and of h_k(xBc) over k, which is h at the row's best
-        //   bias - cost: one step after xB. That costs one more DPX
-        //   instruction per cell pair, which pays only while a thread's
-        //   nodes are few (T <= 4, M < 96; measured 13-16% slower at
-        //   M = 800 and 2405, 20-35% faster at M <= 50).
-        const int K = tec + tjbm_g;
-        const u32 negKv = pair16(-K);
-        MsvState st;
-        st.xBv = pair16(max(base - tjbm_g, 0));
-        st.xBc = __viaddmin_s16x2(st.xBv, 0u, capBv);
-        st.eKm = negKv; // max over rows of e - K (e >= 0)
-        msv_walk(words, S, g, active, 0, blk->maxLen, myprof, bestRow, t, K, negKv, capBv, w, st);
-        const int emax = (short)(st.eKm & 0xffff) + K;
-        if (t == 0 && active) out[seq] = emax + bias >= 255 ? 0xffffu : (unsigned short)max(emax - tec, 0);
+        msv_block(&blocks[b], res, tjbm, g, t, myprof, bestRow, capBv, bias, base, tec, out);
     }
 }
 
 #if T == 1
-// msv_seg_kernel is msv_kernel's program for long targets, one target a
-// warp: the target is cut into 32 segments (host: gpudb.Segments), lane
+// msv_seg_block is msv_kernel's program for a long target on a whole
+// warp (a segmented block of msv_seg_kernel): the target is cut into 32 segments (host: gpudb.Segments), lane
 // s walking segment s, so the warp walks about 1/32 of the target's
 // rows a round instead of all of them. A segment's true entering state
 // (the cells and xB after the row before it) is not known until the
@@ -623,6 +631,68 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
 #ifndef MSV_SEG_WARM
 #define MSV_SEG_WARM 0
 #endif
+__device__ __forceinline__ void msv_seg_block(const Block* blk, const unsigned char* res, const int* tjbm, int lane,
+                                              const u32* sprof, const int* bestRow, u32 capBv, int bias, int base,
+                                              int tec, unsigned short* out)
+{
+    const int seq = blk->seq[0];
+    const int tjbm_s = tjbm[seq];
+    const u32* words = (const u32*)(res + blk->off);
+    const int K = tec + tjbm_s;
+    const u32 negKv = pair16(-K);
+    const int W = MSV_SEG_WARM, rows = blk->maxLen;
+
+    MsvState st;
+    st.xBv = pair16(max(base - tjbm_s, 0));
+    st.xBc = __viaddmin_s16x2(st.xBv, 0u, capBv);
+    st.eKm = negKv;
+    u32 w[NW];
+#pragma unroll
+    for (int j = 0; j < NW; j++) w[j] = 0;
+    msv_walk(words, 32, lane, true, 0, W, sprof, bestRow, 0, K, negKv, capBv, w, st);
+    // The state the lane's segment last ran from.
+    u32 in[NW], inX = st.xBv;
+#pragma unroll
+    for (int j = 0; j < NW; j++) in[j] = w[j];
+    msv_walk(words, 32, lane, true, W, rows, sprof, bestRow, 0, K, negKv, capBv, w, st);
+    for (;;) {
+        // The largest exit xB of the lanes before this one.
+        u32 x = st.xBv;
+#pragma unroll
+        for (int o = 1; o < 32; o *= 2) {
+            const u32 y = __shfl_up_sync(0xffffffffu, x, o);
+            if (lane >= o) x = __viaddmax_s16x2(y, 0u, x);
+        }
+        x = __shfl_up_sync(0xffffffffu, x, 1);
+        u32 c[NW];
+#pragma unroll
+        for (int j = 0; j < NW; j++) c[j] = __shfl_up_sync(0xffffffffu, w[j], 1);
+        if (lane == 0) {
+            x = inX;
+#pragma unroll
+            for (int j = 0; j < NW; j++) c[j] = in[j];
+        }
+        bool changed = x != inX;
+#pragma unroll
+        for (int j = 0; j < NW; j++) changed = changed || c[j] != in[j];
+        const bool over = (short)(st.eKm & 0xffff) + K + bias >= 255;
+        if (__any_sync(0xffffffffu, over) || !__any_sync(0xffffffffu, changed)) break;
+#pragma unroll
+        for (int j = 0; j < NW; j++) in[j] = w[j] = c[j];
+        inX = st.xBv = x;
+        st.xBc = __viaddmin_s16x2(x, 0u, capBv);
+        msv_walk(words, 32, lane, true, W, rows, sprof, bestRow, 0, K, negKv, capBv, w, st);
+    }
+    int emax = (short)(st.eKm & 0xffff);
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) emax = max(emax, __shfl_xor_sync(0xffffffffu, emax, o));
+    emax += K;
+    if (lane == 0) out[seq] = emax + bias >= 255 ? 0xffffu : (unsigned short)max(emax - tec, 0);
+}
+
+// msv_seg_kernel runs a layout of segmented blocks (nseq < 0; host:
+// gpudb.Segments), then plain ones, each as msv_kernel would: one launch
+// for a whole pass, the segmented targets' warps claimed first.
 extern "C" __global__ void __launch_bounds__(BLOCK)
 msv_seg_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
                const Block* __restrict__ blocks, int nblocks, unsigned int* next,
@@ -640,60 +710,10 @@ msv_seg_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ r
     for (;;) {
         const int b = claim_block(next, lane);
         if (b >= nblocks) return;
-        const Block* blk = &blocks[b];
-        const int seq = blk->seq[0];
-        const int tjbm_s = tjbm[seq];
-        const u32* words = (const u32*)(res + blk->off);
-        const int K = tec + tjbm_s;
-        const u32 negKv = pair16(-K);
-        const int W = MSV_SEG_WARM, rows = blk->maxLen;
-
-        MsvState st;
-        st.xBv = pair16(max(base - tjbm_s, 0));
-        st.xBc = __viaddmin_s16x2(st.xBv, 0u, capBv);
-        st.eKm = negKv;
-        u32 w[NW];
-#pragma unroll
-        for (int j = 0; j < NW; j++) w[j] = 0;
-        msv_walk(words, 32, lane, true, 0, W, sprof, bestRow, 0, K, negKv, capBv, w, st);
-        // The state the lane's segment last ran from.
-        u32 in[NW], inX = st.xBv;
-#pragma unroll
-        for (int j = 0; j < NW; j++) in[j] = w[j];
-        msv_walk(words, 32, lane, true, W, rows, sprof, bestRow, 0, K, negKv, capBv, w, st);
-        for (;;) {
-            // The largest exit xB of the lanes before this one.
-            u32 x = st.xBv;
-#pragma unroll
-            for (int o = 1; o < 32; o *= 2) {
-                const u32 y = __shfl_up_sync(0xffffffffu, x, o);
-                if (lane >= o) x = __viaddmax_s16x2(y, 0u, x);
-            }
-            x = __shfl_up_sync(0xffffffffu, x, 1);
-            u32 c[NW];
-#pragma unroll
-            for (int j = 0; j < NW; j++) c[j] = __shfl_up_sync(0xffffffffu, w[j], 1);
-            if (lane == 0) {
-                x = inX;
-#pragma unroll
-                for (int j = 0; j < NW; j++) c[j] = in[j];
-            }
-            bool changed = x != inX;
-#pragma unroll
-            for (int j = 0; j < NW; j++) changed = changed || c[j] != in[j];
-            const bool over = (short)(st.eKm & 0xffff) + K + bias >= 255;
-            if (__any_sync(0xffffffffu, over) || !__any_sync(0xffffffffu, changed)) break;
-#pragma unroll
-            for (int j = 0; j < NW; j++) in[j] = w[j] = c[j];
-            inX = st.xBv = x;
-            st.xBc = __viaddmin_s16x2(x, 0u, capBv);
-            msv_walk(words, 32, lane, true, W, rows, sprof, bestRow, 0, K, negKv, capBv, w, st);
-        }
-        int emax = (short)(st.eKm & 0xffff);
-#pragma unroll
-        for (int o = 16; o > 0; o /= 2) emax = max(emax, __shfl_xor_sync(0xffffffffu, emax, o));
-        emax += K;
-        if (lane == 0) out[seq] = emax + bias >= 255 ? 0xffffu : (unsigned short)max(emax - tec, 0);
+        if (blocks[b].nseq < 0)
+            msv_seg_block(&blocks[b], res, tjbm, lane, sprof, bestRow, capBv, bias, base, tec, out);
+        else
+            msv_block(&blocks[b], res, tjbm, lane, 0, sprof, bestRow, capBv, bias, base, tec, out);
     }
 }
 #endif

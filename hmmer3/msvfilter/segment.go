@@ -15,14 +15,23 @@ import (
 // rows), while the device's throughput would finish all the pass's cells
 // in a fraction of that. So the long undecided targets run a warp each,
 // cut into 32 segments that the warp's lanes walk at once, iterated to
-// the sequential result (msv.cu: msv_seg_kernel has the argument), in a
-// launch on a side stream beside msv_kernel over the others (split.go's
-// launchBeside).
+// the sequential result (msv.cu: msv_seg_block has the argument). When
+// the pass has one thread a target, the others follow in the same
+// launch (msv_seg_kernel takes the segmented blocks first); else
+// (M = 25..32) msv_kernel runs them on their own shape beside it, on a
+// side stream (split.go's launchBeside).
 
 // segMaxM is the largest model the segmented kernel runs: one thread a
 // target holds the whole model (T = 1), as the MSV pass's own shape does
 // below 48 nodes (msvNodesFor); wider rows would not fit the registers.
-const segMaxM = 47
+// segDefaultMaxM is the largest the default segments: from M = 33 the
+// pass splits instead (split.go), which measured as fast or faster at
+// M = 40 and 47 on 100 M residues (docs/BENCHMARKS.md, "The MSV pass's
+// long targets cut over a warp's lanes").
+const (
+	segMaxM        = 47
+	segDefaultMaxM = 32
+)
 
 // segWarm is the warm-up rows before each segment (msv.cu:
 // MSV_SEG_WARM) on a T = 1 shape: the model's nodes rounded up to whole
@@ -47,17 +56,19 @@ func (g *GPU) segShape(ms gpuShape, M, Kp int) gpuShape {
 const segMinRows = 128
 
 // segTargetsFor is how many of a pass's longest targets the default
-// segments on a device of sms multiprocessors: about the warps it runs
-// at once, 32 a multiprocessor (ncu: msv_kernel at T = 1 keeps 4 blocks
-// of 8 warps an SM, register-bound; docs/BENCHMARKS.md, "The MSV pass on
-// large databases"), so the segmented targets take one wave. Measured
-// on an H100 (docs/BENCHMARKS.md, "The MSV pass's long targets cut over
-// a warp's lanes"): at M = 10..32 on 100 M and 175 M residues the best
-// of fixed lengths 200, 400, 800 and 1600 segmented 1,500-4,700
-// targets in most passes; 11,000-104,000 (length 200 or 400 on the
-// larger passes) lengthened them by up to 2.4x, the segments' warm-up
-// and repeated rows being work the device has to do.
-func segTargetsFor(sms int) int { return 32 * sms }
+// segments on a device of sms multiprocessors: 16 a multiprocessor,
+// half the warps msv_kernel keeps resident at T = 1 (ncu: 4 blocks of 8
+// warps an SM, register-bound; docs/BENCHMARKS.md, "The MSV pass on
+// large databases"), so the segmented targets take at most half the
+// device's first wave. Measured on an H100 (docs/BENCHMARKS.md, "The
+// MSV pass's long targets cut over a warp's lanes"): at M = 10..32 on
+// 100 M and 175 M residues the best of fixed lengths 200, 400, 800 and
+// 1600 segmented 1,500-4,700 targets in most passes, while
+// 11,000-104,000 (200 or 400 on the larger passes) lengthened them by up
+// to 2.4x (the segments' warm-up and repeated rows are work too); and
+// 2,048 targets ran passes as short as 4,224 or shorter (by up to 25 %
+// at 175 M), 8,448 longer.
+func segTargetsFor(sms int) int { return 16 * sms }
 
 // segRowsFor is the default segmentation length for the pass's targets
 // rest: the least length, at least segMinRows, past which at most n of
@@ -94,6 +105,9 @@ func (g *GPU) segRows(M int, dsqs [][]byte, rest []int) int {
 	}
 	if g.SegRows > 0 {
 		return g.SegRows
+	}
+	if M > segDefaultMaxM {
+		return 0
 	}
 	n := g.SegTargets
 	if n <= 0 {
@@ -132,8 +146,15 @@ func (g *GPU) msvPassSegmented(k *nvrtc.Kernels, ms gpuShape, om *oprofile.MSVPr
 	if err != nil {
 		return err
 	}
+	// On one thread a target, the others' blocks follow the segmented
+	// ones in one launch of msv_seg_kernel; else they run on their own
+	// shape beside it.
+	var with []int
+	if ss.T == ms.T {
+		with, others = others, nil
+	}
 	packed := time.Now()
-	subSeg, err := db.Segments(seg, ss.segWarm())
+	subSeg, err := db.Segments(seg, with, ss.segWarm())
 	g.Stats.Subset(packed)
 	if err != nil {
 		return err
@@ -146,6 +167,7 @@ func (g *GPU) msvPassSegmented(k *nvrtc.Kernels, ms gpuShape, om *oprofile.MSVPr
 			return err
 		}
 		msvScores(om, db.Dsqs, seg, rawSeg, out)
+		msvScores(om, db.Dsqs, with, rawSeg, out)
 		return nil
 	}
 	packed = time.Now()

@@ -14,7 +14,8 @@ import (
 )
 
 // TestMSVSegmentedOnCPU runs msv_seg_kernel (every non-empty target
-// segmented, whatever its length) on the CPU shim for models of 1 to 47
+// segmented, whatever its length, and those longer than 100 with the
+// others in plain blocks after them) on the CPU shim for models of 1 to 47
 // nodes, with xB guessed and chained, one and two rows a step: every
 // score must be DPScore's bit for bit. The targets run from 1 to 5,000
 // residues (every remainder mod 4 and mod 32, lengths around the warm-up
@@ -53,11 +54,15 @@ func TestMSVSegmentedOnCPU(t *testing.T) {
 				r.MRows, r.Spec = 1, 2
 				shapes = append(shapes, r)
 			}
+			// Every target segmented, then those longer than 100
+			// (the others in plain blocks of the same launch).
 			for _, s := range shapes {
-				checkShimSeg(t, s, om, Kp, segTargets(rng, om, Kp), s.segWarm())
-				checkShimSeg(t, s, real, Kp, segTargets(rng, real, Kp), s.segWarm())
-				checkShimSeg(t, s, high, Kp, msvTargets(rng, high, Kp), s.segWarm())
-				checkShimSeg(t, s, chain, Kp, chainDsqs, s.segWarm())
+				for _, above := range []int{0, 100} {
+					checkShimSeg(t, s, om, Kp, segTargets(rng, om, Kp), s.segWarm(), above)
+					checkShimSeg(t, s, real, Kp, segTargets(rng, real, Kp), s.segWarm(), above)
+					checkShimSeg(t, s, high, Kp, msvTargets(rng, high, Kp), s.segWarm(), above)
+					checkShimSeg(t, s, chain, Kp, chainDsqs, s.segWarm(), above/4)
+				}
 			}
 		})
 	}
@@ -106,17 +111,23 @@ func segTargets(rng *rand.Rand, om *oprofile.MSVProfile, Kp int) [][]byte {
 }
 
 // checkShimSeg runs msv_seg_kernel of shape s on the CPU over the
-// non-empty dsqs, segmented with warm rows before each segment, and
+// non-empty dsqs, those longer than above segmented with warm rows
+// before each segment and the others in plain blocks after them, and
 // fails on any score that is not DPScore's.
-func checkShimSeg(t *testing.T, s gpuShape, om *oprofile.MSVProfile, Kp int, dsqs [][]byte, warm int) {
+func checkShimSeg(t *testing.T, s gpuShape, om *oprofile.MSVProfile, Kp int, dsqs [][]byte, warm, above int) {
 	t.Helper()
-	var idx []int
+	var idx, seg, others []int
 	for i, d := range dsqs {
 		if len(d) > 0 {
 			idx = append(idx, i)
+			if len(d) > above {
+				seg = append(seg, i)
+			} else {
+				others = append(others, i)
+			}
 		}
 	}
-	got := shimMSVKernel(t, s, 2, om, Kp, dsqs, idx, gpudb.PackSegments(dsqs, idx, warm))
+	got := shimMSVKernel(t, s, 2, om, Kp, dsqs, idx, gpudb.PackSegments(dsqs, seg, others, warm))
 	bad := 0
 	for _, i := range idx {
 		p := *om
