@@ -205,6 +205,8 @@ func msvShapeFor(M, Kp int) gpuShape { return shapeForNodes(M, Kp, msvNodesFor(M
 // MSV pass with xB guessed"), the filter's total 0.476-0.539 ms instead of
 // 0.540-0.587 at M = 25, 28 and 32; at 16 (T = 2) the same, at 40 and 47
 // 0.68 against 0.59-0.63 (there T = 1 with the long targets apart wins).
+// (When the pass segments its long targets, the default, M = 25..32 run
+// on T = 1 instead: GPU.msvNodes, segPassNodes.)
 func msvNodesFor(M int) int {
 	if (M >= 25 && M <= 32) || (M >= 48 && M < 96) {
 		return 6
@@ -317,15 +319,14 @@ func (s gpuShape) defines() string {
 func Precompile(M, Kp int, t nvrtc.Target) {
 	nvrtc.Prefetch(ssvShapeFor(M, Kp).program(), t, nvrtc.DefaultCache())
 	ms := msvShapeFor(M, Kp)
+	if M >= 25 && M <= segDefaultMaxM {
+		ms = shapeForNodes(M, Kp, segPassNodes) // the pass segments (GPU.msvNodes)
+	}
 	if ms.T != ssvShapeFor(M, Kp).T {
 		nvrtc.Prefetch(ms.program(), t, nvrtc.DefaultCache())
 	}
-	// A large pass's shape (msvNodesForPass), where it differs.
-	if M >= 25 && M <= 32 {
-		nvrtc.Prefetch(shapeForNodes(M, Kp, 12).program(), t, nvrtc.DefaultCache())
-	}
 	// The long undecided targets' shape (split.go), where the pass splits.
-	if ls := shapeForNodes(M, Kp, longNodesFor(M)); ms.T == 1 && ls.T != 1 {
+	if ls := shapeForNodes(M, Kp, longNodesFor(M)); M > segDefaultMaxM && ms.T == 1 && ls.T != 1 {
 		nvrtc.Prefetch(ls.program(), t, nvrtc.DefaultCache())
 	}
 }
@@ -452,6 +453,9 @@ func (g *GPU) msvNodes(M int, ps PassSize) int {
 	}
 	if g.MinNodes > 0 {
 		return g.MinNodes
+	}
+	if g.SegRows == 0 && M >= 25 && M <= segDefaultMaxM {
+		return segPassNodes
 	}
 	return msvNodesForPass(M, ps, g.ctx.Device().Multiprocessors)
 }

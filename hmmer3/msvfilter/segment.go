@@ -33,6 +33,20 @@ const (
 	segDefaultMaxM = 32
 )
 
+// segPassNodes is the MSV pass's nodes a thread at M = 25..32 when it
+// segments by default (GPU.SegRows 0): one thread a target (the SSV
+// pass's shape) instead of msvNodesForPass's T = 4 or 2, so that the
+// segmented targets and the others run in one launch; with the long
+// targets segmented the pass is no longer bound by its longest target's
+// rows (which T = 4 walked faster), and T = 1 does the most cells a
+// second. Measured on an H100 (docs/BENCHMARKS.md, "The MSV pass's long
+// targets cut over a warp's lanes"): the pass 0.146 against 0.223 ms at
+// M = 25 and 0.208 against 0.263 at 32 on 100 M residues (T = 4 with the
+// segments beside), 0.152 against 0.183 (T = 4) and 0.273 against 0.326
+// (a busy pass, T = 2) on 175 M. Not measured: the busy passes of
+// 1,000 M residues, where T = 2 had beaten T = 4 without segments.
+const segPassNodes = 24
+
 // segWarm is the warm-up rows before each segment (msv.cu:
 // MSV_SEG_WARM) on a T = 1 shape: the model's nodes rounded up to whole
 // words of residues. A cell depends on at most the M rows before it

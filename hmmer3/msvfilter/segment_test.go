@@ -178,3 +178,14 @@ func TestSegRowsFor(t *testing.T) {
 		}
 	}
 }
+
+// TestSegPassNodes checks that a pass that segments by default runs
+// M = 25..32 on one thread a target (one launch with the segments).
+func TestSegPassNodes(t *testing.T) {
+	for _, M := range []int{25, 28, 32} {
+		g := &GPU{}
+		if n := g.msvNodes(M, PassSize{}); n != segPassNodes || shapeForNodes(M, 21, n).T != 1 {
+			t.Errorf("M=%d: %d nodes a thread by default, want %d (T = 1)", M, n, segPassNodes)
+		}
+	}
+}
