@@ -183,7 +183,13 @@ func ssvWindowsOnCPU(t *testing.T, rng *rand.Rand, amino *alphabet.Alphabet, ext
 // as dsqs.
 func shimMSV(t *testing.T, s gpuShape, om *oprofile.MSVProfile, Kp int, dsqs [][]byte, idx []int) []uint32 {
 	t.Helper()
-	packed := gpudb.Pack(dsqs, idx, s.T)
+	return shimMSVKernel(t, s, 1, om, Kp, dsqs, idx, gpudb.Pack(dsqs, idx, s.T))
+}
+
+// shimMSVKernel runs msv_kernel (kind 1) or msv_seg_kernel (kind 2)
+// over packed, a layout of targets idx of dsqs, as shimMSV.
+func shimMSVKernel(t *testing.T, s gpuShape, kind int32, om *oprofile.MSVProfile, Kp int, dsqs [][]byte, idx []int, packed *gpudb.Packed) []uint32 {
+	t.Helper()
 	prof := msvProfileWords(s, Kp, om.Bias, func(x, node int) int16 {
 		if node > om.M {
 			return 255
@@ -195,9 +201,9 @@ func shimMSV(t *testing.T, s gpuShape, om *oprofile.MSVProfile, Kp int, dsqs [][
 		binary.LittleEndian.PutUint32(tjbm[4*i:], uint32(uint8(om.TJBFor(len(dsqs[i]))+om.TBM)))
 	}
 	var in cudacpu.Input
-	in.Put([]int32{1, int32(packed.NBlocks), int32(len(dsqs)), 2, int32(s.msvSharedBytes()), int32(om.Bias), int32(om.Base), int32(om.TEC)})
+	in.Put([]int32{kind, int32(packed.NBlocks), int32(len(dsqs)), 2, int32(s.msvSharedBytes()), int32(om.Bias), int32(om.Base), int32(om.TEC)})
 	in.Arrays(prof, packed.Res, packed.Table, tjbm)
-	return cudacpu.Words(t, cudacpu.Run(t, shimExe(t, s), fmt.Sprintf("msv_kernel (%+v)", s), &in), len(dsqs))
+	return cudacpu.Words(t, cudacpu.Run(t, shimExe(t, s), fmt.Sprintf("msv kernel %d (%+v)", kind, s), &in), len(dsqs))
 }
 
 // TestMSVOnCPU runs msv_kernel (the full MSV program, for the targets SSV

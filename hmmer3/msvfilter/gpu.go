@@ -77,6 +77,11 @@ type GPU struct {
 	// longNodesFor) beside the others; 0 picks the length (longRowsFor),
 	// < 0 keeps one launch.
 	LongRows, LongNodes int
+	// SegRows segments the MSV pass's long targets (segment.go): undecided
+	// targets longer than it run a warp each, cut into 32 segments; 0
+	// picks (segRowsFor: the SegTargets longest, 0: segTargetsFor), < 0
+	// none.
+	SegRows, SegTargets int
 	// Pass is the size of the last MSV pass Scores ran (the targets SSV
 	// left undecided), for benchmarks: the host knows it before the
 	// launch.
@@ -87,8 +92,9 @@ type GPU struct {
 	Repeat int
 }
 
-// PassSize is an MSV pass's work: targets, their residues, the longest.
-type PassSize struct{ Targets, Residues, Longest int }
+// PassSize is an MSV pass's work: targets, their residues, the longest;
+// Segmented, how many of the targets ran segmented (segment.go).
+type PassSize struct{ Targets, Residues, Longest, Segmented int }
 
 // passSize measures the pass over the targets idx.
 func passSize(dsqs [][]byte, idx []int) PassSize {
@@ -199,6 +205,8 @@ func msvShapeFor(M, Kp int) gpuShape { return shapeForNodes(M, Kp, msvNodesFor(M
 // MSV pass with xB guessed"), the filter's total 0.476-0.539 ms instead of
 // 0.540-0.587 at M = 25, 28 and 32; at 16 (T = 2) the same, at 40 and 47
 // 0.68 against 0.59-0.63 (there T = 1 with the long targets apart wins).
+// (When the pass segments its long targets, the default, M = 25..32 run
+// on T = 1 instead: GPU.msvNodes, segPassNodes.)
 func msvNodesFor(M int) int {
 	if (M >= 25 && M <= 32) || (M >= 48 && M < 96) {
 		return 6
@@ -300,6 +308,9 @@ func (s gpuShape) defines() string {
 	if s.Spec > 0 {
 		d += fmt.Sprintf("#define MSV_SPEC %d\n", s.Spec%2)
 	}
+	if s.T == 1 {
+		d += fmt.Sprintf("#define MSV_SEG_WARM %d\n", s.segWarm())
+	}
 	return d
 }
 
@@ -308,15 +319,14 @@ func (s gpuShape) defines() string {
 func Precompile(M, Kp int, t nvrtc.Target) {
 	nvrtc.Prefetch(ssvShapeFor(M, Kp).program(), t, nvrtc.DefaultCache())
 	ms := msvShapeFor(M, Kp)
+	if M >= 25 && M <= segDefaultMaxM {
+		ms = shapeForNodes(M, Kp, segPassNodes) // the pass segments (GPU.msvNodes)
+	}
 	if ms.T != ssvShapeFor(M, Kp).T {
 		nvrtc.Prefetch(ms.program(), t, nvrtc.DefaultCache())
 	}
-	// A large pass's shape (msvNodesForPass), where it differs.
-	if M >= 25 && M <= 32 {
-		nvrtc.Prefetch(shapeForNodes(M, Kp, 12).program(), t, nvrtc.DefaultCache())
-	}
 	// The long undecided targets' shape (split.go), where the pass splits.
-	if ls := shapeForNodes(M, Kp, longNodesFor(M)); ms.T == 1 && ls.T != 1 {
+	if ls := shapeForNodes(M, Kp, longNodesFor(M)); M > segDefaultMaxM && ms.T == 1 && ls.T != 1 {
 		nvrtc.Prefetch(ls.program(), t, nvrtc.DefaultCache())
 	}
 }
@@ -331,7 +341,11 @@ func (g *GPU) kernel(s gpuShape) (*nvrtc.Kernels, error) {
 	if err != nil {
 		return nil, err
 	}
-	for name, shared := range map[string]int{"ssv_kernel": s.ssvSharedBytes(), "msv_kernel": s.msvSharedBytes()} {
+	shared := map[string]int{"ssv_kernel": s.ssvSharedBytes(), "msv_kernel": s.msvSharedBytes()}
+	if s.T == 1 {
+		shared["msv_seg_kernel"] = s.msvSharedBytes()
+	}
+	for name, shared := range shared {
 		f, err := k.Function(name)
 		if err != nil {
 			return nil, err
@@ -439,6 +453,9 @@ func (g *GPU) msvNodes(M int, ps PassSize) int {
 	}
 	if g.MinNodes > 0 {
 		return g.MinNodes
+	}
+	if g.SegRows == 0 && M >= 25 && M <= segDefaultMaxM {
+		return segPassNodes
 	}
 	return msvNodesForPass(M, ps, g.ctx.Device().Multiprocessors)
 }
@@ -700,7 +717,7 @@ func (g *GPU) prepare(ln *gpudb.Lane, k *nvrtc.Kernels, s gpuShape, name string,
 	}
 	a := &q.args
 	a.Buffer(bp).Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).Buffer(q.next)
-	if name == "msv_kernel" {
+	if name != "ssv_kernel" { // msv_kernel, msv_seg_kernel
 		bj, err := ln.Upload("tjbm", tjbm)
 		if err != nil {
 			return nil, err

@@ -75,6 +75,36 @@ func compareGPU(t *testing.T, g *msvfilter.GPU, h *hmm.HMM, db *gpudb.DB) {
 	}
 }
 
+// TestGPUMatchesCPUSegmented is TestGPUMatchesCPU for the MSV pass's
+// long targets segmented (GPU.SegRows, segment.go): every target longer
+// than 1 residue, than 100 and than 1000, and the default's longest
+// (GPU.SegTargets 1 and 20), beside the others, on the pass's own shape
+// and (M = 25..32) a T = 1 shape of their own, also with the split
+// asked for (the segments win) and with ForceMSV. (Apart from
+// TestGPUMatchesCPU, which compiles many more shapes, so that a short
+// device run can take this one alone.)
+func TestGPUMatchesCPUSegmented(t *testing.T) {
+	ctx := testutil.GPUContext(t)
+	g := msvfilter.NewGPU(ctx)
+	amino := alphabet.New(alphabet.Amino)
+	prot := testmodels.ReadDsqs(t, filepath.Join(testutil.Testdata(t, "hmmer3"), "prot.fa"), amino)
+	rng := rand.New(rand.NewSource(17))
+	for _, L := range []int{1, 2, 3, 5, 129, 1000, 1001, 5003, 20000, 100001} {
+		prot = append(prot, testmodels.RandomDsq(rng, amino, L))
+	}
+	db := gpudb.New(ctx, prot)
+	defer db.Free()
+	for _, v := range [][3]int{{1, 0, 0}, {100, 0, 0}, {1000, 0, 0}, {300, 600, 0}, {0, 0, 1}, {0, 0, 20}} {
+		g.SegRows, g.LongRows, g.SegTargets = v[0], v[1], v[2]
+		for _, force := range []bool{false, true} {
+			g.ForceMSV = force
+			for _, M := range []int{1, 10, 16, 20, 24, 25, 32, 40, 47, 100} {
+				compareGPU(t, g, testmodels.RandomHMM(rng, amino, M), db)
+			}
+		}
+	}
+}
+
 func TestGPUMatchesCPU(t *testing.T) {
 	ctx := testutil.GPUContext(t)
 	g := msvfilter.NewGPU(ctx)
@@ -203,7 +233,9 @@ func TestGPUMatchesCPU(t *testing.T) {
 // from the row max (1) or not (2) (MSVApart), "+lN" the pass's targets
 // longer than N on their own shape (LongRows; -1 none), "+kN" its
 // threads at least N nodes (LongNodes), "+sN" the pass's rows with xB
-// guessed and checked (1) or chained (2) (MSVSpec) (setVariant). Every variant's scores must equal the first's, target
+// guessed and checked (1) or chained (2) (MSVSpec), "+gN" the pass's
+// targets longer than N segmented (SegRows; g0 none), "+tN" by default
+// its N longest (SegTargets) (setVariant). Every variant's scores must equal the first's, target
 // by target: the variants are exact by design, and this checks it on
 // the whole benchmark database. HMMGO_GPU_BENCH_M lists the model lengths;
 // HMMGO_GPU_BENCH_MSV=0 leaves out the MSV program;
@@ -289,8 +321,8 @@ func TestGPUThroughput(t *testing.T) {
 				t.Errorf("M=%d %s: target %d scores %v, %s %v", M, v, i, out[i], variants[0], ref[i])
 			}
 			fmt.Printf("%-6d %-12s %12.3f %12.2f %10.1f %6d %10.3f %10.1f\n", M, v, best.Seconds()*1e3, (bestWall-kernels*best).Seconds()*1e3, cells/best.Seconds()/1e9, max(1, g.Repeat), bestSSV.Seconds()*1e3, ssvGCUPS)
-			if v == variants[0] && os.Getenv("HMMGO_GPU_BENCH_PASS") != "" {
-				fmt.Printf("pass M=%d: %d targets undecided, %d residues, longest %d\n", M, g.Pass.Targets, g.Pass.Residues, g.Pass.Longest)
+			if os.Getenv("HMMGO_GPU_BENCH_PASS") != "" {
+				fmt.Printf("pass M=%d %s: %d targets undecided, %d residues, longest %d, %d segmented\n", M, v, g.Pass.Targets, g.Pass.Residues, g.Pass.Longest, g.Pass.Segmented)
 			}
 		}
 	}
@@ -313,10 +345,10 @@ func firstDifference(a, b []float32) int {
 // copy, nN (MinNodes), mN (MSVMinNodes), rN (SSVRows), wX
 // (WindowScale), pN (Prefetch), qN (MSVRows), aN (MSVApart), sN
 // (MSVSpec), lN
-// (LongRows), kN (LongNodes).
+// (LongRows), kN (LongNodes), gN (SegRows; g0 none), tN (SegTargets).
 func setVariant(g *msvfilter.GPU, v string) error {
 	g.ForceMSV, g.WindowStep, g.WindowScale, g.SSVCopies, g.MinNodes, g.MSVMinNodes, g.SSVRows, g.Prefetch = false, 0, 0, 0, 0, 0, 0, 0
-	g.MSVRows, g.MSVApart, g.LongRows, g.LongNodes, g.MSVSpec = 0, 0, 0, 0, 0
+	g.MSVRows, g.MSVApart, g.LongRows, g.LongNodes, g.MSVSpec, g.SegRows, g.SegTargets = 0, 0, 0, 0, 0, 0, 0
 	parts := strings.Split(v, "+")
 	head := parts[0]
 	switch {
@@ -376,6 +408,13 @@ func setVariant(g *msvfilter.GPU, v string) error {
 			g.LongNodes = int(x)
 		case 's':
 			g.MSVSpec = int(x)
+		case 't':
+			g.SegTargets = int(x)
+		case 'g':
+			g.SegRows = int(x)
+			if x == 0 {
+				g.SegRows = -1
+			}
 		default:
 			return fmt.Errorf("variant %q: unknown change %q", v, p)
 		}

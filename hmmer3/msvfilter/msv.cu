@@ -470,6 +470,97 @@ __device__ __forceinline__ void msv_rows4_spec(const u32 four, const u32* myprof
     st.xBc = __viaddmin_s16x2(st.xBv, 0u, capBv);
 }
 
+// msv_walk runs rows [from, to) (multiples of 4, the same for the whole
+// warp) of slot g of a warp block of S slots from the cells w and the
+// state st, MSV_PF residue words fetched ahead.
+__device__ __forceinline__ void msv_walk(const u32* words, int S, int g, bool active, int from, int to,
+                                         const u32* myprof, const int* bestRow, int t, int K, u32 negKv, u32 capBv,
+                                         u32 (&w)[NW], MsvState& st)
+{
+    u32 q[MSV_PF]; // the next MSV_PF words, a ring
+#pragma unroll
+    for (int k = 0; k < MSV_PF; k++) q[k] = active && from + 4 * k < to ? words[(from / 4 + k) * S + g] : 0xffffffffu;
+    for (int i = from; i < to; i += 4 * MSV_PF) {
+#pragma unroll
+        for (int k = 0; k < MSV_PF; k++) {
+            if (i + 4 * k < to) { // the same for the whole warp
+                const u32 four = q[k];
+                const int n = i + 4 * (k + MSV_PF);
+                q[k] = active && n < to ? words[(n / 4) * S + g] : 0xffffffffu;
+#if MSV_SPEC
+                msv_rows4_spec(four, myprof, t, negKv, capBv, w, st);
+#else
+                msv_rows4(four, myprof, bestRow, t, K, negKv, capBv, w, st);
+#endif
+            }
+        }
+    }
+}
+
+// msv_block runs msv_kernel's program over the targets of one warp
+// block (thread t of the T of slot g) and writes their results.
+__device__ __forceinline__ void msv_block(const Block* blk, const unsigned char* res, const int* tjbm, int g, int t,
+                                          const u32* myprof, const int* bestRow, u32 capBv, int bias, int base, int tec,
+                                          unsigned short* out)
+{
+    const int S = 32 / T;
+    const bool active = g < blk->nseq;
+    const int seq = active ? blk->seq[g] : 0;
+    const int tjbm_g = active ? tjbm[seq] : 0;
+    const u32* words = (const u32*)(res + blk->off);
+
+    u32 w[NW];
+#pragma unroll
+    for (int j = 0; j < NW; j++) w[j] = 0;
+
+    // Each row waits for the previous row's xB, so whatever sits on
+    // that chain is paid on every row of the longest target: this
+    // pass runs on few targets (those SSV leaves undecided), and its
+    // time is that target's rows times the chain. What keeps the
+    // chain short:
+    // - The special states fold into one running max. With e a row's
+    //   best cell and K = tec + tjbm, HMMER's xJ = max(xJ, e - tec, 0)
+    //   and xB = max(max(base, xJ) - tjbm, 0) give xB' = max(xB,
+    //   e - K) (xB starts at max(base - tjbm, 0) >= -tjbm), and the
+    //   final xJ is max(max over rows of e - tec, 0): xJ is never
+    //   needed along the way. Overflow (some e + bias >= 255) is that
+    //   same max of e, also off the chain. Padding rows (after a
+    //   target's end) have every cell 0, so e = 0 changes neither.
+    // - xB, e and their maxima are 16-bit pairs with both halves
+    //   equal, so that the chain is DPX operations only.
+    // - Residues load MSV_PF words ahead, and row maxima are trees.
+    // - No saturation at 255 in the cells. HMMER's cell is
+    //   min(max(u, xB) + bias, 255) - cost, clipped at 0, with u the
+    //   previous row's cell on the diagonal. Until the first row
+    //   whose best cell e has e + bias >= 255 (overflow: the result
+    //   is then 0xffff whatever follows) every u has u + bias < 255,
+    //   so the cap can bind only on xB: with xBc = min(xB,
+    //   255 - bias) the cell is max(max(u, xBc) + bias - cost, 0),
+    //   one DPX add-max on a profile of bias - cost. Every row up to
+    //   and including the first overflow is then HMMER's; after it,
+    //   cells may exceed 255 (and wrap past 32767 to below 0, where
+    //   the clip at 0 takes them), but the max of e only grows, so
+    //   the overflow stands.
+    // - With MSV_XB_APART, xB enters a row's max apart from the
+    //   cells: with h_k(y) = max(y + bias - cost_k, 0), nondecreasing
+    //   in y, a cell is h_k(max(u_k, xBc)) = max(h_k(u_k), h_k(xBc)),
+    //   so the row's max is the max of h_k(u_k), which needs no xB,
+    //   and of h_k(xBc) over k, which is h at the row's best
+    //   bias - cost: one step after xB. That costs one more DPX
+    //   instruction per cell pair, which pays only while a thread's
+    //   nodes are few (T <= 4, M < 96; measured 13-16% slower at
+    //   M = 800 and 2405, 20-35% faster at M <= 50).
+    const int K = tec + tjbm_g;
+    const u32 negKv = pair16(-K);
+    MsvState st;
+    st.xBv = pair16(max(base - tjbm_g, 0));
+    st.xBc = __viaddmin_s16x2(st.xBv, 0u, capBv);
+    st.eKm = negKv; // max over rows of e - K (e >= 0)
+    msv_walk(words, S, g, active, 0, blk->maxLen, myprof, bestRow, t, K, negKv, capBv, w, st);
+    const int emax = (short)(st.eKm & 0xffff) + K;
+    if (t == 0 && active) out[seq] = emax + bias >= 255 ? 0xffffu : (unsigned short)max(emax - tec, 0);
+}
+
 // MSV: the full program with the J state, for the targets SSV leaves
 // undecided. prof holds bias - cost pairs (MSV_ROWS tables, as
 // ssv_kernel's) and each residue's best bias - cost (host:
@@ -497,80 +588,132 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
     for (;;) {
         const int b = claim_block(next, lane);
         if (b >= nblocks) return;
-        const Block* blk = &blocks[b];
-        const int S = 32 / T;
-        const bool active = g < blk->nseq;
-        const int seq = active ? blk->seq[g] : 0;
-        const int tjbm_g = active ? tjbm[seq] : 0;
-        const u32* words = (const u32*)(res + blk->off);
-
-        u32 w[NW];
-#pragma unroll
-        for (int j = 0; j < NW; j++) w[j] = 0;
-
-        // Each row waits for the previous row's xB, so whatever sits on
-        // that chain is paid on every row of the longest target: this
-        // pass runs on few targets (those SSV leaves undecided), and its
-        // time is that target's rows times the chain. What keeps the
-        // chain short:
-        // - The special states fold into one running max. With e a row's
-        //   best cell and K = tec + tjbm, HMMER's xJ = max(xJ, e - tec, 0)
-        //   and xB = max(max(base, xJ) - tjbm, 0) give xB' = max(xB,
-        //   e - K) (xB starts at max(base - tjbm, 0) >= -tjbm), and the
-        //   final xJ is max(max over rows of e - tec, 0): xJ is never
-        //   needed along the way. Overflow (some e + bias >= 255) is that
-        //   same max of e, also off the chain. Padding rows (after a
-        //   target's end) have every cell 0, so e = 0 changes neither.
-        // - xB, e and their maxima are 16-bit pairs with both halves
-        //   equal, so that the chain is DPX operations only.
-        // - Residues load MSV_PF words ahead, and row maxima are trees.
-        // - No saturation at 255 in the cells. HMMER's cell is
-        //   min(max(u, xB) + bias, 255) - cost, clipped at 0, with u the
-        //   previous row's cell on the diagonal. Until the first row
-        //   whose best cell e has e + bias >= 255 (overflow: the result
-        //   is then 0xffff whatever follows) every u has u + bias < 255,
-        //   so the cap can bind only on xB: with xBc = min(xB,
-        //   255 - bias) the cell is max(max(u, xBc) + bias - cost, 0),
-        //   one DPX add-max on a profile of bias - cost. Every row up to
-        //   and including the first overflow is then HMMER's; after it,
-        //   cells may exceed 255 (and wrap past 32767 to below 0, where
-        //   the clip at 0 takes them), but the max of e only grows, so
-        //   the overflow stands.
-        // - With MSV_XB_APART, xB enters a row's max apart from the
-        //   cells: with h_k(y) = max(y + bias - cost_k, 0), nondecreasing
-        //   in y, a cell is h_k(max(u_k, xBc)) = max(h_k(u_k), h_k(xBc)),
-        //   so the row's max is the max of h_k(u_k), which needs no xB,
-        //   and of h_k(xBc) over k, which is h at the row's best
-        //   bias - cost: one step after xB. That costs one more DPX
-        //   instruction per cell pair, which pays only while a thread's
-        //   nodes are few (T <= 4, M < 96; measured 13-16% slower at
-        //   M = 800 and 2405, 20-35% faster at M <= 50).
-        const int K = tec + tjbm_g;
-        const u32 negKv = pair16(-K);
-        MsvState st;
-        st.xBv = pair16(max(base - tjbm_g, 0));
-        st.xBc = __viaddmin_s16x2(st.xBv, 0u, capBv);
-        st.eKm = negKv; // max over rows of e - K (e >= 0)
-        const int maxLen = blk->maxLen;
-        u32 q[MSV_PF]; // the next MSV_PF words, a ring
-#pragma unroll
-        for (int k = 0; k < MSV_PF; k++) q[k] = active && 4 * k < maxLen ? words[k * S + g] : 0xffffffffu;
-        for (int i = 0; i < maxLen; i += 4 * MSV_PF) {
-#pragma unroll
-            for (int k = 0; k < MSV_PF; k++) {
-                if (i + 4 * k < maxLen) { // the same for the whole warp
-                    const u32 four = q[k];
-                    const int n = i + 4 * (k + MSV_PF);
-                    q[k] = active && n < maxLen ? words[(n / 4) * S + g] : 0xffffffffu;
-#if MSV_SPEC
-                    msv_rows4_spec(four, myprof, t, negKv, capBv, w, st);
-#else
-                    msv_rows4(four, myprof, bestRow, t, K, negKv, capBv, w, st);
-#endif
-                }
-            }
-        }
-        const int emax = (short)(st.eKm & 0xffff) + K;
-        if (t == 0 && active) out[seq] = emax + bias >= 255 ? 0xffffu : (unsigned short)max(emax - tec, 0);
+        msv_block(&blocks[b], res, tjbm, g, t, myprof, bestRow, capBv, bias, base, tec, out);
     }
 }
+
+#if T == 1
+// msv_seg_block is msv_kernel's program for a long target on a whole
+// warp (a segmented block of msv_seg_kernel): the target is cut into 32 segments (host: gpudb.Segments), lane
+// s walking segment s, so the warp walks about 1/32 of the target's
+// rows a round instead of all of them. A segment's true entering state
+// (the cells and xB after the row before it) is not known until the
+// segments before it are done, so the lanes iterate:
+// - Round 1: every lane starts from the target's initial state (cells
+//   0, xB = max(base - tjbm, 0)) MSV_SEG_WARM rows before its segment
+//   (lane 0 at the target's start, with those rows its own), and walks
+//   to its segment's end.
+// - Later rounds: lane s >= 1 starts its segment from lane s-1's exit
+//   cells and the largest exit xB of the lanes before it; lane 0 from
+//   its own state after its first MSV_SEG_WARM rows. A round runs only
+//   if some lane's entering state differs from the one its segment last
+//   ran from (a lane whose state did not change repeats its rows and
+//   gets the same result).
+// Exact: when no entering state changes, lane 0 ran from the true
+// initial state, and by induction on s lane s ran from its predecessor's
+// true exit cells and the max of true exit xB of the lanes before it,
+// which is the true xB there (xB never falls along a target): every
+// segment's rows are the sequential program's. Within 32 rounds: after
+// round r, lanes 0..r-1 are exact. And fast: the row map is
+// nondecreasing in its entering state (msv_kernel's argument, up to the
+// first overflow row), so every state a round computes is at most the
+// true one, and rounds only raise them; a warm-up of about M rows makes
+// the cells right at once unless xB rose before the segment, which the
+// prefix max of xB carries across all lanes in one round.
+// The score is the max over all rows of all rounds of e: each row's
+// e is at most the true e of that row (lower bounds), and the last round
+// ran every row exactly, so the max is the true max. Overflow: a lower
+// bound with e + bias >= 255 means the true program overflows at or
+// before that row (up to the first true overflow every computed state
+// is a lower bound and no cell has passed 32767), so any lane seeing it
+// ends the target as 0xffff at once; after the first true overflow the
+// states may be anything, but the result is 0xffff whatever they are.
+#ifndef MSV_SEG_WARM
+#define MSV_SEG_WARM 0
+#endif
+__device__ __forceinline__ void msv_seg_block(const Block* blk, const unsigned char* res, const int* tjbm, int lane,
+                                              const u32* sprof, const int* bestRow, u32 capBv, int bias, int base,
+                                              int tec, unsigned short* out)
+{
+    const int seq = blk->seq[0];
+    const int tjbm_s = tjbm[seq];
+    const u32* words = (const u32*)(res + blk->off);
+    const int K = tec + tjbm_s;
+    const u32 negKv = pair16(-K);
+    const int W = MSV_SEG_WARM, rows = blk->maxLen;
+
+    MsvState st;
+    st.xBv = pair16(max(base - tjbm_s, 0));
+    st.xBc = __viaddmin_s16x2(st.xBv, 0u, capBv);
+    st.eKm = negKv;
+    u32 w[NW];
+#pragma unroll
+    for (int j = 0; j < NW; j++) w[j] = 0;
+    msv_walk(words, 32, lane, true, 0, W, sprof, bestRow, 0, K, negKv, capBv, w, st);
+    // The state the lane's segment last ran from.
+    u32 in[NW], inX = st.xBv;
+#pragma unroll
+    for (int j = 0; j < NW; j++) in[j] = w[j];
+    msv_walk(words, 32, lane, true, W, rows, sprof, bestRow, 0, K, negKv, capBv, w, st);
+    for (;;) {
+        // The largest exit xB of the lanes before this one.
+        u32 x = st.xBv;
+#pragma unroll
+        for (int o = 1; o < 32; o *= 2) {
+            const u32 y = __shfl_up_sync(0xffffffffu, x, o);
+            if (lane >= o) x = __viaddmax_s16x2(y, 0u, x);
+        }
+        x = __shfl_up_sync(0xffffffffu, x, 1);
+        u32 c[NW];
+#pragma unroll
+        for (int j = 0; j < NW; j++) c[j] = __shfl_up_sync(0xffffffffu, w[j], 1);
+        if (lane == 0) {
+            x = inX;
+#pragma unroll
+            for (int j = 0; j < NW; j++) c[j] = in[j];
+        }
+        bool changed = x != inX;
+#pragma unroll
+        for (int j = 0; j < NW; j++) changed = changed || c[j] != in[j];
+        const bool over = (short)(st.eKm & 0xffff) + K + bias >= 255;
+        if (__any_sync(0xffffffffu, over) || !__any_sync(0xffffffffu, changed)) break;
+#pragma unroll
+        for (int j = 0; j < NW; j++) in[j] = w[j] = c[j];
+        inX = st.xBv = x;
+        st.xBc = __viaddmin_s16x2(x, 0u, capBv);
+        msv_walk(words, 32, lane, true, W, rows, sprof, bestRow, 0, K, negKv, capBv, w, st);
+    }
+    int emax = (short)(st.eKm & 0xffff);
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) emax = max(emax, __shfl_xor_sync(0xffffffffu, emax, o));
+    emax += K;
+    if (lane == 0) out[seq] = emax + bias >= 255 ? 0xffffu : (unsigned short)max(emax - tec, 0);
+}
+
+// msv_seg_kernel runs a layout of segmented blocks (nseq < 0; host:
+// gpudb.Segments), then plain ones, each as msv_kernel would: one launch
+// for a whole pass, the segmented targets' warps claimed first.
+extern "C" __global__ void __launch_bounds__(BLOCK)
+msv_seg_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
+               const Block* __restrict__ blocks, int nblocks, unsigned int* next,
+               int bias, int base, int tec, const int* __restrict__ tjbm,
+               unsigned short* __restrict__ out)
+{
+    u32* sprof = (u32*)SHARED_BASE;
+    for (int i = threadIdx.x; i < MSV_ROWS * KP * ROWW + KP; i += blockDim.x) sprof[i] = prof[i];
+    __syncthreads();
+    const int* bestRow = (const int*)(sprof + MSV_ROWS * KP * ROWW);
+
+    const int lane = threadIdx.x & 31;
+    const u32 capBv = pair16(255 - bias);
+
+    for (;;) {
+        const int b = claim_block(next, lane);
+        if (b >= nblocks) return;
+        if (blocks[b].nseq < 0)
+            msv_seg_block(&blocks[b], res, tjbm, lane, sprof, bestRow, capBv, bias, base, tec, out);
+        else
+            msv_block(&blocks[b], res, tjbm, lane, 0, sprof, bestRow, capBv, bias, base, tec, out);
+    }
+}
+#endif

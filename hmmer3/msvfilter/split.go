@@ -103,6 +103,9 @@ func (g *GPU) msvPass(k *nvrtc.Kernels, ms gpuShape, om *oprofile.MSVProfile, Kp
 		binary.LittleEndian.PutUint32(tjbm[4*i:], uint32(uint8(tjbOf(table, om, len(db.Dsqs[i]))+om.TBM)))
 	})
 	scalars := []int32{int32(om.Bias), int32(om.Base), int32(om.TEC)}
+	if seg, others := g.segmentLong(om.M, db.Dsqs, rest); len(seg) > 0 {
+		return g.msvPassSegmented(k, ms, om, Kp, db, seg, others, tjbm, cost, scalars, out)
+	}
 	long, short := g.splitLong(ms, om.M, db.Dsqs, rest)
 	ls := g.longShape(om.M, Kp)
 	if ls.T == ms.T {
@@ -145,8 +148,8 @@ func (g *GPU) msvPass(k *nvrtc.Kernels, ms gpuShape, om *oprofile.MSVProfile, Kp
 	if err != nil {
 		return err
 	}
-	ql := launchSpec{kl, ls, msvProfileWords(ls, Kp, om.Bias, cost), subL}
-	qs := launchSpec{k, ms, msvProfileWords(ms, Kp, om.Bias, cost), subS}
+	ql := launchSpec{kl, ls, "msv_kernel", msvProfileWords(ls, Kp, om.Bias, cost), subL}
+	qs := launchSpec{k, ms, "msv_kernel", msvProfileWords(ms, Kp, om.Bias, cost), subS}
 	rawL, rawS := hostArrays.Get(2*n), hostArrays.Get(2*n)
 	defer hostArrays.Put(rawL)
 	defer hostArrays.Put(rawS)
@@ -158,15 +161,17 @@ func (g *GPU) msvPass(k *nvrtc.Kernels, ms gpuShape, om *oprofile.MSVProfile, Kp
 	return nil
 }
 
-// launchSpec is one msv_kernel launch of launchBeside.
+// launchSpec is one launch of launchBeside: msv_kernel or
+// msv_seg_kernel (name).
 type launchSpec struct {
 	k    *nvrtc.Kernels
 	s    gpuShape
+	name string
 	prof []byte
 	sub  *gpudb.Subset
 }
 
-// launchBeside runs msv_kernel over side's targets on a side lane's
+// launchBeside runs side's kernel over its targets on a side lane's
 // stream while main's run on a lane's, both started from one point of the
 // lane's stream, which then waits for the side launch: the lane's timing
 // covers both. It copies each launch's results (database numbering, 2
@@ -183,11 +188,11 @@ func (g *GPU) launchBeside(side, main launchSpec, n int, tjbm, rawSide, rawMain 
 	}
 	defer g.side.Give(sl)
 	defer g.Stats.Held(time.Now())
-	qs, err := g.prepare(sl, side.k, side.s, "msv_kernel", side.prof, nil, side.sub, n, tjbm, scalars...)
+	qs, err := g.prepare(sl, side.k, side.s, side.name, side.prof, nil, side.sub, n, tjbm, scalars...)
 	if err != nil {
 		return err
 	}
-	qm, err := g.prepare(ln, main.k, main.s, "msv_kernel", main.prof, nil, main.sub, n, tjbm, scalars...)
+	qm, err := g.prepare(ln, main.k, main.s, main.name, main.prof, nil, main.sub, n, tjbm, scalars...)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,7 @@
-// Runs ssv_kernel or msv_kernel on the CPU through internal/cudacpu
+// Runs ssv_kernel, msv_kernel or msv_seg_kernel on the CPU through internal/cudacpu
 // (cudacpu_test.go writes the input and reads the output).
 //
-// Input, little-endian: 8 int32 (kernel: 0 ssv_kernel, 1 msv_kernel;
+// Input, little-endian: 8 int32 (kernel: 0 ssv_kernel, 1 msv_kernel, 2 msv_seg_kernel;
 // nblocks, ntargets, grid, shared bytes, bias, base, tec), then four
 // arrays, each an int64 byte count and the bytes: profile, residues,
 // block table, tjbm (msv_kernel's per-target word). Output: ntargets
@@ -34,9 +34,17 @@ int main(int argc, char** argv)
     emu::launch(grid, BLOCK, sharedBytes, [&] {
         if (kind == 0)
             ssv_kernel((const u32*)prof.data(), res.data(), (const Block*)table.data(), nblocks, &next, out32.data());
-        else
+        else if (kind == 1)
             msv_kernel((const u32*)prof.data(), res.data(), (const Block*)table.data(), nblocks, &next, bias, base, tec,
                        (const int*)tjbm.data(), out16.data());
+        else {
+#if T == 1
+            msv_seg_kernel((const u32*)prof.data(), res.data(), (const Block*)table.data(), nblocks, &next, bias, base,
+                           tec, (const int*)tjbm.data(), out16.data());
+#else
+            need(false, "msv_seg_kernel needs T = 1");
+#endif
+        }
     });
     if (kind != 0)
         for (size_t i = 0; i < n; i++) out32[i] = out16[i];
