@@ -561,6 +561,17 @@ __device__ __forceinline__ void msv_block(const Block* blk, const unsigned char*
     if (t == 0 && active) out[seq] = emax + bias >= 255 ? 0xffffu : (unsigned short)max(emax - tec, 0);
 }
 
+// load_msv_profile copies the MSV pass's profile into shared memory and
+// returns its table of best rows. prof: the bias - cost pairs (MSV_ROWS *
+// KP * ROWW words), then per residue code the largest bias - cost of its
+// row over all nodes (padding nodes included).
+__device__ __forceinline__ const int* load_msv_profile(const u32* __restrict__ prof, u32* sprof)
+{
+    for (int i = threadIdx.x; i < MSV_ROWS * KP * ROWW + KP; i += blockDim.x) sprof[i] = prof[i];
+    __syncthreads();
+    return (const int*)(sprof + MSV_ROWS * KP * ROWW);
+}
+
 // MSV: the full program with the J state, for the targets SSV leaves
 // undecided. prof holds bias - cost pairs (MSV_ROWS tables, as
 // ssv_kernel's) and each residue's best bias - cost (host:
@@ -572,13 +583,8 @@ msv_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ res,
            int bias, int base, int tec, const int* __restrict__ tjbm,
            unsigned short* __restrict__ out)
 {
-    // prof: the bias - cost pairs (MSV_ROWS * KP * ROWW words), then per
-    // residue code the largest bias - cost of its row over all nodes
-    // (padding nodes included).
     u32* sprof = (u32*)SHARED_BASE;
-    for (int i = threadIdx.x; i < MSV_ROWS * KP * ROWW + KP; i += blockDim.x) sprof[i] = prof[i];
-    __syncthreads();
-    const int* bestRow = (const int*)(sprof + MSV_ROWS * KP * ROWW);
+    const int* bestRow = load_msv_profile(prof, sprof);
 
     const int lane = threadIdx.x & 31;
     const int g = lane / T, t = lane % T;
@@ -700,9 +706,7 @@ msv_seg_kernel(const u32* __restrict__ prof, const unsigned char* __restrict__ r
                unsigned short* __restrict__ out)
 {
     u32* sprof = (u32*)SHARED_BASE;
-    for (int i = threadIdx.x; i < MSV_ROWS * KP * ROWW + KP; i += blockDim.x) sprof[i] = prof[i];
-    __syncthreads();
-    const int* bestRow = (const int*)(sprof + MSV_ROWS * KP * ROWW);
+    const int* bestRow = load_msv_profile(prof, sprof);
 
     const int lane = threadIdx.x & 31;
     const u32 capBv = pair16(255 - bias);

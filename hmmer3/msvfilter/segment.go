@@ -139,14 +139,7 @@ func (g *GPU) segmentLong(M int, dsqs [][]byte, rest []int) (seg, others []int) 
 	if rows <= 0 {
 		return nil, rest
 	}
-	for _, i := range rest {
-		if len(dsqs[i]) > rows {
-			seg = append(seg, i)
-		} else {
-			others = append(others, i)
-		}
-	}
-	return seg, others
+	return partitionByLength(dsqs, rest, rows)
 }
 
 // msvPassSegmented runs the MSV pass with the targets seg segmented (on

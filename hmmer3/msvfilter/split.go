@@ -61,6 +61,13 @@ func (g *GPU) splitLong(ms gpuShape, M int, dsqs [][]byte, rest []int) (long, sh
 		}
 		rows = longRowsFor(residues, g.ctx.Device().Multiprocessors)
 	}
+	long, short = partitionByLength(dsqs, rest, rows)
+	return long, short
+}
+
+// partitionByLength divides the targets rest into those longer than rows
+// residues and the others, both in rest's order.
+func partitionByLength(dsqs [][]byte, rest []int, rows int) (long, short []int) {
 	for _, i := range rest {
 		if len(dsqs[i]) > rows {
 			long = append(long, i)
