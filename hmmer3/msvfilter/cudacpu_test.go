@@ -391,6 +391,15 @@ func checkShimMSV(t *testing.T, s gpuShape, om *oprofile.MSVProfile, Kp int, dsq
 		}
 	}
 	got := shimMSV(t, s, om, Kp, dsqs, idx)
+	for _, m := range dpMismatches(om, dsqs, idx, got) {
+		t.Errorf("M=%d bias %d %+v: %s", om.M, om.Bias, s, m)
+	}
+}
+
+// dpMismatches describes each target of idx whose kernel result got (xJ,
+// or 0xffff for overflow) gives another score than DPScore's.
+func dpMismatches(om *oprofile.MSVProfile, dsqs [][]byte, idx []int, got []uint32) []string {
+	var bad []string
 	for _, i := range idx {
 		p := *om
 		p.TJB = om.TJBFor(len(dsqs[i]))
@@ -399,7 +408,8 @@ func checkShimMSV(t *testing.T, s gpuShape, om *oprofile.MSVProfile, Kp int, dsq
 			score = finalScore(int(got[i]), &p)
 		}
 		if want := DPScore(dsqs[i], &p); math.Float32bits(score) != math.Float32bits(want) {
-			t.Errorf("M=%d bias %d %+v: target %d (L=%d): kernel %v (xJ %d), DPScore %v", om.M, om.Bias, s, i, len(dsqs[i]), score, got[i], want)
+			bad = append(bad, fmt.Sprintf("target %d (L=%d): kernel %v (xJ %d), DPScore %v", i, len(dsqs[i]), score, got[i], want))
 		}
 	}
+	return bad
 }

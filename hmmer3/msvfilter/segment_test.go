@@ -128,22 +128,12 @@ func checkShimSeg(t *testing.T, s gpuShape, om *oprofile.MSVProfile, Kp int, dsq
 		}
 	}
 	got := shimMSVKernel(t, s, 2, om, Kp, dsqs, idx, gpudb.PackSegments(dsqs, seg, others, warm))
-	bad := 0
-	for _, i := range idx {
-		p := *om
-		p.TJB = om.TJBFor(len(dsqs[i]))
-		score := float32(math.Inf(1))
-		if got[i] != 0xffff {
-			score = finalScore(int(got[i]), &p)
-		}
-		if want := DPScore(dsqs[i], &p); math.Float32bits(score) != math.Float32bits(want) {
-			if bad++; bad <= 3 {
-				t.Errorf("M=%d bias %d %+v warm %d: target %d (L=%d): segmented %v (xJ %d), DPScore %v", om.M, om.Bias, s, warm, i, len(dsqs[i]), score, got[i], want)
-			}
-		}
+	bad := dpMismatches(om, dsqs, idx, got)
+	for _, m := range bad[:min(3, len(bad))] {
+		t.Errorf("M=%d bias %d %+v warm %d: segmented %s", om.M, om.Bias, s, warm, m)
 	}
-	if bad > 3 {
-		t.Errorf("M=%d %+v: %d of %d targets differ", om.M, s, bad, len(idx))
+	if len(bad) > 3 {
+		t.Errorf("M=%d %+v: %d of %d targets differ", om.M, s, len(bad), len(idx))
 	}
 }
 
