@@ -497,6 +497,14 @@ __device__ __forceinline__ void msv_walk(const u32* words, int S, int g, bool ac
     }
 }
 
+// msv_result is a target's output from its best row cell emax (the max
+// over rows of e): 0xffff when HMMER's byte arithmetic overflows (some
+// e + bias >= 255), else the final xJ, max(emax - tec, 0).
+__device__ __forceinline__ unsigned short msv_result(int emax, int bias, int tec)
+{
+    return emax + bias >= 255 ? 0xffffu : (unsigned short)max(emax - tec, 0);
+}
+
 // msv_block runs msv_kernel's program over the targets of one warp
 // block (thread t of the T of slot g) and writes their results.
 __device__ __forceinline__ void msv_block(const Block* blk, const unsigned char* res, const int* tjbm, int g, int t,
@@ -558,7 +566,7 @@ __device__ __forceinline__ void msv_block(const Block* blk, const unsigned char*
     st.eKm = negKv; // max over rows of e - K (e >= 0)
     msv_walk(words, S, g, active, 0, blk->maxLen, myprof, bestRow, t, K, negKv, capBv, w, st);
     const int emax = (short)(st.eKm & 0xffff) + K;
-    if (t == 0 && active) out[seq] = emax + bias >= 255 ? 0xffffu : (unsigned short)max(emax - tec, 0);
+    if (t == 0 && active) out[seq] = msv_result(emax, bias, tec);
 }
 
 // load_msv_profile copies the MSV pass's profile into shared memory and
@@ -693,7 +701,7 @@ __device__ __forceinline__ void msv_seg_block(const Block* blk, const unsigned c
 #pragma unroll
     for (int o = 16; o > 0; o /= 2) emax = max(emax, __shfl_xor_sync(0xffffffffu, emax, o));
     emax += K;
-    if (lane == 0) out[seq] = emax + bias >= 255 ? 0xffffu : (unsigned short)max(emax - tec, 0);
+    if (lane == 0) out[seq] = msv_result(emax, bias, tec);
 }
 
 // msv_seg_kernel runs a layout of segmented blocks (nseq < 0; host:
