@@ -592,19 +592,25 @@ func (s Shape) Defines() string {
 	if s.EmisHint > 0 {
 		d += fmt.Sprintf("#define EMIS_HINT %d\n", s.EmisHint)
 	}
-	if s.DScan {
-		d += "#define DSCAN 1\n"
-	}
-	if s.NoClamp {
-		d += "#define NOCLAMP 1\n"
-	}
-	if s.ScanPass {
-		d += "#define SCANPASS 1\n"
-	}
-	if s.DDefer {
-		d += "#define DDEFER 1\n"
+	for _, sw := range s.scanSwitches() {
+		if sw.on {
+			d += "#define " + sw.define + " 1\n"
+		}
 	}
 	return d
+}
+
+// scanSwitch is one of the scan's compile-time switches: whether the
+// shape sets it, its #define, and its letter in tables.
+type scanSwitch struct {
+	on             bool
+	define, letter string
+}
+
+// scanSwitches lists the switches defined only when set, in the order
+// Defines writes them and tables names them.
+func (s Shape) scanSwitches() []scanSwitch {
+	return []scanSwitch{{s.DScan, "DSCAN", "x"}, {s.NoClamp, "NOCLAMP", "u"}, {s.ScanPass, "SCANPASS", "p"}, {s.DDefer, "DDEFER", "f"}}
 }
 
 // node returns the model node (1-based) of slot j of rank r, or 0 for a
@@ -718,17 +724,10 @@ func (s Shape) tables() string {
 	if s.DShared {
 		t += "d"
 	}
-	if s.DScan {
-		t += "x"
-	}
-	if s.NoClamp {
-		t += "u"
-	}
-	if s.ScanPass {
-		t += "p"
-	}
-	if s.DDefer {
-		t += "f"
+	for _, sw := range s.scanSwitches() {
+		if sw.on {
+			t += sw.letter
+		}
 	}
 	return t
 }
