@@ -95,14 +95,5 @@ func PackSegments(dsqs [][]byte, idx, others []int, warm int) *Packed {
 // of targets others (database numbers), as Subset plans a plain one:
 // packed on the launch's lane.
 func (db *DB) Segments(idx, others []int, warm int) (*Subset, error) {
-	pl := planSegments(db.Dsqs, idx, others, warm)
-	if hostPacking() {
-		return &Subset{host: packPlan(nil, db.Dsqs, pl)}, nil
-	}
-	p, err := db.packer()
-	if err != nil {
-		return nil, fmt.Errorf("packing segments on GPU %d: %w", db.ctx.Device().Ordinal, err)
-	}
-	in, startAt, lenAt := p.packInputs(pl)
-	return &Subset{pl: pl, packer: p, in: in, startAt: startAt, lenAt: lenAt}, nil
+	return db.subsetOf(planSegments(db.Dsqs, idx, others, warm), "segments")
 }

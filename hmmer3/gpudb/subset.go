@@ -33,15 +33,20 @@ func hostPacking() bool { return os.Getenv("HMMGO_GPUDB_PACK") == "host" }
 // with T threads per target. The first subset or layout of the database
 // uploads its residues.
 func (db *DB) Subset(idx []int, T int) (*Subset, error) {
-	entries := whole(db.Dsqs, idx)
+	return db.subsetOf(planLayout(whole(db.Dsqs, idx), T), "a subset")
+}
+
+// subsetOf is the Subset of plan pl: packed here now (hostPacking), or
+// on the launch's lane by the device packer. what names the layout in
+// errors.
+func (db *DB) subsetOf(pl *layoutPlan, what string) (*Subset, error) {
 	if hostPacking() {
-		return &Subset{host: packInto(nil, db.Dsqs, entries, T)}, nil
+		return &Subset{host: packPlan(nil, db.Dsqs, pl)}, nil
 	}
 	p, err := db.packer()
 	if err != nil {
-		return nil, fmt.Errorf("packing a subset on GPU %d: %w", db.ctx.Device().Ordinal, err)
+		return nil, fmt.Errorf("packing %s on GPU %d: %w", what, db.ctx.Device().Ordinal, err)
 	}
-	pl := planLayout(entries, T)
 	in, startAt, lenAt := p.packInputs(pl)
 	return &Subset{pl: pl, packer: p, in: in, startAt: startAt, lenAt: lenAt}, nil
 }
