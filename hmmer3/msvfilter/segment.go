@@ -91,20 +91,19 @@ func segTargetsFor(sms int) int { return 16 * sms }
 // them are (a histogram of their lengths: the pass may hold a million
 // targets, too many to sort on the host for each query).
 func segRowsFor(dsqs [][]byte, rest []int, n int) int {
-	longest := 0
+	var count []int32 // count[L-segMinRows]: targets of length L, to the longest
 	for _, i := range rest {
-		longest = max(longest, len(dsqs[i]))
-	}
-	if longest <= segMinRows {
-		return segMinRows
-	}
-	count := make([]int32, longest-segMinRows+1) // count[L-segMinRows]: targets of length L
-	for _, i := range rest {
-		if L := len(dsqs[i]); L >= segMinRows {
-			count[L-segMinRows]++
+		if k := len(dsqs[i]) - segMinRows; k >= 0 {
+			if k >= len(count) {
+				count = append(count, make([]int32, k+1-len(count))...)
+			}
+			count[k]++
 		}
 	}
-	rows, above := longest, 0
+	if len(count) <= 1 {
+		return segMinRows
+	}
+	rows, above := segMinRows+len(count)-1, 0
 	for rows > segMinRows && above+int(count[rows-segMinRows]) <= n {
 		above += int(count[rows-segMinRows])
 		rows--
