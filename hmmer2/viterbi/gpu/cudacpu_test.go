@@ -96,8 +96,30 @@ func runShim(t *testing.T, exe string, p *plan7.Profile, s Shape, seqs [][]byte,
 	return got
 }
 
-// runShimOn scores seqs with one build of the kernel on the CPU.
+// runShimOn scores seqs with one build of the kernel on the CPU (a Wave
+// build's listed targets with its exact build, as on the GPU).
 func runShimOn(t *testing.T, exe string, p *plan7.Profile, s Shape, seqs [][]byte, grid int) []int32 {
+	t.Helper()
+	got, flagged := shimOutput(t, rawShimGrid(t, exe, p, s, seqs, grid), len(seqs))
+	if len(flagged) > 0 {
+		if !s.Wave {
+			t.Fatalf("kernel (%+v) listed %d targets without the wavefront", s, len(flagged))
+		}
+		// As the host does: the listed targets by the exact build.
+		sub := make([][]byte, len(flagged))
+		for j, i := range flagged {
+			sub[j] = seqs[i]
+		}
+		ex := s.exact()
+		for j, v := range runShimOn(t, buildShim(t, shimCompiler(t), ex), p, ex, sub, grid) {
+			got[flagged[j]] = v
+		}
+	}
+	return got
+}
+
+// rawShimGrid is the driver's output for seqs on grid blocks.
+func rawShimGrid(t *testing.T, exe string, p *plan7.Profile, s Shape, seqs [][]byte, grid int) []byte {
 	t.Helper()
 	idx := make([]int, len(seqs))
 	for i := range idx {
@@ -108,12 +130,30 @@ func runShimOn(t *testing.T, exe string, p *plan7.Profile, s Shape, seqs [][]byt
 	var in cudacpu.Input
 	in.Put([]int32{int32(packed.NBlocks), int32(len(seqs)), int32(grid), int32(s.SharedBytes())})
 	in.Arrays(tb.A, tb.B, tb.E, tb.Emis, tb.Xsc, packed.Res, packed.Table)
-	words := cudacpu.Words(t, cudacpu.Run(t, exe, fmt.Sprintf("kernel (%+v)", s), &in), len(seqs))
-	got := make([]int32, len(words))
-	for i, w := range words {
-		got[i] = int32(w)
+	return cudacpu.Run(t, exe, fmt.Sprintf("kernel (%+v)", s), &in)
+}
+
+// shimOutput splits the driver's output: n scores, then the targets a
+// Wave build listed for the exact build.
+func shimOutput(t *testing.T, raw []byte, n int) ([]int32, []int) {
+	t.Helper()
+	if len(raw) < 4*n+4 {
+		t.Fatalf("kernel output: %d bytes for %d targets", len(raw), n)
 	}
-	return got
+	words := cudacpu.Words(t, raw[:len(raw)/4*4], len(raw)/4)
+	got := make([]int32, n)
+	for i := range got {
+		got[i] = int32(words[i])
+	}
+	nf := int(words[n])
+	if len(words) != n+1+nf {
+		t.Fatalf("kernel output: %d words for %d targets and %d listed", len(words), n, nf)
+	}
+	flagged := make([]int, nf)
+	for j := range flagged {
+		flagged[j] = int(words[n+1+j])
+	}
+	return got, flagged
 }
 
 // sameScores fails where a score differs from ScoreOne's.

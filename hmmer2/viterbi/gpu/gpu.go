@@ -90,10 +90,14 @@ type Kernel struct {
 	// shape with D passes) scores the longer ones.
 	fnScan  *cuda.Function
 	scanMax int
+	// With Shape.Wave: the same shape without the wavefront, which
+	// scores again the targets fnScan lists (its speculated B failed).
+	fnExact *cuda.Function
 
 	// KernelTime is the device time of the launches (resident scoring
 	// only), for benchmarks.
 	KernelTime time.Duration
+	flagged    int
 }
 
 // slot holds the device buffers of one batch in flight.
@@ -101,8 +105,9 @@ type slot struct {
 	ctx                      *cuda.Context
 	stream                   *cuda.Stream
 	res, table, next, outDev *cuda.Buffer
-	n                        int   // sequences of the batch in flight (0: none)
-	idx                      []int // their positions in the caller's out
+	ftab                     *cuda.Buffer // blocks a Wave build lists
+	n                        int          // sequences of the batch in flight (0: none)
+	idx                      []int        // their positions in the caller's out
 	raw                      []byte
 }
 
@@ -124,7 +129,7 @@ func (s *slot) grow(b **cuda.Buffer, n int) error {
 }
 
 func (s *slot) free() {
-	for _, b := range []*cuda.Buffer{s.res, s.table, s.next, s.outDev} {
+	for _, b := range []*cuda.Buffer{s.res, s.table, s.next, s.outDev, s.ftab} {
 		if b != nil {
 			b.Free()
 		}
@@ -178,6 +183,11 @@ func NewKernelVariant(ctx *cuda.Context, p *plan7.Profile, v string) (*Kernel, e
 			return nil, fmt.Errorf("hmm2 Viterbi kernel (%s) for GPU %d: %w", s.tables(), d.Ordinal, err)
 		}
 	}
+	if s.Wave {
+		if k.fnExact, err = build(ctx, s.exact()); err != nil {
+			return nil, fmt.Errorf("hmm2 Viterbi kernel (%s) for GPU %d: %w", s.exact().tables(), d.Ordinal, err)
+		}
+	}
 	perSM := max(1, d.MaxThreadsPerSM/s.Block)
 	if sb := s.SharedBytes(); sb > 0 && d.SharedMemPerSM > 0 {
 		perSM = max(1, min(perSM, d.SharedMemPerSM/sb))
@@ -217,8 +227,13 @@ func (k *Kernel) Close() error {
 }
 
 // nextBytes is the size of a launch's work counters: the build with D
-// passes' and the scan's.
-const nextBytes = 8
+// passes', the scan's, the number of blocks a Wave build lists and the
+// exact build's counter over that list.
+const nextBytes = 16
+
+// Flagged is the number of targets a Wave build listed for its exact
+// build since the kernel was made (ScoreDB only), for benchmarks.
+func (k *Kernel) Flagged() int { return k.flagged }
 
 // launch queues the kernel over a packed layout of n sequences, with
 // scores into out (n int32), on stream st (nil: the default stream).
@@ -227,14 +242,20 @@ const nextBytes = 8
 // and the rest to the scan's; next holds a zeroed counter for each.
 // Each build gets its own shape's shared memory (a multi-warp scan build
 // has more exchange slots than its build with D passes).
-func (k *Kernel) launch(st *cuda.Stream, layout *gpudb.Device, next, out *cuda.Buffer, long int) error {
-	run := func(fn *cuda.Function, s Shape, first, n int, counter cuda.DevicePtr) error {
+//
+// With Shape.Wave the scan build lists the blocks it could not score in
+// ftab (NBlocks entries), counting them in next's third word, and the
+// exact build then scores that list (it reads the count on the device:
+// no wait for the host).
+func (k *Kernel) launch(st *cuda.Stream, layout *gpudb.Device, next, out, ftab *cuda.Buffer, long int) error {
+	var ftabPtr, nflag cuda.DevicePtr // (none: null pointers)
+	run := func(fn *cuda.Function, s Shape, table cuda.DevicePtr, n int, counter cuda.DevicePtr) error {
 		if n <= 0 {
 			return nil
 		}
 		var a cuda.Args
 		a.Buffer(k.a).Buffer(k.b).Buffer(k.e).Buffer(k.emis).Buffer(layout.Res).
-			Ptr(layout.Table.Ptr().Add(first * gpudb.BlockBytes)).Int32(int32(n)).Ptr(counter).Buffer(k.xsc).Buffer(out)
+			Ptr(table).Int32(int32(n)).Ptr(counter).Buffer(k.xsc).Buffer(out).Ptr(ftabPtr).Ptr(nflag)
 		grid := max(1, min(k.grid, n))
 		if err := fn.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: k.Shape.Block},
 			SharedMem: s.SharedBytes(), Stream: st}, &a); err != nil {
@@ -242,14 +263,39 @@ func (k *Kernel) launch(st *cuda.Stream, layout *gpudb.Device, next, out *cuda.B
 		}
 		return nil
 	}
+	table := layout.Table.Ptr()
 	if k.fnScan == nil {
-		return run(k.fn, k.Shape, 0, layout.NBlocks, next.Ptr())
+		return run(k.fn, k.Shape, table, layout.NBlocks, next.Ptr())
 	}
 	long = min(long, layout.NBlocks)
-	if err := run(k.fn, k.Shape.int32(), 0, long, next.Ptr()); err != nil {
+	if err := run(k.fn, k.Shape.int32(), table, long, next.Ptr()); err != nil {
 		return err
 	}
-	return run(k.fnScan, k.Shape, long, layout.NBlocks-long, next.Ptr().Add(4))
+	if k.fnExact != nil {
+		ftabPtr, nflag = ftab.Ptr(), next.Ptr().Add(8)
+	}
+	if err := run(k.fnScan, k.Shape, table.Add(long*gpudb.BlockBytes), layout.NBlocks-long, next.Ptr().Add(4)); err != nil {
+		return err
+	}
+	if k.fnExact == nil {
+		return nil
+	}
+	// The listed blocks (at most the scan's): the exact build reads
+	// their number from nflag and its blocks from ftab.
+	return run(k.fnExact, k.Shape.exact(), ftabPtr, layout.NBlocks-long, next.Ptr().Add(12))
+}
+
+// waveCount reads the number of blocks the Wave build listed (after the
+// launches are done).
+func (k *Kernel) waveCount(next *cuda.Buffer) (int, error) {
+	if k.fnExact == nil {
+		return 0, nil
+	}
+	var raw [nextBytes]byte
+	if err := next.CopyToHost(raw[:], 0); err != nil {
+		return 0, err
+	}
+	return int(binary.LittleEndian.Uint32(raw[8:])), nil
 }
 
 // longFor is the number of leading blocks of a layout of n targets
@@ -291,12 +337,22 @@ func (k *Kernel) ScoreDB(db *gpudb.DB, out []int32) error {
 	if err := next.Memset32(0); err != nil {
 		return err
 	}
+	ftab, err := k.ctx.Alloc(max(1, layout.NBlocks) * gpudb.BlockBytes)
+	if err != nil {
+		return err
+	}
+	defer ftab.Free()
 	long := k.longFor(n, func(i int) int { return len(db.Dsqs[i]) })
-	d, err := gpudb.Timed(k.ctx, func() error { return k.launch(nil, layout, next, dev, long) })
+	d, err := gpudb.Timed(k.ctx, func() error { return k.launch(nil, layout, next, dev, ftab, long) })
 	if err != nil {
 		return err
 	}
 	k.KernelTime += d
+	nf, err := k.waveCount(next)
+	if err != nil {
+		return err
+	}
+	k.flagged += nf
 	raw := make([]byte, 4*n)
 	if err := dev.CopyToHost(raw, 0); err != nil {
 		return err
@@ -377,7 +433,8 @@ func (k *Kernel) queue(s *slot, seqs [][]byte, part []int) error {
 	for _, g := range []struct {
 		b **cuda.Buffer
 		n int
-	}{{&s.res, len(p.Res) + 16}, {&s.table, len(p.Table) + gpudb.BlockBytes}, {&s.next, nextBytes}, {&s.outDev, 4 * n}} {
+	}{{&s.res, len(p.Res) + 16}, {&s.table, len(p.Table) + gpudb.BlockBytes}, {&s.next, nextBytes}, {&s.outDev, 4 * n},
+		{&s.ftab, max(1, p.NBlocks) * gpudb.BlockBytes}} {
 		if err := s.grow(g.b, g.n); err != nil {
 			return err
 		}
@@ -392,7 +449,7 @@ func (k *Kernel) queue(s *slot, seqs [][]byte, part []int) error {
 		return err
 	}
 	long := k.longFor(n, func(j int) int { return len(local[j]) })
-	if err := k.launch(s.stream, &gpudb.Device{Res: s.res, Table: s.table, NBlocks: p.NBlocks}, s.next, s.outDev, long); err != nil {
+	if err := k.launch(s.stream, &gpudb.Device{Res: s.res, Table: s.table, NBlocks: p.NBlocks}, s.next, s.outDev, s.ftab, long); err != nil {
 		return err
 	}
 	s.n, s.idx = n, part

@@ -37,6 +37,13 @@ type Shape struct {
 	NoClamp        bool // with DScan: no -INFTY clamps where none can bind (ClampFreeMaxLen)
 	ScanPass       bool // with DScan: the D cells by one pass from the scan's incoming D
 	DDefer         bool // with ScanPass: that pass run in the next row's M loop
+	// Wave: with ScanPass and W > 1 (one group a block, NS = 1): warps
+	// run as a wavefront, B speculated from N and checked by the last
+	// warp; sequences where the check fails are scored again by the same
+	// shape without Wave (viterbi.cu, "Warps as a wavefront").
+	Wave      bool
+	WaveRing  int // rows a warp may run ahead of the next (0: viterbi.cu's 4)
+	WaveSleep int // nanoseconds a waiting warp sleeps between looks (0: it spins)
 }
 
 const (
@@ -300,11 +307,13 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 		case m == "spass":
 			s.ScanPass = s.DScan
 		case m == "nospass":
-			s.ScanPass, s.DDefer = false, false
+			s.ScanPass, s.DDefer, s.Wave = false, false, false
 		case m == "defer":
 			s.DDefer = s.ScanPass
 		case m == "nodefer":
 			s.DDefer = false
+		case m == "wave":
+			s.Wave = s.DScan && s.ScanPass && s.W > 1 && s.ngrp() == 1 && s.ns() == 1
 		case m == "noclamp":
 			s.NoClamp = s.DScan
 		case m == "clamp":
@@ -313,7 +322,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 			if !s.EmisShared { // (shared emissions take no hint)
 				s.EmisHint = map[string]int{"ecg": 1, "ecs": 2}[m]
 			}
-		case len(m) > 1 && strings.ContainsRune("bmc", rune(m[0])):
+		case len(m) > 1 && strings.ContainsRune("bmcrz", rune(m[0])):
 			n, err := strconv.Atoi(m[1:])
 			if err != nil || n < 1 {
 				return s, fmt.Errorf("bad hmm2 Viterbi kernel modifier %q", m)
@@ -328,6 +337,10 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				}
 			case 'm':
 				s.MinBlocks = n
+			case 'r':
+				s.WaveRing = n
+			case 'z':
+				s.WaveSleep = n
 			case 'c':
 				if n > 100 {
 					return s, fmt.Errorf("modifier %q: a carveout is a percentage", m)
@@ -335,7 +348,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				s.Carveout = n
 			}
 		default:
-			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, eg, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer)", m)
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, rN, zN, eg, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer, wave)", m)
 		}
 	}
 	if s.SharedBytes() > maxSharedOptin {
@@ -555,6 +568,9 @@ func (s Shape) exchangeBytes() int {
 	if s.W == 1 {
 		return 0
 	}
+	if s.Wave { // (viterbi.cu's X_INTS: each warp's ring and row counts)
+		return 4 * (4*s.W*s.waveRing() + 2*s.W + 2)
+	}
 	if s.DScan { // (viterbi.cu's X_INTS: the warps' D maps by row parity)
 		return 4 * (s.ngrp()*(14*s.W+1) + 1)
 	}
@@ -597,6 +613,12 @@ func (s Shape) Defines() string {
 			d += "#define " + sw.define + " 1\n"
 		}
 	}
+	if s.Wave && s.WaveRing > 0 {
+		d += fmt.Sprintf("#define WRING %d\n", s.WaveRing)
+	}
+	if s.Wave && s.WaveSleep > 0 {
+		d += fmt.Sprintf("#define WSLEEP %d\n", s.WaveSleep)
+	}
 	return d
 }
 
@@ -610,7 +632,7 @@ type scanSwitch struct {
 // scanSwitches lists the switches defined only when set, in the order
 // Defines writes them and tables names them.
 func (s Shape) scanSwitches() []scanSwitch {
-	return []scanSwitch{{s.DScan, "DSCAN", "x"}, {s.NoClamp, "NOCLAMP", "u"}, {s.ScanPass, "SCANPASS", "p"}, {s.DDefer, "DDEFER", "f"}}
+	return []scanSwitch{{s.DScan, "DSCAN", "x"}, {s.NoClamp, "NOCLAMP", "u"}, {s.ScanPass, "SCANPASS", "p"}, {s.DDefer, "DDEFER", "f"}, {s.Wave, "WAVE", "v"}}
 }
 
 // node returns the model node (1-based) of slot j of rank r, or 0 for a
@@ -693,7 +715,22 @@ func NewTables(p *plan7.Profile, s Shape) *Tables {
 // what the scan may not (models and lengths beyond ScanMaxLen).
 func (s Shape) int32() Shape {
 	s.DScan, s.NoClamp, s.ScanPass, s.DDefer = false, false, false, false
+	return s.exact()
+}
+
+// exact is s without the wavefront: the build that scores the sequences
+// a Wave build lists (same layout and tables).
+func (s Shape) exact() Shape {
+	s.Wave, s.WaveRing, s.WaveSleep = false, 0, 0
 	return s
+}
+
+// waveRing is viterbi.cu's WRING.
+func (s Shape) waveRing() int {
+	if s.WaveRing > 0 {
+		return s.WaveRing
+	}
+	return 4
 }
 
 // ns is the number of sequences per thread.

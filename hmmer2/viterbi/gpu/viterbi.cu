@@ -149,10 +149,26 @@
 // where the compiler takes IMAD); J and each rank's first source keep
 // theirs. Values no real node or E reads (I_M, padding) may wrap.
 //
+// Warps as a wavefront with a speculated B (WAVE, with DSCAN, SCANPASS and
+// W > 1; the `wave` modifier). The only value a row needs from warps after
+// its own is B, through J (B = max(N + N->B, J + J->B), J from E over the
+// whole row). The kernel takes B = N + N->B (N depends on the row number
+// only), so warp w needs nothing from later warps and runs up to WRING
+// rows ahead of warp w+1: through a ring of WRING slots in shared memory
+// it hands over each row's last new M, I and D (its incoming D is exact:
+// warp w-1 finished that row) and the E maximum so far, with a row count
+// per producer and per consumer instead of a barrier. The last warp, with
+// E over the row, computes J and C and checks J + J->B <= N + N->B at every
+// row: while that holds the speculated B is HMMER2's, so every cell is
+// (by induction over the rows, the first failing row is checked on exact
+// values). A sequence where it fails is listed in ftab (its block, counted
+// in *nflag) and scored again by the same shape without WAVE, which reads
+// its blocks from that list.
+//
 // Compile-time parameters: T, W, C, EXTRA, NS, KP (residue codes), BLOCK,
 // TRANS_SHARED, EMIS_SHARED (tables copied to shared memory or read from
 // global memory through the read-only cache), TRANS_REG, NGRP, DEXIT, LEAN,
-// DSHARED, DSCAN, SCANPASS, DDEFER, NOCLAMP, MINBLOCKS (a register cap through __launch_bounds__)
+// DSHARED, DSCAN, SCANPASS, DDEFER, NOCLAMP, WAVE, WRING, WSLEEP, MINBLOCKS (a register cap through __launch_bounds__)
 // and EMIS_HINT (cache hints for emissions in global memory): MINBLOCKS
 // and EMIS_HINT change where values live, never a value.
 
@@ -239,6 +255,32 @@ typedef unsigned int u32;
 #if DSHARED && (DEXIT || !LEAN)
 #error "D in shared memory is only written for lean state without short D passes"
 #endif
+#ifndef WAVE
+#define WAVE 0
+#endif
+#if WAVE && !(DSCAN && SCANPASS && W > 1 && NGRP == 1)
+#error "the wavefront is written for the multi-warp scan with its final pass, one group a block"
+#endif
+#ifndef WRING
+#define WRING 4  // rows a warp may run ahead of the next (WAVE)
+#endif
+#ifndef WSLEEP
+#define WSLEEP 0  // nanoseconds a waiting warp sleeps between looks (WAVE)
+#endif
+// WAVE_SPIN is one turn of a wait for another warp's row count (the CPU
+// shim defines it to switch threads).
+#ifndef WAVE_SPIN
+#if WSLEEP > 0
+#define WAVE_SPIN() __nanosleep(WSLEEP)
+#else
+#define WAVE_SPIN() ((void)0)
+#endif
+#endif
+// WAVE_MUTATE (tests only): 1 trusts the speculated B without the check,
+// 2 hands over the previous row's slot.
+#ifndef WAVE_MUTATE
+#define WAVE_MUTATE 0
+#endif
 
 // Block is hmmer3/gpudb's warp-block table entry.
 struct Block {
@@ -263,7 +305,16 @@ __device__ __forceinline__ int addclamp(int a, int b) { return __viaddmax_s32(a,
 // Exchange slots of a multi-warp group (ints): new M and I of each warp's
 // last node by row parity, pass-0 D, later D by pass parity, warp E
 // maxima, and the work item.
-#if DSCAN
+#if WAVE
+// The wavefront: warp w's ring of WRING slots (int4: last new M, I, D and
+// the E maximum of warps 0..w), then the rows warp w has published and
+// the rows warp w+1 has taken from its ring.
+#define X_RING 0
+#define X_PROD (4 * W * WRING)
+#define X_CONS (X_PROD + W)
+#define X_LEN (X_CONS + W)
+#define X_INTS (X_LEN + 1)
+#elif DSCAN
 // With the scan (one barrier a row): each warp's D maps (int4, by row
 // parity) first, then its last node's new M and I and its E maximum, by
 // row parity.
@@ -410,8 +461,14 @@ extern "C" __global__ void H2VIT_BOUNDS
 h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int* __restrict__ gE,
              const int2* __restrict__ gEmis, const unsigned char* __restrict__ res,
              const Block* __restrict__ blocks, int nblocks, unsigned int* next,
-             const int* __restrict__ xsc, int* __restrict__ out)
+             const int* __restrict__ xsc, int* __restrict__ out, Block* __restrict__ ftab, unsigned* nflag)
 {
+    // ftab and nflag: WAVE appends the blocks of the sequences it could
+    // not score to ftab, counting them in *nflag; another build given
+    // nflag scores the *nflag blocks of its table (that list).
+#if !WAVE
+    if (nflag != nullptr) nblocks = (int)*nflag;
+#endif
     unsigned char* sp = (unsigned char*)SHARED_BASE;
 #if TRANS_SHARED
     int4* tA = (int4*)sp;
@@ -485,7 +542,9 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
         mdNext = nb.x;
         ddNext = nb.y;
     }
+#if !WAVE
     int4* xmap = (int4*)(sp + TRANS_BYTES + EMIS_BYTES) + X_MAP / 4;
+#endif
 #endif
 
     for (;;) {
@@ -500,6 +559,9 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
         const int nseq = blk->nseq;
 #else
         if (threadIdx.x == 0) xblk[X_NEXT] = (int)atomicAdd(next, 1u);
+#if WAVE
+        if (threadIdx.x < 2 * W) xch[X_PROD + threadIdx.x] = 0;  // (and X_CONS)
+#endif
         __syncthreads();
         b = xblk[X_NEXT] * NGRP;
         if (b >= nblocks) return;
@@ -551,6 +613,12 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
         (void)pfin;
         int dprev = NEGINF;  // the last row's D of the previous warp's last node (DSCAN, W > 1)
         (void)dprev;
+#if WAVE
+        // The previous warp's last node's M, I and D of the last row (its
+        // hand-over), and whether the speculated B failed at a row.
+        int hm = NEGINF, hi = NEGINF, hd = NEGINF;
+        bool bad = false;
+#endif
 
         for (int i = 0; i < maxLen; i++) {
             int x[NS];
@@ -571,6 +639,9 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 pm[q] = __shfl_up_sync(FULL, lm, 1);
                 pi[q] = __shfl_up_sync(FULL, li, 1);
                 pd[q] = __shfl_up_sync(FULL, ld, 1);
+#if WAVE
+                if (lane == 0) { pm[q] = hm; pi[q] = hi; pd[q] = hd; }
+#else
                 if (lane == 0) {
                     if (warp == 0 || i == 0) {
                         pm[q] = NEGINF; pi[q] = NEGINF; pd[q] = NEGINF;
@@ -584,6 +655,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #endif
                     }
                 }
+#endif
 #endif
             }
 
@@ -727,6 +799,44 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #if W == 1
                     const int s0n = addclamp(nm, md0);  // new M(k0-1) + tmd
                     int A = addmax(s0n, cumLast, dlast[q]), B = wadd(dd[0], cumLast);
+#elif WAVE
+                    // The previous warp's row i (warp 0: D(0) = -INFTY and
+                    // nothing before it): last M, I, D and E so far.
+                    int hx = NEGINF, hy = NEGINF, hz = NEGINF, hw = NEGINF;
+                    if (warp > 0) {
+                        volatile int* ring = xch + X_RING + 4 * WRING * (warp - 1);
+                        const int row = WAVE_MUTATE == 2 ? max(i - 1, 0) : i;
+                        while (xch[X_PROD + warp - 1] <= row) WAVE_SPIN();
+                        __threadfence_block();
+                        volatile int* h = ring + 4 * (row % WRING);
+                        hx = h[0]; hy = h[1]; hz = h[2]; hw = h[3];
+                        __syncwarp();
+                        if (lane == 0) xch[X_CONS + warp - 1] = i + 1;
+                    }
+                    const int s0n = addclamp(lane == 0 ? hx : nm, md0);  // new M(k0-1) + tmd
+                    if (lane == 0) { hm = hx; hi = hy; hd = hz; }
+                    int A = addmax(s0n, cumLast, dlast[q]), B = wadd(dd[0], cumLast);
+#pragma unroll
+                    for (int o = 1; o < 32; o *= 2) {
+                        const int a2 = __shfl_up_sync(FULL, A, o), b2 = __shfl_up_sync(FULL, B, o);
+                        if (lane >= o) { A = addmax(a2, B, A); B = wadd(b2, B); }
+                    }
+                    // The composed maps from the warp's incoming D (hz, the
+                    // previous warp's exact last D of this row).
+                    const int dl = addmax(hz, B, A);  // this rank's last D
+                    int in = __shfl_up_sync(FULL, dl, 1);
+                    if (lane == 0) in = hz;
+#if DDEFER
+                    dout[q] = dl;
+#endif
+                    xe[q] = max(xe[q], hw);
+                    if (warp < W - 1 && lane == 31) {
+                        while (i - xch[X_CONS + warp] >= WRING) WAVE_SPIN();
+                        volatile int* h = xch + X_RING + 4 * (WRING * warp + i % WRING);
+                        h[0] = mlast; h[1] = LAST(Iv[q]); h[2] = dl; h[3] = xe[q];
+                        __threadfence_block();
+                        xch[X_PROD + warp] = i + 1;
+                    }
 #else
                     int s0n = addclamp(nm, md0);
                     int A = addmax(s0n, cumLast, dlast[q]), B = wadd(dd[0], cumLast);
@@ -734,17 +844,20 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                     // input X (known after the barrier), to its last.
                     if (lane == 0 && warp > 0) { A = dlast[q]; B = cumLast; }
 #endif
+#if !WAVE
 #pragma unroll
                     for (int o = 1; o < T; o *= 2) {
                         const int a2 = __shfl_up_sync(FULL, A, o, T), b2 = __shfl_up_sync(FULL, B, o, T);
                         if (SCAN_RANK >= o) { A = addmax(a2, B, A); B = wadd(b2, B); }
                     }
+#endif
 #if W == 1
                     int in = __shfl_up_sync(FULL, addmax(NEGINF, B, A), 1, T);
                     if (r == 0) in = NEGINF;
 #if DDEFER
                     dout[q] = addmax(NEGINF, B, A);
 #endif
+#elif WAVE  // (the hand-over above)
 #else
                     // Lane 31 holds its warp's map from X to the warp's
                     // last D (A, B) and, with the next warp's first
@@ -850,7 +963,23 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #pragma unroll
             for (int q = 0; q < NS; q++) {
                 if (i < len[q]) {
-#if NOCLAMP  // (N, B and C at or above -INFTY; J keeps its clamp)
+#if WAVE  // (B speculated from N; the last warp, with E over the row, checks J)
+#if NOCLAMP
+                    xn[q] = wadd(xn[q], nloop);
+                    const int bn = wadd(xn[q], nmove);
+#else
+                    xn[q] = max(wadd(xn[q], nloop), NEGINF);
+                    const int bn = max(wadd(xn[q], nmove), NEGINF);
+#endif
+                    xj[q] = max(max(wadd(xj[q], jloop), NEGINF), wadd(xe[q], eloop));
+                    bad = bad || (WAVE_MUTATE != 1 && wadd(xj[q], jmove) > bn);
+                    xb[q] = bn;
+#if NOCLAMP
+                    xc[q] = max(wadd(xc[q], cloop), wadd(xe[q], emove));
+#else
+                    xc[q] = max(max(wadd(xc[q], cloop), NEGINF), wadd(xe[q], emove));
+#endif
+#elif NOCLAMP  // (N, B and C at or above -INFTY; J keeps its clamp)
                     xn[q] = wadd(xn[q], nloop);
                     xj[q] = max(max(wadd(xj[q], jloop), NEGINF), wadd(xe[q], eloop));
                     xb[q] = max(wadd(xn[q], nmove), wadd(xj[q], jmove));
@@ -864,10 +993,21 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 }
             }
         }
+#if WAVE
+        // The last warp has E over every row: its score, or the block on
+        // the list for the exact build. The ring's counts are reset for
+        // the next block after every warp is past its last row.
+        if (r == G - 1 && active[0]) {
+            out[seq[0]] = wadd(xc[0], cmove);
+            if (bad) ftab[atomicAdd(nflag, 1u)] = *blk;
+        }
+        __syncthreads();
+#else
 #pragma unroll
         for (int q = 0; q < NS; q++)
             if (r == 0 && active[q]) {
                 out[seq[q]] = wadd(xc[q], cmove);
             }
+#endif
     }
 }

@@ -4,7 +4,8 @@
 // Input, little-endian: 4 int32 (nblocks, ntargets, grid, shared bytes),
 // then seven arrays, each an int64 byte count and the bytes: transitions
 // A, transitions B, exit scores, emissions, special scores, residues,
-// block table. Output: ntargets int32 scores.
+// block table. Output: ntargets int32 scores, then the number of
+// blocks WAVE listed for the exact build and their first targets.
 #include "shim.h"
 #include "driver.h"
 
@@ -26,14 +27,21 @@ int main(int argc, char** argv)
 
     std::vector<int> out(ntargets > 0 ? ntargets : 1, 0x5a5a5a5a);
     unsigned next = 0;
+    // WAVE lists the blocks it could not score (at most all of them).
+    std::vector<Block> ftab(nblocks > 0 ? nblocks : 1);
+    unsigned nflag = 0;
     emu::launch(grid, BLOCK, sharedBytes, [&] {
         h2vit_kernel((const int4*)A.data(), (const int4*)B.data(), (const int*)E.data(), (const int2*)emis.data(),
-                     res.data(), (const Block*)table.data(), nblocks, &next, (const int*)xsc.data(), out.data());
+                     res.data(), (const Block*)table.data(), nblocks, &next, (const int*)xsc.data(), out.data(),
+                     WAVE ? ftab.data() : nullptr, WAVE ? &nflag : nullptr);
     });
 
     FILE* o = std::fopen(argv[2], "wb");
     need(o != nullptr, "cannot create output");
     std::fwrite(out.data(), 4, (size_t)ntargets, o);
+    // Then the listed blocks' first targets (WAVE: one a block).
+    std::fwrite(&nflag, 4, 1, o);
+    for (unsigned f = 0; f < nflag; f++) std::fwrite(&ftab[f].seq[0], 4, 1, o);
     std::fclose(o);
     return 0;
 }

@@ -26,3 +26,6 @@ DEV int max(int a, int b) { return a > b ? a : b; }
 // NVRTC has the DPX intrinsic; clang 14 does not: the same function.
 DEV int __viaddmax_s32(int a, int b, int c) { int s = (int)((unsigned)a + (unsigned)b); return s > c ? s : c; }
 #define __syncthreads() __nvvm_bar_sync(0)
+DEV void __syncwarp() { __nvvm_bar_warp_sync(0xffffffffu); }
+DEV void __threadfence_block() { __nvvm_membar_cta(); }
+DEV void __nanosleep(unsigned ns) { asm volatile("nanosleep.u32 %0;" ::"r"(ns)); }

@@ -33,3 +33,11 @@ static inline int syncthreads_or_at(int pred, int site)
     return any;
 }
 #define __syncthreads_or(p) syncthreads_or_at((p), __LINE__)
+
+// The wavefront's waits (WAVE): a waiting thread lets the others run; a
+// round in which every thread waits is still reported as a deadlock.
+#define WAVE_SPIN() emu::yield()
+static inline void syncwarp_at(int site) { emu::wait(emu::warps[emu::cur->warp], 32, site); }
+#define __syncwarp() syncwarp_at(__LINE__)
+// Threads switch only at collectives and waits: shared memory is ordered.
+static inline void __threadfence_block() {}
