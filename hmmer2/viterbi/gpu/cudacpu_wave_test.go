@@ -62,7 +62,7 @@ func runShimWave(t *testing.T, cc string, p *plan7.Profile, s Shape, seqs [][]by
 }
 
 // The wavefront with a speculated B on the CPU: every mode, short last
-// ranks, rings of one to four rows, with and without clamps and the
+// ranks, rings of one to four rows and named barriers, with and without clamps and the
 // deferred pass, the impossible and wrap-around models, real models
 // including the 2,940-node one; targets where J wins must be listed and
 // rescored exactly.
@@ -85,6 +85,9 @@ func TestKernelSourceOnCPUWave(t *testing.T) {
 		{variant(300, "wscan4.clamp.wave"), 300, amino, 8, 40, "3 warps, clamps"},
 		{variant(530, "wscan8.defer.wave"), 530, amino, 5, 30, "3 warps, C=6, short ranks, deferred"},
 		{variant(900, "wscan4.wave.r3"), 900, amino, 3, 20, "8 warps, C=4, a ring of three"},
+		{variant(200, "wscan4.wave.nb"), 200, dna, 12, 50, "2 warps, named barriers"},
+		{variant(300, "wscan4.defer.wave.nb"), 300, amino, 8, 40, "3 warps, short ranks, deferred, named barriers"},
+		{variant(900, "wscan4.clamp.wave.nb"), 900, amino, 3, 20, "8 warps, clamps, named barriers"},
 	}
 	checkShapesOnCPU(t, rng, cases, 300,
 		30, func(M int) []Shape {
@@ -95,7 +98,7 @@ func TestKernelSourceOnCPUWave(t *testing.T) {
 		func(M int) []Shape { return []Shape{shapeVariant(t, M, "wscan4.defer.wave")} })
 	cc := shimCompiler(t)
 	for _, mode := range modes {
-		for _, v := range []string{"wscan4.wave", "wscan4.defer.wave.r1", "wscan4.clamp.wave"} {
+		for _, v := range []string{"wscan4.wave", "wscan4.defer.wave.r1", "wscan4.clamp.wave", "wscan4.defer.wave.nb"} {
 			p := randomProfile(rng, amino, 150, mode, false)
 			s := variant(150, v)
 			seqs := append(plantedSeqs(rng, p, 4), randomSeqs(rng, amino, 4, 60)...)
@@ -113,7 +116,7 @@ func TestKernelSourceOnCPUWave(t *testing.T) {
 	for _, name := range []string{"pkinase.hmm2", "pkinase10.hmm2.gz"} {
 		p := readProfile(t, name)
 		seqs := randomSeqs(rng, p.HMM.Alph, 4, 60)
-		for _, v := range []string{"wscan4.wave", "wscanfit.defer.wave"} {
+		for _, v := range []string{"wscan4.wave", "wscanfit.defer.wave", "wscanfit.defer.wave.nb"} {
 			if s := shapeVariant(t, p.M, v); s.Wave {
 				sameScores(t, fmt.Sprintf("%s %+v", name, s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 1))
 			}

@@ -160,7 +160,7 @@ func TestGPUMatchesCPU(t *testing.T) {
 	if os.Getenv(VariantEnv) != "" {
 		return
 	}
-	for _, v := range []string{"wscan", "wscan12", "wscan8.ts", "wscanfit.wave", "wscan12.defer.wave", "auto.wave"} {
+	for _, v := range []string{"wscan", "wscan12", "wscan8.ts", "wscanfit.wave", "wscan12.defer.wave", "auto.wave", "auto.wave.nb"} {
 		t.Setenv(VariantEnv, v)
 		for _, M := range []int{513, 1000, 1537, 3000} {
 			for i, mode := range modes {

@@ -42,8 +42,9 @@ type Shape struct {
 	// warp; sequences where the check fails are scored again by the same
 	// shape without Wave (viterbi.cu, "Warps as a wavefront").
 	Wave      bool
-	WaveRing  int // rows a warp may run ahead of the next (0: viterbi.cu's 4)
-	WaveSleep int // nanoseconds a waiting warp sleeps between looks (0: it spins)
+	WaveRing  int  // rows a warp may run ahead of the next (0: viterbi.cu's 4)
+	WaveSleep int  // nanoseconds a waiting warp sleeps between looks (0: it spins)
+	WaveBar   bool // named barriers hand over one row (WaveRing 1, W <= 8)
 }
 
 const (
@@ -314,6 +315,10 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 			s.DDefer = false
 		case m == "wave":
 			s.Wave = s.DScan && s.ScanPass && s.W > 1 && s.ngrp() == 1 && s.ns() == 1
+		case m == "nb":
+			if s.Wave && s.W <= 8 {
+				s.WaveBar, s.WaveRing = true, 1
+			}
 		case m == "noclamp":
 			s.NoClamp = s.DScan
 		case m == "clamp":
@@ -348,7 +353,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				s.Carveout = n
 			}
 		default:
-			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, rN, zN, eg, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer, wave)", m)
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, rN, zN, eg, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer, wave, nb)", m)
 		}
 	}
 	if s.SharedBytes() > maxSharedOptin {
@@ -619,6 +624,9 @@ func (s Shape) Defines() string {
 	if s.Wave && s.WaveSleep > 0 {
 		d += fmt.Sprintf("#define WSLEEP %d\n", s.WaveSleep)
 	}
+	if s.WaveBar {
+		d += "#define WBAR 1\n"
+	}
 	return d
 }
 
@@ -721,7 +729,7 @@ func (s Shape) int32() Shape {
 // exact is s without the wavefront: the build that scores the sequences
 // a Wave build lists (same layout and tables).
 func (s Shape) exact() Shape {
-	s.Wave, s.WaveRing, s.WaveSleep = false, 0, 0
+	s.Wave, s.WaveRing, s.WaveSleep, s.WaveBar = false, 0, 0, false
 	return s
 }
 

@@ -168,7 +168,7 @@
 // Compile-time parameters: T, W, C, EXTRA, NS, KP (residue codes), BLOCK,
 // TRANS_SHARED, EMIS_SHARED (tables copied to shared memory or read from
 // global memory through the read-only cache), TRANS_REG, NGRP, DEXIT, LEAN,
-// DSHARED, DSCAN, SCANPASS, DDEFER, NOCLAMP, WAVE, WRING, WSLEEP, MINBLOCKS (a register cap through __launch_bounds__)
+// DSHARED, DSCAN, SCANPASS, DDEFER, NOCLAMP, WAVE, WRING, WSLEEP, WBAR, MINBLOCKS (a register cap through __launch_bounds__)
 // and EMIS_HINT (cache hints for emissions in global memory): MINBLOCKS
 // and EMIS_HINT change where values live, never a value.
 
@@ -275,6 +275,21 @@ typedef unsigned int u32;
 #else
 #define WAVE_SPIN() ((void)0)
 #endif
+#endif
+// Named barriers instead of row counts (WBAR, with WAVE and WRING 1): warp
+// w hands row i to warp w+1 through bar.arrive on barrier 1 + 2w (warp
+// w+1 waits there with bar.sync) and learns that the slot was read from
+// barrier 2 + 2w; the hardware orders the slot's accesses and nothing
+// spins. Ids 1..14: at most 8 warps.
+#ifndef WBAR
+#define WBAR 0
+#endif
+#if WBAR && (WRING != 1 || W > 8)
+#error "the named barriers hand over one slot, between at most 8 warps"
+#endif
+#ifndef WAVE_BAR_SYNC
+#define WAVE_BAR_SYNC(id, n) asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(n) : "memory")
+#define WAVE_BAR_ARRIVE(id, n) asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(n) : "memory")
 #endif
 // WAVE_MUTATE (tests only): 1 trusts the speculated B without the check,
 // 2 hands over the previous row's slot.
@@ -803,6 +818,14 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                     // The previous warp's row i (warp 0: D(0) = -INFTY and
                     // nothing before it): last M, I, D and E so far.
                     int hx = NEGINF, hy = NEGINF, hz = NEGINF, hw = NEGINF;
+#if WBAR
+                    if (warp > 0) {
+                        WAVE_BAR_SYNC(1 + 2 * (warp - 1), 64);
+                        volatile int* h = xch + X_RING + 4 * (warp - 1);
+                        hx = h[0]; hy = h[1]; hz = h[2]; hw = h[3];
+                        if (i + 1 < maxLen) WAVE_BAR_ARRIVE(2 + 2 * (warp - 1), 64);  // (the producer waits for rows 1..)
+                    }
+#else
                     if (warp > 0) {
                         volatile int* ring = xch + X_RING + 4 * WRING * (warp - 1);
                         const int row = WAVE_MUTATE == 2 ? max(i - 1, 0) : i;
@@ -813,6 +836,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                         __syncwarp();
                         if (lane == 0) xch[X_CONS + warp - 1] = i + 1;
                     }
+#endif
                     const int s0n = addclamp(lane == 0 ? hx : nm, md0);  // new M(k0-1) + tmd
                     if (lane == 0) { hm = hx; hi = hy; hd = hz; }
                     int A = addmax(s0n, cumLast, dlast[q]), B = wadd(dd[0], cumLast);
@@ -830,6 +854,16 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                     dout[q] = dl;
 #endif
                     xe[q] = max(xe[q], hw);
+#if WBAR
+                    if (warp < W - 1) {
+                        if (i > 0) WAVE_BAR_SYNC(2 + 2 * warp, 64);  // warp + 1 has read row i-1
+                        if (lane == 31) {
+                            volatile int* h = xch + X_RING + 4 * warp;
+                            h[0] = mlast; h[1] = LAST(Iv[q]); h[2] = dl; h[3] = xe[q];
+                        }
+                        WAVE_BAR_ARRIVE(1 + 2 * warp, 64);
+                    }
+#else
                     if (warp < W - 1 && lane == 31) {
                         while (i - xch[X_CONS + warp] >= WRING) WAVE_SPIN();
                         volatile int* h = xch + X_RING + 4 * (WRING * warp + i % WRING);
@@ -837,6 +871,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                         __threadfence_block();
                         xch[X_PROD + warp] = i + 1;
                     }
+#endif
 #else
                     int s0n = addclamp(nm, md0);
                     int A = addmax(s0n, cumLast, dlast[q]), B = wadd(dd[0], cumLast);

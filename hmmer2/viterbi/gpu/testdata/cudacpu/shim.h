@@ -41,3 +41,22 @@ static inline void syncwarp_at(int site) { emu::wait(emu::warps[emu::cur->warp],
 #define __syncwarp() syncwarp_at(__LINE__)
 // Threads switch only at collectives and waits: shared memory is ordered.
 static inline void __threadfence_block() {}
+
+// Named barriers (WBAR): per block, ids 0..15; bar.arrive counts itself
+// and goes on, bar.sync counts itself and waits for the count.
+static inline void named_bar(int id, int n, bool wait)
+{
+    static std::vector<emu::Group> bars;
+    if (bars.size() < emu::blocks.size() * 16) bars.resize(emu::blocks.size() * 16);
+    emu::Group& g = bars[(size_t)emu::cur->block * 16 + id];
+    emu::progress = true;
+    unsigned gen = g.gen;
+    if (++g.arrived == n) {
+        g.arrived = 0;
+        g.gen++;
+        return;
+    }
+    while (wait && g.gen == gen) emu::yield();
+}
+#define WAVE_BAR_SYNC(id, n) named_bar((id), (n), true)
+#define WAVE_BAR_ARRIVE(id, n) named_bar((id), (n), false)
