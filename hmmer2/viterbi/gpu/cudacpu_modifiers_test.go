@@ -41,7 +41,7 @@ func TestShapeModifiers(t *testing.T) {
 		wide, hint bool
 	}{{50, false, false}, {100, false, false}, {150, false, false}, {192, false, false}, {193, false, false}, {255, false, false}, {256, false, false}, {257, false, false},
 		{300, false, false}, {384, false, false}, {385, true, false}, {512, true, false}, {513, false, false}, {1000, false, false},
-		{1025, false, true}, {1500, false, true}, {2000, false, true}, {2048, false, true}, {2049, false, false}, {3000, false, false},
+		{1025, false, true}, {1500, false, true}, {2000, false, true}, {2048, false, true}, {2049, false, false}, {2304, false, false}, {2305, false, false}, {3000, false, false},
 		{3072, false, false}, {3073, false, false}, {4096, false, false}, {4097, false, false}, {5000, false, false}} {
 		s := shapeVariant(t, c.M, "auto0")
 		if wide := s.Block == wideBlock && s.MinBlocks == 1; wide != c.wide || (s.EmisHint == 1) != c.hint || s.EmisHint > 1 || s.Carveout != 0 {
@@ -57,12 +57,15 @@ func TestShapeModifiers(t *testing.T) {
 		// auto: wscan's shapes from autoWScanMin to autoWScanMax (W a
 		// power of two to 2,048 and above 3,072, C <= 12 between), the D
 		// pass deferred except with one or four warps of C = 16; auto0's
-		// elsewhere.
+		// elsewhere; from 2,305 to 3,072 as a wavefront (wave.nb).
 		a, fit := shapeVariant(t, c.M, "auto"), shapeVariant(t, c.M, "wscanfit")
 		if c.M > 2048 && c.M <= 3072 {
 			fit = shapeVariant(t, c.M, "wscan12")
 		}
 		fit.DDefer = fit.C < 16 || fit.W == 2 || fit.W == 8
+		if c.M > autoWaveMin && c.M <= autoWaveMax { // (the wavefront with named barriers)
+			fit = shapeVariant(t, c.M, "wscan12.defer.wave.nb")
+		}
 		if c.M > autoWScanMin && c.M <= autoWScanMax {
 			if a != fit || !a.DScan || !a.NoClamp || !a.ScanPass || !a.TransReg || a.C > 16 || a.C < 13 && a.W == 1 || a.W > 8 || c.M <= 2048 && 8%a.W != 0 || c.M > 2048 && c.M <= 3072 && a.C > 12 {
 				t.Errorf("auto at M=%d: %+v, want %+v", c.M, a, fit)

@@ -115,7 +115,8 @@ const DefaultVariant = "auto"
 //	auto   reg16 for M <= 256, w1024 to 384, wscan's shapes to 4096
 //	       (autoWScanShape: one warp of C >= 13, then groups of 2 to 8
 //	       warps, the D pass deferred but with one or four warps of C =
-//	       16), leanx (groups of 2+ warps) above; w1024's shapes of two
+//	       16; for 2304 < M <= 3072 as a wavefront with named barriers,
+//	       modifiers wave.nb), leanx (groups of 2+ warps) above; w1024's shapes of two
 //	       sequences per thread and C >= 13 in blocks of 12 warps with at
 //	       most 168 registers, the D chain by a scan to M = 512, without
 //	       the clamps that cannot bind and with the scan's final pass to
@@ -446,8 +447,23 @@ func autoWScanShape(M int) Shape {
 		s = wscanShape(M, 12)
 	}
 	s.DDefer = !(s.C == maxNodesPerThreadWarp && (s.W == 1 || s.W == 4))
+	if M > autoWaveMin && M <= autoWaveMax { // (7 or 8 warps of C <= 12: auto.wave.nb)
+		s.Wave, s.WaveBar, s.WaveRing = true, true, 1
+	}
 	return s
 }
+
+// autoWaveMin and autoWaveMax bound the models auto runs as a wavefront
+// with named barriers (wave.nb): on an H100 (2026-11-28 02:18 UTC, 100 M
+// resident residues, kernel GCUPS, auto / auto.wave.nb) it won with 7
+// and 8 warps of C = 12 (M = 2500 467 / 491, 3000 522 / 575, pkinase10
+// 512 / 564) and lost with 2 and 4 warps (600 669 / 491, 1000 722 /
+// 702, 1500 684 / 620, 2000 674 / 601); 6 warps (2049-2304) and 8 of
+// C = 13-16 (3073-4096) were not timed.
+const (
+	autoWaveMin = 6 * 384
+	autoWaveMax = 8 * 384
+)
 
 // autoShape0 is auto's shape before wscan (variant auto0).
 func autoShape0(M int) Shape {

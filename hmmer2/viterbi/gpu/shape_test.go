@@ -18,8 +18,51 @@ func TestShapeLayout(t *testing.T) {
 	if _, err := ShapeVariant(100, "nonesuch"); err == nil {
 		t.Error("an unknown variant was accepted")
 	}
-	for _, v := range append(Variants, "wscan12", "wscan8", "wscan8.ts") {
+	for _, v := range append(Variants, "wscan12", "wscan8", "wscan8.ts", "wscanfit.wave", "wscan12.defer.wave.nb") {
 		testShapeLayout(t, v)
+	}
+}
+
+// TestShapeWave checks the wavefront's shapes to M = 4,096 and beyond:
+// only on multi-warp scan shapes with the final pass, one group a block
+// and one sequence a thread; named barriers with one slot and at most 8
+// warps; its exact build the same layout without the wavefront; its
+// defines and exchange slots; auto's wavefront exactly for 2304 < M <=
+// 3072, as auto.wave.nb.
+func TestShapeWave(t *testing.T) {
+	for _, v := range []string{"auto", "auto.wave", "auto.wave.nb", "wscanfit.wave", "wscan12.defer.wave.nb.z20", "wscan8.wave.r2", "auto0.wave", "reg16.wave"} {
+		for M := 1; M <= 4200; M++ {
+			s := shapeVariant(t, M, v)
+			d := s.Defines()
+			if s.Wave && (!s.DScan || !s.ScanPass || s.W < 2 || s.ngrp() != 1 || s.ns() != 1) {
+				t.Fatalf("%s M=%d: a wavefront on %+v", v, M, s)
+			}
+			if s.WaveBar && (!s.Wave || s.W > 8 || s.waveRing() != 1) {
+				t.Fatalf("%s M=%d: named barriers on %+v", v, M, s)
+			}
+			if strings.Contains(d, "#define WAVE 1\n") != s.Wave || strings.Contains(d, "#define WBAR 1\n") != s.WaveBar {
+				t.Fatalf("%s M=%d: defines of %+v:\n%s", v, M, s, d)
+			}
+			if s.Wave && s.exchangeBytes() != 4*(4*s.W*s.waveRing()+2*s.W+2) || s.SharedBytes() > maxSharedOptin {
+				t.Fatalf("%s M=%d: %d exchange bytes, %d shared (%+v)", v, M, s.exchangeBytes(), s.SharedBytes(), s)
+			}
+			ex := s.exact()
+			if ex.Wave || ex.WaveBar || ex.G() != s.G() || ex.C != s.C || ex.PackT() != s.PackT() || strings.Contains(ex.Defines(), "WAVE") {
+				t.Fatalf("%s M=%d: exact build %+v of %+v", v, M, ex, s)
+			}
+			if s.Wave && (s.int32().Wave || !ex.DScan) {
+				t.Fatalf("%s M=%d: the int32 build keeps the wavefront or the exact build loses the scan (%+v)", v, M, s)
+			}
+			if v == "auto" {
+				want := M > 2304 && M <= 3072
+				if s.Wave != want || s.WaveBar != want {
+					t.Fatalf("auto M=%d: wavefront %v, named barriers %v, want %v (%+v)", M, s.Wave, s.WaveBar, want, s)
+				}
+				if nb := shapeVariant(t, M, "auto.wave.nb"); want && nb != s {
+					t.Fatalf("auto M=%d: %+v, auto.wave.nb %+v", M, s, nb)
+				}
+			}
+		}
 	}
 }
 
