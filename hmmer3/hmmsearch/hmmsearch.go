@@ -120,8 +120,8 @@ func (e *engine) run(env cli.Env, args []string) int {
 	s := &search{engine: e, env: env, g: g, hmmfile: g.args[0], seqfile: g.args[1], started: time.Now()}
 	_, s.stageTimes = e.lookupEnv("HMMGO_STAGE_TIMES")
 	s.gpuForward, _ = e.lookupEnv("HMMGO_GPU_FORWARD")
-	if f := s.gpuForward; f != "" && f != "gpu" && f != "cpu" && f != "filter" {
-		return cli.Fail(env, name, fmt.Errorf("HMMGO_GPU_FORWARD is %q: say gpu, filter or cpu, or leave it unset to choose by batch size", f))
+	if f := s.gpuForward; f != "" && f != "gpu" && f != "cpu" && f != "filter" && f != "bound" {
+		return cli.Fail(env, name, fmt.Errorf("HMMGO_GPU_FORWARD is %q: say gpu, filter, bound or cpu, or leave it unset to choose by batch size", f))
 	}
 	s.gpuBias, _ = e.lookupEnv("HMMGO_GPU_BIAS")
 	if b := s.gpuBias; b != "" && b != "gpu" && b != "cpu" {
