@@ -55,7 +55,7 @@ type forwardBatcher struct {
 	// the bound kernel can bound (fwdback.BoundMargin finite); "cpu" is
 	// handled by the caller.
 	force string
-	trace   io.Writer
+	trace io.Writer
 	// runnable counts the goroutines waiting for a core (runnableGoroutines);
 	// nil: the latency rule alone (tests).
 	runnable func() int

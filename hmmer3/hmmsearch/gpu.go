@@ -447,7 +447,9 @@ func (g *gpuSearch) forwardOn(parts []*gpuPart, om *oprofile.Profile, want []boo
 		if force == "filter" {
 			force = "gpu"
 		}
-		launch := func(reqs []*fwdRequest, sel [][]int) ([][]float32, error) { return g.launchForward(parts, reqs, sel, bound) }
+		launch := func(reqs []*fwdRequest, sel [][]int) ([][]float32, error) {
+			return g.launchForward(parts, reqs, sel, bound)
+		}
 		b = &forwardBatcher{launch: launch, cost: g.cost, lengths: g.lens, force: force, trace: g.trace, runnable: runnableGoroutines, launches: g.fwdLaunches}
 		if g.batchers == nil {
 			g.batchers = map[*gpuPart]*forwardBatcher{}
