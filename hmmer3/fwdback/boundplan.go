@@ -1,0 +1,214 @@
+package fwdback
+
+import (
+	"encoding/binary"
+	"math"
+	"sort"
+
+	"github.com/hmmgo/hmmgo/easel"
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
+)
+
+// The host side of fwdbound.cu that needs no GPU: the natural-order
+// profile layout, the task table, and the scores from what the kernel
+// returns (xC and the binary exponent of the total scale per target).
+
+const (
+	boundJobBytes  = 40 // fwdbound.cu's BoundJob
+	boundTaskBytes = 24 // fwdbound.cu's BoundTask
+	// boundThreshold is where the kernel rescales a row (E > 2^13).
+	boundThreshold = 8192
+)
+
+// boundPlan is everything fwdbound_kernel reads for a batch of jobs.
+type boundPlan struct {
+	jobs   []BatchJob
+	sel    [][]int // each job's selected targets, local numbering
+	onGPU  []bool  // false: the job is scored by Forward on the CPU
+	first  []int   // job j's targets are combined numbers first[j]..first[j+1]-1
+	dsqs   [][]byte
+	move   []float32 // per combined target: its N/C/J move probability
+	cmax   int
+	jobTab []byte
+	trans  []float32
+	odds   []float32
+	tasks  []byte
+	taskOf []int // combined target of each task
+	res    []byte
+	cells  int64 // residues x M over the tasks
+}
+
+// boundChunk is the nodes a lane owns for a model of length M.
+func boundChunk(M int) int { return max(1, (M+31)/32) }
+
+// newBoundPlan lays out jobs for fwdbound_kernel. Jobs whose chunk would
+// exceed maxC (the row state of one warp must fit in shared memory) or
+// whose profile has subnormal values (the GPU would flush them, changing
+// the parameters the margin assumes shared) are left to the CPU.
+func newBoundPlan(jobs []BatchJob, maxC int) (*boundPlan, error) {
+	bp := &boundPlan{jobs: jobs, sel: make([][]int, len(jobs)), onGPU: make([]bool, len(jobs)), first: make([]int, len(jobs)+1)}
+	sp := &batchPlan{sel: bp.sel}
+	type task struct {
+		combined int
+		work     int64
+		entry    [boundTaskBytes]byte
+	}
+	var tasks []task
+	for j, job := range jobs {
+		if err := sp.selectJob(j, job); err != nil {
+			return nil, err
+		}
+		bp.first[j] = len(bp.dsqs)
+		om := job.OM
+		C := boundChunk(om.M)
+		trans, odds := boundProfile(om, C)
+		xe := om.FB.XF[profile.XE]
+		// Unihit mode (E->J zero) falls outside BoundMargin's flush-to-zero
+		// argument, which needs J to keep B away from zero.
+		ok := C <= maxC && xe[profile.Loop] > 0 && !anySubnormal(trans, odds, xe[:]) && entryWeightOK(om)
+		cfg := map[int][2]float32{}
+		var mine []task
+		for _, i := range bp.sel[j] {
+			d := job.Targets[i]
+			lm, seen := cfg[len(d)]
+			if !seen {
+				var err error
+				if lm, err = lengthConfig(om, len(d)); err != nil {
+					return nil, err
+				}
+				cfg[len(d)] = lm
+				ok = ok && !anySubnormal(lm[:])
+			}
+			bp.dsqs = append(bp.dsqs, d)
+			bp.move = append(bp.move, lm[1])
+			if len(d) == 0 {
+				continue
+			}
+			var e [boundTaskBytes]byte
+			binary.LittleEndian.PutUint32(e[8:], uint32(len(d)))
+			binary.LittleEndian.PutUint32(e[12:], uint32(j))
+			binary.LittleEndian.PutUint32(e[16:], math.Float32bits(lm[0]))
+			binary.LittleEndian.PutUint32(e[20:], math.Float32bits(lm[1]))
+			mine = append(mine, task{combined: len(bp.dsqs) - 1, work: int64(len(d)) * int64(C+8), entry: e})
+		}
+		bp.onGPU[j] = ok
+		if !ok {
+			bp.jobTab = append(bp.jobTab, make([]byte, boundJobBytes)...)
+			continue
+		}
+		bp.jobTab = binary.LittleEndian.AppendUint64(bp.jobTab, uint64(len(bp.trans)))
+		bp.jobTab = binary.LittleEndian.AppendUint64(bp.jobTab, uint64(len(bp.odds)))
+		for _, v := range []uint32{uint32(om.M), uint32(C), math.Float32bits(xe[profile.Move]), math.Float32bits(xe[profile.Loop]), 0, 0} {
+			bp.jobTab = binary.LittleEndian.AppendUint32(bp.jobTab, v)
+		}
+		bp.trans = append(bp.trans, trans...)
+		bp.odds = append(bp.odds, odds...)
+		bp.cmax = max(bp.cmax, C)
+		tasks = append(tasks, mine...)
+	}
+	bp.first[len(jobs)] = len(bp.dsqs)
+	// Longest first: warps take tasks in table order, so the long targets
+	// start first and the short ones fill in behind them.
+	sort.SliceStable(tasks, func(a, b int) bool { return tasks[a].work > tasks[b].work })
+	for _, t := range tasks {
+		d := bp.dsqs[t.combined]
+		binary.LittleEndian.PutUint64(t.entry[0:], uint64(len(bp.res)))
+		bp.tasks = append(bp.tasks, t.entry[:]...)
+		bp.taskOf = append(bp.taskOf, t.combined)
+		bp.res = append(bp.res, d...)
+		j := int(binary.LittleEndian.Uint32(t.entry[12:]))
+		bp.cells += int64(len(d)) * int64(jobs[j].OM.M)
+	}
+	return bp, nil
+}
+
+// boundProfile is om's float profile in fwdbound.cu's natural order: node
+// k = l*C + c + 1 of lane l; zero past M.
+func boundProfile(om *oprofile.Profile, C int) (trans, odds []float32) {
+	fb := &om.FB
+	Q := fb.Q
+	trans = make([]float32, C*32*8)
+	odds = make([]float32, len(fb.RF)*C*32)
+	for k := 1; k <= om.M; k++ {
+		q, z := (k-1)%Q, (k-1)/Q
+		l, c := (k-1)/C, (k-1)%C
+		t := trans[(c*32+l)*8:]
+		t[0] = fb.TF[7*q+oprofile.FBM][z]
+		t[1] = fb.TF[7*q+oprofile.FMM][z]
+		t[2] = fb.TF[7*q+oprofile.FIM][z]
+		t[3] = fb.TF[7*q+oprofile.FDM][z]
+		t[4] = fb.TF[7*q+oprofile.FMD][z]
+		t[5] = fb.TF[7*q+oprofile.FMI][z]
+		t[6] = fb.TF[7*q+oprofile.FII][z]
+		t[7] = fb.TF[7*Q+q][z]
+		for x, rf := range fb.RF {
+			odds[(x*C+c)*32+l] = rf[q][z]
+		}
+	}
+	return trans, odds
+}
+
+func anySubnormal(as ...[]float32) bool {
+	for _, a := range as {
+		for _, x := range a {
+			if isSubnormal(x) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// assemble turns the kernel's per-task outputs into per-job results; jobs
+// left to the CPU are scored by Forward there.
+func (bp *boundPlan) assemble(outC []float32, outExp []int32) []BatchResult {
+	scores := make([]float32, len(bp.dsqs))
+	errs := make([]error, len(bp.dsqs))
+	for k, i := range bp.taskOf {
+		scores[i], errs[i] = boundScore(len(bp.dsqs[i]), outC[k], outExp[k], bp.move[i])
+	}
+	out := make([]BatchResult, len(bp.jobs))
+	for j, job := range bp.jobs {
+		lo, hi := bp.first[j], bp.first[j+1]
+		sc, er := scores[lo:hi], errs[lo:hi]
+		if bp.onGPU[j] {
+			for i := lo; i < hi; i++ {
+				if len(bp.dsqs[i]) == 0 {
+					scores[i], errs[i] = forwardFinish(0, 0, bp.move[i], nil)
+				}
+			}
+		} else {
+			lengths := make([]int, hi-lo)
+			for k := range lengths {
+				lengths[k] = len(bp.dsqs[lo+k])
+			}
+			sc, er = cpuForwardScores(job.OM, bp.dsqs[lo:hi], lengths, func(int) bool { return true })
+		}
+		size := len(job.Targets)
+		if job.Index != nil {
+			size = len(job.Index)
+		}
+		res := BatchResult{Scores: make([]float32, size), Errs: make([]error, size)}
+		if job.Index != nil {
+			copy(res.Scores, sc)
+			copy(res.Errs, er)
+		} else {
+			for k, i := range bp.sel[j] {
+				res.Scores[i], res.Errs[i] = sc[k], er[k]
+			}
+		}
+		out[j] = res
+	}
+	return out
+}
+
+// boundScore is a target's score in nats from the kernel's final C value
+// and total scale 2^exp, with Forward's range checks.
+func boundScore(L int, xC float32, exp int32, move float32) (float32, error) {
+	switch {
+	case math.IsNaN(float64(xC)), math.IsInf(float64(xC), 1), L > 0 && xC == 0:
+		return 0, ErrRange
+	}
+	return float32(float64(exp)*math.Ln2 + easel.Log(float64(fmul(xC, move)))), nil
+}
