@@ -22,7 +22,7 @@ import (
 
 // buildBoundShim compiles fwdbound.cu with the shim; mutate sets
 // FB_MUTATE (0: the kernel as shipped).
-func buildBoundShim(t *testing.T, mutate int) string {
+func buildBoundShim(t *testing.T, mutate int, regs bool) string {
 	t.Helper()
 	cc := cudacpu.Compiler(t, "fwdbound.cu")
 	files := map[string]string{}
@@ -35,7 +35,7 @@ func buildBoundShim(t *testing.T, mutate int) string {
 	}
 	files["driver.cc"] = string(drv)
 	exe, err := cudacpu.Compile(cc, t.TempDir(), "boundcpu", files, "-O2", "-ffp-contract=off", "-fno-strict-aliasing", "-msse2",
-		fmt.Sprintf("-DFB_MUTATE=%d", mutate))
+		fmt.Sprintf("-DFB_MUTATE=%d", mutate), fmt.Sprintf("-DFB_REGS=%d", map[bool]int{false: 0, true: 1}[regs]))
 	if err != nil {
 		t.Fatalf("compiling fwdbound.cu with the CPU shim: %v", err)
 	}
@@ -43,8 +43,9 @@ func buildBoundShim(t *testing.T, mutate int) string {
 }
 
 // boundOnCPU runs ForwardBoundBatch's plan, kernel and assembly with the
-// kernel on the CPU: warps warps a block, grid blocks.
-func boundOnCPU(t *testing.T, exe string, jobs []BatchJob, warps, grid int) ([]BatchResult, *boundPlan) {
+// kernel on the CPU (compiled with FB_REGS=regs): warps warps a block,
+// grid blocks.
+func boundOnCPU(t *testing.T, exe string, regs bool, jobs []BatchJob, warps, grid int) ([]BatchResult, *boundPlan) {
 	t.Helper()
 	bp, err := newBoundPlan(jobs, 1<<20)
 	if err != nil {
@@ -55,7 +56,7 @@ func boundOnCPU(t *testing.T, exe string, jobs []BatchJob, warps, grid int) ([]B
 		return bp.assemble(nil, nil), bp
 	}
 	var in cudacpu.Input
-	in.Put([]int32{int32(len(jobs)), int32(ntasks), int32(grid), int32(32 * warps), int32(bp.cmax), int32(warps * boundStateBytes(bp.cmax))})
+	in.Put([]int32{int32(len(jobs)), int32(ntasks), int32(grid), int32(32 * warps), int32(bp.boundStateC(regs)), int32(warps * boundStateBytes(bp.boundStateC(regs)))})
 	in.Arrays(bp.jobTab, bp.tasks, bytesOf(bp.trans), bytesOf(bp.odds), bp.res)
 	raw := cudacpu.Run(t, exe, "fwdbound_kernel", &in)
 	if len(raw) != 8*ntasks {
@@ -152,9 +153,9 @@ func boundTargets(rng *rand.Rand, h *hmm.HMM, n, maxLen int) [][]byte {
 }
 
 // runBoundJobs runs jobs through the shim and checks them all.
-func runBoundJobs(t *testing.T, exe string, jobs []BatchJob, st *boundStats) {
+func runBoundJobs(t *testing.T, exe string, regs bool, jobs []BatchJob, st *boundStats) {
 	t.Helper()
-	got, bp := boundOnCPU(t, exe, jobs, 2, 3)
+	got, bp := boundOnCPU(t, exe, regs, jobs, 2, 3)
 	for j, job := range jobs {
 		if !bp.onGPU[j] {
 			t.Errorf("job %d (M=%d, alphabet %v) was left to the CPU", j, job.OM.M, job.OM.Abc.Type)
@@ -165,15 +166,24 @@ func runBoundJobs(t *testing.T, exe string, jobs []BatchJob, st *boundStats) {
 
 func TestBoundKernelOnCPU(t *testing.T) {
 	t.Parallel()
-	exe := buildBoundShim(t, 0)
+	exe, shared := buildBoundShim(t, 0, true), buildBoundShim(t, 0, false)
 	rng := rand.New(rand.NewSource(29))
 	amino, dna := alphabet.New(alphabet.Amino), alphabet.New(alphabet.DNA)
 	var st boundStats
-	// Model lengths around every chunk size change (C = 1, 2, ...), and
-	// long ones; several queries a launch, as ForwardBoundBatch sends them.
-	for _, Ms := range [][]int{{1, 2, 3, 31, 32, 33}, {63, 64, 65, 100, -150}, {400, -257, 1000}, {2500}} {
+	// Model lengths around every chunk size change: the register variants
+	// (C = 1..6, 8), the shared-memory path (C = 12, 16, 32, 80) and, with
+	// FB_REGS=0, that path with chunks that are not multiples of its
+	// unrolling; several queries a launch, as ForwardBoundBatch sends them.
+	for _, v := range []struct {
+		Ms   []int
+		regs bool
+	}{
+		{[]int{1, 2, 3, 31, 32, 33}, true}, {[]int{63, 64, 65, 100, -150, 192, 193, 256}, true},
+		{[]int{257, -400, 512, 1000}, true}, {[]int{2500}, true},
+		{[]int{1, 33, 100, -150, 200, 300}, false},
+	} {
 		var jobs []BatchJob
-		for _, M := range Ms {
+		for _, M := range v.Ms {
 			var h *hmm.HMM
 			if M < 0 {
 				M = -M
@@ -181,13 +191,17 @@ func TestBoundKernelOnCPU(t *testing.T) {
 			} else {
 				h = testmodels.RandomHMM(rng, amino, M)
 			}
-			n, maxLen := 60, 600
+			n, maxLen := 50, 600
 			if M >= 1000 {
 				n, maxLen = 12, 5000
 			}
 			jobs = append(jobs, BatchJob{OM: optimizedProfile(h), Targets: boundTargets(rng, h, n, maxLen)})
 		}
-		runBoundJobs(t, exe, jobs, &st)
+		e := exe
+		if !v.regs {
+			e = shared
+		}
+		runBoundJobs(t, e, v.regs, jobs, &st)
 	}
 	// A DNA model and targets up to 5,000 long, with selections and Index.
 	h := testmodels.RandomHMM(rng, dna, 90)
@@ -197,10 +211,10 @@ func TestBoundKernelOnCPU(t *testing.T) {
 		want[i] = i%3 != 0
 	}
 	jobs := []BatchJob{{OM: optimizedProfile(h), Targets: ts, Want: want}}
-	runBoundJobs(t, exe, jobs, &st)
+	runBoundJobs(t, exe, true, jobs, &st)
 	idx := []int{5, 1, 5, 0, 9}
-	got, _ := boundOnCPU(t, exe, []BatchJob{{OM: jobs[0].OM, Targets: ts, Index: idx}}, 1, 2)
-	ref, _ := boundOnCPU(t, exe, []BatchJob{{OM: jobs[0].OM, Targets: ts}}, 1, 2)
+	got, _ := boundOnCPU(t, exe, true, []BatchJob{{OM: jobs[0].OM, Targets: ts, Index: idx}}, 1, 2)
+	ref, _ := boundOnCPU(t, exe, true, []BatchJob{{OM: jobs[0].OM, Targets: ts}}, 1, 2)
 	for k, i := range idx {
 		if got[0].Scores[k] != ref[0].Scores[i] {
 			t.Errorf("Index %d (target %d): %v, without Index %v", k, i, got[0].Scores[k], ref[0].Scores[i])
@@ -216,7 +230,7 @@ func TestBoundKernelOnCPU(t *testing.T) {
 // (M = 100..2405) when the shared data is present.
 func TestBoundKernelOnCPURealModels(t *testing.T) {
 	t.Parallel()
-	exe := buildBoundShim(t, 0)
+	exe := buildBoundShim(t, 0, true)
 	dir := testutil.Testdata(t, "hmmer3")
 	amino, dna := alphabet.New(alphabet.Amino), alphabet.New(alphabet.DNA)
 	prot := testmodels.ReadDsqs(t, filepath.Join(dir, "prot.fa"), amino)
@@ -247,12 +261,12 @@ func TestBoundKernelOnCPURealModels(t *testing.T) {
 		mine = append(mine, homolog(rng, h, 2), lowComplexity(rng, h.Alph, 300))
 		jobs = append(jobs, BatchJob{OM: optimizedProfile(h), Targets: mine})
 		if len(jobs) == 6 {
-			runBoundJobs(t, exe, jobs, &st)
+			runBoundJobs(t, exe, true, jobs, &st)
 			jobs = nil
 		}
 	}
 	if len(jobs) > 0 {
-		runBoundJobs(t, exe, jobs, &st)
+		runBoundJobs(t, exe, true, jobs, &st)
 	}
 	st.log(t)
 	if st.worst > 0.5 {
@@ -260,24 +274,26 @@ func TestBoundKernelOnCPURealModels(t *testing.T) {
 	}
 }
 
-// Mutations of the kernel that the comparison must catch.
+// Mutations of the kernel that the comparison must catch, on both paths.
 func TestBoundKernelMutationsFail(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewSource(37))
 	amino := alphabet.New(alphabet.Amino)
 	h := deletionHeavy(testmodels.RandomHMM(rng, amino, 150))
 	plain := testmodels.RandomHMM(rng, amino, 90)
-	jobs := []BatchJob{{OM: optimizedProfile(h), Targets: boundTargets(rng, h, 30, 400)},
-		{OM: optimizedProfile(plain), Targets: boundTargets(rng, plain, 30, 400)}}
+	long := testmodels.RandomHMM(rng, amino, 300)
+	jobs := []BatchJob{{OM: optimizedProfile(h), Targets: boundTargets(rng, h, 24, 400)},
+		{OM: optimizedProfile(plain), Targets: boundTargets(rng, plain, 24, 400)},
+		{OM: optimizedProfile(long), Targets: boundTargets(rng, long, 24, 400)}}
 	for _, m := range []struct {
 		mutate int
 		what   string
 	}{{1, "no D carry between lanes"}, {2, "no D in E"}} {
-		exe := buildBoundShim(t, m.mutate)
-		got, _ := boundOnCPU(t, exe, jobs, 2, 2)
-		over := 0
+		exe := buildBoundShim(t, m.mutate, true)
+		got, _ := boundOnCPU(t, exe, true, jobs, 2, 2)
 		for j, job := range jobs {
 			want, wantErr := cpuScores(job.OM, job.Targets, ownLengths(job.Targets))
+			over := 0
 			for i, d := range job.Targets {
 				if len(d) == 0 || wantErr[i] != nil || got[j].Errs[i] != nil {
 					continue
@@ -286,10 +302,10 @@ func TestBoundKernelMutationsFail(t *testing.T) {
 					over++
 				}
 			}
-		}
-		t.Logf("%s: %d targets outside the margin", m.what, over)
-		if over == 0 {
-			t.Errorf("%s: every score within the margin; the test cannot see this bug", m.what)
+			t.Logf("%s, M=%d (C=%d): %d targets outside the margin", m.what, job.OM.M, boundChunk(job.OM.M), over)
+			if over == 0 {
+				t.Errorf("%s, M=%d: every score within the margin; the test cannot see this bug", m.what, job.OM.M)
+			}
 		}
 	}
 }

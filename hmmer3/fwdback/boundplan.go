@@ -1,9 +1,10 @@
 package fwdback
 
 import (
+	"cmp"
 	"encoding/binary"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/hmmgo/hmmgo/easel"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
@@ -29,7 +30,10 @@ type boundPlan struct {
 	first  []int   // job j's targets are combined numbers first[j]..first[j+1]-1
 	dsqs   [][]byte
 	move   []float32 // per combined target: its N/C/J move probability
-	cmax   int
+	cmax   int // the longest chunk
+	// cmaxShared is the longest chunk of the jobs whose row state goes to
+	// shared memory (C > boundRegsMax); 0 if none.
+	cmaxShared int
 	jobTab []byte
 	trans  []float32
 	odds   []float32
@@ -39,8 +43,22 @@ type boundPlan struct {
 	cells  int64 // residues x M over the tasks
 }
 
-// boundChunk is the nodes a lane owns for a model of length M.
-func boundChunk(M int) int { return max(1, (M+31)/32) }
+// boundChunk is the nodes a lane owns for a model of length M: at least
+// ceil(M/32); one of fwdbound.cu's register variants (1..6, 8) up to 8,
+// else a multiple of its shared-memory path's unrolling (4).
+func boundChunk(M int) int {
+	c := max(1, (M+31)/32)
+	switch {
+	case c <= 6:
+		return c
+	case c <= boundRegsMax:
+		return boundRegsMax
+	}
+	return (c + 3) &^ 3
+}
+
+// boundRegsMax is the longest chunk fwdbound.cu keeps in registers.
+const boundRegsMax = 8
 
 // newBoundPlan lays out jobs for fwdbound_kernel. Jobs whose chunk would
 // exceed maxC (the row state of one warp must fit in shared memory) or
@@ -66,7 +84,7 @@ func newBoundPlan(jobs []BatchJob, maxC int) (*boundPlan, error) {
 		xe := om.FB.XF[profile.XE]
 		// Unihit mode (E->J zero) falls outside BoundMargin's flush-to-zero
 		// argument, which needs J to keep B away from zero.
-		ok := C <= maxC && xe[profile.Loop] > 0 && !anySubnormal(trans, odds, xe[:]) && entryWeightOK(om)
+		ok := (C <= boundRegsMax || C <= maxC) && xe[profile.Loop] > 0 && !anySubnormal(trans, odds, xe[:]) && entryWeightOK(om)
 		cfg := map[int][2]float32{}
 		var mine []task
 		for _, i := range bp.sel[j] {
@@ -105,13 +123,28 @@ func newBoundPlan(jobs []BatchJob, maxC int) (*boundPlan, error) {
 		bp.trans = append(bp.trans, trans...)
 		bp.odds = append(bp.odds, odds...)
 		bp.cmax = max(bp.cmax, C)
+		if C > boundRegsMax {
+			bp.cmaxShared = max(bp.cmaxShared, C)
+		}
 		tasks = append(tasks, mine...)
 	}
 	bp.first[len(jobs)] = len(bp.dsqs)
 	// Longest first: warps take tasks in table order, so the long targets
 	// start first and the short ones fill in behind them.
-	sort.SliceStable(tasks, func(a, b int) bool { return tasks[a].work > tasks[b].work })
-	for _, t := range tasks {
+	order := make([]int32, len(tasks))
+	for k := range order {
+		order[k] = int32(k)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(tasks[b].work, tasks[a].work); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	bp.tasks = make([]byte, 0, boundTaskBytes*len(tasks))
+	bp.taskOf = make([]int, 0, len(tasks))
+	for _, k := range order {
+		t := &tasks[k]
 		d := bp.dsqs[t.combined]
 		binary.LittleEndian.PutUint64(t.entry[0:], uint64(len(bp.res)))
 		bp.tasks = append(bp.tasks, t.entry[:]...)

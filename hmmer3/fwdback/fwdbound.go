@@ -24,7 +24,26 @@ const boundMaxWarps = 8
 
 // boundKernels holds each GPU's compiled fwdbound_kernel (kept outside
 // the GPU struct so that this file stands on its own).
-var boundKernels sync.Map // *GPU -> *boundKernel
+var boundKernels sync.Map // boundKey -> *boundKernel
+
+// boundKey names a compiled fwdbound_kernel: its GPU and FB_REGS.
+type boundKey struct {
+	g    *GPU
+	regs bool
+}
+
+// boundRegs is FB_REGS for the kernels compiled from now on: false sends
+// every job through the shared-memory path (benchmarks).
+var boundRegs = true
+
+// boundStateC is the chunk a launch sizes each warp's shared row state
+// for: the longest on the shared-memory path, at least 1.
+func (bp *boundPlan) boundStateC(regs bool) int {
+	if !regs {
+		return bp.cmax
+	}
+	return max(1, bp.cmaxShared)
+}
 
 type boundKernel struct {
 	once   sync.Once
@@ -34,12 +53,16 @@ type boundKernel struct {
 	shared int // dynamic shared memory allowed so far
 }
 
-func (g *GPU) boundFunction(shared int) (*cuda.Function, error) {
-	v, _ := boundKernels.LoadOrStore(g, &boundKernel{})
+func (g *GPU) boundFunction(regs bool, shared int) (*cuda.Function, error) {
+	v, _ := boundKernels.LoadOrStore(boundKey{g, regs}, &boundKernel{})
 	bk := v.(*boundKernel)
 	bk.once.Do(func() {
+		opts := append([]string{"-DFB_REGS=0"}, nvrtcOptions...)
+		if regs {
+			opts[0] = "-DFB_REGS=1"
+		}
 		var k *nvrtc.Kernels
-		if k, bk.err = nvrtc.Build(g.ctx, nvrtc.Program{Name: "fwdbound.cu", Source: fwdboundSource, Options: nvrtcOptions}); bk.err == nil {
+		if k, bk.err = nvrtc.Build(g.ctx, nvrtc.Program{Name: "fwdbound.cu", Source: fwdboundSource, Options: opts}); bk.err == nil {
 			bk.fn, bk.err = k.Function("fwdbound_kernel")
 		}
 	})
@@ -105,11 +128,13 @@ func (g *GPU) ForwardBoundBatch(jobs []BatchJob) ([]BatchResult, error) {
 // launchBound runs fwdbound_kernel over a plan on one of g's lanes and
 // returns each task's final C value and scale exponent.
 func (g *GPU) launchBound(bp *boundPlan, d deviceLimits) ([]float32, []int32, error) {
-	warps, grid, shared := boundShape(bp.cmax, d)
+	regs := boundRegs
+	stateC := bp.boundStateC(regs)
+	warps, grid, shared := boundShape(stateC, d)
 	if warps == 0 {
-		return nil, nil, fmt.Errorf("fwdback: a warp's row state for chunks of %d nodes exceeds shared memory", bp.cmax)
+		return nil, nil, fmt.Errorf("fwdback: a warp's row state for chunks of %d nodes exceeds shared memory", stateC)
 	}
-	k, err := g.boundFunction(shared)
+	k, err := g.boundFunction(regs, shared)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -138,7 +163,7 @@ func (g *GPU) launchBound(bp *boundPlan, d deviceLimits) ([]float32, []int32, er
 		return nil, nil, err
 	}
 	var a cuda.Args
-	a.Buffer(bjobs).Buffer(btasks).Int32(int32(n)).Buffer(btrans).Buffer(bodds).Buffer(bres).Int32(int32(bp.cmax)).
+	a.Buffer(bjobs).Buffer(btasks).Int32(int32(n)).Buffer(btrans).Buffer(bodds).Buffer(bres).Int32(int32(stateC)).
 		Ptr(bout.Ptr().Add(8 * n)).Ptr(bout.Ptr()).Ptr(bout.Ptr().Add(4 * n))
 	out := make([]byte, 8*n+4)
 	dt, err := ln.Run(func(st *cuda.Stream) error {
@@ -150,7 +175,7 @@ func (g *GPU) launchBound(bp *boundPlan, d deviceLimits) ([]float32, []int32, er
 	g.mu.Lock()
 	g.KernelTime += dt
 	g.LastKernel = dt
-	g.LastShape = fmt.Sprintf("bound, %d threads x %d blocks, %d B shared", 32*warps, grid, shared)
+	g.LastShape = fmt.Sprintf("bound regs=%v, %d threads x %d blocks, %d B shared", regs, 32*warps, grid, shared)
 	g.mu.Unlock()
 	outC := make([]float32, n)
 	outExp := make([]int32, n)
