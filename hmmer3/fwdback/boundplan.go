@@ -24,23 +24,23 @@ const (
 
 // boundPlan is everything fwdbound_kernel reads for a batch of jobs.
 type boundPlan struct {
-	jobs   []BatchJob
-	sel    [][]int // each job's selected targets, local numbering
-	onGPU  []bool  // false: the job is scored by Forward on the CPU
-	first  []int   // job j's targets are combined numbers first[j]..first[j+1]-1
-	dsqs   [][]byte
-	move   []float32 // per combined target: its N/C/J move probability
-	cmax   int // the longest chunk
+	jobs  []BatchJob
+	sel   [][]int // each job's selected targets, local numbering
+	onGPU []bool  // false: the job is scored by Forward on the CPU
+	first []int   // job j's targets are combined numbers first[j]..first[j+1]-1
+	dsqs  [][]byte
+	move  []float32 // per combined target: its N/C/J move probability
+	cmax  int       // the longest chunk
 	// cmaxShared is the longest chunk of the jobs whose row state goes to
 	// shared memory (C > boundRegsMax); 0 if none.
 	cmaxShared int
-	jobTab []byte
-	trans  []float32
-	odds   []float32
-	tasks  []byte
-	taskOf []int // combined target of each task
-	res    []byte
-	cells  int64 // residues x M over the tasks
+	jobTab     []byte
+	trans      []float32
+	odds       []float32
+	tasks      []byte
+	taskOf     []int // combined target of each task
+	res        []byte
+	cells      int64 // residues x M over the tasks
 }
 
 // boundChunk is the nodes a lane owns for a model of length M: at least
@@ -141,6 +141,11 @@ func newBoundPlan(jobs []BatchJob, maxC int) (*boundPlan, error) {
 		}
 		return cmp.Compare(a, b)
 	})
+	residues := 0
+	for _, t := range tasks {
+		residues += len(bp.dsqs[t.combined])
+	}
+	bp.res = make([]byte, 0, residues)
 	bp.tasks = make([]byte, 0, boundTaskBytes*len(tasks))
 	bp.taskOf = make([]int, 0, len(tasks))
 	for _, k := range order {

@@ -155,43 +155,59 @@ func TestGPUBoundLatency(t *testing.T) {
 				}
 				jobs = append(jobs, fwdback.BatchJob{OM: optimized(h), Targets: dsqs})
 			}
-			best, bestWall, bestExact := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
-			var bound, exact []fwdback.BatchResult
-			var shape string
-			for r := 0; r <= reps; r++ { // run 0 warms up
-				t0 := time.Now()
-				if bound, err = g.ForwardBoundBatch(jobs); err != nil {
-					t.Fatal(err)
-				}
-				if r > 0 {
-					best, bestWall = min(best, g.LastKernel), min(bestWall, time.Since(t0))
-				}
-				shape = g.LastShape
-				if exact, err = g.ForwardBatch(jobs); err != nil {
-					t.Fatal(err)
-				}
-				if r > 0 {
-					bestExact = min(bestExact, g.LastKernel)
-				}
+			// The register path, then (where it differs, M <= 256) every
+			// job through the shared-memory path.
+			variants := []bool{true}
+			if M <= 256 {
+				variants = append(variants, false)
 			}
-			worst := 0.0
-			for j := range jobs {
-				for i, d := range jobs[j].Targets {
-					if bound[j].Errs[i] != nil || exact[j].Errs[i] != nil {
-						continue
-					}
-					diff := math.Abs(float64(bound[j].Scores[i]) - float64(exact[j].Scores[i]))
-					m := float64(fwdback.BoundMargin(len(d), M, bound[j].Scores[i]))
-					worst = max(worst, diff/m)
-					if !(diff <= m) {
-						t.Errorf("M=%d job %d target %d: bound %v, exact %v, margin %v", M, j, i, bound[j].Scores[i], exact[j].Scores[i], m)
-					}
-				}
+			for _, regs := range variants {
+				fwdback.SetBoundRegs(regs)
+				boundLatencyRow(t, g, jobs, M, nq, maxL, residues, reps)
 			}
-			cells := float64(residues) * float64(M)
-			fmt.Printf("fwdboundlat: %5d %3d %5d %5d %9.2f %9.2f %8.1f %10.2f %8.1f %9.2g %s\n",
-				M, nq, 1000, maxL, best.Seconds()*1e3, bestWall.Seconds()*1e3, cells/best.Seconds()/1e9,
-				bestExact.Seconds()*1e3, cells/bestExact.Seconds()/1e9, worst, shape)
+			fwdback.SetBoundRegs(true)
 		}
 	}
+}
+
+// boundLatencyRow prints one line of TestGPUBoundLatency.
+func boundLatencyRow(t *testing.T, g *fwdback.GPU, jobs []fwdback.BatchJob, M, nq, maxL, residues, reps int) {
+	var err error
+	best, bestWall, bestExact := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
+	var bound, exact []fwdback.BatchResult
+	var shape string
+	for r := 0; r <= reps; r++ { // run 0 warms up
+		t0 := time.Now()
+		if bound, err = g.ForwardBoundBatch(jobs); err != nil {
+			t.Fatal(err)
+		}
+		if r > 0 {
+			best, bestWall = min(best, g.LastKernel), min(bestWall, time.Since(t0))
+		}
+		shape = g.LastShape
+		if exact, err = g.ForwardBatch(jobs); err != nil {
+			t.Fatal(err)
+		}
+		if r > 0 {
+			bestExact = min(bestExact, g.LastKernel)
+		}
+	}
+	worst := 0.0
+	for j := range jobs {
+		for i, d := range jobs[j].Targets {
+			if bound[j].Errs[i] != nil || exact[j].Errs[i] != nil {
+				continue
+			}
+			diff := math.Abs(float64(bound[j].Scores[i]) - float64(exact[j].Scores[i]))
+			m := float64(fwdback.BoundMargin(len(d), M, bound[j].Scores[i]))
+			worst = max(worst, diff/m)
+			if !(diff <= m) {
+				t.Errorf("M=%d job %d target %d: bound %v, exact %v, margin %v", M, j, i, bound[j].Scores[i], exact[j].Scores[i], m)
+			}
+		}
+	}
+	cells := float64(residues) * float64(M)
+	fmt.Printf("fwdboundlat: %5d %3d %5d %5d %9.2f %9.2f %8.1f %10.2f %8.1f %9.2g %s\n",
+		M, nq, 1000, maxL, best.Seconds()*1e3, bestWall.Seconds()*1e3, cells/best.Seconds()/1e9,
+		bestExact.Seconds()*1e3, cells/bestExact.Seconds()/1e9, worst, shape)
 }
