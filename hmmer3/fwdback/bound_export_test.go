@@ -13,7 +13,7 @@ func BoundOnGPU(jobs []BatchJob) []bool {
 // BoundKernelRegs reports fwdbound_kernel's registers and local memory
 // per thread (benchmarks).
 func (g *GPU) BoundKernelRegs() (regs, local int, err error) {
-	k, err := g.boundFunction(boundRegs, 0)
+	k, err := g.boundFunction(boundUse, 0)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -25,6 +25,7 @@ func (g *GPU) BoundKernelRegs() (regs, local int, err error) {
 	return regs, local, err
 }
 
-// SetBoundRegs sets FB_REGS for the launches that follow (benchmarks:
-// false runs every job on the shared-memory path).
-func SetBoundRegs(on bool) { boundRegs = on }
+// SetBoundVariant sets how fwdbound.cu is compiled for the launches that
+// follow (benchmarks): regs false runs every job on the shared-memory
+// path, unroll is that path's loads in flight (FB_U).
+func SetBoundVariant(regs bool, unroll int) { boundUse = boundVariant{Regs: regs, Unroll: unroll} }

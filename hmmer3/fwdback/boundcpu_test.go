@@ -6,7 +6,9 @@ import (
 	"math"
 	"math/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/alphabet"
@@ -21,8 +23,8 @@ import (
 // and check every score against Forward's to within BoundMargin.
 
 // buildBoundShim compiles fwdbound.cu with the shim; mutate sets
-// FB_MUTATE (0: the kernel as shipped).
-func buildBoundShim(t *testing.T, mutate int, regs bool) string {
+// FB_MUTATE (0: the kernel as shipped), regs FB_REGS, unroll FB_U.
+func buildBoundShim(t *testing.T, mutate int, regs bool, unroll int) string {
 	t.Helper()
 	cc := cudacpu.Compiler(t, "fwdbound.cu")
 	files := map[string]string{}
@@ -35,7 +37,7 @@ func buildBoundShim(t *testing.T, mutate int, regs bool) string {
 	}
 	files["driver.cc"] = string(drv)
 	exe, err := cudacpu.Compile(cc, t.TempDir(), "boundcpu", files, "-O2", "-ffp-contract=off", "-fno-strict-aliasing", "-msse2",
-		fmt.Sprintf("-DFB_MUTATE=%d", mutate), fmt.Sprintf("-DFB_REGS=%d", map[bool]int{false: 0, true: 1}[regs]))
+		fmt.Sprintf("-DFB_MUTATE=%d", mutate), fmt.Sprintf("-DFB_REGS=%d", map[bool]int{false: 0, true: 1}[regs]), fmt.Sprintf("-DFB_U=%d", unroll))
 	if err != nil {
 		t.Fatalf("compiling fwdbound.cu with the CPU shim: %v", err)
 	}
@@ -166,21 +168,22 @@ func runBoundJobs(t *testing.T, exe string, regs bool, jobs []BatchJob, st *boun
 
 func TestBoundKernelOnCPU(t *testing.T) {
 	t.Parallel()
-	exe, shared := buildBoundShim(t, 0, true), buildBoundShim(t, 0, false)
+	exe, shared := buildBoundShim(t, 0, true, 4), buildBoundShim(t, 0, false, 8)
 	rng := rand.New(rand.NewSource(29))
 	amino, dna := alphabet.New(alphabet.Amino), alphabet.New(alphabet.DNA)
 	var st boundStats
 	// Model lengths around every chunk size change: the register variants
 	// (C = 1..6, 8), the shared-memory path (C = 12, 16, 32, 80) and, with
-	// FB_REGS=0, that path with chunks that are not multiples of its
-	// unrolling; several queries a launch, as ForwardBoundBatch sends them.
+	// FB_REGS=0 and FB_U=8, that path with chunks that are not multiples
+	// of its unrolling; several queries a launch, as ForwardBoundBatch
+	// sends them.
 	for _, v := range []struct {
 		Ms   []int
 		regs bool
 	}{
 		{[]int{1, 2, 3, 31, 32, 33}, true}, {[]int{63, 64, 65, 100, -150, 192, 193, 256}, true},
 		{[]int{257, -400, 512, 1000}, true}, {[]int{2500}, true},
-		{[]int{1, 33, 100, -150, 200, 300}, false},
+		{[]int{1, 33, 100, -150, 200, 300, 1000}, false},
 	} {
 		var jobs []BatchJob
 		for _, M := range v.Ms {
@@ -230,7 +233,7 @@ func TestBoundKernelOnCPU(t *testing.T) {
 // (M = 100..2405) when the shared data is present.
 func TestBoundKernelOnCPURealModels(t *testing.T) {
 	t.Parallel()
-	exe := buildBoundShim(t, 0, true)
+	exe := buildBoundShim(t, 0, true, 4)
 	dir := testutil.Testdata(t, "hmmer3")
 	amino, dna := alphabet.New(alphabet.Amino), alphabet.New(alphabet.DNA)
 	prot := testmodels.ReadDsqs(t, filepath.Join(dir, "prot.fa"), amino)
@@ -289,7 +292,7 @@ func TestBoundKernelMutationsFail(t *testing.T) {
 		mutate int
 		what   string
 	}{{1, "no D carry between lanes"}, {2, "no D in E"}} {
-		exe := buildBoundShim(t, m.mutate, true)
+		exe := buildBoundShim(t, m.mutate, true, 4)
 		got, _ := boundOnCPU(t, exe, true, jobs, 2, 2)
 		for j, job := range jobs {
 			want, wantErr := cpuScores(job.OM, job.Targets, ownLengths(job.Targets))
@@ -344,4 +347,37 @@ func TestBoundMargin(t *testing.T) {
 	}
 	t.Logf("margins at score 20: L=350 M=150 %.4f, L=1000 M=400 %.4f, L=5000 M=2405 %.4f nats",
 		BoundMargin(350, 150, 20), BoundMargin(1000, 400, 20), BoundMargin(5000, 2405, 20))
+}
+
+// TestBoundKernelCompilesForNVPTX compiles fwdbound.cu for a GPU with
+// clang's NVPTX back end, both FB_REGS variants, and checks that nothing
+// was contracted into a multiply-add and nothing went to local memory
+// (a register array indexed at run time). It skips without clang.
+func TestBoundKernelCompilesForNVPTX(t *testing.T) {
+	t.Parallel()
+	clang, err := exec.LookPath("clang")
+	if err != nil {
+		t.Skip("clang not on PATH: device compilation of fwdbound.cu not checked")
+	}
+	out := filepath.Join(t.TempDir(), "out.ptx")
+	for _, regs := range []int{1, 0} {
+		args := []string{"-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib", "--cuda-gpu-arch=sm_80",
+			"-Xclang", "-target-feature", "-Xclang", "+ptx70", "-ffp-contract=off", "-O2", "-S", "-o", out,
+			"-include", filepath.Join("testdata", "cudacpu", "nvptx.h"), fmt.Sprintf("-DFB_REGS=%d", regs), "fwdbound.cu"}
+		if msg, err := exec.Command(clang, args...).CombinedOutput(); err != nil {
+			t.Skipf("clang cannot compile CUDA for NVPTX here: %v\n%s", err, msg)
+		}
+		ptx, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bad := range []string{"fma.", "ld.local", "st.local"} {
+			if strings.Contains(string(ptx), bad) {
+				t.Errorf("FB_REGS=%d: the PTX has %q", regs, bad)
+			}
+		}
+		if !strings.Contains(string(ptx), ".entry fwdbound_kernel") {
+			t.Errorf("FB_REGS=%d: no fwdbound_kernel entry in the PTX", regs)
+		}
+	}
 }

@@ -241,7 +241,9 @@ __device__ __forceinline__ void fb_target_regs(const BoundJob& j, const BoundTas
 // are issued before their first operation, so that several L1/L2
 // requests are in flight (the profile of a long model does not stay in
 // L1 beside the row state).
+#ifndef FB_U
 #define FB_U 4
+#endif
 
 // fb_target_shared runs one target with the row state in shared memory
 // (st: 3*Cmax*32 floats, [c][32] each for M, I, D), any chunk size.

@@ -26,15 +26,22 @@ const boundMaxWarps = 8
 // the GPU struct so that this file stands on its own).
 var boundKernels sync.Map // boundKey -> *boundKernel
 
-// boundKey names a compiled fwdbound_kernel: its GPU and FB_REGS.
-type boundKey struct {
-	g    *GPU
-	regs bool
+// BoundVariant is how fwdbound.cu is compiled: Regs (FB_REGS) keeps the
+// row state of chunks up to 8 nodes in registers, else every job takes
+// the shared-memory path; Unroll (FB_U) is that path's loads in flight.
+type boundVariant struct {
+	Regs   bool
+	Unroll int
 }
 
-// boundRegs is FB_REGS for the kernels compiled from now on: false sends
-// every job through the shared-memory path (benchmarks).
-var boundRegs = true
+// boundKey names a compiled fwdbound_kernel: its GPU and variant.
+type boundKey struct {
+	g *GPU
+	v boundVariant
+}
+
+// boundUse is the variant launches use (benchmarks change it).
+var boundUse = boundVariant{Regs: true, Unroll: 4}
 
 // boundStateC is the chunk a launch sizes each warp's shared row state
 // for: the longest on the shared-memory path, at least 1.
@@ -53,14 +60,15 @@ type boundKernel struct {
 	shared int // dynamic shared memory allowed so far
 }
 
-func (g *GPU) boundFunction(regs bool, shared int) (*cuda.Function, error) {
-	v, _ := boundKernels.LoadOrStore(boundKey{g, regs}, &boundKernel{})
+func (g *GPU) boundFunction(bv boundVariant, shared int) (*cuda.Function, error) {
+	v, _ := boundKernels.LoadOrStore(boundKey{g, bv}, &boundKernel{})
 	bk := v.(*boundKernel)
 	bk.once.Do(func() {
-		opts := append([]string{"-DFB_REGS=0"}, nvrtcOptions...)
-		if regs {
-			opts[0] = "-DFB_REGS=1"
+		regs := 0
+		if bv.Regs {
+			regs = 1
 		}
+		opts := append([]string{fmt.Sprintf("-DFB_REGS=%d", regs), fmt.Sprintf("-DFB_U=%d", bv.Unroll)}, nvrtcOptions...)
 		var k *nvrtc.Kernels
 		if k, bk.err = nvrtc.Build(g.ctx, nvrtc.Program{Name: "fwdbound.cu", Source: fwdboundSource, Options: opts}); bk.err == nil {
 			bk.fn, bk.err = k.Function("fwdbound_kernel")
@@ -128,13 +136,13 @@ func (g *GPU) ForwardBoundBatch(jobs []BatchJob) ([]BatchResult, error) {
 // launchBound runs fwdbound_kernel over a plan on one of g's lanes and
 // returns each task's final C value and scale exponent.
 func (g *GPU) launchBound(bp *boundPlan, d deviceLimits) ([]float32, []int32, error) {
-	regs := boundRegs
-	stateC := bp.boundStateC(regs)
+	bv := boundUse
+	stateC := bp.boundStateC(bv.Regs)
 	warps, grid, shared := boundShape(stateC, d)
 	if warps == 0 {
 		return nil, nil, fmt.Errorf("fwdback: a warp's row state for chunks of %d nodes exceeds shared memory", stateC)
 	}
-	k, err := g.boundFunction(regs, shared)
+	k, err := g.boundFunction(bv, shared)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -175,7 +183,7 @@ func (g *GPU) launchBound(bp *boundPlan, d deviceLimits) ([]float32, []int32, er
 	g.mu.Lock()
 	g.KernelTime += dt
 	g.LastKernel = dt
-	g.LastShape = fmt.Sprintf("bound regs=%v, %d threads x %d blocks, %d B shared", regs, 32*warps, grid, shared)
+	g.LastShape = fmt.Sprintf("bound regs=%v U=%d, %d threads x %d blocks, %d B shared", bv.Regs, bv.Unroll, 32*warps, grid, shared)
 	g.mu.Unlock()
 	outC := make([]float32, n)
 	outExp := make([]int32, n)

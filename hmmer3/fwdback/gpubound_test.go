@@ -134,13 +134,9 @@ func TestGPUBoundLatency(t *testing.T) {
 	amino := alphabet.New(alphabet.Amino)
 	rng := rand.New(rand.NewSource(5))
 	const reps = 3
-	regs, local, err := g.BoundKernelRegs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Printf("fwdboundlat: bound kernel %d registers, %d B local; best of %d\n", regs, local, reps)
+	fmt.Printf("fwdboundlat: best of %d; regs/local: the bound kernel's registers and local bytes a thread\n", reps)
 	fmt.Printf("fwdboundlat: %5s %3s %5s %5s %9s %9s %8s %10s %8s %9s %s\n",
-		"M", "qry", "tgts", "maxL", "bound_ms", "wall_ms", "GCUPS", "exact_ms", "GCUPS", "diff/mgn", "shape")
+		"M", "qry", "tgts", "maxL", "bound_ms", "wall_ms", "GCUPS", "exact_ms", "GCUPS", "diff/mgn", "regs/local, shape")
 	for _, M := range []int{100, 150, 400, 1000, 2405} {
 		for _, nq := range []int{1, 8} {
 			var jobs []fwdback.BatchJob
@@ -155,24 +151,30 @@ func TestGPUBoundLatency(t *testing.T) {
 				}
 				jobs = append(jobs, fwdback.BatchJob{OM: optimized(h), Targets: dsqs})
 			}
-			// The register path, then (where it differs, M <= 256) every
-			// job through the shared-memory path.
-			variants := []bool{true}
-			if M <= 256 {
-				variants = append(variants, false)
-			}
-			for _, regs := range variants {
-				fwdback.SetBoundRegs(regs)
+			// The default (register path up to M = 256, 4 loads in flight
+			// on the shared-memory path), then every job through the
+			// shared-memory path with 4 and 8 loads in flight.
+			for _, v := range []struct {
+				regs   bool
+				unroll int
+			}{{true, 4}, {false, 4}, {false, 8}} {
+				if !v.regs && v.unroll == 4 && M > 256 {
+					continue // the default's path already
+				}
+				fwdback.SetBoundVariant(v.regs, v.unroll)
 				boundLatencyRow(t, g, jobs, M, nq, maxL, residues, reps)
 			}
-			fwdback.SetBoundRegs(true)
+			fwdback.SetBoundVariant(true, 4)
 		}
 	}
 }
 
 // boundLatencyRow prints one line of TestGPUBoundLatency.
 func boundLatencyRow(t *testing.T, g *fwdback.GPU, jobs []fwdback.BatchJob, M, nq, maxL, residues, reps int) {
-	var err error
+	regs, local, err := g.BoundKernelRegs()
+	if err != nil {
+		t.Fatal(err)
+	}
 	best, bestWall, bestExact := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
 	var bound, exact []fwdback.BatchResult
 	var shape string
@@ -207,7 +209,7 @@ func boundLatencyRow(t *testing.T, g *fwdback.GPU, jobs []fwdback.BatchJob, M, n
 		}
 	}
 	cells := float64(residues) * float64(M)
-	fmt.Printf("fwdboundlat: %5d %3d %5d %5d %9.2f %9.2f %8.1f %10.2f %8.1f %9.2g %s\n",
+	fmt.Printf("fwdboundlat: %5d %3d %5d %5d %9.2f %9.2f %8.1f %10.2f %8.1f %9.2g %d/%d, %s\n",
 		M, nq, 1000, maxL, best.Seconds()*1e3, bestWall.Seconds()*1e3, cells/best.Seconds()/1e9,
-		bestExact.Seconds()*1e3, cells/bestExact.Seconds()/1e9, worst, shape)
+		bestExact.Seconds()*1e3, cells/bestExact.Seconds()/1e9, worst, regs, local, shape)
 }
