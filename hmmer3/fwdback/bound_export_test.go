@@ -27,5 +27,8 @@ func (g *GPU) BoundKernelRegs() (regs, local int, err error) {
 
 // SetBoundVariant sets how fwdbound.cu is compiled for the launches that
 // follow (benchmarks): regs false runs every job on the shared-memory
-// path, unroll is that path's loads in flight (FB_U).
-func SetBoundVariant(regs bool, unroll int) { boundUse = boundVariant{Regs: regs, Unroll: unroll} }
+// path, unroll is that path's loads in flight (FB_U), minBlocks the
+// launch bounds' blocks an SM (FB_MINB, 0 for none).
+func SetBoundVariant(regs bool, unroll, minBlocks int) {
+	boundUse = boundVariant{Regs: regs, Unroll: unroll, MinBlocks: minBlocks}
+}

@@ -335,9 +335,20 @@ __device__ __forceinline__ void fb_target_shared(const BoundJob& j, const BoundT
 #define FB_REGS 1
 #endif
 
+// FB_MINB > 0 caps the registers so that FB_MINB blocks of 256 threads fit
+// an SM (benchmarks); blocks have at most 256 threads (boundMaxWarps).
+#ifndef FB_MINB
+#define FB_MINB 0
+#endif
+#if FB_MINB > 0
+#define FB_BOUNDS __launch_bounds__(256, FB_MINB)
+#else
+#define FB_BOUNDS __launch_bounds__(256)
+#endif
+
 // fwdbound_kernel: each warp takes targets from *next until none is left.
 // Shared memory: 3*Cmax*32 floats a warp (jobs on the shared path).
-extern "C" __global__ void fwdbound_kernel(const BoundJob* __restrict__ jobs, const BoundTask* __restrict__ tasks,
+extern "C" __global__ void FB_BOUNDS fwdbound_kernel(const BoundJob* __restrict__ jobs, const BoundTask* __restrict__ tasks,
                                            int ntasks, const float* __restrict__ trans,
                                            const float* __restrict__ odds, const unsigned char* __restrict__ res,
                                            int Cmax, unsigned int* next, float* __restrict__ outC,

@@ -32,6 +32,9 @@ var boundKernels sync.Map // boundKey -> *boundKernel
 type boundVariant struct {
 	Regs   bool
 	Unroll int
+	// MinBlocks, when > 0, asks the compiler for registers enough to hold
+	// that many blocks of 256 threads an SM (__launch_bounds__).
+	MinBlocks int
 }
 
 // boundKey names a compiled fwdbound_kernel: its GPU and variant.
@@ -68,7 +71,7 @@ func (g *GPU) boundFunction(bv boundVariant, shared int) (*cuda.Function, error)
 		if bv.Regs {
 			regs = 1
 		}
-		opts := append([]string{fmt.Sprintf("-DFB_REGS=%d", regs), fmt.Sprintf("-DFB_U=%d", bv.Unroll)}, nvrtcOptions...)
+		opts := append([]string{fmt.Sprintf("-DFB_REGS=%d", regs), fmt.Sprintf("-DFB_U=%d", bv.Unroll), fmt.Sprintf("-DFB_MINB=%d", bv.MinBlocks)}, nvrtcOptions...)
 		var k *nvrtc.Kernels
 		if k, bk.err = nvrtc.Build(g.ctx, nvrtc.Program{Name: "fwdbound.cu", Source: fwdboundSource, Options: opts}); bk.err == nil {
 			bk.fn, bk.err = k.Function("fwdbound_kernel")
@@ -183,7 +186,7 @@ func (g *GPU) launchBound(bp *boundPlan, d deviceLimits) ([]float32, []int32, er
 	g.mu.Lock()
 	g.KernelTime += dt
 	g.LastKernel = dt
-	g.LastShape = fmt.Sprintf("bound regs=%v U=%d, %d threads x %d blocks, %d B shared", bv.Regs, bv.Unroll, 32*warps, grid, shared)
+	g.LastShape = fmt.Sprintf("bound regs=%v U=%d minb=%d, %d threads x %d blocks, %d B shared", bv.Regs, bv.Unroll, bv.MinBlocks, 32*warps, grid, shared)
 	g.mu.Unlock()
 	outC := make([]float32, n)
 	outExp := make([]int32, n)

@@ -152,19 +152,20 @@ func TestGPUBoundLatency(t *testing.T) {
 				jobs = append(jobs, fwdback.BatchJob{OM: optimized(h), Targets: dsqs})
 			}
 			// The default (register path up to M = 256, 4 loads in flight
-			// on the shared-memory path), then every job through the
+			// on the shared-memory path), with launch bounds of 3 and 4
+			// blocks an SM (M <= 256), then every job through the
 			// shared-memory path with 4 and 8 loads in flight.
 			for _, v := range []struct {
-				regs   bool
-				unroll int
-			}{{true, 4}, {false, 4}, {false, 8}} {
-				if !v.regs && v.unroll == 4 && M > 256 {
+				regs           bool
+				unroll, blocks int
+			}{{true, 4, 0}, {true, 4, 3}, {true, 4, 4}, {false, 4, 0}, {false, 8, 0}} {
+				if M > 256 && (v.blocks > 0 || !v.regs && v.unroll == 4) {
 					continue // the default's path already
 				}
-				fwdback.SetBoundVariant(v.regs, v.unroll)
+				fwdback.SetBoundVariant(v.regs, v.unroll, v.blocks)
 				boundLatencyRow(t, g, jobs, M, nq, maxL, residues, reps)
 			}
-			fwdback.SetBoundVariant(true, 4)
+			fwdback.SetBoundVariant(true, 4, 0)
 		}
 	}
 }
