@@ -136,7 +136,7 @@ func TestGPUBoundLatency(t *testing.T) {
 	const reps = 3
 	fmt.Printf("fwdboundlat: best of %d; regs/local: the bound kernel's registers and local bytes a thread\n", reps)
 	fmt.Printf("fwdboundlat: %5s %3s %5s %5s %9s %9s %8s %10s %8s %9s %s\n",
-		"M", "qry", "tgts", "maxL", "bound_ms", "wall_ms", "GCUPS", "exact_ms", "GCUPS", "diff/mgn", "regs/local, shape")
+		"M", "qry", "tgts", "maxL", "bound_ms", "wall_ms", "GCUPS", "exact_ms", "GCUPS", "diff/mgn", "regs/local, host, shape")
 	for _, M := range []int{100, 150, 400, 1000, 2405} {
 		for _, nq := range []int{1, 8} {
 			var jobs []fwdback.BatchJob
@@ -179,6 +179,7 @@ func boundLatencyRow(t *testing.T, g *fwdback.GPU, jobs []fwdback.BatchJob, M, n
 	best, bestWall, bestExact := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
 	var bound, exact []fwdback.BatchResult
 	var shape string
+	var host fwdback.BatchTimes
 	for r := 0; r <= reps; r++ { // run 0 warms up
 		t0 := time.Now()
 		if bound, err = g.ForwardBoundBatch(jobs); err != nil {
@@ -187,7 +188,7 @@ func boundLatencyRow(t *testing.T, g *fwdback.GPU, jobs []fwdback.BatchJob, M, n
 		if r > 0 {
 			best, bestWall = min(best, g.LastKernel), min(bestWall, time.Since(t0))
 		}
-		shape = g.LastShape
+		shape, host = g.LastShape, g.LastBatch
 		if exact, err = g.ForwardBatch(jobs); err != nil {
 			t.Fatal(err)
 		}
@@ -210,7 +211,8 @@ func boundLatencyRow(t *testing.T, g *fwdback.GPU, jobs []fwdback.BatchJob, M, n
 		}
 	}
 	cells := float64(residues) * float64(M)
-	fmt.Printf("fwdboundlat: %5d %3d %5d %5d %9.2f %9.2f %8.1f %10.2f %8.1f %9.2g %d/%d, %s\n",
+	fmt.Printf("fwdboundlat: %5d %3d %5d %5d %9.2f %9.2f %8.1f %10.2f %8.1f %9.2g %d/%d, plan %.1f ms, assemble %.1f ms, %s\n",
 		M, nq, 1000, maxL, best.Seconds()*1e3, bestWall.Seconds()*1e3, cells/best.Seconds()/1e9,
-		bestExact.Seconds()*1e3, cells/bestExact.Seconds()/1e9, worst, regs, local, shape)
+		bestExact.Seconds()*1e3, cells/bestExact.Seconds()/1e9, worst, regs, local,
+		host.Plan.Seconds()*1e3, host.Assemble.Seconds()*1e3, shape)
 }
