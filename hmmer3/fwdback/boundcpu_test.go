@@ -381,3 +381,25 @@ func TestBoundKernelCompilesForNVPTX(t *testing.T) {
 		}
 	}
 }
+
+// boundLoopMove gives lengthConfig's bits without copying the profile.
+func TestBoundLoopMove(t *testing.T) {
+	h := testmodels.RandomHMM(rand.New(rand.NewSource(3)), alphabet.New(alphabet.Amino), 50)
+	om := optimizedProfile(h)
+	for _, unihit := range []bool{false, true} {
+		if unihit {
+			om.ReconfigUnihit(om.L)
+		}
+		for L := 0; L <= 40000; L++ {
+			lm, err := lengthConfig(om, L)
+			if err != nil {
+				t.Fatal(err)
+			}
+			loop, move := boundLoopMove(om, L)
+			if math.Float32bits(loop) != math.Float32bits(lm[0]) || math.Float32bits(move) != math.Float32bits(lm[1]) ||
+				math.Float32bits(1-move) != math.Float32bits(loop) {
+				t.Fatalf("unihit %v L=%d: %v %v, lengthConfig %v", unihit, L, loop, move, lm)
+			}
+		}
+	}
+}

@@ -5,8 +5,10 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/hmmgo/hmmgo/easel"
+	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 	"github.com/hmmgo/hmmgo/hmmer3/profile"
 )
@@ -61,104 +63,142 @@ func boundChunk(M int) int {
 const boundRegsMax = 8
 
 // newBoundPlan lays out jobs for fwdbound_kernel. Jobs whose chunk would
-// exceed maxC (the row state of one warp must fit in shared memory) or
-// whose profile has subnormal values (the GPU would flush them, changing
-// the parameters the margin assumes shared) are left to the CPU.
+// exceed maxC on the shared-memory path (a warp's row state must fit),
+// in unihit mode, or whose profile has subnormal or vanishing values
+// (BoundMargin's assumptions) are left to the CPU. The jobs' layouts are
+// made on all cores, and so is the copy of the residues: the plan is the
+// host's share of a launch (a 1,000-target, 8-query batch cost ~8 ms on
+// one core of the GPU host, eight times the kernel, docs/BENCHMARKS.md).
 func newBoundPlan(jobs []BatchJob, maxC int) (*boundPlan, error) {
 	bp := &boundPlan{jobs: jobs, sel: make([][]int, len(jobs)), onGPU: make([]bool, len(jobs)), first: make([]int, len(jobs)+1)}
 	sp := &batchPlan{sel: bp.sel}
-	type task struct {
-		combined int
-		work     int64
-		entry    [boundTaskBytes]byte
-	}
-	var tasks []task
 	for j, job := range jobs {
 		if err := sp.selectJob(j, job); err != nil {
 			return nil, err
 		}
-		bp.first[j] = len(bp.dsqs)
-		om := job.OM
-		C := boundChunk(om.M)
-		trans, odds := boundProfile(om, C)
-		xe := om.FB.XF[profile.XE]
-		// Unihit mode (E->J zero) falls outside BoundMargin's flush-to-zero
-		// argument, which needs J to keep B away from zero.
-		ok := (C <= boundRegsMax || C <= maxC) && xe[profile.Loop] > 0 && !anySubnormal(trans, odds, xe[:]) && entryWeightOK(om)
-		cfg := map[int][2]float32{}
-		var mine []task
-		for _, i := range bp.sel[j] {
-			d := job.Targets[i]
-			lm, seen := cfg[len(d)]
-			if !seen {
-				var err error
-				if lm, err = lengthConfig(om, len(d)); err != nil {
-					return nil, err
-				}
-				cfg[len(d)] = lm
-				ok = ok && !anySubnormal(lm[:])
-			}
-			bp.dsqs = append(bp.dsqs, d)
-			bp.move = append(bp.move, lm[1])
-			if len(d) == 0 {
-				continue
-			}
-			var e [boundTaskBytes]byte
-			binary.LittleEndian.PutUint32(e[8:], uint32(len(d)))
-			binary.LittleEndian.PutUint32(e[12:], uint32(j))
-			binary.LittleEndian.PutUint32(e[16:], math.Float32bits(lm[0]))
-			binary.LittleEndian.PutUint32(e[20:], math.Float32bits(lm[1]))
-			mine = append(mine, task{combined: len(bp.dsqs) - 1, work: int64(len(d)) * int64(C+8), entry: e})
-		}
-		bp.onGPU[j] = ok
-		if !ok {
+		bp.first[j+1] = bp.first[j] + len(bp.sel[j])
+	}
+	n := bp.first[len(jobs)]
+	bp.dsqs, bp.move = make([][]byte, n), make([]float32, n)
+	layouts := make([]boundLayout, len(jobs))
+	var wg sync.WaitGroup
+	for j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			layouts[j] = bp.layoutJob(j, maxC)
+		}()
+	}
+	wg.Wait()
+
+	var tasks []boundTaskKey
+	for j, lay := range layouts {
+		bp.onGPU[j] = lay.ok
+		if !lay.ok {
 			bp.jobTab = append(bp.jobTab, make([]byte, boundJobBytes)...)
 			continue
 		}
+		xe := jobs[j].OM.FB.XF[profile.XE]
 		bp.jobTab = binary.LittleEndian.AppendUint64(bp.jobTab, uint64(len(bp.trans)))
 		bp.jobTab = binary.LittleEndian.AppendUint64(bp.jobTab, uint64(len(bp.odds)))
-		for _, v := range []uint32{uint32(om.M), uint32(C), math.Float32bits(xe[profile.Move]), math.Float32bits(xe[profile.Loop]), 0, 0} {
+		for _, v := range []uint32{uint32(jobs[j].OM.M), uint32(lay.C), math.Float32bits(xe[profile.Move]), math.Float32bits(xe[profile.Loop]), 0, 0} {
 			bp.jobTab = binary.LittleEndian.AppendUint32(bp.jobTab, v)
 		}
-		bp.trans = append(bp.trans, trans...)
-		bp.odds = append(bp.odds, odds...)
-		bp.cmax = max(bp.cmax, C)
-		if C > boundRegsMax {
-			bp.cmaxShared = max(bp.cmaxShared, C)
+		bp.trans = append(bp.trans, lay.trans...)
+		bp.odds = append(bp.odds, lay.odds...)
+		bp.cmax = max(bp.cmax, lay.C)
+		if lay.C > boundRegsMax {
+			bp.cmaxShared = max(bp.cmaxShared, lay.C)
 		}
-		tasks = append(tasks, mine...)
+		tasks = append(tasks, lay.tasks...)
 	}
-	bp.first[len(jobs)] = len(bp.dsqs)
 	// Longest first: warps take tasks in table order, so the long targets
 	// start first and the short ones fill in behind them.
-	order := make([]int32, len(tasks))
-	for k := range order {
-		order[k] = int32(k)
-	}
-	slices.SortFunc(order, func(a, b int32) int {
-		if c := cmp.Compare(tasks[b].work, tasks[a].work); c != 0 {
+	slices.SortFunc(tasks, func(a, b boundTaskKey) int {
+		if c := cmp.Compare(b.work, a.work); c != 0 {
 			return c
 		}
-		return cmp.Compare(a, b)
+		return cmp.Compare(a.combined, b.combined)
 	})
-	residues := 0
-	for _, t := range tasks {
-		residues += len(bp.dsqs[t.combined])
+	off := make([]int, len(tasks)+1)
+	for k, t := range tasks {
+		L := len(bp.dsqs[t.combined])
+		off[k+1] = off[k] + L
+		bp.cells += int64(L) * int64(jobs[t.job].OM.M)
 	}
-	bp.res = make([]byte, 0, residues)
-	bp.tasks = make([]byte, 0, boundTaskBytes*len(tasks))
-	bp.taskOf = make([]int, 0, len(tasks))
-	for _, k := range order {
-		t := &tasks[k]
-		d := bp.dsqs[t.combined]
-		binary.LittleEndian.PutUint64(t.entry[0:], uint64(len(bp.res)))
-		bp.tasks = append(bp.tasks, t.entry[:]...)
-		bp.taskOf = append(bp.taskOf, t.combined)
-		bp.res = append(bp.res, d...)
-		j := int(binary.LittleEndian.Uint32(t.entry[12:]))
-		bp.cells += int64(len(d)) * int64(jobs[j].OM.M)
-	}
+	bp.res = boundResidues.Get(off[len(tasks)]) // every byte written below
+	bp.tasks = make([]byte, boundTaskBytes*len(tasks))
+	bp.taskOf = make([]int, len(tasks))
+	gpudb.ForChunks(len(tasks), func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			t := tasks[k]
+			d := bp.dsqs[t.combined]
+			copy(bp.res[off[k]:], d)
+			e := bp.tasks[k*boundTaskBytes:]
+			binary.LittleEndian.PutUint64(e[0:], uint64(off[k]))
+			binary.LittleEndian.PutUint32(e[8:], uint32(len(d)))
+			binary.LittleEndian.PutUint32(e[12:], uint32(t.job))
+			// loop = 1 - move in float32, as ReconfigRestLength computes it
+			binary.LittleEndian.PutUint32(e[16:], math.Float32bits(1-bp.move[t.combined]))
+			binary.LittleEndian.PutUint32(e[20:], math.Float32bits(bp.move[t.combined]))
+			bp.taskOf[k] = int(t.combined)
+		}
+	})
 	return bp, nil
+}
+
+// boundResidues keeps the plans' residue arrays (a few MB a batch) for the
+// next batch: fresh memory cost a page-fault or clearing pass over them.
+var boundResidues = gpudb.Pool[byte]{Max: 8}
+
+// boundTaskKey is one target to run: its combined number, job, and the
+// work the task order sorts by.
+type boundTaskKey struct {
+	work          int64
+	combined, job int32
+}
+
+// boundLayout is one job's share of a plan.
+type boundLayout struct {
+	C           int
+	ok          bool
+	trans, odds []float32
+	tasks       []boundTaskKey
+}
+
+// layoutJob lays out job j's profile and targets (bp.dsqs and bp.move in
+// its range of the combined numbering).
+func (bp *boundPlan) layoutJob(j, maxC int) boundLayout {
+	job := bp.jobs[j]
+	om := job.OM
+	lay := boundLayout{C: boundChunk(om.M)}
+	lay.trans, lay.odds = boundProfile(om, lay.C)
+	xe := om.FB.XF[profile.XE]
+	// Unihit mode (E->J zero) falls outside BoundMargin's flush-to-zero
+	// argument, which needs J to keep B away from zero.
+	lay.ok = (lay.C <= boundRegsMax || lay.C <= maxC) && xe[profile.Loop] > 0 && !anySubnormal(lay.trans, lay.odds, xe[:]) && entryWeightOK(om)
+	lay.tasks = make([]boundTaskKey, 0, len(bp.sel[j]))
+	for k, i := range bp.sel[j] {
+		c := bp.first[j] + k
+		d := job.Targets[i]
+		loop, move := boundLoopMove(om, len(d))
+		bp.dsqs[c], bp.move[c] = d, move
+		if isSubnormal(loop) || isSubnormal(move) {
+			lay.ok = false
+		}
+		if len(d) > 0 {
+			lay.tasks = append(lay.tasks, boundTaskKey{work: int64(len(d)) * int64(lay.C+8), combined: int32(c), job: int32(j)})
+		}
+	}
+	return lay
+}
+
+// boundLoopMove is the N, C and J loop and move probabilities of
+// ReconfigRestLength(L), computed as it computes them (TestBoundLoopMove
+// checks the bits against lengthConfig).
+func boundLoopMove(om *oprofile.Profile, L int) (loop, move float32) {
+	pmove := (2.0 + om.NJ) / (float32(L) + 2.0 + om.NJ)
+	return 1.0 - pmove, pmove
 }
 
 // boundProfile is om's float profile in fwdbound.cu's natural order: node

@@ -125,6 +125,7 @@ func (g *GPU) ForwardBoundBatch(jobs []BatchJob) ([]BatchResult, error) {
 	}
 	t1 := time.Now()
 	outC, outExp, err := g.launchBound(bp, d)
+	boundResidues.Put(bp.res) // uploaded (or not needed: failed)
 	if err != nil {
 		return nil, fmt.Errorf("forward bound on GPU %d: %w", g.ctx.Device().Ordinal, err)
 	}
