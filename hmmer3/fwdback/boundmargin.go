@@ -16,28 +16,27 @@ import (
 //   - Every value both computations hold is a sum of products of the same
 //     non-negative float parameters, so a computed value is the exact
 //     one with each monomial multiplied by prod (1+d) over the roundings
-//     on its derivation, |d| <= u = 2^-24: it lies within a factor
+//     in its derivation, |d| <= u = 2^-24: it lies within a factor
 //     (1-u)^n .. (1+u)^n of the exact value, n the longest derivation.
 //     Per row, a derivation enters an M cell (<= 8 roundings, HMMER's
 //     1/xE rescaling included), runs along the D chain (<= 2M+16 in
 //     HMMER's striped passes, <= 1.125M+45 through the lane maps and
 //     their warp scan here), into E (a fold of <= M/2+6 adds in HMMER's
-//     order, M/16+7 here) and through N, J, C, B (<= 5): n <= L*(3M+64)+64
-//     for both. The two scores' logs then differ by at most
-//     -2n*log(1-u).
+//     order, <= M/16+16 here) and through N, J, C, B (<= 5):
+//     n <= L*(3M+64)+64 for both. The two scores' logs then differ by at
+//     most -2n*log(1-u).
 //   - HMMER sums the logs of its rescaling factors into a float: at most
-//     one rounding per row of a total below |score|+160 (the log of the
-//     last C value lies in [-104, 89] and log t(C->T) above -12), plus the
+//     one rounding per row of a total below |score|+116, plus the
 //     rounding of the score to float on both sides: (L+16)(|score|+160)
 //     2^-22 covers it four times over. The kernel's power-of-two scaling
 //     is exact.
 //   - Flush to zero drops values below 2^-126. In multihit local mode
 //     each cell's value includes a path entering from B of weight at
 //     least xB*BM(k)*odds (newBoundPlan checks that the profile's part of
-//     it is at least 2^-50, and xB stays above 0.1/(L+3) in the scaled
-//     frame), so a dropped value changes the score relatively by less
-//     than 2^-126/2^-70 per operation, under 2^-16 over 2^40 operations:
-//     boundFTZSlack absorbs it.
+//     it is at least 2^-50, and xB stays above 2^-27 in the scaled frame
+//     while n <= 2^25), so a dropped value changes the score relatively by
+//     at most 2^-126/2^-77 = 2^-49, under 2^-19 over the <= 2^30
+//     operations: boundFTZSlack absorbs it.
 func BoundMargin(L, M int, score float32) float32 {
 	s := float64(score)
 	if L < 0 || M < 0 || math.IsNaN(s) || math.IsInf(s, 0) {
