@@ -63,17 +63,29 @@ type boundKernel struct {
 	shared int // dynamic shared memory allowed so far
 }
 
+// boundProgram is fwdbound.cu compiled as variant bv.
+func boundProgram(bv boundVariant) nvrtc.Program {
+	regs := 0
+	if bv.Regs {
+		regs = 1
+	}
+	opts := append([]string{fmt.Sprintf("-DFB_REGS=%d", regs), fmt.Sprintf("-DFB_U=%d", bv.Unroll), fmt.Sprintf("-DFB_MINB=%d", bv.MinBlocks)}, nvrtcOptions...)
+	return nvrtc.Program{Name: "fwdbound.cu", Source: fwdboundSource, Options: opts}
+}
+
+// PrecompileBound starts compiling (or reading from the disk cache) the
+// program ForwardBoundBatch launches, for devices of target t, so that
+// the first batch does not wait for it.
+func PrecompileBound(t nvrtc.Target) {
+	nvrtc.Prefetch(boundProgram(boundUse), t, nvrtc.DefaultCache())
+}
+
 func (g *GPU) boundFunction(bv boundVariant, shared int) (*cuda.Function, error) {
 	v, _ := boundKernels.LoadOrStore(boundKey{g, bv}, &boundKernel{})
 	bk := v.(*boundKernel)
 	bk.once.Do(func() {
-		regs := 0
-		if bv.Regs {
-			regs = 1
-		}
-		opts := append([]string{fmt.Sprintf("-DFB_REGS=%d", regs), fmt.Sprintf("-DFB_U=%d", bv.Unroll), fmt.Sprintf("-DFB_MINB=%d", bv.MinBlocks)}, nvrtcOptions...)
 		var k *nvrtc.Kernels
-		if k, bk.err = nvrtc.Build(g.ctx, nvrtc.Program{Name: "fwdbound.cu", Source: fwdboundSource, Options: opts}); bk.err == nil {
+		if k, bk.err = nvrtc.Build(g.ctx, boundProgram(bv)); bk.err == nil {
 			bk.fn, bk.err = k.Function("fwdbound_kernel")
 		}
 	})

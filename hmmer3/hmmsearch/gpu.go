@@ -3,6 +3,7 @@ package hmmsearch
 import (
 	"fmt"
 	"io"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -271,7 +272,11 @@ func (g *gpuSearch) resident(seqs []*seqio.Sequence, abc *alphabet.Alphabet, sto
 			if g.bias != "cpu" {
 				biasfilter.Precompile(t)
 			}
-			if g.forward != "cpu" {
+			switch g.forward {
+			case "cpu":
+			case "bound":
+				fwdback.PrecompileBound(t)
+			default:
 				fwdback.PrecompileBatch(t)
 			}
 		}
@@ -504,6 +509,10 @@ func (g *gpuSearch) launchForward(parts []*gpuPart, reqs []*fwdRequest, sel [][]
 		for k := range reqs {
 			for n, j := range slots[k] {
 				if e := res[k].Errs[n]; e != nil {
+					if bound { // no bound: the workers score it exactly
+						scores[k][j] = float32(math.NaN())
+						continue
+					}
 					return fmt.Errorf("%s: %w", g.seqs[sel[k][j]].Name, e)
 				}
 				scores[k][j] = res[k].Scores[n]
