@@ -126,7 +126,9 @@ func newBoundPlan(jobs []BatchJob, maxC int) (*boundPlan, error) {
 		off[k+1] = off[k] + L
 		bp.cells += int64(L) * int64(jobs[t.job].OM.M)
 	}
-	bp.res = boundResidues.Get(off[len(tasks)]) // every byte written below
+	if off[len(tasks)] > 0 {
+		bp.res = boundResidues.Get(off[len(tasks)]) // every byte written below
+	}
 	bp.tasks = make([]byte, boundTaskBytes*len(tasks))
 	bp.taskOf = make([]int, len(tasks))
 	gpudb.ForChunks(len(tasks), func(lo, hi int) {

@@ -132,12 +132,12 @@ func (g *GPU) ForwardBoundBatch(jobs []BatchJob) ([]BatchResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer boundResidues.Put(bp.res) // uploaded by then, or not needed
 	if len(bp.taskOf) == 0 {
 		return bp.assemble(nil, nil), nil
 	}
 	t1 := time.Now()
 	outC, outExp, err := g.launchBound(bp, d)
-	boundResidues.Put(bp.res) // uploaded (or not needed: failed)
 	if err != nil {
 		return nil, fmt.Errorf("forward bound on GPU %d: %w", g.ctx.Device().Ordinal, err)
 	}
