@@ -252,8 +252,8 @@ func TestGPUForwardFilterMode(t *testing.T) {
 	for _, c := range []struct {
 		mode    string
 		parsers bool
-	}{{"gpu", true}, {"filter", false}, {"bound", false}, {"", false}, {"cpu", false}} {
-		if got := (&gpuSearch{forward: c.mode}).forwardOnGPU(few); got != c.parsers {
+	}{{"gpu", true}, {"filter", false}, {"bound", false}, {"", false}, {"exact", false}, {"cpu", false}} {
+		if got := (&gpuSearch{forward: forwardMode(c.mode)}).forwardOnGPU(few); got != c.parsers {
 			t.Errorf("HMMGO_GPU_FORWARD=%q: parsers of one target on the GPU %v, want %v", c.mode, got, c.parsers)
 		}
 	}
@@ -266,7 +266,7 @@ func TestGPUForwardFilterMode(t *testing.T) {
 	}
 	var out, errb bytes.Buffer
 	code := e.run(cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb}, []string{"m.hmm", "s.fa"})
-	if code == 0 || !strings.Contains(errb.String(), `HMMGO_GPU_FORWARD is "parsers": say gpu, filter, bound or cpu`) || out.Len() != 0 {
+	if code == 0 || !strings.Contains(errb.String(), `HMMGO_GPU_FORWARD is "parsers": say bound, exact, filter, gpu or cpu`) || out.Len() != 0 {
 		t.Errorf("exit %d, stderr %q, stdout %q", code, errb.String(), out.String())
 	}
 }

@@ -108,8 +108,9 @@ type gpuSearch struct {
 	parts        []*gpuPart
 	deal         *dealState // queries dealt to devices that each hold every target (gpudeal.go); nil: split
 	lens         []int32    // each target's length, database order (Lengths)
-	// forward says where Forward and the parsers run: "gpu", "cpu", or
-	// by batch size when empty ($HMMGO_GPU_FORWARD, for benchmarks);
+	// forward says where Forward and the parsers run ($HMMGO_GPU_FORWARD
+	// through forwardMode, unset "bound"): "gpu", "cpu", or the exact
+	// kernel by the cost rule and the parsers by batch size when empty;
 	// "filter" puts every Forward filter batch on the GPU and leaves the
 	// parsers to the batch-size rule; "bound" does the same with the
 	// bound kernel (fwdback.ForwardBoundBatch), whose scores the staged
