@@ -3,6 +3,7 @@ package hmmsearch
 import (
 	"fmt"
 	"io"
+	"math"
 	"runtime/metrics"
 	"sort"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hmmgo/hmmgo/hmmer3/fwdback"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 )
 
@@ -49,8 +51,11 @@ type forwardBatcher struct {
 	launch  fwdLauncher
 	cost    forwardCost
 	lengths []int32 // target lengths, database order
-	force   string  // "gpu": every target on the device; "cpu" is handled by the caller
-	trace   io.Writer
+	// force: "gpu", every target on the device; "bound", every target
+	// the bound kernel can bound (fwdback.BoundMargin finite); "cpu" is
+	// handled by the caller.
+	force string
+	trace io.Writer
 	// runnable counts the goroutines waiting for a core (runnableGoroutines);
 	// nil: the latency rule alone (tests).
 	runnable func() int
@@ -117,6 +122,8 @@ func (b *forwardBatcher) run(batch []*fwdRequest) {
 	switch {
 	case b.force == "gpu":
 		sp = b.cost.all(items)
+	case b.force == "bound":
+		sp = b.cost.all(items[:boundable(items)])
 	case b.runnable != nil && b.cost.Busy > 0:
 		if runnable = b.runnable(); runnable > 0 && float64(runnable) >= b.cost.Busy*float64(b.cost.Cores) {
 			sp = b.cost.splitBusy(items)
@@ -390,6 +397,20 @@ func (c forwardCost) splitBusy(items []fwdItem) fwdSplit {
 		return true
 	})
 	return best
+}
+
+// boundable moves the items whose score the bound kernel can bound to
+// the front and returns how many there are. The others (huge
+// L x M, where no bound is usable) stay with the workers.
+func boundable(items []fwdItem) int {
+	k := 0
+	for i, it := range items {
+		if !math.IsInf(float64(fwdback.BoundMargin(it.L, it.M, 0)), 1) {
+			items[k], items[i] = items[i], items[k]
+			k++
+		}
+	}
+	return k
 }
 
 // all puts every item on the device ($HMMGO_GPU_FORWARD=gpu or filter).

@@ -3,11 +3,13 @@ package hmmsearch
 import (
 	"bytes"
 	"errors"
+	"math"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/hmmgo/hmmgo/hmmer3/fwdback"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 	"github.com/hmmgo/hmmgo/internal/cli"
 )
@@ -250,8 +252,8 @@ func TestGPUForwardFilterMode(t *testing.T) {
 	for _, c := range []struct {
 		mode    string
 		parsers bool
-	}{{"gpu", true}, {"filter", false}, {"", false}, {"cpu", false}} {
-		if got := (&gpuSearch{forward: c.mode}).forwardOnGPU(few); got != c.parsers {
+	}{{"gpu", true}, {"filter", false}, {"bound", false}, {"", false}, {"exact", false}, {"cpu", false}} {
+		if got := (&gpuSearch{forward: forwardMode(c.mode)}).forwardOnGPU(few); got != c.parsers {
 			t.Errorf("HMMGO_GPU_FORWARD=%q: parsers of one target on the GPU %v, want %v", c.mode, got, c.parsers)
 		}
 	}
@@ -264,7 +266,40 @@ func TestGPUForwardFilterMode(t *testing.T) {
 	}
 	var out, errb bytes.Buffer
 	code := e.run(cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb}, []string{"m.hmm", "s.fa"})
-	if code == 0 || !strings.Contains(errb.String(), `HMMGO_GPU_FORWARD is "parsers": say gpu, filter or cpu`) || out.Len() != 0 {
+	if code == 0 || !strings.Contains(errb.String(), `HMMGO_GPU_FORWARD is "parsers": say bound, exact, filter, gpu or cpu`) || out.Len() != 0 {
 		t.Errorf("exit %d, stderr %q, stdout %q", code, errb.String(), out.String())
+	}
+}
+
+// HMMGO_GPU_FORWARD=bound: every target the bound kernel can bound goes
+// to the device whatever the cost rule says; those too long for a usable
+// bound (fwdback.BoundMargin infinite) stay with the workers.
+func TestForwardBatcherBound(t *testing.T) {
+	const M = 2000
+	lengths := []int32{300, 40000, 0, 1200, 90000, 5}
+	var launched []int
+	fake := func(reqs []*fwdRequest, sel [][]int) ([][]float32, error) {
+		launched = append(launched, sel[0]...)
+		out := [][]float32{make([]float32, len(sel[0]))}
+		for j, i := range sel[0] {
+			out[0][j] = float32(i)
+		}
+		return out, nil
+	}
+	b := &forwardBatcher{launch: fake, cost: defaultForwardCost(16), lengths: lengths, force: "bound"}
+	want := []bool{true, true, true, true, true, false}
+	scores, onGPU, err := b.forward(&oprofile.Profile{M: M}, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, L := range lengths {
+		bounded := !math.IsInf(float64(fwdback.BoundMargin(int(L), M, 0)), 1)
+		wantOn := want[i] && L > 0 && bounded
+		if onGPU[i] != wantOn || (wantOn && scores[i] != float32(i)) {
+			t.Errorf("target %d (L %d): on the GPU %v score %v, want %v", i, L, onGPU[i], scores[i], wantOn)
+		}
+	}
+	if len(launched) != 2 {
+		t.Errorf("launched %v, want the targets of 300 and 1,200 residues", launched)
 	}
 }

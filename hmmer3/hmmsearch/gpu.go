@@ -3,6 +3,7 @@ package hmmsearch
 import (
 	"fmt"
 	"io"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -107,10 +108,14 @@ type gpuSearch struct {
 	parts        []*gpuPart
 	deal         *dealState // queries dealt to devices that each hold every target (gpudeal.go); nil: split
 	lens         []int32    // each target's length, database order (Lengths)
-	// forward says where Forward and the parsers run: "gpu", "cpu", or
-	// by batch size when empty ($HMMGO_GPU_FORWARD, for benchmarks);
+	// forward says where Forward and the parsers run ($HMMGO_GPU_FORWARD
+	// through forwardMode, unset "bound"): "gpu", "cpu", or the exact
+	// kernel by the cost rule and the parsers by batch size when empty;
 	// "filter" puts every Forward filter batch on the GPU and leaves the
-	// parsers to the batch-size rule. With "gpu" the parsers of every
+	// parsers to the batch-size rule; "bound" does the same with the
+	// bound kernel (fwdback.ForwardBoundBatch), whose scores the staged
+	// search uses to fail targets for certain and scores the others
+	// exactly on the CPU. With "gpu" the parsers of every
 	// query run on the GPU too, under the same device lock as the filter
 	// batches (docs/fwdbatch.md: that, not the filter, made forced runs
 	// slow).
@@ -268,7 +273,11 @@ func (g *gpuSearch) resident(seqs []*seqio.Sequence, abc *alphabet.Alphabet, sto
 			if g.bias != "cpu" {
 				biasfilter.Precompile(t)
 			}
-			if g.forward != "cpu" {
+			switch g.forward {
+			case "cpu":
+			case "bound":
+				fwdback.PrecompileBound(t)
+			default:
 				fwdback.PrecompileBatch(t)
 			}
 		}
@@ -422,16 +431,17 @@ func (g *gpuSearch) biasScores(parts []*gpuPart, bg *profile.Background, want []
 // Forward implements pipeline.Accelerator for the targets with want[i]:
 // the request joins the batch of the queries in flight (forwardBatcher),
 // and the scores come back for the targets the cost rule gave the device.
-func (g *gpuSearch) Forward(om *oprofile.Profile, want []bool) ([]float32, []bool, error) {
+func (g *gpuSearch) Forward(om *oprofile.Profile, want []bool) (pipeline.ForwardResult, error) {
 	return g.forwardOn(g.parts, om, want)
 }
 
 // forwardOn is Forward on some devices: their own batcher, so that
 // queries dealt to different devices batch and launch independently.
-func (g *gpuSearch) forwardOn(parts []*gpuPart, om *oprofile.Profile, want []bool) ([]float32, []bool, error) {
+func (g *gpuSearch) forwardOn(parts []*gpuPart, om *oprofile.Profile, want []bool) (pipeline.ForwardResult, error) {
 	if g.forward == "cpu" {
-		return nil, nil, nil
+		return pipeline.ForwardResult{}, nil
 	}
+	bound := g.forward == "bound"
 	var key *gpuPart
 	if len(parts) < len(g.parts) {
 		key = parts[0]
@@ -443,7 +453,9 @@ func (g *gpuSearch) forwardOn(parts []*gpuPart, om *oprofile.Profile, want []boo
 		if force == "filter" {
 			force = "gpu"
 		}
-		launch := func(reqs []*fwdRequest, sel [][]int) ([][]float32, error) { return g.launchForward(parts, reqs, sel) }
+		launch := func(reqs []*fwdRequest, sel [][]int) ([][]float32, error) {
+			return g.launchForward(parts, reqs, sel, bound)
+		}
 		b = &forwardBatcher{launch: launch, cost: g.cost, lengths: g.lens, force: force, trace: g.trace, runnable: runnableGoroutines, launches: g.fwdLaunches}
 		if g.batchers == nil {
 			g.batchers = map[*gpuPart]*forwardBatcher{}
@@ -451,14 +463,20 @@ func (g *gpuSearch) forwardOn(parts []*gpuPart, om *oprofile.Profile, want []boo
 		g.batchers[key] = b
 	}
 	g.batchMu.Unlock()
-	return b.forward(om, want)
+	scores, onGPU, err := b.forward(om, want)
+	res := pipeline.ForwardResult{Scores: scores, Computed: onGPU}
+	if bound && scores != nil {
+		M := om.M
+		res.Margin = func(L int, sc float32) float32 { return fwdback.BoundMargin(L, M, sc) }
+	}
+	return res, err
 }
 
 // launchForward is a batcher's launch: each of its devices takes its
 // share of every request's selected targets (sel[k], database numbers),
 // all requests in one kernel launch. The scores come back indexed like
-// sel[k].
-func (g *gpuSearch) launchForward(parts []*gpuPart, reqs []*fwdRequest, sel [][]int) ([][]float32, error) {
+// sel[k]: exact, or from the bound kernel (fwdback.ForwardBoundBatch).
+func (g *gpuSearch) launchForward(parts []*gpuPart, reqs []*fwdRequest, sel [][]int, bound bool) ([][]float32, error) {
 	scores := make([][]float32, len(reqs))
 	for k := range reqs {
 		scores[k] = make([]float32, len(sel[k]))
@@ -476,7 +494,11 @@ func (g *gpuSearch) launchForward(parts []*gpuPart, reqs []*fwdRequest, sel [][]
 			}
 			jobs[k] = fwdback.BatchJob{OM: r.om, Targets: p.db.Dsqs, Index: index}
 		}
-		res, err := p.k.fwd.ForwardBatch(jobs)
+		batch := p.k.fwd.ForwardBatch
+		if bound {
+			batch = p.k.fwd.ForwardBoundBatch
+		}
+		res, err := batch(jobs)
 		if err != nil {
 			return err
 		}
@@ -488,6 +510,10 @@ func (g *gpuSearch) launchForward(parts []*gpuPart, reqs []*fwdRequest, sel [][]
 		for k := range reqs {
 			for n, j := range slots[k] {
 				if e := res[k].Errs[n]; e != nil {
+					if bound { // no bound: the workers score it exactly
+						scores[k][j] = float32(math.NaN())
+						continue
+					}
 					return fmt.Errorf("%s: %w", g.seqs[sel[k][j]].Name, e)
 				}
 				scores[k][j] = res[k].Scores[n]

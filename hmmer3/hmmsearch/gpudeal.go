@@ -94,7 +94,7 @@ func (v gpuOn) Bias(bg *profile.Background, want []bool) ([]float32, error) {
 	return v.biasScores(v.use, bg, want)
 }
 
-func (v gpuOn) Forward(om *oprofile.Profile, want []bool) ([]float32, []bool, error) {
+func (v gpuOn) Forward(om *oprofile.Profile, want []bool) (pipeline.ForwardResult, error) {
 	return v.forwardOn(v.use, om, want)
 }
 

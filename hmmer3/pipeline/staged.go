@@ -27,17 +27,32 @@ type Accelerator interface {
 	// Viterbi returns the Viterbi filter score of the targets with want[i].
 	Viterbi(om *oprofile.Profile, want []bool) ([]float32, error)
 	// Forward returns the Forward filter score of the targets with
-	// want[i] (om in multihit mode, each target's own length). It may
-	// leave some or all of them to the pipeline's workers (where the CPU
-	// is faster: the longest targets, or a small batch): nil scores leave
-	// all of them; otherwise computed[i] says which scores it gave (nil
-	// computed: every wanted one). It may block while it batches the
+	// want[i] (om in multihit mode, each target's own length), exact or
+	// within a bound (ForwardResult). It may leave some or all of them to
+	// the pipeline's workers (where the CPU is faster: the longest
+	// targets, or a small batch). It may block while it batches the
 	// requests of several queries.
-	Forward(om *oprofile.Profile, want []bool) (scores []float32, computed []bool, err error)
+	Forward(om *oprofile.Profile, want []bool) (ForwardResult, error)
 	// Parsers returns the Forward and Backward parsers of the targets with
 	// want[i], as Forward configures om; the others are zero. nil, as for
 	// Forward, leaves them to the CPU.
 	Parsers(om *oprofile.Profile, want []bool) ([]fwdback.Parser, error)
+}
+
+// ForwardResult is what Accelerator.Forward gives.
+type ForwardResult struct {
+	// Scores: nil leaves every wanted target to the workers.
+	Scores []float32
+	// Computed says which wanted targets have a score; nil: all of them.
+	Computed []bool
+	// Margin, when set, makes the scores bounds rather than exact: the
+	// exact Forward score of a target of length L lies within
+	// Margin(L, score) nats of its score (+Inf: no bound). The Forward
+	// filter needs an exact score only where a target may pass it (a few
+	// a query: domain definition and the reported score use it); every
+	// other target fails for certain when score + margin fails, and the
+	// workers compute the exact score of the rest.
+	Margin func(L int, score float32) float32
 }
 
 // BiasAccelerator is an Accelerator that can also compute the bias
@@ -331,19 +346,31 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	lap(hits.StageVit)
 	om := *m.OM
 	om.ReconfigMultihit(om.L)
-	fwdsc, computed, err := acc.Forward(&om, passVit)
+	fres, err := acc.Forward(&om, passVit)
 	if err != nil {
 		return nil, nil, err
 	}
-	var onCPU []bool // the targets the accelerator left to the workers
+	fwdsc, computed := fres.Scores, fres.Computed
+	var onCPU []bool // the targets the workers score exactly
 	switch {
 	case fwdsc == nil:
 		fwdsc, onCPU = bufs.fwdsc, passVit
-	case computed != nil:
+	case computed != nil || fres.Margin != nil:
 		onCPU = make([]bool, n)
 		for i := range onCPU {
-			onCPU[i] = passVit[i] && !computed[i]
+			onCPU[i] = passVit[i] && computed != nil && !computed[i]
 		}
+	}
+	if fwdsc != nil && fres.Margin != nil {
+		forEach(passVit, func(w *worker, i int) error {
+			if !onCPU[i] {
+				onCPU[i] = w.mayPassForward(fwdsc[i], fres.Margin, len(seqs[i].Dsq), st[i].filtersc)
+				if !onCPU[i] {
+					fwdsc[i] = failsForward
+				}
+			}
+			return nil
+		})
 	}
 	if onCPU != nil {
 		// Targets in groups (forwardGroup): lead[i] marks a group's first
@@ -558,13 +585,13 @@ func (c CPUAccelerator) Viterbi(om *oprofile.Profile, want []bool) ([]float32, e
 }
 
 // Forward implements Accelerator.
-func (c CPUAccelerator) Forward(om *oprofile.Profile, want []bool) ([]float32, []bool, error) {
+func (c CPUAccelerator) Forward(om *oprofile.Profile, want []bool) (ForwardResult, error) {
 	out := make([]float32, len(c.Seqs))
 	errs := make([]error, len(c.Seqs))
 	c.each(om, want, func(p *oprofile.Profile, i int) {
 		out[i], errs[i] = fwdback.Forward(c.Seqs[i].Dsq, p, fwdback.NewMatrix(), false)
 	})
-	return out, nil, errors.Join(errs...)
+	return ForwardResult{Scores: out}, errors.Join(errs...)
 }
 
 // Parsers implements Accelerator.

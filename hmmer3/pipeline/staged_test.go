@@ -62,7 +62,12 @@ func TestStagedEqualsSearch(t *testing.T) {
 			cpu := pipeline.CPUAccelerator{Seqs: targets}
 			bulk := &bulkBias{CPUAccelerator: cpu}
 			recycler := &recycling{bulkBias: bulkBias{CPUAccelerator: cpu}}
-			for _, acc := range []pipeline.Accelerator{cpu, filtersOnly{cpu}, bulk, cpuBias{cpu}, partialForward{cpu}, recycler, recycler} {
+			accs := []pipeline.Accelerator{cpu, filtersOnly{cpu}, bulk, cpuBias{cpu}, partialForward{cpu}, recycler, recycler}
+			for _, b := range []boundedForward{{margin: 20, shift: -1}, {margin: 20, shift: 1}, {margin: 0.01, shift: -1}, {margin: 0.5}, {margin: 0.5, infOdd: true}} {
+				b.CPUAccelerator = cpu
+				accs = append(accs, b)
+			}
+			for _, acc := range accs {
 				bulk.asked = -1
 				got, gst, err := pipeline.SearchStaged(m, targets, idx, &cfg, acc)
 				if err != nil {
@@ -96,12 +101,50 @@ func TestStagedEqualsSearch(t *testing.T) {
 	}
 }
 
+// boundedForward gives Forward scores as a bound kernel does: each within
+// margin nats of the exact one, here moved by 0.9 margin down (shift -1),
+// up (+1) or alternately (0); with infOdd the targets of odd length have
+// no bound. A staged search that trusted the scores, or decided on them
+// without the margin, would lose or misreport hits: with a margin of 20
+// nats every hit's score is moved by 18.
+type boundedForward struct {
+	pipeline.CPUAccelerator
+	margin float32
+	shift  int
+	infOdd bool
+}
+
+func (b boundedForward) Forward(om *oprofile.Profile, want []bool) (pipeline.ForwardResult, error) {
+	res, err := b.CPUAccelerator.Forward(om, want)
+	n := 0
+	for i, w := range want {
+		if !w {
+			continue
+		}
+		d := float32(b.shift)
+		if b.shift == 0 && n%2 == 1 {
+			d = -1
+		} else if b.shift == 0 {
+			d = 1
+		}
+		res.Scores[i] += d * 0.9 * b.margin
+		n++
+	}
+	res.Margin = func(L int, sc float32) float32 {
+		if b.infOdd && L%2 == 1 {
+			return float32(math.Inf(1))
+		}
+		return b.margin
+	}
+	return res, err
+}
+
 // filtersOnly accelerates the filters and leaves Forward and the parsers
 // to the pipeline's workers, as a GPU does for small batches.
 type filtersOnly struct{ pipeline.CPUAccelerator }
 
-func (filtersOnly) Forward(*oprofile.Profile, []bool) ([]float32, []bool, error) {
-	return nil, nil, nil
+func (filtersOnly) Forward(*oprofile.Profile, []bool) (pipeline.ForwardResult, error) {
+	return pipeline.ForwardResult{}, nil
 }
 func (filtersOnly) Parsers(*oprofile.Profile, []bool) ([]fwdback.Parser, error) {
 	return nil, nil
@@ -190,8 +233,9 @@ func (cpuBias) Bias(*profile.Background, []bool) ([]float32, error) { return nil
 // with NaN in their place, which must never reach a result.
 type partialForward struct{ pipeline.CPUAccelerator }
 
-func (p partialForward) Forward(om *oprofile.Profile, want []bool) ([]float32, []bool, error) {
-	scores, _, err := p.CPUAccelerator.Forward(om, want)
+func (p partialForward) Forward(om *oprofile.Profile, want []bool) (pipeline.ForwardResult, error) {
+	res, err := p.CPUAccelerator.Forward(om, want)
+	scores := res.Scores
 	computed := make([]bool, len(want))
 	n := 0
 	for i, w := range want {
@@ -203,7 +247,7 @@ func (p partialForward) Forward(om *oprofile.Profile, want []bool) ([]float32, [
 			scores[i] = float32(math.NaN())
 		}
 	}
-	return scores, computed, err
+	return pipeline.ForwardResult{Scores: scores, Computed: computed}, err
 }
 
 // With TimeStages the staged search reports each stage's wall time.

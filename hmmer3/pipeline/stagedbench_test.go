@@ -29,8 +29,8 @@ type withLengths struct {
 }
 
 func (w withLengths) Lengths() []int32 { return w.lens }
-func (r replayFilters) Forward(*oprofile.Profile, []bool) ([]float32, []bool, error) {
-	return nil, nil, nil
+func (r replayFilters) Forward(*oprofile.Profile, []bool) (pipeline.ForwardResult, error) {
+	return pipeline.ForwardResult{}, nil
 }
 func (r replayFilters) Parsers(*oprofile.Profile, []bool) ([]fwdback.Parser, error) {
 	return nil, nil

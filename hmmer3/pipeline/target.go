@@ -534,13 +534,34 @@ func (w *worker) forwardGroup(target func(k int) []byte, idx []int, sc []float32
 
 // passesForward tests a Forward score against F3 and counts it.
 func (w *worker) passesForward(fwdsc, filtersc float32) bool {
-	ev := &w.m.OM.EvParam
-	P := easel.ExpSurv(float64(bits(fwdsc, filtersc)), float64(ev[hmm.FwdTau]), float64(ev[hmm.FwdLambda]))
-	if P > w.f3 {
+	if !w.forwardPValuePasses(fwdsc, filtersc) {
 		return false
 	}
 	w.stats.NPastFwd++
 	return true
+}
+
+func (w *worker) forwardPValuePasses(fwdsc, filtersc float32) bool {
+	ev := &w.m.OM.EvParam
+	P := easel.ExpSurv(float64(bits(fwdsc, filtersc)), float64(ev[hmm.FwdTau]), float64(ev[hmm.FwdLambda]))
+	return P <= w.f3
+}
+
+// failsForward is the Forward score the staged search gives a target
+// whose bound (ForwardResult.Margin) already fails F3: P(-Inf) is 1.
+var failsForward = float32(math.Inf(-1))
+
+// mayPassForward says whether a target whose exact Forward score lies
+// within margin(L, sc) of sc might pass F3: P falls as the score rises
+// (bits and ExpSurv are monotone, rounding included), so it fails for
+// certain when the upper end fails. The upper end is rounded up.
+func (w *worker) mayPassForward(sc float32, margin func(L int, sc float32) float32, L int, filtersc float32) bool {
+	m := margin(L, sc)
+	if !(m >= 0) || math.IsInf(float64(m), 1) || math.IsNaN(float64(sc)) {
+		return true
+	}
+	up := math.Nextafter32(sc+m, float32(math.Inf(1)))
+	return w.forwardPValuePasses(up, filtersc)
 }
 
 // domains is the rest of the pipeline for a target that passed the

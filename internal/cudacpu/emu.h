@@ -27,7 +27,7 @@ struct uint3 {
 #define __device__
 #define __forceinline__ inline
 #define __shared__
-#define __launch_bounds__(n)
+#define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))
 
 // emu_switch saves the callee-saved registers on the current stack, stores
