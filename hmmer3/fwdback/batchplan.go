@@ -200,11 +200,6 @@ func (bp *batchPlan) assemble(outC []float32, recs []scaleRecord) ([]BatchResult
 	}
 	out := make([]BatchResult, len(bp.jobs))
 	for j, job := range bp.jobs {
-		size := len(job.Targets)
-		if job.Index != nil {
-			size = len(job.Index)
-		}
-		res := BatchResult{Scores: make([]float32, size), Errs: make([]error, size)}
 		lo, hi := bp.first[j], bp.first[j+1]
 		var scores []float32
 		var errs []error
@@ -221,17 +216,29 @@ func (bp *batchPlan) assemble(outC []float32, recs []scaleRecord) ([]BatchResult
 			}
 			scores, errs = cpuForwardScores(job.OM, dsqs, lengths, func(int) bool { return true })
 		}
-		if job.Index != nil {
-			copy(res.Scores, scores)
-			copy(res.Errs, errs)
-		} else {
-			for k, i := range bp.sel[j] {
-				res.Scores[i], res.Errs[i] = scores[k], errs[k]
-			}
-		}
-		out[j] = res
+		out[j] = jobResult(job, bp.sel[j], scores, errs)
 	}
 	return out, nil
+}
+
+// jobResult is a job's BatchResult from the scores and errors of its
+// selected targets sel (in order): indexed like its Index when it has
+// one, else like its Targets, zero for the targets not selected.
+func jobResult(job BatchJob, sel []int, scores []float32, errs []error) BatchResult {
+	size := len(job.Targets)
+	if job.Index != nil {
+		size = len(job.Index)
+	}
+	res := BatchResult{Scores: make([]float32, size), Errs: make([]error, size)}
+	if job.Index != nil {
+		copy(res.Scores, scores)
+		copy(res.Errs, errs)
+		return res
+	}
+	for k, i := range sel {
+		res.Scores[i], res.Errs[i] = scores[k], errs[k]
+	}
+	return res
 }
 
 // chooseMultiShape sizes fwd_multi_kernel for a batch whose largest

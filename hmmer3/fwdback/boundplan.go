@@ -265,20 +265,7 @@ func (bp *boundPlan) assemble(outC []float32, outExp []int32) []BatchResult {
 			}
 			sc, er = cpuForwardScores(job.OM, bp.dsqs[lo:hi], lengths, func(int) bool { return true })
 		}
-		size := len(job.Targets)
-		if job.Index != nil {
-			size = len(job.Index)
-		}
-		res := BatchResult{Scores: make([]float32, size), Errs: make([]error, size)}
-		if job.Index != nil {
-			copy(res.Scores, sc)
-			copy(res.Errs, er)
-		} else {
-			for k, i := range bp.sel[j] {
-				res.Scores[i], res.Errs[i] = sc[k], er[k]
-			}
-		}
-		out[j] = res
+		out[j] = jobResult(job, bp.sel[j], sc, er)
 	}
 	return out
 }

@@ -167,14 +167,7 @@ func (g *GPU) launchBound(bp *boundPlan, d deviceLimits) ([]float32, []int32, er
 		return nil, nil, err
 	}
 	defer g.lanes.Give(ln)
-	up := func(name string, b []byte) *cuda.Buffer {
-		if err != nil {
-			return nil
-		}
-		var buf *cuda.Buffer
-		buf, err = ln.Upload(name, b)
-		return buf
-	}
+	up := uploader(ln, &err)
 	bjobs, btasks := up("bjobs", bp.jobTab), up("btasks", bp.tasks)
 	btrans, bodds, bres := up("btrans", cuda.Bytes(bp.trans)), up("bodds", cuda.Bytes(bp.odds)), up("bres", bp.res)
 	if err != nil {

@@ -229,14 +229,7 @@ func (g *GPU) launchMulti(bp *batchPlan) ([]float32, []scaleRecord, error) {
 		return nil, nil, err
 	}
 	n := len(bp.dsqs)
-	up := func(name string, b []byte) *cuda.Buffer {
-		if err != nil {
-			return nil
-		}
-		var buf *cuda.Buffer
-		buf, err = ln.Upload(name, b)
-		return buf
-	}
+	up := uploader(ln, &err)
 	bjob := make([]byte, 4*len(bp.bjob))
 	for i, j := range bp.bjob {
 		binary.LittleEndian.PutUint32(bjob[4*i:], uint32(j))
@@ -573,4 +566,18 @@ func cpuForwardScores(om *oprofile.Profile, dsqs [][]byte, lengths []int, select
 	}
 	wg.Wait()
 	return scores, errs
+}
+
+// uploader returns an upload to ln's named buffers that does nothing once
+// an upload has failed: *err holds the first failure, so that a launch
+// uploads its arrays in a row and checks once.
+func uploader(ln *gpudb.Lane, err *error) func(name string, b []byte) *cuda.Buffer {
+	return func(name string, b []byte) *cuda.Buffer {
+		if *err != nil {
+			return nil
+		}
+		var buf *cuda.Buffer
+		buf, *err = ln.Upload(name, b)
+		return buf
+	}
 }
