@@ -187,13 +187,7 @@ func TestBoundKernelOnCPU(t *testing.T) {
 	} {
 		var jobs []BatchJob
 		for _, M := range v.Ms {
-			var h *hmm.HMM
-			if M < 0 {
-				M = -M
-				h = deletionHeavy(testmodels.RandomHMM(rng, amino, M))
-			} else {
-				h = testmodels.RandomHMM(rng, amino, M)
-			}
+			h, M := modelOfSize(rng, amino, M)
 			n, maxLen := 50, 600
 			if M >= 1000 {
 				n, maxLen = 12, 5000

@@ -13,7 +13,6 @@ import (
 
 	"github.com/hmmgo/hmmgo/alphabet"
 	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
-	"github.com/hmmgo/hmmgo/hmmer3/hmm"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 	"github.com/hmmgo/hmmgo/internal/cudacpu"
 	"github.com/hmmgo/hmmgo/internal/testmodels"
@@ -170,13 +169,7 @@ func TestKernelSourceOnCPU(t *testing.T) {
 	} {
 		exe := buildShim(t, cc, fwdShape{Block: 64, ProfShared: v.profShared, StateShared: v.stateShared, Pipe: v.pipe})
 		for _, M := range v.Ms {
-			var h *hmm.HMM
-			if M < 0 { // negative: a deletion-heavy model of length -M
-				M = -M
-				h = deletionHeavy(testmodels.RandomHMM(rng, amino, M))
-			} else {
-				h = testmodels.RandomHMM(rng, amino, M)
-			}
+			h, M := modelOfSize(rng, amino, M)
 			// Two blocks of two warps: 32 targets at a time, so the 40
 			// targets make the warps come back for more work; lengths
 			// differ within a warp (padding rows, early-stopping passes).

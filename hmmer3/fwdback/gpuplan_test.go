@@ -187,6 +187,15 @@ func homolog(rng *rand.Rand, h *hmm.HMM, reps int) []byte {
 	return d
 }
 
+// modelOfSize is a random model of M nodes, or for a negative M a
+// deletion-heavy one of -M nodes (the tests' lists of sizes use the sign).
+func modelOfSize(rng *rand.Rand, abc *alphabet.Alphabet, M int) (*hmm.HMM, int) {
+	if M < 0 {
+		return deletionHeavy(testmodels.RandomHMM(rng, abc, -M)), -M
+	}
+	return testmodels.RandomHMM(rng, abc, M), M
+}
+
 // deletionHeavy makes long D->D chains likely, so that every D->D pass of
 // a row changes values (the later passes only matter then).
 func deletionHeavy(h *hmm.HMM) *hmm.HMM {
@@ -219,13 +228,7 @@ func TestKernelScheduleMatchesForward(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
 	amino := alphabet.New(alphabet.Amino)
 	for _, M := range []int{1, 2, 3, 4, 5, 8, 13, 50, 99, 100, 101, 160, 333, -60, -140} {
-		var h *hmm.HMM
-		if M < 0 {
-			M = -M
-			h = deletionHeavy(testmodels.RandomHMM(rng, amino, M))
-		} else {
-			h = testmodels.RandomHMM(rng, amino, M)
-		}
+		h, M := modelOfSize(rng, amino, M)
 		om := optimizedProfile(h)
 		n, maxLen := 40, 400
 		if M > 100 {
