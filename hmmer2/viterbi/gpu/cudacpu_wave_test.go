@@ -113,15 +113,7 @@ func TestKernelSourceOnCPUWave(t *testing.T) {
 	s := variant(300, "wscan4.defer.wave")
 	seqs := randomSeqs(rng, amino, 16, 60)
 	sameScores(t, fmt.Sprintf("free deletes %+v", s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 2))
-	for _, name := range []string{"pkinase.hmm2", "pkinase10.hmm2.gz"} {
-		p := readProfile(t, name)
-		seqs := randomSeqs(rng, p.HMM.Alph, 4, 60)
-		for _, v := range []string{"wscan4.wave", "wscanfit.defer.wave", "wscanfit.defer.wave.nb"} {
-			if s := shapeVariant(t, p.M, v); s.Wave {
-				sameScores(t, fmt.Sprintf("%s %+v", name, s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 1))
-			}
-		}
-	}
+	realModelsOnCPU(t, cc, rng, []string{"wscan4.wave", "wscanfit.defer.wave", "wscanfit.defer.wave.nb"}, func(s Shape) bool { return s.Wave })
 }
 
 // Trusting the speculated B (no check) scores planted multi-domain

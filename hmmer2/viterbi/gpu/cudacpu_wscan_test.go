@@ -73,11 +73,19 @@ func TestKernelSourceOnCPUWarpScan(t *testing.T) {
 		seqs := randomSeqs(rng, amino, 16, 60)
 		sameScores(t, fmt.Sprintf("free deletes %+v", s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 2))
 	}
+	realModelsOnCPU(t, cc, rng, []string{"wscan", "wscan4", "wscanfit.defer"}, func(s Shape) bool { return s.W > 1 })
+}
+
+// realModelsOnCPU runs the real models (pkinase, and pkinase10 of 2,940
+// nodes) through each variant whose shape at the model's length passes
+// use, on four random targets, against viterbi.ScoreOne.
+func realModelsOnCPU(t *testing.T, cc string, rng *rand.Rand, variants []string, use func(Shape) bool) {
+	t.Helper()
 	for _, name := range []string{"pkinase.hmm2", "pkinase10.hmm2.gz"} {
 		p := readProfile(t, name)
 		seqs := randomSeqs(rng, p.HMM.Alph, 4, 60)
-		for _, v := range []string{"wscan", "wscan4", "wscanfit.defer"} {
-			if s := shapeVariant(t, p.M, v); s.W > 1 {
+		for _, v := range variants {
+			if s := shapeVariant(t, p.M, v); use(s) {
 				sameScores(t, fmt.Sprintf("%s %+v", name, s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 1))
 			}
 		}
