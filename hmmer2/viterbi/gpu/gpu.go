@@ -337,11 +337,13 @@ func (k *Kernel) ScoreDB(db *gpudb.DB, out []int32) error {
 	if err := next.Memset32(0); err != nil {
 		return err
 	}
-	ftab, err := k.ctx.Alloc(max(1, layout.NBlocks) * gpudb.BlockBytes)
-	if err != nil {
-		return err
+	var ftab *cuda.Buffer // the Wave build's list (launch reads it only then)
+	if k.fnExact != nil {
+		if ftab, err = k.ctx.Alloc(max(1, layout.NBlocks) * gpudb.BlockBytes); err != nil {
+			return err
+		}
+		defer ftab.Free()
 	}
-	defer ftab.Free()
 	long := k.longFor(n, func(i int) int { return len(db.Dsqs[i]) })
 	d, err := gpudb.Timed(k.ctx, func() error { return k.launch(nil, layout, next, dev, ftab, long) })
 	if err != nil {
@@ -430,11 +432,15 @@ func (k *Kernel) queue(s *slot, seqs [][]byte, part []int) error {
 		all[j] = j
 	}
 	p := gpudb.Pack(local, all, k.Shape.PackT())
-	for _, g := range []struct {
+	type size struct {
 		b **cuda.Buffer
 		n int
-	}{{&s.res, len(p.Res) + 16}, {&s.table, len(p.Table) + gpudb.BlockBytes}, {&s.next, nextBytes}, {&s.outDev, 4 * n},
-		{&s.ftab, max(1, p.NBlocks) * gpudb.BlockBytes}} {
+	}
+	bufs := []size{{&s.res, len(p.Res) + 16}, {&s.table, len(p.Table) + gpudb.BlockBytes}, {&s.next, nextBytes}, {&s.outDev, 4 * n}}
+	if k.fnExact != nil { // the Wave build's list
+		bufs = append(bufs, size{&s.ftab, max(1, p.NBlocks) * gpudb.BlockBytes})
+	}
+	for _, g := range bufs {
 		if err := s.grow(g.b, g.n); err != nil {
 			return err
 		}
