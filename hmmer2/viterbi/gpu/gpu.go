@@ -93,6 +93,10 @@ type Kernel struct {
 	// With Shape.Wave: the same shape without the wavefront, which
 	// scores again the targets fnScan lists (its speculated B failed).
 	fnExact *cuda.Function
+	// With Shape.Strip: the strip build's grid (the blocks its registers
+	// let the device hold at once), whose every warp gets its own rows of
+	// the scratch.
+	stripGrid int
 
 	// KernelTime is the device time of the launches (resident scoring
 	// only), for benchmarks.
@@ -106,6 +110,7 @@ type slot struct {
 	stream                   *cuda.Stream
 	res, table, next, outDev *cuda.Buffer
 	ftab                     *cuda.Buffer // blocks a Wave build lists
+	scratch                  *cuda.Buffer // a Strip build's boundary records
 	n                        int          // sequences of the batch in flight (0: none)
 	idx                      []int        // their positions in the caller's out
 	raw                      []byte
@@ -129,7 +134,7 @@ func (s *slot) grow(b **cuda.Buffer, n int) error {
 }
 
 func (s *slot) free() {
-	for _, b := range []*cuda.Buffer{s.res, s.table, s.next, s.outDev, s.ftab} {
+	for _, b := range []*cuda.Buffer{s.res, s.table, s.next, s.outDev, s.ftab, s.scratch} {
 		if b != nil {
 			b.Free()
 		}
@@ -188,8 +193,19 @@ func NewKernelVariant(ctx *cuda.Context, p *plan7.Profile, v string) (*Kernel, e
 			return nil, fmt.Errorf("hmm2 Viterbi kernel (%s) for GPU %d: %w", s.exact().tables(), d.Ordinal, err)
 		}
 	}
-	perSM := max(1, d.MaxThreadsPerSM/s.Block)
-	if sb := s.SharedBytes(); sb > 0 && d.SharedMemPerSM > 0 {
+	if s.Strip {
+		regs, err := k.fnScan.Attribute(cuda.FuncNumRegs)
+		if err != nil {
+			return nil, err
+		}
+		k.stripGrid = d.Multiprocessors * stripBlocksPerSM(d, s, regs)
+	}
+	gs := s // (a Strip build has its own grid; k.grid is its exact build's)
+	if s.Strip {
+		gs = s.exact()
+	}
+	perSM := max(1, d.MaxThreadsPerSM/gs.Block)
+	if sb := gs.SharedBytes(); sb > 0 && d.SharedMemPerSM > 0 {
 		perSM = max(1, min(perSM, d.SharedMemPerSM/sb))
 	}
 	k.grid = d.Multiprocessors * perSM
@@ -247,7 +263,7 @@ func (k *Kernel) Flagged() int { return k.flagged }
 // ftab (NBlocks entries), counting them in next's third word, and the
 // exact build then scores that list (it reads the count on the device:
 // no wait for the host).
-func (k *Kernel) launch(st *cuda.Stream, layout *gpudb.Device, next, out, ftab *cuda.Buffer, long int) error {
+func (k *Kernel) launch(st *cuda.Stream, layout *gpudb.Device, next, out, ftab *cuda.Buffer, long int, scratch *cuda.Buffer, rows int) error {
 	var ftabPtr, nflag cuda.DevicePtr // (none: null pointers)
 	run := func(fn *cuda.Function, s Shape, table cuda.DevicePtr, n int, counter cuda.DevicePtr) error {
 		if n <= 0 {
@@ -257,7 +273,11 @@ func (k *Kernel) launch(st *cuda.Stream, layout *gpudb.Device, next, out, ftab *
 		a.Buffer(k.a).Buffer(k.b).Buffer(k.e).Buffer(k.emis).Buffer(layout.Res).
 			Ptr(table).Int32(int32(n)).Ptr(counter).Buffer(k.xsc).Buffer(out).Ptr(ftabPtr).Ptr(nflag)
 		grid := max(1, min(k.grid, n))
-		if err := fn.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: k.Shape.Block},
+		if s.Strip { // (every warp of this grid has rows records in scratch)
+			a.Buffer(scratch).Int32(int32(rows))
+			grid = max(1, min(k.stripGrid, n))
+		}
+		if err := fn.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: grid}, Block: cuda.Dim3{X: s.Block},
 			SharedMem: s.SharedBytes(), Stream: st}, &a); err != nil {
 			return fmt.Errorf("hmm2 Viterbi on GPU %d: %w", k.ctx.Device().Ordinal, err)
 		}
@@ -283,6 +303,36 @@ func (k *Kernel) launch(st *cuda.Stream, layout *gpudb.Device, next, out, ftab *
 	// The listed blocks (at most the scan's): the exact build reads
 	// their number from nflag and its blocks from ftab.
 	return run(k.fnExact, k.Shape.exact(), ftabPtr, layout.NBlocks-long, next.Ptr().Add(12))
+}
+
+// stripMaxRows caps a Strip build's scratch rows a warp: longer targets
+// (rare: 0.1 % of Swiss-Prot) are listed for the exact build, so that
+// the scratch stays near warps x 8192 x 16 bytes (about 135 MB on an
+// H100 at 8 warps a multiprocessor).
+const stripMaxRows = 8192
+
+// stripBlocksPerSM is the number of blocks of strip shape s that fit a
+// multiprocessor with regs registers a thread (allocated per warp in
+// multiples of 256 registers; at most 32 blocks and the device's
+// threads).
+func stripBlocksPerSM(d *cuda.Device, s Shape, regs int) int {
+	warps := s.Block / 32
+	blocks := min(32, d.MaxThreadsPerSM/s.Block)
+	if perWarp := (regs*32 + 255) / 256 * 256; perWarp > 0 && d.RegistersPerSM > 0 {
+		blocks = min(blocks, d.RegistersPerSM/perWarp/warps)
+	}
+	return max(1, blocks)
+}
+
+// stripScratch is the scratch a Strip build needs for targets of at
+// most longest residues: the rows a warp gets (longest, capped at
+// stripMaxRows) and the bytes for every warp of its grid.
+func (k *Kernel) stripScratch(longest int) (rows, bytes int) {
+	if !k.Shape.Strip {
+		return 0, 0
+	}
+	rows = max(1, min(longest, stripMaxRows))
+	return rows, 16 * rows * k.stripGrid * (k.Shape.Block / 32)
 }
 
 // waveCount reads the number of blocks the Wave build listed (after the
@@ -315,6 +365,18 @@ func (k *Kernel) longFor(n int, length func(i int) int) int {
 	return longBlocks(long, 32/k.Shape.PackT())
 }
 
+// scanLongest is the longest of n targets (length(i)) that the scan
+// build gets (at most scanMax residues).
+func (k *Kernel) scanLongest(n int, length func(i int) int) int {
+	longest := 0
+	for i := 0; i < n; i++ {
+		if l := length(i); l <= k.scanMax {
+			longest = max(longest, l)
+		}
+	}
+	return longest
+}
+
 // ScoreDB scores every sequence of a database resident on the device
 // (its layout for this shape is packed and uploaded once, then reused
 // by every model of the same T). out has one score per db.Dsqs.
@@ -345,7 +407,15 @@ func (k *Kernel) ScoreDB(db *gpudb.DB, out []int32) error {
 		defer ftab.Free()
 	}
 	long := k.longFor(n, func(i int) int { return len(db.Dsqs[i]) })
-	d, err := gpudb.Timed(k.ctx, func() error { return k.launch(nil, layout, next, dev, ftab, long) })
+	var scratch *cuda.Buffer // the Strip build's records
+	rows, sb := k.stripScratch(k.scanLongest(n, func(i int) int { return len(db.Dsqs[i]) }))
+	if sb > 0 {
+		if scratch, err = k.ctx.Alloc(sb); err != nil {
+			return err
+		}
+		defer scratch.Free()
+	}
+	d, err := gpudb.Timed(k.ctx, func() error { return k.launch(nil, layout, next, dev, ftab, long, scratch, rows) })
 	if err != nil {
 		return err
 	}
@@ -440,6 +510,10 @@ func (k *Kernel) queue(s *slot, seqs [][]byte, part []int) error {
 	if k.fnExact != nil { // the Wave build's list
 		bufs = append(bufs, size{&s.ftab, max(1, p.NBlocks) * gpudb.BlockBytes})
 	}
+	rows, sb := k.stripScratch(k.scanLongest(n, func(j int) int { return len(local[j]) }))
+	if sb > 0 { // the Strip build's records
+		bufs = append(bufs, size{&s.scratch, sb})
+	}
 	for _, g := range bufs {
 		if err := s.grow(g.b, g.n); err != nil {
 			return err
@@ -455,7 +529,7 @@ func (k *Kernel) queue(s *slot, seqs [][]byte, part []int) error {
 		return err
 	}
 	long := k.longFor(n, func(j int) int { return len(local[j]) })
-	if err := k.launch(s.stream, &gpudb.Device{Res: s.res, Table: s.table, NBlocks: p.NBlocks}, s.next, s.outDev, s.ftab, long); err != nil {
+	if err := k.launch(s.stream, &gpudb.Device{Res: s.res, Table: s.table, NBlocks: p.NBlocks}, s.next, s.outDev, s.ftab, long, s.scratch, rows); err != nil {
 		return err
 	}
 	s.n, s.idx = n, part

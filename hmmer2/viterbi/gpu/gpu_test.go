@@ -153,14 +153,15 @@ func TestGPUMatchesCPU(t *testing.T) {
 	// batch between devices.
 	compareGPU(t, []*cuda.Context{ctx, ctx}, "two devices", randomProfile(rng, amino, 150, "ls", false), prot, nil)
 
-	// Groups of several warps with the D chain by a scan (wscan), unless
+	// Groups of several warps with the D chain by a scan (wscan), and
+	// their layouts run by one warp strip after strip (strip), unless
 	// $HMMGO_HMM2_KERNEL chose the variant: every mode, models whose
 	// best D paths cross warps, -INFTY scores and wrap-around (the build
 	// with D passes), the 2,940-node model, targets to 20,000.
 	if os.Getenv(VariantEnv) != "" {
 		return
 	}
-	for _, v := range []string{"wscan", "wscan12", "wscan8.ts", "wscanfit.wave", "wscan12.defer.wave", "auto.wave", "auto.wave.nb"} {
+	for _, v := range []string{"wscan", "wscan12", "wscan8.ts", "wscanfit.wave", "wscan12.defer.wave", "auto.wave", "auto.wave.nb", "strip", "strip13", "strip12.nodefer"} {
 		t.Setenv(VariantEnv, v)
 		for _, M := range []int{513, 1000, 1537, 3000} {
 			for i, mode := range modes {

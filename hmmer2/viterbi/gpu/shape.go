@@ -45,6 +45,11 @@ type Shape struct {
 	WaveRing  int  // rows a warp may run ahead of the next (0: viterbi.cu's 4)
 	WaveSleep int  // nanoseconds a waiting warp sleeps between looks (0: it spins)
 	WaveBar   bool // named barriers hand over one row (WaveRing 1, W <= 8)
+	// Strip: with Wave, the W warps' nodes are run by ONE warp, strip
+	// after strip, each row's boundary handed over through a global
+	// scratch (viterbi.cu, "Vertical strips"); blocks of Block/32
+	// independent warps. Its exact build is the W-warp group.
+	Strip bool
 }
 
 const (
@@ -111,6 +116,10 @@ const DefaultVariant = "auto"
 //	wscanfit  as wscan, with W a power of two (2, 4, 8: whole groups
 //	       fill the 8 warps of 255 registers a multiprocessor holds) and
 //	       C <= 16
+//	strip  as wscan to M = 512; above, wscan's W-warp layout run by one
+//	       warp strip after strip (B speculated from N, as the
+//	       wavefront; a global scratch hands each row's boundary from
+//	       strip to strip), the D pass deferred (stripN: C <= N)
 //	auto0  auto before wscan (2026-11-28), for comparisons
 //	auto   reg16 for M <= 256, w1024 to 384, wscan's shapes to 4096
 //	       (autoWScanShape: one warp of C >= 13, then groups of 2 to 8
@@ -127,7 +136,7 @@ const DefaultVariant = "auto"
 // Removed on 2026-11-27 (docs/hmm2search.md, "Fewer variants"): reg,
 // mg16, fast, lean, dsm, dsm4, dsm12 and dsmx, which never won a
 // measurement with a shape that a kept variant does not have.
-var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg16", "lean64", "leanx", "dsmx1", "auto", "auto0", "wscan", "wscanfit"}
+var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg16", "lean64", "leanx", "dsmx1", "auto", "auto0", "wscan", "wscanfit", "strip"}
 
 // autoRegMax is the largest model auto gives reg16's shapes: at M = 100
 // they beat w1024 by 7 %; reg's T = 32 shapes lost at M = 300. With the
@@ -195,6 +204,8 @@ func ShapeVariant(M int, v string) (Shape, error) {
 		return wscanFitShape(M), nil
 	case "auto0":
 		return autoShape0(M), nil
+	case "strip":
+		return stripShape(M, maxNodesPerThreadWarp), nil
 	case "leanx":
 		s, _ = ShapeVariant(M, "lean64")
 		s.DExit = false
@@ -246,6 +257,9 @@ func ShapeVariant(M int, v string) (Shape, error) {
 	default:
 		if n, err := strconv.Atoi(strings.TrimPrefix(v, "wscan")); err == nil && strings.HasPrefix(v, "wscan") && n >= 4 && n <= 32 {
 			return wscanShape(M, n), nil
+		}
+		if n, err := strconv.Atoi(strings.TrimPrefix(v, "strip")); err == nil && strings.HasPrefix(v, "strip") && n >= 2 && n <= 32 {
+			return stripShape(M, n), nil
 		}
 		return Shape{}, fmt.Errorf("unknown hmm2 Viterbi kernel variant %q (known: %v)", v, Variants)
 	}
@@ -338,7 +352,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				if n%32 != 0 || n > 1024 {
 					return s, fmt.Errorf("modifier %q: blocks of whole warps, at most 1024 threads", m)
 				}
-				if s.W == 1 { // (a multi-warp shape's block is its groups)
+				if s.W == 1 || s.Strip { // (a multi-warp shape's block is its groups)
 					s.Block = n
 				}
 			case 'm':
@@ -357,6 +371,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, rN, zN, eg, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer, wave, nb)", m)
 		}
 	}
+	s = s.stripChecked()
 	if s.SharedBytes() > maxSharedOptin {
 		return s, fmt.Errorf("modifiers %q: %d bytes of shared memory a block", mods, s.SharedBytes())
 	}
@@ -532,6 +547,43 @@ func wscanFitShape(M int) Shape {
 	return s
 }
 
+// stripShape is strip's shape for M nodes and at most maxC nodes a
+// thread: wscan's one-warp shape to 32*maxC nodes, then the layout of
+// W = ceil(M / (32*maxC)) warps (nodes dealt evenly: every strip has C
+// or C-1 a rank) run by one warp strip after strip, B speculated from N
+// (Wave), the D pass deferred, blocks of stripBlock threads. Above 32
+// strips (the exact build's block limit), wscan's.
+func stripShape(M, maxC int) Shape {
+	if M <= 32*maxC || M > 32*32*maxC {
+		return wscanShape(M, maxC)
+	}
+	s := wscanShape(M, maxC)
+	s.DDefer, s.Wave, s.Strip = true, true, true
+	s.EmisShared = false
+	s.Block = stripBlock
+	return s
+}
+
+// stripBlock is a strip shape's block: its warps share nothing, so one
+// warp a block lets the multiprocessor fill every slot its registers
+// allow.
+const stripBlock = 32
+
+// stripChecked keeps Strip only where viterbi.cu's strip kernel applies
+// (the wavefront's scan with its final pass, transitions in registers,
+// emissions in global memory, one sequence a thread); other modifiers
+// turn it into its exact build.
+func (s Shape) stripChecked() Shape {
+	if !s.Strip {
+		return s
+	}
+	if !(s.Wave && s.DScan && s.ScanPass && s.TransReg && !s.EmisShared && s.T == 32 && s.W > 1 && s.ns() == 1 && s.ngrp() == 1) {
+		return s.exact()
+	}
+	s.WaveBar, s.WaveRing, s.WaveSleep = false, 0, 0
+	return s
+}
+
 // regWarpShape is a one-warp shape whose threads keep their transitions
 // in registers: T is raised until C <= maxC (or T = 32).
 func regWarpShape(M, maxC int) Shape {
@@ -586,7 +638,7 @@ func round16(n int) int { return (n + 15) &^ 15 }
 func (s Shape) transBytes() int { return 32*s.C*s.G() + round16(4*s.C*s.G()) }
 func (s Shape) emisBytes() int  { return 8 * plan7.MaxCode * s.C * s.G() }
 func (s Shape) exchangeBytes() int {
-	if s.W == 1 {
+	if s.W == 1 || s.Strip {
 		return 0
 	}
 	if s.Wave { // (viterbi.cu's X_INTS: each warp's ring and row counts)
@@ -656,7 +708,7 @@ type scanSwitch struct {
 // scanSwitches lists the switches defined only when set, in the order
 // Defines writes them and tables names them.
 func (s Shape) scanSwitches() []scanSwitch {
-	return []scanSwitch{{s.DScan, "DSCAN", "x"}, {s.NoClamp, "NOCLAMP", "u"}, {s.ScanPass, "SCANPASS", "p"}, {s.DDefer, "DDEFER", "f"}, {s.Wave, "WAVE", "v"}}
+	return []scanSwitch{{s.DScan, "DSCAN", "x"}, {s.NoClamp, "NOCLAMP", "u"}, {s.ScanPass, "SCANPASS", "p"}, {s.DDefer, "DDEFER", "f"}, {s.Wave, "WAVE", "v"}, {s.Strip, "STRIP", "t"}}
 }
 
 // node returns the model node (1-based) of slot j of rank r, or 0 for a
@@ -746,6 +798,9 @@ func (s Shape) int32() Shape {
 // a Wave build lists (same layout and tables).
 func (s Shape) exact() Shape {
 	s.Wave, s.WaveRing, s.WaveSleep, s.WaveBar = false, 0, 0, false
+	if s.Strip { // (the W-warp group, one a block)
+		s.Strip, s.Block = false, 32*s.W
+	}
 	return s
 }
 

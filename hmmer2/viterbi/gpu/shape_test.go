@@ -18,8 +18,62 @@ func TestShapeLayout(t *testing.T) {
 	if _, err := ShapeVariant(100, "nonesuch"); err == nil {
 		t.Error("an unknown variant was accepted")
 	}
-	for _, v := range append(Variants, "wscan12", "wscan8", "wscan8.ts", "wscanfit.wave", "wscan12.defer.wave.nb") {
+	for _, v := range append(Variants, "wscan12", "wscan8", "wscan8.ts", "wscanfit.wave", "wscan12.defer.wave.nb", "strip12", "strip16.nodefer") {
 		testShapeLayout(t, v)
+	}
+}
+
+// TestShapeStrip checks the strip shapes to M = 4,096 and beyond: strips
+// exactly where a model needs 2 to 32 warps of C <= N, W and C as wscanN's
+// (nodes dealt evenly over every strip), the wavefront's check, one-warp
+// blocks without shared memory, defines; the exact build the W-warp group
+// of the same layout; modifiers the strip kernel does not take give the
+// exact build.
+func TestShapeStrip(t *testing.T) {
+	for _, v := range []string{"strip", "strip12", "strip13", "strip14", "strip8", "strip16.nodefer", "strip12.clamp", "strip.b64"} {
+		n := 16
+		if m, err := strconv.Atoi(strings.TrimPrefix(strings.Split(v, ".")[0], "strip")); err == nil {
+			n = m
+		}
+		for M := 1; M <= 4200; M++ {
+			s := shapeVariant(t, M, v)
+			want := M > 32*n && M <= 32*32*n
+			if s.Strip != want {
+				t.Fatalf("%s M=%d: strip %v, want %v (%+v)", v, M, s.Strip, want, s)
+			}
+			ws := shapeVariant(t, M, fmt.Sprintf("wscan%d", n))
+			if s.T != ws.T || s.W != ws.W || s.C != ws.C || s.Extra != ws.Extra || s.C > n {
+				t.Fatalf("%s M=%d: layout %+v, wscan%d's %+v", v, M, s, n, ws)
+			}
+			d := s.Defines()
+			if strings.Contains(d, "#define STRIP 1\n") != s.Strip {
+				t.Fatalf("%s M=%d: defines of %+v:\n%s", v, M, s, d)
+			}
+			if !s.Strip {
+				continue
+			}
+			wantBlock := stripBlock
+			if strings.HasSuffix(v, ".b64") {
+				wantBlock = 64
+			}
+			if !s.Wave || s.WaveBar || !s.DScan || !s.ScanPass || !s.TransReg || s.EmisShared || s.TransShared || s.ns() != 1 ||
+				s.Block != wantBlock || s.SharedBytes() != 0 || s.DDefer == strings.Contains(v, "nodefer") || s.NoClamp == strings.Contains(v, "clamp") {
+				t.Fatalf("%s M=%d: strip shape %+v", v, M, s)
+			}
+			ex := s.exact()
+			if ex.Strip || ex.Wave || ex.Block != 32*s.W || ex.G() != s.G() || ex.C != s.C || ex.Extra != s.Extra || ex.PackT() != s.PackT() ||
+				strings.Contains(ex.Defines(), "STRIP") || strings.Contains(ex.Defines(), "WAVE") {
+				t.Fatalf("%s M=%d: exact build %+v of %+v", v, M, ex, s)
+			}
+			if s.int32().Strip || s.int32().Block != 32*s.W {
+				t.Fatalf("%s M=%d: int32 build %+v", v, M, s.int32())
+			}
+			for _, mod := range []string{"ts", "nospass", "dpass"} {
+				if m := shapeVariant(t, M, v+"."+mod); m.Strip || m.Block != 32*m.W {
+					t.Fatalf("%s.%s M=%d: %+v", v, mod, M, m)
+				}
+			}
+		}
 	}
 }
 
@@ -96,6 +150,12 @@ func testShapeLayout(t *testing.T, v string) {
 		if n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(v, "wscan"), ".ts")); err == nil {
 			wscanC = n
 		}
+		if n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(v, "strip"), ".nodefer")); err == nil {
+			wscanC = n
+		}
+		if strings.HasPrefix(v, "strip") { // (wscan's shapes, run strip after strip)
+			v = "wscan" + strings.TrimPrefix(v, "strip")
+		}
 		if v == "dsmx1" || v == "auto" || v == "auto0" || strings.HasPrefix(v, "wscan") && M > 32*32*wscanC { // (wscan: auto's above 32 warps)
 			maxC, maxCBlock = maxNodesPerThreadDShared, 64
 		}
@@ -111,7 +171,7 @@ func testShapeLayout(t *testing.T, v string) {
 		if s.T < 1 || s.T > 32 || 32%s.T != 0 || (s.W > 1 && s.T != 32) || s.Block%32 != 0 && s.W > 1 {
 			t.Fatalf("%s M=%d: bad shape %+v", v, M, s)
 		}
-		if s.ngrp() > 1 && s.W == 1 || s.Block != s.G()*s.ngrp() && s.W > 1 || s.Block > 1024 {
+		if s.ngrp() > 1 && s.W == 1 || s.Block != s.G()*s.ngrp() && s.W > 1 && !s.Strip || s.Block > 1024 {
 			t.Fatalf("%s M=%d: bad groups per block %+v", v, M, s)
 		}
 		if s.TransReg && (s.TransShared || s.C*9 > 16*9) {

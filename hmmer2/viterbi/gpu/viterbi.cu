@@ -291,6 +291,18 @@ typedef unsigned int u32;
 #define WAVE_BAR_SYNC(id, n) asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(n) : "memory")
 #define WAVE_BAR_ARRIVE(id, n) asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(n) : "memory")
 #endif
+#ifndef STRIP
+#define STRIP 0
+#endif
+#if STRIP && !(WAVE && T == 32 && NS == 1 && TRANS_REG && !EMIS_SHARED && !WBAR)
+#error "vertical strips are written for one warp of 32 ranks a strip, transitions in registers, emissions in global memory"
+#endif
+// STRIP_MUTATE (tests only): 1 trusts the speculated B without the
+// check, 2 takes the boundary record of the wrong row, 3 does not carry
+// the E maximum from strip to strip.
+#ifndef STRIP_MUTATE
+#define STRIP_MUTATE 0
+#endif
 // WAVE_MUTATE (tests only): 1 trusts the speculated B without the check,
 // 2 hands over the previous row's slot.
 #ifndef WAVE_MUTATE
@@ -472,6 +484,7 @@ extern __shared__ __align__(16) unsigned char h2vit_smem[];
 #define H2VIT_BOUNDS __launch_bounds__(BLOCK)
 #endif
 
+#if !STRIP
 extern "C" __global__ void H2VIT_BOUNDS
 h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int* __restrict__ gE,
              const int2* __restrict__ gEmis, const unsigned char* __restrict__ res,
@@ -1046,3 +1059,237 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #endif
     }
 }
+#endif  // !STRIP
+
+#if STRIP
+// Vertical strips (STRIP, with WAVE's speculated B). The nodes are laid
+// out as for a group of W warps (rank r = 32 * strip + lane), but ONE
+// warp scores the whole sequence: it runs every row over strip 0's
+// nodes, then every row over strip 1's, and so on. With B speculated
+// from N (B_i = N_i + N->B, as the wavefront does) nothing of strip s+1
+// feeds back into strip s, so the warps of a block never wait for one
+// another: no barrier, no shared memory. Between strips each row's
+// boundary record (the strip's last node's new M, I and D of that row,
+// and the E maximum of the strips so far) goes through a global scratch
+// of `rows` int4 a warp (one warp's rows of 16 bytes, read back one strip
+// later: mostly L2 hits). Lane 31 stores a row's record as the row ends;
+// the next strip loads 32 records at once (one a lane, 512 contiguous
+// bytes, fetched 32 rows ahead) and row i takes its record from lane
+// i % 32 by shuffles. The record is the one the wavefront hands over, so
+// the cells are the wavefront's: exact while B = N + N->B held. The last
+// strip has E over the row: it computes J and C and checks J + J->B <=
+// N + N->B at every row (induction over rows as for the wavefront); a
+// sequence where the check fails, or longer than the scratch, is listed
+// in ftab for the exact build (the W-warp group without WAVE).
+extern "C" __global__ void H2VIT_BOUNDS
+h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int* __restrict__ gE,
+             const int2* __restrict__ gEmis, const unsigned char* __restrict__ res,
+             const Block* __restrict__ blocks, int nblocks, unsigned int* next,
+             const int* __restrict__ xsc, int* __restrict__ out, Block* __restrict__ ftab, unsigned* nflag,
+             int4* scratch, int rows)
+{
+    const int nloop = xsc[0], nmove = xsc[1], eloop = xsc[2], emove = xsc[3];
+    const int cloop = xsc[4], cmove = xsc[5], jloop = xsc[6], jmove = xsc[7];
+    const int lane = threadIdx.x & 31;
+    // This warp's records: rows int4 (the host sizes the scratch for
+    // every warp of the grid).
+    int4* rec = scratch + (size_t)(blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5)) * (size_t)rows;
+
+    for (;;) {
+        int b = 0;
+        if (lane == 0) b = (int)atomicAdd(next, 1u);
+        b = __shfl_sync(FULL, b, 0);
+        if (b >= nblocks) return;
+        const Block* blk = &blocks[b];  // (T = 32: one target a block)
+        if (blk->nseq < 1) continue;
+        const int L = blk->len[0];
+        if (L > rows) {  // longer than the scratch: the exact build scores it
+            if (lane == 0) ftab[atomicAdd(nflag, 1u)] = *blk;
+            continue;
+        }
+        const u32* words = (const u32*)(res + blk->off);
+        bool bad = false;
+        int xc = NEGINF;
+
+        for (int strip = 0; strip < W; strip++) {
+            const int r = strip * 32 + lane;
+            const bool isShort = EXTRA > 0 && r >= EXTRA;
+            (void)isShort;
+            const bool first = strip == 0, last = strip == W - 1;
+            int4 rA[C], rB[C];
+            int rE[C];
+#pragma unroll
+            for (int j = 0; j < C; j++) { rA[j] = gA[j * G + r]; rB[j] = gB[j * G + r]; rE[j] = gE[j * G + r]; }
+            int cumLast = 0;  // the D->D sum over the real slots after the first
+#pragma unroll
+            for (int j = 1; j < C; j++)
+                if (j < C - 1 || !isShort) cumLast = wadd(cumLast, rB[j].y);
+            int Mv[C], Iv[C], src[C];
+#if !DDEFER
+            int Dv[C];
+#endif
+#pragma unroll
+            for (int j = 0; j < C; j++) {
+                Mv[j] = NEGINF; Iv[j] = NEGINF; src[j] = NEGINF;
+#if !DDEFER
+                Dv[j] = NEGINF;
+#endif
+            }
+            int din = NEGINF, dout = NEGINF;  // the last row's incoming D and last real node's D
+            int xn = 0, xb = nmove, xj = NEGINF;
+            xc = NEGINF;
+            int hm = NEGINF, hi = NEGINF, hd = NEGINF;  // the previous strip's boundary of the last row
+            int4 cur, nxt;
+            cur.x = cur.y = cur.z = cur.w = NEGINF;
+            nxt = cur;
+            __syncwarp();  // (the previous strip's records are stored)
+            if (!first && lane < L) nxt = __ldcg(rec + lane);
+            u32 four = 0;
+
+            for (int i = 0; i < L; i++) {
+                if ((i & 3) == 0) four = words[i >> 2];
+                int x = (four >> (8 * (i & 3))) & 0xff;
+                if (x >= KP) x = 0;
+                // Row i's record from the previous strip (strip 0: D(0) =
+                // -INFTY and nothing before it).
+                int hx = NEGINF, hy = NEGINF, hz = NEGINF, hw = NEGINF;
+                if (!first) {
+                    if ((i & 31) == 0) {
+                        cur = nxt;
+                        if (i + 32 + lane < L) nxt = __ldcg(rec + i + 32 + lane);
+                    }
+                    const int k = STRIP_MUTATE == 2 ? ((i + 31) & 31) : (i & 31);
+                    hx = __shfl_sync(FULL, cur.x, k);
+                    hy = __shfl_sync(FULL, cur.y, k);
+                    hz = __shfl_sync(FULL, cur.z, k);
+                    hw = STRIP_MUTATE == 3 ? NEGINF : __shfl_sync(FULL, cur.w, k);
+                }
+#if DDEFER
+                const int ldRow = dout;
+#else
+                const int ldRow = LAST(Dv);
+#endif
+                int pm = __shfl_up_sync(FULL, LAST(Mv), 1);
+                int pi = __shfl_up_sync(FULL, LAST(Iv), 1);
+                int pd = __shfl_up_sync(FULL, ldRow, 1);
+                if (lane == 0) { pm = hm; pi = hi; pd = hd; }
+
+                // M and I cells, the best M->E, the M->D sources, and
+                // pass 0 of the D chain from D(k0-1) = M(k0-1) = -INFTY.
+                const int2* em = gEmis + x * (C * G) + r;
+                int xe = NEGINF;
+                const int md0 = rB[0].x;
+#if DDEFER
+                int dcur = din;  // the last row's D, recomputed slot by slot
+#endif
+#pragma unroll
+                for (int j = 0; j < C; j++) {
+                    const int4 ta = rA[j];
+                    const int4 tb = rB[j];
+                    const int2 e = EMIS_AT(&em[j * G]);
+                    int v = wadd(pm, ta.x);   // M(k-1) + tmm
+                    v = addmax(pi, ta.y, v);  // I(k-1) + tim
+                    v = addmax(pd, ta.z, v);  // D(k-1) + tdm
+                    v = addmax(xb, ta.w, v);  // B + bsc
+#if NOCLAMP
+                    v = wadd(v, e.x);
+                    int iv = addmax(Iv[j], tb.w, wadd(Mv[j], tb.z));
+                    iv = wadd(iv, e.y);
+#else
+                    v = addclamp(v, e.x);
+                    int iv = addmax(Iv[j], tb.w, wadd(Mv[j], tb.z));
+                    iv = addclamp(iv, e.y);
+#endif
+#if EXTRA > 0
+                    if (j == C - 1) {
+                        if (!isShort) xe = addmax(v, rE[j], xe);
+                    } else
+#endif
+                        xe = addmax(v, rE[j], xe);
+#if DDEFER
+                    dcur = addmax(dcur, tb.y, src[j]);  // (the last row's source, not yet replaced)
+                    pd = dcur;
+#else
+                    pd = Dv[j];
+#endif
+#if NOCLAMP
+                    if (j > 0) src[j] = wadd(Mv[j - 1], tb.x);  // new M(k-1) + tmd, >= -INFTY
+#else
+                    if (j > 0) src[j] = addclamp(Mv[j - 1], tb.x);  // new M(k-1) + tmd, clamped
+#endif
+                    pm = Mv[j]; pi = Iv[j];
+                    Mv[j] = v;
+                    Iv[j] = iv;
+                }
+                int dz[C];  // pass 0 (only its last real node's value is used)
+                {
+                    int d = NEGINF;
+#pragma unroll
+                    for (int j = 0; j < C; j++) { d = addmax(d, rB[j].y, j == 0 ? addclamp(NEGINF, md0) : src[j]); dz[j] = d; }
+                }
+                const int dlast = LAST(dz);
+                const int mlast = LAST(Mv);
+#pragma unroll
+                for (int o = 16; o > 0; o /= 2) xe = max(xe, __shfl_xor_sync(FULL, xe, o));
+
+                // The D chain by the scan of the chunks' maps, from the
+                // previous strip's exact last D of this row (hz).
+                int nm = __shfl_up_sync(FULL, mlast, 1);
+                if (lane == 0) { nm = hx; hm = hx; hi = hy; hd = hz; }
+                const int s0n = addclamp(nm, md0);  // new M(k0-1) + tmd
+                int A = addmax(s0n, cumLast, dlast), B = wadd(rB[0].y, cumLast);
+#pragma unroll
+                for (int o = 1; o < 32; o *= 2) {
+                    const int a2 = __shfl_up_sync(FULL, A, o), b2 = __shfl_up_sync(FULL, B, o);
+                    if (lane >= o) { A = addmax(a2, B, A); B = wadd(b2, B); }
+                }
+                const int dl = addmax(hz, B, A);  // this rank's last D
+                int in = __shfl_up_sync(FULL, dl, 1);
+                if (lane == 0) in = hz;
+                dout = dl;
+                xe = max(xe, hw);
+                if (!last && lane == 31) {
+                    int4 o;
+                    o.x = mlast; o.y = LAST(Iv); o.z = dl; o.w = xe;
+                    __stcg(rec + i, o);
+                }
+                src[0] = s0n;
+#if DDEFER
+                din = in;  // (the D cells follow in the next row's M loop)
+#else
+                {
+                    int d = in;
+#pragma unroll
+                    for (int j = 0; j < C; j++) { d = addmax(d, rB[j].y, src[j]); Dv[j] = d; }
+                }
+#endif
+
+                // Special states, B speculated from N; the last strip,
+                // with E over the row, computes J and C and checks J.
+#if NOCLAMP
+                xn = wadd(xn, nloop);
+                const int bn = wadd(xn, nmove);
+#else
+                xn = max(wadd(xn, nloop), NEGINF);
+                const int bn = max(wadd(xn, nmove), NEGINF);
+#endif
+                if (last) {
+                    xj = max(max(wadd(xj, jloop), NEGINF), wadd(xe, eloop));
+                    bad = bad || (STRIP_MUTATE != 1 && wadd(xj, jmove) > bn);
+#if NOCLAMP
+                    xc = max(wadd(xc, cloop), wadd(xe, emove));
+#else
+                    xc = max(max(wadd(xc, cloop), NEGINF), wadd(xe, emove));
+#endif
+                }
+                xb = bn;
+            }
+        }
+        // Every lane holds the same xc and check (E is warp-wide).
+        if (lane == 0) {
+            out[blk->seq[0]] = wadd(xc, cmove);
+            if (bad) ftab[atomicAdd(nflag, 1u)] = *blk;
+        }
+    }
+}
+#endif  // STRIP

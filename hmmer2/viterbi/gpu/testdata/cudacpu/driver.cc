@@ -6,6 +6,7 @@
 // A, transitions B, exit scores, emissions, special scores, residues,
 // block table. Output: ntargets int32 scores, then the number of
 // blocks WAVE listed for the exact build and their first targets.
+// STRIP also gets its records' scratch.
 #include "shim.h"
 #include "driver.h"
 
@@ -30,10 +31,26 @@ int main(int argc, char** argv)
     // WAVE lists the blocks it could not score (at most all of them).
     std::vector<Block> ftab(nblocks > 0 ? nblocks : 1);
     unsigned nflag = 0;
+#if STRIP
+    // The strips' records: the longest target's rows for every warp of
+    // the grid (STRIP_ROWS, if the test defines it, caps them: longer
+    // targets go to the exact build).
+    int rows = 0;
+    for (int b = 0; b < nblocks; b++) rows = std::max(rows, ((const Block*)table.data())[b].maxLen);
+#ifdef STRIP_ROWS
+    rows = std::min(rows, STRIP_ROWS);
+#endif
+    rows = std::max(rows, 1);
+    std::vector<int4> scratch((size_t)grid * (BLOCK / 32) * (size_t)rows);
+#endif
     emu::launch(grid, BLOCK, sharedBytes, [&] {
         h2vit_kernel((const int4*)A.data(), (const int4*)B.data(), (const int*)E.data(), (const int2*)emis.data(),
                      res.data(), (const Block*)table.data(), nblocks, &next, (const int*)xsc.data(), out.data(),
-                     WAVE ? ftab.data() : nullptr, WAVE ? &nflag : nullptr);
+                     WAVE ? ftab.data() : nullptr, WAVE ? &nflag : nullptr
+#if STRIP
+                     , scratch.data(), rows
+#endif
+        );
     });
 
     FILE* o = std::fopen(argv[2], "wb");

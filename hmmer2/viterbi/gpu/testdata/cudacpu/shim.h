@@ -14,6 +14,8 @@
 // Cache hints of the emission loads (EMIS_HINT): plain loads on the CPU.
 template <class V> static inline V __ldcg(const V* p) { return *p; }
 template <class V> static inline V __ldcs(const V* p) { return *p; }
+// The strips' scratch records (STRIP): plain accesses on the CPU.
+template <class V> static inline void __stcg(V* p, V v) { *p = v; }
 
 struct __attribute__((aligned(8))) int2 {
     int x, y;

@@ -1,0 +1,128 @@
+package gpu
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/hmmgo/hmmgo/hmmer2/plan7"
+	"github.com/hmmgo/hmmgo/hmmer2/viterbi"
+)
+
+// stripVariant is ShapeVariant for a shape that must be a strip shape.
+func stripVariant(t *testing.T, M int, v string) Shape {
+	t.Helper()
+	s := shapeVariant(t, M, v)
+	if !s.Strip || !s.Wave || s.Block%32 != 0 {
+		t.Fatalf("%s at M=%d is not a strip shape: %+v", v, M, s)
+	}
+	return s
+}
+
+// Vertical strips on the CPU: every mode, strips of uneven ranks and a
+// model that is not a multiple of the strip, with and without clamps and
+// the deferred pass, the impossible and wrap-around models (the build
+// with D passes), free deletes, real models up to the 2,940-node one;
+// targets where J wins are listed and rescored exactly, and so are
+// targets longer than the scratch.
+func TestKernelSourceOnCPUStrip(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewSource(41))
+	amino := plan7.NewAlphabet(plan7.Amino)
+	dna := plan7.NewAlphabet(plan7.Nucleic)
+	cases := []shimCase{
+		{stripVariant(t, 200, "strip4"), 200, amino, 12, 50, "2 strips, C=4, 8 long ranks"},
+		{stripVariant(t, 300, "strip4"), 300, dna, 8, 40, "3 strips, C=4, short ranks"},
+		{stripVariant(t, 300, "strip4.nodefer"), 300, amino, 8, 40, "3 strips, the D pass after the scan"},
+		{stripVariant(t, 300, "strip4.clamp"), 300, amino, 8, 40, "3 strips, clamps"},
+		{stripVariant(t, 530, "strip8"), 530, amino, 5, 30, "3 strips, C=6, short ranks"},
+		{stripVariant(t, 900, "strip4.b64"), 900, amino, 3, 20, "8 strips, C=4, two warps a block"},
+	}
+	// Small models in two strips or more: C <= 2 to 4.
+	small := func(M int) []Shape {
+		if M <= 64 {
+			return nil
+		}
+		return []Shape{stripVariant(t, M, fmt.Sprintf("strip%d", max(2, min(4, (M-1)/64))))}
+	}
+	checkShapesOnCPU(t, rng, cases, 300,
+		30, small,
+		30, []wrapCase{{200, stripVariant(t, 200, "strip4")}},
+		small)
+	cc := shimCompiler(t)
+	for _, mode := range modes {
+		for _, v := range []string{"strip4", "strip4.nodefer", "strip4.clamp"} {
+			p := randomProfile(rng, amino, 150, mode, false)
+			s := stripVariant(t, 150, v)
+			seqs := append(plantedSeqs(rng, p, 4), randomSeqs(rng, amino, 4, 60)...)
+			got, flagged := runShimWave(t, cc, p, s, seqs, "")
+			sameScores(t, fmt.Sprintf("planted hits %s %+v", mode, s), p, seqs, got)
+			if (mode == "ls" || mode == "fs") && len(flagged) < 4 {
+				t.Errorf("planted hits %s %s: %d targets listed, want the 4 planted ones at least", mode, v, len(flagged))
+			}
+		}
+	}
+	// One-residue targets, and targets longer than a scratch of 64 rows
+	// (listed whole, scored by the exact build); the others fit it.
+	p := randomProfile(rng, amino, 250, "ls", false)
+	s := stripVariant(t, 250, "strip4")
+	var seqs [][]byte
+	for _, L := range []int{1, 1, 2, 31, 32, 33, 63, 64, 65, 100, 400} {
+		seqs = append(seqs, randomSeqs(rng, amino, 1, 0)[0][:0])
+		for j := 0; j < L; j++ {
+			seqs[len(seqs)-1] = append(seqs[len(seqs)-1], byte(rng.Intn(amino.Size)))
+		}
+	}
+	got, flagged := runShimWave(t, cc, p, s, seqs, "#define STRIP_ROWS 64\n")
+	sameScores(t, fmt.Sprintf("1 to 400 residues, 64 rows of scratch %+v", s), p, seqs, got)
+	long := 0
+	for _, i := range flagged {
+		if len(seqs[i]) > 64 {
+			long++
+		}
+	}
+	if long != 3 {
+		t.Errorf("64 rows of scratch: %d of the 3 longer targets listed (%v)", long, flagged)
+	}
+	p = freeDeleteProfile(rng, amino, 300)
+	s = stripVariant(t, 300, "strip4")
+	seqs = randomSeqs(rng, amino, 16, 60)
+	sameScores(t, fmt.Sprintf("free deletes %+v", s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 2))
+	realModelsOnCPU(t, cc, rng, []string{"strip4", "strip", "strip12", "strip16.nodefer"}, func(s Shape) bool { return s.Strip })
+}
+
+// Trusting the speculated B (no check) scores planted multi-domain
+// targets wrong; a boundary record from the wrong row, or an E maximum
+// not carried from strip to strip, random ones: the test above sees all
+// three.
+func TestKernelSourceOnCPUStripMutation(t *testing.T) {
+	t.Parallel()
+	cc := shimCompiler(t)
+	rng := rand.New(rand.NewSource(42))
+	amino := plan7.NewAlphabet(plan7.Amino)
+	p := randomProfile(rng, amino, 150, "ls", false)
+	pl := randomProfile(rng, amino, 150, "fs", false)
+	s := stripVariant(t, 150, "strip4")
+	for _, m := range []struct {
+		define, what string
+		seqs         [][]byte
+		local        bool
+	}{{"#define STRIP_MUTATE 1\n", "trusting B", plantedSeqs(rng, p, 6), false},
+		{"#define STRIP_MUTATE 2\n", "the wrong row's record", randomSeqs(rng, amino, 12, 80), false},
+		{"#define STRIP_MUTATE 3\n", "E not carried", randomSeqs(rng, amino, 12, 80), true}} {
+		p := p
+		if m.local { // (a glocal model's E is its last node's: in the last strip)
+			p = pl
+		}
+		got, _ := runShimWave(t, cc, p, s, m.seqs, m.define)
+		wrong := 0
+		for i, q := range m.seqs {
+			if got[i] != viterbi.ScoreOne(p, q) {
+				wrong++
+			}
+		}
+		if wrong == 0 {
+			t.Errorf("%s scored every target right", m.what)
+		}
+	}
+}
