@@ -1093,7 +1093,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
     const int lane = threadIdx.x & 31;
     // This warp's records: rows int4 (the host sizes the scratch for
     // every warp of the grid).
-    int4* rec = scratch + (size_t)(blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5)) * (size_t)rows;
+    int4* rec = scratch + (long long)(blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5)) * rows;
 
     for (;;) {
         int b = 0;
