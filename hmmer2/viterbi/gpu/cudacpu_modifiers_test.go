@@ -58,7 +58,7 @@ func TestShapeModifiers(t *testing.T) {
 		// power of two to 2,048 and above 3,072, C <= 12 between), the D
 		// pass deferred except with one or four warps of C = 16; auto0's
 		// elsewhere; from 2,305 to 3,072 as a wavefront (wave.nb).
-		a, fit := shapeVariant(t, c.M, "auto"), shapeVariant(t, c.M, "wscanfit")
+		a, fit := shapeVariant(t, c.M, "auto1"), shapeVariant(t, c.M, "wscanfit")
 		if c.M > 2048 && c.M <= 3072 {
 			fit = shapeVariant(t, c.M, "wscan12")
 		}
@@ -68,10 +68,19 @@ func TestShapeModifiers(t *testing.T) {
 		}
 		if c.M > autoWScanMin && c.M <= autoWScanMax {
 			if a != fit || !a.DScan || !a.NoClamp || !a.ScanPass || !a.TransReg || a.C > 16 || a.C < 13 && a.W == 1 || a.W > 8 || c.M <= 2048 && 8%a.W != 0 || c.M > 2048 && c.M <= 3072 && a.C > 12 {
-				t.Errorf("auto at M=%d: %+v, want %+v", c.M, a, fit)
+				t.Errorf("auto1 at M=%d: %+v, want %+v", c.M, a, fit)
 			}
 		} else if a != s {
-			t.Errorf("auto at M=%d: %+v, want auto0's %+v", c.M, a, s)
+			t.Errorf("auto1 at M=%d: %+v, want auto0's %+v", c.M, a, s)
+		}
+		// auto: strips of C <= 16 for 512 < M <= autoStripMax, auto1's
+		// elsewhere.
+		if au := shapeVariant(t, c.M, "auto"); c.M > 512 && c.M <= autoStripMax {
+			if st := shapeVariant(t, c.M, "strip"); au != st || !au.Strip {
+				t.Errorf("auto at M=%d: %+v, want strip's %+v", c.M, au, st)
+			}
+		} else if au != a {
+			t.Errorf("auto at M=%d: %+v, want auto1's %+v", c.M, au, a)
 		}
 	}
 	// The scan (iscan) only on one-warp shapes without lean state; dpass
@@ -81,7 +90,7 @@ func TestShapeModifiers(t *testing.T) {
 		v    string
 		scan bool
 	}{{100, "reg16.iscan", true}, {300, "w1024.iscan", true}, {1000, "auto0.iscan", true}, {1000, "auto0", false},
-		{1500, "auto0.iscan", false}, {5000, "auto.iscan", false}, {1500, "auto", true}, {2000, "v1.iscan", true}, {200, "lean64.iscan", false}, {300, "auto.dpass", false},
+		{1500, "auto0.iscan", false}, {5000, "auto.iscan", false}, {1500, "auto1", true}, {2000, "v1.iscan", true}, {200, "lean64.iscan", false}, {300, "auto.dpass", false},
 		{300, "auto.b384.m1", true}, {40, "dsmx1", true}} {
 		s := shapeVariant(t, c.M, c.v)
 		if s.DScan != c.scan || strings.Contains(s.Defines(), "DSCAN") != c.scan {

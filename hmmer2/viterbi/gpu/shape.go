@@ -121,7 +121,10 @@ const DefaultVariant = "auto"
 //	       wavefront; a global scratch hands each row's boundary from
 //	       strip to strip), the D pass deferred (stripN: C <= N)
 //	auto0  auto before wscan (2026-11-28), for comparisons
-//	auto   reg16 for M <= 256, w1024 to 384, wscan's shapes to 4096
+//	auto1  auto before strip (2026-11-28 04:30 UTC), for comparisons
+//	auto   reg16 for M <= 256, w1024 to 384, wscan's one warp to 512,
+//	       strip (one warp, strips of C <= 16) for 512 < M <= 3072
+//	       (autoStripMax), above as auto1: wscan's shapes to 4096
 //	       (autoWScanShape: one warp of C >= 13, then groups of 2 to 8
 //	       warps, the D pass deferred but with one or four warps of C =
 //	       16; for 2304 < M <= 3072 as a wavefront with named barriers,
@@ -136,7 +139,7 @@ const DefaultVariant = "auto"
 // Removed on 2026-11-27 (docs/hmm2search.md, "Fewer variants"): reg,
 // mg16, fast, lean, dsm, dsm4, dsm12 and dsmx, which never won a
 // measurement with a shape that a kept variant does not have.
-var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg16", "lean64", "leanx", "dsmx1", "auto", "auto0", "wscan", "wscanfit", "strip"}
+var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg16", "lean64", "leanx", "dsmx1", "auto", "auto0", "auto1", "wscan", "wscanfit", "strip"}
 
 // autoRegMax is the largest model auto gives reg16's shapes: at M = 100
 // they beat w1024 by 7 %; reg's T = 32 shapes lost at M = 300. With the
@@ -204,6 +207,8 @@ func ShapeVariant(M int, v string) (Shape, error) {
 		return wscanFitShape(M), nil
 	case "auto0":
 		return autoShape0(M), nil
+	case "auto1":
+		return autoShape1(M), nil
 	case "strip":
 		return stripShape(M, maxNodesPerThreadWarp), nil
 	case "leanx":
@@ -445,6 +450,26 @@ const (
 // autoShape is auto's shape: the fastest measured per M
 // (docs/hmm2search.md).
 func autoShape(M int) Shape {
+	if M > autoStripMin && M <= autoStripMax {
+		return stripShape(M, maxNodesPerThreadWarp)
+	}
+	return autoShape1(M)
+}
+
+// autoStripMin and autoStripMax bound the models auto runs in vertical
+// strips of C <= 16 (strip): on an H100 (2026-11-28 04:28 UTC, 100 M
+// resident residues, kernel GCUPS, auto then / strip) M = 600 670 / 700
+// (2 x 10), 700 617 / 808 (2 x 11), 800 670 / 830 (2 x 13), 1000 722 /
+// 857 (2 x 16), 1500 684 / 837 (3 x 16), 2000 673 / 831 (4 x 16), 2500
+// 490 / 794 (5 x 16), 3000 575 / 786 (6 x 16), pkinase10 (2,940) 564 /
+// 770; strips of C <= 12-14 lost to C <= 16 at every M.
+const (
+	autoStripMin = 32 * maxNodesPerThreadWarp // (one warp below: no strips)
+	autoStripMax = 3072
+)
+
+// autoShape1 is auto's shape before strips (variant auto1).
+func autoShape1(M int) Shape {
 	if M > autoWScanMin && M <= autoWScanMax {
 		return autoWScanShape(M)
 	}

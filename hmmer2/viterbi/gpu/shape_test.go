@@ -84,7 +84,7 @@ func TestShapeStrip(t *testing.T) {
 // defines and exchange slots; auto's wavefront exactly for 2304 < M <=
 // 3072, as auto.wave.nb.
 func TestShapeWave(t *testing.T) {
-	for _, v := range []string{"auto", "auto.wave", "auto.wave.nb", "wscanfit.wave", "wscan12.defer.wave.nb.z20", "wscan8.wave.r2", "auto0.wave", "reg16.wave"} {
+	for _, v := range []string{"auto1", "auto1.wave", "auto1.wave.nb", "wscanfit.wave", "wscan12.defer.wave.nb.z20", "wscan8.wave.r2", "auto0.wave", "reg16.wave"} {
 		for M := 1; M <= 4200; M++ {
 			s := shapeVariant(t, M, v)
 			d := s.Defines()
@@ -107,13 +107,13 @@ func TestShapeWave(t *testing.T) {
 			if s.Wave && (s.int32().Wave || !ex.DScan) {
 				t.Fatalf("%s M=%d: the int32 build keeps the wavefront or the exact build loses the scan (%+v)", v, M, s)
 			}
-			if v == "auto" {
+			if v == "auto1" {
 				want := M > 2304 && M <= 3072
 				if s.Wave != want || s.WaveBar != want {
 					t.Fatalf("auto M=%d: wavefront %v, named barriers %v, want %v (%+v)", M, s.Wave, s.WaveBar, want, s)
 				}
-				if nb := shapeVariant(t, M, "auto.wave.nb"); want && nb != s {
-					t.Fatalf("auto M=%d: %+v, auto.wave.nb %+v", M, s, nb)
+				if nb := shapeVariant(t, M, "auto1.wave.nb"); want && nb != s {
+					t.Fatalf("auto1 M=%d: %+v, auto1.wave.nb %+v", M, s, nb)
 				}
 			}
 		}
@@ -156,7 +156,7 @@ func testShapeLayout(t *testing.T, v string) {
 		if strings.HasPrefix(v, "strip") { // (wscan's shapes, run strip after strip)
 			v = "wscan" + strings.TrimPrefix(v, "strip")
 		}
-		if v == "dsmx1" || v == "auto" || v == "auto0" || strings.HasPrefix(v, "wscan") && M > 32*32*wscanC { // (wscan: auto's above 32 warps)
+		if v == "dsmx1" || v == "auto" || v == "auto0" || v == "auto1" || strings.HasPrefix(v, "wscan") && M > 32*32*wscanC { // (wscan: auto's above 32 warps)
 			maxC, maxCBlock = maxNodesPerThreadDShared, 64
 		}
 		if strings.HasPrefix(v, "wscan") && M <= 32*32*wscanC {
