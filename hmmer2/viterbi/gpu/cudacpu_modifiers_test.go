@@ -42,7 +42,7 @@ func TestShapeModifiers(t *testing.T) {
 	}{{50, false, false}, {100, false, false}, {150, false, false}, {192, false, false}, {193, false, false}, {255, false, false}, {256, false, false}, {257, false, false},
 		{300, false, false}, {384, false, false}, {385, true, false}, {512, true, false}, {513, false, false}, {1000, false, false},
 		{1025, false, true}, {1500, false, true}, {2000, false, true}, {2048, false, true}, {2049, false, false}, {2304, false, false}, {2305, false, false}, {3000, false, false},
-		{3072, false, false}, {3073, false, false}, {4096, false, false}, {4097, false, false}, {5000, false, false}} {
+		{3072, false, false}, {3073, false, false}, {4096, false, false}, {4097, false, false}, {5000, false, false}, {5120, false, false}, {5121, false, false}} {
 		s := shapeVariant(t, c.M, "auto0")
 		if wide := s.Block == wideBlock && s.MinBlocks == 1; wide != c.wide || (s.EmisHint == 1) != c.hint || s.EmisHint > 1 || s.Carveout != 0 {
 			t.Errorf("auto0 at M=%d: %+v, want 12-warp blocks %v, emission hint %v", c.M, s, c.wide, c.hint)
@@ -73,10 +73,14 @@ func TestShapeModifiers(t *testing.T) {
 		} else if a != s {
 			t.Errorf("auto1 at M=%d: %+v, want auto0's %+v", c.M, a, s)
 		}
-		// auto: strips of C <= 16 for 512 < M <= autoStripMax, auto1's
-		// elsewhere.
+		// auto: strips of C <= 16 for 512 < M <= autoStripMax (C <= 15
+		// for 3072 < M <= 4096), auto1's elsewhere.
 		if au := shapeVariant(t, c.M, "auto"); c.M > 512 && c.M <= autoStripMax {
-			if st := shapeVariant(t, c.M, "strip"); au != st || !au.Strip {
+			v := "strip"
+			if c.M > 3072 && c.M <= 4096 {
+				v = "strip15"
+			}
+			if st := shapeVariant(t, c.M, v); au != st || !au.Strip {
 				t.Errorf("auto at M=%d: %+v, want strip's %+v", c.M, au, st)
 			}
 		} else if au != a {
@@ -90,7 +94,7 @@ func TestShapeModifiers(t *testing.T) {
 		v    string
 		scan bool
 	}{{100, "reg16.iscan", true}, {300, "w1024.iscan", true}, {1000, "auto0.iscan", true}, {1000, "auto0", false},
-		{1500, "auto0.iscan", false}, {5000, "auto.iscan", false}, {1500, "auto1", true}, {2000, "v1.iscan", true}, {200, "lean64.iscan", false}, {300, "auto.dpass", false},
+		{1500, "auto0.iscan", false}, {5000, "auto1.iscan", false}, {1500, "auto1", true}, {2000, "v1.iscan", true}, {200, "lean64.iscan", false}, {300, "auto.dpass", false},
 		{300, "auto.b384.m1", true}, {40, "dsmx1", true}} {
 		s := shapeVariant(t, c.M, c.v)
 		if s.DScan != c.scan || strings.Contains(s.Defines(), "DSCAN") != c.scan {

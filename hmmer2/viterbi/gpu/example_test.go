@@ -12,13 +12,15 @@ import (
 
 // How the kernel is specialised: small models share a warp between
 // several sequences, larger ones take a warp per sequence (to 512
-// nodes), then a group of 2 to 8 warps per sequence, one group a block
-// (to 4,096 nodes), the largest groups of warps with lean state,
-// several groups in a block.
+// nodes), then one warp a sequence runs the nodes strip after strip (to
+// 5,120 nodes), the largest groups of warps with lean state, several
+// groups in a block.
 func ExampleShapeFor() {
-	for _, M := range []int{1, 80, 142, 294, 2940, 4000} {
+	for _, M := range []int{1, 80, 142, 294, 2940, 4000, 6000} {
 		s := gpu.ShapeFor(M)
-		if s.W == 1 {
+		if s.Strip {
+			fmt.Printf("M=%d: one sequence per warp, %d strips of 32 threads x %d nodes\n", M, s.W, s.C)
+		} else if s.W == 1 {
 			fmt.Printf("M=%d: %d sequences per warp, %d threads x %d nodes each\n", M, 32/s.T, s.T, s.C)
 		} else {
 			fmt.Printf("M=%d: one sequence per %d warps, %d sequences per block, %d threads x %d nodes\n", M, s.W, s.Block/s.G(), s.G(), s.C)
@@ -29,8 +31,9 @@ func ExampleShapeFor() {
 	// M=80: 4 sequences per warp, 8 threads x 10 nodes each
 	// M=142: 2 sequences per warp, 16 threads x 9 nodes each
 	// M=294: 1 sequences per warp, 32 threads x 10 nodes each
-	// M=2940: one sequence per 8 warps, 1 sequences per block, 256 threads x 12 nodes
-	// M=4000: one sequence per 8 warps, 1 sequences per block, 256 threads x 16 nodes
+	// M=2940: one sequence per warp, 6 strips of 32 threads x 16 nodes
+	// M=4000: one sequence per warp, 9 strips of 32 threads x 14 nodes
+	// M=6000: one sequence per 3 warps, 2 sequences per block, 96 threads x 63 nodes
 }
 
 // Scoring a batch on the GPU when there is one, as hmm2search --gpu does;

@@ -123,8 +123,9 @@ const DefaultVariant = "auto"
 //	auto0  auto before wscan (2026-11-28), for comparisons
 //	auto1  auto before strip (2026-11-28 04:30 UTC), for comparisons
 //	auto   reg16 for M <= 256, w1024 to 384, wscan's one warp to 512,
-//	       strip (one warp, strips of C <= 16) for 512 < M <= 3072
-//	       (autoStripMax), above as auto1: wscan's shapes to 4096
+//	       strip (one warp, strips of C <= 16, C <= 15 for 3072 < M <=
+//	       4096) for 512 < M <= 5120 (autoStripMax), above as auto1
+//	       (leanx); auto1: wscan's shapes to 4096
 //	       (autoWScanShape: one warp of C >= 13, then groups of 2 to 8
 //	       warps, the D pass deferred but with one or four warps of C =
 //	       16; for 2304 < M <= 3072 as a wavefront with named barriers,
@@ -451,6 +452,9 @@ const (
 // (docs/hmm2search.md).
 func autoShape(M int) Shape {
 	if M > autoStripMin && M <= autoStripMax {
+		if M > autoStrip15Min && M <= autoStrip15Max {
+			return stripShape(M, 15)
+		}
 		return stripShape(M, maxNodesPerThreadWarp)
 	}
 	return autoShape1(M)
@@ -462,10 +466,20 @@ func autoShape(M int) Shape {
 // (2 x 10), 700 617 / 808 (2 x 11), 800 670 / 830 (2 x 13), 1000 722 /
 // 857 (2 x 16), 1500 684 / 837 (3 x 16), 2000 673 / 831 (4 x 16), 2500
 // 490 / 794 (5 x 16), 3000 575 / 786 (6 x 16), pkinase10 (2,940) 564 /
-// 770; strips of C <= 12-14 lost to C <= 16 at every M.
+// 770; strips of C <= 12-14 lost to C <= 16 at every M. Second call
+// (04:33 UTC), auto1 (auto then) / strip / strip15: 520 596 / 681 / -
+// (2 x 9), 560 642 / 734 / -, 3500 608 / 772 (7 x 16) / 791 (8 x 14),
+// 4000 586 / 777 (8 x 16) / 796 (9 x 14), 5000 242 / 758 (10 x 16) /
+// 737 (11 x 15), while at 1000-3000 and on pkinase10 strip15 lost or
+// tied (763-790 against 779-857). Every variant's scores equaled auto1's
+// on all 308,596 sequences. So auto takes strips of C <= 16 to 5,120
+// (10 strips of 16), C <= 15 (8-9 strips of C = 13-15) for 3072 < M <=
+// 4096.
 const (
-	autoStripMin = 32 * maxNodesPerThreadWarp // (one warp below: no strips)
-	autoStripMax = 3072
+	autoStripMin   = 32 * maxNodesPerThreadWarp // (one warp below: no strips)
+	autoStripMax   = 10 * 32 * maxNodesPerThreadWarp
+	autoStrip15Min = 3072
+	autoStrip15Max = 4096
 )
 
 // autoShape1 is auto's shape before strips (variant auto1).
