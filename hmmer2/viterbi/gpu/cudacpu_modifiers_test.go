@@ -25,7 +25,7 @@ func TestShapeModifiers(t *testing.T) {
 			t.Errorf("%q accepted", bad)
 		}
 	}
-	if s, d := shapeVariant(t, 5000, "auto.b64"), shapeVariant(t, 5000, "auto"); s != d {
+	if s, d := shapeVariant(t, 6000, "auto.b64"), shapeVariant(t, 6000, "auto"); s != d {
 		t.Errorf("a block size changed a multi-warp shape: %+v, not %+v", s, d)
 	}
 	if s := shapeVariant(t, 100, "auto.ecg"); s.EmisHint != 0 {
