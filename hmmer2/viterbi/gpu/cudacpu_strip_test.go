@@ -37,6 +37,8 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 		{stripVariant(t, 300, "strip4.clamp"), 300, amino, 8, 40, "3 strips, clamps"},
 		{stripVariant(t, 530, "strip8"), 530, amino, 5, 30, "3 strips, C=6, short ranks"},
 		{stripVariant(t, 900, "strip4.b64"), 900, amino, 3, 20, "8 strips, C=4, two warps a block"},
+		{stripVariant(t, 300, "strip4.se"), 300, amino, 13, 40, "3 strips, emissions in shared memory, four warps a block"},
+		{stripVariant(t, 900, "strip4.se.b64.clamp"), 900, dna, 5, 20, "8 strips, emissions in shared memory, two warps a block, clamps"},
 	}
 	// Small models in two strips or more: C <= 2 to 4.
 	small := func(M int) []Shape {
@@ -51,7 +53,7 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 		small)
 	cc := shimCompiler(t)
 	for _, mode := range modes {
-		for _, v := range []string{"strip4", "strip4.nodefer", "strip4.clamp"} {
+		for _, v := range []string{"strip4", "strip4.nodefer", "strip4.clamp", "strip4.se"} {
 			p := randomProfile(rng, amino, 150, mode, false)
 			s := stripVariant(t, 150, v)
 			seqs := append(plantedSeqs(rng, p, 4), randomSeqs(rng, amino, 4, 60)...)
@@ -84,11 +86,14 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 	if long != 3 {
 		t.Errorf("64 rows of scratch: %d of the 3 longer targets listed (%v)", long, flagged)
 	}
+	s = stripVariant(t, 250, "strip4.se")
+	got, _ = runShimWave(t, cc, p, s, seqs, "#define STRIP_ROWS 64\n")
+	sameScores(t, fmt.Sprintf("1 to 400 residues, 64 rows of scratch %+v", s), p, seqs, got)
 	p = freeDeleteProfile(rng, amino, 300)
 	s = stripVariant(t, 300, "strip4")
 	seqs = randomSeqs(rng, amino, 16, 60)
 	sameScores(t, fmt.Sprintf("free deletes %+v", s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 2))
-	realModelsOnCPU(t, cc, rng, []string{"strip4", "strip", "strip12", "strip16.nodefer"}, func(s Shape) bool { return s.Strip })
+	realModelsOnCPU(t, cc, rng, []string{"strip4", "strip", "strip12", "strip16.nodefer", "strip.se"}, func(s Shape) bool { return s.Strip })
 }
 
 // Trusting the speculated B (no check) scores planted multi-domain

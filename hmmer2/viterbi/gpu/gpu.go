@@ -313,13 +313,16 @@ const stripMaxRows = 8192
 
 // stripBlocksPerSM is the number of blocks of strip shape s that fit a
 // multiprocessor with regs registers a thread (allocated per warp in
-// multiples of 256 registers; at most 32 blocks and the device's
-// threads).
+// multiples of 256 registers; at most 32 blocks, the device's threads
+// and its shared memory).
 func stripBlocksPerSM(d *cuda.Device, s Shape, regs int) int {
 	warps := s.Block / 32
 	blocks := min(32, d.MaxThreadsPerSM/s.Block)
 	if perWarp := (regs*32 + 255) / 256 * 256; perWarp > 0 && d.RegistersPerSM > 0 {
 		blocks = min(blocks, d.RegistersPerSM/perWarp/warps)
+	}
+	if sb := s.SharedBytes(); sb > 0 && d.SharedMemPerSM > 0 { // (1 KiB reserved a block)
+		blocks = min(blocks, d.SharedMemPerSM/(sb+1024))
 	}
 	return max(1, blocks)
 }

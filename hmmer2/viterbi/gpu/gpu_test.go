@@ -161,7 +161,7 @@ func TestGPUMatchesCPU(t *testing.T) {
 	if os.Getenv(VariantEnv) != "" {
 		return
 	}
-	for _, v := range []string{"wscan", "wscan12", "wscan8.ts", "wscanfit.wave", "wscan12.defer.wave", "auto1.wave", "auto1.wave.nb", "strip", "strip13", "strip12.nodefer"} {
+	for _, v := range []string{"wscan", "wscan12", "wscan8.ts", "wscanfit.wave", "wscan12.defer.wave", "auto1.wave", "auto1.wave.nb", "strip", "strip13", "strip12.nodefer", "strip.se", "strip13.se.b256"} {
 		t.Setenv(VariantEnv, v)
 		for _, M := range []int{513, 1000, 1537, 3000} {
 			for i, mode := range modes {

@@ -283,6 +283,9 @@ func ShapeVariant(M int, v string) (Shape, error) {
 //	     fit a multiprocessor (64K / (N x block), rounded down to 8)
 //	cN   preferred shared-memory carveout of N percent (1..100)
 //	eg   emissions read through the read-only cache, not shared memory
+//	se   strip shapes: the block's warps run strip by strip together,
+//	     the strip's emissions copied to shared memory (blocks of
+//	     stripSharedBlock threads unless bN says otherwise)
 //	ts   transitions in shared memory (or global), not in registers
 //	ecg  emissions read from global memory cached in L2 only (__ldcg)
 //	ecs  emissions read from global memory evict-first (__ldcs)
@@ -314,6 +317,13 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 		switch {
 		case m == "eg":
 			s.EmisShared = false
+		case m == "se":
+			if s.Strip && !s.EmisShared {
+				s.EmisShared = true
+				if s.Block == stripBlock {
+					s.Block = stripSharedBlock
+				}
+			}
 		case m == "ts":
 			if s.TransReg {
 				s.TransReg = false
@@ -608,6 +618,12 @@ func stripShape(M, maxC int) Shape {
 // allow.
 const stripBlock = 32
 
+// stripSharedBlock is a strip shape's block with the strip's emissions in
+// shared memory (modifier se): 4 warps, 96 KiB of emissions at C = 16, so
+// two blocks of 255 registers fit a multiprocessor and one block's copy
+// between strips overlaps the other's rows.
+const stripSharedBlock = 128
+
 // stripChecked keeps Strip only where viterbi.cu's strip kernel applies
 // (the wavefront's scan with its final pass, transitions in registers,
 // emissions in global memory, one sequence a thread); other modifiers
@@ -616,7 +632,7 @@ func (s Shape) stripChecked() Shape {
 	if !s.Strip {
 		return s
 	}
-	if !(s.Wave && s.DScan && s.ScanPass && s.TransReg && !s.EmisShared && s.T == 32 && s.W > 1 && s.ns() == 1 && s.ngrp() == 1) {
+	if !(s.Wave && s.DScan && s.ScanPass && s.TransReg && s.T == 32 && s.W > 1 && s.ns() == 1 && s.ngrp() == 1) {
 		return s.exact()
 	}
 	s.WaveBar, s.WaveRing, s.WaveSleep = false, 0, 0
@@ -692,6 +708,12 @@ func (s Shape) exchangeBytes() int {
 // SharedBytes is the dynamic shared memory of one block: the tables,
 // the exchange slots and the D cells (DShared), in this order.
 func (s Shape) SharedBytes() int {
+	if s.Strip { // (the current strip's emissions, or nothing)
+		if s.EmisShared {
+			return 8 * plan7.MaxCode * s.C * 32
+		}
+		return 0
+	}
 	n := 0
 	if s.TransShared {
 		n += s.transBytes()
@@ -837,8 +859,8 @@ func (s Shape) int32() Shape {
 // a Wave build lists (same layout and tables).
 func (s Shape) exact() Shape {
 	s.Wave, s.WaveRing, s.WaveSleep, s.WaveBar = false, 0, 0, false
-	if s.Strip { // (the W-warp group, one a block)
-		s.Strip, s.Block = false, 32*s.W
+	if s.Strip { // (the W-warp group, one a block, emissions in global memory)
+		s.Strip, s.Block, s.EmisShared = false, 32*s.W, false
 	}
 	return s
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hmmgo/hmmgo/hmmer2/plan7"
 )
 
 // TestShapeLayout checks the node layout for every model length up to
@@ -30,7 +32,7 @@ func TestShapeLayout(t *testing.T) {
 // of the same layout; modifiers the strip kernel does not take give the
 // exact build.
 func TestShapeStrip(t *testing.T) {
-	for _, v := range []string{"strip", "strip12", "strip13", "strip14", "strip8", "strip16.nodefer", "strip12.clamp", "strip.b64"} {
+	for _, v := range []string{"strip", "strip12", "strip13", "strip14", "strip8", "strip16.nodefer", "strip12.clamp", "strip.b64", "strip.se", "strip13.se.b256"} {
 		n := 16
 		if m, err := strconv.Atoi(strings.TrimPrefix(strings.Split(v, ".")[0], "strip")); err == nil {
 			n = m
@@ -52,16 +54,25 @@ func TestShapeStrip(t *testing.T) {
 			if !s.Strip {
 				continue
 			}
-			wantBlock := stripBlock
-			if strings.HasSuffix(v, ".b64") {
+			wantBlock, se := stripBlock, strings.Contains(v, ".se")
+			switch {
+			case strings.HasSuffix(v, ".b64"):
 				wantBlock = 64
+			case strings.HasSuffix(v, ".b256"):
+				wantBlock = 256
+			case se:
+				wantBlock = stripSharedBlock
 			}
-			if !s.Wave || s.WaveBar || !s.DScan || !s.ScanPass || !s.TransReg || s.EmisShared || s.TransShared || s.ns() != 1 ||
-				s.Block != wantBlock || s.SharedBytes() != 0 || s.DDefer == strings.Contains(v, "nodefer") || s.NoClamp == strings.Contains(v, "clamp") {
+			wantShared := 0
+			if se {
+				wantShared = 8 * plan7.MaxCode * s.C * 32
+			}
+			if !s.Wave || s.WaveBar || !s.DScan || !s.ScanPass || !s.TransReg || s.EmisShared != se || s.TransShared || s.ns() != 1 ||
+				s.Block != wantBlock || s.SharedBytes() != wantShared || s.DDefer == strings.Contains(v, "nodefer") || s.NoClamp == strings.Contains(v, "clamp") {
 				t.Fatalf("%s M=%d: strip shape %+v", v, M, s)
 			}
 			ex := s.exact()
-			if ex.Strip || ex.Wave || ex.Block != 32*s.W || ex.G() != s.G() || ex.C != s.C || ex.Extra != s.Extra || ex.PackT() != s.PackT() ||
+			if ex.Strip || ex.Wave || ex.EmisShared || ex.Block != 32*s.W || ex.G() != s.G() || ex.C != s.C || ex.Extra != s.Extra || ex.PackT() != s.PackT() ||
 				strings.Contains(ex.Defines(), "STRIP") || strings.Contains(ex.Defines(), "WAVE") {
 				t.Fatalf("%s M=%d: exact build %+v of %+v", v, M, ex, s)
 			}

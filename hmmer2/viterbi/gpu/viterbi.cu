@@ -294,8 +294,8 @@ typedef unsigned int u32;
 #ifndef STRIP
 #define STRIP 0
 #endif
-#if STRIP && !(WAVE && T == 32 && NS == 1 && TRANS_REG && !EMIS_SHARED && !WBAR)
-#error "vertical strips are written for one warp of 32 ranks a strip, transitions in registers, emissions in global memory"
+#if STRIP && !(WAVE && T == 32 && NS == 1 && TRANS_REG && !WBAR)
+#error "vertical strips are written for one warp of 32 ranks a strip, transitions in registers"
 #endif
 // STRIP_MUTATE (tests only): 1 trusts the speculated B without the
 // check, 2 takes the boundary record of the wrong row, 3 does not carry
@@ -1081,6 +1081,12 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 // N + N->B at every row (induction over rows as for the wavefront); a
 // sequence where the check fails, or longer than the scratch, is listed
 // in ftab for the exact build (the W-warp group without WAVE).
+//
+// With EMIS_SHARED the block's warps (each with its own sequence) run
+// strip by strip together: between two barriers they copy the strip's
+// emission scores (KP*C*32 int2, 96 KiB at C = 16) to shared memory, so
+// a cell reads them from there as a one-warp shape does; a warp without
+// a sequence still takes part in the copies and barriers.
 extern "C" __global__ void H2VIT_BOUNDS
 h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int* __restrict__ gE,
              const int2* __restrict__ gEmis, const unsigned char* __restrict__ res,
@@ -1094,24 +1100,44 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
     // This warp's records: rows int4 (the host sizes the scratch for
     // every warp of the grid).
     int4* rec = scratch + (long long)(blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5)) * rows;
+#if EMIS_SHARED
+    int2* sEm = (int2*)SHARED_BASE;  // the current strip's emission scores
+#endif
 
     for (;;) {
         int b = 0;
         if (lane == 0) b = (int)atomicAdd(next, 1u);
         b = __shfl_sync(FULL, b, 0);
-        if (b >= nblocks) return;
-        const Block* blk = &blocks[b];  // (T = 32: one target a block)
-        if (blk->nseq < 1) continue;
-        const int L = blk->len[0];
-        if (L > rows) {  // longer than the scratch: the exact build scores it
+        const bool have = b < nblocks;
+#if EMIS_SHARED
+        if (!__syncthreads_or(have)) return;  // (the block goes on while a warp has work)
+#else
+        if (!have) return;
+#endif
+        const Block* blk = &blocks[have ? b : 0];  // (T = 32: one target a block)
+        bool run = have && blk->nseq > 0;
+        const int L = run ? blk->len[0] : 0;
+        if (run && L > rows) {  // longer than the scratch: the exact build scores it
             if (lane == 0) ftab[atomicAdd(nflag, 1u)] = *blk;
-            continue;
+            run = false;
         }
+#if !EMIS_SHARED
+        if (!run) continue;
+#endif
         const u32* words = (const u32*)(res + blk->off);
         bool bad = false;
         int xc = NEGINF;
 
         for (int strip = 0; strip < W; strip++) {
+#if EMIS_SHARED
+            // The block's warps run strip by strip together: the
+            // strip's emission scores, (x*C + j)*32 + lane, are copied
+            // to shared memory between two barriers.
+            __syncthreads();  // (every warp is done with the last strip's)
+            for (int k = threadIdx.x; k < KP * C * 32; k += BLOCK) sEm[k] = gEmis[(k >> 5) * G + strip * 32 + (k & 31)];
+            __syncthreads();
+            if (!run) continue;
+#endif
             const int r = strip * 32 + lane;
             const bool isShort = EXTRA > 0 && r >= EXTRA;
             (void)isShort;
@@ -1176,7 +1202,13 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 
                 // M and I cells, the best M->E, the M->D sources, and
                 // pass 0 of the D chain from D(k0-1) = M(k0-1) = -INFTY.
+#if EMIS_SHARED
+                const int2* em = sEm + x * (C * 32) + lane;
+#define STRIP_EM_STRIDE 32
+#else
                 const int2* em = gEmis + x * (C * G) + r;
+#define STRIP_EM_STRIDE G
+#endif
                 int xe = NEGINF;
                 const int md0 = rB[0].x;
 #if DDEFER
@@ -1186,7 +1218,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 for (int j = 0; j < C; j++) {
                     const int4 ta = rA[j];
                     const int4 tb = rB[j];
-                    const int2 e = EMIS_AT(&em[j * G]);
+                    const int2 e = EMIS_AT(&em[j * STRIP_EM_STRIDE]);
                     int v = wadd(pm, ta.x);   // M(k-1) + tmm
                     v = addmax(pi, ta.y, v);  // I(k-1) + tim
                     v = addmax(pd, ta.z, v);  // D(k-1) + tdm
@@ -1286,7 +1318,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             }
         }
         // Every lane holds the same xc and check (E is warp-wide).
-        if (lane == 0) {
+        if (run && lane == 0) {
             out[blk->seq[0]] = wadd(xc, cmove);
             if (bad) ftab[atomicAdd(nflag, 1u)] = *blk;
         }
