@@ -31,8 +31,8 @@ func TestShapeModifiers(t *testing.T) {
 	if s := shapeVariant(t, 100, "auto.ecg"); s.EmisHint != 0 {
 		t.Errorf("a hint for shared emissions: %+v", s)
 	}
-	if s := shapeVariant(t, 2000, "auto.ecs"); s.EmisHint != 2 || !strings.Contains(s.Defines(), "#define EMIS_HINT 2\n") {
-		t.Errorf("auto.ecs at M=2000: %+v", s)
+	if s := shapeVariant(t, 2000, "auto1.ecs"); s.EmisHint != 2 || !strings.Contains(s.Defines(), "#define EMIS_HINT 2\n") {
+		t.Errorf("auto1.ecs at M=2000: %+v", s)
 	}
 	// auto's launch choices (autoShape); the D chain by a scan on every
 	// one-warp shape to M = 512 (all of them have no lean state).
@@ -41,7 +41,7 @@ func TestShapeModifiers(t *testing.T) {
 		wide, hint bool
 	}{{50, false, false}, {100, false, false}, {150, false, false}, {192, false, false}, {193, false, false}, {255, false, false}, {256, false, false}, {257, false, false},
 		{300, false, false}, {384, false, false}, {385, true, false}, {512, true, false}, {513, false, false}, {1000, false, false},
-		{1025, false, true}, {1500, false, true}, {2000, false, true}, {2048, false, true}, {2049, false, false}, {2304, false, false}, {2305, false, false}, {3000, false, false},
+		{1025, false, true}, {1500, false, true}, {1536, false, true}, {1537, false, true}, {2000, false, true}, {2048, false, true}, {2049, false, false}, {2304, false, false}, {2305, false, false}, {3000, false, false},
 		{3072, false, false}, {3073, false, false}, {4096, false, false}, {4097, false, false}, {5000, false, false}, {5120, false, false}, {5121, false, false}} {
 		s := shapeVariant(t, c.M, "auto0")
 		if wide := s.Block == wideBlock && s.MinBlocks == 1; wide != c.wide || (s.EmisHint == 1) != c.hint || s.EmisHint > 1 || s.Carveout != 0 {
@@ -74,11 +74,12 @@ func TestShapeModifiers(t *testing.T) {
 			t.Errorf("auto1 at M=%d: %+v, want auto0's %+v", c.M, a, s)
 		}
 		// auto: strips of C <= 16 for 512 < M <= autoStripMax (C <= 15
-		// for 3072 < M <= 4096), auto1's elsewhere.
+		// for 1536 < M <= 4096), emissions in shared memory; auto1's
+		// elsewhere.
 		if au := shapeVariant(t, c.M, "auto"); c.M > 512 && c.M <= autoStripMax {
-			v := "strip"
-			if c.M > 3072 && c.M <= 4096 {
-				v = "strip15"
+			v := "strip.se"
+			if c.M > 1536 && c.M <= 4096 {
+				v = "strip15.se"
 			}
 			if st := shapeVariant(t, c.M, v); au != st || !au.Strip {
 				t.Errorf("auto at M=%d: %+v, want strip's %+v", c.M, au, st)

@@ -123,8 +123,10 @@ const DefaultVariant = "auto"
 //	auto0  auto before wscan (2026-11-28), for comparisons
 //	auto1  auto before strip (2026-11-28 04:30 UTC), for comparisons
 //	auto   reg16 for M <= 256, w1024 to 384, wscan's one warp to 512,
-//	       strip (one warp, strips of C <= 16, C <= 15 for 3072 < M <=
-//	       4096) for 512 < M <= 5120 (autoStripMax), above as auto1
+//	       strip.se (one warp, strips of C <= 16, C <= 15 for 1536 < M
+//	       <= 4096, the block's warps strip by strip with the strip's
+//	       emissions in shared memory) for 512 < M <= 5120
+//	       (autoStripMax), above as auto1
 //	       (leanx); auto1: wscan's shapes to 4096
 //	       (autoWScanShape: one warp of C >= 13, then groups of 2 to 8
 //	       warps, the D pass deferred but with one or four warps of C =
@@ -462,10 +464,12 @@ const (
 // (docs/hmm2search.md).
 func autoShape(M int) Shape {
 	if M > autoStripMin && M <= autoStripMax {
+		maxC := maxNodesPerThreadWarp
 		if M > autoStrip15Min && M <= autoStrip15Max {
-			return stripShape(M, 15)
+			maxC = 15
 		}
-		return stripShape(M, maxNodesPerThreadWarp)
+		s, _ := stripShape(M, maxC).withModifiers("se") // (96 KiB at most: no error)
+		return s
 	}
 	return autoShape1(M)
 }
@@ -482,13 +486,20 @@ func autoShape(M int) Shape {
 // 4000 586 / 777 (8 x 16) / 796 (9 x 14), 5000 242 / 758 (10 x 16) /
 // 737 (11 x 15), while at 1000-3000 and on pkinase10 strip15 lost or
 // tied (763-790 against 779-857). Every variant's scores equaled auto1's
-// on all 308,596 sequences. So auto takes strips of C <= 16 to 5,120
-// (10 strips of 16), C <= 15 (8-9 strips of C = 13-15) for 3072 < M <=
-// 4096.
+// on all 308,596 sequences. Third call (04:44 UTC), the block's warps
+// strip by strip with the strip's emissions in shared memory (se), auto
+// then (strip, strip15 at 4000) / strip.se / strip15.se: 520 661 / 675 /
+// - (2 x 9), 700 778 / 852 / -, 1000 813 / 845 (2 x 16) / 805 (3 x 11),
+// 2000 785 / 841 (4 x 16) / 855 (5 x 13), 3000 740 / 842 (6 x 16) / 875
+// (7 x 14), 4000 809 / 837 (8 x 16) / 905 (9 x 14), 5000 719 / 837 (10 x
+// 16) / 804 (11 x 15), pkinase10 725 / 826 / 857 (strip.se.b256, 8 warps
+// a block: 1-20 % behind strip.se). So auto takes strip.se to 5,120 (10
+// strips of 16), strip15.se for 1536 < M <= 4096 (where the two differ,
+// k+1 strips of C = 13-15 instead of k of 16; measured at 2000-4000).
 const (
 	autoStripMin   = 32 * maxNodesPerThreadWarp // (one warp below: no strips)
 	autoStripMax   = 10 * 32 * maxNodesPerThreadWarp
-	autoStrip15Min = 3072
+	autoStrip15Min = 1536
 	autoStrip15Max = 4096
 )
 

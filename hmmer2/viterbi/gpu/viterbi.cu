@@ -1108,12 +1108,11 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
         int b = 0;
         if (lane == 0) b = (int)atomicAdd(next, 1u);
         b = __shfl_sync(FULL, b, 0);
-        const bool have = b < nblocks;
 #if EMIS_SHARED
-        if (!__syncthreads_or(have)) return;  // (the block goes on while a warp has work)
-#else
-        if (!have) return;
-#endif
+        // (The block goes on while a warp has work; a warp without a
+        // target runs the strips' copies and barriers only.)
+        const bool have = b < nblocks;
+        if (!__syncthreads_or(have)) return;
         const Block* blk = &blocks[have ? b : 0];  // (T = 32: one target a block)
         bool run = have && blk->nseq > 0;
         const int L = run ? blk->len[0] : 0;
@@ -1121,8 +1120,15 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             if (lane == 0) ftab[atomicAdd(nflag, 1u)] = *blk;
             run = false;
         }
-#if !EMIS_SHARED
-        if (!run) continue;
+#else  // (the text measured before EMIS_SHARED: 47ac987)
+        if (b >= nblocks) return;
+        const Block* blk = &blocks[b];  // (T = 32: one target a block)
+        if (blk->nseq < 1) continue;
+        const int L = blk->len[0];
+        if (L > rows) {  // longer than the scratch: the exact build scores it
+            if (lane == 0) ftab[atomicAdd(nflag, 1u)] = *blk;
+            continue;
+        }
 #endif
         const u32* words = (const u32*)(res + blk->off);
         bool bad = false;
@@ -1318,7 +1324,11 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             }
         }
         // Every lane holds the same xc and check (E is warp-wide).
+#if EMIS_SHARED
         if (run && lane == 0) {
+#else
+        if (lane == 0) {
+#endif
             out[blk->seq[0]] = wadd(xc, cmove);
             if (bad) ftab[atomicAdd(nflag, 1u)] = *blk;
         }
