@@ -306,9 +306,9 @@ func (k *Kernel) launch(st *cuda.Stream, layout *gpudb.Device, next, out, ftab *
 }
 
 // stripMaxRows caps a Strip build's scratch rows a warp: longer targets
-// (rare: 0.1 % of Swiss-Prot) are listed for the exact build, so that
-// the scratch stays near warps x 8192 x 16 bytes (about 135 MB on an
-// H100 at 8 warps a multiprocessor).
+// are listed for the exact build, so that the scratch stays within
+// warps x 8192 x 16 bytes (138 MB on an H100 at 8 warps a
+// multiprocessor).
 const stripMaxRows = 8192
 
 // stripBlocksPerSM is the number of blocks of strip shape s that fit a
