@@ -325,6 +325,25 @@ __device__ __forceinline__ int addmax(int a, int b, int c) { return __viaddmax_s
 // addclamp(a, b) = max(a + b, -INFTY), HMMER2's clamp of a cell.
 __device__ __forceinline__ int addclamp(int a, int b) { return __viaddmax_s32(a, b, NEGINF); }
 
+// scanDExit finishes a row's D chain over a warp by a shuffle scan. A
+// lane's ranks map the D entering them to their last D, d -> max(d + B,
+// A): B is the D->D sum over them (dd0 + cumLast), A the best path that
+// starts inside (s0n carried over them, or their own chain's dlast). The
+// maps are composed up the lanes and applied to the D entering the warp
+// (hz); it returns the lane's last D and sets *in to the D entering it.
+__device__ __forceinline__ int scanDExit(int s0n, int cumLast, int dlast, int dd0, int hz, int lane, int* in) {
+    int A = addmax(s0n, cumLast, dlast), B = wadd(dd0, cumLast);
+#pragma unroll
+    for (int o = 1; o < 32; o *= 2) {
+        const int a2 = __shfl_up_sync(FULL, A, o), b2 = __shfl_up_sync(FULL, B, o);
+        if (lane >= o) { A = addmax(a2, B, A); B = wadd(b2, B); }
+    }
+    const int dl = addmax(hz, B, A);
+    const int up = __shfl_up_sync(FULL, dl, 1);
+    *in = lane == 0 ? hz : up;
+    return dl;
+}
+
 #define ROUND16(n) (((n) + 15) & ~15)
 #define TRANS_BYTES (TRANS_SHARED ? 2 * 16 * C * G + ROUND16(4 * C * G) : 0)
 #define EMIS_BYTES (EMIS_SHARED ? 8 * KP * C * G : 0)
@@ -852,17 +871,10 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #endif
                     const int s0n = addclamp(lane == 0 ? hx : nm, md0);  // new M(k0-1) + tmd
                     if (lane == 0) { hm = hx; hi = hy; hd = hz; }
-                    int A = addmax(s0n, cumLast, dlast[q]), B = wadd(dd[0], cumLast);
-#pragma unroll
-                    for (int o = 1; o < 32; o *= 2) {
-                        const int a2 = __shfl_up_sync(FULL, A, o), b2 = __shfl_up_sync(FULL, B, o);
-                        if (lane >= o) { A = addmax(a2, B, A); B = wadd(b2, B); }
-                    }
-                    // The composed maps from the warp's incoming D (hz, the
-                    // previous warp's exact last D of this row).
-                    const int dl = addmax(hz, B, A);  // this rank's last D
-                    int in = __shfl_up_sync(FULL, dl, 1);
-                    if (lane == 0) in = hz;
+                    // From the warp's incoming D (hz, the previous warp's
+                    // exact last D of this row).
+                    int in;
+                    const int dl = scanDExit(s0n, cumLast, dlast[q], dd[0], hz, lane, &in);  // this rank's last D
 #if DDEFER
                     dout[q] = dl;
 #endif
@@ -1275,15 +1287,8 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 int nm = __shfl_up_sync(FULL, mlast, 1);
                 if (lane == 0) { nm = hx; hm = hx; hi = hy; hd = hz; }
                 const int s0n = addclamp(nm, md0);  // new M(k0-1) + tmd
-                int A = addmax(s0n, cumLast, dlast), B = wadd(rB[0].y, cumLast);
-#pragma unroll
-                for (int o = 1; o < 32; o *= 2) {
-                    const int a2 = __shfl_up_sync(FULL, A, o), b2 = __shfl_up_sync(FULL, B, o);
-                    if (lane >= o) { A = addmax(a2, B, A); B = wadd(b2, B); }
-                }
-                const int dl = addmax(hz, B, A);  // this rank's last D
-                int in = __shfl_up_sync(FULL, dl, 1);
-                if (lane == 0) in = hz;
+                int in;
+                const int dl = scanDExit(s0n, cumLast, dlast, rB[0].y, hz, lane, &in);  // this rank's last D
                 dout = dl;
                 xe = max(xe, hw);
                 if (!last && lane == 31) {
