@@ -133,16 +133,19 @@ func TestKernelSourceOnCPUWaveMutation(t *testing.T) {
 		seqs         [][]byte
 	}{{"#define WAVE_MUTATE 1\n", "trusting B", plantedSeqs(rng, p, 6)},
 		{"#define WAVE_MUTATE 2\n", "the previous row's hand-over", randomSeqs(rng, amino, 12, 80)}} {
-		seqs := m.seqs
-		got, _ := runShimWave(t, cc, p, s, seqs, m.define)
-		wrong := 0
-		for i, q := range seqs {
-			if got[i] != viterbi.ScoreOne(p, q) {
-				wrong++
-			}
-		}
-		if wrong == 0 {
-			t.Errorf("%s scored every target right", m.what)
+		got, _ := runShimWave(t, cc, p, s, m.seqs, m.define)
+		mutationCaught(t, m.what, p, m.seqs, got)
+	}
+}
+
+// mutationCaught fails the test when a mutated kernel (what) still gave
+// every target of seqs HMMER2's score: a mutation test must see it.
+func mutationCaught(t *testing.T, what string, p *plan7.Profile, seqs [][]byte, got []int32) {
+	t.Helper()
+	for i, q := range seqs {
+		if got[i] != viterbi.ScoreOne(p, q) {
+			return
 		}
 	}
+	t.Errorf("%s scored every target right", what)
 }
