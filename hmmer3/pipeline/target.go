@@ -292,7 +292,11 @@ func (w *worker) flush() ([]*hits.Hit, error) {
 		w.fwdsc = make([]float32, len(pending))
 	}
 	w.fwdsc = w.fwdsc[:len(pending)] // every entry is set below
-	w.rows = append(w.rows[:0], make([]*fwdback.Matrix, len(pending))...)
+	if cap(w.rows) < len(pending) {
+		w.rows = make([]*fwdback.Matrix, len(pending))
+	}
+	w.rows = w.rows[:len(pending)]
+	clear(w.rows) // keep sets the survivors' entries
 	target := func(k int) []byte { return pending[k].sq.Dsq }
 	filtersc := func(k int) float32 { return pending[k].filtersc }
 	keep := func(k int, rows *fwdback.Matrix) { w.rows[k] = rows }
@@ -309,7 +313,6 @@ func (w *worker) flush() ([]*hits.Hit, error) {
 		if rows := w.rows[k]; rows != nil {
 			c := &pending[k]
 			w.defs = append(w.defs, defTarget{sq: c.sq, idx: c.idx, nullsc: c.nullsc, fwdsc: w.fwdsc[k], rows: rows})
-			w.rows[k] = nil
 		}
 	}
 	err := w.defineAll(w.defs)
