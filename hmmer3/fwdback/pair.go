@@ -26,6 +26,13 @@ type PairMatrix struct {
 	quad   []qvec // Q triples (M, D, I)
 	single []vec
 	ox     *Matrix // Forward's, when the paired kernel does not run
+
+	// Keep[j], when set, receives the special rows of ForwardPair's or
+	// ForwardQuad's target j (ForwardPair: a is 0, b is 1) as Forward's
+	// parser matrix holds them, with their TotScale: what Backward and
+	// DomainDecoding read of a parser matrix, so that a target passing the
+	// Forward filter needs no second Forward. It has no cell row.
+	Keep [4]*Matrix
 }
 
 // NewPairMatrix returns an empty workspace; ForwardPair and ForwardQuad
@@ -44,6 +51,8 @@ func usePair() bool { return level >= simd.AVX2 }
 type fwdSpecials struct {
 	xE, xN, xJ, xB, xC float32
 	totScale           float32
+	keep               *Matrix // where row records the rows, when set
+	i                  int     // the last row computed
 }
 
 func newSpecials(xf *[4][2]float32) fwdSpecials {
@@ -60,6 +69,7 @@ func (s *fwdSpecials) row(xE float32, xf *[4][2]float32) float32 {
 	s.xC = fmul(s.xC, xfC[profile.Loop]) + fmul(xE, xfE[profile.Move])
 	s.xJ = fmul(s.xJ, xfJ[profile.Loop]) + fmul(xE, xfE[profile.Loop])
 	s.xB = fmul(s.xJ, xfJ[profile.Move]) + fmul(s.xN, xfN[profile.Move])
+	inv, scale := float32(1), float32(1)
 	if xE > 1.0e4 {
 		s.xN = fdiv(s.xN, xE)
 		s.xC = fdiv(s.xC, xE)
@@ -67,16 +77,58 @@ func (s *fwdSpecials) row(xE float32, xf *[4][2]float32) float32 {
 		s.xB = fdiv(s.xB, xE)
 		s.totScale = float32(float64(s.totScale) + easel.Log(float64(xE)))
 		s.xE = 1
-		return ftz64(1.0 / float64(xE))
+		inv, scale = ftz64(1.0/float64(xE)), xE
 	}
-	return 1
+	s.i++
+	if s.keep != nil {
+		s.keep.X[s.i] = [NXCells]float32{XE: s.xE, XN: s.xN, XJ: s.xJ, XB: s.xB, XC: s.xC, XScale: scale}
+	}
+	return inv
 }
 
-// score is Forward's final score and range check for a target of length L.
+// keepIn makes ox (when set) a parser matrix of model size M and length
+// L without its cell row, with Forward's row 0; row records each next
+// row there and score the scale total.
+func (s *fwdSpecials) keepIn(ox *Matrix, M, L int) {
+	if ox == nil {
+		return
+	}
+	ox.sizeSpecials(M, L)
+	ox.X[0] = [NXCells]float32{XN: 1, XB: s.xB, XScale: 1.0}
+	s.keep = ox
+}
+
+// sizeSpecials makes mx a parser matrix of model size M and length L
+// holding special rows only: no kernel may run on its cells.
+func (mx *Matrix) sizeSpecials(M, L int) {
+	mx.M, mx.Q, mx.L, mx.full = M, oprofile.NumVecF(M), L, false
+	mx.dp = mx.dp[:0]
+	if cap(mx.X) < L+1 {
+		mx.X = make([][NXCells]float32, L+1, withHeadroom(L+1))
+	} else {
+		mx.X = mx.X[:L+1]
+	}
+	mx.HasOwnScales, mx.TotScale = true, 0
+}
+
+// KeepSpecials makes mx a parser matrix holding src's special rows and
+// TotScale (src a Forward matrix, parser or full), without a cell row:
+// what Backward and DomainDecoding read of a Forward parser matrix.
+func (mx *Matrix) KeepSpecials(src *Matrix) {
+	mx.sizeSpecials(src.M, src.L)
+	copy(mx.X, src.X[:src.L+1])
+	mx.HasOwnScales, mx.TotScale = src.HasOwnScales, src.TotScale
+}
+
+// score is Forward's final score and range check for a target of length
+// L; it completes the kept rows.
 func (s *fwdSpecials) score(L int, xf *[4][2]float32) (float32, error) {
 	xC := s.xC
 	if math.IsNaN(float64(xC)) || (L > 0 && xC == 0) || math.IsInf(float64(xC), 1) {
 		return 0, ErrRange
+	}
+	if s.keep != nil {
+		s.keep.TotScale = s.totScale
 	}
 	return float32(float64(s.totScale) + easel.Log(float64(fmul(xC, xf[profile.XC][profile.Move])))), nil
 }
@@ -87,13 +139,20 @@ func (s *fwdSpecials) score(L int, xf *[4][2]float32) (float32, error) {
 // FB.RF) in each target's length configuration: only their special
 // transitions FB.XF may differ. The rows both targets have run on the
 // paired kernel; the longer target's remaining rows run on the single one.
+// pm.Keep[0] and pm.Keep[1], when set, receive a's and b's special rows.
 func ForwardPair(a, b []byte, oma, omb *oprofile.Profile, pm *PairMatrix) (sa float32, ea error, sb float32, eb error) {
+	return pm.forwardPair(a, b, oma, omb, pm.Keep[0], pm.Keep[1])
+}
+
+// forwardPair is ForwardPair keeping the targets' rows in ka and kb
+// (when set).
+func (pm *PairMatrix) forwardPair(a, b []byte, oma, omb *oprofile.Profile, ka, kb *Matrix) (sa float32, ea error, sb float32, eb error) {
 	if oma.FB.Q != omb.FB.Q || oma.M != omb.M {
 		panic("fwdback: ForwardPair of two different models")
 	}
 	if !usePair() || len(a) == 0 || len(b) == 0 {
-		sa, ea = Forward(a, oma, pm.ox, false)
-		sb, eb = Forward(b, omb, pm.ox, false)
+		sa, ea = pm.forward(a, oma, ka)
+		sb, eb = pm.forward(b, omb, kb)
 		return
 	}
 	fb := &oma.FB
@@ -108,6 +167,8 @@ func ForwardPair(a, b []byte, oma, omb *oprofile.Profile, pm *PairMatrix) (sa fl
 	clear(dp)
 	xfa, xfb := &oma.FB.XF, &omb.FB.XF
 	A, B := newSpecials(xfa), newSpecials(xfb)
+	A.keepIn(ka, oma.M, len(a))
+	B.keepIn(kb, omb.M, len(b))
 	n := min(len(a), len(b))
 	var xB, xEv, inv pvec
 	for i := 0; i < n; i++ {
@@ -136,6 +197,16 @@ func ForwardPair(a, b []byte, oma, omb *oprofile.Profile, pm *PairMatrix) (sa fl
 	sa, ea = A.score(len(a), xfa)
 	sb, eb = B.score(len(b), xfb)
 	return
+}
+
+// forward is Forward's parser of one target, its rows kept in keep when
+// set.
+func (pm *PairMatrix) forward(d []byte, om *oprofile.Profile, keep *Matrix) (float32, error) {
+	sc, err := Forward(d, om, pm.ox, false)
+	if keep != nil {
+		keep.KeepSpecials(pm.ox)
+	}
+	return sc, err
 }
 
 // forwardAlone runs the Forward rows of residues on one target's row

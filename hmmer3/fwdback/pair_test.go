@@ -1,6 +1,7 @@
 package fwdback
 
 import (
+	"fmt"
 	"io"
 	"math"
 	"math/rand"
@@ -20,17 +21,48 @@ func needPair(t testing.TB) {
 	}
 }
 
-// samePair checks ForwardPair against two Forward calls, bit for bit.
+// samePair checks ForwardPair against two Forward calls, bit for bit:
+// the scores, and the special rows kept in pm.Keep (set here when unset;
+// a test reusing pm checks them kept over a previous pair's).
 func samePair(t *testing.T, what string, a, b []byte, oma, omb *oprofile.Profile, pm *PairMatrix) {
 	t.Helper()
-	ox := NewMatrix()
-	wa, wea := Forward(a, oma, ox, false)
-	wb, web := Forward(b, omb, ox, false)
+	oxa, oxb := NewMatrix(), NewMatrix()
+	wa, wea := Forward(a, oma, oxa, false)
+	wb, web := Forward(b, omb, oxb, false)
+	for j := 0; j < 2; j++ {
+		if pm.Keep[j] == nil {
+			pm.Keep[j] = NewMatrix()
+		}
+	}
 	ga, gea, gb, geb := ForwardPair(a, b, oma, omb, pm)
 	if !sameBits(ga, wa) || gea != wea || !sameBits(gb, wb) || geb != web {
 		t.Fatalf("%s (M=%d, L=%d,%d): pair %v/%v %v/%v; Forward %v/%v %v/%v",
 			what, oma.M, len(a), len(b), ga, gea, gb, geb, wa, wea, wb, web)
 	}
+	for j, want := range []*Matrix{oxa, oxb} {
+		if where, ok := sameSpecials(pm.Keep[j], want); !ok {
+			t.Fatalf("%s (M=%d, L=%d,%d): target %d's kept rows differ from Forward's: %s", what, oma.M, len(a), len(b), j, where)
+		}
+	}
+}
+
+// sameSpecials compares what a parser matrix gives Backward and
+// DomainDecoding, bit for bit: shape, scales and special rows.
+func sameSpecials(got, want *Matrix) (string, bool) {
+	if got.M != want.M || got.Q != want.Q || got.L != want.L || got.full || len(got.X) != want.L+1 {
+		return fmt.Sprintf("shape M=%d Q=%d L=%d rows=%d, want M=%d Q=%d L=%d", got.M, got.Q, got.L, len(got.X), want.M, want.Q, want.L), false
+	}
+	if !sameBits(got.TotScale, want.TotScale) || got.HasOwnScales != want.HasOwnScales {
+		return fmt.Sprintf("TotScale %v (own %v), want %v (own %v)", got.TotScale, got.HasOwnScales, want.TotScale, want.HasOwnScales), false
+	}
+	for i := range got.X {
+		for c := range got.X[i] {
+			if !sameBits(got.X[i][c], want.X[i][c]) {
+				return fmt.Sprintf("row %d cell %d: %v, want %v", i, c, got.X[i][c], want.X[i][c]), false
+			}
+		}
+	}
+	return "", true
 }
 
 func randomDsq(rng *rand.Rand, L, K int) []byte {

@@ -38,6 +38,7 @@ var (
 // goes on alone; a target that ends earlier leaves its part zero, where
 // it adds nothing and stops no one (zero cells stay zero and never grow).
 // Without AVX-512 (or with an empty target) it is two ForwardPair calls.
+// pm.Keep[j], when set, receives target j's special rows.
 func ForwardQuad(ds *[4][]byte, oms *[4]*oprofile.Profile, pm *PairMatrix, sc *[4]float32, errs *[4]error) {
 	for j := 1; j < 4; j++ {
 		if oms[j].FB.Q != oms[0].FB.Q || oms[j].M != oms[0].M {
@@ -45,8 +46,8 @@ func ForwardQuad(ds *[4][]byte, oms *[4]*oprofile.Profile, pm *PairMatrix, sc *[
 		}
 	}
 	if !useQuad() || len(ds[0]) == 0 || len(ds[1]) == 0 || len(ds[2]) == 0 || len(ds[3]) == 0 {
-		sc[0], errs[0], sc[1], errs[1] = ForwardPair(ds[0], ds[1], oms[0], oms[1], pm)
-		sc[2], errs[2], sc[3], errs[3] = ForwardPair(ds[2], ds[3], oms[2], oms[3], pm)
+		sc[0], errs[0], sc[1], errs[1] = pm.forwardPair(ds[0], ds[1], oms[0], oms[1], pm.Keep[0], pm.Keep[1])
+		sc[2], errs[2], sc[3], errs[3] = pm.forwardPair(ds[2], ds[3], oms[2], oms[3], pm.Keep[2], pm.Keep[3])
 		return
 	}
 	fb := &oms[0].FB
@@ -61,6 +62,7 @@ func ForwardQuad(ds *[4][]byte, oms *[4]*oprofile.Profile, pm *PairMatrix, sc *[
 	var sp [4]fwdSpecials
 	for j := range sp {
 		sp[j] = newSpecials(&oms[j].FB.XF)
+		sp[j].keepIn(pm.Keep[j], oms[j].M, len(ds[j]))
 	}
 	var (
 		rf            [4]*[4]float32

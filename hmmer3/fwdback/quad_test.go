@@ -52,12 +52,21 @@ func sameQuad(t *testing.T, what string, ds [4][]byte, oms [4]*oprofile.Profile,
 	ox := NewMatrix()
 	var sc [4]float32
 	var errs [4]error
+	for j := range pm.Keep {
+		if pm.Keep[j] == nil {
+			pm.Keep[j] = NewMatrix()
+		}
+	}
 	ForwardQuad(&ds, &oms, pm, &sc, &errs)
 	for j := range ds {
 		want, werr := Forward(ds[j], oms[j], ox, false)
 		if !sameBits(sc[j], want) || errs[j] != werr {
 			t.Fatalf("%s (M=%d, L=%d,%d,%d,%d): target %d: quad %v/%v, Forward %v/%v",
 				what, oms[0].M, len(ds[0]), len(ds[1]), len(ds[2]), len(ds[3]), j, sc[j], errs[j], want, werr)
+		}
+		if where, ok := sameSpecials(pm.Keep[j], ox); !ok {
+			t.Fatalf("%s (M=%d, L=%d,%d,%d,%d): target %d's kept rows differ from Forward's: %s",
+				what, oms[0].M, len(ds[0]), len(ds[1]), len(ds[2]), len(ds[3]), j, where)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"errors"
 	"math"
 	"runtime"
 	"sort"
@@ -372,6 +371,7 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 			return nil
 		})
 	}
+	passFwd := bufs.passFwd
 	if onCPU != nil {
 		// Targets in groups (forwardGroup): lead[i] marks a group's first
 		// target, group[i] its members. Members are neighbours in length
@@ -391,22 +391,36 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 			k += size
 		}
 		target := func(k int) []byte { return seqs[k].Dsq }
+		filtersc := func(k int) float32 { return st[k].filtersc }
 		err = forEachOf(len(groups), func(w *worker, k int) error {
-			return w.forwardGroup(target, groups[k], fwdsc)
+			return w.forwardGroup(target, filtersc, groups[k], fwdsc, func(i int, rows *fwdback.Matrix) {
+				passFwd[i] = true
+				w.kept = append(w.kept, keptRows{i, rows})
+			})
 		})
 		if err != nil {
 			return nil, nil, err
 		}
 	}
-	passFwd := bufs.passFwd
+	// The workers decided F3 for the targets they scored (forwardGroup).
 	forEach(passVit, func(w *worker, i int) error {
-		passFwd[i] = w.passesForward(fwdsc[i], st[i].filtersc)
+		if onCPU == nil || !onCPU[i] {
+			passFwd[i] = w.passesForward(fwdsc[i], st[i].filtersc)
+		}
 		return nil
 	})
 	lap(hits.StageFwd)
 	parsers, err := acc.Parsers(&om, passFwd)
 	if err != nil {
 		return nil, nil, err
+	}
+	// The Forward parser rows the workers kept, by database index.
+	rows := map[int]*fwdback.Matrix{}
+	for _, w := range workers {
+		for _, k := range w.kept {
+			rows[k.i] = k.rows
+		}
+		w.kept = nil
 	}
 	// Domain definition in groups of neighbours in database order, whose
 	// envelopes are rescored together (worker.defineAll).
@@ -425,7 +439,7 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	err = forEachOf(len(groups), func(w *worker, g int) error {
 		ts := make([]defTarget, len(groups[g]))
 		for k, j := range groups[g] {
-			ts[k] = defTarget{sq: seqs[j], idx: dbIndex(j), nullsc: st[j].nullsc, fwdsc: fwdsc[j]}
+			ts[k] = defTarget{sq: seqs[j], idx: dbIndex(j), nullsc: st[j].nullsc, fwdsc: fwdsc[j], rows: rows[j]}
 			if parsers != nil {
 				p := &parsers[j]
 				ts[k].fwd, ts[k].bck, ts[k].err = p.Fwd, p.Bck, p.Err
@@ -584,28 +598,15 @@ func (c CPUAccelerator) Viterbi(om *oprofile.Profile, want []bool) ([]float32, e
 	return out, nil
 }
 
-// Forward implements Accelerator.
-func (c CPUAccelerator) Forward(om *oprofile.Profile, want []bool) (ForwardResult, error) {
-	out := make([]float32, len(c.Seqs))
-	errs := make([]error, len(c.Seqs))
-	c.each(om, want, func(p *oprofile.Profile, i int) {
-		out[i], errs[i] = fwdback.Forward(c.Seqs[i].Dsq, p, fwdback.NewMatrix(), false)
-	})
-	return ForwardResult{Scores: out}, errors.Join(errs...)
+// Forward implements Accelerator: it leaves every target to the
+// workers, which score them on the grouped kernels and keep the parser
+// rows of those passing F3 for domain definition (forwardGroup).
+func (c CPUAccelerator) Forward(*oprofile.Profile, []bool) (ForwardResult, error) {
+	return ForwardResult{}, nil
 }
 
-// Parsers implements Accelerator.
-func (c CPUAccelerator) Parsers(om *oprofile.Profile, want []bool) ([]fwdback.Parser, error) {
-	out := make([]fwdback.Parser, len(c.Seqs))
-	c.each(om, want, func(p *oprofile.Profile, i int) {
-		f, b := fwdback.NewMatrix(), fwdback.NewMatrix()
-		fs, err := fwdback.Forward(c.Seqs[i].Dsq, p, f, false)
-		if err == nil {
-			var bs float32
-			bs, err = fwdback.Backward(c.Seqs[i].Dsq, p, f, b, false)
-			out[i].BckScore = bs
-		}
-		out[i] = fwdback.Parser{Fwd: f, Bck: b, FwdScore: fs, BckScore: out[i].BckScore, Err: err}
-	})
-	return out, nil
+// Parsers implements Accelerator: the workers have kept the Forward
+// survivors' rows and run Backward on them.
+func (c CPUAccelerator) Parsers(*oprofile.Profile, []bool) ([]fwdback.Parser, error) {
+	return nil, nil
 }

@@ -1,6 +1,7 @@
 package pipeline_test
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -62,9 +63,9 @@ func TestStagedEqualsSearch(t *testing.T) {
 			cpu := pipeline.CPUAccelerator{Seqs: targets}
 			bulk := &bulkBias{CPUAccelerator: cpu}
 			recycler := &recycling{bulkBias: bulkBias{CPUAccelerator: cpu}}
-			accs := []pipeline.Accelerator{cpu, filtersOnly{cpu}, bulk, cpuBias{cpu}, partialForward{cpu}, recycler, recycler}
+			accs := []pipeline.Accelerator{cpu, exactForward{cpu}, scoresOnly{exactForward{cpu}}, bulk, cpuBias{cpu}, partialForward{scoresOnly{exactForward{cpu}}}, recycler, recycler}
 			for _, b := range []boundedForward{{margin: 20, shift: -1}, {margin: 20, shift: 1}, {margin: 0.01, shift: -1}, {margin: 0.5}, {margin: 0.5, infOdd: true}} {
-				b.CPUAccelerator = cpu
+				b.exactForward = exactForward{cpu}
 				accs = append(accs, b)
 			}
 			for _, acc := range accs {
@@ -108,14 +109,14 @@ func TestStagedEqualsSearch(t *testing.T) {
 // without the margin, would lose or misreport hits: with a margin of 20
 // nats every hit's score is moved by 18.
 type boundedForward struct {
-	pipeline.CPUAccelerator
+	exactForward
 	margin float32
 	shift  int
 	infOdd bool
 }
 
 func (b boundedForward) Forward(om *oprofile.Profile, want []bool) (pipeline.ForwardResult, error) {
-	res, err := b.CPUAccelerator.Forward(om, want)
+	res, err := b.exactForward.Forward(om, want)
 	n := 0
 	for i, w := range want {
 		if !w {
@@ -139,16 +140,53 @@ func (b boundedForward) Forward(om *oprofile.Profile, want []bool) (pipeline.For
 	return res, err
 }
 
-// filtersOnly accelerates the filters and leaves Forward and the parsers
-// to the pipeline's workers, as a GPU does for small batches.
-type filtersOnly struct{ pipeline.CPUAccelerator }
+// exactForward computes the Forward filter's exact scores and the
+// survivors' parsers itself, as a GPU does for large batches (where
+// CPUAccelerator leaves both to the workers, as a GPU does for small
+// ones), each with fwdback's kernels on the target alone.
+type exactForward struct{ pipeline.CPUAccelerator }
 
-func (filtersOnly) Forward(*oprofile.Profile, []bool) (pipeline.ForwardResult, error) {
-	return pipeline.ForwardResult{}, nil
+// each runs fn on every wanted non-empty target, om configured for its
+// length.
+func (e exactForward) each(om *oprofile.Profile, want []bool, fn func(p *oprofile.Profile, i int)) {
+	p := *om
+	for i, sq := range e.Seqs {
+		if want[i] && sq.L() > 0 {
+			p.ReconfigLength(sq.L())
+			fn(&p, i)
+		}
+	}
 }
-func (filtersOnly) Parsers(*oprofile.Profile, []bool) ([]fwdback.Parser, error) {
-	return nil, nil
+
+func (e exactForward) Forward(om *oprofile.Profile, want []bool) (pipeline.ForwardResult, error) {
+	out := make([]float32, len(e.Seqs))
+	var errs []error
+	e.each(om, want, func(p *oprofile.Profile, i int) {
+		var err error
+		out[i], err = fwdback.Forward(e.Seqs[i].Dsq, p, fwdback.NewMatrix(), false)
+		errs = append(errs, err)
+	})
+	return pipeline.ForwardResult{Scores: out}, errors.Join(errs...)
 }
+
+func (e exactForward) Parsers(om *oprofile.Profile, want []bool) ([]fwdback.Parser, error) {
+	out := make([]fwdback.Parser, len(e.Seqs))
+	e.each(om, want, func(p *oprofile.Profile, i int) {
+		r := fwdback.Parser{Fwd: fwdback.NewMatrix(), Bck: fwdback.NewMatrix()}
+		r.FwdScore, r.Err = fwdback.Forward(e.Seqs[i].Dsq, p, r.Fwd, false)
+		if r.Err == nil {
+			r.BckScore, r.Err = fwdback.Backward(e.Seqs[i].Dsq, p, r.Fwd, r.Bck, false)
+		}
+		out[i] = r
+	})
+	return out, nil
+}
+
+// scoresOnly gives exact Forward scores but no parsers: the workers run
+// the survivors' Forward again for its rows, then Backward.
+type scoresOnly struct{ exactForward }
+
+func (scoresOnly) Parsers(*oprofile.Profile, []bool) ([]fwdback.Parser, error) { return nil, nil }
 
 // bulkBias computes the bias filter in one call, as a GPU does, here with
 // FilterScore on a copy of the background; asked counts the targets.
@@ -231,10 +269,10 @@ func (cpuBias) Bias(*profile.Background, []bool) ([]float32, error) { return nil
 // partialForward computes Forward for every other wanted target and
 // leaves the rest to the workers (as the GPU leaves the longest targets),
 // with NaN in their place, which must never reach a result.
-type partialForward struct{ pipeline.CPUAccelerator }
+type partialForward struct{ scoresOnly }
 
 func (p partialForward) Forward(om *oprofile.Profile, want []bool) (pipeline.ForwardResult, error) {
-	res, err := p.CPUAccelerator.Forward(om, want)
+	res, err := p.scoresOnly.Forward(om, want)
 	scores := res.Scores
 	computed := make([]bool, len(want))
 	n := 0
@@ -262,7 +300,7 @@ func TestStagedTimesStages(t *testing.T) {
 		t.Fatal(err)
 	}
 	cpu := pipeline.CPUAccelerator{Seqs: seqs}
-	for _, acc := range []pipeline.Accelerator{cpu, filtersOnly{cpu}, &bulkBias{CPUAccelerator: cpu}} {
+	for _, acc := range []pipeline.Accelerator{cpu, exactForward{cpu}, &bulkBias{CPUAccelerator: cpu}} {
 		list, st, err := pipeline.SearchStaged(m, seqs, nil, &cfg, acc)
 		if err != nil {
 			t.Fatal(err)

@@ -45,6 +45,10 @@ type worker struct {
 	surv  []*candidate
 	order []int // w.pending's indices in length order
 	fwdsc []float32
+	rows  []*fwdback.Matrix // flush's Forward survivors' parser rows, by pending index
+	// The staged search's Forward survivors that this worker scored, with
+	// their parser rows.
+	kept []keptRows
 	// Viterbi survivors of this and earlier batches waiting for the
 	// Forward filter, which scores them in groups of neighbours in length
 	// (forwardGroup): a batch alone has about one survivor.
@@ -140,6 +144,9 @@ func (w *worker) ensureScratch() {
 	if s == nil {
 		s = &scratch{oxf: fwdback.NewMatrix(), oxb: fwdback.NewMatrix(), pair: fwdback.NewPairMatrix(),
 			def: domaindef.NewInHugePages(w.cfg.Seed, w.seed)}
+		for j := range s.pair.Keep {
+			s.pair.Keep[j] = fwdback.NewMatrix()
+		}
 	} else {
 		s.def.Reset(w.cfg.Seed, w.seed)
 	}
@@ -285,10 +292,17 @@ func (w *worker) flush() ([]*hits.Hit, error) {
 		w.fwdsc = make([]float32, len(pending))
 	}
 	w.fwdsc = w.fwdsc[:len(pending)] // every entry is set below
+	if cap(w.rows) < len(pending) {
+		w.rows = make([]*fwdback.Matrix, len(pending))
+	}
+	w.rows = w.rows[:len(pending)]
+	clear(w.rows) // keep sets the survivors' entries
 	target := func(k int) []byte { return pending[k].sq.Dsq }
+	filtersc := func(k int) float32 { return pending[k].filtersc }
+	keep := func(k int, rows *fwdback.Matrix) { w.rows[k] = rows }
 	for k, g := 0, fwdback.Group(); k < len(w.order); {
 		n := groupSize(len(w.order)-k, g)
-		if err := w.forwardGroup(target, w.order[k:k+n], w.fwdsc); err != nil {
+		if err := w.forwardGroup(target, filtersc, w.order[k:k+n], w.fwdsc, keep); err != nil {
 			return nil, err
 		}
 		k += n
@@ -296,9 +310,9 @@ func (w *worker) flush() ([]*hits.Hit, error) {
 	lap(hits.StageFwd)
 	w.defs = w.defs[:0]
 	for k := range pending {
-		c := &pending[k]
-		if w.passesForward(w.fwdsc[k], c.filtersc) {
-			w.defs = append(w.defs, defTarget{sq: c.sq, idx: c.idx, nullsc: c.nullsc, fwdsc: w.fwdsc[k]})
+		if rows := w.rows[k]; rows != nil {
+			c := &pending[k]
+			w.defs = append(w.defs, defTarget{sq: c.sq, idx: c.idx, nullsc: c.nullsc, fwdsc: w.fwdsc[k], rows: rows})
 		}
 	}
 	err := w.defineAll(w.defs)
@@ -325,6 +339,11 @@ type defTarget struct {
 	err           error           // the parsers' error
 	p             *domaindef.Pending
 	hit           *hits.Hit // the result: nil when none is reportable
+
+	// rows, when fwd is nil, is its Forward parser's special rows, kept by
+	// the Forward filter (forwardGroup): only Backward runs here. defineAll
+	// gives them back to parserRows.
+	rows *fwdback.Matrix
 }
 
 // defineAll runs domain definition and scoring on ts, their envelopes
@@ -341,8 +360,13 @@ func (w *worker) defineAll(ts []defTarget) error {
 		switch {
 		case t.err != nil:
 			stop = t.err
+		case fwd == nil && t.rows != nil:
+			w.om.ReconfigLength(len(t.sq.Dsq))
+			_, stop = fwdback.Backward(t.sq.Dsq, &w.om, t.rows, w.oxb, false)
+			fwd, bck = t.rows, w.oxb
 		case fwd == nil:
-			// Forward again, for its whole matrix: few targets get here.
+			// Forward again, for its whole matrix: only where the
+			// accelerator scored the target and gave no parsers.
 			w.bg.SetLength(len(t.sq.Dsq))
 			if _, stop = w.forward(t.sq.Dsq); stop == nil {
 				_, stop = fwdback.Backward(t.sq.Dsq, &w.om, w.oxf, w.oxb, false)
@@ -357,6 +381,12 @@ func (w *worker) defineAll(ts []defTarget) error {
 		}
 		t.p = w.def.Prepare(t.sq.Dsq, &w.om, fwd, bck)
 		w.prepared = append(w.prepared, t.p)
+	}
+	for k := range ts {
+		if t := &ts[k]; t.rows != nil {
+			parserRows.Put(t.rows)
+			t.rows = nil
+		}
 	}
 	w.def.Rescore(w.prepared)
 	for k := range ts {
@@ -497,9 +527,14 @@ func groupSize(left, g int) int {
 
 // forwardGroup sets sc[k] to the Forward filter score of target(k) for
 // each k of idx (one, two or four targets) at once, on
-// fwdback.ForwardPair's or ForwardQuad's kernel where it runs; it
-// returns the first error in idx's order and leaves no matrix in w.oxf.
-func (w *worker) forwardGroup(target func(k int) []byte, idx []int, sc []float32) error {
+// fwdback.ForwardPair's or ForwardQuad's kernel where it runs, and tests
+// it against F3 (filtersc(k) the target's filter score): for each target
+// that passes, counted in NPastFwd, keep(k, rows) takes its Forward
+// parser's special rows, from parserRows, for domain definition. It
+// returns the first error in idx's order (then keeps nothing) and leaves
+// no matrix in w.oxf.
+func (w *worker) forwardGroup(target func(k int) []byte, filtersc func(k int) float32, idx []int, sc []float32,
+	keep func(k int, rows *fwdback.Matrix)) error {
 	w.ensureScratch()
 	dsq := func(j int) []byte { return target(idx[j]) }
 	var (
@@ -529,8 +564,30 @@ func (w *worker) forwardGroup(target func(k int) []byte, idx []int, sc []float32
 			return errs[j]
 		}
 	}
+	for j, k := range idx {
+		if w.passesForward(sc[k], filtersc(k)) {
+			src := w.pair.Keep[j]
+			if len(idx) == 1 {
+				src = w.oxf
+			}
+			rows := parserRows.Get().(*fwdback.Matrix)
+			rows.KeepSpecials(src)
+			keep(k, rows)
+		}
+	}
 	return nil
 }
+
+// keptRows is a Forward survivor's parser rows, by database index.
+type keptRows struct {
+	i    int
+	rows *fwdback.Matrix
+}
+
+// parserRows holds the special-row matrices that carry Forward survivors'
+// parser rows from the Forward filter to domain definition (24 bytes a
+// residue, on the heap), for the next survivors to reuse.
+var parserRows = sync.Pool{New: func() any { return fwdback.NewMatrix() }}
 
 // passesForward tests a Forward score against F3 and counts it.
 func (w *worker) passesForward(fwdsc, filtersc float32) bool {
