@@ -37,7 +37,7 @@ type Shape struct {
 	NoClamp        bool // with DScan: no -INFTY clamps where none can bind (ClampFreeMaxLen)
 	ScanPass       bool // with DScan: the D cells by one pass from the scan's incoming D
 	DDefer         bool // with ScanPass: that pass run in the next row's M loop
-	// Wave: with ScanPass and W > 1 (one group a block, NS = 1): warps
+	// Wave: with ScanPass and W > 1 or Strip (one group a block, NS = 1): warps
 	// run as a wavefront, B speculated from N and checked by the last
 	// warp; sequences where the check fails are scored again by the same
 	// shape without Wave (viterbi.cu, "Warps as a wavefront").
@@ -120,6 +120,10 @@ const DefaultVariant = "auto"
 //	       warp strip after strip (B speculated from N, as the
 //	       wavefront; a global scratch hands each row's boundary from
 //	       strip to strip), the D pass deferred (stripN: C <= N)
+//	ostrip one strip: for 32 <= M <= 512 one warp of T = 32 ranks (C <=
+//	       16) run by the strip kernel as its only strip, B speculated
+//	       from N and checked, the emission table in shared memory
+//	       (copied once a block), the D pass deferred; else auto's
 //	auto0  auto before wscan (2026-11-28), for comparisons
 //	auto1  auto before strip (2026-11-28 04:30 UTC), for comparisons
 //	auto   reg16 for M <= 256, w1024 to 384, wscan's one warp to 512,
@@ -142,7 +146,7 @@ const DefaultVariant = "auto"
 // Removed on 2026-11-27 (docs/hmm2search.md, "Fewer variants"): reg,
 // mg16, fast, lean, dsm, dsm4, dsm12 and dsmx, which never won a
 // measurement with a shape that a kept variant does not have.
-var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg16", "lean64", "leanx", "dsmx1", "auto", "auto0", "auto1", "wscan", "wscanfit", "strip"}
+var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg16", "lean64", "leanx", "dsmx1", "auto", "auto0", "auto1", "wscan", "wscanfit", "strip", "ostrip"}
 
 // autoRegMax is the largest model auto gives reg16's shapes: at M = 100
 // they beat w1024 by 7 %; reg's T = 32 shapes lost at M = 300. With the
@@ -214,6 +218,8 @@ func ShapeVariant(M int, v string) (Shape, error) {
 		return autoShape1(M), nil
 	case "strip":
 		return stripShape(M, maxNodesPerThreadWarp), nil
+	case "ostrip":
+		return oneStripShape(M), nil
 	case "leanx":
 		s, _ = ShapeVariant(M, "lean64")
 		s.DExit = false
@@ -624,6 +630,22 @@ func stripShape(M, maxC int) Shape {
 	return s
 }
 
+// oneStripShape is ostrip's shape: for 32 <= M <= 512 the one-warp
+// scan shape of T = 32 ranks run by the strip kernel as a single strip
+// (W == 1: viterbi.cu, "One strip"), so that no row waits for the
+// previous row's E, J and B; blocks of stripSharedBlock threads sharing
+// one copy of the emission table. Other M: auto's.
+func oneStripShape(M int) Shape {
+	if M < 32 || M > 32*maxNodesPerThreadWarp {
+		return autoShape(M)
+	}
+	s := newShape(M, 32, 1, stripSharedBlock)
+	s.DScan = true // (before withTransReg, as wscanShape)
+	s = s.withTransReg()
+	s.NoClamp, s.ScanPass, s.DDefer, s.Wave, s.Strip = true, true, true, true, true
+	return s
+}
+
 // stripBlock is a strip shape's block: its warps share nothing, so one
 // warp a block lets the multiprocessor fill every slot its registers
 // allow.
@@ -643,7 +665,7 @@ func (s Shape) stripChecked() Shape {
 	if !s.Strip {
 		return s
 	}
-	if !(s.Wave && s.DScan && s.ScanPass && s.TransReg && s.T == 32 && s.W > 1 && s.ns() == 1 && s.ngrp() == 1) {
+	if !(s.Wave && s.DScan && s.ScanPass && s.TransReg && s.T == 32 && s.ns() == 1 && s.ngrp() == 1) {
 		return s.exact()
 	}
 	s.WaveBar, s.WaveRing, s.WaveSleep = false, 0, 0
@@ -870,7 +892,9 @@ func (s Shape) int32() Shape {
 // a Wave build lists (same layout and tables).
 func (s Shape) exact() Shape {
 	s.Wave, s.WaveRing, s.WaveSleep, s.WaveBar = false, 0, 0, false
-	if s.Strip { // (the W-warp group, one a block, emissions in global memory)
+	if s.Strip && s.W == 1 { // (the one-warp kernel, same block and tables)
+		s.Strip = false
+	} else if s.Strip { // (the W-warp group, one a block, emissions in global memory)
 		s.Strip, s.Block, s.EmisShared = false, 32*s.W, false
 	}
 	return s

@@ -258,8 +258,8 @@ typedef unsigned int u32;
 #ifndef WAVE
 #define WAVE 0
 #endif
-#if WAVE && !(DSCAN && SCANPASS && W > 1 && NGRP == 1)
-#error "the wavefront is written for the multi-warp scan with its final pass, one group a block"
+#if WAVE && !(DSCAN && SCANPASS && (W > 1 || STRIP) && NGRP == 1)
+#error "the wavefront is written for the multi-warp scan with its final pass (or one strip), one group a block"
 #endif
 #ifndef WRING
 #define WRING 4  // rows a warp may run ahead of the next (WAVE)
@@ -1099,6 +1099,17 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 // emission scores (KP*C*32 int2, 96 KiB at C = 16) to shared memory, so
 // a cell reads them from there as a one-warp shape does; a warp without
 // a sequence still takes part in the copies and barriers.
+//
+// One strip (W == 1, M <= 32 C): the speculated B alone. Row i+1's M
+// cells need B_i, which HMMER2 takes through J from E over row i: with
+// W == 1 that chain (E's reduction, J, B) is the one-warp kernel's
+// latency every row. Here B_i = N_i + N->B is known before the row, so
+// the next row's cells start at once and the E reduction, J, C and the
+// check overlap them. No records cross strips (none are stored or read,
+// and no target is too long for the scratch); with EMIS_SHARED the
+// block copies the whole emission table once and its warps then run
+// independently (STRIP_LOCKSTEP 0).
+#define STRIP_LOCKSTEP (EMIS_SHARED && W > 1)
 extern "C" __global__ void H2VIT_BOUNDS
 h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int* __restrict__ gE,
              const int2* __restrict__ gEmis, const unsigned char* __restrict__ res,
@@ -1115,12 +1126,16 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #if EMIS_SHARED
     int2* sEm = (int2*)SHARED_BASE;  // the current strip's emission scores
 #endif
+#if EMIS_SHARED && W == 1
+    for (int k = threadIdx.x; k < KP * C * 32; k += BLOCK) sEm[k] = gEmis[k];
+    __syncthreads();
+#endif
 
     for (;;) {
         int b = 0;
         if (lane == 0) b = (int)atomicAdd(next, 1u);
         b = __shfl_sync(FULL, b, 0);
-#if EMIS_SHARED
+#if STRIP_LOCKSTEP
         // (The block goes on while a warp has work; a warp without a
         // target runs the strips' copies and barriers only.)
         const bool have = b < nblocks;
@@ -1137,17 +1152,19 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
         const Block* blk = &blocks[b];  // (T = 32: one target a block)
         if (blk->nseq < 1) continue;
         const int L = blk->len[0];
+#if W > 1
         if (L > rows) {  // longer than the scratch: the exact build scores it
             if (lane == 0) ftab[atomicAdd(nflag, 1u)] = *blk;
             continue;
         }
+#endif
 #endif
         const u32* words = (const u32*)(res + blk->off);
         bool bad = false;
         int xc = NEGINF;
 
         for (int strip = 0; strip < W; strip++) {
-#if EMIS_SHARED
+#if STRIP_LOCKSTEP
             // The block's warps run strip by strip together: the
             // strip's emission scores, (x*C + j)*32 + lane, are copied
             // to shared memory between two barriers.
@@ -1329,7 +1346,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             }
         }
         // Every lane holds the same xc and check (E is warp-wide).
-#if EMIS_SHARED
+#if STRIP_LOCKSTEP
         if (run && lane == 0) {
 #else
         if (lane == 0) {
