@@ -38,17 +38,25 @@ func TestKernelSourceOnCPUOneStrip(t *testing.T) {
 		{oneStripVariant(t, 300, "ostrip.clamp"), 300, amino, 9, 40, "clamps"},
 		{oneStripVariant(t, 170, "ostrip.b64"), 170, amino, 13, 40, "two warps a block"},
 		{oneStripVariant(t, 512, "ostrip"), 512, amino, 5, 30, "C=16"},
+		{oneStripVariant(t, 40, "ostrip2"), 40, amino, 13, 50, "two targets a warp, C=2"},
+		{oneStripVariant(t, 100, "ostrip2"), 100, dna, 12, 50, "two targets a warp, C=4"},
+		{oneStripVariant(t, 300, "ostrip2"), 300, amino, 9, 40, "two targets a warp, C=10"},
+		{oneStripVariant(t, 300, "ostrip2.eg"), 300, amino, 9, 40, "two targets a warp, emissions in global memory"},
+		{oneStripVariant(t, 300, "ostrip2.nodefer"), 300, amino, 9, 40, "two targets a warp, the D pass after the scan"},
+		{oneStripVariant(t, 300, "ostrip2.clamp"), 300, amino, 9, 40, "two targets a warp, clamps"},
+		{oneStripVariant(t, 170, "ostrip2.b64"), 170, amino, 13, 40, "two targets a warp, two warps a block"},
+		{oneStripVariant(t, 512, "ostrip2"), 512, amino, 5, 30, "two targets a warp, C=16"},
 	}
 	one := func(M int) []Shape {
-		return []Shape{oneStripVariant(t, M, "ostrip"), oneStripVariant(t, M, "ostrip.clamp")}
+		return []Shape{oneStripVariant(t, M, "ostrip"), oneStripVariant(t, M, "ostrip.clamp"), oneStripVariant(t, M, "ostrip2")}
 	}
 	checkShapesOnCPU(t, rng, cases, 300,
 		30, one,
-		30, []wrapCase{{200, oneStripVariant(t, 200, "ostrip")}},
+		30, []wrapCase{{200, oneStripVariant(t, 200, "ostrip")}, {200, oneStripVariant(t, 200, "ostrip2")}},
 		one)
 	cc := shimCompiler(t)
 	for _, mode := range modes {
-		for _, v := range []string{"ostrip", "ostrip.nodefer", "ostrip.clamp", "ostrip.eg"} {
+		for _, v := range []string{"ostrip", "ostrip.nodefer", "ostrip.clamp", "ostrip.eg", "ostrip2", "ostrip2.clamp"} {
 			p := randomProfile(rng, amino, 150, mode, false)
 			s := oneStripVariant(t, 150, v)
 			seqs := append(plantedSeqs(rng, p, 4), randomSeqs(rng, amino, 4, 60)...)
@@ -60,13 +68,15 @@ func TestKernelSourceOnCPUOneStrip(t *testing.T) {
 		}
 	}
 	p := freeDeleteProfile(rng, amino, 300)
-	s := oneStripVariant(t, 300, "ostrip")
-	seqs := randomSeqs(rng, amino, 16, 60)
-	sameScores(t, fmt.Sprintf("free deletes %+v", s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 2))
-	realModelsOnCPU(t, cc, rng, []string{"ostrip"}, func(s Shape) bool { return s.Strip })
+	for _, v := range []string{"ostrip", "ostrip2"} {
+		s := oneStripVariant(t, 300, v)
+		seqs := randomSeqs(rng, amino, 15, 60)
+		sameScores(t, fmt.Sprintf("free deletes %+v", s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 2))
+	}
+	realModelsOnCPU(t, cc, rng, []string{"ostrip", "ostrip2"}, func(s Shape) bool { return s.Strip })
 }
 
-// One strip trusting its speculated B (no check) scores planted
+// One strip (one or two targets a warp) trusting its speculated B (no check) scores planted
 // multi-domain targets wrong: the test above sees the check.
 func TestKernelSourceOnCPUOneStripMutation(t *testing.T) {
 	t.Parallel()
@@ -74,8 +84,10 @@ func TestKernelSourceOnCPUOneStripMutation(t *testing.T) {
 	rng := rand.New(rand.NewSource(44))
 	amino := plan7.NewAlphabet(plan7.Amino)
 	p := randomProfile(rng, amino, 150, "ls", false)
-	s := oneStripVariant(t, 150, "ostrip")
-	seqs := plantedSeqs(rng, p, 6)
-	got, _ := runShimWave(t, cc, p, s, seqs, "#define STRIP_MUTATE 1\n")
-	mutationCaught(t, "one strip trusting B", p, seqs, got)
+	for _, v := range []string{"ostrip", "ostrip2"} {
+		s := oneStripVariant(t, 150, v)
+		seqs := plantedSeqs(rng, p, 6)
+		got, _ := runShimWave(t, cc, p, s, seqs, "#define STRIP_MUTATE 1\n")
+		mutationCaught(t, v+" trusting B", p, seqs, got)
+	}
 }
