@@ -48,7 +48,8 @@ type Shape struct {
 	// Strip: with Wave, the W warps' nodes are run by ONE warp, strip
 	// after strip, each row's boundary handed over through a global
 	// scratch (viterbi.cu, "Vertical strips"); blocks of Block/32
-	// independent warps. Its exact build is the W-warp group.
+	// independent warps. Its exact build is the W-warp group (one strip,
+	// W = 1: the one-warp kernel, which also takes NS = 2).
 	Strip bool
 }
 

@@ -1099,7 +1099,6 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 // emission scores (KP*C*32 int2, 96 KiB at C = 16) to shared memory, so
 // a cell reads them from there as a one-warp shape does; a warp without
 // a sequence still takes part in the copies and barriers.
-
 #if W > 1
 extern "C" __global__ void H2VIT_BOUNDS
 h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int* __restrict__ gE,
