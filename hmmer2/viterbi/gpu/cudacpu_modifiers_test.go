@@ -73,19 +73,32 @@ func TestShapeModifiers(t *testing.T) {
 		} else if a != s {
 			t.Errorf("auto1 at M=%d: %+v, want auto0's %+v", c.M, a, s)
 		}
-		// auto: strips of C <= 16 for 512 < M <= autoStripMax (C <= 15
+		// auto2: strips of C <= 16 for 512 < M <= autoStripMax (C <= 15
 		// for 1536 < M <= 4096), emissions in shared memory; auto1's
 		// elsewhere.
-		if au := shapeVariant(t, c.M, "auto"); c.M > 512 && c.M <= autoStripMax {
+		au := shapeVariant(t, c.M, "auto2")
+		if c.M > 512 && c.M <= autoStripMax {
 			v := "strip.se"
 			if c.M > 1536 && c.M <= 4096 {
 				v = "strip15.se"
 			}
 			if st := shapeVariant(t, c.M, v); au != st || !au.Strip {
-				t.Errorf("auto at M=%d: %+v, want strip's %+v", c.M, au, st)
+				t.Errorf("auto2 at M=%d: %+v, want strip's %+v", c.M, au, st)
 			}
 		} else if au != a {
-			t.Errorf("auto at M=%d: %+v, want auto1's %+v", c.M, au, a)
+			t.Errorf("auto2 at M=%d: %+v, want auto1's %+v", c.M, au, a)
+		}
+		// auto: one strip of two targets a warp for 256 < M <= 416, of
+		// one for 480 < M <= 512; auto2's elsewhere.
+		want := au
+		switch {
+		case c.M > 256 && c.M <= 416:
+			want = shapeVariant(t, c.M, "ostrip2")
+		case c.M > 480 && c.M <= 512:
+			want = shapeVariant(t, c.M, "ostrip")
+		}
+		if s := shapeVariant(t, c.M, "auto"); s != want || want != au && (!s.Strip || s.W != 1) {
+			t.Errorf("auto at M=%d: %+v, want %+v", c.M, s, want)
 		}
 	}
 	// The scan (iscan) only on one-warp shapes without lean state; dpass
@@ -96,7 +109,7 @@ func TestShapeModifiers(t *testing.T) {
 		scan bool
 	}{{100, "reg16.iscan", true}, {300, "w1024.iscan", true}, {1000, "auto0.iscan", true}, {1000, "auto0", false},
 		{1500, "auto0.iscan", false}, {5000, "auto1.iscan", false}, {1500, "auto1", true}, {2000, "v1.iscan", true}, {200, "lean64.iscan", false}, {300, "auto.dpass", false},
-		{300, "auto.b384.m1", true}, {40, "dsmx1", true}} {
+		{300, "auto2.b384.m1", true}, {40, "dsmx1", true}} {
 		s := shapeVariant(t, c.M, c.v)
 		if s.DScan != c.scan || strings.Contains(s.Defines(), "DSCAN") != c.scan {
 			t.Errorf("%s at M=%d: %+v, want the scan %v", c.v, c.M, s, c.scan)

@@ -18,7 +18,9 @@ import (
 func ExampleShapeFor() {
 	for _, M := range []int{1, 80, 142, 294, 2940, 4000, 6000} {
 		s := gpu.ShapeFor(M)
-		if s.Strip {
+		if s.Strip && s.W == 1 {
+			fmt.Printf("M=%d: %d sequences per warp, one strip of 32 threads x %d nodes\n", M, s.NS, s.C)
+		} else if s.Strip {
 			fmt.Printf("M=%d: one sequence per warp, %d strips of 32 threads x %d nodes\n", M, s.W, s.C)
 		} else if s.W == 1 {
 			fmt.Printf("M=%d: %d sequences per warp, %d threads x %d nodes each\n", M, 32/s.T, s.T, s.C)
@@ -30,7 +32,7 @@ func ExampleShapeFor() {
 	// M=1: 32 sequences per warp, 1 threads x 1 nodes each
 	// M=80: 4 sequences per warp, 8 threads x 10 nodes each
 	// M=142: 2 sequences per warp, 16 threads x 9 nodes each
-	// M=294: 1 sequences per warp, 32 threads x 10 nodes each
+	// M=294: 2 sequences per warp, one strip of 32 threads x 10 nodes
 	// M=2940: one sequence per warp, 7 strips of 32 threads x 14 nodes
 	// M=4000: one sequence per warp, 9 strips of 32 threads x 14 nodes
 	// M=6000: one sequence per 3 warps, 2 sequences per block, 96 threads x 63 nodes

@@ -335,7 +335,10 @@ func (k *Kernel) stripScratch(longest int) (rows, bytes int) {
 		return 0, 0
 	}
 	rows = max(1, min(longest, stripMaxRows))
-	return rows, 16 * rows * k.stripGrid * (k.Shape.Block / 32)
+	if k.Shape.W == 1 { // (one strip stores no records)
+		rows = 1
+	}
+	return rows, 16 * rows * k.stripGrid * (k.Shape.Block / 32) * k.Shape.ns()
 }
 
 // waveCount reads the number of blocks the Wave build listed (after the

@@ -181,6 +181,44 @@ func TestGPUMatchesCPU(t *testing.T) {
 	}
 }
 
+// TestGPUOneStripMatchesCPU runs one strip (ostrip: the strip kernel
+// with W == 1, B speculated from N; ostrip2: two targets a warp) where
+// it applies, 32 <= M <= 512:
+// every mode, short ranks, planted two-domain targets (listed and
+// rescored), free and dead deletes, wrap-around (the build with D
+// passes), targets to 20,000 residues.
+func TestGPUOneStripMatchesCPU(t *testing.T) {
+	ctx := testutil.GPUContext(t)
+	ctxs := []*cuda.Context{ctx}
+	rng := rand.New(rand.NewSource(33))
+	amino := plan7.NewAlphabet(plan7.Amino)
+	prot := randomSeqs(rng, amino, 3000, 600)
+	for _, L := range []int{0, 1, 2, 31, 32, 33, 1000, 5000, 20000} {
+		prot = append(prot, randomSeqs(rng, amino, 1, 0)[0][:0])
+		for j := 0; j < L; j++ {
+			prot[len(prot)-1] = append(prot[len(prot)-1], byte(rng.Intn(amino.Size)))
+		}
+	}
+	protDB := gpudb.New(ctx, prot)
+	defer protDB.Free()
+	for _, v := range []string{"ostrip", "ostrip.eg", "ostrip2"} {
+		t.Setenv(VariantEnv, v)
+		for _, M := range []int{32, 33, 100, 257, 300, 511, 512} {
+			for i, mode := range modes {
+				compareGPU(t, ctxs, fmt.Sprintf("%s M=%d %s", v, M, mode), randomProfile(rng, amino, M, mode, (M+i)%2 == 1), prot, protDB)
+			}
+		}
+		compareGPU(t, ctxs, v+" pkinase.hmm2", readProfile(t, "pkinase.hmm2"), prot, protDB)
+		compareGPU(t, ctxs, v+" free deletes", freeDeleteProfile(rng, amino, 300), prot, protDB)
+		compareGPU(t, ctxs, v+" wrap-around", wrapProfile(rng, amino, 300), prot, protDB)
+		compareGPU(t, ctxs, v+" dead deletes", deadDeleteProfile(rng, amino, 300, "fs"), prot, protDB)
+		for _, mode := range modes {
+			p := randomProfile(rng, amino, 300, mode, false)
+			compareGPU(t, ctxs, v+" planted "+mode, p, append(plantedSeqs(rng, p, 40), prot[:500]...), nil)
+		}
+	}
+}
+
 // TestGPUThroughput measures the kernel on a resident synthetic database
 // (HMMGO_GPU_BENCH=residues, at least 1e8 for numbers worth reporting)
 // and prints GCUPS (M x residues per second of kernel time), then the

@@ -37,7 +37,7 @@ type Shape struct {
 	NoClamp        bool // with DScan: no -INFTY clamps where none can bind (ClampFreeMaxLen)
 	ScanPass       bool // with DScan: the D cells by one pass from the scan's incoming D
 	DDefer         bool // with ScanPass: that pass run in the next row's M loop
-	// Wave: with ScanPass and W > 1 (one group a block, NS = 1): warps
+	// Wave: with ScanPass and W > 1 or Strip (one group a block, NS = 1): warps
 	// run as a wavefront, B speculated from N and checked by the last
 	// warp; sequences where the check fails are scored again by the same
 	// shape without Wave (viterbi.cu, "Warps as a wavefront").
@@ -48,7 +48,8 @@ type Shape struct {
 	// Strip: with Wave, the W warps' nodes are run by ONE warp, strip
 	// after strip, each row's boundary handed over through a global
 	// scratch (viterbi.cu, "Vertical strips"); blocks of Block/32
-	// independent warps. Its exact build is the W-warp group.
+	// independent warps. Its exact build is the W-warp group (one strip,
+	// W = 1: the one-warp kernel, which also takes NS = 2).
 	Strip bool
 }
 
@@ -120,9 +121,17 @@ const DefaultVariant = "auto"
 //	       warp strip after strip (B speculated from N, as the
 //	       wavefront; a global scratch hands each row's boundary from
 //	       strip to strip), the D pass deferred (stripN: C <= N)
+//	ostrip one strip: for 32 <= M <= 512 one warp of T = 32 ranks (C <=
+//	       16) run by the strip kernel as its only strip, B speculated
+//	       from N and checked, the emission table in shared memory
+//	       (copied once a block), the D pass deferred; else auto2's
+//	ostrip2  as ostrip, two sequences a warp (each lane carries both
+//	       sequences' cells, the transitions loaded once)
 //	auto0  auto before wscan (2026-11-28), for comparisons
 //	auto1  auto before strip (2026-11-28 04:30 UTC), for comparisons
-//	auto   reg16 for M <= 256, w1024 to 384, wscan's one warp to 512,
+//	auto2  auto before one strip (2026-11-28 07:20 UTC), for comparisons
+//	auto   reg16 for M <= 256, ostrip2 to 416, wscan's one warp to 480,
+//	       ostrip to 512 (auto2: w1024 to 384, wscan's one warp to 512),
 //	       strip.se (one warp, strips of C <= 16, C <= 15 for 1536 < M
 //	       <= 4096, the block's warps strip by strip with the strip's
 //	       emissions in shared memory) for 512 < M <= 5120
@@ -142,7 +151,7 @@ const DefaultVariant = "auto"
 // Removed on 2026-11-27 (docs/hmm2search.md, "Fewer variants"): reg,
 // mg16, fast, lean, dsm, dsm4, dsm12 and dsmx, which never won a
 // measurement with a shape that a kept variant does not have.
-var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg16", "lean64", "leanx", "dsmx1", "auto", "auto0", "auto1", "wscan", "wscanfit", "strip"}
+var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg16", "lean64", "leanx", "dsmx1", "auto", "auto0", "auto1", "auto2", "wscan", "wscanfit", "strip", "ostrip", "ostrip2"}
 
 // autoRegMax is the largest model auto gives reg16's shapes: at M = 100
 // they beat w1024 by 7 %; reg's T = 32 shapes lost at M = 300. With the
@@ -212,8 +221,14 @@ func ShapeVariant(M int, v string) (Shape, error) {
 		return autoShape0(M), nil
 	case "auto1":
 		return autoShape1(M), nil
+	case "auto2":
+		return autoShape2(M), nil
 	case "strip":
 		return stripShape(M, maxNodesPerThreadWarp), nil
+	case "ostrip":
+		return oneStripShape(M, 1), nil
+	case "ostrip2":
+		return oneStripShape(M, 2), nil
 	case "leanx":
 		s, _ = ShapeVariant(M, "lean64")
 		s.DExit = false
@@ -463,6 +478,35 @@ const (
 // autoShape is auto's shape: the fastest measured per M
 // (docs/hmm2search.md).
 func autoShape(M int) Shape {
+	switch {
+	case M > autoOneStrip2Min && M <= autoOneStrip2Max:
+		return oneStripShape(M, 2)
+	case M > autoOneStripMin && M <= autoOneStripMax:
+		return oneStripShape(M, 1)
+	}
+	return autoShape2(M)
+}
+
+// auto takes one strip of two targets a warp (ostrip2) for
+// autoOneStrip2Min < M <= autoOneStrip2Max (C = 9-13) and one strip of
+// one target a warp (ostrip) for autoOneStripMin < M <= autoOneStripMax
+// (C = 16). H100, 2026-11-28 07:08 UTC, 100 M resident residues, kernel
+// GCUPS, auto then (auto2) / ostrip / ostrip2: M = 260 757 / 811 / 879
+// (C = 9), 300 810 / 978 / 965, 350 762 / 1,050 / 1,068, 400 1,055 /
+// 961 / 1,117 (C = 13), 450 1,074 / 1,002 / 953 (C = 15), 500 964 /
+// 1,071 / 917 (C = 16), pkinase (294) 794 / 966 / 952; an earlier call
+// (06:49 UTC) gave ostrip 951, 891, 1,003, 1,105 and 879 at 260, 300,
+// 400, 500 and pkinase against auto then 758, 810, 1,055, 964, 794. For
+// C = 14-15 (417-480) auto keeps wscan's one warp.
+const (
+	autoOneStrip2Min = autoRegMax
+	autoOneStrip2Max = 32 * 13
+	autoOneStripMin  = 32 * 15
+	autoOneStripMax  = 32 * maxNodesPerThreadWarp
+)
+
+// autoShape2 is auto's shape before one strip (variant auto2).
+func autoShape2(M int) Shape {
 	if M > autoStripMin && M <= autoStripMax {
 		maxC := maxNodesPerThreadWarp
 		if M > autoStrip15Min && M <= autoStrip15Max {
@@ -624,6 +668,24 @@ func stripShape(M, maxC int) Shape {
 	return s
 }
 
+// oneStripShape is ostrip's shape: for 32 <= M <= 512 the one-warp
+// scan shape of T = 32 ranks run by the strip kernel as a single strip
+// (W == 1: viterbi.cu, "One strip"), so that no row waits for the
+// previous row's E, J and B; ns sequences a warp (viterbi.cu, "Two
+// sequences a warp"); blocks of stripSharedBlock threads sharing one
+// copy of the emission table. Other M: auto2's.
+func oneStripShape(M, ns int) Shape {
+	if M < 32 || M > 32*maxNodesPerThreadWarp {
+		return autoShape2(M)
+	}
+	s := newShape(M, 32, 1, stripSharedBlock)
+	s.DScan = true // (before withTransReg, as wscanShape)
+	s = s.withTransReg()
+	s.NoClamp, s.ScanPass, s.DDefer, s.Wave, s.Strip = true, true, true, true, true
+	s.NS = ns
+	return s
+}
+
 // stripBlock is a strip shape's block: its warps share nothing, so one
 // warp a block lets the multiprocessor fill every slot its registers
 // allow.
@@ -637,13 +699,13 @@ const stripSharedBlock = 128
 
 // stripChecked keeps Strip only where viterbi.cu's strip kernel applies
 // (the wavefront's scan with its final pass, transitions in registers,
-// emissions in global memory, one sequence a thread); other modifiers
-// turn it into its exact build.
+// one sequence a thread unless one strip); other modifiers turn it into
+// its exact build.
 func (s Shape) stripChecked() Shape {
 	if !s.Strip {
 		return s
 	}
-	if !(s.Wave && s.DScan && s.ScanPass && s.TransReg && s.T == 32 && s.W > 1 && s.ns() == 1 && s.ngrp() == 1) {
+	if !(s.Wave && s.DScan && s.ScanPass && s.TransReg && s.T == 32 && (s.ns() == 1 || s.W == 1) && s.ngrp() == 1) {
 		return s.exact()
 	}
 	s.WaveBar, s.WaveRing, s.WaveSleep = false, 0, 0
@@ -870,7 +932,9 @@ func (s Shape) int32() Shape {
 // a Wave build lists (same layout and tables).
 func (s Shape) exact() Shape {
 	s.Wave, s.WaveRing, s.WaveSleep, s.WaveBar = false, 0, 0, false
-	if s.Strip { // (the W-warp group, one a block, emissions in global memory)
+	if s.Strip && s.W == 1 { // (the one-warp kernel, same block and tables)
+		s.Strip = false
+	} else if s.Strip { // (the W-warp group, one a block, emissions in global memory)
 		s.Strip, s.Block, s.EmisShared = false, 32*s.W, false
 	}
 	return s

@@ -88,6 +88,46 @@ func TestShapeStrip(t *testing.T) {
 	}
 }
 
+// TestShapeOneStrip checks ostrip and ostrip2 to M = 600: one strip of T
+// = 32 ranks (W = 1, C = ceil(M/32) <= 16, one or two targets a warp)
+// exactly for 32 <= M <= 512, with the wavefront's check, the scan's
+// switches, the emission table in shared memory (eg: global), and as its
+// exact build the same layout in the one-warp kernel; auto's shape
+// elsewhere.
+func TestShapeOneStrip(t *testing.T) {
+	for n := 1; n <= 1200; n++ {
+		M, v, ns := n, "ostrip", 1
+		if n > 600 {
+			M, v, ns = n-600, "ostrip2", 2
+		}
+		s := shapeVariant(t, M, v)
+		if M < 32 || M > 512 {
+			if s != autoShape2(M) {
+				t.Fatalf("%s M=%d: %+v, want auto2's %+v", v, M, s, autoShape2(M))
+			}
+			continue
+		}
+		if !s.Strip || !s.Wave || s.W != 1 || s.T != 32 || s.C != (M+31)/32 || s.Extra != M%32 || s.ns() != ns || s.PackT() != 32/ns || !s.TransReg || s.TransShared ||
+			!s.EmisShared || !s.DScan || !s.NoClamp || !s.ScanPass || !s.DDefer || s.WaveBar || s.Block != stripSharedBlock ||
+			s.SharedBytes() != 8*plan7.MaxCode*s.C*32 || !strings.Contains(s.Defines(), "#define STRIP 1\n") {
+			t.Fatalf("%s M=%d: %+v", v, M, s)
+		}
+		ex := s.exact()
+		if ex.Strip || ex.Wave || ex.W != 1 || ex.C != s.C || ex.Extra != s.Extra || ex.ns() != ns || ex.PackT() != s.PackT() || !ex.EmisShared ||
+			strings.Contains(ex.Defines(), "STRIP") || strings.Contains(ex.Defines(), "WAVE") {
+			t.Fatalf("%s M=%d: exact build %+v", v, M, ex)
+		}
+		if g := shapeVariant(t, M, v+".eg"); !g.Strip || g.EmisShared || g.SharedBytes() != 0 {
+			t.Fatalf("%s.eg M=%d: %+v", v, M, g)
+		}
+		for _, mod := range []string{"ts", "nospass", "dpass"} {
+			if m := shapeVariant(t, M, v+"."+mod); m.Strip || m.Wave {
+				t.Fatalf("%s.%s M=%d: %+v", v, mod, M, m)
+			}
+		}
+	}
+}
+
 // TestShapeWave checks the wavefront's shapes to M = 4,096 and beyond:
 // only on multi-warp scan shapes with the final pass, one group a block
 // and one sequence a thread; named barriers with one slot and at most 8
@@ -167,7 +207,7 @@ func testShapeLayout(t *testing.T, v string) {
 		if strings.HasPrefix(v, "strip") { // (wscan's shapes, run strip after strip)
 			v = "wscan" + strings.TrimPrefix(v, "strip")
 		}
-		if v == "dsmx1" || v == "auto" || v == "auto0" || v == "auto1" || strings.HasPrefix(v, "wscan") && M > 32*32*wscanC { // (wscan: auto's above 32 warps)
+		if v == "dsmx1" || v == "auto" || v == "auto0" || v == "auto1" || v == "ostrip" || v == "ostrip2" || v == "auto2" || strings.HasPrefix(v, "wscan") && M > 32*32*wscanC { // (wscan: auto's above 32 warps)
 			maxC, maxCBlock = maxNodesPerThreadDShared, 64
 		}
 		if strings.HasPrefix(v, "wscan") && M <= 32*32*wscanC {

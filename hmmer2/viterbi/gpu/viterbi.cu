@@ -258,8 +258,8 @@ typedef unsigned int u32;
 #ifndef WAVE
 #define WAVE 0
 #endif
-#if WAVE && !(DSCAN && SCANPASS && W > 1 && NGRP == 1)
-#error "the wavefront is written for the multi-warp scan with its final pass, one group a block"
+#if WAVE && !(DSCAN && SCANPASS && (W > 1 || STRIP) && NGRP == 1)
+#error "the wavefront is written for the multi-warp scan with its final pass (or one strip), one group a block"
 #endif
 #ifndef WRING
 #define WRING 4  // rows a warp may run ahead of the next (WAVE)
@@ -294,7 +294,7 @@ typedef unsigned int u32;
 #ifndef STRIP
 #define STRIP 0
 #endif
-#if STRIP && !(WAVE && T == 32 && NS == 1 && TRANS_REG && !WBAR)
+#if STRIP && !(WAVE && T == 32 && (NS == 1 || W == 1) && TRANS_REG && !WBAR)
 #error "vertical strips are written for one warp of 32 ranks a strip, transitions in registers"
 #endif
 // STRIP_MUTATE (tests only): 1 trusts the speculated B without the
@@ -1099,6 +1099,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 // emission scores (KP*C*32 int2, 96 KiB at C = 16) to shared memory, so
 // a cell reads them from there as a one-warp shape does; a warp without
 // a sequence still takes part in the copies and barriers.
+#if W > 1
 extern "C" __global__ void H2VIT_BOUNDS
 h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int* __restrict__ gE,
              const int2* __restrict__ gEmis, const unsigned char* __restrict__ res,
@@ -1339,4 +1340,242 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
         }
     }
 }
+#else  // W == 1
+// One strip (W == 1, M <= 32 C): the speculated B alone. Row i+1's M
+// cells need B_i, which HMMER2 takes through J from E over row i: with
+// W == 1 that chain (E's reduction, J, B) is the one-warp kernel's
+// latency every row. Here B_i = N_i + N->B is known before the row, so
+// the next row's cells start at once while the E reduction, J, C and
+// the check overlap them. The kernel is the strip kernel above with its
+// only strip both the first and the last: nothing enters from a strip
+// before (D(0) = M(0) = -INFTY, E from this strip alone), no record is
+// stored, no scratch is read. With EMIS_SHARED the block copies the
+// emission table once and its warps then run independently.
+//
+// Two sequences a warp (NS == 2): every lane carries both sequences'
+// cells of its C nodes and loads their transitions once; the two rows'
+// D-chain scans, E reductions and special states are independent chains
+// the scheduler interleaves. The packed block holds both (gpudb with
+// T/NS threads a target: residue words interleaved), the rows run to the
+// longer one, and a sequence past its end computes cells no one reads
+// (its special states stop, as in the one-warp kernel). The block is
+// listed when either check fails; the exact build (the one-warp kernel
+// with NS sequences a thread) scores both.
+extern "C" __global__ void H2VIT_BOUNDS
+h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int* __restrict__ gE,
+             const int2* __restrict__ gEmis, const unsigned char* __restrict__ res,
+             const Block* __restrict__ blocks, int nblocks, unsigned int* next,
+             const int* __restrict__ xsc, int* __restrict__ out, Block* __restrict__ ftab, unsigned* nflag,
+             int4* scratch, int rows)
+{
+    (void)scratch;
+    (void)rows;
+    const int nloop = xsc[0], nmove = xsc[1], eloop = xsc[2], emove = xsc[3];
+    const int cloop = xsc[4], cmove = xsc[5], jloop = xsc[6], jmove = xsc[7];
+    const int lane = threadIdx.x & 31;
+    const bool isShort = EXTRA > 0 && lane >= EXTRA;
+    (void)isShort;
+#if EMIS_SHARED
+    int2* sEm = (int2*)SHARED_BASE;  // the emission table, (x*C + j)*32 + lane
+    for (int k = threadIdx.x; k < KP * C * 32; k += BLOCK) sEm[k] = gEmis[k];
+    __syncthreads();
+#define STRIP_EM_STRIDE 32
+#else
+#define STRIP_EM_STRIDE G
+#endif
+
+    for (;;) {
+        int b = 0;
+        if (lane == 0) b = (int)atomicAdd(next, 1u);
+        b = __shfl_sync(FULL, b, 0);
+        if (b >= nblocks) return;
+        const Block* blk = &blocks[b];  // (NS targets a block)
+        const int nq = blk->nseq;
+        if (nq < 1) continue;
+        int len[NS];
+        int L = 0;  // the rows to run
+#pragma unroll
+        for (int q = 0; q < NS; q++) {
+            len[q] = q < nq ? blk->len[q] : 0;
+            L = max(L, len[q]);
+        }
+        const u32* words = (const u32*)(res + blk->off);
+        bool bad = false;
+
+        int4 rA[C], rB[C];
+        int rE[C];
+#pragma unroll
+        for (int j = 0; j < C; j++) { rA[j] = gA[j * G + lane]; rB[j] = gB[j * G + lane]; rE[j] = gE[j * G + lane]; }
+        int cumLast = 0;  // the D->D sum over the real slots after the first
+#pragma unroll
+        for (int j = 1; j < C; j++)
+            if (j < C - 1 || !isShort) cumLast = wadd(cumLast, rB[j].y);
+        int Mv[NS][C], Iv[NS][C], src[NS][C];
+#if !DDEFER
+        int Dv[NS][C];
+#endif
+        int din[NS], dout[NS];  // the last row's incoming D and last real node's D
+        int xn[NS], xb[NS], xj[NS], xc[NS];
+        u32 four[NS];
+#pragma unroll
+        for (int q = 0; q < NS; q++) {
+#pragma unroll
+            for (int j = 0; j < C; j++) {
+                Mv[q][j] = NEGINF; Iv[q][j] = NEGINF; src[q][j] = NEGINF;
+#if !DDEFER
+                Dv[q][j] = NEGINF;
+#endif
+            }
+            din[q] = dout[q] = NEGINF;
+            xn[q] = 0; xb[q] = nmove; xj[q] = NEGINF; xc[q] = NEGINF;
+            four[q] = 0;
+        }
+
+        for (int i = 0; i < L; i++) {
+            int x[NS], pm[NS], pi[NS], pd[NS];
+#pragma unroll
+            for (int q = 0; q < NS; q++) {
+                if ((i & 3) == 0) four[q] = q < nq ? words[(i >> 2) * NS + q] : 0xffffffffu;
+                x[q] = (four[q] >> (8 * (i & 3))) & 0xff;
+                if (x[q] >= KP) x[q] = 0;  // (past a shorter target's end: the row is not used)
+#if DDEFER
+                const int ldRow = dout[q];
+#else
+                const int ldRow = LAST(Dv[q]);
+#endif
+                pm[q] = __shfl_up_sync(FULL, LAST(Mv[q]), 1);
+                pi[q] = __shfl_up_sync(FULL, LAST(Iv[q]), 1);
+                pd[q] = __shfl_up_sync(FULL, ldRow, 1);
+                if (lane == 0) { pm[q] = NEGINF; pi[q] = NEGINF; pd[q] = NEGINF; }
+            }
+
+            // M and I cells, the best M->E, the M->D sources, and pass 0
+            // of the D chain from D(k0-1) = M(k0-1) = -INFTY. A node's
+            // transitions are loaded once for the NS targets.
+            const int2* em[NS];
+            int xe[NS];
+#if DDEFER
+            int dcur[NS];  // the last row's D, recomputed slot by slot
+#endif
+#pragma unroll
+            for (int q = 0; q < NS; q++) {
+#if EMIS_SHARED
+                em[q] = sEm + x[q] * (C * 32) + lane;
+#else
+                em[q] = gEmis + x[q] * (C * G) + lane;
+#endif
+                xe[q] = NEGINF;
+#if DDEFER
+                dcur[q] = din[q];
+#endif
+            }
+            const int md0 = rB[0].x;
+#pragma unroll
+            for (int j = 0; j < C; j++) {
+                const int4 ta = rA[j];
+                const int4 tb = rB[j];
+#pragma unroll
+                for (int q = 0; q < NS; q++) {
+                    const int2 e = EMIS_AT(&em[q][j * STRIP_EM_STRIDE]);
+                    int v = wadd(pm[q], ta.x);   // M(k-1) + tmm
+                    v = addmax(pi[q], ta.y, v);  // I(k-1) + tim
+                    v = addmax(pd[q], ta.z, v);  // D(k-1) + tdm
+                    v = addmax(xb[q], ta.w, v);  // B + bsc
+#if NOCLAMP
+                    v = wadd(v, e.x);
+                    int iv = addmax(Iv[q][j], tb.w, wadd(Mv[q][j], tb.z));
+                    iv = wadd(iv, e.y);
+#else
+                    v = addclamp(v, e.x);
+                    int iv = addmax(Iv[q][j], tb.w, wadd(Mv[q][j], tb.z));
+                    iv = addclamp(iv, e.y);
+#endif
+#if EXTRA > 0
+                    if (j == C - 1) {
+                        if (!isShort) xe[q] = addmax(v, rE[j], xe[q]);
+                    } else
+#endif
+                        xe[q] = addmax(v, rE[j], xe[q]);
+#if DDEFER
+                    dcur[q] = addmax(dcur[q], tb.y, src[q][j]);  // (the last row's source, not yet replaced)
+                    pd[q] = dcur[q];
+#else
+                    pd[q] = Dv[q][j];
+#endif
+#if NOCLAMP
+                    if (j > 0) src[q][j] = wadd(Mv[q][j - 1], tb.x);  // new M(k-1) + tmd, >= -INFTY
+#else
+                    if (j > 0) src[q][j] = addclamp(Mv[q][j - 1], tb.x);  // new M(k-1) + tmd, clamped
+#endif
+                    pm[q] = Mv[q][j]; pi[q] = Iv[q][j];
+                    Mv[q][j] = v;
+                    Iv[q][j] = iv;
+                }
+            }
+            int dlast[NS], mlast[NS];
+#pragma unroll
+            for (int q = 0; q < NS; q++) {
+                int dz[C];  // pass 0 (only its last real node's value is used)
+                int d = NEGINF;
+#pragma unroll
+                for (int j = 0; j < C; j++) { d = addmax(d, rB[j].y, j == 0 ? addclamp(NEGINF, md0) : src[q][j]); dz[j] = d; }
+                dlast[q] = LAST(dz);
+                mlast[q] = LAST(Mv[q]);
+            }
+#pragma unroll
+            for (int o = 16; o > 0; o /= 2)
+#pragma unroll
+                for (int q = 0; q < NS; q++) xe[q] = max(xe[q], __shfl_xor_sync(FULL, xe[q], o));
+
+            // The D chain by the scan of the chunks' maps from D(0) = -INFTY.
+#pragma unroll
+            for (int q = 0; q < NS; q++) {
+                int nm = __shfl_up_sync(FULL, mlast[q], 1);
+                if (lane == 0) nm = NEGINF;
+                const int s0n = addclamp(nm, md0);  // new M(k0-1) + tmd
+                int in;
+                dout[q] = scanDExit(s0n, cumLast, dlast[q], rB[0].y, NEGINF, lane, &in);  // this rank's last D
+                src[q][0] = s0n;
+#if DDEFER
+                din[q] = in;  // (the D cells follow in the next row's M loop)
+#else
+                int d = in;
+#pragma unroll
+                for (int j = 0; j < C; j++) { d = addmax(d, rB[j].y, src[q][j]); Dv[q][j] = d; }
+#endif
+            }
+
+            // Special states while the target lasts, B speculated from N;
+            // E is over the whole row: J, C and the check.
+#pragma unroll
+            for (int q = 0; q < NS; q++) {
+                if (i < len[q]) {
+#if NOCLAMP
+                    xn[q] = wadd(xn[q], nloop);
+                    const int bn = wadd(xn[q], nmove);
+#else
+                    xn[q] = max(wadd(xn[q], nloop), NEGINF);
+                    const int bn = max(wadd(xn[q], nmove), NEGINF);
+#endif
+                    xj[q] = max(max(wadd(xj[q], jloop), NEGINF), wadd(xe[q], eloop));
+                    bad = bad || (STRIP_MUTATE != 1 && wadd(xj[q], jmove) > bn);
+#if NOCLAMP
+                    xc[q] = max(wadd(xc[q], cloop), wadd(xe[q], emove));
+#else
+                    xc[q] = max(max(wadd(xc[q], cloop), NEGINF), wadd(xe[q], emove));
+#endif
+                    xb[q] = bn;
+                }
+            }
+        }
+        // Every lane holds the same xc and check (E is warp-wide).
+        if (lane == 0) {
+#pragma unroll
+            for (int q = 0; q < NS; q++)
+                if (q < nq) out[blk->seq[q]] = wadd(xc[q], cmove);
+            if (bad) ftab[atomicAdd(nflag, 1u)] = *blk;
+        }
+    }
+}
+#endif
 #endif  // STRIP

@@ -56,9 +56,14 @@ int main(int argc, char** argv)
     FILE* o = std::fopen(argv[2], "wb");
     need(o != nullptr, "cannot create output");
     std::fwrite(out.data(), 4, (size_t)ntargets, o);
-    // Then the listed blocks' first targets (WAVE: one a block).
-    std::fwrite(&nflag, 4, 1, o);
-    for (unsigned f = 0; f < nflag; f++) std::fwrite(&ftab[f].seq[0], 4, 1, o);
+    // Then the listed blocks' targets (WAVE: one a block; one strip of
+    // NS targets a warp: up to NS).
+    std::vector<int> listed;
+    for (unsigned f = 0; f < nflag; f++)
+        for (int q = 0; q < ftab[f].nseq; q++) listed.push_back(ftab[f].seq[q]);
+    const unsigned nlisted = (unsigned)listed.size();
+    std::fwrite(&nlisted, 4, 1, o);
+    std::fwrite(listed.data(), 4, listed.size(), o);
     std::fclose(o);
     return 0;
 }

@@ -1,0 +1,93 @@
+package gpu
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/hmmgo/hmmgo/hmmer2/plan7"
+)
+
+// oneStripVariant is ShapeVariant for a shape that must be one strip.
+func oneStripVariant(t *testing.T, M int, v string) Shape {
+	t.Helper()
+	s := stripVariant(t, M, v)
+	if s.W != 1 || s.T != 32 {
+		t.Fatalf("%s at M=%d is not one strip: %+v", v, M, s)
+	}
+	return s
+}
+
+// One strip on the CPU (the strip kernel with W == 1: no records, B
+// speculated from N and checked): every mode, short ranks, emissions in
+// shared or global memory, clamps, the D pass after the scan, two warps
+// a block with more targets than warps, the impossible and wrap-around
+// models, free deletes, real models; planted two-domain targets are
+// listed and rescored exactly.
+func TestKernelSourceOnCPUOneStrip(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewSource(43))
+	amino := plan7.NewAlphabet(plan7.Amino)
+	dna := plan7.NewAlphabet(plan7.Nucleic)
+	cases := []shimCase{
+		{oneStripVariant(t, 40, "ostrip"), 40, amino, 12, 50, "C=2, 8 long ranks"},
+		{oneStripVariant(t, 100, "ostrip"), 100, dna, 12, 50, "C=4, 4 long ranks"},
+		{oneStripVariant(t, 300, "ostrip"), 300, amino, 9, 40, "C=10, 12 long ranks"},
+		{oneStripVariant(t, 300, "ostrip.eg"), 300, amino, 9, 40, "emissions in global memory"},
+		{oneStripVariant(t, 300, "ostrip.nodefer"), 300, amino, 9, 40, "the D pass after the scan"},
+		{oneStripVariant(t, 300, "ostrip.clamp"), 300, amino, 9, 40, "clamps"},
+		{oneStripVariant(t, 170, "ostrip.b64"), 170, amino, 13, 40, "two warps a block"},
+		{oneStripVariant(t, 512, "ostrip"), 512, amino, 5, 30, "C=16"},
+		{oneStripVariant(t, 40, "ostrip2"), 40, amino, 13, 50, "two targets a warp, C=2"},
+		{oneStripVariant(t, 100, "ostrip2"), 100, dna, 12, 50, "two targets a warp, C=4"},
+		{oneStripVariant(t, 300, "ostrip2"), 300, amino, 9, 40, "two targets a warp, C=10"},
+		{oneStripVariant(t, 300, "ostrip2.eg"), 300, amino, 9, 40, "two targets a warp, emissions in global memory"},
+		{oneStripVariant(t, 300, "ostrip2.nodefer"), 300, amino, 9, 40, "two targets a warp, the D pass after the scan"},
+		{oneStripVariant(t, 300, "ostrip2.clamp"), 300, amino, 9, 40, "two targets a warp, clamps"},
+		{oneStripVariant(t, 170, "ostrip2.b64"), 170, amino, 13, 40, "two targets a warp, two warps a block"},
+		{oneStripVariant(t, 512, "ostrip2"), 512, amino, 5, 30, "two targets a warp, C=16"},
+	}
+	one := func(M int) []Shape {
+		return []Shape{oneStripVariant(t, M, "ostrip"), oneStripVariant(t, M, "ostrip.clamp"), oneStripVariant(t, M, "ostrip2")}
+	}
+	checkShapesOnCPU(t, rng, cases, 300,
+		30, one,
+		30, []wrapCase{{200, oneStripVariant(t, 200, "ostrip")}, {200, oneStripVariant(t, 200, "ostrip2")}},
+		one)
+	cc := shimCompiler(t)
+	for _, mode := range modes {
+		for _, v := range []string{"ostrip", "ostrip.nodefer", "ostrip.clamp", "ostrip.eg", "ostrip2", "ostrip2.clamp"} {
+			p := randomProfile(rng, amino, 150, mode, false)
+			s := oneStripVariant(t, 150, v)
+			seqs := append(plantedSeqs(rng, p, 4), randomSeqs(rng, amino, 4, 60)...)
+			got, flagged := runShimWave(t, cc, p, s, seqs, "")
+			sameScores(t, fmt.Sprintf("planted hits %s %+v", mode, s), p, seqs, got)
+			if (mode == "ls" || mode == "fs") && len(flagged) < 4 {
+				t.Errorf("planted hits %s %s: %d targets listed, want the 4 planted ones at least", mode, v, len(flagged))
+			}
+		}
+	}
+	p := freeDeleteProfile(rng, amino, 300)
+	for _, v := range []string{"ostrip", "ostrip2"} {
+		s := oneStripVariant(t, 300, v)
+		seqs := randomSeqs(rng, amino, 15, 60)
+		sameScores(t, fmt.Sprintf("free deletes %+v", s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 2))
+	}
+	realModelsOnCPU(t, cc, rng, []string{"ostrip", "ostrip2"}, func(s Shape) bool { return s.Strip })
+}
+
+// One strip (one or two targets a warp) trusting its speculated B (no check) scores planted
+// multi-domain targets wrong: the test above sees the check.
+func TestKernelSourceOnCPUOneStripMutation(t *testing.T) {
+	t.Parallel()
+	cc := shimCompiler(t)
+	rng := rand.New(rand.NewSource(44))
+	amino := plan7.NewAlphabet(plan7.Amino)
+	p := randomProfile(rng, amino, 150, "ls", false)
+	for _, v := range []string{"ostrip", "ostrip2"} {
+		s := oneStripVariant(t, 150, v)
+		seqs := plantedSeqs(rng, p, 6)
+		got, _ := runShimWave(t, cc, p, s, seqs, "#define STRIP_MUTATE 1\n")
+		mutationCaught(t, v+" trusting B", p, seqs, got)
+	}
+}
