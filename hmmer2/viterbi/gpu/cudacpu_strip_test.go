@@ -51,18 +51,7 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 		30, []wrapCase{{200, stripVariant(t, 200, "strip4")}},
 		small)
 	cc := shimCompiler(t)
-	for _, mode := range modes {
-		for _, v := range []string{"strip4", "strip4.nodefer", "strip4.clamp", "strip4.se"} {
-			p := randomProfile(rng, amino, 150, mode, false)
-			s := stripVariant(t, 150, v)
-			seqs := append(plantedSeqs(rng, p, 4), randomSeqs(rng, amino, 4, 60)...)
-			got, flagged := runShimWave(t, cc, p, s, seqs, "")
-			sameScores(t, fmt.Sprintf("planted hits %s %+v", mode, s), p, seqs, got)
-			if (mode == "ls" || mode == "fs") && len(flagged) < 4 {
-				t.Errorf("planted hits %s %s: %d targets listed, want the 4 planted ones at least", mode, v, len(flagged))
-			}
-		}
-	}
+	plantedListed(t, cc, rng, amino, func(v string) Shape { return stripVariant(t, 150, v) }, []string{"strip4", "strip4.nodefer", "strip4.clamp", "strip4.se"})
 	// One-residue targets, and targets longer than a scratch of 64 rows
 	// (listed whole, scored by the exact build); the others fit it.
 	p := randomProfile(rng, amino, 250, "ls", false)

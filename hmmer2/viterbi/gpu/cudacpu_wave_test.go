@@ -43,6 +43,27 @@ func plantedSeqs(rng *rand.Rand, p *plan7.Profile, n int) [][]byte {
 	return seqs
 }
 
+// plantedListed runs each variant (shape(v) must take 150 nodes) on a
+// random model in every mode with 4 planted two-domain targets and 4
+// random ones: every score must equal ScoreOne, and in the modes with
+// J (ls, fs) the speculated B must fail on, and list, at least the 4
+// planted targets.
+func plantedListed(t *testing.T, cc string, rng *rand.Rand, abc *plan7.Alphabet, shape func(v string) Shape, variants []string) {
+	t.Helper()
+	for _, mode := range modes {
+		for _, v := range variants {
+			p := randomProfile(rng, abc, 150, mode, false)
+			s := shape(v)
+			seqs := append(plantedSeqs(rng, p, 4), randomSeqs(rng, abc, 4, 60)...)
+			got, flagged := runShimWave(t, cc, p, s, seqs, "")
+			sameScores(t, fmt.Sprintf("planted hits %s %+v", mode, s), p, seqs, got)
+			if (mode == "ls" || mode == "fs") && len(flagged) < 4 {
+				t.Errorf("planted hits %s %s: %d targets listed, want the 4 planted ones at least", mode, v, len(flagged))
+			}
+		}
+	}
+}
+
 // runShimWave is runShimOn for a Wave shape, which also returns the
 // targets the wavefront listed for the exact build.
 func runShimWave(t *testing.T, cc string, p *plan7.Profile, s Shape, seqs [][]byte, extra string) ([]int32, []int) {
@@ -97,18 +118,7 @@ func TestKernelSourceOnCPUWave(t *testing.T) {
 		30, []wrapCase{{200, variant(200, "wscan4.wave")}},
 		func(M int) []Shape { return []Shape{shapeVariant(t, M, "wscan4.defer.wave")} })
 	cc := shimCompiler(t)
-	for _, mode := range modes {
-		for _, v := range []string{"wscan4.wave", "wscan4.defer.wave.r1", "wscan4.clamp.wave", "wscan4.defer.wave.nb"} {
-			p := randomProfile(rng, amino, 150, mode, false)
-			s := variant(150, v)
-			seqs := append(plantedSeqs(rng, p, 4), randomSeqs(rng, amino, 4, 60)...)
-			got, flagged := runShimWave(t, cc, p, s, seqs, "")
-			sameScores(t, fmt.Sprintf("planted hits %s %+v", mode, s), p, seqs, got)
-			if (mode == "ls" || mode == "fs") && len(flagged) < 4 {
-				t.Errorf("planted hits %s %s: %d targets listed, want the 4 planted ones at least", mode, v, len(flagged))
-			}
-		}
-	}
+	plantedListed(t, cc, rng, amino, func(v string) Shape { return variant(150, v) }, []string{"wscan4.wave", "wscan4.defer.wave.r1", "wscan4.clamp.wave", "wscan4.defer.wave.nb"})
 	p := freeDeleteProfile(rng, amino, 300)
 	s := variant(300, "wscan4.defer.wave")
 	seqs := randomSeqs(rng, amino, 16, 60)
