@@ -20,8 +20,9 @@ func oneStripVariant(t *testing.T, M int, v string) Shape {
 
 // One strip on the CPU (the strip kernel with W == 1: no records, B
 // speculated from N and checked): every mode, short ranks, emissions in
-// shared or global memory, clamps, the D pass after the scan, two warps
-// a block with more targets than warps, the impossible and wrap-around
+// shared or global memory, transitions in registers or shared memory,
+// clamps, the D pass after the scan, two warps a block with more
+// targets than warps, the impossible and wrap-around
 // models, free deletes, real models; planted two-domain targets are
 // listed and rescored exactly.
 func TestKernelSourceOnCPUOneStrip(t *testing.T) {
@@ -46,6 +47,9 @@ func TestKernelSourceOnCPUOneStrip(t *testing.T) {
 		{oneStripVariant(t, 300, "ostrip2.clamp"), 300, amino, 9, 40, "two targets a warp, clamps"},
 		{oneStripVariant(t, 170, "ostrip2.b64"), 170, amino, 13, 40, "two targets a warp, two warps a block"},
 		{oneStripVariant(t, 512, "ostrip2"), 512, amino, 5, 30, "two targets a warp, C=16"},
+		{oneStripVariant(t, 300, "ostrip2.ts"), 300, amino, 9, 40, "two targets a warp, transitions in shared memory"},
+		{oneStripVariant(t, 300, "ostrip2.ts.eg"), 300, amino, 9, 40, "two targets a warp, transitions in shared memory, emissions in global"},
+		{oneStripVariant(t, 170, "ostrip.ts.b64"), 170, amino, 13, 40, "transitions in shared memory, two warps a block"},
 	}
 	one := func(M int) []Shape {
 		return []Shape{oneStripVariant(t, M, "ostrip"), oneStripVariant(t, M, "ostrip.clamp"), oneStripVariant(t, M, "ostrip2")}
@@ -55,18 +59,20 @@ func TestKernelSourceOnCPUOneStrip(t *testing.T) {
 		30, []wrapCase{{200, oneStripVariant(t, 200, "ostrip")}, {200, oneStripVariant(t, 200, "ostrip2")}},
 		one)
 	cc := shimCompiler(t)
-	plantedListed(t, cc, rng, amino, func(v string) Shape { return oneStripVariant(t, 150, v) }, []string{"ostrip", "ostrip.nodefer", "ostrip.clamp", "ostrip.eg", "ostrip2", "ostrip2.clamp"})
+	plantedListed(t, cc, rng, amino, func(v string) Shape { return oneStripVariant(t, 150, v) }, []string{"ostrip", "ostrip.nodefer", "ostrip.clamp", "ostrip.eg", "ostrip2", "ostrip2.clamp", "ostrip2.ts", "ostrip2.ts.nodefer.clamp"})
 	p := freeDeleteProfile(rng, amino, 300)
 	for _, v := range []string{"ostrip", "ostrip2"} {
 		s := oneStripVariant(t, 300, v)
 		seqs := randomSeqs(rng, amino, 15, 60)
 		sameScores(t, fmt.Sprintf("free deletes %+v", s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 2))
 	}
-	realModelsOnCPU(t, cc, rng, []string{"ostrip", "ostrip2"}, func(s Shape) bool { return s.Strip })
+	realModelsOnCPU(t, cc, rng, []string{"ostrip", "ostrip2", "ostrip2.ts"}, func(s Shape) bool { return s.Strip })
 }
 
-// One strip (one or two targets a warp) trusting its speculated B (no check) scores planted
-// multi-domain targets wrong: the test above sees the check.
+// One strip (one or two targets a warp) scores wrong when it trusts its
+// speculated B (no check) or takes lane 0's check alone (planted
+// multi-domain targets), or lane 0's C for the warp's (random targets):
+// the test above sees each.
 func TestKernelSourceOnCPUOneStripMutation(t *testing.T) {
 	t.Parallel()
 	cc := shimCompiler(t)
@@ -75,8 +81,14 @@ func TestKernelSourceOnCPUOneStripMutation(t *testing.T) {
 	p := randomProfile(rng, amino, 150, "ls", false)
 	for _, v := range []string{"ostrip", "ostrip2"} {
 		s := oneStripVariant(t, 150, v)
-		seqs := plantedSeqs(rng, p, 6)
-		got, _ := runShimWave(t, cc, p, s, seqs, "#define STRIP_MUTATE 1\n")
-		mutationCaught(t, v+" trusting B", p, seqs, got)
+		for _, m := range []struct {
+			define, what string
+			seqs         [][]byte
+		}{{"#define STRIP_MUTATE 1\n", "trusting B", plantedSeqs(rng, p, 6)},
+			{"#define STRIP_MUTATE 5\n", "lane 0's check", plantedSeqs(rng, p, 6)},
+			{"#define STRIP_MUTATE 4\n", "lane 0's C", randomSeqs(rng, amino, 12, 80)}} {
+			got, _ := runShimWave(t, cc, p, s, m.seqs, m.define)
+			mutationCaught(t, v+" "+m.what, p, m.seqs, got)
+		}
 	}
 }

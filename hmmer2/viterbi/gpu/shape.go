@@ -699,13 +699,13 @@ const stripSharedBlock = 128
 
 // stripChecked keeps Strip only where viterbi.cu's strip kernel applies
 // (the wavefront's scan with its final pass, transitions in registers,
-// one sequence a thread unless one strip); other modifiers turn it into
-// its exact build.
+// or shared memory on one strip, one sequence a thread unless one
+// strip); other modifiers turn it into its exact build.
 func (s Shape) stripChecked() Shape {
 	if !s.Strip {
 		return s
 	}
-	if !(s.Wave && s.DScan && s.ScanPass && s.TransReg && s.T == 32 && (s.ns() == 1 || s.W == 1) && s.ngrp() == 1) {
+	if !(s.Wave && s.DScan && s.ScanPass && (s.TransReg || s.TransShared && s.W == 1) && s.T == 32 && (s.ns() == 1 || s.W == 1) && s.ngrp() == 1) {
 		return s.exact()
 	}
 	s.WaveBar, s.WaveRing, s.WaveSleep = false, 0, 0
@@ -781,11 +781,15 @@ func (s Shape) exchangeBytes() int {
 // SharedBytes is the dynamic shared memory of one block: the tables,
 // the exchange slots and the D cells (DShared), in this order.
 func (s Shape) SharedBytes() int {
-	if s.Strip { // (the current strip's emissions, or nothing)
+	if s.Strip { // (the current strip's emissions, or nothing; one strip's transitions after them)
+		n := 0
 		if s.EmisShared {
-			return 8 * plan7.MaxCode * s.C * 32
+			n = 8 * plan7.MaxCode * s.C * 32
 		}
-		return 0
+		if s.TransShared {
+			n += s.transBytes()
+		}
+		return n
 	}
 	n := 0
 	if s.TransShared {

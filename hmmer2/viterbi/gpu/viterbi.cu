@@ -294,12 +294,13 @@ typedef unsigned int u32;
 #ifndef STRIP
 #define STRIP 0
 #endif
-#if STRIP && !(WAVE && T == 32 && (NS == 1 || W == 1) && TRANS_REG && !WBAR)
-#error "vertical strips are written for one warp of 32 ranks a strip, transitions in registers"
+#if STRIP && !(WAVE && T == 32 && (NS == 1 || W == 1) && (TRANS_REG || (W == 1 && TRANS_SHARED)) && !WBAR)
+#error "vertical strips are written for one warp of 32 ranks a strip, transitions in registers (one strip: or shared memory)"
 #endif
 // STRIP_MUTATE (tests only): 1 trusts the speculated B without the
 // check, 2 takes the boundary record of the wrong row, 3 does not carry
-// the E maximum from strip to strip.
+// the E maximum from strip to strip; one strip: 4 takes lane 0's C for
+// the warp's, 5 lane 0's check.
 #ifndef STRIP_MUTATE
 #define STRIP_MUTATE 0
 #endif
@@ -1345,22 +1346,41 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 // cells need B_i, which HMMER2 takes through J from E over row i: with
 // W == 1 that chain (E's reduction, J, B) is the one-warp kernel's
 // latency every row. Here B_i = N_i + N->B is known before the row, so
-// the next row's cells start at once while the E reduction, J, C and
-// the check overlap them. The kernel is the strip kernel above with its
-// only strip both the first and the last: nothing enters from a strip
-// before (D(0) = M(0) = -INFTY, E from this strip alone), no record is
-// stored, no scratch is read. With EMIS_SHARED the block copies the
-// emission table once and its warps then run independently.
+// the next row's cells start at once while J, C and the check overlap
+// them. The kernel is the strip kernel above with its only strip both
+// the first and the last: nothing enters from a strip before (D(0) =
+// M(0) = -INFTY), no record is stored, no scratch is read. With
+// EMIS_SHARED the block copies the emission table once and its warps
+// then run independently.
 //
 // Two sequences a warp (NS == 2): every lane carries both sequences'
 // cells of its C nodes and loads their transitions once; the two rows'
-// D-chain scans, E reductions and special states are independent chains
-// the scheduler interleaves. The packed block holds both (gpudb with
-// T/NS threads a target: residue words interleaved), the rows run to the
+// D-chain scans and special states are independent chains the
+// scheduler interleaves. The packed block holds both (gpudb with T/NS
+// threads a target: residue words interleaved), the rows run to the
 // longer one, and a sequence past its end computes cells no one reads
 // (its special states stop, as in the one-warp kernel). The block is
 // listed when either check fails; the exact build (the one-warp kernel
 // with NS sequences a thread) scores both.
+//
+// Per row a lane does little besides its cells:
+//   - No E reduction. Each lane keeps its own J and C from its own E
+//     maximum (J^l_i = max(J^l_{i-1} + J->J, E^l_i + E->J, -INFTY), C
+//     likewise) and checks J^l + J->B <= B itself; C is reduced over
+//     the lanes once, after the last row, and the checks by one vote.
+//     Adding a constant commutes with a maximum where no sum wraps, so
+//     max over lanes of J^l is HMMER2's J at every row (induction) and
+//     the checks fail together with HMMER2's: the scan build's bounds
+//     (ScanMaxLen) keep every cell within (-INFTY - 2^25, 2^31 - 2^25)
+//     and every score within 2^24 or -INFTY (E->J, J->J, J->B, C->C),
+//     and a sum of two values >= -INFTY - 2^25 stays above -2^31.
+//   - The scan's D->D sums are the model's, the same every row: each
+//     lane computes its B before every step of the scan once a block,
+//     and a row's scan shuffles only A.
+//   - The neighbour's last D and new M of a row are the scan's incoming
+//     D and the shuffled new M the scan already needs, so the next row
+//     takes them as they are (only its I is shuffled).
+//   - A target's next residue word is loaded four rows ahead.
 extern "C" __global__ void H2VIT_BOUNDS
 h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int* __restrict__ gE,
              const int2* __restrict__ gEmis, const unsigned char* __restrict__ res,
@@ -1383,6 +1403,22 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #else
 #define STRIP_EM_STRIDE G
 #endif
+#if TRANS_SHARED
+    // The transitions after the emissions: the block's one copy, read
+    // once a row by each lane (registers for more warps an SM).
+    int4* sA = (int4*)(SHARED_BASE + EMIS_BYTES);
+    int4* sB = sA + C * 32;
+    int* sE = (int*)(sB + C * 32);
+    for (int k = threadIdx.x; k < C * 32; k += BLOCK) { sA[k] = gA[k]; sB[k] = gB[k]; sE[k] = gE[k]; }
+    __syncthreads();
+#define OS_A(j) sA[(j) * 32 + lane]
+#define OS_B(j) sB[(j) * 32 + lane]
+#define OS_E(j) sE[(j) * 32 + lane]
+#else
+#define OS_A(j) rA[j]
+#define OS_B(j) rB[j]
+#define OS_E(j) rE[j]
+#endif
 
     for (;;) {
         int b = 0;
@@ -1402,21 +1438,35 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
         const u32* words = (const u32*)(res + blk->off);
         bool bad = false;
 
+#if TRANS_REG
         int4 rA[C], rB[C];
         int rE[C];
 #pragma unroll
         for (int j = 0; j < C; j++) { rA[j] = gA[j * G + lane]; rB[j] = gB[j * G + lane]; rE[j] = gE[j * G + lane]; }
+#endif
         int cumLast = 0;  // the D->D sum over the real slots after the first
 #pragma unroll
         for (int j = 1; j < C; j++)
-            if (j < C - 1 || !isShort) cumLast = wadd(cumLast, rB[j].y);
+            if (j < C - 1 || !isShort) cumLast = wadd(cumLast, OS_B(j).y);
+        const int md0 = OS_B(0).x, dd0 = OS_B(0).y;
+        // The scan's D->D sums: ddB[s] is this lane's before step s (lanes
+        // lane-2^s+1..lane, as scanDExit composes them), ddB[5] after.
+        int ddB[6];
+        ddB[0] = wadd(dd0, cumLast);
+#pragma unroll
+        for (int s = 0; s < 5; s++) {
+            const int b2 = __shfl_up_sync(FULL, ddB[s], 1 << s);
+            ddB[s + 1] = lane >= (1 << s) ? wadd(b2, ddB[s]) : ddB[s];
+        }
         int Mv[NS][C], Iv[NS][C], src[NS][C];
 #if !DDEFER
         int Dv[NS][C];
 #endif
-        int din[NS], dout[NS];  // the last row's incoming D and last real node's D
-        int xn[NS], xb[NS], xj[NS], xc[NS];
-        u32 four[NS];
+        // The neighbour's last new M and the D entering this lane, both
+        // from the last row's scan (-INFTY on lane 0 and before row 0).
+        int mup[NS], din[NS];
+        int xn[NS], xb[NS], xj[NS], xc[NS];  // (xj, xc: this lane's, from its E)
+        u32 four[NS], nextFour[NS];
 #pragma unroll
         for (int q = 0; q < NS; q++) {
 #pragma unroll
@@ -1426,34 +1476,34 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 Dv[q][j] = NEGINF;
 #endif
             }
-            din[q] = dout[q] = NEGINF;
+            mup[q] = din[q] = NEGINF;
             xn[q] = 0; xb[q] = nmove; xj[q] = NEGINF; xc[q] = NEGINF;
             four[q] = 0;
+            nextFour[q] = q < nq && L > 0 ? words[q] : 0xffffffffu;
         }
 
         for (int i = 0; i < L; i++) {
             int x[NS], pm[NS], pi[NS], pd[NS];
 #pragma unroll
             for (int q = 0; q < NS; q++) {
-                if ((i & 3) == 0) four[q] = q < nq ? words[(i >> 2) * NS + q] : 0xffffffffu;
+                if ((i & 3) == 0) {
+                    four[q] = nextFour[q];
+                    if (q < nq && i + 4 < L) nextFour[q] = words[((i >> 2) + 1) * NS + q];
+                }
                 x[q] = (four[q] >> (8 * (i & 3))) & 0xff;
                 if (x[q] >= KP) x[q] = 0;  // (past a shorter target's end: the row is not used)
-#if DDEFER
-                const int ldRow = dout[q];
-#else
-                const int ldRow = LAST(Dv[q]);
-#endif
-                pm[q] = __shfl_up_sync(FULL, LAST(Mv[q]), 1);
+                pm[q] = mup[q];
+                pd[q] = din[q];
                 pi[q] = __shfl_up_sync(FULL, LAST(Iv[q]), 1);
-                pd[q] = __shfl_up_sync(FULL, ldRow, 1);
-                if (lane == 0) { pm[q] = NEGINF; pi[q] = NEGINF; pd[q] = NEGINF; }
+                if (lane == 0) pi[q] = NEGINF;
             }
 
-            // M and I cells, the best M->E, the M->D sources, and pass 0
-            // of the D chain from D(k0-1) = M(k0-1) = -INFTY. A node's
-            // transitions are loaded once for the NS targets.
+            // M and I cells, this lane's best M->E, the M->D sources, and
+            // pass 0 of the D chain from D(k0-1) = M(k0-1) = -INFTY (d0,
+            // to the last real node). A node's transitions are loaded
+            // once for the NS targets.
             const int2* em[NS];
-            int xe[NS];
+            int xe[NS], d0[NS];
 #if DDEFER
             int dcur[NS];  // the last row's D, recomputed slot by slot
 #endif
@@ -1465,15 +1515,16 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 em[q] = gEmis + x[q] * (C * G) + lane;
 #endif
                 xe[q] = NEGINF;
+                d0[q] = addmax(NEGINF, dd0, addclamp(NEGINF, md0));
 #if DDEFER
                 dcur[q] = din[q];
 #endif
             }
-            const int md0 = rB[0].x;
 #pragma unroll
             for (int j = 0; j < C; j++) {
-                const int4 ta = rA[j];
-                const int4 tb = rB[j];
+                const int4 ta = OS_A(j);
+                const int4 tb = OS_B(j);
+                const int te = OS_E(j);
 #pragma unroll
                 for (int q = 0; q < NS; q++) {
                     const int2 e = EMIS_AT(&em[q][j * STRIP_EM_STRIDE]);
@@ -1492,61 +1543,61 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #endif
 #if EXTRA > 0
                     if (j == C - 1) {
-                        if (!isShort) xe[q] = addmax(v, rE[j], xe[q]);
+                        if (!isShort) xe[q] = addmax(v, te, xe[q]);
                     } else
 #endif
-                        xe[q] = addmax(v, rE[j], xe[q]);
+                        xe[q] = addmax(v, te, xe[q]);
 #if DDEFER
                     dcur[q] = addmax(dcur[q], tb.y, src[q][j]);  // (the last row's source, not yet replaced)
                     pd[q] = dcur[q];
 #else
                     pd[q] = Dv[q][j];
 #endif
+                    if (j > 0) {
 #if NOCLAMP
-                    if (j > 0) src[q][j] = wadd(Mv[q][j - 1], tb.x);  // new M(k-1) + tmd, >= -INFTY
+                        src[q][j] = wadd(Mv[q][j - 1], tb.x);  // new M(k-1) + tmd, >= -INFTY
 #else
-                    if (j > 0) src[q][j] = addclamp(Mv[q][j - 1], tb.x);  // new M(k-1) + tmd, clamped
+                        src[q][j] = addclamp(Mv[q][j - 1], tb.x);  // new M(k-1) + tmd, clamped
 #endif
+#if EXTRA > 0
+                        if (j < C - 1 || !isShort)
+#endif
+                            d0[q] = addmax(d0[q], tb.y, src[q][j]);
+                    }
                     pm[q] = Mv[q][j]; pi[q] = Iv[q][j];
                     Mv[q][j] = v;
                     Iv[q][j] = iv;
                 }
             }
-            int dlast[NS], mlast[NS];
-#pragma unroll
-            for (int q = 0; q < NS; q++) {
-                int dz[C];  // pass 0 (only its last real node's value is used)
-                int d = NEGINF;
-#pragma unroll
-                for (int j = 0; j < C; j++) { d = addmax(d, rB[j].y, j == 0 ? addclamp(NEGINF, md0) : src[q][j]); dz[j] = d; }
-                dlast[q] = LAST(dz);
-                mlast[q] = LAST(Mv[q]);
-            }
-#pragma unroll
-            for (int o = 16; o > 0; o /= 2)
-#pragma unroll
-                for (int q = 0; q < NS; q++) xe[q] = max(xe[q], __shfl_xor_sync(FULL, xe[q], o));
 
-            // The D chain by the scan of the chunks' maps from D(0) = -INFTY.
+            // The D chain by the scan of the chunks' maps from D(0) =
+            // -INFTY (scanDExit with the D->D sums ddB).
 #pragma unroll
             for (int q = 0; q < NS; q++) {
-                int nm = __shfl_up_sync(FULL, mlast[q], 1);
+                int nm = __shfl_up_sync(FULL, LAST(Mv[q]), 1);
                 if (lane == 0) nm = NEGINF;
+                mup[q] = nm;
                 const int s0n = addclamp(nm, md0);  // new M(k0-1) + tmd
-                int in;
-                dout[q] = scanDExit(s0n, cumLast, dlast[q], rB[0].y, NEGINF, lane, &in);  // this rank's last D
+                int A = addmax(s0n, cumLast, d0[q]);
+#pragma unroll
+                for (int s = 0; s < 5; s++) {
+                    const int a2 = __shfl_up_sync(FULL, A, 1 << s);
+                    if (lane >= (1 << s)) A = addmax(a2, ddB[s], A);
+                }
+                const int dl = addmax(NEGINF, ddB[5], A);  // this lane's last D
+                int in = __shfl_up_sync(FULL, dl, 1);
+                if (lane == 0) in = NEGINF;
+                din[q] = in;
                 src[q][0] = s0n;
-#if DDEFER
-                din[q] = in;  // (the D cells follow in the next row's M loop)
-#else
+#if !DDEFER
                 int d = in;
 #pragma unroll
-                for (int j = 0; j < C; j++) { d = addmax(d, rB[j].y, src[q][j]); Dv[q][j] = d; }
+                for (int j = 0; j < C; j++) { d = addmax(d, OS_B(j).y, src[q][j]); Dv[q][j] = d; }
 #endif
             }
 
             // Special states while the target lasts, B speculated from N;
-            // E is over the whole row: J, C and the check.
+            // J and C from this lane's E, and its check.
 #pragma unroll
             for (int q = 0; q < NS; q++) {
                 if (i < len[q]) {
@@ -1568,7 +1619,14 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 }
             }
         }
-        // Every lane holds the same xc and check (E is warp-wide).
+        // C over the lanes (STRIP_MUTATE 4: lane 0's alone), the checks by
+        // one vote (STRIP_MUTATE 5: lane 0's alone).
+#pragma unroll
+        for (int q = 0; q < NS; q++)
+#pragma unroll
+            for (int o = 16; o > 0; o /= 2)
+                if (STRIP_MUTATE != 4) xc[q] = max(xc[q], __shfl_xor_sync(FULL, xc[q], o));
+        if (STRIP_MUTATE != 5) bad = __any_sync(FULL, bad);
         if (lane == 0) {
 #pragma unroll
             for (int q = 0; q < NS; q++)
