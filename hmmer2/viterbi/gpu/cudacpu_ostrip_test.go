@@ -22,7 +22,7 @@ func oneStripVariant(t *testing.T, M int, v string) Shape {
 // speculated from N and checked): every mode, short ranks, emissions in
 // shared or global memory, transitions in registers or shared memory,
 // clamps, the D pass after the scan, two warps a block with more
-// targets than warps, the impossible and wrap-around
+// targets than warps, D paths from a short rank's inner node, the impossible and wrap-around
 // models, free deletes, real models; planted two-domain targets are
 // listed and rescored exactly.
 func TestKernelSourceOnCPUOneStrip(t *testing.T) {
@@ -66,6 +66,18 @@ func TestKernelSourceOnCPUOneStrip(t *testing.T) {
 		seqs := randomSeqs(rng, amino, 15, 60)
 		sameScores(t, fmt.Sprintf("free deletes %+v", s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 2))
 	}
+	// Single-hit (nothing listed): the best paths jump from node 125, inside
+	// rank 12 of 9 nodes, through free deletes to node 200.
+	p = deleteJumpProfile(rng, amino, 300, "sw", 125, 200)
+	for _, v := range []string{"ostrip", "ostrip2", "ostrip2.ts"} {
+		s := oneStripVariant(t, 300, v)
+		seqs := randomSeqs(rng, amino, 8, 20)
+		got, flagged := runShimWave(t, cc, p, s, seqs, "")
+		sameScores(t, fmt.Sprintf("delete jumps %+v", s), p, seqs, got)
+		if len(flagged) > 0 {
+			t.Errorf("delete jumps %s: %d targets listed", v, len(flagged))
+		}
+	}
 	realModelsOnCPU(t, cc, rng, []string{"ostrip", "ostrip2", "ostrip2.ts"}, func(s Shape) bool { return s.Strip })
 }
 
@@ -91,4 +103,21 @@ func TestKernelSourceOnCPUOneStripMutation(t *testing.T) {
 			mutationCaught(t, v+" "+m.what, p, m.seqs, got)
 		}
 	}
+}
+
+// deleteJumpProfile is a random profile of mode with free deletes
+// (freeDeleteProfile's) and every residue scoring high at nodes from and
+// to only, so that the best path jumps from M(from) through the deletes
+// to M(to). With from inside a short rank and to in a later rank, and a
+// single-hit mode (nothing listed for the exact build), it checks the D
+// chain's hand-over from a rank's inner nodes.
+func deleteJumpProfile(rng *rand.Rand, a *plan7.Alphabet, M int, mode string, from, to int) *plan7.Profile {
+	p := randomProfile(rng, a, M, mode, false)
+	for k := 1; k < M; k++ {
+		p.Tsc[plan7.TMD][k], p.Tsc[plan7.TDD][k], p.Tsc[plan7.TDM][k] = 0, 0, 0
+	}
+	for x := range p.Msc {
+		p.Msc[x][from], p.Msc[x][to] = 2000, 2000
+	}
+	return p
 }

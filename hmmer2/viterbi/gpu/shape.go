@@ -130,8 +130,9 @@ const DefaultVariant = "auto"
 //	auto0  auto before wscan (2026-11-28), for comparisons
 //	auto1  auto before strip (2026-11-28 04:30 UTC), for comparisons
 //	auto2  auto before one strip (2026-11-28 07:20 UTC), for comparisons
-//	auto   reg16 for M <= 256, ostrip2 to 416, wscan's one warp to 480,
-//	       ostrip to 512 (auto2: w1024 to 384, wscan's one warp to 512),
+//	auto   reg16 for M <= 256, ostrip to 288, ostrip2 to 416, wscan's
+//	       one warp to 480, ostrip to 512 (auto2: w1024 to 384, wscan's
+//	       one warp to 512),
 //	       strip.se (one warp, strips of C <= 16, C <= 15 for 1536 < M
 //	       <= 4096, the block's warps strip by strip with the strip's
 //	       emissions in shared memory) for 512 < M <= 5120
@@ -479,6 +480,8 @@ const (
 // (docs/hmm2search.md).
 func autoShape(M int) Shape {
 	switch {
+	case M > autoOneStrip9Min && M <= autoOneStrip9Max:
+		return oneStripShape(M, 1)
 	case M > autoOneStrip2Min && M <= autoOneStrip2Max:
 		return oneStripShape(M, 2)
 	case M > autoOneStripMin && M <= autoOneStripMax:
@@ -498,8 +501,17 @@ func autoShape(M int) Shape {
 // (06:49 UTC) gave ostrip 951, 891, 1,003, 1,105 and 879 at 260, 300,
 // 400, 500 and pkinase against auto then 758, 810, 1,055, 964, 794. For
 // C = 14-15 (417-480) auto keeps wscan's one warp.
+//
+// With the one-strip kernel's leaner rows (no E reduction a row, 2026-11-28
+// 09:27 UTC, H200, docs/hmm2search.md "One strip: leaner rows") ostrip
+// beat ostrip2 at C = 9 (M = 260 1,058 / 1,033, 280 1,131 / 1,100), so
+// auto takes ostrip for autoOneStrip9Min < M <= autoOneStrip9Max; at C
+// = 10-13 ostrip2 won three of four (300 1,046 / 1,105, 320 1,161 /
+// 1,137, 349 1,158 / 1,191, 400 1,149 / 1,168, pkinase 1,040 / 1,097).
 const (
-	autoOneStrip2Min = autoRegMax
+	autoOneStrip9Min = autoRegMax
+	autoOneStrip9Max = 32 * 9
+	autoOneStrip2Min = autoOneStrip9Max
 	autoOneStrip2Max = 32 * 13
 	autoOneStripMin  = 32 * 15
 	autoOneStripMax  = 32 * maxNodesPerThreadWarp

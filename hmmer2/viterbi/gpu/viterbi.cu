@@ -1450,11 +1450,11 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             if (j < C - 1 || !isShort) cumLast = wadd(cumLast, OS_B(j).y);
         const int md0 = OS_B(0).x, dd0 = OS_B(0).y;
         // The scan's D->D sums: ddB[s] is this lane's before step s (lanes
-        // lane-2^s+1..lane, as scanDExit composes them), ddB[5] after.
-        int ddB[6];
+        // lane-2^s+1..lane, as scanDExit composes them).
+        int ddB[5];
         ddB[0] = wadd(dd0, cumLast);
 #pragma unroll
-        for (int s = 0; s < 5; s++) {
+        for (int s = 0; s < 4; s++) {
             const int b2 = __shfl_up_sync(FULL, ddB[s], 1 << s);
             ddB[s + 1] = lane >= (1 << s) ? wadd(b2, ddB[s]) : ddB[s];
         }
@@ -1571,7 +1571,9 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             }
 
             // The D chain by the scan of the chunks' maps from D(0) =
-            // -INFTY (scanDExit with the D->D sums ddB).
+            // -INFTY (scanDExit with the D->D sums ddB; its last term,
+            // -INFTY plus the D->D sum up to this lane, is below A, which
+            // is at least -INFTY, and drops out).
 #pragma unroll
             for (int q = 0; q < NS; q++) {
                 int nm = __shfl_up_sync(FULL, LAST(Mv[q]), 1);
@@ -1584,8 +1586,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                     const int a2 = __shfl_up_sync(FULL, A, 1 << s);
                     if (lane >= (1 << s)) A = addmax(a2, ddB[s], A);
                 }
-                const int dl = addmax(NEGINF, ddB[5], A);  // this lane's last D
-                int in = __shfl_up_sync(FULL, dl, 1);
+                int in = __shfl_up_sync(FULL, A, 1);  // (A: this lane's last D)
                 if (lane == 0) in = NEGINF;
                 din[q] = in;
                 src[q][0] = s0n;
