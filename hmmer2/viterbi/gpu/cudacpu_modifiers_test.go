@@ -40,7 +40,7 @@ func TestShapeModifiers(t *testing.T) {
 		M          int
 		wide, hint bool
 	}{{50, false, false}, {100, false, false}, {150, false, false}, {192, false, false}, {193, false, false}, {255, false, false}, {256, false, false}, {257, false, false},
-		{288, false, false}, {289, false, false}, {300, false, false}, {384, false, false}, {385, true, false}, {512, true, false}, {513, false, false}, {1000, false, false},
+		{288, false, false}, {289, false, false}, {300, false, false}, {384, false, false}, {385, true, false}, {448, true, false}, {449, true, false}, {512, true, false}, {513, false, false}, {1000, false, false},
 		{1025, false, true}, {1500, false, true}, {1536, false, true}, {1537, false, true}, {2000, false, true}, {2048, false, true}, {2049, false, false}, {2304, false, false}, {2305, false, false}, {3000, false, false},
 		{3072, false, false}, {3073, false, false}, {4096, false, false}, {4097, false, false}, {5000, false, false}, {5120, false, false}, {5121, false, false}} {
 		s := shapeVariant(t, c.M, "auto0")
@@ -89,14 +89,14 @@ func TestShapeModifiers(t *testing.T) {
 			t.Errorf("auto2 at M=%d: %+v, want auto1's %+v", c.M, au, a)
 		}
 		// auto: one strip of one target a warp for 256 < M <= 288, of
-		// two to 416, of one for 480 < M <= 512; auto2's elsewhere.
+		// two to 448, of one to 512; auto2's elsewhere.
 		want := au
 		switch {
 		case c.M > 256 && c.M <= 288:
 			want = shapeVariant(t, c.M, "ostrip")
-		case c.M > 288 && c.M <= 416:
+		case c.M > 288 && c.M <= 448:
 			want = shapeVariant(t, c.M, "ostrip2")
-		case c.M > 480 && c.M <= 512:
+		case c.M > 448 && c.M <= 512:
 			want = shapeVariant(t, c.M, "ostrip")
 		}
 		if s := shapeVariant(t, c.M, "auto"); s != want || want != au && (!s.Strip || s.W != 1) {

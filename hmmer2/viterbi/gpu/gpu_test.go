@@ -182,8 +182,8 @@ func TestGPUMatchesCPU(t *testing.T) {
 }
 
 // TestGPUOneStripMatchesCPU runs one strip (ostrip: the strip kernel
-// with W == 1, B speculated from N; ostrip2: two targets a warp; ts:
-// transitions in shared memory) where it applies, 32 <= M <= 512:
+// with W == 1, B speculated from N; ostrip2: two targets a warp) where
+// it applies, 32 <= M <= 512:
 // every mode, short ranks, planted two-domain targets (listed and
 // rescored), free and dead deletes, wrap-around (the build with D
 // passes), targets to 20,000 residues.
@@ -201,7 +201,7 @@ func TestGPUOneStripMatchesCPU(t *testing.T) {
 	}
 	protDB := gpudb.New(ctx, prot)
 	defer protDB.Free()
-	for _, v := range []string{"ostrip", "ostrip.eg", "ostrip2", "ostrip2.ts"} {
+	for _, v := range []string{"ostrip", "ostrip.eg", "ostrip2"} {
 		t.Setenv(VariantEnv, v)
 		for _, M := range []int{32, 33, 100, 257, 300, 511, 512} {
 			for i, mode := range modes {

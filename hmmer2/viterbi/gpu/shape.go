@@ -130,9 +130,8 @@ const DefaultVariant = "auto"
 //	auto0  auto before wscan (2026-11-28), for comparisons
 //	auto1  auto before strip (2026-11-28 04:30 UTC), for comparisons
 //	auto2  auto before one strip (2026-11-28 07:20 UTC), for comparisons
-//	auto   reg16 for M <= 256, ostrip to 288, ostrip2 to 416, wscan's
-//	       one warp to 480, ostrip to 512 (auto2: w1024 to 384, wscan's
-//	       one warp to 512),
+//	auto   reg16 for M <= 256, ostrip to 288, ostrip2 to 448, ostrip
+//	       to 512 (auto2: w1024 to 384, wscan's one warp to 512),
 //	       strip.se (one warp, strips of C <= 16, C <= 15 for 1536 < M
 //	       <= 4096, the block's warps strip by strip with the strip's
 //	       emissions in shared memory) for 512 < M <= 5120
@@ -490,10 +489,10 @@ func autoShape(M int) Shape {
 	return autoShape2(M)
 }
 
-// auto takes one strip of two targets a warp (ostrip2) for
-// autoOneStrip2Min < M <= autoOneStrip2Max (C = 9-13) and one strip of
-// one target a warp (ostrip) for autoOneStripMin < M <= autoOneStripMax
-// (C = 16). H100, 2026-11-28 07:08 UTC, 100 M resident residues, kernel
+// auto takes one strip of one target a warp (ostrip) or of two (ostrip2)
+// for 256 < M <= 512. First (before the leaner rows below) ostrip2 for
+// 256 < M <= 416 (C = 9-13) and ostrip for 480 < M <= 512 (C = 16):
+// H100, 2026-11-28 07:08 UTC, 100 M resident residues, kernel
 // GCUPS, auto then (auto2) / ostrip / ostrip2: M = 260 757 / 811 / 879
 // (C = 9), 300 810 / 978 / 965, 350 762 / 1,050 / 1,068, 400 1,055 /
 // 961 / 1,117 (C = 13), 450 1,074 / 1,002 / 953 (C = 15), 500 964 /
@@ -502,18 +501,21 @@ func autoShape(M int) Shape {
 // 400, 500 and pkinase against auto then 758, 810, 1,055, 964, 794. For
 // C = 14-15 (417-480) auto keeps wscan's one warp.
 //
-// With the one-strip kernel's leaner rows (no E reduction a row, 2026-11-28
-// 09:27 UTC, H200, docs/hmm2search.md "One strip: leaner rows") ostrip
-// beat ostrip2 at C = 9 (M = 260 1,058 / 1,033, 280 1,131 / 1,100), so
-// auto takes ostrip for autoOneStrip9Min < M <= autoOneStrip9Max; at C
-// = 10-13 ostrip2 won three of four (300 1,046 / 1,105, 320 1,161 /
-// 1,137, 349 1,158 / 1,191, 400 1,149 / 1,168, pkinase 1,040 / 1,097).
+// With the one-strip kernel's leaner rows (no E reduction a row; H200,
+// 2026-11-28 09:27 and 09:35 UTC, docs/hmm2search.md "One strip: leaner
+// rows"), ostrip / ostrip2: C = 9 M = 257 1,041 / 1,024, 260 1,058 /
+// 1,033, 280 1,131 / 1,100, 288 1,135 / 1,141, so auto takes ostrip for
+// autoOneStrip9Min < M <= autoOneStrip9Max; C = 10-14 300 1,046 / 1,105
+// and 1,033 / 1,085, 320 1,161 / 1,137, 349 1,158 / 1,191 and 1,150 /
+// 1,189, 400 1,149 / 1,168, 416 1,108 / 1,161, 440 1,194 / 1,249
+// (wscan's one warp 1,057), pkinase 1,040 / 1,097 and 1,038 / 1,088:
+// ostrip2 to 448; C = 15 470 1,202 / 1,134 (wscan 1,123): ostrip above.
 const (
 	autoOneStrip9Min = autoRegMax
 	autoOneStrip9Max = 32 * 9
 	autoOneStrip2Min = autoOneStrip9Max
-	autoOneStrip2Max = 32 * 13
-	autoOneStripMin  = 32 * 15
+	autoOneStrip2Max = 32 * 14
+	autoOneStripMin  = autoOneStrip2Max
 	autoOneStripMax  = 32 * maxNodesPerThreadWarp
 )
 
@@ -711,13 +713,13 @@ const stripSharedBlock = 128
 
 // stripChecked keeps Strip only where viterbi.cu's strip kernel applies
 // (the wavefront's scan with its final pass, transitions in registers,
-// or shared memory on one strip, one sequence a thread unless one
-// strip); other modifiers turn it into its exact build.
+// one sequence a thread unless one strip); other modifiers turn it into
+// its exact build.
 func (s Shape) stripChecked() Shape {
 	if !s.Strip {
 		return s
 	}
-	if !(s.Wave && s.DScan && s.ScanPass && (s.TransReg || s.TransShared && s.W == 1) && s.T == 32 && (s.ns() == 1 || s.W == 1) && s.ngrp() == 1) {
+	if !(s.Wave && s.DScan && s.ScanPass && s.TransReg && s.T == 32 && (s.ns() == 1 || s.W == 1) && s.ngrp() == 1) {
 		return s.exact()
 	}
 	s.WaveBar, s.WaveRing, s.WaveSleep = false, 0, 0
@@ -793,15 +795,11 @@ func (s Shape) exchangeBytes() int {
 // SharedBytes is the dynamic shared memory of one block: the tables,
 // the exchange slots and the D cells (DShared), in this order.
 func (s Shape) SharedBytes() int {
-	if s.Strip { // (the current strip's emissions, or nothing; one strip's transitions after them)
-		n := 0
+	if s.Strip { // (the current strip's emissions, or nothing)
 		if s.EmisShared {
-			n = 8 * plan7.MaxCode * s.C * 32
+			return 8 * plan7.MaxCode * s.C * 32
 		}
-		if s.TransShared {
-			n += s.transBytes()
-		}
-		return n
+		return 0
 	}
 	n := 0
 	if s.TransShared {

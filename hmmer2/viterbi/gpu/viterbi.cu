@@ -294,8 +294,8 @@ typedef unsigned int u32;
 #ifndef STRIP
 #define STRIP 0
 #endif
-#if STRIP && !(WAVE && T == 32 && (NS == 1 || W == 1) && (TRANS_REG || (W == 1 && TRANS_SHARED)) && !WBAR)
-#error "vertical strips are written for one warp of 32 ranks a strip, transitions in registers (one strip: or shared memory)"
+#if STRIP && !(WAVE && T == 32 && (NS == 1 || W == 1) && TRANS_REG && !WBAR)
+#error "vertical strips are written for one warp of 32 ranks a strip, transitions in registers"
 #endif
 // STRIP_MUTATE (tests only): 1 trusts the speculated B without the
 // check, 2 takes the boundary record of the wrong row, 3 does not carry
@@ -1403,22 +1403,6 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #else
 #define STRIP_EM_STRIDE G
 #endif
-#if TRANS_SHARED
-    // The transitions after the emissions: the block's one copy, read
-    // once a row by each lane (registers for more warps an SM).
-    int4* sA = (int4*)(SHARED_BASE + EMIS_BYTES);
-    int4* sB = sA + C * 32;
-    int* sE = (int*)(sB + C * 32);
-    for (int k = threadIdx.x; k < C * 32; k += BLOCK) { sA[k] = gA[k]; sB[k] = gB[k]; sE[k] = gE[k]; }
-    __syncthreads();
-#define OS_A(j) sA[(j) * 32 + lane]
-#define OS_B(j) sB[(j) * 32 + lane]
-#define OS_E(j) sE[(j) * 32 + lane]
-#else
-#define OS_A(j) rA[j]
-#define OS_B(j) rB[j]
-#define OS_E(j) rE[j]
-#endif
 
     for (;;) {
         int b = 0;
@@ -1438,17 +1422,15 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
         const u32* words = (const u32*)(res + blk->off);
         bool bad = false;
 
-#if TRANS_REG
         int4 rA[C], rB[C];
         int rE[C];
 #pragma unroll
         for (int j = 0; j < C; j++) { rA[j] = gA[j * G + lane]; rB[j] = gB[j * G + lane]; rE[j] = gE[j * G + lane]; }
-#endif
         int cumLast = 0;  // the D->D sum over the real slots after the first
 #pragma unroll
         for (int j = 1; j < C; j++)
-            if (j < C - 1 || !isShort) cumLast = wadd(cumLast, OS_B(j).y);
-        const int md0 = OS_B(0).x, dd0 = OS_B(0).y;
+            if (j < C - 1 || !isShort) cumLast = wadd(cumLast, rB[j].y);
+        const int md0 = rB[0].x, dd0 = rB[0].y;
         // The scan's D->D sums: ddB[s] is this lane's before step s (lanes
         // lane-2^s+1..lane, as scanDExit composes them).
         int ddB[5];
@@ -1522,9 +1504,9 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             }
 #pragma unroll
             for (int j = 0; j < C; j++) {
-                const int4 ta = OS_A(j);
-                const int4 tb = OS_B(j);
-                const int te = OS_E(j);
+                const int4 ta = rA[j];
+                const int4 tb = rB[j];
+                const int te = rE[j];
 #pragma unroll
                 for (int q = 0; q < NS; q++) {
                     const int2 e = EMIS_AT(&em[q][j * STRIP_EM_STRIDE]);
@@ -1593,7 +1575,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #if !DDEFER
                 int d = in;
 #pragma unroll
-                for (int j = 0; j < C; j++) { d = addmax(d, OS_B(j).y, src[q][j]); Dv[q][j] = d; }
+                for (int j = 0; j < C; j++) { d = addmax(d, rB[j].y, src[q][j]); Dv[q][j] = d; }
 #endif
             }
 
