@@ -47,11 +47,17 @@ func newOA(om *oprofile.Profile, pp, ox *Matrix) oaRun {
 		jMove: xf[profile.XJ][profile.Move] != 0}
 }
 
-// row computes row i: the cells, then the specials in HMMER's order.
+// row computes row i: the cells, then the specials.
 func (oa *oaRun) row(i int) {
 	ox := oa.ox
+	oa.specials(i, oaRow(ox.row(i-1), ox.row(i), oa.pp.row(i), ox.mask, ox.Q, ox.X[i-1][XB], &ox.ddAll))
+}
+
+// specials sets row i's specials in HMMER's order, given the vector of
+// the row's M and D maxima.
+func (oa *oaRun) specials(i int, xEv vec) {
+	ox := oa.ox
 	px, cx, x := &ox.X[i-1], &oa.pp.X[i], &ox.X[i]
-	xEv := oaRow(ox.row(i-1), ox.row(i), oa.pp.row(i), ox.mask, ox.Q, px[XB], &ox.ddAll)
 	x[XE] = hmax(xEv)
 
 	var t1, t2 float32
@@ -185,6 +191,20 @@ func oaRowGo(dpp, dpc, ppr []vec, msk []uint32, Q int, xB float32, ddAll *[4]uin
 			a, b, c = band(m, a), band(m, b), band(m, c)
 		}
 		xEv[z] = xe
+	}
+	return xEv
+}
+
+// decodeOARowGo is the portable decodeOARow: the optimal accuracy row,
+// then, unless nil, the row sum into acc and the decoding of row nf, nb.
+// No step reads what another writes, so their order is free.
+func decodeOARowGo(dpp, dpc, ppr []vec, msk []uint32, Q int, xB float32, ddAll *[4]uint32, acc, nf, nb []vec, t float32) vec {
+	xEv := oaRowGo(dpp, dpc, ppr, msk, Q, xB, ddAll)
+	if acc != nil {
+		sumRowsGo(acc, ppr, Q, 1)
+	}
+	if nf != nil {
+		decodeRowsGo(nf, nb, nb, Q, []float32{t})
 	}
 	return xEv
 }
