@@ -14,10 +14,13 @@ import (
 // rows of wild values against the Go form (decodeOARowGo), with and
 // without the row sum and the next row's decoding, and checks every
 // output vector bit for bit (any NaN matching any NaN), the inputs it
-// must not write, and guard vectors past each row.
+// must not write, and guard vectors past each row. Profiles have zero
+// transitions everywhere, in a few vectors (as real ones) or none, so
+// that the kernels' plain path (no masks) and masked path both run.
 func TestDecodeOARowLevels(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
 	const guard = 2
+	var plain, masked int
 	for trial := 0; trial < 400; trial++ {
 		M := 1 + rng.Intn(160)
 		if trial%20 == 0 {
@@ -25,9 +28,26 @@ func TestDecodeOARowLevels(t *testing.T) {
 		}
 		om, fwd, _ := randomPostCase(rng, M, 2)
 		Q := fwd.Q
+		if keep := []float64{1, 0.05, 0}[trial%3]; keep < 1 {
+			// Only a fraction keep of the vectors keep their zeros.
+			for q := 0; q < Q; q++ {
+				if rng.Float64() >= keep {
+					for _, j := range []int{7 * q, 7*q + 1, 7*q + 2, 7*q + 3, 7*q + 4, 7*q + 5, 7*q + 6, 7*Q + q} {
+						om.FB.TF[j] = vec{0.5, 0.25, 1e-30, 3}
+					}
+				}
+			}
+		}
 		ox := NewMatrix()
 		ox.grow(om.M, 1, true)
 		ox.setMasks(om.FB.TF)
+		for _, p := range ox.plain {
+			if p != 0 {
+				plain++
+			} else {
+				masked++
+			}
+		}
 		wild := func(n int) []vec {
 			vs := make([]vec, n+guard)
 			for j := range vs {
@@ -39,7 +59,7 @@ func TestDecodeOARowLevels(t *testing.T) {
 		}
 		dpp, dpc, ppr, acc, nf, nb := wild(3*Q), wild(3*Q), wild(3*Q), wild(3*Q), wild(3*Q), wild(3*Q)
 		xB, scale := wildFloat(rng), wildFloat(rng)
-		sums, next := trial%4 < 2, trial%2 == 0
+		sums, next := trial%4 < 2, trial%5 < 3
 		what := fmt.Sprintf("trial %d (M=%d sums=%v next=%v)", trial, M, sums, next)
 		type rows struct{ dpc, acc, nb []vec }
 		run := func(l simd.Level) (rows, vec) {
@@ -54,7 +74,7 @@ func TestDecodeOARowLevels(t *testing.T) {
 			var xEv vec
 			in := [][]vec{slices.Clone(dpp), slices.Clone(ppr), slices.Clone(nf)}
 			withLevel(l, func() {
-				xEv = decodeOARow(dpp[:3*Q], r.dpc[:3*Q], ppr[:3*Q], ox.mask, Q, xB, &ox.ddAll, a, f, b, scale)
+				xEv = decodeOARow(dpp[:3*Q], r.dpc[:3*Q], ppr[:3*Q], ox.mask, Q, xB, &ox.ddAll, ox.plain, a, f, b, scale)
 			})
 			for j, v := range [][]vec{dpp, ppr, nf} {
 				if !slices.Equal(flatBits(v), flatBits(in[j])) {
@@ -81,6 +101,9 @@ func TestDecodeOARowLevels(t *testing.T) {
 				}
 			}
 		}
+	}
+	if plain < 1000 || masked < 1000 {
+		t.Fatalf("%d plain and %d masked vectors: both paths should run", plain, masked)
 	}
 }
 

@@ -50,7 +50,7 @@ func DecodeAlign(om *oprofile.Profile, fwd, bck *Matrix, null2 []float32) (float
 		if i < L {
 			nf, nb, t = fwd.row(i+1), bck.row(i+1), totr[i]
 		}
-		xEv := decodeOARow(ox.row(i-1), ox.row(i), pp.row(i), ox.mask, Q, ox.X[i-1][XB], &ox.ddAll, sum, nf, nb, t)
+		xEv := decodeOARow(ox.row(i-1), ox.row(i), pp.row(i), ox.mask, Q, ox.X[i-1][XB], &ox.ddAll, ox.plain, sum, nf, nb, t)
 		oa.specials(i, xEv)
 	}
 	if null2 != nil {

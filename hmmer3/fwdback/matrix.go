@@ -46,6 +46,7 @@ type Matrix struct {
 	totr  []float32
 	mask  []uint32
 	ddAll [4]uint32
+	plain []uint8 // per vector q: are all its eight masks all ones?
 
 	// The transitions in the wide row kernels' layout (wideTransitions).
 	tw []vec

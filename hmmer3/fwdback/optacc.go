@@ -2,6 +2,7 @@ package fwdback
 
 import (
 	"math"
+	"slices"
 
 	"github.com/hmmgo/hmmgo/hmmer3/hits"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
@@ -91,8 +92,9 @@ func (oa *oaRun) specials(i int, xEv vec) {
 }
 
 // setMasks fills mx.mask with HMMER's _mm_cmpgt_ps(t, 0) of every
-// transition vector of tf (all ones where t > 0, in tf's layout) and
-// mx.ddAll with the AND of the D->D masks.
+// transition vector of tf (all ones where t > 0, in tf's layout),
+// mx.ddAll with the AND of the D->D masks, and mx.plain[q] with 1 where
+// vector q's seven masks and its D->D mask are all ones.
 func (mx *Matrix) setMasks(tf []vec) {
 	if cap(mx.mask) < 4*len(tf) {
 		mx.mask = make([]uint32, 4*len(tf))
@@ -109,6 +111,17 @@ func (mx *Matrix) setMasks(tf []vec) {
 		for z := 0; z < 4; z++ {
 			mx.ddAll[z] &= mx.mask[j+z]
 		}
+	}
+	mx.plain = slices.Grow(mx.plain[:0], mx.Q)[:mx.Q]
+	for q := range mx.plain {
+		all := ^uint32(0)
+		for _, m := range mx.mask[28*q : 28*q+28] {
+			all &= m
+		}
+		for _, m := range mx.mask[28*mx.Q+4*q : 28*mx.Q+4*q+4] {
+			all &= m
+		}
+		mx.plain[q] = uint8(all & 1)
 	}
 }
 

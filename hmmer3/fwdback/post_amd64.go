@@ -38,8 +38,9 @@ func oaRow(dpp, dpc, ppr []vec, msk []uint32, Q int, xB float32, ddAll *[4]uint3
 // decodeOARow is DecodeAlign's row: oaRow, and unless nil, acc = ppr +
 // acc (sumRows) and the decoding of row nf, nb into nb scaled by t
 // (decodeRows). The SSE and VEX kernels do all three in the two sweeps of
-// the optimal accuracy row.
-func decodeOARow(dpp, dpc, ppr []vec, msk []uint32, Q int, xB float32, ddAll *[4]uint32, acc, nf, nb []vec, t float32) vec {
+// the optimal accuracy row, and skip the masks of the vectors that plain
+// (setMasks) marks.
+func decodeOARow(dpp, dpc, ppr []vec, msk []uint32, Q int, xB float32, ddAll *[4]uint32, plain []uint8, acc, nf, nb []vec, t float32) vec {
 	if level < simd.SSE {
 		return decodeOARowGo(dpp, dpc, ppr, msk, Q, xB, ddAll, acc, nf, nb, t)
 	}
@@ -52,9 +53,9 @@ func decodeOARow(dpp, dpc, ppr []vec, msk []uint32, Q int, xB float32, ddAll *[4
 		pf, pb = asVec4(nf), asVec4(nb)
 	}
 	if level >= simd.AVX2 {
-		decodeOARowAVX(asVec4(dpp), asVec4(dpc), asVec4(ppr), (*[4]uint32)(msk), Q, xB, ddAll, (*[4]float32)(&xEv), pa, pf, pb, t)
+		decodeOARowAVX(asVec4(dpp), asVec4(dpc), asVec4(ppr), (*[4]uint32)(msk), Q, xB, ddAll, (*[4]float32)(&xEv), &plain[0], pa, pf, pb, t)
 	} else {
-		decodeOARowSSE(asVec4(dpp), asVec4(dpc), asVec4(ppr), (*[4]uint32)(msk), Q, xB, ddAll, (*[4]float32)(&xEv), pa, pf, pb, t)
+		decodeOARowSSE(asVec4(dpp), asVec4(dpc), asVec4(ppr), (*[4]uint32)(msk), Q, xB, ddAll, (*[4]float32)(&xEv), &plain[0], pa, pf, pb, t)
 	}
 	return xEv
 }

@@ -328,7 +328,7 @@ func oaRow(s isa, fused bool) {
 	doc := " computes optimal accuracy row dpc from row dpp and posterior row ppr; it returns the row's M and D maximum vector in xEv."
 	if fused {
 		name = "decodeOARow" + s.name
-		sig = sig[:len(sig)-1] + ", acc, nf, nb *[4]float32, t float32)"
+		sig = sig[:len(sig)-1] + ", plain *uint8, acc, nf, nb *[4]float32, t float32)"
 		doc += " Unless nil, it adds ppr's M and I vectors into acc and decodes Forward row nf and Backward row nb into nb, scaled by t."
 	}
 	TEXT(name, NOSPLIT, sig)
@@ -416,10 +416,35 @@ func oaRow(s isa, fused bool) {
 		CMOVQEQ(ppr, pb)
 	}
 	d := XMM()
+	// With fused, a vector q whose eight masks (TF's seven, D->D) are all
+	// ones, plain[q] != 0, skips the ANDs, which would change no bit; in
+	// real profiles only the vectors of nodes 1 and M and of the padding
+	// past M have zero transitions. The masks are the largest stream a
+	// row reads (128 bytes per vector against 48 of cells).
+	var fl reg.Register
+	if fused {
+		fl = GP64()
+	}
+	// branchPlain jumps to label+"_plain" for a plain vector.
+	branchPlain := func(label string) {
+		CMPB(Mem{Base: fl}, U8(0))
+		JNE(LabelRef(label + "_plain"))
+	}
+	// joinPlain ends the masked body and places the plain one, body.
+	joinPlain := func(label string, body func()) {
+		JMP(LabelRef(label + "_next"))
+		Label(label + "_plain")
+		body()
+		Label(label + "_next")
+		INCQ(fl)
+	}
 	sweep1 := func(label string, sums bool) {
 		XORQ(off, off)
 		MOVQ(msk, tp)
 		MOVQ(ddm, dp)
+		if fused {
+			Load(Param("plain"), fl)
+		}
 		Label(label)
 		tm := Mem{Base: tp}
 		cur := Mem{Base: dpc, Index: off, Scale: 1}
@@ -438,23 +463,27 @@ func oaRow(s isa, fused bool) {
 			s.add(p, sum.Offset(c*vb), p)
 			s.store(p, sum.Offset(c*vb))
 		}
+		loadPrev := func() {
+			for _, x := range []struct {
+				v reg.VecVirtual
+				c int
+			}{{mpv, cM}, {dpv, cD}, {ipv, cI}} {
+				if s.vex {
+					VMOVUPS(prev.Offset(x.c*vb), x.v)
+				} else {
+					MOVUPS(prev.Offset(x.c*vb), x.v)
+				}
+			}
+		}
 		if fused {
 			PREFETCHT0(Mem{Base: pf, Index: off, Scale: 1})
 			PREFETCHT0(Mem{Base: pb, Index: off, Scale: 1})
+			branchPlain(label)
 		}
 		mcell(tm, mpv, ipv, dpv)
 		addPost(cM)
 		s.max(xEm, sv, xEm)
-		for _, x := range []struct {
-			v reg.VecVirtual
-			c int
-		}{{mpv, cM}, {dpv, cD}, {ipv, cI}} {
-			if s.vex {
-				VMOVUPS(prev.Offset(x.c*vb), x.v)
-			} else {
-				MOVUPS(prev.Offset(x.c*vb), x.v)
-			}
-		}
+		loadPrev()
 		s.store(sv, cur.Offset(cM*vb))
 		s.max(c1, dcv, d) // first D->D pass: D = max(carry, D)
 		s.store(d, cur.Offset(cD*vb))
@@ -465,6 +494,24 @@ func oaRow(s isa, fused bool) {
 		s.max(sv, t, sv)
 		addPost(cI)
 		s.store(sv, cur.Offset(cI*vb))
+		if fused {
+			// The same operations with every AND of an all-ones mask left out.
+			joinPlain(label, func() {
+				s.max(xBv, mpv, sv)
+				s.max(sv, ipv, sv)
+				s.max(sv, dpv, sv)
+				addPost(cM)
+				s.max(xEm, sv, xEm)
+				loadPrev()
+				s.store(sv, cur.Offset(cM*vb))
+				s.max(c1, dcv, c1)
+				s.store(c1, cur.Offset(cD*vb))
+				s.mov(sv, dcv)
+				s.max(mpv, ipv, sv)
+				addPost(cI)
+				s.store(sv, cur.Offset(cI*vb))
+			})
+		}
 		ADDQ(U8(7*vb), tp)
 		ADDQ(U8(vb), dp)
 		ADDQ(U8(3*vb), off)
@@ -497,19 +544,28 @@ func oaRow(s isa, fused bool) {
 	sweep2 := func(label string, decode bool) {
 		XORQ(off, off)
 		MOVQ(ddm, dp)
+		if fused {
+			Load(Param("plain"), fl)
+		}
 		Label(label)
 		dm := Mem{Base: dpc, Index: off, Scale: 1, Disp: cD * vb}
-		if s.vex {
-			VMAXPS(dm, c2, d)
-		} else {
-			MOVUPS(dm, t)
-			MOVAPS(c2, d)
-			MAXPS(t, d)
+		passes := func() {
+			if s.vex {
+				VMAXPS(dm, c2, d)
+			} else {
+				MOVUPS(dm, t)
+				MOVAPS(c2, d)
+				MAXPS(t, d)
+			}
+			s.max(c3, d, t)
+			s.max(c4, t, d)
+			s.store(d, dm)
+			s.max(xEm, d, xEm)
 		}
-		s.max(c3, d, t)
-		s.max(c4, t, d)
-		s.store(d, dm)
-		s.max(xEm, d, xEm)
+		if fused {
+			branchPlain(label)
+		}
+		passes()
 		var ddv Op = Mem{Base: dp}
 		if !s.vex {
 			ddv = s.load(ddv)
@@ -517,6 +573,9 @@ func oaRow(s isa, fused bool) {
 		s.and(ddv, c2, c2)
 		s.and(ddv, c3, c3)
 		s.and(ddv, c4, c4)
+		if fused {
+			joinPlain(label, passes) // the carries keep their value
+		}
 		if decode {
 			// Row i+1's vector triple: (F*B)*t for M and I, D = 0.
 			for _, c := range []int{cM, cI} {
