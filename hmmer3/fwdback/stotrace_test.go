@@ -132,3 +132,43 @@ func TestTraceSamplerSelectE(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTraceEnsemble samples 200 traces (a region's ensemble in
+// domain definition) from the multihit Forward matrix of a target
+// holding the model's consensus envelope twice, with StochasticTrace and
+// with a TraceSampler; thread CPU ms per ensemble.
+func BenchmarkTraceEnsemble(b *testing.B) {
+	for _, name := range []string{"fn3", "Pkinase", "SMC_N"} {
+		om, env := consensusEnvelope(b, filepath.Join(testutil.Testdata(b, "hmmer3/models"), name+".hmm.gz"))
+		dsq := append(slices.Clone(env), env...)
+		om.ReconfigMultihit(len(dsq))
+		fwd := NewMatrix()
+		if _, err := Forward(dsq, om, fwd, true); err != nil {
+			b.Fatal(err)
+		}
+		for _, kept := range []bool{false, true} {
+			what := "StochasticTrace"
+			if kept {
+				what = "TraceSampler"
+			}
+			b.Run(name+"/"+what, func(b *testing.B) {
+				defer lockThread()()
+				rng := easel.NewRandom(42)
+				var tr hits.Trace
+				var s TraceSampler
+				c0 := threadCPU()
+				for i := 0; i < b.N; i++ {
+					s.Reset(fwd)
+					for z := 0; z < 200; z++ {
+						if kept {
+							s.Trace(rng, om, &tr)
+						} else {
+							StochasticTrace(rng, om, fwd, &tr)
+						}
+					}
+				}
+				b.ReportMetric((threadCPU()-c0).Seconds()*1e3/float64(b.N), "cpu-ms/op")
+			})
+		}
+	}
+}
