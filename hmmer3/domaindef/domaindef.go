@@ -50,6 +50,7 @@ type Definer struct {
 	post     fwdback.Domains
 	fwd, bck *fwdback.Matrix
 	tr       hits.Trace
+	sampler  fwdback.TraceSampler
 	null2    []float32
 	sp       []segPair
 
@@ -404,8 +405,9 @@ func (d *Definer) traceEnsemble(res *Result, dsq []byte, om *oprofile.Profile, i
 	}
 	d.sp = d.sp[:0]
 	null2 := d.null2
+	d.sampler.Reset(d.fwd)
 	for t := 0; t < nSamples; t++ {
-		fwdback.StochasticTrace(d.rng, om, d.fwd, &d.tr)
+		d.sampler.Trace(d.rng, om, &d.tr)
 		pos := 1
 		for _, td := range fwdback.IndexTrace(&d.tr) {
 			d.sp = append(d.sp, segPair{idx: t, i: td.SqFrom + ireg - 1, j: td.SqTo + ireg - 1, k: td.HMMFrom, m: td.HMMTo})

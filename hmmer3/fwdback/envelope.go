@@ -9,11 +9,13 @@ import "github.com/hmmgo/hmmgo/hmmer3/oprofile"
 // into null2. It returns the optimal accuracy score.
 //
 // Results, matrices included, are those of the three calls in sequence:
-// every cell sees the same operations. Row i is decoded, then aligned and
-// added to null2's sums while it is still in cache; the separate calls
-// would read each matrix from memory again, which is most of their time
-// on long envelopes. Forward row i is overwritten only after it has been
-// decoded, and the specials Decoding needs are all computed first.
+// every cell sees the same operations. One kernel call per row
+// (decodeOARow) aligns row i and adds it to null2's sums while it is in
+// cache, and decodes row i+1, which it has asked the memory for while
+// aligning; the separate calls would read each matrix from memory again,
+// which is most of their time on long envelopes. Forward row i is
+// overwritten only after it has been decoded, and the specials Decoding
+// needs are all computed first.
 //
 // On ErrRange (Decoding's scale overflow) bck holds the posteriors and
 // fwd is unchanged, as when Decoding returns the error first.
@@ -29,17 +31,27 @@ func DecodeAlign(om *oprofile.Profile, fwd, bck *Matrix, null2 []float32) (float
 	}
 	pp, ox := bck, fwd
 	oa := newOA(om, pp, ox)
+	if L > 0 {
+		decodeRows(fwd.dp[n:2*n], bck.dp[n:2*n], pp.dp[n:2*n], Q, totr[:1])
+	}
+	var acc []vec
+	if null2 != nil && L > 0 {
+		copy(pp.row(0), pp.row(1))
+		acc = pp.row(0)
+	}
 	for i := 1; i <= L; i++ {
-		r := i * n
-		decodeRows(fwd.dp[r:r+n], bck.dp[r:r+n], pp.dp[r:r+n], Q, totr[i-1:i])
-		oa.row(i)
-		if null2 != nil {
-			if i == 1 {
-				copy(pp.row(0), pp.row(1))
-			} else {
-				sumRows(pp.row(0), pp.row(i), Q, 1)
-			}
+		// Row i is aligned (and added to the sums from row 2 on) while
+		// row i+1 is decoded.
+		var sum, nf, nb []vec
+		var t float32
+		if i > 1 {
+			sum = acc
 		}
+		if i < L {
+			nf, nb, t = fwd.row(i+1), bck.row(i+1), totr[i]
+		}
+		xEv := decodeOARow(ox.row(i-1), ox.row(i), pp.row(i), ox.mask, Q, ox.X[i-1][XB], &ox.ddAll, ox.plain, sum, nf, nb, t)
+		oa.specials(i, xEv)
 	}
 	if null2 != nil {
 		null2FromSums(om, pp, null2)

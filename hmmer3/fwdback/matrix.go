@@ -46,6 +46,7 @@ type Matrix struct {
 	totr  []float32
 	mask  []uint32
 	ddAll [4]uint32
+	plain []uint8 // per vector q: are all its eight masks all ones?
 
 	// The transitions in the wide row kernels' layout (wideTransitions).
 	tw []vec
@@ -75,12 +76,12 @@ func (mx *Matrix) Release() {
 	if mx.mem != nil {
 		mx.mem.Release()
 	}
-	mx.dp, mx.X, mx.totr, mx.mask = nil, nil, nil, nil
+	mx.dp, mx.X, mx.totr, mx.mask, mx.plain = nil, nil, nil, nil, nil
 }
 
 // Bytes is the memory the matrix holds for its cells and special rows.
 func (mx *Matrix) Bytes() int {
-	return cap(mx.dp)*int(unsafe.Sizeof(vec{})) + cap(mx.X)*int(unsafe.Sizeof(mx.X[0])) + 4*cap(mx.totr) + 4*cap(mx.mask)
+	return cap(mx.dp)*int(unsafe.Sizeof(vec{})) + cap(mx.X)*int(unsafe.Sizeof(mx.X[0])) + 4*cap(mx.totr) + 4*cap(mx.mask) + cap(mx.plain)
 }
 
 func (mx *Matrix) grow(M, L int, full bool) {

@@ -2,6 +2,7 @@ package fwdback
 
 import (
 	"math"
+	"slices"
 
 	"github.com/hmmgo/hmmgo/hmmer3/hits"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
@@ -47,11 +48,17 @@ func newOA(om *oprofile.Profile, pp, ox *Matrix) oaRun {
 		jMove: xf[profile.XJ][profile.Move] != 0}
 }
 
-// row computes row i: the cells, then the specials in HMMER's order.
+// row computes row i: the cells, then the specials.
 func (oa *oaRun) row(i int) {
 	ox := oa.ox
+	oa.specials(i, oaRow(ox.row(i-1), ox.row(i), oa.pp.row(i), ox.mask, ox.Q, ox.X[i-1][XB], &ox.ddAll))
+}
+
+// specials sets row i's specials in HMMER's order, given the vector of
+// the row's M and D maxima.
+func (oa *oaRun) specials(i int, xEv vec) {
+	ox := oa.ox
 	px, cx, x := &ox.X[i-1], &oa.pp.X[i], &ox.X[i]
-	xEv := oaRow(ox.row(i-1), ox.row(i), oa.pp.row(i), ox.mask, ox.Q, px[XB], &ox.ddAll)
 	x[XE] = hmax(xEv)
 
 	var t1, t2 float32
@@ -85,8 +92,9 @@ func (oa *oaRun) row(i int) {
 }
 
 // setMasks fills mx.mask with HMMER's _mm_cmpgt_ps(t, 0) of every
-// transition vector of tf (all ones where t > 0, in tf's layout) and
-// mx.ddAll with the AND of the D->D masks.
+// transition vector of tf (all ones where t > 0, in tf's layout),
+// mx.ddAll with the AND of the D->D masks, and mx.plain[q] with 1 where
+// vector q's seven masks and its D->D mask are all ones.
 func (mx *Matrix) setMasks(tf []vec) {
 	if cap(mx.mask) < 4*len(tf) {
 		mx.mask = make([]uint32, 4*len(tf))
@@ -103,6 +111,17 @@ func (mx *Matrix) setMasks(tf []vec) {
 		for z := 0; z < 4; z++ {
 			mx.ddAll[z] &= mx.mask[j+z]
 		}
+	}
+	mx.plain = slices.Grow(mx.plain[:0], mx.Q)[:mx.Q]
+	for q := range mx.plain {
+		all := ^uint32(0)
+		for _, m := range mx.mask[28*q : 28*q+28] {
+			all &= m
+		}
+		for _, m := range mx.mask[28*mx.Q+4*q : 28*mx.Q+4*q+4] {
+			all &= m
+		}
+		mx.plain[q] = uint8(all & 1)
 	}
 }
 
@@ -185,6 +204,20 @@ func oaRowGo(dpp, dpc, ppr []vec, msk []uint32, Q int, xB float32, ddAll *[4]uin
 			a, b, c = band(m, a), band(m, b), band(m, c)
 		}
 		xEv[z] = xe
+	}
+	return xEv
+}
+
+// decodeOARowGo is the portable decodeOARow: the optimal accuracy row,
+// then, unless nil, the row sum into acc and the decoding of row nf, nb.
+// No step reads what another writes, so their order is free.
+func decodeOARowGo(dpp, dpc, ppr []vec, msk []uint32, Q int, xB float32, ddAll *[4]uint32, acc, nf, nb []vec, t float32) vec {
+	xEv := oaRowGo(dpp, dpc, ppr, msk, Q, xB, ddAll)
+	if acc != nil {
+		sumRowsGo(acc, ppr, Q, 1)
+	}
+	if nf != nil {
+		decodeRowsGo(nf, nb, nb, Q, []float32{t})
 	}
 	return xEv
 }

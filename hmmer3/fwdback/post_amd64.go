@@ -5,9 +5,10 @@ import "github.com/hmmgo/hmmgo/internal/simd"
 //go:generate go run -C ../../internal/avogen ./post -out ../../hmmer3/fwdback/post_amd64.s -stubs ../../hmmer3/fwdback/post_stubs_amd64.go -pkg fwdback
 
 // The domain kernels by level: decoding has an AVX2 form (eight lanes of
-// the same products), optimal accuracy a VEX form of its four-lane
-// operations (three operands, unaligned memory operands); the row sums
-// and null2's dot products are SSE at both vector levels.
+// the same products), optimal accuracy (alone or fused with the row sums
+// and the next row's decoding) a VEX form of its four-lane operations
+// (three operands, unaligned memory operands); the row sums and null2's
+// dot products are SSE at both vector levels.
 
 func decodeRows(f, b, p []vec, Q int, totr []float32) {
 	switch {
@@ -30,6 +31,31 @@ func oaRow(dpp, dpc, ppr []vec, msk []uint32, Q int, xB float32, ddAll *[4]uint3
 		oaRowSSE(asVec4(dpp), asVec4(dpc), asVec4(ppr), (*[4]uint32)(msk), Q, xB, ddAll, (*[4]float32)(&xEv))
 	default:
 		xEv = oaRowGo(dpp, dpc, ppr, msk, Q, xB, ddAll)
+	}
+	return xEv
+}
+
+// decodeOARow is DecodeAlign's row: oaRow, and unless nil, acc = ppr +
+// acc (sumRows) and the decoding of row nf, nb into nb scaled by t
+// (decodeRows). The SSE and VEX kernels do all three in the two sweeps of
+// the optimal accuracy row, and skip the masks of the vectors that plain
+// (setMasks) marks.
+func decodeOARow(dpp, dpc, ppr []vec, msk []uint32, Q int, xB float32, ddAll *[4]uint32, plain []uint8, acc, nf, nb []vec, t float32) vec {
+	if level < simd.SSE {
+		return decodeOARowGo(dpp, dpc, ppr, msk, Q, xB, ddAll, acc, nf, nb, t)
+	}
+	var xEv vec
+	var pa, pf, pb *[4]float32
+	if acc != nil {
+		pa = asVec4(acc)
+	}
+	if nf != nil {
+		pf, pb = asVec4(nf), asVec4(nb)
+	}
+	if level >= simd.AVX2 {
+		decodeOARowAVX(asVec4(dpp), asVec4(dpc), asVec4(ppr), (*[4]uint32)(msk), Q, xB, ddAll, (*[4]float32)(&xEv), &plain[0], pa, pf, pb, t)
+	} else {
+		decodeOARowSSE(asVec4(dpp), asVec4(dpc), asVec4(ppr), (*[4]uint32)(msk), Q, xB, ddAll, (*[4]float32)(&xEv), &plain[0], pa, pf, pb, t)
 	}
 	return xEv
 }

@@ -352,6 +352,625 @@ oaRowAVX_dd:
 	VMOVUPS X1, (AX)
 	RET
 
+// func decodeOARowSSE(dpp *[4]float32, dpc *[4]float32, ppr *[4]float32, msk *[4]uint32, q int, xB float32, ddAll *[4]uint32, xEv *[4]float32, plain *uint8, acc *[4]float32, nf *[4]float32, nb *[4]float32, t float32)
+// Requires: CMOV, MMX+, SSE, SSE2
+TEXT ·decodeOARowSSE(SB), NOSPLIT, $8-100
+	MOVQ    dpp+0(FP), AX
+	MOVQ    dpc+8(FP), CX
+	MOVQ    ppr+16(FP), DX
+	MOVQ    msk+24(FP), BX
+	MOVQ    q+32(FP), SI
+	IMUL3Q  $0x00000030, SI, DI
+	MOVSS   xB+40(FP), X0
+	SHUFPS  $0x00, X0, X0
+	PCMPEQL X1, X1
+	PSLLL   $0x17, X1
+	MOVAPS  X1, X2
+	PSRLDQ  $0x0c, X2
+	IMUL3Q  $0x00000070, SI, SI
+	ADDQ    BX, SI
+	MOVUPS  -112(SI), X3
+	ANDPS   X0, X3
+	MOVUPS  -96(AX)(DI*1), X5
+	MOVUPS  -96(SI), X4
+	ANDPS   X5, X4
+	MAXPS   X4, X3
+	MOVUPS  -64(AX)(DI*1), X5
+	MOVUPS  -80(SI), X4
+	ANDPS   X5, X4
+	MAXPS   X4, X3
+	MOVUPS  -80(AX)(DI*1), X5
+	MOVUPS  -64(SI), X4
+	ANDPS   X5, X4
+	MAXPS   X4, X3
+	MOVUPS  -48(DX)(DI*1), X4
+	ADDPS   X4, X3
+	MOVUPS  -48(SI), X5
+	ANDPS   X3, X5
+	PSLLDQ  $0x04, X5
+	ORPS    X2, X5
+	MOVUPS  -48(AX)(DI*1), X6
+	PSLLDQ  $0x04, X6
+	ORPS    X2, X6
+	MOVUPS  -32(AX)(DI*1), X7
+	PSLLDQ  $0x04, X7
+	ORPS    X2, X7
+	MOVUPS  -16(AX)(DI*1), X8
+	PSLLDQ  $0x04, X8
+	ORPS    X2, X8
+	MOVAPS  X1, X9
+	MOVAPS  X1, X1
+	MOVQ    acc+72(FP), R9
+	MOVQ    nf+80(FP), R10
+	MOVQ    nb+88(FP), R11
+	TESTQ   R10, R10
+	CMOVQEQ CX, R10
+	CMOVQEQ DX, R11
+	TESTQ   R9, R9
+	JZ      decodeOARowSSE_nosum
+	XORQ    R8, R8
+	MOVQ    SI, R12
+	MOVQ    plain+64(FP), R13
+
+decodeOARowSSE_sum:
+	PREFETCHT0 (R10)(R8*1)
+	PREFETCHT0 (R11)(R8*1)
+	CMPB       (R13), $0x00
+	JNE        decodeOARowSSE_sum_plain
+	MOVUPS     (BX), X3
+	ANDPS      X0, X3
+	MOVUPS     16(BX), X4
+	ANDPS      X6, X4
+	MAXPS      X4, X3
+	MOVUPS     32(BX), X4
+	ANDPS      X8, X4
+	MAXPS      X4, X3
+	MOVUPS     48(BX), X4
+	ANDPS      X7, X4
+	MAXPS      X4, X3
+	MOVUPS     (DX)(R8*1), X4
+	ADDPS      X4, X3
+	MOVUPS     (R9)(R8*1), X6
+	ADDPS      X6, X4
+	MOVUPS     X4, (R9)(R8*1)
+	MAXPS      X3, X1
+	MOVUPS     (AX)(R8*1), X6
+	MOVUPS     16(AX)(R8*1), X7
+	MOVUPS     32(AX)(R8*1), X8
+	MOVUPS     X3, (CX)(R8*1)
+	MOVAPS     X5, X10
+	MAXPS      X9, X10
+	MOVUPS     X10, 16(CX)(R8*1)
+	MOVUPS     (R12), X5
+	ANDPS      X10, X5
+	MOVUPS     64(BX), X9
+	ANDPS      X3, X9
+	MOVUPS     80(BX), X3
+	ANDPS      X6, X3
+	MOVUPS     96(BX), X4
+	ANDPS      X8, X4
+	MAXPS      X4, X3
+	MOVUPS     32(DX)(R8*1), X4
+	ADDPS      X4, X3
+	MOVUPS     32(R9)(R8*1), X10
+	ADDPS      X10, X4
+	MOVUPS     X4, 32(R9)(R8*1)
+	MOVUPS     X3, 32(CX)(R8*1)
+	JMP        decodeOARowSSE_sum_next
+
+decodeOARowSSE_sum_plain:
+	MOVAPS X0, X3
+	MAXPS  X6, X3
+	MAXPS  X8, X3
+	MAXPS  X7, X3
+	MOVUPS (DX)(R8*1), X4
+	ADDPS  X4, X3
+	MOVUPS (R9)(R8*1), X6
+	ADDPS  X6, X4
+	MOVUPS X4, (R9)(R8*1)
+	MAXPS  X3, X1
+	MOVUPS (AX)(R8*1), X6
+	MOVUPS 16(AX)(R8*1), X7
+	MOVUPS 32(AX)(R8*1), X8
+	MOVUPS X3, (CX)(R8*1)
+	MAXPS  X9, X5
+	MOVUPS X5, 16(CX)(R8*1)
+	MOVAPS X3, X9
+	MOVAPS X6, X3
+	MAXPS  X8, X3
+	MOVUPS 32(DX)(R8*1), X4
+	ADDPS  X4, X3
+	MOVUPS 32(R9)(R8*1), X10
+	ADDPS  X10, X4
+	MOVUPS X4, 32(R9)(R8*1)
+	MOVUPS X3, 32(CX)(R8*1)
+
+decodeOARowSSE_sum_next:
+	INCQ R13
+	ADDQ $0x70, BX
+	ADDQ $0x10, R12
+	ADDQ $0x30, R8
+	CMPQ R8, DI
+	JB   decodeOARowSSE_sum
+	JMP  decodeOARowSSE_passes
+
+decodeOARowSSE_nosum:
+	XORQ R8, R8
+	MOVQ SI, R12
+	MOVQ plain+64(FP), R13
+
+decodeOARowSSE_cell:
+	PREFETCHT0 (R10)(R8*1)
+	PREFETCHT0 (R11)(R8*1)
+	CMPB       (R13), $0x00
+	JNE        decodeOARowSSE_cell_plain
+	MOVUPS     (BX), X3
+	ANDPS      X0, X3
+	MOVUPS     16(BX), X4
+	ANDPS      X6, X4
+	MAXPS      X4, X3
+	MOVUPS     32(BX), X4
+	ANDPS      X8, X4
+	MAXPS      X4, X3
+	MOVUPS     48(BX), X4
+	ANDPS      X7, X4
+	MAXPS      X4, X3
+	MOVUPS     (DX)(R8*1), X4
+	ADDPS      X4, X3
+	MAXPS      X3, X1
+	MOVUPS     (AX)(R8*1), X6
+	MOVUPS     16(AX)(R8*1), X7
+	MOVUPS     32(AX)(R8*1), X8
+	MOVUPS     X3, (CX)(R8*1)
+	MOVAPS     X5, X10
+	MAXPS      X9, X10
+	MOVUPS     X10, 16(CX)(R8*1)
+	MOVUPS     (R12), X5
+	ANDPS      X10, X5
+	MOVUPS     64(BX), X9
+	ANDPS      X3, X9
+	MOVUPS     80(BX), X3
+	ANDPS      X6, X3
+	MOVUPS     96(BX), X4
+	ANDPS      X8, X4
+	MAXPS      X4, X3
+	MOVUPS     32(DX)(R8*1), X4
+	ADDPS      X4, X3
+	MOVUPS     X3, 32(CX)(R8*1)
+	JMP        decodeOARowSSE_cell_next
+
+decodeOARowSSE_cell_plain:
+	MOVAPS X0, X3
+	MAXPS  X6, X3
+	MAXPS  X8, X3
+	MAXPS  X7, X3
+	MOVUPS (DX)(R8*1), X4
+	ADDPS  X4, X3
+	MAXPS  X3, X1
+	MOVUPS (AX)(R8*1), X6
+	MOVUPS 16(AX)(R8*1), X7
+	MOVUPS 32(AX)(R8*1), X8
+	MOVUPS X3, (CX)(R8*1)
+	MAXPS  X9, X5
+	MOVUPS X5, 16(CX)(R8*1)
+	MOVAPS X3, X9
+	MOVAPS X6, X3
+	MAXPS  X8, X3
+	MOVUPS 32(DX)(R8*1), X4
+	ADDPS  X4, X3
+	MOVUPS X3, 32(CX)(R8*1)
+
+decodeOARowSSE_cell_next:
+	INCQ R13
+	ADDQ $0x70, BX
+	ADDQ $0x10, R12
+	ADDQ $0x30, R8
+	CMPQ R8, DI
+	JB   decodeOARowSSE_cell
+
+decodeOARowSSE_passes:
+	MOVQ    ddAll+48(FP), AX
+	PSLLDQ  $0x04, X5
+	ORPS    X2, X5
+	MOVUPS  (AX), X0
+	ANDPS   X5, X0
+	PSLLDQ  $0x04, X0
+	ORPS    X2, X0
+	MOVUPS  (AX), X3
+	ANDPS   X0, X3
+	PSLLDQ  $0x04, X3
+	ORPS    X2, X3
+	MOVQ    nf+80(FP), AX
+	MOVQ    nb+88(FP), DX
+	TESTQ   AX, AX
+	JZ      decodeOARowSSE_nodecode
+	STMXCSR (SP)
+	MOVL    (SP), BX
+	ORL     $0x00008000, BX
+	MOVL    BX, 4(SP)
+	LDMXCSR 4(SP)
+	MOVSS   t+96(FP), X2
+	SHUFPS  $0x00, X2, X2
+	XORPS   X6, X6
+	XORQ    R8, R8
+	MOVQ    SI, R12
+	MOVQ    plain+64(FP), R13
+
+decodeOARowSSE_dddec:
+	CMPB   (R13), $0x00
+	JNE    decodeOARowSSE_dddec_plain
+	MOVUPS 16(CX)(R8*1), X4
+	MOVAPS X5, X10
+	MAXPS  X4, X10
+	MOVAPS X0, X4
+	MAXPS  X10, X4
+	MOVAPS X3, X10
+	MAXPS  X4, X10
+	MOVUPS X10, 16(CX)(R8*1)
+	MAXPS  X10, X1
+	MOVUPS (R12), X4
+	ANDPS  X4, X5
+	ANDPS  X4, X0
+	ANDPS  X4, X3
+	JMP    decodeOARowSSE_dddec_next
+
+decodeOARowSSE_dddec_plain:
+	MOVUPS 16(CX)(R8*1), X4
+	MOVAPS X5, X10
+	MAXPS  X4, X10
+	MOVAPS X0, X4
+	MAXPS  X10, X4
+	MOVAPS X3, X10
+	MAXPS  X4, X10
+	MOVUPS X10, 16(CX)(R8*1)
+	MAXPS  X10, X1
+
+decodeOARowSSE_dddec_next:
+	INCQ    R13
+	MOVUPS  (AX)(R8*1), X4
+	MOVUPS  (DX)(R8*1), X7
+	MULPS   X7, X4
+	MULPS   X2, X4
+	MOVUPS  X4, (DX)(R8*1)
+	MOVUPS  32(AX)(R8*1), X4
+	MOVUPS  32(DX)(R8*1), X7
+	MULPS   X7, X4
+	MULPS   X2, X4
+	MOVUPS  X4, 32(DX)(R8*1)
+	MOVUPS  X6, 16(DX)(R8*1)
+	ADDQ    $0x10, R12
+	ADDQ    $0x30, R8
+	CMPQ    R8, DI
+	JB      decodeOARowSSE_dddec
+	LDMXCSR (SP)
+	JMP     decodeOARowSSE_out
+
+decodeOARowSSE_nodecode:
+	XORQ R8, R8
+	MOVQ SI, R12
+	MOVQ plain+64(FP), R13
+
+decodeOARowSSE_dd:
+	CMPB   (R13), $0x00
+	JNE    decodeOARowSSE_dd_plain
+	MOVUPS 16(CX)(R8*1), X4
+	MOVAPS X5, X10
+	MAXPS  X4, X10
+	MOVAPS X0, X4
+	MAXPS  X10, X4
+	MOVAPS X3, X10
+	MAXPS  X4, X10
+	MOVUPS X10, 16(CX)(R8*1)
+	MAXPS  X10, X1
+	MOVUPS (R12), X2
+	ANDPS  X2, X5
+	ANDPS  X2, X0
+	ANDPS  X2, X3
+	JMP    decodeOARowSSE_dd_next
+
+decodeOARowSSE_dd_plain:
+	MOVUPS 16(CX)(R8*1), X4
+	MOVAPS X5, X10
+	MAXPS  X4, X10
+	MOVAPS X0, X4
+	MAXPS  X10, X4
+	MOVAPS X3, X10
+	MAXPS  X4, X10
+	MOVUPS X10, 16(CX)(R8*1)
+	MAXPS  X10, X1
+
+decodeOARowSSE_dd_next:
+	INCQ R13
+	ADDQ $0x10, R12
+	ADDQ $0x30, R8
+	CMPQ R8, DI
+	JB   decodeOARowSSE_dd
+
+decodeOARowSSE_out:
+	MOVQ   xEv+56(FP), AX
+	MOVUPS X1, (AX)
+	RET
+
+// func decodeOARowAVX(dpp *[4]float32, dpc *[4]float32, ppr *[4]float32, msk *[4]uint32, q int, xB float32, ddAll *[4]uint32, xEv *[4]float32, plain *uint8, acc *[4]float32, nf *[4]float32, nb *[4]float32, t float32)
+// Requires: AVX, CMOV, MMX+, SSE
+TEXT ·decodeOARowAVX(SB), NOSPLIT, $8-100
+	MOVQ     dpp+0(FP), AX
+	MOVQ     dpc+8(FP), CX
+	MOVQ     ppr+16(FP), DX
+	MOVQ     msk+24(FP), BX
+	MOVQ     q+32(FP), SI
+	IMUL3Q   $0x00000030, SI, DI
+	MOVSS    xB+40(FP), X0
+	VSHUFPS  $0x00, X0, X0, X0
+	VPCMPEQD X1, X1, X1
+	VPSLLD   $0x17, X1, X1
+	VPSRLDQ  $0x0c, X1, X2
+	IMUL3Q   $0x00000070, SI, SI
+	ADDQ     BX, SI
+	VANDPS   -112(SI), X0, X3
+	VMOVUPS  -96(AX)(DI*1), X4
+	VANDPS   -96(SI), X4, X4
+	VMAXPS   X4, X3, X3
+	VMOVUPS  -64(AX)(DI*1), X4
+	VANDPS   -80(SI), X4, X4
+	VMAXPS   X4, X3, X3
+	VMOVUPS  -80(AX)(DI*1), X4
+	VANDPS   -64(SI), X4, X4
+	VMAXPS   X4, X3, X3
+	VADDPS   -48(DX)(DI*1), X3, X3
+	VANDPS   -48(SI), X3, X5
+	VPSLLDQ  $0x04, X5, X5
+	VORPS    X2, X5, X5
+	VMOVUPS  -48(AX)(DI*1), X6
+	VPSLLDQ  $0x04, X6, X6
+	VORPS    X2, X6, X6
+	VMOVUPS  -32(AX)(DI*1), X7
+	VPSLLDQ  $0x04, X7, X7
+	VORPS    X2, X7, X7
+	VMOVUPS  -16(AX)(DI*1), X8
+	VPSLLDQ  $0x04, X8, X8
+	VORPS    X2, X8, X8
+	VMOVAPS  X1, X9
+	VMOVAPS  X1, X1
+	MOVQ     acc+72(FP), R9
+	MOVQ     nf+80(FP), R10
+	MOVQ     nb+88(FP), R11
+	TESTQ    R10, R10
+	CMOVQEQ  CX, R10
+	CMOVQEQ  DX, R11
+	TESTQ    R9, R9
+	JZ       decodeOARowAVX_nosum
+	XORQ     R8, R8
+	MOVQ     SI, R12
+	MOVQ     plain+64(FP), R13
+
+decodeOARowAVX_sum:
+	PREFETCHT0 (R10)(R8*1)
+	PREFETCHT0 (R11)(R8*1)
+	CMPB       (R13), $0x00
+	JNE        decodeOARowAVX_sum_plain
+	VANDPS     (BX), X0, X3
+	VANDPS     16(BX), X6, X4
+	VMAXPS     X4, X3, X3
+	VANDPS     32(BX), X8, X4
+	VMAXPS     X4, X3, X3
+	VANDPS     48(BX), X7, X4
+	VMAXPS     X4, X3, X3
+	VMOVUPS    (DX)(R8*1), X4
+	VADDPS     X4, X3, X3
+	VADDPS     (R9)(R8*1), X4, X4
+	VMOVUPS    X4, (R9)(R8*1)
+	VMAXPS     X3, X1, X1
+	VMOVUPS    (AX)(R8*1), X6
+	VMOVUPS    16(AX)(R8*1), X7
+	VMOVUPS    32(AX)(R8*1), X8
+	VMOVUPS    X3, (CX)(R8*1)
+	VMAXPS     X9, X5, X4
+	VMOVUPS    X4, 16(CX)(R8*1)
+	VANDPS     (R12), X4, X5
+	VANDPS     64(BX), X3, X9
+	VANDPS     80(BX), X6, X3
+	VANDPS     96(BX), X8, X4
+	VMAXPS     X4, X3, X3
+	VMOVUPS    32(DX)(R8*1), X4
+	VADDPS     X4, X3, X3
+	VADDPS     32(R9)(R8*1), X4, X4
+	VMOVUPS    X4, 32(R9)(R8*1)
+	VMOVUPS    X3, 32(CX)(R8*1)
+	JMP        decodeOARowAVX_sum_next
+
+decodeOARowAVX_sum_plain:
+	VMAXPS  X6, X0, X3
+	VMAXPS  X8, X3, X3
+	VMAXPS  X7, X3, X3
+	VMOVUPS (DX)(R8*1), X4
+	VADDPS  X4, X3, X3
+	VADDPS  (R9)(R8*1), X4, X4
+	VMOVUPS X4, (R9)(R8*1)
+	VMAXPS  X3, X1, X1
+	VMOVUPS (AX)(R8*1), X6
+	VMOVUPS 16(AX)(R8*1), X7
+	VMOVUPS 32(AX)(R8*1), X8
+	VMOVUPS X3, (CX)(R8*1)
+	VMAXPS  X9, X5, X5
+	VMOVUPS X5, 16(CX)(R8*1)
+	VMOVAPS X3, X9
+	VMAXPS  X8, X6, X3
+	VMOVUPS 32(DX)(R8*1), X4
+	VADDPS  X4, X3, X3
+	VADDPS  32(R9)(R8*1), X4, X4
+	VMOVUPS X4, 32(R9)(R8*1)
+	VMOVUPS X3, 32(CX)(R8*1)
+
+decodeOARowAVX_sum_next:
+	INCQ R13
+	ADDQ $0x70, BX
+	ADDQ $0x10, R12
+	ADDQ $0x30, R8
+	CMPQ R8, DI
+	JB   decodeOARowAVX_sum
+	JMP  decodeOARowAVX_passes
+
+decodeOARowAVX_nosum:
+	XORQ R8, R8
+	MOVQ SI, R12
+	MOVQ plain+64(FP), R13
+
+decodeOARowAVX_cell:
+	PREFETCHT0 (R10)(R8*1)
+	PREFETCHT0 (R11)(R8*1)
+	CMPB       (R13), $0x00
+	JNE        decodeOARowAVX_cell_plain
+	VANDPS     (BX), X0, X3
+	VANDPS     16(BX), X6, X4
+	VMAXPS     X4, X3, X3
+	VANDPS     32(BX), X8, X4
+	VMAXPS     X4, X3, X3
+	VANDPS     48(BX), X7, X4
+	VMAXPS     X4, X3, X3
+	VADDPS     (DX)(R8*1), X3, X3
+	VMAXPS     X3, X1, X1
+	VMOVUPS    (AX)(R8*1), X6
+	VMOVUPS    16(AX)(R8*1), X7
+	VMOVUPS    32(AX)(R8*1), X8
+	VMOVUPS    X3, (CX)(R8*1)
+	VMAXPS     X9, X5, X4
+	VMOVUPS    X4, 16(CX)(R8*1)
+	VANDPS     (R12), X4, X5
+	VANDPS     64(BX), X3, X9
+	VANDPS     80(BX), X6, X3
+	VANDPS     96(BX), X8, X4
+	VMAXPS     X4, X3, X3
+	VADDPS     32(DX)(R8*1), X3, X3
+	VMOVUPS    X3, 32(CX)(R8*1)
+	JMP        decodeOARowAVX_cell_next
+
+decodeOARowAVX_cell_plain:
+	VMAXPS  X6, X0, X3
+	VMAXPS  X8, X3, X3
+	VMAXPS  X7, X3, X3
+	VADDPS  (DX)(R8*1), X3, X3
+	VMAXPS  X3, X1, X1
+	VMOVUPS (AX)(R8*1), X6
+	VMOVUPS 16(AX)(R8*1), X7
+	VMOVUPS 32(AX)(R8*1), X8
+	VMOVUPS X3, (CX)(R8*1)
+	VMAXPS  X9, X5, X5
+	VMOVUPS X5, 16(CX)(R8*1)
+	VMOVAPS X3, X9
+	VMAXPS  X8, X6, X3
+	VADDPS  32(DX)(R8*1), X3, X3
+	VMOVUPS X3, 32(CX)(R8*1)
+
+decodeOARowAVX_cell_next:
+	INCQ R13
+	ADDQ $0x70, BX
+	ADDQ $0x10, R12
+	ADDQ $0x30, R8
+	CMPQ R8, DI
+	JB   decodeOARowAVX_cell
+
+decodeOARowAVX_passes:
+	MOVQ    ddAll+48(FP), AX
+	VPSLLDQ $0x04, X5, X5
+	VORPS   X2, X5, X5
+	VANDPS  (AX), X5, X0
+	VPSLLDQ $0x04, X0, X0
+	VORPS   X2, X0, X0
+	VANDPS  (AX), X0, X3
+	VPSLLDQ $0x04, X3, X3
+	VORPS   X2, X3, X3
+	MOVQ    nf+80(FP), AX
+	MOVQ    nb+88(FP), DX
+	TESTQ   AX, AX
+	JZ      decodeOARowAVX_nodecode
+	STMXCSR (SP)
+	MOVL    (SP), BX
+	ORL     $0x00008000, BX
+	MOVL    BX, 4(SP)
+	LDMXCSR 4(SP)
+	MOVSS   t+96(FP), X2
+	VSHUFPS $0x00, X2, X2, X2
+	VXORPS  X6, X6, X6
+	XORQ    R8, R8
+	MOVQ    SI, R12
+	MOVQ    plain+64(FP), R13
+
+decodeOARowAVX_dddec:
+	CMPB    (R13), $0x00
+	JNE     decodeOARowAVX_dddec_plain
+	VMAXPS  16(CX)(R8*1), X5, X4
+	VMAXPS  X4, X0, X4
+	VMAXPS  X4, X3, X4
+	VMOVUPS X4, 16(CX)(R8*1)
+	VMAXPS  X4, X1, X1
+	VANDPS  (R12), X5, X5
+	VANDPS  (R12), X0, X0
+	VANDPS  (R12), X3, X3
+	JMP     decodeOARowAVX_dddec_next
+
+decodeOARowAVX_dddec_plain:
+	VMAXPS  16(CX)(R8*1), X5, X4
+	VMAXPS  X4, X0, X4
+	VMAXPS  X4, X3, X4
+	VMOVUPS X4, 16(CX)(R8*1)
+	VMAXPS  X4, X1, X1
+
+decodeOARowAVX_dddec_next:
+	INCQ    R13
+	VMOVUPS (AX)(R8*1), X4
+	VMULPS  (DX)(R8*1), X4, X4
+	VMULPS  X2, X4, X4
+	VMOVUPS X4, (DX)(R8*1)
+	VMOVUPS 32(AX)(R8*1), X4
+	VMULPS  32(DX)(R8*1), X4, X4
+	VMULPS  X2, X4, X4
+	VMOVUPS X4, 32(DX)(R8*1)
+	VMOVUPS X6, 16(DX)(R8*1)
+	ADDQ    $0x10, R12
+	ADDQ    $0x30, R8
+	CMPQ    R8, DI
+	JB      decodeOARowAVX_dddec
+	LDMXCSR (SP)
+	JMP     decodeOARowAVX_out
+
+decodeOARowAVX_nodecode:
+	XORQ R8, R8
+	MOVQ SI, R12
+	MOVQ plain+64(FP), R13
+
+decodeOARowAVX_dd:
+	CMPB    (R13), $0x00
+	JNE     decodeOARowAVX_dd_plain
+	VMAXPS  16(CX)(R8*1), X5, X4
+	VMAXPS  X4, X0, X4
+	VMAXPS  X4, X3, X4
+	VMOVUPS X4, 16(CX)(R8*1)
+	VMAXPS  X4, X1, X1
+	VANDPS  (R12), X5, X5
+	VANDPS  (R12), X0, X0
+	VANDPS  (R12), X3, X3
+	JMP     decodeOARowAVX_dd_next
+
+decodeOARowAVX_dd_plain:
+	VMAXPS  16(CX)(R8*1), X5, X4
+	VMAXPS  X4, X0, X4
+	VMAXPS  X4, X3, X4
+	VMOVUPS X4, 16(CX)(R8*1)
+	VMAXPS  X4, X1, X1
+
+decodeOARowAVX_dd_next:
+	INCQ R13
+	ADDQ $0x10, R12
+	ADDQ $0x30, R8
+	CMPQ R8, DI
+	JB   decodeOARowAVX_dd
+
+decodeOARowAVX_out:
+	MOVQ    xEv+56(FP), AX
+	VMOVUPS X1, (AX)
+	RET
+
 // func sumRowsSSE(acc *[4]float32, src *[4]float32, q int, rows int)
 // Requires: SSE
 TEXT ·sumRowsSSE(SB), NOSPLIT, $0-32

@@ -10,6 +10,10 @@ func oaRow(dpp, dpc, ppr []vec, msk []uint32, Q int, xB float32, ddAll *[4]uint3
 	return oaRowGo(dpp, dpc, ppr, msk, Q, xB, ddAll)
 }
 
+func decodeOARow(dpp, dpc, ppr []vec, msk []uint32, Q int, xB float32, ddAll *[4]uint32, plain []uint8, acc, nf, nb []vec, t float32) vec {
+	return decodeOARowGo(dpp, dpc, ppr, msk, Q, xB, ddAll, acc, nf, nb, t)
+}
+
 func sumRows(acc, src []vec, Q, rows int) { sumRowsGo(acc, src, Q, rows) }
 
 func null2Dot(row, rf []vec, Q int) vec { return null2DotGo(row, rf, Q) }

@@ -22,6 +22,16 @@ func oaRowSSE(dpp *[4]float32, dpc *[4]float32, ppr *[4]float32, msk *[4]uint32,
 //go:noescape
 func oaRowAVX(dpp *[4]float32, dpc *[4]float32, ppr *[4]float32, msk *[4]uint32, q int, xB float32, ddAll *[4]uint32, xEv *[4]float32)
 
+// decodeOARowSSE computes optimal accuracy row dpc from row dpp and posterior row ppr; it returns the row's M and D maximum vector in xEv. Unless nil, it adds ppr's M and I vectors into acc and decodes Forward row nf and Backward row nb into nb, scaled by t.
+//
+//go:noescape
+func decodeOARowSSE(dpp *[4]float32, dpc *[4]float32, ppr *[4]float32, msk *[4]uint32, q int, xB float32, ddAll *[4]uint32, xEv *[4]float32, plain *uint8, acc *[4]float32, nf *[4]float32, nb *[4]float32, t float32)
+
+// decodeOARowAVX computes optimal accuracy row dpc from row dpp and posterior row ppr; it returns the row's M and D maximum vector in xEv. Unless nil, it adds ppr's M and I vectors into acc and decodes Forward row nf and Backward row nb into nb, scaled by t.
+//
+//go:noescape
+func decodeOARowAVX(dpp *[4]float32, dpc *[4]float32, ppr *[4]float32, msk *[4]uint32, q int, xB float32, ddAll *[4]uint32, xEv *[4]float32, plain *uint8, acc *[4]float32, nf *[4]float32, nb *[4]float32, t float32)
+
 // sumRowsSSE adds the M and I vectors of rows rows of src into acc, row by row.
 //
 //go:noescape

@@ -1,6 +1,8 @@
 package fwdback
 
 import (
+	"sort"
+
 	"github.com/hmmgo/hmmgo/easel"
 	"github.com/hmmgo/hmmgo/hmmer3/hits"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
@@ -12,6 +14,43 @@ import (
 // number per choice, in HMMER's order, so the same generator state gives
 // the same trace.
 func StochasticTrace(rng *easel.Random, om *oprofile.Profile, ox *Matrix, tr *hits.Trace) {
+	stochasticTrace(rng, om, ox, tr, nil)
+}
+
+// TraceSampler is StochasticTrace for many traces of one Forward matrix,
+// as domain definition samples 200 per region. Choosing the node that
+// ends a domain (stoSelectE) scans the row in striped order, adding up
+// to all of its M and D cells in double until the sum passes the random
+// roll; the running sums of a row are the same for every trace, so the
+// sampler keeps those it has computed and looks a roll up among them.
+// The traces are StochasticTrace's, draw for draw.
+type TraceSampler struct {
+	ox   *Matrix
+	rows map[int]*eSums
+	free []*eSums
+}
+
+// Reset readies s for Forward matrix ox, which must not change until the
+// next Reset.
+func (s *TraceSampler) Reset(ox *Matrix) {
+	for i, e := range s.rows {
+		s.free = append(s.free, e)
+		delete(s.rows, i)
+	}
+	if s.rows == nil {
+		s.rows = map[int]*eSums{}
+	}
+	s.ox = ox
+}
+
+// Trace is StochasticTrace(rng, om, ox, tr) for the matrix of Reset.
+func (s *TraceSampler) Trace(rng *easel.Random, om *oprofile.Profile, tr *hits.Trace) {
+	stochasticTrace(rng, om, s.ox, tr, s)
+}
+
+// stochasticTrace is StochasticTrace, with the E rows' sums kept in es
+// unless it is nil.
+func stochasticTrace(rng *easel.Random, om *oprofile.Profile, ox *Matrix, tr *hits.Trace, es *TraceSampler) {
 	resetTrace(tr)
 	i, k := ox.L, 0
 	traceAppend(tr, hits.StT, k, i, 0)
@@ -65,7 +104,12 @@ func StochasticTrace(rng *easel.Random, om *oprofile.Profile, ox *Matrix, tr *hi
 			s1 = choose2(fmul(ox.X[i-1][XJ], xf[profile.XJ][profile.Loop]),
 				fmul(fmul(ox.X[i][XE], xf[profile.XE][profile.Loop]), ox.X[i][XScale]), hits.StJ, hits.StE)
 		case hits.StE:
-			s1, k = stoSelectE(rng, ox, i)
+			roll := rng.Float64()
+			if es != nil {
+				s1, k = es.selectE(i, roll)
+			} else {
+				s1, k = stoSelectE(ox, i, roll)
+			}
 		case hits.StB:
 			s1 = choose2(fmul(ox.X[i][XN], xf[profile.XN][profile.Move]),
 				fmul(ox.X[i][XJ], xf[profile.XJ][profile.Move]), hits.StN, hits.StJ)
@@ -121,10 +165,9 @@ func prevCells(mx *Matrix, i, q, r int) (m, d, ii float32) {
 // stoSelectE picks the M or D cell that ends the domain, scanning the row
 // in striped order and accumulating in double, repeating the scan until
 // the roll is passed, as HMMER does.
-func stoSelectE(rng *easel.Random, ox *Matrix, i int) (hits.State, int) {
+func stoSelectE(ox *Matrix, i int, roll float64) (hits.State, int) {
 	Q := ox.Q
 	row := ox.row(i)
-	roll := rng.Float64()
 	norm := splat(ftz64(1.0 / float64(ox.X[i][XE])))
 	sum := 0.0
 	for {
@@ -143,6 +186,82 @@ func stoSelectE(rng *easel.Random, ox *Matrix, i int) (hits.State, int) {
 					return hits.StD, r*Q + q + 1
 				}
 			}
+		}
+	}
+}
+
+// eSums holds the running sums of stoSelectE's first scan of one row, as
+// far as it has gone: sum[8q+r] after M cell (q, r), sum[8q+4+r] after D
+// cell (q, r).
+type eSums struct {
+	sum []float64
+	// up: no term so far was negative or NaN, so sum never decreases and
+	// the first sum above a roll can be found by bisection.
+	up bool
+}
+
+// selectE is stoSelectE(s.ox, i, roll) from the kept sums of row i,
+// extended as far as the roll needs.
+func (s *TraceSampler) selectE(i int, roll float64) (hits.State, int) {
+	e := s.rows[i]
+	if e == nil {
+		if n := len(s.free); n > 0 {
+			e, s.free = s.free[n-1], s.free[:n-1]
+		} else {
+			e = new(eSums)
+		}
+		e.sum, e.up = e.sum[:0], true
+		s.rows[i] = e
+	}
+	Q := s.ox.Q
+	j := e.first(roll, 0)
+	for j == len(e.sum) && j < 8*Q {
+		e.extend(s.ox, i, roll)
+		j = e.first(roll, j)
+	}
+	if j == len(e.sum) {
+		// The whole row did not pass it: HMMER scans the row again.
+		return stoSelectE(s.ox, i, roll)
+	}
+	q, c, r := j/8, j%8/4, j%4
+	return [2]hits.State{hits.StM, hits.StD}[c], r*Q + q + 1
+}
+
+// first returns the first j >= from with roll < sum[j] (the scan's test),
+// or len(sum); no sum before from passes roll.
+func (e *eSums) first(roll float64, from int) int {
+	if e.up {
+		return from + sort.Search(len(e.sum)-from, func(j int) bool { return roll < e.sum[from+j] })
+	}
+	for from < len(e.sum) && !(roll < e.sum[from]) {
+		from++
+	}
+	return from
+}
+
+// extend continues the scan of row i a vector at a time until a sum
+// passes roll or the row ends.
+func (e *eSums) extend(ox *Matrix, i int, roll float64) {
+	Q := ox.Q
+	row := ox.row(i)
+	norm := splat(ftz64(1.0 / float64(ox.X[i][XE])))
+	sum := 0.0
+	if n := len(e.sum); n > 0 {
+		sum = e.sum[n-1]
+	}
+	for q := len(e.sum) / 8; q < Q; q++ {
+		for _, c := range [2]int{cM, cD} {
+			u := vmul(row[q*3+c], norm)
+			for r := 0; r < 4; r++ {
+				if !(u[r] >= 0) {
+					e.up = false
+				}
+				sum += float64(u[r])
+				e.sum = append(e.sum, sum)
+			}
+		}
+		if roll < sum {
+			return
 		}
 	}
 }

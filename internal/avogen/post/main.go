@@ -46,8 +46,10 @@ const (
 func main() {
 	decode(false)
 	decode(true)
-	oaRow(sse)
-	oaRow(vex)
+	oaRow(sse, false)
+	oaRow(vex, false)
+	oaRow(sse, true)
+	oaRow(vex, true)
 	sumRows()
 	null2Dot()
 	null2Sums()
@@ -138,6 +140,24 @@ func (s isa) max(a reg.VecVirtual, b Op, dst reg.VecVirtual) {
 		MOVAPS(a, dst)
 	}
 	MAXPS(b, dst)
+}
+
+// mul emits dst = a * b with a as the first operand.
+func (s isa) mul(a reg.VecVirtual, b Op, dst reg.VecVirtual) {
+	if s.vex {
+		VMULPS(b, a, dst)
+		return
+	}
+	if IsMem(b) {
+		b = s.load(b)
+	}
+	if dst != a {
+		if dst == b {
+			panic("post: mul into its second operand")
+		}
+		MOVAPS(a, dst)
+	}
+	MULPS(b, dst)
 }
 
 // add emits dst = a + b with a as the first operand (its NaN wins).
@@ -290,11 +310,30 @@ func decode(avx bool) {
 //     values are therefore known once the first pass ends, and one sweep
 //     applies the three maxima to each cell in pass order, then folds the
 //     cell into E in q order, as HMMER's last loop does.
-func oaRow(s isa) {
+//
+// The fused form (decodeOARow, DecodeAlign's row) also does, in the same
+// two sweeps, what DecodeAlign needs from the rows around it:
+//
+//   - with acc, null2's row sum: acc = ppr + acc for the M and I vectors
+//     (sumRows' operation), from the posterior values sweep 1 loads anyway;
+//   - with nf and nb (Forward and Backward row i+1), the decoding of row
+//     i+1 into nb, scaled by t (decodeRows' operations, FTZ set for sweep
+//     2 only: its maxima and masks are not affected by it, the additions
+//     of sweep 1 must not be), while sweep 1 prefetches those rows. On long
+//     envelopes the matrices come from memory, and sweep 1's work now
+//     hides the wait for the next row.
+func oaRow(s isa, fused bool) {
 	name := "oaRow" + s.name
-	TEXT(name, NOSPLIT, "func(dpp, dpc, ppr *[4]float32, msk *[4]uint32, q int, xB float32, ddAll *[4]uint32, xEv *[4]float32)")
+	sig := "func(dpp, dpc, ppr *[4]float32, msk *[4]uint32, q int, xB float32, ddAll *[4]uint32, xEv *[4]float32)"
+	doc := " computes optimal accuracy row dpc from row dpp and posterior row ppr; it returns the row's M and D maximum vector in xEv."
+	if fused {
+		name = "decodeOARow" + s.name
+		sig = sig[:len(sig)-1] + ", plain *uint8, acc, nf, nb *[4]float32, t float32)"
+		doc += " Unless nil, it adds ppr's M and I vectors into acc and decodes Forward row nf and Backward row nb into nb, scaled by t."
+	}
+	TEXT(name, NOSPLIT, sig)
 	Pragma("noescape")
-	Doc(name + " computes optimal accuracy row dpc from row dpp and posterior row ppr; it returns the row's M and D maximum vector in xEv.")
+	Doc(name + doc)
 	dpp := Load(Param("dpp"), GP64())
 	dpc := Load(Param("dpc"), GP64())
 	ppr := Load(Param("ppr"), GP64())
@@ -367,43 +406,129 @@ func oaRow(s isa) {
 	s.mov(infv, dcv)
 	s.mov(infv, xEm)
 	off, tp, dp := GP64(), GP64(), GP64()
-	XORQ(off, off)
-	MOVQ(msk, tp)
-	MOVQ(ddm, dp)
-	Label(name + "_cell")
-	tm := Mem{Base: tp}
-	cur := Mem{Base: dpc, Index: off, Scale: 1}
-	prev := Mem{Base: dpp, Index: off, Scale: 1}
-	post := Mem{Base: ppr, Index: off, Scale: 1}
-	mcell(tm, mpv, ipv, dpv)
-	s.add(sv, post.Offset(cM*vb), sv)
-	s.max(xEm, sv, xEm)
-	for _, x := range []struct {
-		v reg.VecVirtual
-		c int
-	}{{mpv, cM}, {dpv, cD}, {ipv, cI}} {
-		if s.vex {
-			VMOVUPS(prev.Offset(x.c*vb), x.v)
-		} else {
-			MOVUPS(prev.Offset(x.c*vb), x.v)
-		}
+	var acc, pf, pb reg.Register
+	if fused {
+		// Prefetch the next rows, or (last row) the current ones again.
+		acc = Load(Param("acc"), GP64())
+		pf, pb = Load(Param("nf"), GP64()), Load(Param("nb"), GP64())
+		TESTQ(pf, pf)
+		CMOVQEQ(dpc, pf)
+		CMOVQEQ(ppr, pb)
 	}
-	s.store(sv, cur.Offset(cM*vb))
 	d := XMM()
-	s.max(c1, dcv, d) // first D->D pass: D = max(carry, D)
-	s.store(d, cur.Offset(cD*vb))
-	s.and(Mem{Base: dp}, d, c1)
-	s.and(tm.Offset(fMD*vb), sv, dcv)
-	s.and(tm.Offset(fMI*vb), mpv, sv)
-	s.and(tm.Offset(fII*vb), ipv, t)
-	s.max(sv, t, sv)
-	s.add(sv, post.Offset(cI*vb), sv)
-	s.store(sv, cur.Offset(cI*vb))
-	ADDQ(U8(7*vb), tp)
-	ADDQ(U8(vb), dp)
-	ADDQ(U8(3*vb), off)
-	CMPQ(off, n)
-	JB(LabelRef(name + "_cell"))
+	// With fused, a vector q whose eight masks (TF's seven, D->D) are all
+	// ones, plain[q] != 0, skips the ANDs, which would change no bit; in
+	// real profiles only the vectors of nodes 1 and M and of the padding
+	// past M have zero transitions. The masks are the largest stream a
+	// row reads (128 bytes per vector against 48 of cells).
+	var fl reg.Register
+	if fused {
+		fl = GP64()
+	}
+	// branchPlain jumps to label+"_plain" for a plain vector.
+	branchPlain := func(label string) {
+		CMPB(Mem{Base: fl}, U8(0))
+		JNE(LabelRef(label + "_plain"))
+	}
+	// joinPlain ends the masked body and places the plain one, body.
+	joinPlain := func(label string, body func()) {
+		JMP(LabelRef(label + "_next"))
+		Label(label + "_plain")
+		body()
+		Label(label + "_next")
+		INCQ(fl)
+	}
+	sweep1 := func(label string, sums bool) {
+		XORQ(off, off)
+		MOVQ(msk, tp)
+		MOVQ(ddm, dp)
+		if fused {
+			Load(Param("plain"), fl)
+		}
+		Label(label)
+		tm := Mem{Base: tp}
+		cur := Mem{Base: dpc, Index: off, Scale: 1}
+		prev := Mem{Base: dpp, Index: off, Scale: 1}
+		post := Mem{Base: ppr, Index: off, Scale: 1}
+		sum := Mem{Base: acc, Index: off, Scale: 1}
+		// addPost adds the posterior cell c to sv and, with sums, the
+		// posterior into acc (row first, as sumRows).
+		addPost := func(c int) {
+			if !sums {
+				s.add(sv, post.Offset(c*vb), sv)
+				return
+			}
+			p := s.load(post.Offset(c * vb))
+			s.add(sv, p, sv)
+			s.add(p, sum.Offset(c*vb), p)
+			s.store(p, sum.Offset(c*vb))
+		}
+		loadPrev := func() {
+			for _, x := range []struct {
+				v reg.VecVirtual
+				c int
+			}{{mpv, cM}, {dpv, cD}, {ipv, cI}} {
+				if s.vex {
+					VMOVUPS(prev.Offset(x.c*vb), x.v)
+				} else {
+					MOVUPS(prev.Offset(x.c*vb), x.v)
+				}
+			}
+		}
+		if fused {
+			PREFETCHT0(Mem{Base: pf, Index: off, Scale: 1})
+			PREFETCHT0(Mem{Base: pb, Index: off, Scale: 1})
+			branchPlain(label)
+		}
+		mcell(tm, mpv, ipv, dpv)
+		addPost(cM)
+		s.max(xEm, sv, xEm)
+		loadPrev()
+		s.store(sv, cur.Offset(cM*vb))
+		s.max(c1, dcv, d) // first D->D pass: D = max(carry, D)
+		s.store(d, cur.Offset(cD*vb))
+		s.and(Mem{Base: dp}, d, c1)
+		s.and(tm.Offset(fMD*vb), sv, dcv)
+		s.and(tm.Offset(fMI*vb), mpv, sv)
+		s.and(tm.Offset(fII*vb), ipv, t)
+		s.max(sv, t, sv)
+		addPost(cI)
+		s.store(sv, cur.Offset(cI*vb))
+		if fused {
+			// The same operations with every AND of an all-ones mask left out.
+			joinPlain(label, func() {
+				s.max(xBv, mpv, sv)
+				s.max(sv, ipv, sv)
+				s.max(sv, dpv, sv)
+				addPost(cM)
+				s.max(xEm, sv, xEm)
+				loadPrev()
+				s.store(sv, cur.Offset(cM*vb))
+				s.max(c1, dcv, c1)
+				s.store(c1, cur.Offset(cD*vb))
+				s.mov(sv, dcv)
+				s.max(mpv, ipv, sv)
+				addPost(cI)
+				s.store(sv, cur.Offset(cI*vb))
+			})
+		}
+		ADDQ(U8(7*vb), tp)
+		ADDQ(U8(vb), dp)
+		ADDQ(U8(3*vb), off)
+		CMPQ(off, n)
+		JB(LabelRef(label))
+	}
+	if fused {
+		TESTQ(acc, acc)
+		JZ(LabelRef(name + "_nosum"))
+		sweep1(name+"_sum", true)
+		JMP(LabelRef(name + "_passes"))
+		Label(name + "_nosum")
+	}
+	sweep1(name+"_cell", false)
+	if fused {
+		Label(name + "_passes")
+	}
 
 	// Sweep 2: D->D passes two to four, then D->E.
 	all := GP64()
@@ -414,32 +539,81 @@ func oaRow(s isa) {
 	s.rshiftInf(c3, ninf0)
 	s.and(Mem{Base: all}, c3, c4)
 	s.rshiftInf(c4, ninf0)
-	XORQ(off, off)
-	MOVQ(ddm, dp)
-	Label(name + "_dd")
-	dm := Mem{Base: dpc, Index: off, Scale: 1, Disp: cD * vb}
-	if s.vex {
-		VMAXPS(dm, c2, d)
-	} else {
-		MOVUPS(dm, t)
-		MOVAPS(c2, d)
-		MAXPS(t, d)
+	var nf, nb reg.Register
+	var tv, zero reg.VecVirtual
+	sweep2 := func(label string, decode bool) {
+		XORQ(off, off)
+		MOVQ(ddm, dp)
+		if fused {
+			Load(Param("plain"), fl)
+		}
+		Label(label)
+		dm := Mem{Base: dpc, Index: off, Scale: 1, Disp: cD * vb}
+		passes := func() {
+			if s.vex {
+				VMAXPS(dm, c2, d)
+			} else {
+				MOVUPS(dm, t)
+				MOVAPS(c2, d)
+				MAXPS(t, d)
+			}
+			s.max(c3, d, t)
+			s.max(c4, t, d)
+			s.store(d, dm)
+			s.max(xEm, d, xEm)
+		}
+		if fused {
+			branchPlain(label)
+		}
+		passes()
+		var ddv Op = Mem{Base: dp}
+		if !s.vex {
+			ddv = s.load(ddv)
+		}
+		s.and(ddv, c2, c2)
+		s.and(ddv, c3, c3)
+		s.and(ddv, c4, c4)
+		if fused {
+			joinPlain(label, passes) // the carries keep their value
+		}
+		if decode {
+			// Row i+1's vector triple: (F*B)*t for M and I, D = 0.
+			for _, c := range []int{cM, cI} {
+				a := s.load(Mem{Base: nf, Index: off, Scale: 1, Disp: c * vb})
+				s.mul(a, Mem{Base: nb, Index: off, Scale: 1, Disp: c * vb}, a)
+				s.mul(a, tv, a)
+				s.store(a, Mem{Base: nb, Index: off, Scale: 1, Disp: c * vb})
+			}
+			s.store(zero, Mem{Base: nb, Index: off, Scale: 1, Disp: cD * vb})
+		}
+		ADDQ(U8(vb), dp)
+		ADDQ(U8(3*vb), off)
+		CMPQ(off, n)
+		JB(LabelRef(label))
 	}
-	s.max(c3, d, t)
-	s.max(c4, t, d)
-	s.store(d, dm)
-	s.max(xEm, d, xEm)
-	var ddv Op = Mem{Base: dp}
-	if !s.vex {
-		ddv = s.load(ddv)
+	if fused {
+		nf, nb = Load(Param("nf"), GP64()), Load(Param("nb"), GP64())
+		TESTQ(nf, nf)
+		JZ(LabelRef(name + "_nodecode"))
+		slot := ftzOn()
+		tv, zero = XMM(), XMM()
+		Load(Param("t"), tv)
+		if s.vex {
+			VSHUFPS(U8(0), tv, tv, tv)
+			VXORPS(zero, zero, zero)
+		} else {
+			SHUFPS(U8(0), tv, tv)
+			XORPS(zero, zero)
+		}
+		sweep2(name+"_dddec", true)
+		ftzOff(slot)
+		JMP(LabelRef(name + "_out"))
+		Label(name + "_nodecode")
 	}
-	s.and(ddv, c2, c2)
-	s.and(ddv, c3, c3)
-	s.and(ddv, c4, c4)
-	ADDQ(U8(vb), dp)
-	ADDQ(U8(3*vb), off)
-	CMPQ(off, n)
-	JB(LabelRef(name + "_dd"))
+	sweep2(name+"_dd", false)
+	if fused {
+		Label(name + "_out")
+	}
 	out := Load(Param("xEv"), GP64())
 	s.store(xEm, Mem{Base: out})
 	RET()
