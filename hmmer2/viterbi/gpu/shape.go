@@ -51,6 +51,12 @@ type Shape struct {
 	// independent warps. Its exact build is the W-warp group (one strip,
 	// W = 1: the one-warp kernel, which also takes NS = 2).
 	Strip bool
+	// StripRecLoad: every lane of a strip loads its row's record (one
+	// broadcast load a row), no shuffles (viterbi.cu's STRIP_RECLD).
+	StripRecLoad bool
+	// StripAblate (timing only, wrong scores): parts of the multi-strip
+	// kernel left out (viterbi.cu's STRIP_ABLATE bits).
+	StripAblate int
 }
 
 const (
@@ -367,6 +373,14 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 			if s.Wave && s.W <= 8 {
 				s.WaveBar, s.WaveRing = true, 1
 			}
+		case m == "rl":
+			s.StripRecLoad = s.Strip && s.W > 1
+		case strings.HasPrefix(m, "xa"):
+			n, err := strconv.Atoi(m[2:])
+			if err != nil || n < 0 || n > 31 {
+				return s, fmt.Errorf("bad hmm2 Viterbi kernel modifier %q", m)
+			}
+			s.StripAblate = n
 		case m == "noclamp":
 			s.NoClamp = s.DScan
 		case m == "clamp":
@@ -829,6 +843,12 @@ func (s Shape) Defines() string {
 	if s.WaveBar {
 		d += "#define WBAR 1\n"
 	}
+	if s.Strip && s.StripRecLoad {
+		d += "#define STRIP_RECLD 1\n"
+	}
+	if s.Strip && s.StripAblate > 0 {
+		d += fmt.Sprintf("#define STRIP_ABLATE %d\n", s.StripAblate)
+	}
 	return d
 }
 
@@ -980,6 +1000,12 @@ func (s Shape) tables() string {
 		if sw.on {
 			t += sw.letter
 		}
+	}
+	if s.Strip && s.StripRecLoad {
+		t += "l"
+	}
+	if s.Strip && s.StripAblate > 0 {
+		t += fmt.Sprintf("a%d", s.StripAblate)
 	}
 	return t
 }

@@ -303,6 +303,17 @@ typedef unsigned int u32;
 #ifndef STRIP_MUTATE
 #define STRIP_MUTATE 0
 #endif
+// STRIP_ABLATE (timing only, wrong scores): 1 no record loads, 2 no
+// record stores, 4 no per-row check, 8 no emission copies after the
+// first strip, 16 records read from the lane's own slot, not shuffled.
+#ifndef STRIP_ABLATE
+#define STRIP_ABLATE 0
+#endif
+// STRIP_RECLD: every lane loads row i's record itself (one broadcast
+// load a row) instead of 32 rows' records a load and four shuffles a row.
+#ifndef STRIP_RECLD
+#define STRIP_RECLD 0
+#endif
 // WAVE_MUTATE (tests only): 1 trusts the speculated B without the check,
 // 2 hands over the previous row's slot.
 #ifndef WAVE_MUTATE
@@ -1153,6 +1164,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             // strip's emission scores, (x*C + j)*32 + lane, are copied
             // to shared memory between two barriers.
             __syncthreads();  // (every warp is done with the last strip's)
+            if (!(STRIP_ABLATE & 8) || strip == 0)
             for (int k = threadIdx.x; k < KP * C * 32; k += BLOCK) sEm[k] = gEmis[(k >> 5) * G + strip * 32 + (k & 31)];
             __syncthreads();
             if (!run) continue;
@@ -1184,11 +1196,13 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             int xn = 0, xb = nmove, xj = NEGINF;
             xc = NEGINF;
             int hm = NEGINF, hi = NEGINF, hd = NEGINF;  // the previous strip's boundary of the last row
+            __syncwarp();  // (the previous strip's records are stored)
+#if !STRIP_RECLD
             int4 cur, nxt;
             cur.x = cur.y = cur.z = cur.w = NEGINF;
             nxt = cur;
-            __syncwarp();  // (the previous strip's records are stored)
-            if (!first && lane < L) nxt = __ldcg(rec + lane);
+            if (!(STRIP_ABLATE & 1) && !first && lane < L) nxt = __ldcg(rec + lane);
+#endif
             u32 four = 0;
 
             for (int i = 0; i < L; i++) {
@@ -1199,15 +1213,25 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 // -INFTY and nothing before it).
                 int hx = NEGINF, hy = NEGINF, hz = NEGINF, hw = NEGINF;
                 if (!first) {
+#if STRIP_RECLD
+                    const int4 h = __ldcg(rec + (STRIP_MUTATE == 2 ? max(i - 1, 0) : i));
+                    hx = h.x; hy = h.y; hz = h.z;
+                    hw = STRIP_MUTATE == 3 ? NEGINF : h.w;
+#else
                     if ((i & 31) == 0) {
                         cur = nxt;
-                        if (i + 32 + lane < L) nxt = __ldcg(rec + i + 32 + lane);
+                        if (!(STRIP_ABLATE & 1) && i + 32 + lane < L) nxt = __ldcg(rec + i + 32 + lane);
                     }
                     const int k = STRIP_MUTATE == 2 ? ((i + 31) & 31) : (i & 31);
+#if STRIP_ABLATE & 16
+                    hx = cur.x; hy = cur.y; hz = cur.z; hw = cur.w; (void)k;
+#else
                     hx = __shfl_sync(FULL, cur.x, k);
                     hy = __shfl_sync(FULL, cur.y, k);
                     hz = __shfl_sync(FULL, cur.z, k);
                     hw = STRIP_MUTATE == 3 ? NEGINF : __shfl_sync(FULL, cur.w, k);
+#endif
+#endif
                 }
 #if DDEFER
                 const int ldRow = dout;
@@ -1292,7 +1316,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 const int dl = scanDExit(s0n, cumLast, dlast, rB[0].y, hz, lane, &in);  // this rank's last D
                 dout = dl;
                 xe = max(xe, hw);
-                if (!last && lane == 31) {
+                if (!(STRIP_ABLATE & 2) && !last && lane == 31) {
                     int4 o;
                     o.x = mlast; o.y = LAST(Iv); o.z = dl; o.w = xe;
                     __stcg(rec + i, o);
@@ -1319,7 +1343,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #endif
                 if (last) {
                     xj = max(max(wadd(xj, jloop), NEGINF), wadd(xe, eloop));
-                    bad = bad || (STRIP_MUTATE != 1 && wadd(xj, jmove) > bn);
+                    bad = bad || (STRIP_MUTATE != 1 && !(STRIP_ABLATE & 4) && wadd(xj, jmove) > bn);
 #if NOCLAMP
                     xc = max(wadd(xc, cloop), wadd(xe, emove));
 #else
