@@ -54,6 +54,13 @@ type Shape struct {
 	// StripRecLoad: every lane of a strip loads its row's record (one
 	// broadcast load a row), no shuffles (viterbi.cu's STRIP_RECLD).
 	StripRecLoad bool
+	// StripRecShared: the records reach the next strip through a ring in
+	// shared memory filled by asynchronous copies (viterbi.cu's
+	// STRIP_RECSH).
+	StripRecShared bool
+	// StripEPart: strips before the last hand on their lanes' E maxima,
+	// unreduced (viterbi.cu's STRIP_EPART: 144 bytes of scratch a row).
+	StripEPart bool
 	// StripAblate (timing only, wrong scores): parts of the multi-strip
 	// kernel left out (viterbi.cu's STRIP_ABLATE bits).
 	StripAblate int
@@ -375,6 +382,10 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 			}
 		case m == "rl":
 			s.StripRecLoad = s.Strip && s.W > 1
+		case m == "rs":
+			s.StripRecShared = s.Strip && s.W > 1
+		case m == "ep":
+			s.StripEPart = s.Strip && s.W > 1
 		case strings.HasPrefix(m, "xa"):
 			n, err := strconv.Atoi(m[2:])
 			if err != nil || n < 0 || n > 31 {
@@ -795,11 +806,15 @@ func (s Shape) exchangeBytes() int {
 // SharedBytes is the dynamic shared memory of one block: the tables,
 // the exchange slots and the D cells (DShared), in this order.
 func (s Shape) SharedBytes() int {
-	if s.Strip { // (the current strip's emissions, or nothing)
+	if s.Strip { // (the current strip's emissions, or nothing; the warps' record rings)
+		n := 0
 		if s.EmisShared {
-			return 8 * plan7.MaxCode * s.C * 32
+			n = 8 * plan7.MaxCode * s.C * 32
 		}
-		return 0
+		if s.StripRecShared {
+			n += s.Block / 32 * 64 * 16
+		}
+		return n
 	}
 	n := 0
 	if s.TransShared {
@@ -845,6 +860,12 @@ func (s Shape) Defines() string {
 	}
 	if s.Strip && s.StripRecLoad {
 		d += "#define STRIP_RECLD 1\n"
+	}
+	if s.Strip && s.StripRecShared {
+		d += "#define STRIP_RECSH 1\n"
+	}
+	if s.Strip && s.StripEPart {
+		d += "#define STRIP_EPART 1\n"
 	}
 	if s.Strip && s.StripAblate > 0 {
 		d += fmt.Sprintf("#define STRIP_ABLATE %d\n", s.StripAblate)
@@ -1004,8 +1025,24 @@ func (s Shape) tables() string {
 	if s.Strip && s.StripRecLoad {
 		t += "l"
 	}
+	if s.Strip && s.StripRecShared {
+		t += "h"
+	}
+	if s.Strip && s.StripEPart {
+		t += "e"
+	}
 	if s.Strip && s.StripAblate > 0 {
 		t += fmt.Sprintf("a%d", s.StripAblate)
 	}
 	return t
+}
+
+// stripRowBytes is a strip warp's scratch a row (viterbi.cu's
+// STRIP_RECINT4): the boundary record, and with StripEPart the lanes' E
+// maxima.
+func (s Shape) stripRowBytes() int {
+	if s.StripEPart {
+		return 16 + 4*32
+	}
+	return 16
 }

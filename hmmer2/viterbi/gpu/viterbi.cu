@@ -304,7 +304,7 @@ typedef unsigned int u32;
 #define STRIP_MUTATE 0
 #endif
 // STRIP_ABLATE (timing only, wrong scores): 1 no record loads, 2 no
-// record stores, 4 no per-row check, 8 no emission copies after the
+// record stores (E still reduced), 4 no per-row check, 8 no emission copies after the
 // first strip, 16 records read from the lane's own slot, not shuffled.
 #ifndef STRIP_ABLATE
 #define STRIP_ABLATE 0
@@ -313,6 +313,33 @@ typedef unsigned int u32;
 // load a row) instead of 32 rows' records a load and four shuffles a row.
 #ifndef STRIP_RECLD
 #define STRIP_RECLD 0
+#endif
+// STRIP_RECSH: the records reach the next strip through a ring of 64 in
+// shared memory a warp, filled 32 rows ahead by asynchronous copies; a
+// row's record is one broadcast shared load (no shuffles, no registers
+// held between rows).
+#ifndef STRIP_RECSH
+#define STRIP_RECSH 0
+#endif
+// STRIP_EPART: a strip before the last does not reduce E over its lanes;
+// each lane stores its own maximum (of its nodes and of the strips
+// before, a row's 32 in 128 contiguous bytes) and the last strip
+// reduces them with its own: the same maximum, grouped otherwise.
+// STRIP_RECINT4 is a row's scratch in int4: the record, then 32 E maxima.
+#ifndef STRIP_EPART
+#define STRIP_EPART 0
+#endif
+#define STRIP_RECINT4 (STRIP_EPART ? 9 : 1)
+#if STRIP_RECSH && !defined(STRIP_ASYNC_PLAIN)
+// copyAsync16 copies 16 bytes from global to shared memory without a
+// register (cp.async, L2 only); the copies of a commitAsync group have
+// landed once waitAsync1 returns with a newer group still in flight.
+__device__ __forceinline__ void copyAsync16(int4* dst, const int4* src)
+{
+    asm volatile("{ .reg .u64 s; cvta.to.shared.u64 s, %0; cp.async.cg.shared.global [s], [%1], 16; }" ::"l"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ void commitAsync() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+__device__ __forceinline__ void waitAsync1() { asm volatile("cp.async.wait_group 1;" ::: "memory"); }
 #endif
 // WAVE_MUTATE (tests only): 1 trusts the speculated B without the check,
 // 2 hands over the previous row's slot.
@@ -1123,9 +1150,16 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
     const int lane = threadIdx.x & 31;
     // This warp's records: rows int4 (the host sizes the scratch for
     // every warp of the grid).
-    int4* rec = scratch + (long long)(blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5)) * rows;
+    int4* rec = scratch + (long long)(blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5)) * rows * STRIP_RECINT4;
+#if STRIP_EPART
+    int* erec = (int*)(rec + rows);  // row i's E maxima: erec[32 * i + lane]
+#endif
 #if EMIS_SHARED
     int2* sEm = (int2*)SHARED_BASE;  // the current strip's emission scores
+#endif
+#if STRIP_RECSH
+    // This warp's ring of records, after the emissions: row i in slot i % 64.
+    int4* ring = (int4*)(SHARED_BASE + (EMIS_SHARED ? 8 * KP * C * 32 : 0)) + (threadIdx.x >> 5) * 64;
 #endif
 
     for (;;) {
@@ -1197,7 +1231,14 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             xc = NEGINF;
             int hm = NEGINF, hi = NEGINF, hd = NEGINF;  // the previous strip's boundary of the last row
             __syncwarp();  // (the previous strip's records are stored)
-#if !STRIP_RECLD
+#if STRIP_RECSH
+            if (!first) {  // rows 0-31 and 32-63, a group each
+                if (lane < L) copyAsync16(ring + lane, rec + lane);
+                commitAsync();
+                if (32 + lane < L) copyAsync16(ring + 32 + lane, rec + 32 + lane);
+                commitAsync();
+            }
+#elif !STRIP_RECLD
             int4 cur, nxt;
             cur.x = cur.y = cur.z = cur.w = NEGINF;
             nxt = cur;
@@ -1212,8 +1253,24 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 // Row i's record from the previous strip (strip 0: D(0) =
                 // -INFTY and nothing before it).
                 int hx = NEGINF, hy = NEGINF, hz = NEGINF, hw = NEGINF;
+#if STRIP_EPART
+                const int pe = first || STRIP_MUTATE == 3 ? NEGINF : __ldcg(erec + 32 * i + lane);
+#endif
                 if (!first) {
-#if STRIP_RECLD
+#if STRIP_RECSH
+                    if ((i & 31) == 0) {
+                        if (i > 0) {  // rows i+32.. into the half rows i-32.. left
+                            __syncwarp();
+                            if (i + 32 + lane < L) copyAsync16(ring + ((i + 32 + lane) & 63), rec + i + 32 + lane);
+                            commitAsync();
+                        }
+                        waitAsync1();  // (rows i..i+31 have landed)
+                        __syncwarp();
+                    }
+                    const int4 h = ring[(STRIP_MUTATE == 2 ? i + 63 : i) & 63];
+                    hx = h.x; hy = h.y; hz = h.z;
+                    hw = STRIP_MUTATE == 3 ? NEGINF : h.w;
+#elif STRIP_RECLD
                     const int4 h = __ldcg(rec + (STRIP_MUTATE == 2 ? max(i - 1, 0) : i));
                     hx = h.x; hy = h.y; hz = h.z;
                     hw = STRIP_MUTATE == 3 ? NEGINF : h.w;
@@ -1304,8 +1361,16 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 }
                 const int dlast = LAST(dz);
                 const int mlast = LAST(Mv);
+#if STRIP_EPART
+                xe = max(xe, pe);
+                if (last) {
+#pragma unroll
+                    for (int o = 16; o > 0; o /= 2) xe = max(xe, __shfl_xor_sync(FULL, xe, o));
+                }
+#else
 #pragma unroll
                 for (int o = 16; o > 0; o /= 2) xe = max(xe, __shfl_xor_sync(FULL, xe, o));
+#endif
 
                 // The D chain by the scan of the chunks' maps, from the
                 // previous strip's exact last D of this row (hz).
@@ -1315,8 +1380,13 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 int in;
                 const int dl = scanDExit(s0n, cumLast, dlast, rB[0].y, hz, lane, &in);  // this rank's last D
                 dout = dl;
+#if STRIP_EPART
+                (void)hw;
+                if (!last) __stcg(erec + 32 * i + lane, xe);
+#else
                 xe = max(xe, hw);
-                if (!(STRIP_ABLATE & 2) && !last && lane == 31) {
+#endif
+                if (!last && lane == 31 && (!(STRIP_ABLATE & 2) || xe == 0x7fffffff)) {
                     int4 o;
                     o.x = mlast; o.y = LAST(Iv); o.z = dl; o.w = xe;
                     __stcg(rec + i, o);
