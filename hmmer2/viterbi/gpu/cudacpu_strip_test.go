@@ -44,6 +44,9 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 		{stripVariant(t, 900, "strip4.se.rs.b64"), 900, dna, 5, 150, "8 strips, records through a ring, emissions in shared memory"},
 		{stripVariant(t, 2100, "strip4.se.rs.clamp"), 2100, amino, 6, 100, "17 strips, records through a ring, clamps"},
 		{stripVariant(t, 300, "strip4.ep"), 300, amino, 8, 60, "3 strips, the lanes' E maxima handed on"},
+		{stripVariant(t, 300, "strip4.pf.nr.bs"), 300, amino, 8, 70, "3 strips, words ahead, fewer shuffles, D->D sums once"},
+		{stripVariant(t, 300, "strip4.pf.bs.nodefer.clamp"), 300, dna, 8, 70, "3 strips, words ahead, D->D sums once, the D pass after the scan, clamps"},
+		{stripVariant(t, 900, "strip4.se.rs.pf.nr.bs.b64"), 900, amino, 5, 150, "8 strips, ring, words ahead, fewer shuffles, D->D sums once"},
 		{stripVariant(t, 900, "strip4.se.rs.ep.b64.clamp"), 900, amino, 5, 150, "8 strips, E maxima handed on, records through a ring, clamps"},
 	}
 	// Small models in two strips or more: C <= 2 to 4.
@@ -58,7 +61,7 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 		30, []wrapCase{{200, stripVariant(t, 200, "strip4")}},
 		small)
 	cc := shimCompiler(t)
-	plantedListed(t, cc, rng, amino, func(v string) Shape { return stripVariant(t, 150, v) }, []string{"strip4", "strip4.nodefer", "strip4.clamp", "strip4.se", "strip4.se.rl", "strip4.rs", "strip4.se.rs", "strip4.ep", "strip4.se.rs.ep"})
+	plantedListed(t, cc, rng, amino, func(v string) Shape { return stripVariant(t, 150, v) }, []string{"strip4", "strip4.nodefer", "strip4.clamp", "strip4.se", "strip4.se.rl", "strip4.rs", "strip4.se.rs", "strip4.ep", "strip4.se.rs.ep", "strip4.se.rs.pf.nr.bs", "strip4.nr"})
 	// One-residue targets, and targets longer than a scratch of 64 rows
 	// (listed whole, scored by the exact build); the others fit it.
 	p := randomProfile(rng, amino, 250, "ls", false)
@@ -81,7 +84,7 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 	if long != 3 {
 		t.Errorf("64 rows of scratch: %d of the 3 longer targets listed (%v)", long, flagged)
 	}
-	for _, v := range []string{"strip4.se", "strip4.se.rl", "strip4.rs", "strip4.se.rs", "strip4.se.rs.ep"} {
+	for _, v := range []string{"strip4.se", "strip4.se.rl", "strip4.rs", "strip4.se.rs", "strip4.se.rs.ep", "strip4.se.rs.pf.nr.bs"} {
 		s = stripVariant(t, 250, v)
 		got, _ = runShimWave(t, cc, p, s, seqs, "#define STRIP_ROWS 64\n")
 		sameScores(t, fmt.Sprintf("1 to 400 residues, 64 rows of scratch %+v", s), p, seqs, got)
@@ -90,7 +93,7 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 	s = stripVariant(t, 300, "strip4")
 	seqs = randomSeqs(rng, amino, 16, 60)
 	sameScores(t, fmt.Sprintf("free deletes %+v", s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 2))
-	realModelsOnCPU(t, cc, rng, []string{"strip4", "strip", "strip12", "strip16.nodefer", "strip.se", "strip.se.rl", "strip.se.rs", "strip.se.rs.ep"}, func(s Shape) bool { return s.Strip })
+	realModelsOnCPU(t, cc, rng, []string{"strip4", "strip", "strip12", "strip16.nodefer", "strip.se", "strip.se.rl", "strip.se.rs", "strip.se.rs.ep", "strip.se.rs.pf.nr.bs", "strip15.se.rs.pf.nr.bs"}, func(s Shape) bool { return s.Strip })
 }
 
 // Trusting the speculated B (no check) scores planted multi-domain
@@ -104,7 +107,7 @@ func TestKernelSourceOnCPUStripMutation(t *testing.T) {
 	amino := plan7.NewAlphabet(plan7.Amino)
 	p := randomProfile(rng, amino, 150, "ls", false)
 	pl := randomProfile(rng, amino, 150, "fs", false)
-	for _, v := range []string{"strip4", "strip4.rl", "strip4.rs", "strip4.ep", "strip4.se.rs.ep"} {
+	for _, v := range []string{"strip4", "strip4.rl", "strip4.rs", "strip4.ep", "strip4.se.rs.ep", "strip4.pf.nr.bs", "strip4.se.rs.pf.nr.bs"} {
 		s := stripVariant(t, 150, v)
 		for _, m := range []struct {
 			define, what string

@@ -61,6 +61,11 @@ type Shape struct {
 	// StripEPart: strips before the last hand on their lanes' E maxima,
 	// unreduced (viterbi.cu's STRIP_EPART: 144 bytes of scratch a row).
 	StripEPart bool
+	// StripPF, StripNR, StripBS: residue words loaded four rows ahead, no
+	// shuffles of values the last row's end already shuffled (with
+	// DDefer), the scan's D->D sums once a strip (viterbi.cu's STRIP_PF,
+	// STRIP_NR, STRIP_BS).
+	StripPF, StripNR, StripBS bool
 	// StripAblate (timing only, wrong scores): parts of the multi-strip
 	// kernel left out (viterbi.cu's STRIP_ABLATE bits).
 	StripAblate int
@@ -386,6 +391,12 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 			s.StripRecShared = s.Strip && s.W > 1
 		case m == "ep":
 			s.StripEPart = s.Strip && s.W > 1
+		case m == "pf":
+			s.StripPF = s.Strip && s.W > 1
+		case m == "nr":
+			s.StripNR = s.Strip && s.W > 1 && s.DDefer
+		case m == "bs":
+			s.StripBS = s.Strip && s.W > 1
 		case strings.HasPrefix(m, "xa"):
 			n, err := strconv.Atoi(m[2:])
 			if err != nil || n < 0 || n > 31 {
@@ -867,6 +878,14 @@ func (s Shape) Defines() string {
 	if s.Strip && s.StripEPart {
 		d += "#define STRIP_EPART 1\n"
 	}
+	for _, sw := range []struct {
+		on     bool
+		define string
+	}{{s.StripPF, "STRIP_PF"}, {s.StripNR && s.DDefer, "STRIP_NR"}, {s.StripBS, "STRIP_BS"}} {
+		if s.Strip && sw.on {
+			d += "#define " + sw.define + " 1\n"
+		}
+	}
 	if s.Strip && s.StripAblate > 0 {
 		d += fmt.Sprintf("#define STRIP_ABLATE %d\n", s.StripAblate)
 	}
@@ -1030,6 +1049,14 @@ func (s Shape) tables() string {
 	}
 	if s.Strip && s.StripEPart {
 		t += "e"
+	}
+	for _, sw := range []struct {
+		on     bool
+		letter string
+	}{{s.StripPF, "P"}, {s.StripNR && s.DDefer, "R"}, {s.StripBS, "S"}} {
+		if s.Strip && sw.on {
+			t += sw.letter
+		}
 	}
 	if s.Strip && s.StripAblate > 0 {
 		t += fmt.Sprintf("a%d", s.StripAblate)

@@ -330,6 +330,23 @@ typedef unsigned int u32;
 #define STRIP_EPART 0
 #endif
 #define STRIP_RECINT4 (STRIP_EPART ? 9 : 1)
+// STRIP_PF: each residue word is loaded four rows before its rows.
+// STRIP_NR (with DDEFER): a row's M(k0-1) and D(k0-1) of the last row
+// are the previous row's shuffled last M (nm) and incoming D (din), not
+// shuffled again. STRIP_BS: the scan's D->D sums of every step, the same
+// each row, are composed once a strip (scanDExitB).
+#ifndef STRIP_PF
+#define STRIP_PF 0
+#endif
+#ifndef STRIP_NR
+#define STRIP_NR 0
+#endif
+#ifndef STRIP_BS
+#define STRIP_BS 0
+#endif
+#if STRIP_NR && !DDEFER
+#error "STRIP_NR takes the last row's D from the deferred pass"
+#endif
 #if STRIP_RECSH && !defined(STRIP_ASYNC_PLAIN)
 // copyAsync16 copies 16 bytes from global to shared memory without a
 // register (cp.async, L2 only); the copies of a commitAsync group have
@@ -377,6 +394,21 @@ __device__ __forceinline__ int scanDExit(int s0n, int cumLast, int dlast, int dd
         if (lane >= o) { A = addmax(a2, B, A); B = wadd(b2, B); }
     }
     const int dl = addmax(hz, B, A);
+    const int up = __shfl_up_sync(FULL, dl, 1);
+    *in = lane == 0 ? hz : up;
+    return dl;
+}
+
+// scanDExitB is scanDExit with the D->D sums given: bs[k] is a lane's
+// composed sum before step k (offset 2^k), bs[5] after the last.
+__device__ __forceinline__ int scanDExitB(int s0n, int cumLast, int dlast, const int* bs, int hz, int lane, int* in) {
+    int A = addmax(s0n, cumLast, dlast);
+#pragma unroll
+    for (int k = 0; k < 5; k++) {
+        const int a2 = __shfl_up_sync(FULL, A, 1 << k);
+        if (lane >= (1 << k)) A = addmax(a2, bs[k], A);
+    }
+    const int dl = addmax(hz, bs[5], A);
     const int up = __shfl_up_sync(FULL, dl, 1);
     *in = lane == 0 ? hz : up;
     return dl;
@@ -1215,6 +1247,15 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #pragma unroll
             for (int j = 1; j < C; j++)
                 if (j < C - 1 || !isShort) cumLast = wadd(cumLast, rB[j].y);
+#if STRIP_BS
+            int bs[6];  // the scan's D->D sums, step by step
+            bs[0] = wadd(rB[0].y, cumLast);
+#pragma unroll
+            for (int q = 0; q < 5; q++) {
+                const int b2 = __shfl_up_sync(FULL, bs[q], 1 << q);
+                bs[q + 1] = lane >= (1 << q) ? wadd(b2, bs[q]) : bs[q];
+            }
+#endif
             int Mv[C], Iv[C], src[C];
 #if !DDEFER
             int Dv[C];
@@ -1230,6 +1271,11 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             int xn = 0, xb = nmove, xj = NEGINF;
             xc = NEGINF;
             int hm = NEGINF, hi = NEGINF, hd = NEGINF;  // the previous strip's boundary of the last row
+#if STRIP_NR
+            int nmRow = NEGINF;  // the last row's M(k0-1)
+            (void)hm;
+            (void)hd;
+#endif
             __syncwarp();  // (the previous strip's records are stored)
 #if STRIP_RECSH
             if (!first) {  // rows 0-31 and 32-63, a group each
@@ -1245,9 +1291,19 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             if (!(STRIP_ABLATE & 1) && !first && lane < L) nxt = __ldcg(rec + lane);
 #endif
             u32 four = 0;
+#if STRIP_PF
+            u32 ahead = L > 0 ? words[0] : 0;  // rows i..i+3's word, loaded four rows earlier
+#endif
 
             for (int i = 0; i < L; i++) {
+#if STRIP_PF
+                if ((i & 3) == 0) {
+                    four = ahead;
+                    if (i + 4 < L) ahead = words[(i >> 2) + 1];
+                }
+#else
                 if ((i & 3) == 0) four = words[i >> 2];
+#endif
                 int x = (four >> (8 * (i & 3))) & 0xff;
                 if (x >= KP) x = 0;
                 // Row i's record from the previous strip (strip 0: D(0) =
@@ -1295,10 +1351,17 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #else
                 const int ldRow = LAST(Dv);
 #endif
+#if STRIP_NR
+                (void)ldRow;
+                int pm = nmRow, pd = din;  // (the shuffles of the last row's end)
+                int pi = __shfl_up_sync(FULL, LAST(Iv), 1);
+                if (lane == 0) pi = hi;
+#else
                 int pm = __shfl_up_sync(FULL, LAST(Mv), 1);
                 int pi = __shfl_up_sync(FULL, LAST(Iv), 1);
                 int pd = __shfl_up_sync(FULL, ldRow, 1);
                 if (lane == 0) { pm = hm; pi = hi; pd = hd; }
+#endif
 
                 // M and I cells, the best M->E, the M->D sources, and
                 // pass 0 of the D chain from D(k0-1) = M(k0-1) = -INFTY.
@@ -1378,7 +1441,14 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 if (lane == 0) { nm = hx; hm = hx; hi = hy; hd = hz; }
                 const int s0n = addclamp(nm, md0);  // new M(k0-1) + tmd
                 int in;
+#if STRIP_NR
+                nmRow = nm;
+#endif
+#if STRIP_BS
+                const int dl = scanDExitB(s0n, cumLast, dlast, bs, hz, lane, &in);  // this rank's last D
+#else
                 const int dl = scanDExit(s0n, cumLast, dlast, rB[0].y, hz, lane, &in);  // this rank's last D
+#endif
                 dout = dl;
 #if STRIP_EPART
                 (void)hw;
