@@ -148,6 +148,8 @@ const DefaultVariant = "auto"
 //	auto0  auto before wscan (2026-11-28), for comparisons
 //	auto1  auto before strip (2026-11-28 04:30 UTC), for comparisons
 //	auto2  auto before one strip (2026-11-28 07:20 UTC), for comparisons
+//	automs auto before the multi-strip kernel's ring and leaner rows
+//	       (2026-11-28 10:15 UTC), for comparisons
 //	auto   reg16 for M <= 256, ostrip2 to 416, wscan's one warp to 480,
 //	       ostrip to 512 (auto2: w1024 to 384, wscan's one warp to 512),
 //	       strip.se (one warp, strips of C <= 16, C <= 15 for 1536 < M
@@ -169,7 +171,7 @@ const DefaultVariant = "auto"
 // Removed on 2026-11-27 (docs/hmm2search.md, "Fewer variants"): reg,
 // mg16, fast, lean, dsm, dsm4, dsm12 and dsmx, which never won a
 // measurement with a shape that a kept variant does not have.
-var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg16", "lean64", "leanx", "dsmx1", "auto", "auto0", "auto1", "auto2", "wscan", "wscanfit", "strip", "ostrip", "ostrip2"}
+var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg16", "lean64", "leanx", "dsmx1", "auto", "auto0", "auto1", "auto2", "automs", "wscan", "wscanfit", "strip", "ostrip", "ostrip2"}
 
 // autoRegMax is the largest model auto gives reg16's shapes: at M = 100
 // they beat w1024 by 7 %; reg's T = 32 shapes lost at M = 300. With the
@@ -241,6 +243,11 @@ func ShapeVariant(M int, v string) (Shape, error) {
 		return autoShape1(M), nil
 	case "auto2":
 		return autoShape2(M), nil
+	case "automs":
+		if M > autoStripMin && M <= autoStripMax {
+			return autoShape2(M), nil
+		}
+		return autoShape(M), nil
 	case "strip":
 		return stripShape(M, maxNodesPerThreadWarp), nil
 	case "ostrip":
@@ -514,6 +521,9 @@ const (
 // autoShape is auto's shape: the fastest measured per M
 // (docs/hmm2search.md).
 func autoShape(M int) Shape {
+	if M > autoStripMin && M <= autoStripMax {
+		return autoStripShape(M)
+	}
 	switch {
 	case M > autoOneStrip2Min && M <= autoOneStrip2Max:
 		return oneStripShape(M, 2)
@@ -540,6 +550,15 @@ const (
 	autoOneStripMin  = 32 * 15
 	autoOneStripMax  = 32 * maxNodesPerThreadWarp
 )
+
+// autoStripShape is auto's multi-strip shape (512 < M <= 5120):
+// auto2's strip.se / strip15.se with the records through a shared ring,
+// residue words four rows ahead, no second shuffle of the last row's
+// boundary and the scan's D->D sums once a strip (rs.pf.nr.bs).
+func autoStripShape(M int) Shape {
+	s, _ := autoShape2(M).withModifiers("rs.pf.nr.bs") // (no shared memory past 98 KiB: no error)
+	return s
+}
 
 // autoShape2 is auto's shape before one strip (variant auto2).
 func autoShape2(M int) Shape {
