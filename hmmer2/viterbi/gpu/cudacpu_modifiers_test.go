@@ -101,15 +101,15 @@ func TestShapeModifiers(t *testing.T) {
 			t.Errorf("automs at M=%d: %+v, want %+v", c.M, s, want)
 		}
 		// auto: automs's, whose strips (512 < M <= autoStripMax) take
-		// the ring, words ahead, fewer shuffles and sums once a strip.
+		// the ring, no second shuffle and the sums once a strip.
 		if c.M > 512 && c.M <= autoStripMax {
-			v := "strip.se.rs.pf.nr.bs"
+			v := "strip.se.rs.nr.bs"
 			if c.M > 1536 && c.M <= 4096 {
-				v = "strip15.se.rs.pf.nr.bs"
+				v = "strip15.se.rs.nr.bs"
 			}
 			want = shapeVariant(t, c.M, v)
 		}
-		if s := shapeVariant(t, c.M, "auto"); s != want || c.M > 512 && c.M <= autoStripMax && !(s.Strip && s.StripRecShared && s.StripPF && s.StripNR && s.StripBS) {
+		if s := shapeVariant(t, c.M, "auto"); s != want || c.M > 512 && c.M <= autoStripMax && !(s.Strip && s.StripRing && s.StripNR && s.StripBS) {
 			t.Errorf("auto at M=%d: %+v, want %+v", c.M, s, want)
 		}
 	}

@@ -338,7 +338,7 @@ func (k *Kernel) stripScratch(longest int) (rows, bytes int) {
 	if k.Shape.W == 1 { // (one strip stores no records)
 		rows = 1
 	}
-	return rows, k.Shape.stripRowBytes() * rows * k.stripGrid * (k.Shape.Block / 32) * k.Shape.ns()
+	return rows, 16 * rows * k.stripGrid * (k.Shape.Block / 32) * k.Shape.ns()
 }
 
 // waveCount reads the number of blocks the Wave build listed (after the

@@ -51,24 +51,13 @@ type Shape struct {
 	// independent warps. Its exact build is the W-warp group (one strip,
 	// W = 1: the one-warp kernel, which also takes NS = 2).
 	Strip bool
-	// StripRecLoad: every lane of a strip loads its row's record (one
-	// broadcast load a row), no shuffles (viterbi.cu's STRIP_RECLD).
-	StripRecLoad bool
-	// StripRecShared: the records reach the next strip through a ring in
-	// shared memory filled by asynchronous copies (viterbi.cu's
-	// STRIP_RECSH).
-	StripRecShared bool
-	// StripEPart: strips before the last hand on their lanes' E maxima,
-	// unreduced (viterbi.cu's STRIP_EPART: 144 bytes of scratch a row).
-	StripEPart bool
-	// StripPF, StripNR, StripBS: residue words loaded four rows ahead, no
-	// shuffles of values the last row's end already shuffled (with
-	// DDefer), the scan's D->D sums once a strip (viterbi.cu's STRIP_PF,
-	// STRIP_NR, STRIP_BS).
-	StripPF, StripNR, StripBS bool
-	// StripAblate (timing only, wrong scores): parts of the multi-strip
-	// kernel left out (viterbi.cu's STRIP_ABLATE bits).
-	StripAblate int
+	// StripRing, StripNR, StripBS (multi-strip shapes; modifiers rs, nr,
+	// bs; viterbi.cu's STRIP_RECSH, STRIP_NR, STRIP_BS): the records
+	// reach the next strip through a ring in shared memory filled by
+	// asynchronous copies; a row's M(k0-1) and the last row's D(k0-1)
+	// are the previous row's shuffles, not shuffled again (with DDefer);
+	// the scan's D->D sums are composed once a strip.
+	StripRing, StripNR, StripBS bool
 }
 
 const (
@@ -392,24 +381,12 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 			if s.Wave && s.W <= 8 {
 				s.WaveBar, s.WaveRing = true, 1
 			}
-		case m == "rl":
-			s.StripRecLoad = s.Strip && s.W > 1
 		case m == "rs":
-			s.StripRecShared = s.Strip && s.W > 1
-		case m == "ep":
-			s.StripEPart = s.Strip && s.W > 1
-		case m == "pf":
-			s.StripPF = s.Strip && s.W > 1
+			s.StripRing = s.Strip && s.W > 1
 		case m == "nr":
-			s.StripNR = s.Strip && s.W > 1 && s.DDefer
+			s.StripNR = s.Strip && s.W > 1
 		case m == "bs":
 			s.StripBS = s.Strip && s.W > 1
-		case strings.HasPrefix(m, "xa"):
-			n, err := strconv.Atoi(m[2:])
-			if err != nil || n < 0 || n > 31 {
-				return s, fmt.Errorf("bad hmm2 Viterbi kernel modifier %q", m)
-			}
-			s.StripAblate = n
 		case m == "noclamp":
 			s.NoClamp = s.DScan
 		case m == "clamp":
@@ -552,11 +529,16 @@ const (
 )
 
 // autoStripShape is auto's multi-strip shape (512 < M <= 5120):
-// auto2's strip.se / strip15.se with the records through a shared ring,
-// residue words four rows ahead, no second shuffle of the last row's
-// boundary and the scan's D->D sums once a strip (rs.pf.nr.bs).
+// automs's strip.se / strip15.se with the records through a shared
+// ring, no second shuffle of the last row's boundary and the scan's
+// D->D sums once a strip (rs.nr.bs). H200, 2026-11-28 10:10 UTC, 100 M
+// resident residues, kernel GCUPS, automs / rs.nr.bs: M = 520 675 /
+// 740, 700 852 / 923, 1000 845 / 895, 1500 850 / 887, 2000 856 / 918,
+// 3000 873 / 932, 4000 905 / 965, 5000 838 / 877, pkinase10 856 / 913;
+// rs alone gained 0-5 %, residue words four rows ahead lost 2-4 %
+// (docs/hmm2search.md, "Leaner strips").
 func autoStripShape(M int) Shape {
-	s, _ := autoShape2(M).withModifiers("rs.pf.nr.bs") // (no shared memory past 98 KiB: no error)
+	s, _ := autoShape2(M).withModifiers("rs.nr.bs") // (100 KiB of shared memory at most: no error)
 	return s
 }
 
@@ -841,8 +823,8 @@ func (s Shape) SharedBytes() int {
 		if s.EmisShared {
 			n = 8 * plan7.MaxCode * s.C * 32
 		}
-		if s.StripRecShared {
-			n += s.Block / 32 * 64 * 16
+		if s.StripRing {
+			n += s.Block / 32 * stripRingBytes
 		}
 		return n
 	}
@@ -888,25 +870,10 @@ func (s Shape) Defines() string {
 	if s.WaveBar {
 		d += "#define WBAR 1\n"
 	}
-	if s.Strip && s.StripRecLoad {
-		d += "#define STRIP_RECLD 1\n"
-	}
-	if s.Strip && s.StripRecShared {
-		d += "#define STRIP_RECSH 1\n"
-	}
-	if s.Strip && s.StripEPart {
-		d += "#define STRIP_EPART 1\n"
-	}
-	for _, sw := range []struct {
-		on     bool
-		define string
-	}{{s.StripPF, "STRIP_PF"}, {s.StripNR && s.DDefer, "STRIP_NR"}, {s.StripBS, "STRIP_BS"}} {
-		if s.Strip && sw.on {
+	for _, sw := range s.stripSwitches() {
+		if sw.on {
 			d += "#define " + sw.define + " 1\n"
 		}
-	}
-	if s.Strip && s.StripAblate > 0 {
-		d += fmt.Sprintf("#define STRIP_ABLATE %d\n", s.StripAblate)
 	}
 	return d
 }
@@ -923,6 +890,17 @@ type scanSwitch struct {
 func (s Shape) scanSwitches() []scanSwitch {
 	return []scanSwitch{{s.DScan, "DSCAN", "x"}, {s.NoClamp, "NOCLAMP", "u"}, {s.ScanPass, "SCANPASS", "p"}, {s.DDefer, "DDEFER", "f"}, {s.Wave, "WAVE", "v"}, {s.Strip, "STRIP", "t"}}
 }
+
+// stripSwitches are the multi-strip kernel's switches, defined only
+// when set (a strip shape's), in the order Defines writes them.
+func (s Shape) stripSwitches() []scanSwitch {
+	on := s.Strip && s.W > 1
+	return []scanSwitch{{on && s.StripRing, "STRIP_RECSH", "h"}, {on && s.StripNR && s.DDefer, "STRIP_NR", "R"}, {on && s.StripBS, "STRIP_BS", "S"}}
+}
+
+// stripRingBytes is a warp's ring of records in shared memory
+// (StripRing): 64 rows of 16 bytes.
+const stripRingBytes = 64 * 16
 
 // node returns the model node (1-based) of slot j of rank r, or 0 for a
 // padding slot.
@@ -1060,35 +1038,10 @@ func (s Shape) tables() string {
 			t += sw.letter
 		}
 	}
-	if s.Strip && s.StripRecLoad {
-		t += "l"
-	}
-	if s.Strip && s.StripRecShared {
-		t += "h"
-	}
-	if s.Strip && s.StripEPart {
-		t += "e"
-	}
-	for _, sw := range []struct {
-		on     bool
-		letter string
-	}{{s.StripPF, "P"}, {s.StripNR && s.DDefer, "R"}, {s.StripBS, "S"}} {
-		if s.Strip && sw.on {
+	for _, sw := range s.stripSwitches() {
+		if sw.on {
 			t += sw.letter
 		}
 	}
-	if s.Strip && s.StripAblate > 0 {
-		t += fmt.Sprintf("a%d", s.StripAblate)
-	}
 	return t
-}
-
-// stripRowBytes is a strip warp's scratch a row (viterbi.cu's
-// STRIP_RECINT4): the boundary record, and with StripEPart the lanes' E
-// maxima.
-func (s Shape) stripRowBytes() int {
-	if s.StripEPart {
-		return 16 + 4*32
-	}
-	return 16
 }

@@ -303,40 +303,16 @@ typedef unsigned int u32;
 #ifndef STRIP_MUTATE
 #define STRIP_MUTATE 0
 #endif
-// STRIP_ABLATE (timing only, wrong scores): 1 no record loads, 2 no
-// record stores (E still reduced), 4 no per-row check, 8 no emission copies after the
-// first strip, 16 records read from the lane's own slot, not shuffled.
-#ifndef STRIP_ABLATE
-#define STRIP_ABLATE 0
-#endif
-// STRIP_RECLD: every lane loads row i's record itself (one broadcast
-// load a row) instead of 32 rows' records a load and four shuffles a row.
-#ifndef STRIP_RECLD
-#define STRIP_RECLD 0
-#endif
 // STRIP_RECSH: the records reach the next strip through a ring of 64 in
 // shared memory a warp, filled 32 rows ahead by asynchronous copies; a
 // row's record is one broadcast shared load (no shuffles, no registers
-// held between rows).
+// held between rows). STRIP_NR (with DDEFER): a row's M(k0-1) and the
+// last row's D(k0-1) are the previous row's shuffled last M (nm) and
+// incoming D (din), not shuffled again. STRIP_BS: the scan's D->D sums
+// of every step, the same each row, are composed once a strip
+// (scanDExitB).
 #ifndef STRIP_RECSH
 #define STRIP_RECSH 0
-#endif
-// STRIP_EPART: a strip before the last does not reduce E over its lanes;
-// each lane stores its own maximum (of its nodes and of the strips
-// before, a row's 32 in 128 contiguous bytes) and the last strip
-// reduces them with its own: the same maximum, grouped otherwise.
-// STRIP_RECINT4 is a row's scratch in int4: the record, then 32 E maxima.
-#ifndef STRIP_EPART
-#define STRIP_EPART 0
-#endif
-#define STRIP_RECINT4 (STRIP_EPART ? 9 : 1)
-// STRIP_PF: each residue word is loaded four rows before its rows.
-// STRIP_NR (with DDEFER): a row's M(k0-1) and D(k0-1) of the last row
-// are the previous row's shuffled last M (nm) and incoming D (din), not
-// shuffled again. STRIP_BS: the scan's D->D sums of every step, the same
-// each row, are composed once a strip (scanDExitB).
-#ifndef STRIP_PF
-#define STRIP_PF 0
 #endif
 #ifndef STRIP_NR
 #define STRIP_NR 0
@@ -399,6 +375,7 @@ __device__ __forceinline__ int scanDExit(int s0n, int cumLast, int dlast, int dd
     return dl;
 }
 
+#if STRIP_BS
 // scanDExitB is scanDExit with the D->D sums given: bs[k] is a lane's
 // composed sum before step k (offset 2^k), bs[5] after the last.
 __device__ __forceinline__ int scanDExitB(int s0n, int cumLast, int dlast, const int* bs, int hz, int lane, int* in) {
@@ -413,6 +390,7 @@ __device__ __forceinline__ int scanDExitB(int s0n, int cumLast, int dlast, const
     *in = lane == 0 ? hz : up;
     return dl;
 }
+#endif
 
 #define ROUND16(n) (((n) + 15) & ~15)
 #define TRANS_BYTES (TRANS_SHARED ? 2 * 16 * C * G + ROUND16(4 * C * G) : 0)
@@ -1182,10 +1160,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
     const int lane = threadIdx.x & 31;
     // This warp's records: rows int4 (the host sizes the scratch for
     // every warp of the grid).
-    int4* rec = scratch + (long long)(blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5)) * rows * STRIP_RECINT4;
-#if STRIP_EPART
-    int* erec = (int*)(rec + rows);  // row i's E maxima: erec[32 * i + lane]
-#endif
+    int4* rec = scratch + (long long)(blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5)) * rows;
 #if EMIS_SHARED
     int2* sEm = (int2*)SHARED_BASE;  // the current strip's emission scores
 #endif
@@ -1230,7 +1205,6 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             // strip's emission scores, (x*C + j)*32 + lane, are copied
             // to shared memory between two barriers.
             __syncthreads();  // (every warp is done with the last strip's)
-            if (!(STRIP_ABLATE & 8) || strip == 0)
             for (int k = threadIdx.x; k < KP * C * 32; k += BLOCK) sEm[k] = gEmis[(k >> 5) * G + strip * 32 + (k & 31)];
             __syncthreads();
             if (!run) continue;
@@ -1276,6 +1250,11 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             (void)hm;
             (void)hd;
 #endif
+#if !STRIP_RECSH
+            int4 cur, nxt;
+            cur.x = cur.y = cur.z = cur.w = NEGINF;
+            nxt = cur;
+#endif
             __syncwarp();  // (the previous strip's records are stored)
 #if STRIP_RECSH
             if (!first) {  // rows 0-31 and 32-63, a group each
@@ -1284,34 +1263,18 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 if (32 + lane < L) copyAsync16(ring + 32 + lane, rec + 32 + lane);
                 commitAsync();
             }
-#elif !STRIP_RECLD
-            int4 cur, nxt;
-            cur.x = cur.y = cur.z = cur.w = NEGINF;
-            nxt = cur;
-            if (!(STRIP_ABLATE & 1) && !first && lane < L) nxt = __ldcg(rec + lane);
+#else
+            if (!first && lane < L) nxt = __ldcg(rec + lane);
 #endif
             u32 four = 0;
-#if STRIP_PF
-            u32 ahead = L > 0 ? words[0] : 0;  // rows i..i+3's word, loaded four rows earlier
-#endif
 
             for (int i = 0; i < L; i++) {
-#if STRIP_PF
-                if ((i & 3) == 0) {
-                    four = ahead;
-                    if (i + 4 < L) ahead = words[(i >> 2) + 1];
-                }
-#else
                 if ((i & 3) == 0) four = words[i >> 2];
-#endif
                 int x = (four >> (8 * (i & 3))) & 0xff;
                 if (x >= KP) x = 0;
                 // Row i's record from the previous strip (strip 0: D(0) =
                 // -INFTY and nothing before it).
                 int hx = NEGINF, hy = NEGINF, hz = NEGINF, hw = NEGINF;
-#if STRIP_EPART
-                const int pe = first || STRIP_MUTATE == 3 ? NEGINF : __ldcg(erec + 32 * i + lane);
-#endif
                 if (!first) {
 #if STRIP_RECSH
                     if ((i & 31) == 0) {
@@ -1326,24 +1289,16 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                     const int4 h = ring[(STRIP_MUTATE == 2 ? i + 63 : i) & 63];
                     hx = h.x; hy = h.y; hz = h.z;
                     hw = STRIP_MUTATE == 3 ? NEGINF : h.w;
-#elif STRIP_RECLD
-                    const int4 h = __ldcg(rec + (STRIP_MUTATE == 2 ? max(i - 1, 0) : i));
-                    hx = h.x; hy = h.y; hz = h.z;
-                    hw = STRIP_MUTATE == 3 ? NEGINF : h.w;
 #else
                     if ((i & 31) == 0) {
                         cur = nxt;
-                        if (!(STRIP_ABLATE & 1) && i + 32 + lane < L) nxt = __ldcg(rec + i + 32 + lane);
+                        if (i + 32 + lane < L) nxt = __ldcg(rec + i + 32 + lane);
                     }
                     const int k = STRIP_MUTATE == 2 ? ((i + 31) & 31) : (i & 31);
-#if STRIP_ABLATE & 16
-                    hx = cur.x; hy = cur.y; hz = cur.z; hw = cur.w; (void)k;
-#else
                     hx = __shfl_sync(FULL, cur.x, k);
                     hy = __shfl_sync(FULL, cur.y, k);
                     hz = __shfl_sync(FULL, cur.z, k);
                     hw = STRIP_MUTATE == 3 ? NEGINF : __shfl_sync(FULL, cur.w, k);
-#endif
 #endif
                 }
 #if DDEFER
@@ -1424,16 +1379,8 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 }
                 const int dlast = LAST(dz);
                 const int mlast = LAST(Mv);
-#if STRIP_EPART
-                xe = max(xe, pe);
-                if (last) {
-#pragma unroll
-                    for (int o = 16; o > 0; o /= 2) xe = max(xe, __shfl_xor_sync(FULL, xe, o));
-                }
-#else
 #pragma unroll
                 for (int o = 16; o > 0; o /= 2) xe = max(xe, __shfl_xor_sync(FULL, xe, o));
-#endif
 
                 // The D chain by the scan of the chunks' maps, from the
                 // previous strip's exact last D of this row (hz).
@@ -1450,13 +1397,8 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 const int dl = scanDExit(s0n, cumLast, dlast, rB[0].y, hz, lane, &in);  // this rank's last D
 #endif
                 dout = dl;
-#if STRIP_EPART
-                (void)hw;
-                if (!last) __stcg(erec + 32 * i + lane, xe);
-#else
                 xe = max(xe, hw);
-#endif
-                if (!last && lane == 31 && (!(STRIP_ABLATE & 2) || xe == 0x7fffffff)) {
+                if (!last && lane == 31) {
                     int4 o;
                     o.x = mlast; o.y = LAST(Iv); o.z = dl; o.w = xe;
                     __stcg(rec + i, o);
@@ -1483,7 +1425,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #endif
                 if (last) {
                     xj = max(max(wadd(xj, jloop), NEGINF), wadd(xe, eloop));
-                    bad = bad || (STRIP_MUTATE != 1 && !(STRIP_ABLATE & 4) && wadd(xj, jmove) > bn);
+                    bad = bad || (STRIP_MUTATE != 1 && wadd(xj, jmove) > bn);
 #if NOCLAMP
                     xc = max(wadd(xc, cloop), wadd(xe, emove));
 #else

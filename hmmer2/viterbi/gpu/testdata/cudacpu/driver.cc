@@ -41,7 +41,7 @@ int main(int argc, char** argv)
     rows = std::min(rows, STRIP_ROWS);
 #endif
     rows = std::max(rows, 1);
-    std::vector<int4> scratch((size_t)grid * (BLOCK / 32) * (size_t)rows * STRIP_RECINT4);
+    std::vector<int4> scratch((size_t)grid * (BLOCK / 32) * (size_t)rows);
 #endif
     emu::launch(grid, BLOCK, sharedBytes, [&] {
         h2vit_kernel((const int4*)A.data(), (const int4*)B.data(), (const int*)E.data(), (const int2*)emis.data(),
