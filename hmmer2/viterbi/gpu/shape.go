@@ -143,7 +143,7 @@ const DefaultVariant = "auto"
 //	       ostrip to 512 (auto2: w1024 to 384, wscan's one warp to 512),
 //	       strip.se (one warp, strips of C <= 16, C <= 15 for 1536 < M
 //	       <= 4096, the block's warps strip by strip with the strip's
-//	       emissions in shared memory) for 512 < M <= 5120
+//	       emissions in shared memory; rs.nr.bs) for 512 < M <= 5120
 //	       (autoStripMax), above as auto1
 //	       (leanx); auto1: wscan's shapes to 4096
 //	       (autoWScanShape: one warp of C >= 13, then groups of 2 to 8
@@ -317,6 +317,11 @@ func ShapeVariant(M int, v string) (Shape, error) {
 //	se   strip shapes: the block's warps run strip by strip together,
 //	     the strip's emissions copied to shared memory (blocks of
 //	     stripSharedBlock threads unless bN says otherwise)
+//	rs   multi-strip shapes: the records through a ring of 64 a warp in
+//	     shared memory, filled by asynchronous copies 32 rows ahead
+//	nr   multi-strip shapes with defer: no second shuffle of the last
+//	     row's M(k0-1) and D(k0-1)
+//	bs   multi-strip shapes: the scan's D->D sums composed once a strip
 //	ts   transitions in shared memory (or global), not in registers
 //	ecg  emissions read from global memory cached in L2 only (__ldcg)
 //	ecs  emissions read from global memory evict-first (__ldcs)
@@ -421,7 +426,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				s.Carveout = n
 			}
 		default:
-			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, rN, zN, eg, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer, wave, nb)", m)
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, rN, zN, eg, se, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer, wave, nb, rs, nr, bs)", m)
 		}
 	}
 	s = s.stripChecked()

@@ -1135,7 +1135,8 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 // later: mostly L2 hits). Lane 31 stores a row's record as the row ends;
 // the next strip loads 32 records at once (one a lane, 512 contiguous
 // bytes, fetched 32 rows ahead) and row i takes its record from lane
-// i % 32 by shuffles. The record is the one the wavefront hands over, so
+// i % 32 by shuffles (with STRIP_RECSH, auto's: from a ring in shared
+// memory instead, above). The record is the one the wavefront hands over, so
 // the cells are the wavefront's: exact while B = N + N->B held. The last
 // strip has E over the row: it computes J and C and checks J + J->B <=
 // N + N->B at every row (induction over rows as for the wavefront); a
