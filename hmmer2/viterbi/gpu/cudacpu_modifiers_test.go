@@ -88,7 +88,7 @@ func TestShapeModifiers(t *testing.T) {
 		} else if au != a {
 			t.Errorf("auto2 at M=%d: %+v, want auto1's %+v", c.M, au, a)
 		}
-		// auto: one strip of one target a warp for 256 < M <= 288, of
+		// automs: one strip of one target a warp for 256 < M <= 288, of
 		// two to 448, of one to 512; auto2's elsewhere.
 		want := au
 		switch {
@@ -99,7 +99,19 @@ func TestShapeModifiers(t *testing.T) {
 		case c.M > 448 && c.M <= 512:
 			want = shapeVariant(t, c.M, "ostrip")
 		}
-		if s := shapeVariant(t, c.M, "auto"); s != want || want != au && (!s.Strip || s.W != 1) {
+		if s := shapeVariant(t, c.M, "automs"); s != want || want != au && (!s.Strip || s.W != 1) {
+			t.Errorf("automs at M=%d: %+v, want %+v", c.M, s, want)
+		}
+		// auto: automs's, whose strips (512 < M <= autoStripMax) take
+		// the ring, no second shuffle and the sums once a strip.
+		if c.M > 512 && c.M <= autoStripMax {
+			v := "strip.se.rs.nr.bs"
+			if c.M > 1536 && c.M <= 4096 {
+				v = "strip15.se.rs.nr.bs"
+			}
+			want = shapeVariant(t, c.M, v)
+		}
+		if s := shapeVariant(t, c.M, "auto"); s != want || c.M > 512 && c.M <= autoStripMax && !(s.Strip && s.StripRing && s.StripNR && s.StripBS) {
 			t.Errorf("auto at M=%d: %+v, want %+v", c.M, s, want)
 		}
 	}

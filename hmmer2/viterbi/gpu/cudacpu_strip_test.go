@@ -38,6 +38,13 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 		{stripVariant(t, 900, "strip4.b64"), 900, amino, 3, 20, "8 strips, C=4, two warps a block"},
 		{stripVariant(t, 300, "strip4.se"), 300, amino, 13, 40, "3 strips, emissions in shared memory, four warps a block"},
 		{stripVariant(t, 900, "strip4.se.b64.clamp"), 900, dna, 5, 20, "8 strips, emissions in shared memory, two warps a block, clamps"},
+		{stripVariant(t, 300, "strip4.rs"), 300, amino, 8, 260, "3 strips, records through a ring in shared memory, targets past its 64 rows"},
+		{stripVariant(t, 900, "strip4.se.rs.b64"), 900, dna, 5, 150, "8 strips, records through a ring, emissions in shared memory"},
+		{stripVariant(t, 2100, "strip4.se.rs.clamp"), 2100, amino, 6, 100, "17 strips, records through a ring, clamps"},
+		{stripVariant(t, 300, "strip4.nr.bs"), 300, amino, 8, 70, "3 strips, no second shuffle of the boundary, D->D sums once"},
+		{stripVariant(t, 300, "strip4.bs.nodefer.clamp"), 300, dna, 8, 70, "3 strips, D->D sums once, the D pass after the scan, clamps"},
+		{stripVariant(t, 900, "strip4.se.rs.nr.bs.b64"), 900, amino, 5, 150, "8 strips, ring, no second shuffle, D->D sums once"},
+		{stripVariant(t, 900, "strip4.se.rs.nr.bs.b64.clamp"), 900, dna, 5, 100, "8 strips, ring, no second shuffle, D->D sums once, clamps"},
 	}
 	// Small models in two strips or more: C <= 2 to 4.
 	small := func(M int) []Shape {
@@ -51,7 +58,7 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 		30, []wrapCase{{200, stripVariant(t, 200, "strip4")}},
 		small)
 	cc := shimCompiler(t)
-	plantedListed(t, cc, rng, amino, func(v string) Shape { return stripVariant(t, 150, v) }, []string{"strip4", "strip4.nodefer", "strip4.clamp", "strip4.se"})
+	plantedListed(t, cc, rng, amino, func(v string) Shape { return stripVariant(t, 150, v) }, []string{"strip4", "strip4.nodefer", "strip4.clamp", "strip4.se", "strip4.rs", "strip4.se.rs", "strip4.nr", "strip4.se.rs.nr.bs"})
 	// One-residue targets, and targets longer than a scratch of 64 rows
 	// (listed whole, scored by the exact build); the others fit it.
 	p := randomProfile(rng, amino, 250, "ls", false)
@@ -74,14 +81,16 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 	if long != 3 {
 		t.Errorf("64 rows of scratch: %d of the 3 longer targets listed (%v)", long, flagged)
 	}
-	s = stripVariant(t, 250, "strip4.se")
-	got, _ = runShimWave(t, cc, p, s, seqs, "#define STRIP_ROWS 64\n")
-	sameScores(t, fmt.Sprintf("1 to 400 residues, 64 rows of scratch %+v", s), p, seqs, got)
+	for _, v := range []string{"strip4.se", "strip4.rs", "strip4.se.rs", "strip4.se.rs.nr.bs"} {
+		s = stripVariant(t, 250, v)
+		got, _ = runShimWave(t, cc, p, s, seqs, "#define STRIP_ROWS 64\n")
+		sameScores(t, fmt.Sprintf("1 to 400 residues, 64 rows of scratch %+v", s), p, seqs, got)
+	}
 	p = freeDeleteProfile(rng, amino, 300)
 	s = stripVariant(t, 300, "strip4")
 	seqs = randomSeqs(rng, amino, 16, 60)
 	sameScores(t, fmt.Sprintf("free deletes %+v", s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 2))
-	realModelsOnCPU(t, cc, rng, []string{"strip4", "strip", "strip12", "strip16.nodefer", "strip.se"}, func(s Shape) bool { return s.Strip })
+	realModelsOnCPU(t, cc, rng, []string{"strip4", "strip", "strip12", "strip16.nodefer", "strip.se", "strip.se.rs", "strip.se.rs.nr.bs", "strip15.se.rs.nr.bs"}, func(s Shape) bool { return s.Strip })
 }
 
 // Trusting the speculated B (no check) scores planted multi-domain
@@ -95,19 +104,21 @@ func TestKernelSourceOnCPUStripMutation(t *testing.T) {
 	amino := plan7.NewAlphabet(plan7.Amino)
 	p := randomProfile(rng, amino, 150, "ls", false)
 	pl := randomProfile(rng, amino, 150, "fs", false)
-	s := stripVariant(t, 150, "strip4")
-	for _, m := range []struct {
-		define, what string
-		seqs         [][]byte
-		local        bool
-	}{{"#define STRIP_MUTATE 1\n", "trusting B", plantedSeqs(rng, p, 6), false},
-		{"#define STRIP_MUTATE 2\n", "the wrong row's record", randomSeqs(rng, amino, 12, 80), false},
-		{"#define STRIP_MUTATE 3\n", "E not carried", randomSeqs(rng, amino, 12, 80), true}} {
-		p := p
-		if m.local { // (a glocal model's E is its last node's: in the last strip)
-			p = pl
+	for _, v := range []string{"strip4", "strip4.rs", "strip4.nr.bs", "strip4.se.rs.nr.bs"} {
+		s := stripVariant(t, 150, v)
+		for _, m := range []struct {
+			define, what string
+			seqs         [][]byte
+			local        bool
+		}{{"#define STRIP_MUTATE 1\n", "trusting B", plantedSeqs(rng, p, 6), false},
+			{"#define STRIP_MUTATE 2\n", "the wrong row's record", randomSeqs(rng, amino, 12, 80), false},
+			{"#define STRIP_MUTATE 3\n", "E not carried", randomSeqs(rng, amino, 12, 80), true}} {
+			p := p
+			if m.local { // (a glocal model's E is its last node's: in the last strip)
+				p = pl
+			}
+			got, _ := runShimWave(t, cc, p, s, m.seqs, m.define)
+			mutationCaught(t, v+": "+m.what, p, m.seqs, got)
 		}
-		got, _ := runShimWave(t, cc, p, s, m.seqs, m.define)
-		mutationCaught(t, m.what, p, m.seqs, got)
 	}
 }

@@ -51,6 +51,13 @@ type Shape struct {
 	// independent warps. Its exact build is the W-warp group (one strip,
 	// W = 1: the one-warp kernel, which also takes NS = 2).
 	Strip bool
+	// StripRing, StripNR, StripBS (multi-strip shapes; modifiers rs, nr,
+	// bs; viterbi.cu's STRIP_RECSH, STRIP_NR, STRIP_BS): the records
+	// reach the next strip through a ring in shared memory filled by
+	// asynchronous copies; a row's M(k0-1) and the last row's D(k0-1)
+	// are the previous row's shuffles, not shuffled again (with DDefer);
+	// the scan's D->D sums are composed once a strip.
+	StripRing, StripNR, StripBS bool
 }
 
 const (
@@ -130,11 +137,13 @@ const DefaultVariant = "auto"
 //	auto0  auto before wscan (2026-11-28), for comparisons
 //	auto1  auto before strip (2026-11-28 04:30 UTC), for comparisons
 //	auto2  auto before one strip (2026-11-28 07:20 UTC), for comparisons
+//	automs auto before the multi-strip kernel's ring and leaner rows
+//	       (2026-11-28 10:15 UTC), for comparisons
 //	auto   reg16 for M <= 256, ostrip to 288, ostrip2 to 448, ostrip
 //	       to 512 (auto2: w1024 to 384, wscan's one warp to 512),
 //	       strip.se (one warp, strips of C <= 16, C <= 15 for 1536 < M
 //	       <= 4096, the block's warps strip by strip with the strip's
-//	       emissions in shared memory) for 512 < M <= 5120
+//	       emissions in shared memory; rs.nr.bs) for 512 < M <= 5120
 //	       (autoStripMax), above as auto1
 //	       (leanx); auto1: wscan's shapes to 4096
 //	       (autoWScanShape: one warp of C >= 13, then groups of 2 to 8
@@ -151,7 +160,7 @@ const DefaultVariant = "auto"
 // Removed on 2026-11-27 (docs/hmm2search.md, "Fewer variants"): reg,
 // mg16, fast, lean, dsm, dsm4, dsm12 and dsmx, which never won a
 // measurement with a shape that a kept variant does not have.
-var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg16", "lean64", "leanx", "dsmx1", "auto", "auto0", "auto1", "auto2", "wscan", "wscanfit", "strip", "ostrip", "ostrip2"}
+var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg16", "lean64", "leanx", "dsmx1", "auto", "auto0", "auto1", "auto2", "automs", "wscan", "wscanfit", "strip", "ostrip", "ostrip2"}
 
 // autoRegMax is the largest model auto gives reg16's shapes: at M = 100
 // they beat w1024 by 7 %; reg's T = 32 shapes lost at M = 300. With the
@@ -223,6 +232,11 @@ func ShapeVariant(M int, v string) (Shape, error) {
 		return autoShape1(M), nil
 	case "auto2":
 		return autoShape2(M), nil
+	case "automs":
+		if M > autoStripMin && M <= autoStripMax {
+			return autoShape2(M), nil
+		}
+		return autoShape(M), nil
 	case "strip":
 		return stripShape(M, maxNodesPerThreadWarp), nil
 	case "ostrip":
@@ -303,6 +317,11 @@ func ShapeVariant(M int, v string) (Shape, error) {
 //	se   strip shapes: the block's warps run strip by strip together,
 //	     the strip's emissions copied to shared memory (blocks of
 //	     stripSharedBlock threads unless bN says otherwise)
+//	rs   multi-strip shapes: the records through a ring of 64 a warp in
+//	     shared memory, filled by asynchronous copies 32 rows ahead
+//	nr   multi-strip shapes with defer: no second shuffle of the last
+//	     row's M(k0-1) and D(k0-1)
+//	bs   multi-strip shapes: the scan's D->D sums composed once a strip
 //	ts   transitions in shared memory (or global), not in registers
 //	ecg  emissions read from global memory cached in L2 only (__ldcg)
 //	ecs  emissions read from global memory evict-first (__ldcs)
@@ -367,6 +386,12 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 			if s.Wave && s.W <= 8 {
 				s.WaveBar, s.WaveRing = true, 1
 			}
+		case m == "rs":
+			s.StripRing = s.Strip && s.W > 1
+		case m == "nr":
+			s.StripNR = s.Strip && s.W > 1
+		case m == "bs":
+			s.StripBS = s.Strip && s.W > 1
 		case m == "noclamp":
 			s.NoClamp = s.DScan
 		case m == "clamp":
@@ -401,7 +426,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				s.Carveout = n
 			}
 		default:
-			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, rN, zN, eg, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer, wave, nb)", m)
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, rN, zN, eg, se, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer, wave, nb, rs, nr, bs)", m)
 		}
 	}
 	s = s.stripChecked()
@@ -478,6 +503,9 @@ const (
 // autoShape is auto's shape: the fastest measured per M
 // (docs/hmm2search.md).
 func autoShape(M int) Shape {
+	if M > autoStripMin && M <= autoStripMax {
+		return autoStripShape(M)
+	}
 	switch {
 	case M > autoOneStrip9Min && M <= autoOneStrip9Max:
 		return oneStripShape(M, 1)
@@ -518,6 +546,20 @@ const (
 	autoOneStripMin  = autoOneStrip2Max
 	autoOneStripMax  = 32 * maxNodesPerThreadWarp
 )
+
+// autoStripShape is auto's multi-strip shape (512 < M <= 5120):
+// automs's strip.se / strip15.se with the records through a shared
+// ring, no second shuffle of the last row's boundary and the scan's
+// D->D sums once a strip (rs.nr.bs). H200, 2026-11-28 10:10 UTC, 100 M
+// resident residues, kernel GCUPS, automs / rs.nr.bs: M = 520 675 /
+// 740, 700 852 / 923, 1000 845 / 895, 1500 850 / 887, 2000 856 / 918,
+// 3000 873 / 932, 4000 905 / 965, 5000 838 / 877, pkinase10 856 / 913;
+// rs alone gained 0-5 %, residue words four rows ahead lost 2-4 %
+// (docs/hmm2search.md, "Leaner strips").
+func autoStripShape(M int) Shape {
+	s, _ := autoShape2(M).withModifiers("rs.nr.bs") // (100 KiB of shared memory at most: no error)
+	return s
+}
 
 // autoShape2 is auto's shape before one strip (variant auto2).
 func autoShape2(M int) Shape {
@@ -795,11 +837,15 @@ func (s Shape) exchangeBytes() int {
 // SharedBytes is the dynamic shared memory of one block: the tables,
 // the exchange slots and the D cells (DShared), in this order.
 func (s Shape) SharedBytes() int {
-	if s.Strip { // (the current strip's emissions, or nothing)
+	if s.Strip { // (the current strip's emissions, or nothing; the warps' record rings)
+		n := 0
 		if s.EmisShared {
-			return 8 * plan7.MaxCode * s.C * 32
+			n = 8 * plan7.MaxCode * s.C * 32
 		}
-		return 0
+		if s.StripRing {
+			n += s.Block / 32 * stripRingBytes
+		}
+		return n
 	}
 	n := 0
 	if s.TransShared {
@@ -843,6 +889,11 @@ func (s Shape) Defines() string {
 	if s.WaveBar {
 		d += "#define WBAR 1\n"
 	}
+	for _, sw := range s.stripSwitches() {
+		if sw.on {
+			d += "#define " + sw.define + " 1\n"
+		}
+	}
 	return d
 }
 
@@ -858,6 +909,17 @@ type scanSwitch struct {
 func (s Shape) scanSwitches() []scanSwitch {
 	return []scanSwitch{{s.DScan, "DSCAN", "x"}, {s.NoClamp, "NOCLAMP", "u"}, {s.ScanPass, "SCANPASS", "p"}, {s.DDefer, "DDEFER", "f"}, {s.Wave, "WAVE", "v"}, {s.Strip, "STRIP", "t"}}
 }
+
+// stripSwitches are the multi-strip kernel's switches, defined only
+// when set (a strip shape's), in the order Defines writes them.
+func (s Shape) stripSwitches() []scanSwitch {
+	on := s.Strip && s.W > 1
+	return []scanSwitch{{on && s.StripRing, "STRIP_RECSH", "h"}, {on && s.StripNR && s.DDefer, "STRIP_NR", "R"}, {on && s.StripBS, "STRIP_BS", "S"}}
+}
+
+// stripRingBytes is a warp's ring of records in shared memory
+// (StripRing): 64 rows of 16 bytes.
+const stripRingBytes = 64 * 16
 
 // node returns the model node (1-based) of slot j of rank r, or 0 for a
 // padding slot.
@@ -991,6 +1053,11 @@ func (s Shape) tables() string {
 		t += "d"
 	}
 	for _, sw := range s.scanSwitches() {
+		if sw.on {
+			t += sw.letter
+		}
+	}
+	for _, sw := range s.stripSwitches() {
 		if sw.on {
 			t += sw.letter
 		}

@@ -304,6 +304,37 @@ typedef unsigned int u32;
 #ifndef STRIP_MUTATE
 #define STRIP_MUTATE 0
 #endif
+// STRIP_RECSH: the records reach the next strip through a ring of 64 in
+// shared memory a warp, filled 32 rows ahead by asynchronous copies; a
+// row's record is one broadcast shared load (no shuffles, no registers
+// held between rows). STRIP_NR (with DDEFER): a row's M(k0-1) and the
+// last row's D(k0-1) are the previous row's shuffled last M (nm) and
+// incoming D (din), not shuffled again. STRIP_BS: the scan's D->D sums
+// of every step, the same each row, are composed once a strip
+// (scanDExitB).
+#ifndef STRIP_RECSH
+#define STRIP_RECSH 0
+#endif
+#ifndef STRIP_NR
+#define STRIP_NR 0
+#endif
+#ifndef STRIP_BS
+#define STRIP_BS 0
+#endif
+#if STRIP_NR && !DDEFER
+#error "STRIP_NR takes the last row's D from the deferred pass"
+#endif
+#if STRIP_RECSH && !defined(STRIP_ASYNC_PLAIN)
+// copyAsync16 copies 16 bytes from global to shared memory without a
+// register (cp.async, L2 only); the copies of a commitAsync group have
+// landed once waitAsync1 returns with a newer group still in flight.
+__device__ __forceinline__ void copyAsync16(int4* dst, const int4* src)
+{
+    asm volatile("{ .reg .u64 s; cvta.to.shared.u64 s, %0; cp.async.cg.shared.global [s], [%1], 16; }" ::"l"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ void commitAsync() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+__device__ __forceinline__ void waitAsync1() { asm volatile("cp.async.wait_group 1;" ::: "memory"); }
+#endif
 // WAVE_MUTATE (tests only): 1 trusts the speculated B without the check,
 // 2 hands over the previous row's slot.
 #ifndef WAVE_MUTATE
@@ -344,6 +375,23 @@ __device__ __forceinline__ int scanDExit(int s0n, int cumLast, int dlast, int dd
     *in = lane == 0 ? hz : up;
     return dl;
 }
+
+#if STRIP_BS
+// scanDExitB is scanDExit with the D->D sums given: bs[k] is a lane's
+// composed sum before step k (offset 2^k), bs[5] after the last.
+__device__ __forceinline__ int scanDExitB(int s0n, int cumLast, int dlast, const int* bs, int hz, int lane, int* in) {
+    int A = addmax(s0n, cumLast, dlast);
+#pragma unroll
+    for (int k = 0; k < 5; k++) {
+        const int a2 = __shfl_up_sync(FULL, A, 1 << k);
+        if (lane >= (1 << k)) A = addmax(a2, bs[k], A);
+    }
+    const int dl = addmax(hz, bs[5], A);
+    const int up = __shfl_up_sync(FULL, dl, 1);
+    *in = lane == 0 ? hz : up;
+    return dl;
+}
+#endif
 
 #define ROUND16(n) (((n) + 15) & ~15)
 #define TRANS_BYTES (TRANS_SHARED ? 2 * 16 * C * G + ROUND16(4 * C * G) : 0)
@@ -1088,7 +1136,8 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 // later: mostly L2 hits). Lane 31 stores a row's record as the row ends;
 // the next strip loads 32 records at once (one a lane, 512 contiguous
 // bytes, fetched 32 rows ahead) and row i takes its record from lane
-// i % 32 by shuffles. The record is the one the wavefront hands over, so
+// i % 32 by shuffles (with STRIP_RECSH, auto's: from a ring in shared
+// memory instead, above). The record is the one the wavefront hands over, so
 // the cells are the wavefront's: exact while B = N + N->B held. The last
 // strip has E over the row: it computes J and C and checks J + J->B <=
 // N + N->B at every row (induction over rows as for the wavefront); a
@@ -1116,6 +1165,10 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
     int4* rec = scratch + (long long)(blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5)) * rows;
 #if EMIS_SHARED
     int2* sEm = (int2*)SHARED_BASE;  // the current strip's emission scores
+#endif
+#if STRIP_RECSH
+    // This warp's ring of records, after the emissions: row i in slot i % 64.
+    int4* ring = (int4*)(SHARED_BASE + (EMIS_SHARED ? 8 * KP * C * 32 : 0)) + (threadIdx.x >> 5) * 64;
 #endif
 
     for (;;) {
@@ -1170,6 +1223,15 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #pragma unroll
             for (int j = 1; j < C; j++)
                 if (j < C - 1 || !isShort) cumLast = wadd(cumLast, rB[j].y);
+#if STRIP_BS
+            int bs[6];  // the scan's D->D sums, step by step
+            bs[0] = wadd(rB[0].y, cumLast);
+#pragma unroll
+            for (int q = 0; q < 5; q++) {
+                const int b2 = __shfl_up_sync(FULL, bs[q], 1 << q);
+                bs[q + 1] = lane >= (1 << q) ? wadd(b2, bs[q]) : bs[q];
+            }
+#endif
             int Mv[C], Iv[C], src[C];
 #if !DDEFER
             int Dv[C];
@@ -1185,11 +1247,27 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             int xn = 0, xb = nmove, xj = NEGINF;
             xc = NEGINF;
             int hm = NEGINF, hi = NEGINF, hd = NEGINF;  // the previous strip's boundary of the last row
+#if STRIP_NR
+            int nmRow = NEGINF;  // the last row's M(k0-1)
+            (void)hm;
+            (void)hd;
+#endif
+#if !STRIP_RECSH
             int4 cur, nxt;
             cur.x = cur.y = cur.z = cur.w = NEGINF;
             nxt = cur;
+#endif
             __syncwarp();  // (the previous strip's records are stored)
+#if STRIP_RECSH
+            if (!first) {  // rows 0-31 and 32-63, a group each
+                if (lane < L) copyAsync16(ring + lane, rec + lane);
+                commitAsync();
+                if (32 + lane < L) copyAsync16(ring + 32 + lane, rec + 32 + lane);
+                commitAsync();
+            }
+#else
             if (!first && lane < L) nxt = __ldcg(rec + lane);
+#endif
             u32 four = 0;
 
             for (int i = 0; i < L; i++) {
@@ -1200,6 +1278,20 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 // -INFTY and nothing before it).
                 int hx = NEGINF, hy = NEGINF, hz = NEGINF, hw = NEGINF;
                 if (!first) {
+#if STRIP_RECSH
+                    if ((i & 31) == 0) {
+                        if (i > 0) {  // rows i+32.. into the half rows i-32.. left
+                            __syncwarp();
+                            if (i + 32 + lane < L) copyAsync16(ring + ((i + 32 + lane) & 63), rec + i + 32 + lane);
+                            commitAsync();
+                        }
+                        waitAsync1();  // (rows i..i+31 have landed)
+                        __syncwarp();
+                    }
+                    const int4 h = ring[(STRIP_MUTATE == 2 ? i + 63 : i) & 63];
+                    hx = h.x; hy = h.y; hz = h.z;
+                    hw = STRIP_MUTATE == 3 ? NEGINF : h.w;
+#else
                     if ((i & 31) == 0) {
                         cur = nxt;
                         if (i + 32 + lane < L) nxt = __ldcg(rec + i + 32 + lane);
@@ -1209,16 +1301,24 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                     hy = __shfl_sync(FULL, cur.y, k);
                     hz = __shfl_sync(FULL, cur.z, k);
                     hw = STRIP_MUTATE == 3 ? NEGINF : __shfl_sync(FULL, cur.w, k);
+#endif
                 }
 #if DDEFER
                 const int ldRow = dout;
 #else
                 const int ldRow = LAST(Dv);
 #endif
+#if STRIP_NR
+                (void)ldRow;
+                int pm = nmRow, pd = din;  // (the shuffles of the last row's end)
+                int pi = __shfl_up_sync(FULL, LAST(Iv), 1);
+                if (lane == 0) pi = hi;
+#else
                 int pm = __shfl_up_sync(FULL, LAST(Mv), 1);
                 int pi = __shfl_up_sync(FULL, LAST(Iv), 1);
                 int pd = __shfl_up_sync(FULL, ldRow, 1);
                 if (lane == 0) { pm = hm; pi = hi; pd = hd; }
+#endif
 
                 // M and I cells, the best M->E, the M->D sources, and
                 // pass 0 of the D chain from D(k0-1) = M(k0-1) = -INFTY.
@@ -1290,7 +1390,14 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 if (lane == 0) { nm = hx; hm = hx; hi = hy; hd = hz; }
                 const int s0n = addclamp(nm, md0);  // new M(k0-1) + tmd
                 int in;
+#if STRIP_NR
+                nmRow = nm;
+#endif
+#if STRIP_BS
+                const int dl = scanDExitB(s0n, cumLast, dlast, bs, hz, lane, &in);  // this rank's last D
+#else
                 const int dl = scanDExit(s0n, cumLast, dlast, rB[0].y, hz, lane, &in);  // this rank's last D
+#endif
                 dout = dl;
                 xe = max(xe, hw);
                 if (!last && lane == 31) {
