@@ -2,7 +2,6 @@ package fwdback
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"math/rand"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/hmmgo/hmmgo/easel"
 	"github.com/hmmgo/hmmgo/hmmer3/hits"
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 	"github.com/hmmgo/hmmgo/internal/testutil"
 	"github.com/hmmgo/hmmgo/seqio"
 )
@@ -21,50 +21,22 @@ import (
 // on every testdata model against targets of its database (multihit
 // Forward matrices of whole targets).
 func TestTraceSamplerRealModels(t *testing.T) {
-	models, _ := filepath.Glob(filepath.Join(testutil.Testdata(t, "hmmer3/models"), "*.hmm.gz"))
-	if len(models) == 0 {
-		t.Fatal("no testdata models")
-	}
 	var s TraceSampler
-	for _, path := range models {
-		om := loadModel(t, path)
-		db := "prot.fa"
-		if om.Abc.K == 4 {
-			db = "synth_dna.fa"
-		}
-		sr, err := seqio.Open(testutil.Testdata(t, "hmmer3/"+db), nil, om.Abc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for n := 0; n < 3; n++ {
-			sq, err := sr.Read()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			om.ReconfigMultihit(sq.L())
-			fwd := NewMatrix()
-			if _, err := Forward(sq.Dsq, om, fwd, true); err != nil {
-				continue
-			}
-			want, got := easel.NewRandom(uint32(7+n)), easel.NewRandom(uint32(7+n))
-			var wtr, gtr hits.Trace
-			s.Reset(fwd)
-			for z := 0; z < 200; z++ {
-				StochasticTrace(want, om, fwd, &wtr)
-				s.Trace(got, om, &gtr)
-				if !slices.Equal(gtr.St, wtr.St) || !slices.Equal(gtr.K, wtr.K) || !slices.Equal(gtr.I, wtr.I) {
-					t.Fatalf("%s vs %s: trace %d differs", filepath.Base(path), sq.Name, z)
-				}
-			}
-			if want.Float64() != got.Float64() {
-				t.Fatalf("%s vs %s: the generators drifted apart", filepath.Base(path), sq.Name)
+	forEachModelForward(t, 3, func(path string, om *oprofile.Profile, sq *seqio.Sequence, fwd *Matrix, n int) {
+		want, got := easel.NewRandom(uint32(7+n)), easel.NewRandom(uint32(7+n))
+		var wtr, gtr hits.Trace
+		s.Reset(fwd)
+		for z := 0; z < 200; z++ {
+			StochasticTrace(want, om, fwd, &wtr)
+			s.Trace(got, om, &gtr)
+			if !slices.Equal(gtr.St, wtr.St) || !slices.Equal(gtr.K, wtr.K) || !slices.Equal(gtr.I, wtr.I) {
+				t.Fatalf("%s vs %s: trace %d differs", filepath.Base(path), sq.Name, z)
 			}
 		}
-		sr.Close()
-	}
+		if want.Float64() != got.Float64() {
+			t.Fatalf("%s vs %s: the generators drifted apart", filepath.Base(path), sq.Name)
+		}
+	})
 }
 
 // TestTraceSamplerSelectE: the kept sums pick what stoSelectE's scan
