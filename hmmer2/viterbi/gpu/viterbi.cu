@@ -376,9 +376,24 @@ __device__ __forceinline__ int scanDExit(int s0n, int cumLast, int dlast, int dd
     return dl;
 }
 
+// scanDDSums sets b[0..n-1] from b[0] = first (dd0 + cumLast, a lane's
+// own D->D sum): b[s] is the lane's sum composed before step s of
+// scanDExit's scan (over lanes lane-2^s+1..lane), b[5] (n = 6) after
+// the last. The sums are the model's, the same every row, so kernels
+// that keep them compose them once and scan only A.
+__device__ __forceinline__ void scanDDSums(int first, int lane, int* b, int n) {
+    b[0] = first;
+#pragma unroll
+    for (int s = 0; s + 1 < n; s++) {
+        const int b2 = __shfl_up_sync(FULL, b[s], 1 << s);
+        b[s + 1] = lane >= (1 << s) ? wadd(b2, b[s]) : b[s];
+    }
+}
+
 #if STRIP_BS
 // scanDExitB is scanDExit with the D->D sums given: bs[k] is a lane's
-// composed sum before step k (offset 2^k), bs[5] after the last.
+// composed sum before step k (offset 2^k), bs[5] after the last
+// (scanDDSums).
 __device__ __forceinline__ int scanDExitB(int s0n, int cumLast, int dlast, const int* bs, int hz, int lane, int* in) {
     int A = addmax(s0n, cumLast, dlast);
 #pragma unroll
@@ -1225,12 +1240,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 if (j < C - 1 || !isShort) cumLast = wadd(cumLast, rB[j].y);
 #if STRIP_BS
             int bs[6];  // the scan's D->D sums, step by step
-            bs[0] = wadd(rB[0].y, cumLast);
-#pragma unroll
-            for (int q = 0; q < 5; q++) {
-                const int b2 = __shfl_up_sync(FULL, bs[q], 1 << q);
-                bs[q + 1] = lane >= (1 << q) ? wadd(b2, bs[q]) : bs[q];
-            }
+            scanDDSums(wadd(rB[0].y, cumLast), lane, bs, 6);
 #endif
             int Mv[C], Iv[C], src[C];
 #if !DDEFER
@@ -1538,15 +1548,9 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
         for (int j = 1; j < C; j++)
             if (j < C - 1 || !isShort) cumLast = wadd(cumLast, rB[j].y);
         const int md0 = rB[0].x, dd0 = rB[0].y;
-        // The scan's D->D sums: ddB[s] is this lane's before step s (lanes
-        // lane-2^s+1..lane, as scanDExit composes them).
+        // The scan's D->D sums: ddB[s] is this lane's before step s.
         int ddB[5];
-        ddB[0] = wadd(dd0, cumLast);
-#pragma unroll
-        for (int s = 0; s < 4; s++) {
-            const int b2 = __shfl_up_sync(FULL, ddB[s], 1 << s);
-            ddB[s + 1] = lane >= (1 << s) ? wadd(b2, ddB[s]) : ddB[s];
-        }
+        scanDDSums(wadd(dd0, cumLast), lane, ddB, 5);
         int Mv[NS][C], Iv[NS][C], src[NS][C];
 #if !DDEFER
         int Dv[NS][C];
