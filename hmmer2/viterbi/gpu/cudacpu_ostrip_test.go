@@ -63,15 +63,20 @@ func TestKernelSourceOnCPUOneStrip(t *testing.T) {
 		sameScores(t, fmt.Sprintf("free deletes %+v", s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 2))
 	}
 	// Single-hit (nothing listed): the best paths jump from node 125, inside
-	// rank 12 of 9 nodes, through free deletes to node 200.
-	p = deleteJumpProfile(rng, amino, 300, "sw", 125, 200)
-	for _, v := range []string{"ostrip", "ostrip2", "ostrip2.nodefer"} {
-		s := oneStripVariant(t, 300, v)
-		seqs := randomSeqs(rng, amino, 8, 20)
-		got, flagged := runShimWave(t, cc, p, s, seqs, "")
-		sameScores(t, fmt.Sprintf("delete jumps %+v", s), p, seqs, got)
-		if len(flagged) > 0 {
-			t.Errorf("delete jumps %s: %d targets listed", v, len(flagged))
+	// rank 12 of 9 nodes, through free deletes to node 200, and from node
+	// 15 through deletes of a small random cost to node 250, whose sums the
+	// scan composes over lanes 1 to 25.
+	for _, j := range []struct{ from, to, dd int }{{125, 200, 0}, {15, 250, 5}} {
+		dd := j.dd
+		p = deleteJumpProfile(rng, amino, 300, "sw", j.from, j.to, dd)
+		for _, v := range []string{"ostrip", "ostrip2", "ostrip2.nodefer"} {
+			s := oneStripVariant(t, 300, v)
+			seqs := randomSeqs(rng, amino, 8, 20)
+			got, flagged := runShimWave(t, cc, p, s, seqs, "")
+			sameScores(t, fmt.Sprintf("delete jumps (D->D cost to %d) %+v", dd, s), p, seqs, got)
+			if len(flagged) > 0 {
+				t.Errorf("delete jumps (D->D cost to %d) %s: %d targets listed", dd, v, len(flagged))
+			}
 		}
 	}
 	realModelsOnCPU(t, cc, rng, []string{"ostrip", "ostrip2"}, func(s Shape) bool { return s.Strip })
@@ -101,16 +106,21 @@ func TestKernelSourceOnCPUOneStripMutation(t *testing.T) {
 	}
 }
 
-// deleteJumpProfile is a random profile of mode with free deletes
-// (freeDeleteProfile's) and every residue scoring high at nodes from and
-// to only, so that the best path jumps from M(from) through the deletes
-// to M(to). With from inside a short rank and to in a later rank, and a
-// single-hit mode (nothing listed for the exact build), it checks the D
-// chain's hand-over from a rank's inner nodes.
-func deleteJumpProfile(rng *rand.Rand, a *plan7.Alphabet, M int, mode string, from, to int) *plan7.Profile {
+// deleteJumpProfile is a random profile of mode with free M->D and D->M
+// (freeDeleteProfile's), D->D scores drawn from -dd..0 (free with dd =
+// 0), and every residue scoring high at nodes from and to only, so that
+// the best path jumps from M(from) through the deletes to M(to). With
+// from inside a short rank and to in a later rank, and a single-hit mode
+// (nothing listed for the exact build), it checks the D chain's
+// hand-over from a rank's inner nodes and, with dd > 0, the D->D sums
+// the scan composes.
+func deleteJumpProfile(rng *rand.Rand, a *plan7.Alphabet, M int, mode string, from, to, dd int) *plan7.Profile {
 	p := randomProfile(rng, a, M, mode, false)
 	for k := 1; k < M; k++ {
 		p.Tsc[plan7.TMD][k], p.Tsc[plan7.TDD][k], p.Tsc[plan7.TDM][k] = 0, 0, 0
+		if dd > 0 {
+			p.Tsc[plan7.TDD][k] = -int32(rng.Intn(dd + 1))
+		}
 	}
 	for x := range p.Msc {
 		p.Msc[x][from], p.Msc[x][to] = 2000, 2000
