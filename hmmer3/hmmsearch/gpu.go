@@ -76,15 +76,28 @@ type gpuKernels struct {
 	bias   *biasfilter.GPU
 }
 
-// openKernels makes the kernels of each device.
+// openKernels makes the kernels of each device, the devices at once: a
+// context takes the driver about 0.13 s (two H200s one after the other
+// started 0.13 s later than one, docs/BENCHMARKS.md).
 func openKernels(devs []*cuda.Device) ([]*gpuKernels, error) {
 	out := make([]*gpuKernels, len(devs))
+	errs := make([]error, len(devs))
+	var wg sync.WaitGroup
 	for i, dev := range devs {
-		ctx, err := dev.Context()
+		wg.Go(func() {
+			ctx, err := dev.Context()
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			out[i] = &gpuKernels{dev: dev, ctx: ctx, filter: msvfilter.NewGPU(ctx), vit: vitfilter.NewGPU(ctx), fwd: fwdback.NewGPU(ctx), bias: biasfilter.NewGPU(ctx)}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
-		out[i] = &gpuKernels{dev: dev, ctx: ctx, filter: msvfilter.NewGPU(ctx), vit: vitfilter.NewGPU(ctx), fwd: fwdback.NewGPU(ctx), bias: biasfilter.NewGPU(ctx)}
 	}
 	return out, nil
 }
