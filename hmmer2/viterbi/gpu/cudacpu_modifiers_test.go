@@ -28,6 +28,13 @@ func TestShapeModifiers(t *testing.T) {
 	if s, d := shapeVariant(t, 6000, "auto.b64"), shapeVariant(t, 6000, "auto"); s != d {
 		t.Errorf("a block size changed a multi-warp shape: %+v, not %+v", s, d)
 	}
+	// Lane chains (lc) on multi-strip shapes only.
+	if s := shapeVariant(t, 1000, "strip.se.lc"); !s.StripLC || !strings.Contains(s.Defines(), "#define STRIP_LC 1\n") {
+		t.Errorf("strip.se.lc at M=1000: %+v", s)
+	}
+	if s, d := shapeVariant(t, 500, "ostrip.lc"), shapeVariant(t, 500, "ostrip"); s.Defines() != d.Defines() {
+		t.Errorf("lc changed a one-strip shape's defines: %+v", s)
+	}
 	if s := shapeVariant(t, 100, "auto.ecg"); s.EmisHint != 0 {
 		t.Errorf("a hint for shared emissions: %+v", s)
 	}

@@ -58,6 +58,10 @@ type Shape struct {
 	// are the previous row's shuffles, not shuffled again (with DDefer);
 	// the scan's D->D sums are composed once a strip.
 	StripRing, StripNR, StripBS bool
+	// StripLC (multi-strip shapes; modifier lc; viterbi.cu's STRIP_LC):
+	// every strip's lanes run their own J and C chains and checks from
+	// their own E maxima, so no strip reduces E over its lanes a row.
+	StripLC bool
 }
 
 const (
@@ -322,6 +326,8 @@ func ShapeVariant(M int, v string) (Shape, error) {
 //	nr   multi-strip shapes with defer: no second shuffle of the last
 //	     row's M(k0-1) and D(k0-1)
 //	bs   multi-strip shapes: the scan's D->D sums composed once a strip
+//	lc   multi-strip shapes: J, C and the check from each lane's own E
+//	     in every strip, C and the checks reduced once a target
 //	ts   transitions in shared memory (or global), not in registers
 //	ecg  emissions read from global memory cached in L2 only (__ldcg)
 //	ecs  emissions read from global memory evict-first (__ldcs)
@@ -392,6 +398,8 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 			s.StripNR = s.Strip && s.W > 1
 		case m == "bs":
 			s.StripBS = s.Strip && s.W > 1
+		case m == "lc":
+			s.StripLC = s.Strip && s.W > 1
 		case m == "noclamp":
 			s.NoClamp = s.DScan
 		case m == "clamp":
@@ -426,7 +434,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				s.Carveout = n
 			}
 		default:
-			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, rN, zN, eg, se, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer, wave, nb, rs, nr, bs)", m)
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, rN, zN, eg, se, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer, wave, nb, rs, nr, bs, lc)", m)
 		}
 	}
 	s = s.stripChecked()
@@ -914,7 +922,7 @@ func (s Shape) scanSwitches() []scanSwitch {
 // when set (a strip shape's), in the order Defines writes them.
 func (s Shape) stripSwitches() []scanSwitch {
 	on := s.Strip && s.W > 1
-	return []scanSwitch{{on && s.StripRing, "STRIP_RECSH", "h"}, {on && s.StripNR && s.DDefer, "STRIP_NR", "R"}, {on && s.StripBS, "STRIP_BS", "S"}}
+	return []scanSwitch{{on && s.StripRing, "STRIP_RECSH", "h"}, {on && s.StripNR && s.DDefer, "STRIP_NR", "R"}, {on && s.StripBS, "STRIP_BS", "S"}, {on && s.StripLC, "STRIP_LC", "L"}}
 }
 
 // stripRingBytes is a warp's ring of records in shared memory
