@@ -62,9 +62,6 @@ type Shape struct {
 	// every strip's lanes run their own J and C chains and checks from
 	// their own E maxima, so no strip reduces E over its lanes a row.
 	StripLC bool
-	// StripLCEarly (modifier lc2, a trial): StripLC with the special
-	// states before the row's scan (viterbi.cu's STRIP_LC 2).
-	StripLCEarly bool
 }
 
 const (
@@ -403,8 +400,6 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 			s.StripBS = s.Strip && s.W > 1
 		case m == "lc":
 			s.StripLC = s.Strip && s.W > 1
-		case m == "lc2":
-			s.StripLCEarly = s.Strip && s.W > 1
 		case m == "noclamp":
 			s.NoClamp = s.DScan
 		case m == "clamp":
@@ -907,9 +902,6 @@ func (s Shape) Defines() string {
 			d += "#define " + sw.define + " 1\n"
 		}
 	}
-	if s.Strip && s.W > 1 && s.StripLCEarly && !s.StripLC {
-		d += "#define STRIP_LC 2\n"
-	}
 	return d
 }
 
@@ -1077,9 +1069,6 @@ func (s Shape) tables() string {
 		if sw.on {
 			t += sw.letter
 		}
-	}
-	if s.Strip && s.W > 1 && s.StripLCEarly && !s.StripLC {
-		t += "L2"
 	}
 	return t
 }

@@ -1432,33 +1432,6 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 for (int o = 16; o > 0; o /= 2) xe = max(xe, __shfl_xor_sync(FULL, xe, o));
 #endif
 
-                // Special states, B speculated from N; the last strip,
-                // with E over the row, computes J and C and checks J
-                // (STRIP_LC: every strip, each lane from its own E;
-                // STRIP_LC 2: before the scan).
-                auto specials = [&]() {
-#if NOCLAMP
-                    xn = wadd(xn, nloop);
-                    const int bn = wadd(xn, nmove);
-#else
-                    xn = max(wadd(xn, nloop), NEGINF);
-                    const int bn = max(wadd(xn, nmove), NEGINF);
-#endif
-                    if (STRIP_LC || last) {
-                        xj = max(max(wadd(xj, jloop), NEGINF), wadd(xe, eloop));
-                        bad = bad || (STRIP_MUTATE != 1 && (STRIP_MUTATE != 7 || last) && wadd(xj, jmove) > bn);
-#if NOCLAMP
-                        xc = max(wadd(xc, cloop), wadd(xe, emove));
-#else
-                        xc = max(max(wadd(xc, cloop), NEGINF), wadd(xe, emove));
-#endif
-                    }
-                    xb = bn;
-                };
-#if STRIP_LC == 2
-                specials();
-#endif
-
                 // The D chain by the scan of the chunks' maps, from the
                 // previous strip's exact last D of this row (hz).
                 int nm = __shfl_up_sync(FULL, mlast, 1);
@@ -1498,9 +1471,26 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 }
 #endif
 
-#if STRIP_LC != 2
-                specials();
+                // Special states, B speculated from N; the last strip,
+                // with E over the row, computes J and C and checks J
+                // (STRIP_LC: every strip, each lane from its own E).
+#if NOCLAMP
+                xn = wadd(xn, nloop);
+                const int bn = wadd(xn, nmove);
+#else
+                xn = max(wadd(xn, nloop), NEGINF);
+                const int bn = max(wadd(xn, nmove), NEGINF);
 #endif
+                if (STRIP_LC || last) {
+                    xj = max(max(wadd(xj, jloop), NEGINF), wadd(xe, eloop));
+                    bad = bad || (STRIP_MUTATE != 1 && (STRIP_MUTATE != 7 || last) && wadd(xj, jmove) > bn);
+#if NOCLAMP
+                    xc = max(wadd(xc, cloop), wadd(xe, emove));
+#else
+                    xc = max(max(wadd(xc, cloop), NEGINF), wadd(xe, emove));
+#endif
+                }
+                xb = bn;
             }
 #if STRIP_LC
             xcs = STRIP_MUTATE == 6 ? xc : max(xcs, xc);
