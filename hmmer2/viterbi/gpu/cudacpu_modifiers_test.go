@@ -110,16 +110,25 @@ func TestShapeModifiers(t *testing.T) {
 			t.Errorf("automs at M=%d: %+v, want %+v", c.M, s, want)
 		}
 		// auto: automs's, whose strips (512 < M <= autoStripMax) take
-		// the ring, no second shuffle and the sums once a strip.
+		// the ring, no second shuffle and the sums once a strip, and lane
+		// chains at C = 9 (513) and C = 16 (1000, 1500, 1536, 5000, 5120).
+		laneChains := map[int]bool{513: true, 1000: true, 1500: true, 1536: true, 5000: true, 5120: true}[c.M]
 		if c.M > 512 && c.M <= autoStripMax {
 			v := "strip.se.rs.nr.bs"
 			if c.M > 1536 && c.M <= 4096 {
 				v = "strip15.se.rs.nr.bs"
 			}
+			if laneChains {
+				v += ".lc"
+			}
 			want = shapeVariant(t, c.M, v)
 		}
-		if s := shapeVariant(t, c.M, "auto"); s != want || c.M > 512 && c.M <= autoStripMax && !(s.Strip && s.StripRing && s.StripNR && s.StripBS) {
+		if s := shapeVariant(t, c.M, "auto"); s != want || c.M > 512 && c.M <= autoStripMax && !(s.Strip && s.StripRing && s.StripNR && s.StripBS && s.StripLC == laneChains) {
 			t.Errorf("auto at M=%d: %+v, want %+v", c.M, s, want)
+		}
+		// automs.rs.nr.bs: auto before lane chains.
+		if s := shapeVariant(t, c.M, "automs.rs.nr.bs"); c.M > 512 && c.M <= autoStripMax && (s.StripLC || s.C != want.C || !s.StripBS) {
+			t.Errorf("automs.rs.nr.bs at M=%d: %+v", c.M, s)
 		}
 	}
 	// The scan (iscan) only on one-warp shapes without lean state; dpass
