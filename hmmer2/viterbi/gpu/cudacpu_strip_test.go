@@ -49,8 +49,6 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 		{stripVariant(t, 530, "strip8.nodefer.clamp.lc"), 530, dna, 5, 40, "3 strips, C=6, lane chains, the D pass after the scan, clamps"},
 		{stripVariant(t, 900, "strip4.se.rs.nr.bs.lc.b64"), 900, amino, 5, 150, "8 strips, ring, no second shuffle, D->D sums once, lane chains"},
 		{stripVariant(t, 2100, "strip4.se.rs.nr.bs.lc.clamp"), 2100, dna, 6, 100, "17 strips, ring, no second shuffle, D->D sums once, lane chains, clamps"},
-		{stripVariant(t, 300, "strip4.rs.ra"), 300, amino, 8, 260, "3 strips, records from the ring a row ahead, targets past its 64 rows"},
-		{stripVariant(t, 900, "strip4.se.rs.nr.bs.lc.ra.b64"), 900, dna, 5, 150, "8 strips, ring a row ahead, lane chains"},
 	}
 	// Small models in two strips or more: C <= 2 to 4.
 	small := func(M int) []Shape {
@@ -87,7 +85,7 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 	if long != 3 {
 		t.Errorf("64 rows of scratch: %d of the 3 longer targets listed (%v)", long, flagged)
 	}
-	for _, v := range []string{"strip4.se", "strip4.rs", "strip4.se.rs", "strip4.se.rs.nr.bs", "strip4.se.rs.nr.bs.lc", "strip4.rs.ra", "strip4.se.rs.nr.bs.lc.ra"} {
+	for _, v := range []string{"strip4.se", "strip4.rs", "strip4.se.rs", "strip4.se.rs.nr.bs", "strip4.se.rs.nr.bs.lc"} {
 		s = stripVariant(t, 250, v)
 		got, _ = runShimWave(t, cc, p, s, seqs, "#define STRIP_ROWS 64\n")
 		sameScores(t, fmt.Sprintf("1 to 400 residues, 64 rows of scratch %+v", s), p, seqs, got)
@@ -139,7 +137,7 @@ func TestKernelSourceOnCPUStripMutation(t *testing.T) {
 	amino := plan7.NewAlphabet(plan7.Amino)
 	p := randomProfile(rng, amino, 150, "ls", false)
 	pl := randomProfile(rng, amino, 150, "fs", false)
-	for _, v := range []string{"strip4", "strip4.rs", "strip4.nr.bs", "strip4.se.rs.nr.bs", "strip4.se.rs.nr.bs.ra"} {
+	for _, v := range []string{"strip4", "strip4.rs", "strip4.nr.bs", "strip4.se.rs.nr.bs"} {
 		s := stripVariant(t, 150, v)
 		for _, m := range []struct {
 			define, what string
@@ -157,7 +155,7 @@ func TestKernelSourceOnCPUStripMutation(t *testing.T) {
 		}
 	}
 	pe := oneExitProfile(rng, amino, 150, 40)
-	for _, v := range []string{"strip4.lc", "strip4.se.rs.nr.bs.lc", "strip4.se.rs.nr.bs.lc.ra"} {
+	for _, v := range []string{"strip4.lc", "strip4.se.rs.nr.bs.lc"} {
 		s := stripVariant(t, 150, v)
 		for _, m := range []struct {
 			define, what string

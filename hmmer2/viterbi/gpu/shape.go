@@ -62,9 +62,6 @@ type Shape struct {
 	// every strip's lanes run their own J and C chains and checks from
 	// their own E maxima, so no strip reduces E over its lanes a row.
 	StripLC bool
-	// StripRA (modifier ra, with StripRing; viterbi.cu's STRIP_RA): the
-	// next row's record is loaded from the ring at the top of a row.
-	StripRA bool
 }
 
 const (
@@ -333,8 +330,6 @@ func ShapeVariant(M int, v string) (Shape, error) {
 //	bs   multi-strip shapes: the scan's D->D sums composed once a strip
 //	lc   multi-strip shapes: J, C and the check from each lane's own E
 //	     in every strip, C and the checks reduced once a target
-//	ra   multi-strip shapes with rs: the next row's record loaded from
-//	     the ring at the top of a row
 //	ts   transitions in shared memory (or global), not in registers
 //	ecg  emissions read from global memory cached in L2 only (__ldcg)
 //	ecs  emissions read from global memory evict-first (__ldcs)
@@ -407,8 +402,6 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 			s.StripBS = s.Strip && s.W > 1
 		case m == "lc":
 			s.StripLC = s.Strip && s.W > 1
-		case m == "ra":
-			s.StripRA = s.Strip && s.W > 1
 		case m == "noclamp":
 			s.NoClamp = s.DScan
 		case m == "clamp":
@@ -443,7 +436,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				s.Carveout = n
 			}
 		default:
-			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, rN, zN, eg, se, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer, wave, nb, rs, nr, bs, lc, ra)", m)
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, rN, zN, eg, se, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer, wave, nb, rs, nr, bs, lc)", m)
 		}
 	}
 	s = s.stripChecked()
@@ -948,7 +941,7 @@ func (s Shape) scanSwitches() []scanSwitch {
 // when set (a strip shape's), in the order Defines writes them.
 func (s Shape) stripSwitches() []scanSwitch {
 	on := s.Strip && s.W > 1
-	return []scanSwitch{{on && s.StripRing, "STRIP_RECSH", "h"}, {on && s.StripNR && s.DDefer, "STRIP_NR", "R"}, {on && s.StripBS, "STRIP_BS", "S"}, {on && s.StripLC, "STRIP_LC", "L"}, {on && s.StripRing && s.StripRA, "STRIP_RA", "A"}}
+	return []scanSwitch{{on && s.StripRing, "STRIP_RECSH", "h"}, {on && s.StripNR && s.DDefer, "STRIP_NR", "R"}, {on && s.StripBS, "STRIP_BS", "S"}, {on && s.StripLC, "STRIP_LC", "L"}}
 }
 
 // stripRingBytes is a warp's ring of records in shared memory

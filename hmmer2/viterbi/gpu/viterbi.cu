@@ -314,9 +314,6 @@ typedef unsigned int u32;
 // incoming D (din), not shuffled again. STRIP_BS: the scan's D->D sums
 // of every step, the same each row, are composed once a strip
 // (scanDExitB). STRIP_LC: lane chains, no E crosses strips (below).
-// STRIP_RA (with STRIP_RECSH): row i+1's record is loaded from the ring
-// at the top of row i, so its latency overlaps row i's cells instead of
-// holding up lane 0's first cell of row i+1.
 #ifndef STRIP_RECSH
 #define STRIP_RECSH 0
 #endif
@@ -328,12 +325,6 @@ typedef unsigned int u32;
 #endif
 #ifndef STRIP_LC
 #define STRIP_LC 0
-#endif
-#ifndef STRIP_RA
-#define STRIP_RA 0
-#endif
-#if STRIP_RA && !STRIP_RECSH
-#error "STRIP_RA loads the records from the ring a row ahead"
 #endif
 #if STRIP_NR && !DDEFER
 #error "STRIP_NR takes the last row's D from the deferred pass"
@@ -1316,15 +1307,6 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #else
             if (!first && lane < L) nxt = __ldcg(rec + lane);
 #endif
-#if STRIP_RA
-            int4 hnext;  // the next row's record
-            hnext.x = hnext.y = hnext.z = hnext.w = NEGINF;
-            if (!first) {
-                waitAsync1();  // (rows 0..31 have landed)
-                __syncwarp();
-                hnext = ring[STRIP_MUTATE == 2 ? 63 : 0];
-            }
-#endif
             u32 four = 0;
 
             for (int i = 0; i < L; i++) {
@@ -1338,24 +1320,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 int hw = NEGINF;
 #endif
                 if (!first) {
-#if STRIP_RA
-                    const int4 h = hnext;
-                    const int n = i + 1;
-                    if (n < L) {
-                        if ((n & 31) == 0) {  // rows n+32.. into the half rows n-32.. left
-                            __syncwarp();
-                            if (n + 32 + lane < L) copyAsync16(ring + ((n + 32 + lane) & 63), rec + n + 32 + lane);
-                            commitAsync();
-                            waitAsync1();  // (rows n..n+31 have landed)
-                            __syncwarp();
-                        }
-                        hnext = ring[(STRIP_MUTATE == 2 ? n + 63 : n) & 63];
-                    }
-                    hx = h.x; hy = h.y; hz = h.z;
-#if !STRIP_LC
-                    hw = STRIP_MUTATE == 3 ? NEGINF : h.w;
-#endif
-#elif STRIP_RECSH
+#if STRIP_RECSH
                     if ((i & 31) == 0) {
                         if (i > 0) {  // rows i+32.. into the half rows i-32.. left
                             __syncwarp();
