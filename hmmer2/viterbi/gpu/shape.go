@@ -573,7 +573,7 @@ const (
 // auto then / lc: C = 9 (520) 742 / 809, 740 / 810; C = 16 1000 896 /
 // 945, 896 / 943; 1500 887 / 926, 887 / 924; 4500 878 / 906; 5000 877 /
 // 909. Lost at C = 10-15 (2-7 %: 620-950 two strips, 1200-4000 three to
-// nine; docs/hmm2search.md, "Lane chains").
+// nine; docs/hmm2search.md, "Lane chains in the strips").
 func autoStripShape(M int) Shape {
 	s := autoShape2(M)
 	mods := "rs.nr.bs"
