@@ -28,6 +28,13 @@ func TestShapeModifiers(t *testing.T) {
 	if s, d := shapeVariant(t, 6000, "auto.b64"), shapeVariant(t, 6000, "auto"); s != d {
 		t.Errorf("a block size changed a multi-warp shape: %+v, not %+v", s, d)
 	}
+	// Lane chains (lc) on multi-strip shapes only.
+	if s := shapeVariant(t, 1000, "strip.se.lc"); !s.StripLC || !strings.Contains(s.Defines(), "#define STRIP_LC 1\n") {
+		t.Errorf("strip.se.lc at M=1000: %+v", s)
+	}
+	if s, d := shapeVariant(t, 500, "ostrip.lc"), shapeVariant(t, 500, "ostrip"); s.Defines() != d.Defines() {
+		t.Errorf("lc changed a one-strip shape's defines: %+v", s)
+	}
 	if s := shapeVariant(t, 100, "auto.ecg"); s.EmisHint != 0 {
 		t.Errorf("a hint for shared emissions: %+v", s)
 	}
@@ -103,16 +110,25 @@ func TestShapeModifiers(t *testing.T) {
 			t.Errorf("automs at M=%d: %+v, want %+v", c.M, s, want)
 		}
 		// auto: automs's, whose strips (512 < M <= autoStripMax) take
-		// the ring, no second shuffle and the sums once a strip.
+		// the ring, no second shuffle and the sums once a strip, and lane
+		// chains at C = 9 (513) and C = 16 (1000, 1500, 1536, 5000, 5120).
+		laneChains := map[int]bool{513: true, 1000: true, 1500: true, 1536: true, 5000: true, 5120: true}[c.M]
 		if c.M > 512 && c.M <= autoStripMax {
 			v := "strip.se.rs.nr.bs"
 			if c.M > 1536 && c.M <= 4096 {
 				v = "strip15.se.rs.nr.bs"
 			}
+			if laneChains {
+				v += ".lc"
+			}
 			want = shapeVariant(t, c.M, v)
 		}
-		if s := shapeVariant(t, c.M, "auto"); s != want || c.M > 512 && c.M <= autoStripMax && !(s.Strip && s.StripRing && s.StripNR && s.StripBS) {
+		if s := shapeVariant(t, c.M, "auto"); s != want || c.M > 512 && c.M <= autoStripMax && !(s.Strip && s.StripRing && s.StripNR && s.StripBS && s.StripLC == laneChains) {
 			t.Errorf("auto at M=%d: %+v, want %+v", c.M, s, want)
+		}
+		// automs.rs.nr.bs: auto before lane chains.
+		if s := shapeVariant(t, c.M, "automs.rs.nr.bs"); c.M > 512 && c.M <= autoStripMax && (s.StripLC || s.C != want.C || !s.StripBS) {
+			t.Errorf("automs.rs.nr.bs at M=%d: %+v", c.M, s)
 		}
 	}
 	// The scan (iscan) only on one-warp shapes without lean state; dpass

@@ -45,6 +45,10 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 		{stripVariant(t, 300, "strip4.bs.nodefer.clamp"), 300, dna, 8, 70, "3 strips, D->D sums once, the D pass after the scan, clamps"},
 		{stripVariant(t, 900, "strip4.se.rs.nr.bs.b64"), 900, amino, 5, 150, "8 strips, ring, no second shuffle, D->D sums once"},
 		{stripVariant(t, 900, "strip4.se.rs.nr.bs.b64.clamp"), 900, dna, 5, 100, "8 strips, ring, no second shuffle, D->D sums once, clamps"},
+		{stripVariant(t, 300, "strip4.lc"), 300, amino, 8, 70, "3 strips, lane chains"},
+		{stripVariant(t, 530, "strip8.nodefer.clamp.lc"), 530, dna, 5, 40, "3 strips, C=6, lane chains, the D pass after the scan, clamps"},
+		{stripVariant(t, 900, "strip4.se.rs.nr.bs.lc.b64"), 900, amino, 5, 150, "8 strips, ring, no second shuffle, D->D sums once, lane chains"},
+		{stripVariant(t, 2100, "strip4.se.rs.nr.bs.lc.clamp"), 2100, dna, 6, 100, "17 strips, ring, no second shuffle, D->D sums once, lane chains, clamps"},
 	}
 	// Small models in two strips or more: C <= 2 to 4.
 	small := func(M int) []Shape {
@@ -58,7 +62,7 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 		30, []wrapCase{{200, stripVariant(t, 200, "strip4")}},
 		small)
 	cc := shimCompiler(t)
-	plantedListed(t, cc, rng, amino, func(v string) Shape { return stripVariant(t, 150, v) }, []string{"strip4", "strip4.nodefer", "strip4.clamp", "strip4.se", "strip4.rs", "strip4.se.rs", "strip4.nr", "strip4.se.rs.nr.bs"})
+	plantedListed(t, cc, rng, amino, func(v string) Shape { return stripVariant(t, 150, v) }, []string{"strip4", "strip4.nodefer", "strip4.clamp", "strip4.se", "strip4.rs", "strip4.se.rs", "strip4.nr", "strip4.se.rs.nr.bs", "strip4.lc", "strip4.se.rs.nr.bs.lc", "strip4.nodefer.clamp.lc"})
 	// One-residue targets, and targets longer than a scratch of 64 rows
 	// (listed whole, scored by the exact build); the others fit it.
 	p := randomProfile(rng, amino, 250, "ls", false)
@@ -81,22 +85,51 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 	if long != 3 {
 		t.Errorf("64 rows of scratch: %d of the 3 longer targets listed (%v)", long, flagged)
 	}
-	for _, v := range []string{"strip4.se", "strip4.rs", "strip4.se.rs", "strip4.se.rs.nr.bs"} {
+	for _, v := range []string{"strip4.se", "strip4.rs", "strip4.se.rs", "strip4.se.rs.nr.bs", "strip4.se.rs.nr.bs.lc"} {
 		s = stripVariant(t, 250, v)
 		got, _ = runShimWave(t, cc, p, s, seqs, "#define STRIP_ROWS 64\n")
 		sameScores(t, fmt.Sprintf("1 to 400 residues, 64 rows of scratch %+v", s), p, seqs, got)
 	}
 	p = freeDeleteProfile(rng, amino, 300)
-	s = stripVariant(t, 300, "strip4")
 	seqs = randomSeqs(rng, amino, 16, 60)
-	sameScores(t, fmt.Sprintf("free deletes %+v", s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 2))
-	realModelsOnCPU(t, cc, rng, []string{"strip4", "strip", "strip12", "strip16.nodefer", "strip.se", "strip.se.rs", "strip.se.rs.nr.bs", "strip15.se.rs.nr.bs"}, func(s Shape) bool { return s.Strip })
+	for _, v := range []string{"strip4", "strip4.lc"} {
+		s = stripVariant(t, 300, v)
+		sameScores(t, fmt.Sprintf("free deletes %+v", s), p, seqs, runShim(t, buildShim(t, cc, s), p, s, seqs, 2))
+	}
+	// One exit node inside strip 0 (lane chains: J and C from one lane
+	// of the first strip), planted and random targets.
+	p = oneExitProfile(rng, amino, 150, 40)
+	seqs = append(plantedSeqs(rng, p, 4), randomSeqs(rng, amino, 8, 80)...)
+	for _, v := range []string{"strip4", "strip4.se.rs.nr.bs", "strip4.se.rs.nr.bs.lc", "strip4.lc.clamp"} {
+		s = stripVariant(t, 150, v)
+		got, flagged = runShimWave(t, cc, p, s, seqs, "")
+		sameScores(t, fmt.Sprintf("one exit node %+v", s), p, seqs, got)
+		if len(flagged) < 4 {
+			t.Errorf("one exit node %s: %d targets listed, want the 4 planted ones at least", v, len(flagged))
+		}
+	}
+	realModelsOnCPU(t, cc, rng, []string{"strip4", "strip", "strip12", "strip16.nodefer", "strip.se", "strip.se.rs", "strip.se.rs.nr.bs", "strip15.se.rs.nr.bs", "strip.se.rs.nr.bs.lc", "strip15.se.rs.nr.bs.lc"}, func(s Shape) bool { return s.Strip })
+}
+
+// oneExitProfile is a random local multi-hit profile whose exits (M->E)
+// all score -2^23 but node k's, which scores 0: E, and with it J and C,
+// comes from node k alone (2^23 is within the scan's bounds).
+func oneExitProfile(rng *rand.Rand, a *plan7.Alphabet, M, k int) *plan7.Profile {
+	p := randomProfile(rng, a, M, "ls", false)
+	for j := 1; j <= M; j++ {
+		p.Esc[j] = -1 << 23
+	}
+	p.Esc[k] = 0
+	return p
 }
 
 // Trusting the speculated B (no check) scores planted multi-domain
 // targets wrong; a boundary record from the wrong row, or an E maximum
 // not carried from strip to strip, random ones: the test above sees all
-// three.
+// three. With lane chains (lc), on a model whose only exit is node 40
+// (strip 0, lane 13 at C = 3): the checks of lane 0 or of the last strip
+// alone miss planted targets, and C from lane 0 or from the last strip
+// alone scores random ones wrong.
 func TestKernelSourceOnCPUStripMutation(t *testing.T) {
 	t.Parallel()
 	cc := shimCompiler(t)
@@ -119,6 +152,23 @@ func TestKernelSourceOnCPUStripMutation(t *testing.T) {
 			}
 			got, _ := runShimWave(t, cc, p, s, m.seqs, m.define)
 			mutationCaught(t, v+": "+m.what, p, m.seqs, got)
+		}
+	}
+	pe := oneExitProfile(rng, amino, 150, 40)
+	for _, v := range []string{"strip4.lc", "strip4.se.rs.nr.bs.lc"} {
+		s := stripVariant(t, 150, v)
+		for _, m := range []struct {
+			define, what string
+			p            *plan7.Profile
+			seqs         [][]byte
+		}{{"#define STRIP_MUTATE 1\n", "trusting B", p, plantedSeqs(rng, p, 6)},
+			{"#define STRIP_MUTATE 2\n", "the wrong row's record", p, randomSeqs(rng, amino, 12, 80)},
+			{"#define STRIP_MUTATE 5\n", "lane 0's check", pe, plantedSeqs(rng, pe, 6)},
+			{"#define STRIP_MUTATE 7\n", "the last strip's checks", pe, plantedSeqs(rng, pe, 6)},
+			{"#define STRIP_MUTATE 4\n", "lane 0's C", pe, randomSeqs(rng, amino, 12, 80)},
+			{"#define STRIP_MUTATE 6\n", "the last strip's C", pe, randomSeqs(rng, amino, 12, 80)}} {
+			got, _ := runShimWave(t, cc, m.p, s, m.seqs, m.define)
+			mutationCaught(t, v+": "+m.what, m.p, m.seqs, got)
 		}
 	}
 }

@@ -58,6 +58,10 @@ type Shape struct {
 	// are the previous row's shuffles, not shuffled again (with DDefer);
 	// the scan's D->D sums are composed once a strip.
 	StripRing, StripNR, StripBS bool
+	// StripLC (multi-strip shapes; modifier lc; viterbi.cu's STRIP_LC):
+	// every strip's lanes run their own J and C chains and checks from
+	// their own E maxima, so no strip reduces E over its lanes a row.
+	StripLC bool
 }
 
 const (
@@ -138,12 +142,14 @@ const DefaultVariant = "auto"
 //	auto1  auto before strip (2026-11-28 04:30 UTC), for comparisons
 //	auto2  auto before one strip (2026-11-28 07:20 UTC), for comparisons
 //	automs auto before the multi-strip kernel's ring and leaner rows
-//	       (2026-11-28 10:15 UTC), for comparisons
+//	       (2026-11-28 10:15 UTC), for comparisons; automs.rs.nr.bs is
+//	       auto before lane chains (2026-11-28 12:40 UTC)
 //	auto   reg16 for M <= 256, ostrip to 288, ostrip2 to 448, ostrip
 //	       to 512 (auto2: w1024 to 384, wscan's one warp to 512),
 //	       strip.se (one warp, strips of C <= 16, C <= 15 for 1536 < M
 //	       <= 4096, the block's warps strip by strip with the strip's
-//	       emissions in shared memory; rs.nr.bs) for 512 < M <= 5120
+//	       emissions in shared memory; rs.nr.bs, and lc at C <= 9 or
+//	       C = 16) for 512 < M <= 5120
 //	       (autoStripMax), above as auto1
 //	       (leanx); auto1: wscan's shapes to 4096
 //	       (autoWScanShape: one warp of C >= 13, then groups of 2 to 8
@@ -322,6 +328,8 @@ func ShapeVariant(M int, v string) (Shape, error) {
 //	nr   multi-strip shapes with defer: no second shuffle of the last
 //	     row's M(k0-1) and D(k0-1)
 //	bs   multi-strip shapes: the scan's D->D sums composed once a strip
+//	lc   multi-strip shapes: J, C and the check from each lane's own E
+//	     in every strip, C and the checks reduced once a target
 //	ts   transitions in shared memory (or global), not in registers
 //	ecg  emissions read from global memory cached in L2 only (__ldcg)
 //	ecs  emissions read from global memory evict-first (__ldcs)
@@ -392,6 +400,8 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 			s.StripNR = s.Strip && s.W > 1
 		case m == "bs":
 			s.StripBS = s.Strip && s.W > 1
+		case m == "lc":
+			s.StripLC = s.Strip && s.W > 1
 		case m == "noclamp":
 			s.NoClamp = s.DScan
 		case m == "clamp":
@@ -426,7 +436,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				s.Carveout = n
 			}
 		default:
-			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, rN, zN, eg, se, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer, wave, nb, rs, nr, bs)", m)
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, rN, zN, eg, se, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer, wave, nb, rs, nr, bs, lc)", m)
 		}
 	}
 	s = s.stripChecked()
@@ -556,10 +566,27 @@ const (
 // 3000 873 / 932, 4000 905 / 965, 5000 838 / 877, pkinase10 856 / 913;
 // rs alone gained 0-5 %, residue words four rows ahead lost 2-4 %
 // (docs/hmm2search.md, "Leaner strips").
+//
+// Lane chains (lc) where they measured faster: strips of C <= 9 or C =
+// 16, where rs.nr.bs spills (8 and 24 bytes) and lc does not. H200,
+// 2026-11-28 12:19 and 12:25 UTC, 100 M resident residues, kernel GCUPS,
+// auto then / lc: C = 9 (520) 742 / 809, 740 / 810; C = 16 1000 896 /
+// 945, 896 / 943; 1500 887 / 926, 887 / 924; 4500 878 / 906; 5000 877 /
+// 909. Lost at C = 10-15 (2-7 %: 620-950 two strips, 1200-4000 three to
+// nine; docs/hmm2search.md, "Lane chains in the strips").
 func autoStripShape(M int) Shape {
-	s, _ := autoShape2(M).withModifiers("rs.nr.bs") // (100 KiB of shared memory at most: no error)
+	s := autoShape2(M)
+	mods := "rs.nr.bs"
+	if s.C <= autoStripLaneChainMaxC || s.C == maxNodesPerThreadWarp {
+		mods += ".lc"
+	}
+	s, _ = s.withModifiers(mods) // (100 KiB of shared memory at most: no error)
 	return s
 }
+
+// autoStripLaneChainMaxC is the largest C below 16 at which auto's strips
+// take lane chains.
+const autoStripLaneChainMaxC = 9
 
 // autoShape2 is auto's shape before one strip (variant auto2).
 func autoShape2(M int) Shape {
@@ -914,7 +941,7 @@ func (s Shape) scanSwitches() []scanSwitch {
 // when set (a strip shape's), in the order Defines writes them.
 func (s Shape) stripSwitches() []scanSwitch {
 	on := s.Strip && s.W > 1
-	return []scanSwitch{{on && s.StripRing, "STRIP_RECSH", "h"}, {on && s.StripNR && s.DDefer, "STRIP_NR", "R"}, {on && s.StripBS, "STRIP_BS", "S"}}
+	return []scanSwitch{{on && s.StripRing, "STRIP_RECSH", "h"}, {on && s.StripNR && s.DDefer, "STRIP_NR", "R"}, {on && s.StripBS, "STRIP_BS", "S"}, {on && s.StripLC, "STRIP_LC", "L"}}
 }
 
 // stripRingBytes is a warp's ring of records in shared memory

@@ -299,8 +299,10 @@ typedef unsigned int u32;
 #endif
 // STRIP_MUTATE (tests only): 1 trusts the speculated B without the
 // check, 2 takes the boundary record of the wrong row, 3 does not carry
-// the E maximum from strip to strip; one strip: 4 takes lane 0's C for
-// the warp's, 5 lane 0's check.
+// the E maximum from strip to strip; one strip, and several with
+// STRIP_LC: 4 takes lane 0's C for the warp's, 5 lane 0's check;
+// STRIP_LC: 6 takes the last strip's C alone, 7 checks in the last strip
+// alone.
 #ifndef STRIP_MUTATE
 #define STRIP_MUTATE 0
 #endif
@@ -311,7 +313,7 @@ typedef unsigned int u32;
 // last row's D(k0-1) are the previous row's shuffled last M (nm) and
 // incoming D (din), not shuffled again. STRIP_BS: the scan's D->D sums
 // of every step, the same each row, are composed once a strip
-// (scanDExitB).
+// (scanDExitB). STRIP_LC: lane chains, no E crosses strips (below).
 #ifndef STRIP_RECSH
 #define STRIP_RECSH 0
 #endif
@@ -320,6 +322,9 @@ typedef unsigned int u32;
 #endif
 #ifndef STRIP_BS
 #define STRIP_BS 0
+#endif
+#ifndef STRIP_LC
+#define STRIP_LC 0
 #endif
 #if STRIP_NR && !DDEFER
 #error "STRIP_NR takes the last row's D from the deferred pass"
@@ -1164,6 +1169,27 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 // emission scores (KP*C*32 int2, 96 KiB at C = 16) to shared memory, so
 // a cell reads them from there as a one-warp shape does; a warp without
 // a sequence still takes part in the copies and barriers.
+//
+// Lane chains (STRIP_LC): no E reduction a row, no E in the record.
+// Every lane of every strip runs its own J and C chains from its own E
+// maximum E^sl_i (over its nodes, from -INFTY as HMMER2's E), J^sl_i =
+// max(J^sl_{i-1} + J->J, -INFTY, E^sl_i + E->J) and C^sl likewise, and
+// checks J^sl_i + J->B <= N_i + N->B itself; a register keeps the
+// maximum of the strips' C chains, reduced over the lanes once a target,
+// and the checks are one vote. This is the one-strip kernel's argument
+// over strips and lanes together: E_i = max_sl E^sl_i, and adding a
+// score commutes with a maximum where no sum wraps, so by induction over
+// the rows max_sl J^sl_i = J_i and max_sl C^sl_L = C_L (with NOCLAMP
+// the chains' unclamped C, whose maximum is the unclamped C the last
+// strip ran before, where no clamp binds); and J_i + J->B > N_i + N->B
+// exactly when some chain's check fails. Speculation: while no chain
+// failed before row i, row i's cells are HMMER2's in every strip, so are
+// its chains, and the first row where HMMER2's J beats N + N->B fails a
+// check of some strip (the vote ORs the strips' and lanes' checks). No
+// sum wraps under the scan's bounds (ScanMaxLen): E^sl and J^sl are at
+// least -INFTY, C^sl at least -INFTY + E->C (finite), cells below 2^31 -
+// 2^25, and a score within 2^24 or -INFTY (J->J, E->J, J->B, C->C) added
+// to a value >= -INFTY - 2^24 stays above -2^31.
 #if W > 1
 extern "C" __global__ void H2VIT_BOUNDS
 h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int* __restrict__ gE,
@@ -1215,6 +1241,9 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
         const u32* words = (const u32*)(res + blk->off);
         bool bad = false;
         int xc = NEGINF;
+#if STRIP_LC
+        int xcs = NEGINF;  // the maximum of the strips' C chains (this lane's)
+#endif
 
         for (int strip = 0; strip < W; strip++) {
 #if EMIS_SHARED
@@ -1286,7 +1315,10 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 if (x >= KP) x = 0;
                 // Row i's record from the previous strip (strip 0: D(0) =
                 // -INFTY and nothing before it).
-                int hx = NEGINF, hy = NEGINF, hz = NEGINF, hw = NEGINF;
+                int hx = NEGINF, hy = NEGINF, hz = NEGINF;
+#if !STRIP_LC
+                int hw = NEGINF;
+#endif
                 if (!first) {
 #if STRIP_RECSH
                     if ((i & 31) == 0) {
@@ -1300,7 +1332,9 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                     }
                     const int4 h = ring[(STRIP_MUTATE == 2 ? i + 63 : i) & 63];
                     hx = h.x; hy = h.y; hz = h.z;
+#if !STRIP_LC
                     hw = STRIP_MUTATE == 3 ? NEGINF : h.w;
+#endif
 #else
                     if ((i & 31) == 0) {
                         cur = nxt;
@@ -1310,7 +1344,9 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                     hx = __shfl_sync(FULL, cur.x, k);
                     hy = __shfl_sync(FULL, cur.y, k);
                     hz = __shfl_sync(FULL, cur.z, k);
+#if !STRIP_LC
                     hw = STRIP_MUTATE == 3 ? NEGINF : __shfl_sync(FULL, cur.w, k);
+#endif
 #endif
                 }
 #if DDEFER
@@ -1391,8 +1427,10 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 }
                 const int dlast = LAST(dz);
                 const int mlast = LAST(Mv);
+#if !STRIP_LC
 #pragma unroll
                 for (int o = 16; o > 0; o /= 2) xe = max(xe, __shfl_xor_sync(FULL, xe, o));
+#endif
 
                 // The D chain by the scan of the chunks' maps, from the
                 // previous strip's exact last D of this row (hz).
@@ -1409,10 +1447,17 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 const int dl = scanDExit(s0n, cumLast, dlast, rB[0].y, hz, lane, &in);  // this rank's last D
 #endif
                 dout = dl;
+#if !STRIP_LC
                 xe = max(xe, hw);
+#endif
                 if (!last && lane == 31) {
                     int4 o;
-                    o.x = mlast; o.y = LAST(Iv); o.z = dl; o.w = xe;
+                    o.x = mlast; o.y = LAST(Iv); o.z = dl;
+#if STRIP_LC
+                    o.w = NEGINF;  // (not read: no E crosses strips)
+#else
+                    o.w = xe;
+#endif
                     __stcg(rec + i, o);
                 }
                 src[0] = s0n;
@@ -1427,7 +1472,8 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #endif
 
                 // Special states, B speculated from N; the last strip,
-                // with E over the row, computes J and C and checks J.
+                // with E over the row, computes J and C and checks J
+                // (STRIP_LC: every strip, each lane from its own E).
 #if NOCLAMP
                 xn = wadd(xn, nloop);
                 const int bn = wadd(xn, nmove);
@@ -1435,9 +1481,9 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 xn = max(wadd(xn, nloop), NEGINF);
                 const int bn = max(wadd(xn, nmove), NEGINF);
 #endif
-                if (last) {
+                if (STRIP_LC || last) {
                     xj = max(max(wadd(xj, jloop), NEGINF), wadd(xe, eloop));
-                    bad = bad || (STRIP_MUTATE != 1 && wadd(xj, jmove) > bn);
+                    bad = bad || (STRIP_MUTATE != 1 && (STRIP_MUTATE != 7 || last) && wadd(xj, jmove) > bn);
 #if NOCLAMP
                     xc = max(wadd(xc, cloop), wadd(xe, emove));
 #else
@@ -1446,8 +1492,21 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 }
                 xb = bn;
             }
+#if STRIP_LC
+            xcs = STRIP_MUTATE == 6 ? xc : max(xcs, xc);
+#endif
         }
-        // Every lane holds the same xc and check (E is warp-wide).
+#if STRIP_LC
+        // C over the strips and lanes, the checks by one vote (mutations
+        // 4 and 5: lane 0's alone).
+#pragma unroll
+        for (int o = 16; o > 0; o /= 2)
+            if (STRIP_MUTATE != 4) xcs = max(xcs, __shfl_xor_sync(FULL, xcs, o));
+        if (STRIP_MUTATE != 5) bad = __any_sync(FULL, bad);
+        xc = xcs;
+#endif
+        // Every lane holds the same xc and check (without STRIP_LC: E is
+        // warp-wide).
 #if EMIS_SHARED
         if (run && lane == 0) {
 #else
