@@ -126,44 +126,25 @@ func (s isa) and(m Op, b, dst reg.VecVirtual) {
 // max emits dst = a > b ? a : b, _mm_max_ps(a, b): on equal values, on
 // +0 against -0 and on NaN it returns b, as the Go code's vmax does.
 func (s isa) max(a reg.VecVirtual, b Op, dst reg.VecVirtual) {
-	if s.vex {
-		VMAXPS(b, a, dst)
-		return
-	}
-	if IsMem(b) {
-		b = s.load(b)
-	}
-	if dst != a {
-		if dst == b {
-			panic("post: max into its second operand")
-		}
-		MOVAPS(a, dst)
-	}
-	MAXPS(b, dst)
+	s.binary("max", VMAXPS, MAXPS, a, b, dst)
 }
 
 // mul emits dst = a * b with a as the first operand.
 func (s isa) mul(a reg.VecVirtual, b Op, dst reg.VecVirtual) {
-	if s.vex {
-		VMULPS(b, a, dst)
-		return
-	}
-	if IsMem(b) {
-		b = s.load(b)
-	}
-	if dst != a {
-		if dst == b {
-			panic("post: mul into its second operand")
-		}
-		MOVAPS(a, dst)
-	}
-	MULPS(b, dst)
+	s.binary("mul", VMULPS, MULPS, a, b, dst)
 }
 
 // add emits dst = a + b with a as the first operand (its NaN wins).
 func (s isa) add(a reg.VecVirtual, b Op, dst reg.VecVirtual) {
+	s.binary("add", VADDPS, ADDPS, a, b, dst)
+}
+
+// binary emits dst = a op b with a as the first operand: VEX's
+// three-operand form, or SSE's two-operand one after moving a to dst (a
+// memory b loaded first, as SSE's packed forms need an aligned operand).
+func (s isa) binary(name string, vex func(...Op), sse func(mx, x Op), a reg.VecVirtual, b Op, dst reg.VecVirtual) {
 	if s.vex {
-		VADDPS(b, a, dst)
+		vex(b, a, dst)
 		return
 	}
 	if IsMem(b) {
@@ -171,11 +152,11 @@ func (s isa) add(a reg.VecVirtual, b Op, dst reg.VecVirtual) {
 	}
 	if dst != a {
 		if dst == b {
-			panic("post: add into its second operand")
+			panic("post: " + name + " into its second operand")
 		}
 		MOVAPS(a, dst)
 	}
-	ADDPS(b, dst)
+	sse(b, dst)
 }
 
 // rshiftInf is esl_sse_rightshift_ps(v, -inf): lanes move up one, -inf
