@@ -30,6 +30,11 @@ struct __attribute__((aligned(16))) int4 {
 static inline void copyAsync16(int4* d, const int4* s) { *d = *s; }
 static inline void commitAsync() {}
 static inline void waitAsync1() {}
+// The strips' predicated record store (STRIP_PS).
+static inline void storeIf16(bool p, int4* d, int4 v)
+{
+    if (p) *d = v;
+}
 
 static inline int syncthreads_or_at(int pred, int site)
 {
