@@ -151,8 +151,8 @@ const DefaultVariant = "auto"
 //	       to 512 (auto2: w1024 to 384, wscan's one warp to 512),
 //	       strip.se (one warp, strips of C <= 16, C <= 15 for 1536 < M
 //	       <= 4096, the block's warps strip by strip with the strip's
-//	       emissions in shared memory; rs.nr.bs, and lc at C <= 9 or
-//	       C = 16) for 512 < M <= 5120
+//	       emissions in shared memory; rs.nr.bs, lc at C <= 9 or
+//	       C = 16, ps at C = 10, 12, 13, 16) for 512 < M <= 5120
 //	       (autoStripMax), above as auto1
 //	       (leanx); auto1: wscan's shapes to 4096
 //	       (autoWScanShape: one warp of C >= 13, then groups of 2 to 8
@@ -333,6 +333,8 @@ func ShapeVariant(M int, v string) (Shape, error) {
 //	bs   multi-strip shapes: the scan's D->D sums composed once a strip
 //	lc   multi-strip shapes: J, C and the check from each lane's own E
 //	     in every strip, C and the checks reduced once a target
+//	ps   multi-strip shapes: a row's record stored by one predicated
+//	     store (no branch a row)
 //	ts   transitions in shared memory (or global), not in registers
 //	ecg  emissions read from global memory cached in L2 only (__ldcg)
 //	ecs  emissions read from global memory evict-first (__ldcs)
@@ -441,7 +443,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				s.Carveout = n
 			}
 		default:
-			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, rN, zN, eg, se, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer, wave, nb, rs, nr, bs, lc)", m)
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, rN, zN, eg, se, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer, wave, nb, rs, nr, bs, lc, ps)", m)
 		}
 	}
 	s = s.stripChecked()
