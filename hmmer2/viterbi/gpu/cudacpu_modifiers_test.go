@@ -35,6 +35,17 @@ func TestShapeModifiers(t *testing.T) {
 	if s, d := shapeVariant(t, 500, "ostrip.lc"), shapeVariant(t, 500, "ostrip"); s.Defines() != d.Defines() {
 		t.Errorf("lc changed a one-strip shape's defines: %+v", s)
 	}
+	// Asynchronous emission copies (ea) on multi-strip shapes with shared
+	// emissions only.
+	if s := shapeVariant(t, 1000, "strip.se.ea"); !s.StripEA || !strings.Contains(s.Defines(), "#define STRIP_EA 1\n") {
+		t.Errorf("strip.se.ea at M=1000: %+v", s)
+	}
+	for _, v := range []string{"strip.ea", "ostrip.ea"} {
+		M := map[string]int{"strip.ea": 1000, "ostrip.ea": 500}[v]
+		if s := shapeVariant(t, M, v); strings.Contains(s.Defines(), "STRIP_EA") {
+			t.Errorf("%s at M=%d defines STRIP_EA: %+v", v, M, s)
+		}
+	}
 	if s := shapeVariant(t, 100, "auto.ecg"); s.EmisHint != 0 {
 		t.Errorf("a hint for shared emissions: %+v", s)
 	}

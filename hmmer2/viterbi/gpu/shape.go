@@ -62,6 +62,11 @@ type Shape struct {
 	// every strip's lanes run their own J and C chains and checks from
 	// their own E maxima, so no strip reduces E over its lanes a row.
 	StripLC bool
+	// StripEA (multi-strip shapes with EmisShared; modifier ea;
+	// viterbi.cu's STRIP_EA): each strip's emission scores reach shared
+	// memory by asynchronous 16-byte copies, all of a thread's in flight
+	// at once, instead of loads and stores through registers.
+	StripEA bool
 }
 
 const (
@@ -402,6 +407,8 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 			s.StripBS = s.Strip && s.W > 1
 		case m == "lc":
 			s.StripLC = s.Strip && s.W > 1
+		case m == "ea":
+			s.StripEA = s.Strip && s.W > 1
 		case m == "noclamp":
 			s.NoClamp = s.DScan
 		case m == "clamp":
@@ -941,7 +948,7 @@ func (s Shape) scanSwitches() []scanSwitch {
 // when set (a strip shape's), in the order Defines writes them.
 func (s Shape) stripSwitches() []scanSwitch {
 	on := s.Strip && s.W > 1
-	return []scanSwitch{{on && s.StripRing, "STRIP_RECSH", "h"}, {on && s.StripNR && s.DDefer, "STRIP_NR", "R"}, {on && s.StripBS, "STRIP_BS", "S"}, {on && s.StripLC, "STRIP_LC", "L"}}
+	return []scanSwitch{{on && s.StripRing, "STRIP_RECSH", "h"}, {on && s.StripNR && s.DDefer, "STRIP_NR", "R"}, {on && s.StripBS, "STRIP_BS", "S"}, {on && s.StripLC, "STRIP_LC", "L"}, {on && s.StripEA && s.EmisShared, "STRIP_EA", "A"}}
 }
 
 // stripRingBytes is a warp's ring of records in shared memory
