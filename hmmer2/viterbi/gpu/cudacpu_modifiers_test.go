@@ -46,6 +46,17 @@ func TestShapeModifiers(t *testing.T) {
 			t.Errorf("%s at M=%d defines STRIP_EA: %+v", v, M, s)
 		}
 	}
+	// Predicated record stores (ps): auto's strips of C = 10, 12, 13 and
+	// 16 at the lengths measured; one strip stores no records.
+	for M, ps := range map[int]bool{520: false, 576: false, 620: true, 700: false, 760: true, 830: true, 890: false, 950: false, 1000: true,
+		1200: true, 1500: true, 2000: true, 2500: false, 3000: false, 4000: false, 4500: true, 5000: true} {
+		if s := shapeVariant(t, M, "auto"); s.StripPS != ps || strings.Contains(s.Defines(), "#define STRIP_PS 1\n") != ps {
+			t.Errorf("auto at M=%d: predicated stores %v, want %v", M, s.StripPS, ps)
+		}
+	}
+	if s := shapeVariant(t, 500, "ostrip.ps"); s.StripPS {
+		t.Errorf("ps on one strip: %+v", s)
+	}
 	if s := shapeVariant(t, 100, "auto.ecg"); s.EmisHint != 0 {
 		t.Errorf("a hint for shared emissions: %+v", s)
 	}
@@ -132,12 +143,18 @@ func TestShapeModifiers(t *testing.T) {
 			if laneChains {
 				v += ".lc"
 			}
+			if predStore := au.C == 10 || au.C == 12 || au.C == 13 || au.C == 16; predStore {
+				v += ".ps"
+			}
 			want = shapeVariant(t, c.M, v)
 		}
 		if s := shapeVariant(t, c.M, "auto"); s != want || c.M > 512 && c.M <= autoStripMax && !(s.Strip && s.StripRing && s.StripNR && s.StripBS && s.StripLC == laneChains) {
 			t.Errorf("auto at M=%d: %+v, want %+v", c.M, s, want)
 		}
-		// automs.rs.nr.bs: auto before lane chains.
+		// automs.rs.nr.bs: auto before lane chains and predicated stores.
+		if s := shapeVariant(t, c.M, "automs.rs.nr.bs"); s.StripPS {
+			t.Errorf("automs.rs.nr.bs at M=%d: %+v", c.M, s)
+		}
 		if s := shapeVariant(t, c.M, "automs.rs.nr.bs"); c.M > 512 && c.M <= autoStripMax && (s.StripLC || s.C != want.C || !s.StripBS) {
 			t.Errorf("automs.rs.nr.bs at M=%d: %+v", c.M, s)
 		}

@@ -51,6 +51,8 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 		{stripVariant(t, 2100, "strip4.se.rs.nr.bs.lc.clamp"), 2100, dna, 6, 100, "17 strips, ring, no second shuffle, D->D sums once, lane chains, clamps"},
 		{stripVariant(t, 900, "strip4.se.ea.b64"), 900, dna, 5, 40, "8 strips, emissions copied asynchronously, two warps a block"},
 		{stripVariant(t, 2100, "strip4.se.rs.nr.bs.lc.ea"), 2100, amino, 6, 100, "17 strips, ring, lane chains, emissions copied asynchronously"},
+		{stripVariant(t, 900, "strip4.se.rs.nr.bs.lc.ps.b64"), 900, amino, 5, 150, "8 strips, lane chains, predicated record stores"},
+		{stripVariant(t, 530, "strip8.nodefer.clamp.ps"), 530, dna, 5, 40, "3 strips, C=6, predicated record stores, E in the records"},
 	}
 	// Small models in two strips or more: C <= 2 to 4.
 	small := func(M int) []Shape {
@@ -64,7 +66,7 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 		30, []wrapCase{{200, stripVariant(t, 200, "strip4")}},
 		small)
 	cc := shimCompiler(t)
-	plantedListed(t, cc, rng, amino, func(v string) Shape { return stripVariant(t, 150, v) }, []string{"strip4", "strip4.nodefer", "strip4.clamp", "strip4.se", "strip4.rs", "strip4.se.rs", "strip4.nr", "strip4.se.rs.nr.bs", "strip4.lc", "strip4.se.rs.nr.bs.lc", "strip4.nodefer.clamp.lc"})
+	plantedListed(t, cc, rng, amino, func(v string) Shape { return stripVariant(t, 150, v) }, []string{"strip4", "strip4.nodefer", "strip4.clamp", "strip4.se", "strip4.rs", "strip4.se.rs", "strip4.nr", "strip4.se.rs.nr.bs", "strip4.lc", "strip4.se.rs.nr.bs.lc", "strip4.nodefer.clamp.lc", "strip4.se.rs.nr.bs.lc.ps", "strip4.ps"})
 	// One-residue targets, and targets longer than a scratch of 64 rows
 	// (listed whole, scored by the exact build); the others fit it.
 	p := randomProfile(rng, amino, 250, "ls", false)
@@ -87,7 +89,7 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 	if long != 3 {
 		t.Errorf("64 rows of scratch: %d of the 3 longer targets listed (%v)", long, flagged)
 	}
-	for _, v := range []string{"strip4.se", "strip4.rs", "strip4.se.rs", "strip4.se.rs.nr.bs", "strip4.se.rs.nr.bs.lc"} {
+	for _, v := range []string{"strip4.se", "strip4.rs", "strip4.se.rs", "strip4.se.rs.nr.bs", "strip4.se.rs.nr.bs.lc", "strip4.se.rs.nr.bs.lc.ps"} {
 		s = stripVariant(t, 250, v)
 		got, _ = runShimWave(t, cc, p, s, seqs, "#define STRIP_ROWS 64\n")
 		sameScores(t, fmt.Sprintf("1 to 400 residues, 64 rows of scratch %+v", s), p, seqs, got)
@@ -110,7 +112,7 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 			t.Errorf("one exit node %s: %d targets listed, want the 4 planted ones at least", v, len(flagged))
 		}
 	}
-	realModelsOnCPU(t, cc, rng, []string{"strip4", "strip", "strip12", "strip16.nodefer", "strip.se", "strip.se.rs", "strip.se.rs.nr.bs", "strip15.se.rs.nr.bs", "strip.se.rs.nr.bs.lc", "strip15.se.rs.nr.bs.lc", "strip.se.rs.nr.bs.lc.ea"}, func(s Shape) bool { return s.Strip })
+	realModelsOnCPU(t, cc, rng, []string{"strip4", "strip", "strip12", "strip16.nodefer", "strip.se", "strip.se.rs", "strip.se.rs.nr.bs", "strip15.se.rs.nr.bs", "strip.se.rs.nr.bs.lc", "strip15.se.rs.nr.bs.lc", "strip.se.rs.nr.bs.lc.ps", "strip15.se.rs.nr.bs.ps", "strip.se.rs.nr.bs.lc.ea"}, func(s Shape) bool { return s.Strip })
 }
 
 // oneExitProfile is a random local multi-hit profile whose exits (M->E)
@@ -172,5 +174,11 @@ func TestKernelSourceOnCPUStripMutation(t *testing.T) {
 			got, _ := runShimWave(t, cc, m.p, s, m.seqs, m.define)
 			mutationCaught(t, v+": "+m.what, m.p, m.seqs, got)
 		}
+	}
+	// The predicated record store (ps) of the wrong lane.
+	for _, v := range []string{"strip4.ps", "strip4.se.rs.nr.bs.lc.ps"} {
+		seqs := randomSeqs(rng, amino, 12, 80)
+		got, _ := runShimWave(t, cc, p, stripVariant(t, 150, v), seqs, "#define STRIP_MUTATE 8\n")
+		mutationCaught(t, v+": lane 30's record", p, seqs, got)
 	}
 }

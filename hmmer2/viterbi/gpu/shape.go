@@ -67,6 +67,9 @@ type Shape struct {
 	// memory by asynchronous 16-byte copies, all of a thread's in flight
 	// at once, instead of loads and stores through registers.
 	StripEA bool
+	// StripPS (multi-strip shapes; modifier ps; viterbi.cu's STRIP_PS):
+	// a row's record is stored by one predicated store, no branch.
+	StripPS bool
 }
 
 const (
@@ -409,6 +412,8 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 			s.StripLC = s.Strip && s.W > 1
 		case m == "ea":
 			s.StripEA = s.Strip && s.W > 1
+		case m == "ps":
+			s.StripPS = s.Strip && s.W > 1
 		case m == "noclamp":
 			s.NoClamp = s.DScan
 		case m == "clamp":
@@ -587,6 +592,9 @@ func autoStripShape(M int) Shape {
 	if s.C <= autoStripLaneChainMaxC || s.C == maxNodesPerThreadWarp {
 		mods += ".lc"
 	}
+	if autoStripPredStoreC[s.C] {
+		mods += ".ps"
+	}
 	s, _ = s.withModifiers(mods) // (100 KiB of shared memory at most: no error)
 	return s
 }
@@ -594,6 +602,19 @@ func autoStripShape(M int) Shape {
 // autoStripLaneChainMaxC is the largest C below 16 at which auto's strips
 // take lane chains.
 const autoStripLaneChainMaxC = 9
+
+// autoStripPredStoreC are the C at which auto's strips store a row's
+// record by a predicated store (ps) where they measured faster: H200,
+// 2026-11-28 15:13 and 15:14 UTC, 100 M resident residues, kernel
+// GCUPS, auto then / ps (two rounds in the second call): C = 10 (620)
+// 841 / 846, 842 / 848, 844 / 848; 12 (760) 932 / 940, 933 / 939; 13
+// (830, 2 strips) 974 / 989, 975 / 989, (1200) 928 / 943, 928 / 943,
+// (2000) 918 / 934, 919 / 936, 920 / 936; 16 (1000) 945 / 970, 946 /
+// 971, 946 / 971, (1500) 927 / 959, 928 / 959, 928 / 960, (4500, 5000)
+// 910 / 948, 911 / 948, 910 / 947, 910 / 947. Not taken: C = 9 (520 809
+// / 812 but 576 898 / 878), 11 (700 923-925 / 909-910), 14 (890, 2500,
+// 3000, 4000: 0.05-0.3 % behind) and 15 (950: equal).
+var autoStripPredStoreC = map[int]bool{10: true, 12: true, 13: true, 16: true}
 
 // autoShape2 is auto's shape before one strip (variant auto2).
 func autoShape2(M int) Shape {
@@ -948,7 +969,7 @@ func (s Shape) scanSwitches() []scanSwitch {
 // when set (a strip shape's), in the order Defines writes them.
 func (s Shape) stripSwitches() []scanSwitch {
 	on := s.Strip && s.W > 1
-	return []scanSwitch{{on && s.StripRing, "STRIP_RECSH", "h"}, {on && s.StripNR && s.DDefer, "STRIP_NR", "R"}, {on && s.StripBS, "STRIP_BS", "S"}, {on && s.StripLC, "STRIP_LC", "L"}, {on && s.StripEA && s.EmisShared, "STRIP_EA", "A"}}
+	return []scanSwitch{{on && s.StripRing, "STRIP_RECSH", "h"}, {on && s.StripNR && s.DDefer, "STRIP_NR", "R"}, {on && s.StripBS, "STRIP_BS", "S"}, {on && s.StripLC, "STRIP_LC", "L"}, {on && s.StripPS, "STRIP_PS", "P"}, {on && s.StripEA && s.EmisShared, "STRIP_EA", "A"}}
 }
 
 // stripRingBytes is a warp's ring of records in shared memory

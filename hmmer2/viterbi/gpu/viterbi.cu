@@ -302,7 +302,7 @@ typedef unsigned int u32;
 // the E maximum from strip to strip; one strip, and several with
 // STRIP_LC: 4 takes lane 0's C for the warp's, 5 lane 0's check;
 // STRIP_LC: 6 takes the last strip's C alone, 7 checks in the last strip
-// alone.
+// alone; STRIP_PS: 8 stores lane 30's record for the row's.
 #ifndef STRIP_MUTATE
 #define STRIP_MUTATE 0
 #endif
@@ -331,6 +331,20 @@ typedef unsigned int u32;
 #endif
 #if STRIP_EA && !EMIS_SHARED
 #error "STRIP_EA copies the strips' emissions to shared memory"
+#endif
+// STRIP_PS: lane 31 stores a row's record by one predicated store, so
+// the warp does not branch and reconverge at every row's end (the
+// profile put 8 % of the two-strip kernel's stall samples there).
+#ifndef STRIP_PS
+#define STRIP_PS 0
+#endif
+#if STRIP_PS && !defined(STRIP_ASYNC_PLAIN)
+__device__ __forceinline__ void storeIf16(bool p, int4* dst, int4 v)
+{
+    asm volatile("{ .reg .pred q; setp.ne.u32 q, %0, 0; @q st.global.cg.v4.s32 [%1], {%2, %3, %4, %5}; }" ::"r"((unsigned)p), "l"(dst),
+                 "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+                 : "memory");
+}
 #endif
 #if STRIP_NR && !DDEFER
 #error "STRIP_NR takes the last row's D from the deferred pass"
@@ -1467,6 +1481,14 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #if !STRIP_LC
                 xe = max(xe, hw);
 #endif
+#if STRIP_PS
+                {
+                    int4 o;
+                    o.x = mlast; o.y = LAST(Iv); o.z = dl;
+                    o.w = STRIP_LC ? NEGINF : xe;
+                    storeIf16(!last && lane == (STRIP_MUTATE == 8 ? 30 : 31), rec + i, o);
+                }
+#else
                 if (!last && lane == 31) {
                     int4 o;
                     o.x = mlast; o.y = LAST(Iv); o.z = dl;
@@ -1477,6 +1499,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #endif
                     __stcg(rec + i, o);
                 }
+#endif
                 src[0] = s0n;
 #if DDEFER
                 din = in;  // (the D cells follow in the next row's M loop)

@@ -31,6 +31,11 @@ static inline void copyAsync16(int4* d, const int4* s) { *d = *s; }
 static inline void commitAsync() {}
 static inline void waitAsync1() {}
 static inline void waitAsyncAll() {}
+// The strips' predicated record store (STRIP_PS).
+static inline void storeIf16(bool p, int4* d, int4 v)
+{
+    if (p) *d = v;
+}
 
 static inline int syncthreads_or_at(int pred, int site)
 {
