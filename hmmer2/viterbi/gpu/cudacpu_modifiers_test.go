@@ -146,13 +146,17 @@ func TestShapeModifiers(t *testing.T) {
 			if predStore := au.C == 10 || au.C == 12 || au.C == 13 || au.C == 16; predStore {
 				v += ".ps"
 			}
+			if asyncEmis := au.C == 9 || au.C == 10 || au.C == 13 || au.C == 14 || au.C == 16; asyncEmis {
+				v += ".ea"
+			}
 			want = shapeVariant(t, c.M, v)
 		}
 		if s := shapeVariant(t, c.M, "auto"); s != want || c.M > 512 && c.M <= autoStripMax && !(s.Strip && s.StripRing && s.StripNR && s.StripBS && s.StripLC == laneChains) {
 			t.Errorf("auto at M=%d: %+v, want %+v", c.M, s, want)
 		}
-		// automs.rs.nr.bs: auto before lane chains and predicated stores.
-		if s := shapeVariant(t, c.M, "automs.rs.nr.bs"); s.StripPS {
+		// automs.rs.nr.bs: auto before lane chains, predicated stores and
+		// asynchronous emission copies.
+		if s := shapeVariant(t, c.M, "automs.rs.nr.bs"); s.StripPS || s.StripEA {
 			t.Errorf("automs.rs.nr.bs at M=%d: %+v", c.M, s)
 		}
 		if s := shapeVariant(t, c.M, "automs.rs.nr.bs"); c.M > 512 && c.M <= autoStripMax && (s.StripLC || s.C != want.C || !s.StripBS) {

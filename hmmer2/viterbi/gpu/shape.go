@@ -595,6 +595,9 @@ func autoStripShape(M int) Shape {
 	if autoStripPredStoreC[s.C] {
 		mods += ".ps"
 	}
+	if autoStripAsyncEmisC[s.C] {
+		mods += ".ea"
+	}
 	s, _ = s.withModifiers(mods) // (100 KiB of shared memory at most: no error)
 	return s
 }
@@ -615,6 +618,17 @@ const autoStripLaneChainMaxC = 9
 // / 812 but 576 898 / 878), 11 (700 923-925 / 909-910), 14 (890, 2500,
 // 3000, 4000: 0.05-0.3 % behind) and 15 (950: equal).
 var autoStripPredStoreC = map[int]bool{10: true, 12: true, 13: true, 16: true}
+
+// autoStripAsyncEmisC are the C at which auto's strips copy each strip's
+// emission table by cp.async (ea) where it measured faster: H200,
+// 2026-11-28 15:29 UTC, 100 M resident residues, kernel GCUPS, auto
+// (with ps) / ea, two rounds: C = 9 (520) 808 / 826, 808 / 829, (576)
+// 896 / 901, 899 / 904; 10 (620) 847 / 853, 848 / 854; 13 (2000) 934 /
+// 942, 936 / 943; 14 (2500) 907 / 916, 908 / 917, (3000) 931 / 941,
+// 933 / 943; 16 (1000) 970 / 983, 972 / 985, (1500) 958 / 974, 960 /
+// 975, (4500) 947 / 962, 948 / 964. Not taken: C = 11 (700 923 / 917,
+// 925 / 919); C = 12 and 15 not measured.
+var autoStripAsyncEmisC = map[int]bool{9: true, 10: true, 13: true, 14: true, 16: true}
 
 // autoShape2 is auto's shape before one strip (variant auto2).
 func autoShape2(M int) Shape {
