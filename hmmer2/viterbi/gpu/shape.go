@@ -588,8 +588,11 @@ const (
 // nine; docs/hmm2search.md, "Lane chains in the strips").
 func autoStripShape(M int) Shape {
 	s := autoShape2(M)
+	if M > autoStrip15Min && M <= autoStrip16Max { // (k strips of C = 16 again, not k+1 of 13-15)
+		s, _ = stripShape(M, maxNodesPerThreadWarp).withModifiers("se")
+	}
 	mods := "rs.nr.bs"
-	if s.C <= autoStripLaneChainMaxC || s.C == maxNodesPerThreadWarp {
+	if s.C <= autoStripLaneChainMaxC || autoStripLaneChainC[s.C] {
 		mods += ".lc"
 	}
 	if autoStripPredStoreC[s.C] {
@@ -602,9 +605,11 @@ func autoStripShape(M int) Shape {
 	return s
 }
 
-// autoStripLaneChainMaxC is the largest C below 16 at which auto's strips
-// take lane chains.
+// autoStripLaneChainMaxC is the largest C below 12 at which auto's strips
+// take lane chains; autoStripLaneChainC the larger ones.
 const autoStripLaneChainMaxC = 9
+
+var autoStripLaneChainC = map[int]bool{12: true, 15: true, 16: true}
 
 // autoStripPredStoreC are the C at which auto's strips store a row's
 // record by a predicated store (ps) where they measured faster: H200,
@@ -616,8 +621,9 @@ const autoStripLaneChainMaxC = 9
 // 971, 946 / 971, (1500) 927 / 959, 928 / 959, 928 / 960, (4500, 5000)
 // 910 / 948, 911 / 948, 910 / 947, 910 / 947. Not taken: C = 9 (520 809
 // / 812 but 576 898 / 878), 11 (700 923-925 / 909-910), 14 (890, 2500,
-// 3000, 4000: 0.05-0.3 % behind) and 15 (950: equal).
-var autoStripPredStoreC = map[int]bool{10: true, 12: true, 13: true, 16: true}
+// 3000, 4000: 0.05-0.3 % behind). C = 15 takes it with lane chains and
+// ea (below).
+var autoStripPredStoreC = map[int]bool{10: true, 12: true, 13: true, 15: true, 16: true}
 
 // autoStripAsyncEmisC are the C at which auto's strips copy each strip's
 // emission table by cp.async (ea) where it measured faster: H200,
@@ -627,8 +633,23 @@ var autoStripPredStoreC = map[int]bool{10: true, 12: true, 13: true, 16: true}
 // 942, 936 / 943; 14 (2500) 907 / 916, 908 / 917, (3000) 931 / 941,
 // 933 / 943; 16 (1000) 970 / 983, 972 / 985, (1500) 958 / 974, 960 /
 // 975, (4500) 947 / 962, 948 / 964. Not taken: C = 11 (700 923 / 917,
-// 925 / 919); C = 12 and 15 not measured.
-var autoStripAsyncEmisC = map[int]bool{9: true, 10: true, 13: true, 14: true, 16: true}
+// 925 / 919).
+//
+// With ps and ea, lane chains win at C = 12 and 15 too, and strips of
+// C = 16 beat strip15's at 2,000-3,500 (H200, 15:32 UTC, two rounds,
+// auto then / auto.ea / strip.se.rs.nr.bs.lc.ps.ea): 760 (2 x 12) 939,
+// 939 / 936, 937 / 955, 954; 950 (2 x 15) 952, 952 / 966, 966 / 1,000,
+// 1,000; 1100 (3 x 12) 897, 898 / 893, 893 / 911, 912; 2000 (5 x 13
+// against 4 x 16) 941, 942 / - / 969, 970; 2500 (6 x 14, 5 x 16) 915,
+// 916 / 967, 967; 3000 (7 x 14, 6 x 16) 941, 941 / 965, 966; 3500 (8 x
+// 14, 7 x 16) 960, 960 / 964, 964; not at 1600 (4 x 13: lane chains
+// 930, 930 against 944, 945) or 4000 (9 x 14, 8 x 16: 975, 975 / 963,
+// 963).
+var autoStripAsyncEmisC = map[int]bool{9: true, 10: true, 12: true, 13: true, 14: true, 15: true, 16: true}
+
+// autoStrip16Max: up to here auto's strips are strip's (C <= 16) where
+// autoShape2 takes strip15's.
+const autoStrip16Max = 7 * 32 * maxNodesPerThreadWarp
 
 // autoShape2 is auto's shape before one strip (variant auto2).
 func autoShape2(M int) Shape {
