@@ -35,10 +35,22 @@ func TestShapeModifiers(t *testing.T) {
 	if s, d := shapeVariant(t, 500, "ostrip.lc"), shapeVariant(t, 500, "ostrip"); s.Defines() != d.Defines() {
 		t.Errorf("lc changed a one-strip shape's defines: %+v", s)
 	}
-	// Predicated record stores (ps): auto's strips of C = 10, 12, 13 and
-	// 16 at the lengths measured; one strip stores no records.
-	for M, ps := range map[int]bool{520: false, 576: false, 620: true, 700: false, 760: true, 830: true, 890: false, 950: false, 1000: true,
-		1200: true, 1500: true, 2000: true, 2500: false, 3000: false, 4000: false, 4500: true, 5000: true} {
+	// Asynchronous emission copies (ea) on multi-strip shapes with shared
+	// emissions only.
+	if s := shapeVariant(t, 1000, "strip.se.ea"); !s.StripEA || !strings.Contains(s.Defines(), "#define STRIP_EA 1\n") {
+		t.Errorf("strip.se.ea at M=1000: %+v", s)
+	}
+	for _, v := range []string{"strip.ea", "ostrip.ea"} {
+		M := map[string]int{"strip.ea": 1000, "ostrip.ea": 500}[v]
+		if s := shapeVariant(t, M, v); strings.Contains(s.Defines(), "STRIP_EA") {
+			t.Errorf("%s at M=%d defines STRIP_EA: %+v", v, M, s)
+		}
+	}
+	// Predicated record stores (ps): auto's strips of C = 10, 12, 13, 15
+	// and 16 at the lengths measured (2,500 and 3,000: strips of 16);
+	// one strip stores no records.
+	for M, ps := range map[int]bool{520: false, 576: false, 620: true, 700: false, 760: true, 830: true, 890: false, 950: true, 1000: true,
+		1200: true, 1500: true, 2000: true, 2500: true, 3000: true, 4000: false, 4500: true, 5000: true} {
 		if s := shapeVariant(t, M, "auto"); s.StripPS != ps || strings.Contains(s.Defines(), "#define STRIP_PS 1\n") != ps {
 			t.Errorf("auto at M=%d: predicated stores %v, want %v", M, s.StripPS, ps)
 		}
@@ -51,6 +63,17 @@ func TestShapeModifiers(t *testing.T) {
 	}
 	if s := shapeVariant(t, 2000, "auto1.ecs"); s.EmisHint != 2 || !strings.Contains(s.Defines(), "#define EMIS_HINT 2\n") {
 		t.Errorf("auto1.ecs at M=2000: %+v", s)
+	}
+	// Spot checks of auto's strips: M = 2,000 four strips of C = 16 with
+	// everything, 1,600 four of C = 13 without lane chains, 4,000 nine of
+	// C = 14 (strip15's) with asynchronous copies only.
+	for _, c := range []struct {
+		M, W, C    int
+		lc, ps, ea bool
+	}{{2000, 4, 16, true, true, true}, {1600, 4, 13, false, true, true}, {4000, 9, 14, false, false, true}, {700, 2, 11, false, false, false}} {
+		if s := shapeVariant(t, c.M, "auto"); s.W != c.W || s.C != c.C || s.StripLC != c.lc || s.StripPS != c.ps || s.StripEA != c.ea {
+			t.Errorf("auto at M=%d: %+v", c.M, s)
+		}
 	}
 	// auto's launch choices (autoShape); the D chain by a scan on every
 	// one-warp shape to M = 512 (all of them have no lean state).
@@ -121,30 +144,38 @@ func TestShapeModifiers(t *testing.T) {
 			t.Errorf("automs at M=%d: %+v, want %+v", c.M, s, want)
 		}
 		// auto: automs's, whose strips (512 < M <= autoStripMax) take
-		// the ring, no second shuffle and the sums once a strip, and lane
-		// chains at C = 9 (513) and C = 16 (1000, 1500, 1536, 5000, 5120).
-		laneChains := map[int]bool{513: true, 1000: true, 1500: true, 1536: true, 5000: true, 5120: true}[c.M]
+		// the ring, no second shuffle and the sums once a strip, strips
+		// of C <= 16 to 3,584 (strip15's for 3584 < M <= 4096), and by C:
+		// lane chains at C <= 9, 12, 15 and 16, predicated stores at C =
+		// 10, 12, 13, 15 and 16, asynchronous emission copies at C = 9,
+		// 10 and 12-16.
+		laneChains := false
 		if c.M > 512 && c.M <= autoStripMax {
 			v := "strip.se.rs.nr.bs"
-			if c.M > 1536 && c.M <= 4096 {
+			if c.M > 3584 && c.M <= 4096 {
 				v = "strip15.se.rs.nr.bs"
 			}
-			if laneChains {
+			C := shapeVariant(t, c.M, v).C
+			if laneChains = C <= 9 || C == 12 || C == 15 || C == 16; laneChains {
 				v += ".lc"
 			}
-			if predStore := au.C == 10 || au.C == 12 || au.C == 13 || au.C == 16; predStore {
+			if predStore := C == 10 || C == 12 || C == 13 || C == 15 || C == 16; predStore {
 				v += ".ps"
+			}
+			if asyncEmis := C == 9 || C == 10 || C >= 12; asyncEmis {
+				v += ".ea"
 			}
 			want = shapeVariant(t, c.M, v)
 		}
 		if s := shapeVariant(t, c.M, "auto"); s != want || c.M > 512 && c.M <= autoStripMax && !(s.Strip && s.StripRing && s.StripNR && s.StripBS && s.StripLC == laneChains) {
 			t.Errorf("auto at M=%d: %+v, want %+v", c.M, s, want)
 		}
-		// automs.rs.nr.bs: auto before lane chains and predicated stores.
-		if s := shapeVariant(t, c.M, "automs.rs.nr.bs"); s.StripPS {
+		// automs.rs.nr.bs: auto before lane chains, predicated stores and
+		// asynchronous emission copies.
+		if s := shapeVariant(t, c.M, "automs.rs.nr.bs"); s.StripPS || s.StripEA {
 			t.Errorf("automs.rs.nr.bs at M=%d: %+v", c.M, s)
 		}
-		if s := shapeVariant(t, c.M, "automs.rs.nr.bs"); c.M > 512 && c.M <= autoStripMax && (s.StripLC || s.C != want.C || !s.StripBS) {
+		if s := shapeVariant(t, c.M, "automs.rs.nr.bs"); c.M > 512 && c.M <= autoStripMax && (s.StripLC || s.C != au.C || !s.StripBS) {
 			t.Errorf("automs.rs.nr.bs at M=%d: %+v", c.M, s)
 		}
 	}

@@ -49,6 +49,8 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 		{stripVariant(t, 530, "strip8.nodefer.clamp.lc"), 530, dna, 5, 40, "3 strips, C=6, lane chains, the D pass after the scan, clamps"},
 		{stripVariant(t, 900, "strip4.se.rs.nr.bs.lc.b64"), 900, amino, 5, 150, "8 strips, ring, no second shuffle, D->D sums once, lane chains"},
 		{stripVariant(t, 2100, "strip4.se.rs.nr.bs.lc.clamp"), 2100, dna, 6, 100, "17 strips, ring, no second shuffle, D->D sums once, lane chains, clamps"},
+		{stripVariant(t, 900, "strip4.se.ea.b64"), 900, dna, 5, 40, "8 strips, emissions copied asynchronously, two warps a block"},
+		{stripVariant(t, 2100, "strip4.se.rs.nr.bs.lc.ea"), 2100, amino, 6, 100, "17 strips, ring, lane chains, emissions copied asynchronously"},
 		{stripVariant(t, 900, "strip4.se.rs.nr.bs.lc.ps.b64"), 900, amino, 5, 150, "8 strips, lane chains, predicated record stores"},
 		{stripVariant(t, 530, "strip8.nodefer.clamp.ps"), 530, dna, 5, 40, "3 strips, C=6, predicated record stores, E in the records"},
 	}
@@ -110,7 +112,7 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 			t.Errorf("one exit node %s: %d targets listed, want the 4 planted ones at least", v, len(flagged))
 		}
 	}
-	realModelsOnCPU(t, cc, rng, []string{"strip4", "strip", "strip12", "strip16.nodefer", "strip.se", "strip.se.rs", "strip.se.rs.nr.bs", "strip15.se.rs.nr.bs", "strip.se.rs.nr.bs.lc", "strip15.se.rs.nr.bs.lc", "strip.se.rs.nr.bs.lc.ps", "strip15.se.rs.nr.bs.ps"}, func(s Shape) bool { return s.Strip })
+	realModelsOnCPU(t, cc, rng, []string{"strip4", "strip", "strip12", "strip16.nodefer", "strip.se", "strip.se.rs", "strip.se.rs.nr.bs", "strip15.se.rs.nr.bs", "strip.se.rs.nr.bs.lc", "strip15.se.rs.nr.bs.lc", "strip.se.rs.nr.bs.lc.ps", "strip15.se.rs.nr.bs.ps", "strip.se.rs.nr.bs.lc.ea"}, func(s Shape) bool { return s.Strip })
 }
 
 // oneExitProfile is a random local multi-hit profile whose exits (M->E)

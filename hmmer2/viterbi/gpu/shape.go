@@ -62,6 +62,11 @@ type Shape struct {
 	// every strip's lanes run their own J and C chains and checks from
 	// their own E maxima, so no strip reduces E over its lanes a row.
 	StripLC bool
+	// StripEA (multi-strip shapes with EmisShared; modifier ea;
+	// viterbi.cu's STRIP_EA): each strip's emission scores reach shared
+	// memory by asynchronous 16-byte copies, all of a thread's in flight
+	// at once, instead of loads and stores through registers.
+	StripEA bool
 	// StripPS (multi-strip shapes; modifier ps; viterbi.cu's STRIP_PS):
 	// a row's record is stored by one predicated store, no branch.
 	StripPS bool
@@ -407,6 +412,8 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 			s.StripBS = s.Strip && s.W > 1
 		case m == "lc":
 			s.StripLC = s.Strip && s.W > 1
+		case m == "ea":
+			s.StripEA = s.Strip && s.W > 1
 		case m == "ps":
 			s.StripPS = s.Strip && s.W > 1
 		case m == "noclamp":
@@ -583,20 +590,28 @@ const (
 // nine; docs/hmm2search.md, "Lane chains in the strips").
 func autoStripShape(M int) Shape {
 	s := autoShape2(M)
+	if M > autoStrip15Min && M <= autoStrip16Max { // (k strips of C = 16 again, not k+1 of 13-15)
+		s, _ = stripShape(M, maxNodesPerThreadWarp).withModifiers("se")
+	}
 	mods := "rs.nr.bs"
-	if s.C <= autoStripLaneChainMaxC || s.C == maxNodesPerThreadWarp {
+	if s.C <= autoStripLaneChainMaxC || autoStripLaneChainC[s.C] {
 		mods += ".lc"
 	}
 	if autoStripPredStoreC[s.C] {
 		mods += ".ps"
 	}
+	if autoStripAsyncEmisC[s.C] {
+		mods += ".ea"
+	}
 	s, _ = s.withModifiers(mods) // (100 KiB of shared memory at most: no error)
 	return s
 }
 
-// autoStripLaneChainMaxC is the largest C below 16 at which auto's strips
-// take lane chains.
+// autoStripLaneChainMaxC is the largest C below 12 at which auto's strips
+// take lane chains; autoStripLaneChainC the larger ones.
 const autoStripLaneChainMaxC = 9
+
+var autoStripLaneChainC = map[int]bool{12: true, 15: true, 16: true}
 
 // autoStripPredStoreC are the C at which auto's strips store a row's
 // record by a predicated store (ps) where they measured faster: H200,
@@ -608,8 +623,35 @@ const autoStripLaneChainMaxC = 9
 // 971, 946 / 971, (1500) 927 / 959, 928 / 959, 928 / 960, (4500, 5000)
 // 910 / 948, 911 / 948, 910 / 947, 910 / 947. Not taken: C = 9 (520 809
 // / 812 but 576 898 / 878), 11 (700 923-925 / 909-910), 14 (890, 2500,
-// 3000, 4000: 0.05-0.3 % behind) and 15 (950: equal).
-var autoStripPredStoreC = map[int]bool{10: true, 12: true, 13: true, 16: true}
+// 3000, 4000: 0.05-0.3 % behind). C = 15 takes it with lane chains and
+// ea (below).
+var autoStripPredStoreC = map[int]bool{10: true, 12: true, 13: true, 15: true, 16: true}
+
+// autoStripAsyncEmisC are the C at which auto's strips copy each strip's
+// emission table by cp.async (ea) where it measured faster: H200,
+// 2026-11-28 15:29 UTC, 100 M resident residues, kernel GCUPS, auto
+// (with ps) / ea, two rounds: C = 9 (520) 808 / 826, 808 / 829, (576)
+// 896 / 901, 899 / 904; 10 (620) 847 / 853, 848 / 854; 13 (2000) 934 /
+// 942, 936 / 943; 14 (2500) 907 / 916, 908 / 917, (3000) 931 / 941,
+// 933 / 943; 16 (1000) 970 / 983, 972 / 985, (1500) 958 / 974, 960 /
+// 975, (4500) 947 / 962, 948 / 964. Not taken: C = 11 (700 923 / 917,
+// 925 / 919).
+//
+// With ps and ea, lane chains win at C = 12 and 15 too, and strips of
+// C = 16 beat strip15's at 2,000-3,500 (H200, 15:32 UTC, two rounds,
+// auto then / auto.ea / strip.se.rs.nr.bs.lc.ps.ea): 760 (2 x 12) 939,
+// 939 / 936, 937 / 955, 954; 950 (2 x 15) 952, 952 / 966, 966 / 1,000,
+// 1,000; 1100 (3 x 12) 897, 898 / 893, 893 / 911, 912; 2000 (5 x 13
+// against 4 x 16) 941, 942 / - / 969, 970; 2500 (6 x 14, 5 x 16) 915,
+// 916 / 967, 967; 3000 (7 x 14, 6 x 16) 941, 941 / 965, 966; 3500 (8 x
+// 14, 7 x 16) 960, 960 / 964, 964; not at 1600 (4 x 13: lane chains
+// 930, 930 against 944, 945) or 4000 (9 x 14, 8 x 16: 975, 975 / 963,
+// 963).
+var autoStripAsyncEmisC = map[int]bool{9: true, 10: true, 12: true, 13: true, 14: true, 15: true, 16: true}
+
+// autoStrip16Max: up to here auto's strips are strip's (C <= 16) where
+// autoShape2 takes strip15's.
+const autoStrip16Max = 7 * 32 * maxNodesPerThreadWarp
 
 // autoShape2 is auto's shape before one strip (variant auto2).
 func autoShape2(M int) Shape {
@@ -964,7 +1006,7 @@ func (s Shape) scanSwitches() []scanSwitch {
 // when set (a strip shape's), in the order Defines writes them.
 func (s Shape) stripSwitches() []scanSwitch {
 	on := s.Strip && s.W > 1
-	return []scanSwitch{{on && s.StripRing, "STRIP_RECSH", "h"}, {on && s.StripNR && s.DDefer, "STRIP_NR", "R"}, {on && s.StripBS, "STRIP_BS", "S"}, {on && s.StripLC, "STRIP_LC", "L"}, {on && s.StripPS, "STRIP_PS", "P"}}
+	return []scanSwitch{{on && s.StripRing, "STRIP_RECSH", "h"}, {on && s.StripNR && s.DDefer, "STRIP_NR", "R"}, {on && s.StripBS, "STRIP_BS", "S"}, {on && s.StripLC, "STRIP_LC", "L"}, {on && s.StripPS, "STRIP_PS", "P"}, {on && s.StripEA && s.EmisShared, "STRIP_EA", "A"}}
 }
 
 // stripRingBytes is a warp's ring of records in shared memory

@@ -326,6 +326,12 @@ typedef unsigned int u32;
 #ifndef STRIP_LC
 #define STRIP_LC 0
 #endif
+#ifndef STRIP_EA
+#define STRIP_EA 0
+#endif
+#if STRIP_EA && !EMIS_SHARED
+#error "STRIP_EA copies the strips' emissions to shared memory"
+#endif
 // STRIP_PS: lane 31 stores a row's record by one predicated store, so
 // the warp does not branch and reconverge at every row's end (the
 // profile put 8 % of the two-strip kernel's stall samples there).
@@ -343,7 +349,7 @@ __device__ __forceinline__ void storeIf16(bool p, int4* dst, int4 v)
 #if STRIP_NR && !DDEFER
 #error "STRIP_NR takes the last row's D from the deferred pass"
 #endif
-#if STRIP_RECSH && !defined(STRIP_ASYNC_PLAIN)
+#if (STRIP_RECSH || STRIP_EA) && !defined(STRIP_ASYNC_PLAIN)
 // copyAsync16 copies 16 bytes from global to shared memory without a
 // register (cp.async, L2 only); the copies of a commitAsync group have
 // landed once waitAsync1 returns with a newer group still in flight.
@@ -353,6 +359,7 @@ __device__ __forceinline__ void copyAsync16(int4* dst, const int4* src)
 }
 __device__ __forceinline__ void commitAsync() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 __device__ __forceinline__ void waitAsync1() { asm volatile("cp.async.wait_group 1;" ::: "memory"); }
+__device__ __forceinline__ void waitAsyncAll() { asm volatile("cp.async.wait_all;" ::: "memory"); }
 #endif
 // WAVE_MUTATE (tests only): 1 trusts the speculated B without the check,
 // 2 hands over the previous row's slot.
@@ -1265,7 +1272,17 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             // strip's emission scores, (x*C + j)*32 + lane, are copied
             // to shared memory between two barriers.
             __syncthreads();  // (every warp is done with the last strip's)
+#if STRIP_EA
+            // (STRIP_EA: 16 bytes a copy, cp.async without registers, so
+            // a thread's copies are all in flight at once; k even and G a
+            // multiple of 32 keep both ends 16-byte aligned.)
+            for (int k = 2 * threadIdx.x; k < KP * C * 32; k += 2 * BLOCK)
+                copyAsync16((int4*)(sEm + k), (const int4*)(gEmis + (k >> 5) * G + strip * 32 + (k & 31)));
+            commitAsync();
+            waitAsyncAll();
+#else
             for (int k = threadIdx.x; k < KP * C * 32; k += BLOCK) sEm[k] = gEmis[(k >> 5) * G + strip * 32 + (k & 31)];
+#endif
             __syncthreads();
             if (!run) continue;
 #endif

@@ -24,12 +24,13 @@ struct __attribute__((aligned(16))) int4 {
     int x, y, z, w;
 };
 
-// The strips' asynchronous record copies (STRIP_RECSH): plain copies on
+// The strips' asynchronous copies (STRIP_RECSH, STRIP_EA): plain copies on
 // the CPU, where threads switch only at collectives and waits.
 #define STRIP_ASYNC_PLAIN 1
 static inline void copyAsync16(int4* d, const int4* s) { *d = *s; }
 static inline void commitAsync() {}
 static inline void waitAsync1() {}
+static inline void waitAsyncAll() {}
 // The strips' predicated record store (STRIP_PS).
 static inline void storeIf16(bool p, int4* d, int4 v)
 {
