@@ -154,11 +154,11 @@ const DefaultVariant = "auto"
 //	       auto before lane chains (2026-11-28 12:40 UTC)
 //	auto   reg16 for M <= 256, ostrip to 288, ostrip2 to 448, ostrip
 //	       to 512 (auto2: w1024 to 384, wscan's one warp to 512),
-//	       strip.se (one warp, strips of C <= 16, C <= 15 for 1536 < M
+//	       strip.se (one warp, strips of C <= 16, C <= 15 for 3584 < M
 //	       <= 4096, the block's warps strip by strip with the strip's
-//	       emissions in shared memory; rs.nr.bs, lc at C <= 9 or
-//	       C = 16, ps at C = 10, 12, 13, 16) for 512 < M <= 5120
-//	       (autoStripMax), above as auto1
+//	       emissions in shared memory; rs.nr.bs, lc at C <= 9, 12, 15,
+//	       16, ps at C = 10, 12, 13, 15, 16, ea at C = 9, 10, 12-16)
+//	       for 512 < M <= 5120 (autoStripMax), above as auto1
 //	       (leanx); auto1: wscan's shapes to 4096
 //	       (autoWScanShape: one warp of C >= 13, then groups of 2 to 8
 //	       warps, the D pass deferred but with one or four warps of C =
@@ -340,6 +340,8 @@ func ShapeVariant(M int, v string) (Shape, error) {
 //	     in every strip, C and the checks reduced once a target
 //	ps   multi-strip shapes: a row's record stored by one predicated
 //	     store (no branch a row)
+//	ea   multi-strip shapes with se: each strip's emission table
+//	     copied by cp.async, 16 bytes a copy, none through registers
 //	ts   transitions in shared memory (or global), not in registers
 //	ecg  emissions read from global memory cached in L2 only (__ldcg)
 //	ecs  emissions read from global memory evict-first (__ldcs)
@@ -450,7 +452,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				s.Carveout = n
 			}
 		default:
-			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, rN, zN, eg, se, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer, wave, nb, rs, nr, bs, lc, ps)", m)
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, rN, zN, eg, se, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer, wave, nb, rs, nr, bs, lc, ps, ea)", m)
 		}
 	}
 	s = s.stripChecked()
