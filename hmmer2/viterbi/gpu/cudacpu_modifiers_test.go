@@ -46,11 +46,10 @@ func TestShapeModifiers(t *testing.T) {
 			t.Errorf("%s at M=%d defines STRIP_EA: %+v", v, M, s)
 		}
 	}
-	// Predicated record stores (ps): auto's strips of C = 10, 12, 13, 15
-	// and 16 at the lengths measured (2,500 and 3,000: strips of 16);
-	// one strip stores no records.
-	for M, ps := range map[int]bool{520: false, 576: false, 620: true, 700: false, 760: true, 830: true, 890: false, 950: true, 1000: true,
-		1200: true, 1500: true, 2000: true, 2500: true, 3000: true, 4000: false, 4500: true, 5000: true} {
+	// Predicated record stores (ps): auto's strips of C >= 10 at the
+	// lengths measured; one strip stores no records.
+	for M, ps := range map[int]bool{520: false, 576: false, 620: true, 700: true, 760: true, 830: true, 890: true, 950: true, 1000: true,
+		1200: true, 1500: true, 2000: true, 2500: true, 3000: true, 4000: true, 4500: true, 5000: true} {
 		if s := shapeVariant(t, M, "auto"); s.StripPS != ps || strings.Contains(s.Defines(), "#define STRIP_PS 1\n") != ps {
 			t.Errorf("auto at M=%d: predicated stores %v, want %v", M, s.StripPS, ps)
 		}
@@ -66,11 +65,12 @@ func TestShapeModifiers(t *testing.T) {
 	}
 	// Spot checks of auto's strips: M = 2,000 four strips of C = 16 with
 	// everything, 1,600 four of C = 13 without lane chains, 4,000 nine of
-	// C = 14 (strip15's) with asynchronous copies only.
+	// C = 14 (strip15's) and 700 two of C = 11 with everything, 520 two of
+	// C = 9 without predicated stores.
 	for _, c := range []struct {
 		M, W, C    int
 		lc, ps, ea bool
-	}{{2000, 4, 16, true, true, true}, {1600, 4, 13, false, true, true}, {4000, 9, 14, false, false, true}, {700, 2, 11, false, false, false}} {
+	}{{2000, 4, 16, true, true, true}, {1600, 4, 13, false, true, true}, {4000, 9, 14, true, true, true}, {700, 2, 11, true, true, true}, {520, 2, 9, true, false, true}} {
 		if s := shapeVariant(t, c.M, "auto"); s.W != c.W || s.C != c.C || s.StripLC != c.lc || s.StripPS != c.ps || s.StripEA != c.ea {
 			t.Errorf("auto at M=%d: %+v", c.M, s)
 		}
@@ -145,10 +145,9 @@ func TestShapeModifiers(t *testing.T) {
 		}
 		// auto: automs's, whose strips (512 < M <= autoStripMax) take
 		// the ring, no second shuffle and the sums once a strip, strips
-		// of C <= 16 to 3,584 (strip15's for 3584 < M <= 4096), and by C:
-		// lane chains at C <= 9, 12, 15 and 16, predicated stores at C =
-		// 10, 12, 13, 15 and 16, asynchronous emission copies at C = 9,
-		// 10 and 12-16.
+		// of C <= 16 to 3,584 (strip15's for 3584 < M <= 4096),
+		// asynchronous emission copies, and by C: lane chains except at C
+		// = 10 and 13, predicated stores at C >= 10.
 		laneChains := false
 		if c.M > 512 && c.M <= autoStripMax {
 			v := "strip.se.rs.nr.bs"
@@ -156,15 +155,13 @@ func TestShapeModifiers(t *testing.T) {
 				v = "strip15.se.rs.nr.bs"
 			}
 			C := shapeVariant(t, c.M, v).C
-			if laneChains = C <= 9 || C == 12 || C == 15 || C == 16; laneChains {
+			if laneChains = C != 10 && C != 13; laneChains {
 				v += ".lc"
 			}
-			if predStore := C == 10 || C == 12 || C == 13 || C == 15 || C == 16; predStore {
+			if predStore := C >= 10; predStore {
 				v += ".ps"
 			}
-			if asyncEmis := C == 9 || C == 10 || C >= 12; asyncEmis {
-				v += ".ea"
-			}
+			v += ".ea"
 			want = shapeVariant(t, c.M, v)
 		}
 		if s := shapeVariant(t, c.M, "auto"); s != want || c.M > 512 && c.M <= autoStripMax && !(s.Strip && s.StripRing && s.StripNR && s.StripBS && s.StripLC == laneChains) {

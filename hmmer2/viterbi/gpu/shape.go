@@ -156,9 +156,9 @@ const DefaultVariant = "auto"
 //	       to 512 (auto2: w1024 to 384, wscan's one warp to 512),
 //	       strip.se (one warp, strips of C <= 16, C <= 15 for 3584 < M
 //	       <= 4096, the block's warps strip by strip with the strip's
-//	       emissions in shared memory; rs.nr.bs, lc at C <= 9, 12, 15,
-//	       16, ps at C = 10, 12, 13, 15, 16, ea at C = 9, 10, 12-16)
-//	       for 512 < M <= 5120 (autoStripMax), above as auto1
+//	       emissions in shared memory; rs.nr.bs.ea, lc except at C =
+//	       10 and 13, ps at C >= 10) for 512 < M <= 5120
+//	       (autoStripMax), above as auto1
 //	       (leanx); auto1: wscan's shapes to 4096
 //	       (autoWScanShape: one warp of C >= 13, then groups of 2 to 8
 //	       warps, the D pass deferred but with one or four warps of C =
@@ -595,28 +595,33 @@ func autoStripShape(M int) Shape {
 	if M > autoStrip15Min && M <= autoStrip16Max { // (k strips of C = 16 again, not k+1 of 13-15)
 		s, _ = stripShape(M, maxNodesPerThreadWarp).withModifiers("se")
 	}
-	mods := "rs.nr.bs"
-	if s.C <= autoStripLaneChainMaxC || autoStripLaneChainC[s.C] {
+	mods := "rs.nr.bs.ea"
+	if !autoStripNoLaneChainC[s.C] {
 		mods += ".lc"
 	}
-	if autoStripPredStoreC[s.C] {
+	if s.C >= autoStripPredStoreMinC {
 		mods += ".ps"
-	}
-	if autoStripAsyncEmisC[s.C] {
-		mods += ".ea"
 	}
 	s, _ = s.withModifiers(mods) // (100 KiB of shared memory at most: no error)
 	return s
 }
 
-// autoStripLaneChainMaxC is the largest C below 12 at which auto's strips
-// take lane chains; autoStripLaneChainC the larger ones.
-const autoStripLaneChainMaxC = 9
+// autoStripNoLaneChainC are the C at which auto's strips run without
+// lane chains, and autoStripPredStoreMinC the smallest C at which they
+// store records by predicated stores (below); every strip of auto copies
+// its emissions by cp.async (ea). With ps and ea, lane chains measured
+// faster at C = 11 and 14 too (H200, 2026-11-28 15:40 UTC, two rounds,
+// auto then / strip(15).se.rs.nr.bs.lc.ps.ea): 700 (2 x 11) 923.0,
+// 923.4 / 932.1, 933.3; 890 (2 x 14) 993.3, 993.2 / 1,029.6, 1,028.9;
+// 1700 (4 x 14) 937.6, 937.5 / 969.1, 969.0; 4000 (9 x 14) 974.6, 974.7
+// / 1,004.7, 1,004.9; slower at C = 10 (620 842.5, 844.7 / 835.2,
+// 835.1) and 13 (830 996.1, 996.0 / 982.6, 983.1; 1200 950.0, 949.9 /
+// 935.3, 935.1).
+var autoStripNoLaneChainC = map[int]bool{10: true, 13: true}
 
-var autoStripLaneChainC = map[int]bool{12: true, 15: true, 16: true}
+const autoStripPredStoreMinC = 10
 
-// autoStripPredStoreC are the C at which auto's strips store a row's
-// record by a predicated store (ps) where they measured faster: H200,
+// Predicated record stores (ps) where they measured faster: H200,
 // 2026-11-28 15:13 and 15:14 UTC, 100 M resident residues, kernel
 // GCUPS, auto then / ps (two rounds in the second call): C = 10 (620)
 // 841 / 846, 842 / 848, 844 / 848; 12 (760) 932 / 940, 933 / 939; 13
@@ -625,19 +630,17 @@ var autoStripLaneChainC = map[int]bool{12: true, 15: true, 16: true}
 // 971, 946 / 971, (1500) 927 / 959, 928 / 959, 928 / 960, (4500, 5000)
 // 910 / 948, 911 / 948, 910 / 947, 910 / 947. Not taken: C = 9 (520 809
 // / 812 but 576 898 / 878), 11 (700 923-925 / 909-910), 14 (890, 2500,
-// 3000, 4000: 0.05-0.3 % behind). C = 15 takes it with lane chains and
-// ea (below).
-var autoStripPredStoreC = map[int]bool{10: true, 12: true, 13: true, 15: true, 16: true}
+// 3000, 4000: 0.05-0.3 % behind); C = 11, 14 and 15 take it with lane
+// chains and ea (below).
 
-// autoStripAsyncEmisC are the C at which auto's strips copy each strip's
-// emission table by cp.async (ea) where it measured faster: H200,
+// Emission tables copied by cp.async (ea) where it measured faster: H200,
 // 2026-11-28 15:29 UTC, 100 M resident residues, kernel GCUPS, auto
 // (with ps) / ea, two rounds: C = 9 (520) 808 / 826, 808 / 829, (576)
 // 896 / 901, 899 / 904; 10 (620) 847 / 853, 848 / 854; 13 (2000) 934 /
 // 942, 936 / 943; 14 (2500) 907 / 916, 908 / 917, (3000) 931 / 941,
 // 933 / 943; 16 (1000) 970 / 983, 972 / 985, (1500) 958 / 974, 960 /
-// 975, (4500) 947 / 962, 948 / 964. Not taken: C = 11 (700 923 / 917,
-// 925 / 919).
+// 975, (4500) 947 / 962, 948 / 964. C = 11 lost without lane chains
+// (700 923 / 917, 925 / 919) and took it with them (below).
 //
 // With ps and ea, lane chains win at C = 12 and 15 too, and strips of
 // C = 16 beat strip15's at 2,000-3,500 (H200, 15:32 UTC, two rounds,
@@ -649,7 +652,6 @@ var autoStripPredStoreC = map[int]bool{10: true, 12: true, 13: true, 15: true, 1
 // 14, 7 x 16) 960, 960 / 964, 964; not at 1600 (4 x 13: lane chains
 // 930, 930 against 944, 945) or 4000 (9 x 14, 8 x 16: 975, 975 / 963,
 // 963).
-var autoStripAsyncEmisC = map[int]bool{9: true, 10: true, 12: true, 13: true, 14: true, 15: true, 16: true}
 
 // autoStrip16Max: up to here auto's strips are strip's (C <= 16) where
 // autoShape2 takes strip15's.
