@@ -182,3 +182,35 @@ func TestKernelSourceOnCPUStripMutation(t *testing.T) {
 		mutationCaught(t, v+": lane 30's record", p, seqs, got)
 	}
 }
+
+// The I value of a strip's boundary record: a single-hit local model
+// whose insert state at strip 0's last node b emits every residue at +2
+// bits and loops for free, so every target's best path ends in I_b and
+// crosses into strip 1 from I_b to M_(b+1), which reads I_b from the
+// record. With one hit (sw) no check can fail and nothing is listed: the
+// strip kernel's own cells give every score.
+func TestKernelSourceOnCPUStripInsertBoundary(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewSource(47))
+	amino := plan7.NewAlphabet(plan7.Amino)
+	cc := shimCompiler(t)
+	const M = 150
+	for _, v := range []string{"strip4", "strip4.se.rs.nr.bs", "strip4.se.rs.nr.bs.lc.ps.ea"} {
+		s := stripVariant(t, M, v)
+		b := 0 // strip 0's last node: rank 31's last
+		for j := 0; j < s.C; j++ {
+			b = max(b, s.node(31, j))
+		}
+		p := randomProfile(rng, amino, M, "sw", false)
+		for x := range p.Isc {
+			p.Isc[x][b] = 2000
+		}
+		p.Tsc[plan7.TMI][b], p.Tsc[plan7.TII][b], p.Tsc[plan7.TIM][b] = 0, 0, 0
+		seqs := randomSeqs(rng, amino, 8, 60)
+		got, flagged := runShimWave(t, cc, p, s, seqs, "")
+		sameScores(t, fmt.Sprintf("inserts at node %d, strip 0's last %+v", b, s), p, seqs, got)
+		if len(flagged) > 0 {
+			t.Errorf("%s: %d targets listed, want none (one hit)", v, len(flagged))
+		}
+	}
+}
