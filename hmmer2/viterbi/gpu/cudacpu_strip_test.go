@@ -51,6 +51,8 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 		{stripVariant(t, 2100, "strip4.se.rs.nr.bs.lc.clamp"), 2100, dna, 6, 100, "17 strips, ring, no second shuffle, D->D sums once, lane chains, clamps"},
 		{stripVariant(t, 900, "strip4.se.ea.b64"), 900, dna, 5, 40, "8 strips, emissions copied asynchronously, two warps a block"},
 		{stripVariant(t, 2100, "strip4.se.rs.nr.bs.lc.ea"), 2100, amino, 6, 100, "17 strips, ring, lane chains, emissions copied asynchronously"},
+		{stripVariant(t, 900, "strip4.se.rs.nr.bs.lc.ps.ea.rw.b64"), 900, dna, 5, 150, "8 strips, residues through the ring, two warps a block"},
+		{stripVariant(t, 300, "strip4.rs.rw.clamp"), 300, amino, 8, 260, "3 strips, residues through the ring, targets past its 64 rows, clamps"},
 		{stripVariant(t, 900, "strip4.se.rs.nr.bs.lc.ps.b64"), 900, amino, 5, 150, "8 strips, lane chains, predicated record stores"},
 		{stripVariant(t, 530, "strip8.nodefer.clamp.ps"), 530, dna, 5, 40, "3 strips, C=6, predicated record stores, E in the records"},
 	}
@@ -89,7 +91,7 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 	if long != 3 {
 		t.Errorf("64 rows of scratch: %d of the 3 longer targets listed (%v)", long, flagged)
 	}
-	for _, v := range []string{"strip4.se", "strip4.rs", "strip4.se.rs", "strip4.se.rs.nr.bs", "strip4.se.rs.nr.bs.lc", "strip4.se.rs.nr.bs.lc.ps"} {
+	for _, v := range []string{"strip4.se", "strip4.rs", "strip4.se.rs", "strip4.se.rs.nr.bs", "strip4.se.rs.nr.bs.lc", "strip4.se.rs.nr.bs.lc.ps", "strip4.se.rs.nr.bs.lc.ps.ea.rw"} {
 		s = stripVariant(t, 250, v)
 		got, _ = runShimWave(t, cc, p, s, seqs, "#define STRIP_ROWS 64\n")
 		sameScores(t, fmt.Sprintf("1 to 400 residues, 64 rows of scratch %+v", s), p, seqs, got)
@@ -112,7 +114,7 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 			t.Errorf("one exit node %s: %d targets listed, want the 4 planted ones at least", v, len(flagged))
 		}
 	}
-	realModelsOnCPU(t, cc, rng, []string{"strip4", "strip", "strip12", "strip16.nodefer", "strip.se", "strip.se.rs", "strip.se.rs.nr.bs", "strip15.se.rs.nr.bs", "strip.se.rs.nr.bs.lc", "strip15.se.rs.nr.bs.lc", "strip.se.rs.nr.bs.lc.ps", "strip15.se.rs.nr.bs.ps", "strip.se.rs.nr.bs.lc.ea"}, func(s Shape) bool { return s.Strip })
+	realModelsOnCPU(t, cc, rng, []string{"strip4", "strip", "strip12", "strip16.nodefer", "strip.se", "strip.se.rs", "strip.se.rs.nr.bs", "strip15.se.rs.nr.bs", "strip.se.rs.nr.bs.lc", "strip15.se.rs.nr.bs.lc", "strip.se.rs.nr.bs.lc.ps", "strip15.se.rs.nr.bs.ps", "strip.se.rs.nr.bs.lc.ea", "strip.se.rs.nr.bs.lc.ps.ea.rw"}, func(s Shape) bool { return s.Strip })
 }
 
 // oneExitProfile is a random local multi-hit profile whose exits (M->E)
@@ -180,6 +182,12 @@ func TestKernelSourceOnCPUStripMutation(t *testing.T) {
 		seqs := randomSeqs(rng, amino, 12, 80)
 		got, _ := runShimWave(t, cc, p, stripVariant(t, 150, v), seqs, "#define STRIP_MUTATE 8\n")
 		mutationCaught(t, v+": lane 30's record", p, seqs, got)
+	}
+	// The residue ring (rw) read one row ahead, over targets that refill it.
+	for _, v := range []string{"strip4.rs.rw", "strip4.se.rs.nr.bs.lc.ps.ea.rw"} {
+		seqs := randomSeqs(rng, amino, 12, 150)
+		got, _ := runShimWave(t, cc, p, stripVariant(t, 150, v), seqs, "#define STRIP_MUTATE 9\n")
+		mutationCaught(t, v+": the next row's residue", p, seqs, got)
 	}
 }
 

@@ -70,6 +70,10 @@ type Shape struct {
 	// StripPS (multi-strip shapes; modifier ps; viterbi.cu's STRIP_PS):
 	// a row's record is stored by one predicated store, no branch.
 	StripPS bool
+	// StripRW (multi-strip shapes with StripRing; modifier rw; viterbi.cu's
+	// STRIP_RW): the residue words reach each strip through a ring of 64
+	// bytes a warp in shared memory, filled with the records.
+	StripRW bool
 }
 
 const (
@@ -342,6 +346,8 @@ func ShapeVariant(M int, v string) (Shape, error) {
 //	     store (no branch a row)
 //	ea   multi-strip shapes with se: each strip's emission table
 //	     copied by cp.async, 16 bytes a copy, none through registers
+//	rw   multi-strip shapes with rs: the residues through a ring of 64
+//	     bytes a warp in shared memory, filled with the records
 //	ts   transitions in shared memory (or global), not in registers
 //	ecg  emissions read from global memory cached in L2 only (__ldcg)
 //	ecs  emissions read from global memory evict-first (__ldcs)
@@ -418,6 +424,8 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 			s.StripEA = s.Strip && s.W > 1
 		case m == "ps":
 			s.StripPS = s.Strip && s.W > 1
+		case m == "rw":
+			s.StripRW = s.Strip && s.W > 1
 		case m == "noclamp":
 			s.NoClamp = s.DScan
 		case m == "clamp":
@@ -452,7 +460,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				s.Carveout = n
 			}
 		default:
-			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, rN, zN, eg, se, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer, wave, nb, rs, nr, bs, lc, ps, ea)", m)
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, rN, zN, eg, se, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer, wave, nb, rs, nr, bs, lc, ps, ea, rw)", m)
 		}
 	}
 	s = s.stripChecked()
@@ -940,6 +948,9 @@ func (s Shape) SharedBytes() int {
 		}
 		if s.StripRing {
 			n += s.Block / 32 * stripRingBytes
+			if s.StripRW {
+				n += s.Block / 32 * stripResidueRingBytes
+			}
 		}
 		return n
 	}
@@ -1010,12 +1021,15 @@ func (s Shape) scanSwitches() []scanSwitch {
 // when set (a strip shape's), in the order Defines writes them.
 func (s Shape) stripSwitches() []scanSwitch {
 	on := s.Strip && s.W > 1
-	return []scanSwitch{{on && s.StripRing, "STRIP_RECSH", "h"}, {on && s.StripNR && s.DDefer, "STRIP_NR", "R"}, {on && s.StripBS, "STRIP_BS", "S"}, {on && s.StripLC, "STRIP_LC", "L"}, {on && s.StripPS, "STRIP_PS", "P"}, {on && s.StripEA && s.EmisShared, "STRIP_EA", "A"}}
+	return []scanSwitch{{on && s.StripRing, "STRIP_RECSH", "h"}, {on && s.StripNR && s.DDefer, "STRIP_NR", "R"}, {on && s.StripBS, "STRIP_BS", "S"}, {on && s.StripLC, "STRIP_LC", "L"}, {on && s.StripPS, "STRIP_PS", "P"}, {on && s.StripEA && s.EmisShared, "STRIP_EA", "A"}, {on && s.StripRW && s.StripRing, "STRIP_RW", "W"}}
 }
 
 // stripRingBytes is a warp's ring of records in shared memory
 // (StripRing): 64 rows of 16 bytes.
 const stripRingBytes = 64 * 16
+
+// stripResidueRingBytes is a warp's ring of residues (StripRW): 64 rows.
+const stripResidueRingBytes = 64
 
 // node returns the model node (1-based) of slot j of rank r, or 0 for a
 // padding slot.

@@ -302,7 +302,8 @@ typedef unsigned int u32;
 // the E maximum from strip to strip; one strip, and several with
 // STRIP_LC: 4 takes lane 0's C for the warp's, 5 lane 0's check;
 // STRIP_LC: 6 takes the last strip's C alone, 7 checks in the last strip
-// alone; STRIP_PS: 8 stores lane 30's record for the row's.
+// alone; STRIP_PS: 8 stores lane 30's record for the row's; STRIP_RW: 9
+// reads the next row's residue.
 #ifndef STRIP_MUTATE
 #define STRIP_MUTATE 0
 #endif
@@ -328,6 +329,16 @@ typedef unsigned int u32;
 #endif
 #ifndef STRIP_EA
 #define STRIP_EA 0
+#endif
+// STRIP_RW (with STRIP_RECSH): the target's residue words reach each
+// strip through a ring of 64 bytes a warp in shared memory, filled with
+// the records 32 rows ahead, so a row reads its residue with one shared
+// load instead of a global load of its word every four rows.
+#ifndef STRIP_RW
+#define STRIP_RW 0
+#endif
+#if STRIP_RW && !STRIP_RECSH
+#error "STRIP_RW fills its ring with the records' copies"
 #endif
 #if STRIP_EA && !EMIS_SHARED
 #error "STRIP_EA copies the strips' emissions to shared memory"
@@ -360,6 +371,12 @@ __device__ __forceinline__ void copyAsync16(int4* dst, const int4* src)
 __device__ __forceinline__ void commitAsync() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 __device__ __forceinline__ void waitAsync1() { asm volatile("cp.async.wait_group 1;" ::: "memory"); }
 __device__ __forceinline__ void waitAsyncAll() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+// copyAsync4 copies 4 bytes from global to shared memory (cp.async
+// through L1, the smallest size it takes).
+__device__ __forceinline__ void copyAsync4(u32* dst, const u32* src)
+{
+    asm volatile("{ .reg .u64 s; cvta.to.shared.u64 s, %0; cp.async.ca.shared.global [s], [%1], 4; }" ::"l"(dst), "l"(src) : "memory");
+}
 #endif
 // WAVE_MUTATE (tests only): 1 trusts the speculated B without the check,
 // 2 hands over the previous row's slot.
@@ -1232,6 +1249,11 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
     // This warp's ring of records, after the emissions: row i in slot i % 64.
     int4* ring = (int4*)(SHARED_BASE + (EMIS_SHARED ? 8 * KP * C * 32 : 0)) + (threadIdx.x >> 5) * 64;
 #endif
+#if STRIP_RW
+    // This warp's ring of residues, after the record rings: row i's in
+    // byte i % 64.
+    u32* rw = (u32*)(SHARED_BASE + (EMIS_SHARED ? 8 * KP * C * 32 : 0) + BLOCK / 32 * 64 * 16) + (threadIdx.x >> 5) * 16;
+#endif
 
     for (;;) {
         int b = 0;
@@ -1328,7 +1350,16 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             nxt = cur;
 #endif
             __syncwarp();  // (the previous strip's records are stored)
-#if STRIP_RECSH
+#if STRIP_RW
+            // Rows 0-31 and 32-63, a group each: records (not in strip
+            // 0) and residue words (lanes 0-7, a word of four rows each).
+            if (!first && lane < L) copyAsync16(ring + lane, rec + lane);
+            if (lane < 8 && 4 * lane < L) copyAsync4(rw + lane, words + lane);
+            commitAsync();
+            if (!first && 32 + lane < L) copyAsync16(ring + 32 + lane, rec + 32 + lane);
+            if (lane < 8 && 32 + 4 * lane < L) copyAsync4(rw + 8 + lane, words + 8 + lane);
+            commitAsync();
+#elif STRIP_RECSH
             if (!first) {  // rows 0-31 and 32-63, a group each
                 if (lane < L) copyAsync16(ring + lane, rec + lane);
                 commitAsync();
@@ -1341,8 +1372,23 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             u32 four = 0;
 
             for (int i = 0; i < L; i++) {
+#if STRIP_RW
+                (void)four;
+                if ((i & 31) == 0) {
+                    if (i > 0) {  // rows i+32.. into the half rows i-32.. left
+                        __syncwarp();
+                        if (!first && i + 32 + lane < L) copyAsync16(ring + ((i + 32 + lane) & 63), rec + i + 32 + lane);
+                        if (lane < 8 && i + 32 + 4 * lane < L) copyAsync4(rw + ((8 + lane + (i >> 2)) & 15), words + (i >> 2) + 8 + lane);
+                        commitAsync();
+                    }
+                    waitAsync1();  // (rows i..i+31 have landed)
+                    __syncwarp();
+                }
+                int x = ((const unsigned char*)rw)[(STRIP_MUTATE == 9 ? i + 1 : i) & 63];
+#else
                 if ((i & 3) == 0) four = words[i >> 2];
                 int x = (four >> (8 * (i & 3))) & 0xff;
+#endif
                 if (x >= KP) x = 0;
                 // Row i's record from the previous strip (strip 0: D(0) =
                 // -INFTY and nothing before it).
@@ -1351,7 +1397,13 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 int hw = NEGINF;
 #endif
                 if (!first) {
-#if STRIP_RECSH
+#if STRIP_RW
+                    const int4 h = ring[(STRIP_MUTATE == 2 ? i + 63 : i) & 63];
+                    hx = h.x; hy = h.y; hz = h.z;
+#if !STRIP_LC
+                    hw = STRIP_MUTATE == 3 ? NEGINF : h.w;
+#endif
+#elif STRIP_RECSH
                     if ((i & 31) == 0) {
                         if (i > 0) {  // rows i+32.. into the half rows i-32.. left
                             __syncwarp();

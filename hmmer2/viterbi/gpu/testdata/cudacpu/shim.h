@@ -31,6 +31,7 @@ static inline void copyAsync16(int4* d, const int4* s) { *d = *s; }
 static inline void commitAsync() {}
 static inline void waitAsync1() {}
 static inline void waitAsyncAll() {}
+static inline void copyAsync4(unsigned int* d, const unsigned int* s) { *d = *s; }
 // The strips' predicated record store (STRIP_PS).
 static inline void storeIf16(bool p, int4* d, int4 v)
 {
