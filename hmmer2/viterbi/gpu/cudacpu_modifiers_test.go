@@ -71,7 +71,7 @@ func TestShapeModifiers(t *testing.T) {
 		M, W, C    int
 		lc, ps, ea bool
 	}{{2000, 4, 16, true, true, true}, {1600, 4, 13, false, true, true}, {4000, 9, 14, true, true, true}, {700, 2, 11, true, true, true}, {520, 2, 9, true, false, true}} {
-		if s := shapeVariant(t, c.M, "auto"); s.W != c.W || s.C != c.C || s.StripLC != c.lc || s.StripPS != c.ps || s.StripEA != c.ea {
+		if s := shapeVariant(t, c.M, "auto"); s.W != c.W || s.C != c.C || s.StripLC != c.lc || s.StripPS != c.ps || s.StripEA != c.ea || !s.StripRW {
 			t.Errorf("auto at M=%d: %+v", c.M, s)
 		}
 	}
@@ -146,8 +146,9 @@ func TestShapeModifiers(t *testing.T) {
 		// auto: automs's, whose strips (512 < M <= autoStripMax) take
 		// the ring, no second shuffle and the sums once a strip, strips
 		// of C <= 16 to 3,584 (strip15's for 3584 < M <= 4096),
-		// asynchronous emission copies, and by C: lane chains except at C
-		// = 10 and 13, predicated stores at C >= 10.
+		// asynchronous emission copies, residues through the ring, and by
+		// C: lane chains except at C = 10 and 13, predicated stores at C
+		// >= 10.
 		laneChains := false
 		if c.M > 512 && c.M <= autoStripMax {
 			v := "strip.se.rs.nr.bs"
@@ -161,7 +162,7 @@ func TestShapeModifiers(t *testing.T) {
 			if predStore := C >= 10; predStore {
 				v += ".ps"
 			}
-			v += ".ea"
+			v += ".ea.rw"
 			want = shapeVariant(t, c.M, v)
 		}
 		if s := shapeVariant(t, c.M, "auto"); s != want || c.M > 512 && c.M <= autoStripMax && !(s.Strip && s.StripRing && s.StripNR && s.StripBS && s.StripLC == laneChains) {
@@ -169,7 +170,7 @@ func TestShapeModifiers(t *testing.T) {
 		}
 		// automs.rs.nr.bs: auto before lane chains, predicated stores and
 		// asynchronous emission copies.
-		if s := shapeVariant(t, c.M, "automs.rs.nr.bs"); s.StripPS || s.StripEA {
+		if s := shapeVariant(t, c.M, "automs.rs.nr.bs"); s.StripPS || s.StripEA || s.StripRW {
 			t.Errorf("automs.rs.nr.bs at M=%d: %+v", c.M, s)
 		}
 		if s := shapeVariant(t, c.M, "automs.rs.nr.bs"); c.M > 512 && c.M <= autoStripMax && (s.StripLC || s.C != au.C || !s.StripBS) {

@@ -160,7 +160,7 @@ const DefaultVariant = "auto"
 //	       to 512 (auto2: w1024 to 384, wscan's one warp to 512),
 //	       strip.se (one warp, strips of C <= 16, C <= 15 for 3584 < M
 //	       <= 4096, the block's warps strip by strip with the strip's
-//	       emissions in shared memory; rs.nr.bs.ea, lc except at C =
+//	       emissions in shared memory; rs.nr.bs.ea.rw, lc except at C =
 //	       10 and 13, ps at C >= 10) for 512 < M <= 5120
 //	       (autoStripMax), above as auto1
 //	       (leanx); auto1: wscan's shapes to 4096
@@ -603,7 +603,7 @@ func autoStripShape(M int) Shape {
 	if M > autoStrip15Min && M <= autoStrip16Max { // (k strips of C = 16 again, not k+1 of 13-15)
 		s, _ = stripShape(M, maxNodesPerThreadWarp).withModifiers("se")
 	}
-	mods := "rs.nr.bs.ea"
+	mods := "rs.nr.bs.ea.rw"
 	if !autoStripNoLaneChainC[s.C] {
 		mods += ".lc"
 	}
@@ -617,7 +617,14 @@ func autoStripShape(M int) Shape {
 // autoStripNoLaneChainC are the C at which auto's strips run without
 // lane chains, and autoStripPredStoreMinC the smallest C at which they
 // store records by predicated stores (below); every strip of auto copies
-// its emissions by cp.async (ea). With ps and ea, lane chains measured
+// its emissions by cp.async (ea) and reads its residues from the ring
+// (rw: H200, 2026-11-28 15:56 UTC, two rounds, auto then / rw: 520 (2 x
+// 9) 826, 828 / 858, 857; 620 (2 x 10) 853, 855 / 937, 939; 700 (2 x
+// 11) 932, 934 / 981, 983; 890 (2 x 14) 1,028, 1,031 / 1,026, 1,027;
+// 1000 (2 x 16) 984, 985 / 1,073, 1,074; 1100 (3 x 12) 911, 913 / 988,
+// 989; 1500 974, 975 / 1,074, 1,075; 2000 970, 969 / 1,074, 1,075; 3000
+// 965, 967 / 1,073, 1,075; 4000 (9 x 14) 1,005, 1,005 / 1,024, 1,026).
+// With ps and ea, lane chains measured
 // faster at C = 11 and 14 too (H200, 2026-11-28 15:40 UTC, two rounds,
 // auto then / strip(15).se.rs.nr.bs.lc.ps.ea): 700 (2 x 11) 923.0,
 // 923.4 / 932.1, 933.3; 890 (2 x 14) 993.3, 993.2 / 1,029.6, 1,028.9;
