@@ -1397,13 +1397,8 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 int hw = NEGINF;
 #endif
                 if (!first) {
-#if STRIP_RW
-                    const int4 h = ring[(STRIP_MUTATE == 2 ? i + 63 : i) & 63];
-                    hx = h.x; hy = h.y; hz = h.z;
-#if !STRIP_LC
-                    hw = STRIP_MUTATE == 3 ? NEGINF : h.w;
-#endif
-#elif STRIP_RECSH
+#if STRIP_RECSH
+#if !STRIP_RW  // (STRIP_RW refilled the ring above, in every strip)
                     if ((i & 31) == 0) {
                         if (i > 0) {  // rows i+32.. into the half rows i-32.. left
                             __syncwarp();
@@ -1413,6 +1408,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                         waitAsync1();  // (rows i..i+31 have landed)
                         __syncwarp();
                     }
+#endif
                     const int4 h = ring[(STRIP_MUTATE == 2 ? i + 63 : i) & 63];
                     hx = h.x; hy = h.y; hz = h.z;
 #if !STRIP_LC
