@@ -33,7 +33,7 @@ func ExampleShapeFor() {
 	// M=80: 4 sequences per warp, 8 threads x 10 nodes each
 	// M=142: 2 sequences per warp, 16 threads x 9 nodes each
 	// M=294: 2 sequences per warp, one strip of 32 threads x 10 nodes
-	// M=2940: one sequence per warp, 7 strips of 32 threads x 14 nodes
+	// M=2940: one sequence per warp, 6 strips of 32 threads x 16 nodes
 	// M=4000: one sequence per warp, 9 strips of 32 threads x 14 nodes
 	// M=6000: one sequence per 3 warps, 2 sequences per block, 96 threads x 63 nodes
 }
