@@ -412,20 +412,8 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 			if s.Wave && s.W <= 8 {
 				s.WaveBar, s.WaveRing = true, 1
 			}
-		case m == "rs":
-			s.StripRing = s.Strip && s.W > 1
-		case m == "nr":
-			s.StripNR = s.Strip && s.W > 1
-		case m == "bs":
-			s.StripBS = s.Strip && s.W > 1
-		case m == "lc":
-			s.StripLC = s.Strip && s.W > 1
-		case m == "ea":
-			s.StripEA = s.Strip && s.W > 1
-		case m == "ps":
-			s.StripPS = s.Strip && s.W > 1
-		case m == "rw":
-			s.StripRW = s.Strip && s.W > 1
+		case s.stripFlag(m) != nil:
+			*s.stripFlag(m) = s.Strip && s.W > 1
 		case m == "noclamp":
 			s.NoClamp = s.DScan
 		case m == "clamp":
@@ -1029,6 +1017,28 @@ func (s Shape) scanSwitches() []scanSwitch {
 func (s Shape) stripSwitches() []scanSwitch {
 	on := s.Strip && s.W > 1
 	return []scanSwitch{{on && s.StripRing, "STRIP_RECSH", "h"}, {on && s.StripNR && s.DDefer, "STRIP_NR", "R"}, {on && s.StripBS, "STRIP_BS", "S"}, {on && s.StripLC, "STRIP_LC", "L"}, {on && s.StripPS, "STRIP_PS", "P"}, {on && s.StripEA && s.EmisShared, "STRIP_EA", "A"}, {on && s.StripRW && s.StripRing, "STRIP_RW", "W"}}
+}
+
+// stripFlag is the multi-strip kernel's switch that modifier m sets
+// (on multi-strip shapes only), or nil.
+func (s *Shape) stripFlag(m string) *bool {
+	switch m {
+	case "rs":
+		return &s.StripRing
+	case "nr":
+		return &s.StripNR
+	case "bs":
+		return &s.StripBS
+	case "lc":
+		return &s.StripLC
+	case "ea":
+		return &s.StripEA
+	case "ps":
+		return &s.StripPS
+	case "rw":
+		return &s.StripRW
+	}
+	return nil
 }
 
 // stripRingBytes is a warp's ring of records in shared memory
