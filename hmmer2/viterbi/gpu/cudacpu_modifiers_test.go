@@ -47,8 +47,8 @@ func TestShapeModifiers(t *testing.T) {
 		}
 	}
 	// Predicated record stores (ps): auto's strips of C >= 10 at the
-	// lengths measured; one strip stores no records.
-	for M, ps := range map[int]bool{520: false, 576: false, 620: true, 700: true, 760: true, 830: true, 890: true, 950: true, 1000: true,
+	// lengths measured; one strip (to M = 672) stores no records.
+	for M, ps := range map[int]bool{520: false, 576: false, 620: false, 672: false, 673: true, 700: true, 760: true, 830: true, 890: true, 950: true, 1000: true,
 		1200: true, 1500: true, 2000: true, 2500: true, 3000: true, 4000: true, 4500: true, 5000: true} {
 		if s := shapeVariant(t, M, "auto"); s.StripPS != ps || strings.Contains(s.Defines(), "#define STRIP_PS 1\n") != ps {
 			t.Errorf("auto at M=%d: predicated stores %v, want %v", M, s.StripPS, ps)
@@ -64,15 +64,30 @@ func TestShapeModifiers(t *testing.T) {
 		t.Errorf("auto1.ecs at M=2000: %+v", s)
 	}
 	// Spot checks of auto's strips: M = 2,000 four strips of C = 16 with
-	// everything, 1,600 four of C = 13 without lane chains, 4,000 nine of
-	// C = 14 (strip15's) and 700 two of C = 11 with everything, 520 two of
-	// C = 9 without predicated stores.
+	// everything, 1,300 three of C = 14 and 2,100 five of C = 14 with
+	// everything (wide strips would leave four and save none), 1,600
+	// three of C = 17 (wide), 4,000 nine of C = 14 (strip15's) and 700
+	// two of C = 11 with everything, 1,100 two of C = 18 (wide); auto3
+	// (before wide strips) 1,600 four of C = 13 without lane chains, 520
+	// two of C = 9 without predicated stores.
 	for _, c := range []struct {
+		v          string
 		M, W, C    int
 		lc, ps, ea bool
-	}{{2000, 4, 16, true, true, true}, {1600, 4, 13, false, true, true}, {4000, 9, 14, true, true, true}, {700, 2, 11, true, true, true}, {520, 2, 9, true, false, true}} {
-		if s := shapeVariant(t, c.M, "auto"); s.W != c.W || s.C != c.C || s.StripLC != c.lc || s.StripPS != c.ps || s.StripEA != c.ea || !s.StripRW {
-			t.Errorf("auto at M=%d: %+v", c.M, s)
+	}{{"auto", 2000, 4, 16, true, true, true}, {"auto", 1300, 3, 14, true, true, true}, {"auto", 2100, 5, 14, true, true, true}, {"auto", 1600, 3, 17, true, true, true},
+		{"auto", 4000, 9, 14, true, true, true}, {"auto", 700, 2, 11, true, true, true}, {"auto", 1100, 2, 18, true, true, true},
+		{"auto3", 1600, 4, 13, false, true, true}, {"auto3", 520, 2, 9, true, false, true}} {
+		s := shapeVariant(t, c.M, c.v)
+		if s.W != c.W || s.C != c.C || s.StripLC != c.lc || s.StripPS != c.ps || s.StripEA != c.ea || !s.StripRW || s.Block != map[bool]int{true: stripWideBlock, false: stripSharedBlock}[c.C > 16] {
+			t.Errorf("%s at M=%d: %+v", c.v, c.M, s)
+		}
+	}
+	// Wide one strip: auto at M = 513 (C = 17, one rank with 17 nodes),
+	// 576, 640 and 672 (C = 21); 673 two strips of C = 11.
+	for M, C := range map[int]int{513: 17, 576: 18, 640: 20, 672: 21, 673: 11} {
+		s := shapeVariant(t, M, "auto")
+		if s.C != C || s.Extra != M%32 && C > 16 || (s.W == 1) != (C > 16) || !s.Strip || !s.EmisShared || s.ns() != 1 {
+			t.Errorf("auto at M=%d: %+v, want C = %d", M, s, C)
 		}
 	}
 	// auto's launch choices (autoShape); the D chain by a scan on every
@@ -81,8 +96,8 @@ func TestShapeModifiers(t *testing.T) {
 		M          int
 		wide, hint bool
 	}{{50, false, false}, {100, false, false}, {150, false, false}, {192, false, false}, {193, false, false}, {255, false, false}, {256, false, false}, {257, false, false},
-		{288, false, false}, {289, false, false}, {300, false, false}, {384, false, false}, {385, true, false}, {448, true, false}, {449, true, false}, {512, true, false}, {513, false, false}, {1000, false, false},
-		{1025, false, true}, {1500, false, true}, {1536, false, true}, {1537, false, true}, {2000, false, true}, {2048, false, true}, {2049, false, false}, {2304, false, false}, {2305, false, false}, {3000, false, false},
+		{288, false, false}, {289, false, false}, {300, false, false}, {384, false, false}, {385, true, false}, {448, true, false}, {449, true, false}, {512, true, false}, {513, false, false}, {576, false, false}, {577, false, false}, {672, false, false}, {673, false, false}, {1000, false, false},
+		{1025, false, true}, {1152, false, true}, {1153, false, true}, {1500, false, true}, {1728, false, true}, {1729, false, true}, {1536, false, true}, {1537, false, true}, {2000, false, true}, {2048, false, true}, {2049, false, false}, {2304, false, false}, {2305, false, false}, {3000, false, false},
 		{3072, false, false}, {3073, false, false}, {4096, false, false}, {4097, false, false}, {5000, false, false}, {5120, false, false}, {5121, false, false}} {
 		s := shapeVariant(t, c.M, "auto0")
 		if wide := s.Block == wideBlock && s.MinBlocks == 1; wide != c.wide || (s.EmisHint == 1) != c.hint || s.EmisHint > 1 || s.Carveout != 0 {
@@ -143,7 +158,7 @@ func TestShapeModifiers(t *testing.T) {
 		if s := shapeVariant(t, c.M, "automs"); s != want || want != au && (!s.Strip || s.W != 1) {
 			t.Errorf("automs at M=%d: %+v, want %+v", c.M, s, want)
 		}
-		// auto: automs's, whose strips (512 < M <= autoStripMax) take
+		// auto3: automs's, whose strips (512 < M <= autoStripMax) take
 		// the ring, no second shuffle and the sums once a strip, strips
 		// of C <= 16 to 3,584 (strip15's for 3584 < M <= 4096),
 		// asynchronous emission copies, residues through the ring, and by
@@ -165,7 +180,19 @@ func TestShapeModifiers(t *testing.T) {
 			v += ".ea.rw"
 			want = shapeVariant(t, c.M, v)
 		}
-		if s := shapeVariant(t, c.M, "auto"); s != want || c.M > 512 && c.M <= autoStripMax && !(s.Strip && s.StripRing && s.StripNR && s.StripBS && s.StripLC == laneChains) {
+		if s := shapeVariant(t, c.M, "auto3"); s != want || c.M > 512 && c.M <= autoStripMax && !(s.Strip && s.StripRing && s.StripNR && s.StripBS && s.StripLC == laneChains) {
+			t.Errorf("auto3 at M=%d: %+v, want %+v", c.M, s, want)
+		}
+		// auto: auto3's, but one strip of C = 17-21 for 512 < M <= 672 and
+		// two or three strips of C = 17-18 in blocks of 8 warps for 1024 <
+		// M <= 1152 and 1536 < M <= 1728.
+		switch {
+		case c.M > 512 && c.M <= 672:
+			want = shapeVariant(t, c.M, "ostripw")
+		case c.M > 1024 && c.M <= 1152 || c.M > 1536 && c.M <= 1728:
+			want = shapeVariant(t, c.M, "strip18.se.rs.nr.bs.lc.ps.ea.rw.b256")
+		}
+		if s := shapeVariant(t, c.M, "auto"); s != want {
 			t.Errorf("auto at M=%d: %+v, want %+v", c.M, s, want)
 		}
 		// automs.rs.nr.bs: auto before lane chains, predicated stores and

@@ -46,6 +46,8 @@ func TestKernelSourceOnCPUOneStrip(t *testing.T) {
 		{oneStripVariant(t, 300, "ostrip2.clamp"), 300, amino, 9, 40, "two targets a warp, clamps"},
 		{oneStripVariant(t, 170, "ostrip2.b64"), 170, amino, 13, 40, "two targets a warp, two warps a block"},
 		{oneStripVariant(t, 512, "ostrip2"), 512, amino, 5, 30, "two targets a warp, C=16"},
+		{oneStripVariant(t, 545, "ostripw"), 545, amino, 5, 30, "C=18, one long rank, blocks of 8 warps"},
+		{oneStripVariant(t, 672, "ostripw"), 672, amino, 9, 30, "C=21, blocks of 8 warps, more targets than warps"},
 	}
 	one := func(M int) []Shape {
 		return []Shape{oneStripVariant(t, M, "ostrip"), oneStripVariant(t, M, "ostrip.clamp"), oneStripVariant(t, M, "ostrip2")}

@@ -55,6 +55,7 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 		{stripVariant(t, 300, "strip4.rs.rw.clamp"), 300, amino, 8, 260, "3 strips, residues through the ring, targets past its 64 rows, clamps"},
 		{stripVariant(t, 900, "strip4.se.rs.nr.bs.lc.ps.b64"), 900, amino, 5, 150, "8 strips, lane chains, predicated record stores"},
 		{stripVariant(t, 530, "strip8.nodefer.clamp.ps"), 530, dna, 5, 40, "3 strips, C=6, predicated record stores, E in the records"},
+		{stripVariant(t, 1100, "strip18.se.rs.nr.bs.lc.ps.ea.rw.b256"), 1100, amino, 9, 70, "2 strips, C=18 (wide), blocks of 8 warps"},
 	}
 	// Small models in two strips or more: C <= 2 to 4.
 	small := func(M int) []Shape {

@@ -122,7 +122,7 @@ func TestGPUMatchesCPU(t *testing.T) {
 	defer protDB.Free()
 	nucDB := gpudb.New(ctx, nuc)
 	defer nucDB.Free()
-	for _, M := range []int{1, 2, 3, 15, 16, 31, 32, 33, 64, 100, 255, 256, 257, 511, 512, 513, 700, 1000} {
+	for _, M := range []int{1, 2, 3, 15, 16, 31, 32, 33, 64, 100, 255, 256, 257, 511, 512, 513, 600, 672, 700, 1000, 1100, 1600} {
 		for _, mode := range modes {
 			zeros := M%2 == 1
 			compareGPU(t, ctxs, mode+" amino", randomProfile(rng, amino, M, mode, zeros), prot, protDB)
@@ -161,7 +161,7 @@ func TestGPUMatchesCPU(t *testing.T) {
 	if os.Getenv(VariantEnv) != "" {
 		return
 	}
-	for _, v := range []string{"wscan", "wscan12", "wscan8.ts", "wscanfit.wave", "wscan12.defer.wave", "auto1.wave", "auto1.wave.nb", "strip", "strip13", "strip12.nodefer", "strip.se", "strip13.se.b256"} {
+	for _, v := range []string{"wscan", "wscan12", "wscan8.ts", "wscanfit.wave", "wscan12.defer.wave", "auto1.wave", "auto1.wave.nb", "strip", "strip13", "strip12.nodefer", "strip.se", "strip13.se.b256", "strip18.se.rs.nr.bs.lc.ps.ea.rw.b256"} {
 		t.Setenv(VariantEnv, v)
 		for _, M := range []int{513, 1000, 1537, 3000} {
 			for i, mode := range modes {
@@ -183,7 +183,7 @@ func TestGPUMatchesCPU(t *testing.T) {
 
 // TestGPUOneStripMatchesCPU runs one strip (ostrip: the strip kernel
 // with W == 1, B speculated from N; ostrip2: two targets a warp) where
-// it applies, 32 <= M <= 512:
+// it applies, 32 <= M <= 512 (ostripw: 512 < M <= 672, C = 17-21):
 // every mode, short ranks, planted two-domain targets (listed and
 // rescored), free and dead deletes, wrap-around (the build with D
 // passes), targets to 20,000 residues.
@@ -201,19 +201,23 @@ func TestGPUOneStripMatchesCPU(t *testing.T) {
 	}
 	protDB := gpudb.New(ctx, prot)
 	defer protDB.Free()
-	for _, v := range []string{"ostrip", "ostrip.eg", "ostrip2"} {
+	for _, v := range []string{"ostrip", "ostrip.eg", "ostrip2", "ostripw"} {
 		t.Setenv(VariantEnv, v)
-		for _, M := range []int{32, 33, 100, 257, 300, 511, 512} {
+		ms, m := []int{32, 33, 100, 257, 300, 511, 512}, 300 // (m: the single models' length)
+		if v == "ostripw" {
+			ms, m = []int{513, 545, 576, 600, 640, 672}, 600
+		}
+		for _, M := range ms {
 			for i, mode := range modes {
 				compareGPU(t, ctxs, fmt.Sprintf("%s M=%d %s", v, M, mode), randomProfile(rng, amino, M, mode, (M+i)%2 == 1), prot, protDB)
 			}
 		}
 		compareGPU(t, ctxs, v+" pkinase.hmm2", readProfile(t, "pkinase.hmm2"), prot, protDB)
-		compareGPU(t, ctxs, v+" free deletes", freeDeleteProfile(rng, amino, 300), prot, protDB)
-		compareGPU(t, ctxs, v+" wrap-around", wrapProfile(rng, amino, 300), prot, protDB)
-		compareGPU(t, ctxs, v+" dead deletes", deadDeleteProfile(rng, amino, 300, "fs"), prot, protDB)
+		compareGPU(t, ctxs, v+" free deletes", freeDeleteProfile(rng, amino, m), prot, protDB)
+		compareGPU(t, ctxs, v+" wrap-around", wrapProfile(rng, amino, m), prot, protDB)
+		compareGPU(t, ctxs, v+" dead deletes", deadDeleteProfile(rng, amino, m, "fs"), prot, protDB)
 		for _, mode := range modes {
-			p := randomProfile(rng, amino, 300, mode, false)
+			p := randomProfile(rng, amino, m, mode, false)
 			compareGPU(t, ctxs, v+" planted "+mode, p, append(plantedSeqs(rng, p, 40), prot[:500]...), nil)
 		}
 	}

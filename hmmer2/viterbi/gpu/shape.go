@@ -150,14 +150,22 @@ const DefaultVariant = "auto"
 //	       (copied once a block), the D pass deferred; else auto2's
 //	ostrip2  as ostrip, two sequences a warp (each lane carries both
 //	       sequences' cells, the transitions loaded once)
+//	ostripw  as ostrip for 512 < M <= 672 (C = 17-21, blocks of 8
+//	       warps); else auto3's
 //	auto0  auto before wscan (2026-11-28), for comparisons
 //	auto1  auto before strip (2026-11-28 04:30 UTC), for comparisons
 //	auto2  auto before one strip (2026-11-28 07:20 UTC), for comparisons
 //	automs auto before the multi-strip kernel's ring and leaner rows
 //	       (2026-11-28 10:15 UTC), for comparisons; automs.rs.nr.bs is
 //	       auto before lane chains (2026-11-28 12:40 UTC)
-//	auto   reg16 for M <= 256, ostrip to 288, ostrip2 to 448, ostrip
-//	       to 512 (auto2: w1024 to 384, wscan's one warp to 512),
+//	auto3  auto before wide strips (2026-11-28 17:30 UTC), for
+//	       comparisons
+//	auto   as auto3, with wide strips: ostripw for 512 < M <= 672, and
+//	       strips of C = 17-18 (strip18, blocks of 8 warps) where they
+//	       save a strip and leave at most three (1024 < M <= 1152, 1536
+//	       < M <= 1728); auto3: reg16 for M <= 256, ostrip to 288,
+//	       ostrip2 to 448, ostrip to 512 (auto2: w1024 to 384, wscan's
+//	       one warp to 512),
 //	       strip.se (one warp, strips of C <= 16, C <= 15 for 3584 < M
 //	       <= 4096, the block's warps strip by strip with the strip's
 //	       emissions in shared memory; rs.nr.bs.ea.rw, lc except at C =
@@ -178,7 +186,7 @@ const DefaultVariant = "auto"
 // Removed on 2026-11-27 (docs/hmm2search.md, "Fewer variants"): reg,
 // mg16, fast, lean, dsm, dsm4, dsm12 and dsmx, which never won a
 // measurement with a shape that a kept variant does not have.
-var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg16", "lean64", "leanx", "dsmx1", "auto", "auto0", "auto1", "auto2", "automs", "wscan", "wscanfit", "strip", "ostrip", "ostrip2"}
+var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg16", "lean64", "leanx", "dsmx1", "auto", "auto0", "auto1", "auto2", "automs", "auto3", "wscan", "wscanfit", "strip", "ostrip", "ostrip2", "ostripw"}
 
 // autoRegMax is the largest model auto gives reg16's shapes: at M = 100
 // they beat w1024 by 7 %; reg's T = 32 shapes lost at M = 300. With the
@@ -250,6 +258,8 @@ func ShapeVariant(M int, v string) (Shape, error) {
 		return autoShape1(M), nil
 	case "auto2":
 		return autoShape2(M), nil
+	case "auto3":
+		return autoShape3(M), nil
 	case "automs":
 		if M > autoStripMin && M <= autoStripMax {
 			return autoShape2(M), nil
@@ -261,6 +271,8 @@ func ShapeVariant(M int, v string) (Shape, error) {
 		return oneStripShape(M, 1), nil
 	case "ostrip2":
 		return oneStripShape(M, 2), nil
+	case "ostripw":
+		return wideOneStripShape(M), nil
 	case "leanx":
 		s, _ = ShapeVariant(M, "lean64")
 		s.DExit = false
@@ -523,8 +535,50 @@ const (
 )
 
 // autoShape is auto's shape: the fastest measured per M
-// (docs/hmm2search.md).
+// (docs/hmm2search.md): auto3's, but one strip of C = 17-21 for 512 < M
+// <= 672 and strips of C = 17-18 where they save a strip and leave at
+// most three.
 func autoShape(M int) Shape {
+	switch {
+	case M > autoOneStripMax && M <= autoWideOneStripMax:
+		return wideOneStripShape(M)
+	case M > autoStripMin && M <= autoWideStripsMax && stripCount(M, maxNodesPerThreadWide) < stripCount(M, maxNodesPerThreadWarp):
+		s, _ := stripShape(M, maxNodesPerThreadWide).withModifiers("se.rs.nr.bs.ea.rw.lc.ps.b256") // (about 120 KiB: no error)
+		return s
+	}
+	return autoShape3(M)
+}
+
+// Wide strips: a thread of the strip kernel keeps up to
+// maxNodesPerThreadWide nodes (one strip: up to 21) in registers,
+// spilling at most 112 bytes, in blocks of stripWideBlock threads (the
+// emission table, up to 129 KiB, leaves room for one block a
+// multiprocessor). H200, 2026-11-28 17:15 and 17:16 UTC, 100 M resident
+// residues, kernel GCUPS (registers, spilled bytes), auto3 /
+// ostripw-like one strip in blocks of 128 / of 256: M = 513 (C = 17)
+// 845 / 1,083 (253, 0) / 1,063; 576 (18) 962 / 1,157 / 1,185; 600 (19)
+// 909 / 740 / 1,146 (255, 24); 620 (20) 938 / 648 / 1,034; 640 (20) 954
+// / 746 / 1,122; 660 (21) 926 / 645 / 1,008 (255, 16); 672 (21) 943 /
+// 661 / 1,014 (255, 112); 700 (22) 983 / 574 / 944 (255, 48), so one
+// strip to C = 21. Strips of C = 17-18 (auto's modifiers, blocks of 256)
+// against auto3's (without lane chains): 1060 (2 x 17 against 3 x 12)
+// 953 / 1,053 (859), 1100 987 / 1,005 (994), 1152 1,026 / 1,114
+// (1,038), 1600 (3 x 17 against 4 x 13) 1,007 / 1,060 (866), 1700 981 /
+// 1,035 (1,021), 2200 (4 x 18 against 5 x 14) 1,015 / 1,006: so to three
+// strips (autoWideStripsMax).
+const (
+	maxNodesPerThreadWide = 18
+	autoWideOneStripMax   = 32 * 21
+	autoWideStripsMax     = 3 * 32 * maxNodesPerThreadWide
+	stripWideBlock        = 256
+)
+
+// stripCount is the number of strips of at most maxC nodes a thread
+// stripShape deals M nodes into.
+func stripCount(M, maxC int) int { return (M + 32*maxC - 1) / (32 * maxC) }
+
+// autoShape3 is auto's shape before wide strips (variant auto3).
+func autoShape3(M int) Shape {
 	if M > autoStripMin && M <= autoStripMax {
 		return autoStripShape(M)
 	}
@@ -833,9 +887,26 @@ func oneStripShape(M, ns int) Shape {
 	if M < 32 || M > 32*maxNodesPerThreadWarp {
 		return autoShape2(M)
 	}
-	s := newShape(M, 32, 1, stripSharedBlock)
+	return oneStrip(M, ns, stripSharedBlock)
+}
+
+// wideOneStripShape is ostripw's shape: for 512 < M <= 672 ostrip's one
+// strip of C = 17-21 in blocks of stripWideBlock threads (registers:
+// "Wide strips" above); other M: auto3's.
+func wideOneStripShape(M int) Shape {
+	if M <= 32*maxNodesPerThreadWarp || M > autoWideOneStripMax {
+		return autoShape3(M)
+	}
+	return oneStrip(M, 1, stripWideBlock)
+}
+
+// oneStrip is the one-strip shape of M nodes, ns sequences a warp and
+// blocks of the given threads, the emission table in shared memory.
+func oneStrip(M, ns, block int) Shape {
+	s := newShape(M, 32, 1, block)
 	s.DScan = true // (before withTransReg, as wscanShape)
 	s = s.withTransReg()
+	s.EmisShared = true
 	s.NoClamp, s.ScanPass, s.DDefer, s.Wave, s.Strip = true, true, true, true, true
 	s.NS = ns
 	return s

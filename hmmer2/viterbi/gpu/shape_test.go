@@ -207,7 +207,7 @@ func testShapeLayout(t *testing.T, v string) {
 		if strings.HasPrefix(v, "strip") { // (wscan's shapes, run strip after strip)
 			v = "wscan" + strings.TrimPrefix(v, "strip")
 		}
-		if v == "dsmx1" || v == "auto" || v == "auto0" || v == "auto1" || v == "ostrip" || v == "ostrip2" || v == "auto2" || v == "automs" || strings.HasPrefix(v, "wscan") && M > 32*32*wscanC { // (wscan: auto's above 32 warps)
+		if v == "dsmx1" || v == "auto" || v == "auto0" || v == "auto1" || v == "ostrip" || v == "ostrip2" || v == "ostripw" || v == "auto2" || v == "automs" || v == "auto3" || strings.HasPrefix(v, "wscan") && M > 32*32*wscanC { // (wscan: auto's above 32 warps)
 			maxC, maxCBlock = maxNodesPerThreadDShared, 64
 		}
 		if strings.HasPrefix(v, "wscan") && M <= 32*32*wscanC {
@@ -225,7 +225,11 @@ func testShapeLayout(t *testing.T, v string) {
 		if s.ngrp() > 1 && s.W == 1 || s.Block != s.G()*s.ngrp() && s.W > 1 && !s.Strip || s.Block > 1024 {
 			t.Fatalf("%s M=%d: bad groups per block %+v", v, M, s)
 		}
-		if s.TransReg && (s.TransShared || s.C*9 > 16*9) {
+		maxRegC := maxNodesPerThreadWarp // (transitions in registers; the strip kernel's wide strips to 21)
+		if s.Strip {
+			maxRegC = autoWideOneStripMax / 32
+		}
+		if s.TransReg && (s.TransShared || s.C > maxRegC) {
 			t.Fatalf("%s M=%d: transitions both in registers and shared, or too many (%+v)", v, M, s)
 		}
 		if s.W == 1 && s.C > maxC || s.W > 1 && s.W < 32 && s.C > maxCBlock {
