@@ -54,6 +54,19 @@ func TestShapeModifiers(t *testing.T) {
 			t.Errorf("auto at M=%d: predicated stores %v, want %v", M, s.StripPS, ps)
 		}
 	}
+	// Short strips (sh): switched on only where some ranks are short.
+	if s := shapeVariant(t, 1153, "strip13.se.sh"); !s.StripShort || !strings.Contains(s.Defines(), "#define STRIP_SHORT 1\n") {
+		t.Errorf("strip13.se.sh at M=1153: %+v", s)
+	}
+	if s := shapeVariant(t, 1248, "strip13.se.sh"); strings.Contains(s.Defines(), "STRIP_SHORT") {
+		t.Errorf("strip13.se.sh at M=1248 (no short ranks) defines STRIP_SHORT: %+v", s)
+	}
+	// auto's strips of C <= 15 take it (not C = 16 or wide strips).
+	for M, sh := range map[int]bool{700: true, 1000: false, 1100: false, 1250: true, 1800: true, 4000: true, 4500: false} {
+		if s := shapeVariant(t, M, "auto"); s.StripShort != sh {
+			t.Errorf("auto at M=%d: short strips %v, want %v", M, s.StripShort, sh)
+		}
+	}
 	if s := shapeVariant(t, 500, "ostrip.ps"); s.StripPS {
 		t.Errorf("ps on one strip: %+v", s)
 	}
@@ -191,6 +204,11 @@ func TestShapeModifiers(t *testing.T) {
 			want = shapeVariant(t, c.M, "ostripw")
 		case c.M > 1024 && c.M <= 1152 || c.M > 1536 && c.M <= 1728:
 			want = shapeVariant(t, c.M, "strip18.se.rs.nr.bs.lc.ps.ea.rw.b256")
+		case c.M > 512 && c.M <= autoStripMax && want.C < 16: // (short strips)
+			var err error
+			if want, err = want.withModifiers("sh"); err != nil || !want.StripShort {
+				t.Fatalf("auto3 at M=%d with sh: %+v, %v", c.M, want, err)
+			}
 		}
 		if s := shapeVariant(t, c.M, "auto"); s != want {
 			t.Errorf("auto at M=%d: %+v, want %+v", c.M, s, want)

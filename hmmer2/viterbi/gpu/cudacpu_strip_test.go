@@ -56,6 +56,10 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 		{stripVariant(t, 900, "strip4.se.rs.nr.bs.lc.ps.b64"), 900, amino, 5, 150, "8 strips, lane chains, predicated record stores"},
 		{stripVariant(t, 530, "strip8.nodefer.clamp.ps"), 530, dna, 5, 40, "3 strips, C=6, predicated record stores, E in the records"},
 		{stripVariant(t, 1100, "strip18.se.rs.nr.bs.lc.ps.ea.rw.b256"), 1100, amino, 9, 70, "2 strips, C=18 (wide), blocks of 8 warps"},
+		{stripVariant(t, 300, "strip4.sh"), 300, dna, 8, 70, "3 strips, C=4, strips 1 and 2 of short ranks run 3 slots"},
+		{stripVariant(t, 530, "strip8.nodefer.clamp.sh"), 530, amino, 5, 40, "3 strips, C=6, strip 2 runs 5 slots, E in the records"},
+		{stripVariant(t, 1153, "strip13.se.rs.nr.bs.ps.ea.rw.sh"), 1153, amino, 5, 70, "3 strips, C=13, one long rank, strips 1 and 2 run 12 slots"},
+		{stripVariant(t, 1025, "strip18.se.rs.nr.bs.lc.ps.ea.rw.sh.b256"), 1025, dna, 5, 70, "2 strips, C=17, one long rank, strip 1 runs 16 slots"},
 	}
 	// Small models in two strips or more: C <= 2 to 4.
 	small := func(M int) []Shape {
@@ -183,6 +187,13 @@ func TestKernelSourceOnCPUStripMutation(t *testing.T) {
 		seqs := randomSeqs(rng, amino, 12, 80)
 		got, _ := runShimWave(t, cc, p, stripVariant(t, 150, v), seqs, "#define STRIP_MUTATE 8\n")
 		mutationCaught(t, v+": lane 30's record", p, seqs, got)
+	}
+	// Short strips (sh) that also shorten strip 0, where ranks 0-21 of
+	// the 150 nodes hold 3 (strip 1's hold 2).
+	for _, v := range []string{"strip4.sh", "strip4.se.rs.nr.bs.lc.ps.ea.rw.sh"} {
+		seqs := randomSeqs(rng, amino, 12, 80)
+		got, _ := runShimWave(t, cc, p, stripVariant(t, 150, v), seqs, "#define STRIP_MUTATE 10\n")
+		mutationCaught(t, v+": strip 0 without its last slot", p, seqs, got)
 	}
 	// The residue ring (rw) read one row ahead, over targets that refill it.
 	for _, v := range []string{"strip4.rs.rw", "strip4.se.rs.nr.bs.lc.ps.ea.rw"} {

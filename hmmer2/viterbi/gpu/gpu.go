@@ -49,7 +49,9 @@ func build(ctx *cuda.Context, s Shape) (*cuda.Function, error) {
 	k := programs.m[programKey{ctx, s}]
 	if k == nil {
 		var err error
-		k, err = nvrtc.Build(ctx, nvrtc.Program{Name: "viterbi.cu", Source: s.Defines() + kernelSource, Options: []string{"-std=c++17"}})
+		// (-default-device: the strip kernel's lambda, unannotated, is
+		// device code; every function of viterbi.cu is annotated.)
+		k, err = nvrtc.Build(ctx, nvrtc.Program{Name: "viterbi.cu", Source: s.Defines() + kernelSource, Options: []string{"-std=c++17", "-default-device"}})
 		if err != nil {
 			return nil, err
 		}

@@ -74,6 +74,10 @@ type Shape struct {
 	// STRIP_RW): the residue words reach each strip through a ring of 64
 	// bytes a warp in shared memory, filled with the records.
 	StripRW bool
+	// StripShort (multi-strip shapes with Extra > 0; modifier sh;
+	// viterbi.cu's STRIP_SHORT): a strip whose ranks all hold C-1 nodes
+	// runs C-1 slots a row instead of C with its last one padding.
+	StripShort bool
 }
 
 const (
@@ -163,7 +167,8 @@ const DefaultVariant = "auto"
 //	auto   as auto3, with wide strips: ostripw for 512 < M <= 672, and
 //	       strips of C = 17-18 (strip18, blocks of 8 warps) where they
 //	       save a strip and leave at most three (1024 < M <= 1152, 1536
-//	       < M <= 1728); auto3: reg16 for M <= 256, ostrip to 288,
+//	       < M <= 1728); auto3's strips of C <= 15 with sh; auto3:
+//	       reg16 for M <= 256, ostrip to 288,
 //	       ostrip2 to 448, ostrip to 512 (auto2: w1024 to 384, wscan's
 //	       one warp to 512),
 //	       strip.se (one warp, strips of C <= 16, C <= 15 for 3584 < M
@@ -360,6 +365,8 @@ func ShapeVariant(M int, v string) (Shape, error) {
 //	     copied by cp.async, 16 bytes a copy, none through registers
 //	rw   multi-strip shapes with rs: the residues through a ring of 64
 //	     bytes a warp in shared memory, filled with the records
+//	sh   multi-strip shapes with short ranks: a strip whose ranks all
+//	     hold C-1 nodes runs C-1 slots a row
 //	ts   transitions in shared memory (or global), not in registers
 //	ecg  emissions read from global memory cached in L2 only (__ldcg)
 //	ecs  emissions read from global memory evict-first (__ldcs)
@@ -460,7 +467,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				s.Carveout = n
 			}
 		default:
-			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, rN, zN, eg, se, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer, wave, nb, rs, nr, bs, lc, ps, ea, rw)", m)
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, rN, zN, eg, se, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer, wave, nb, rs, nr, bs, lc, ps, ea, rw, sh)", m)
 		}
 	}
 	s = s.stripChecked()
@@ -546,8 +553,27 @@ func autoShape(M int) Shape {
 		s, _ := stripShape(M, maxNodesPerThreadWide).withModifiers("se.rs.nr.bs.ea.rw.lc.ps.b256") // (about 120 KiB: no error)
 		return s
 	}
-	return autoShape3(M)
+	s := autoShape3(M)
+	if s.Strip && s.W > 1 && s.C < maxNodesPerThreadWarp {
+		s, _ = s.withModifiers("sh")
+	}
+	return s
 }
+
+// Short strips (sh) where they measured faster: auto3's strips of C =
+// 11-15. H200, 2026-11-28 17:36 and 17:37 UTC, 100 M resident residues,
+// kernel GCUPS, auto then / auto.sh: C = 11 673 944 / 946, 700 982 / 983,
+// 704 1,034 / 1,035; 12 720 970 / 1,004, 760 1,023 / 1,030; 13 800
+// 1,005 / 1,057, 830 1,041 / 1,056, 1153 967 / 1,002, 1200 1,006 /
+// 1,047, 2049 1,032 / 1,044; 14 850 981 / 1,056, 890 1,028 / 1,102,
+// 1250 962 / 1,045, 1300 1,000 / 1,073, 1729 997 / 1,070, 2200 1,014 /
+// 1,089, 2600 1,000 / 1,067, 3100 1,021 / 1,097, 4000 1,024 / 1,101; 15
+// 900 985 / 1,070, 950 1,038 / 1,037, 1800 989 / 1,031, 1900 1,043 /
+// 1,033, 2400 1,132 / 1,132, 3300 1,037 / 1,101. Not at C = 16 (1000
+// 1,077 / 1,055, 4500 1,073 / 1,049) or in wide strips (1025 1,020 /
+// 959, 1100 1,005 / 983, 1537 1,019 / 1,049, 1600 1,059 / 985). The
+// gains exceed the padding slots saved (4000: 1 of 126 a row): the
+// build with both slot counts is also compiled differently.
 
 // Wide strips: a thread of the strip kernel keeps up to
 // maxNodesPerThreadWide nodes (one strip: up to 21) in registers,
@@ -1087,7 +1113,7 @@ func (s Shape) scanSwitches() []scanSwitch {
 // when set (a strip shape's), in the order Defines writes them.
 func (s Shape) stripSwitches() []scanSwitch {
 	on := s.Strip && s.W > 1
-	return []scanSwitch{{on && s.StripRing, "STRIP_RECSH", "h"}, {on && s.StripNR && s.DDefer, "STRIP_NR", "R"}, {on && s.StripBS, "STRIP_BS", "S"}, {on && s.StripLC, "STRIP_LC", "L"}, {on && s.StripPS, "STRIP_PS", "P"}, {on && s.StripEA && s.EmisShared, "STRIP_EA", "A"}, {on && s.StripRW && s.StripRing, "STRIP_RW", "W"}}
+	return []scanSwitch{{on && s.StripRing, "STRIP_RECSH", "h"}, {on && s.StripNR && s.DDefer, "STRIP_NR", "R"}, {on && s.StripBS, "STRIP_BS", "S"}, {on && s.StripLC, "STRIP_LC", "L"}, {on && s.StripPS, "STRIP_PS", "P"}, {on && s.StripEA && s.EmisShared, "STRIP_EA", "A"}, {on && s.StripRW && s.StripRing, "STRIP_RW", "W"}, {on && s.StripShort && s.Extra > 0 && s.C > 1, "STRIP_SHORT", "H"}}
 }
 
 // stripFlag is the multi-strip kernel's switch that modifier m sets
@@ -1108,6 +1134,8 @@ func (s *Shape) stripFlag(m string) *bool {
 		return &s.StripPS
 	case "rw":
 		return &s.StripRW
+	case "sh":
+		return &s.StripShort
 	}
 	return nil
 }

@@ -346,6 +346,18 @@ typedef unsigned int u32;
 // STRIP_PS: lane 31 stores a row's record by one predicated store, so
 // the warp does not branch and reconverge at every row's end (the
 // profile put 8 % of the two-strip kernel's stall samples there).
+#ifndef STRIP_SHORT  // (multi-strip: strips of short ranks run C - 1 slots)
+#define STRIP_SHORT 0
+#endif
+#if STRIP_SHORT && !(EXTRA > 0 && C > 1)
+#undef STRIP_SHORT
+#define STRIP_SHORT 0
+#endif
+// IntC<N> carries a slot count into the strip kernel's generic lambda.
+template <int N>
+struct IntC {
+    static constexpr int value = N;
+};
 #ifndef STRIP_PS
 #define STRIP_PS 0
 #endif
@@ -1288,7 +1300,22 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
         int xcs = NEGINF;  // the maximum of the strips' C chains (this lane's)
 #endif
 
+        // A strip's rows, its ranks CC slots each: C, or with STRIP_SHORT
+        // C - 1 in a strip whose ranks are all short (strip * 32 >= EXTRA),
+        // which then skips the padding slot every one of its lanes has: the
+        // strip's code, a generic lambda, is built for both. Without
+        // STRIP_SHORT it is the loop's body, as measured before.
+#if STRIP_SHORT
+#define STRIP_SKIP return
+        auto stripRows = [&](auto cc, const int strip) {  // (device code: NVRTC builds with -default-device)
+            constexpr int CC = decltype(cc)::value;
+#else
+#define STRIP_SKIP continue
         for (int strip = 0; strip < W; strip++) {
+            constexpr int CC = C;
+#endif
+            constexpr bool XT = EXTRA > 0 && CC == C;  // (some ranks of C - 1 nodes)
+#define LASTS(a) (isShort ? a[CC > 1 ? CC - 2 : 0] : a[CC - 1])
 #if EMIS_SHARED
             // The block's warps run strip by strip together: the
             // strip's emission scores, (x*C + j)*32 + lane, are copied
@@ -1306,30 +1333,30 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             for (int k = threadIdx.x; k < KP * C * 32; k += BLOCK) sEm[k] = gEmis[(k >> 5) * G + strip * 32 + (k & 31)];
 #endif
             __syncthreads();
-            if (!run) continue;
+            if (!run) STRIP_SKIP;
 #endif
             const int r = strip * 32 + lane;
-            const bool isShort = EXTRA > 0 && r >= EXTRA;
+            const bool isShort = XT && r >= EXTRA;
             (void)isShort;
             const bool first = strip == 0, last = strip == W - 1;
-            int4 rA[C], rB[C];
-            int rE[C];
+            int4 rA[CC], rB[CC];
+            int rE[CC];
 #pragma unroll
-            for (int j = 0; j < C; j++) { rA[j] = gA[j * G + r]; rB[j] = gB[j * G + r]; rE[j] = gE[j * G + r]; }
+            for (int j = 0; j < CC; j++) { rA[j] = gA[j * G + r]; rB[j] = gB[j * G + r]; rE[j] = gE[j * G + r]; }
             int cumLast = 0;  // the D->D sum over the real slots after the first
 #pragma unroll
-            for (int j = 1; j < C; j++)
-                if (j < C - 1 || !isShort) cumLast = wadd(cumLast, rB[j].y);
+            for (int j = 1; j < CC; j++)
+                if (j < CC - 1 || !isShort) cumLast = wadd(cumLast, rB[j].y);
 #if STRIP_BS
             int bs[6];  // the scan's D->D sums, step by step
             scanDDSums(wadd(rB[0].y, cumLast), lane, bs, 6);
 #endif
-            int Mv[C], Iv[C], src[C];
+            int Mv[CC], Iv[CC], src[CC];
 #if !DDEFER
-            int Dv[C];
+            int Dv[CC];
 #endif
 #pragma unroll
-            for (int j = 0; j < C; j++) {
+            for (int j = 0; j < CC; j++) {
                 Mv[j] = NEGINF; Iv[j] = NEGINF; src[j] = NEGINF;
 #if !DDEFER
                 Dv[j] = NEGINF;
@@ -1431,16 +1458,16 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #if DDEFER
                 const int ldRow = dout;
 #else
-                const int ldRow = LAST(Dv);
+                const int ldRow = LASTS(Dv);
 #endif
 #if STRIP_NR
                 (void)ldRow;
                 int pm = nmRow, pd = din;  // (the shuffles of the last row's end)
-                int pi = __shfl_up_sync(FULL, LAST(Iv), 1);
+                int pi = __shfl_up_sync(FULL, LASTS(Iv), 1);
                 if (lane == 0) pi = hi;
 #else
-                int pm = __shfl_up_sync(FULL, LAST(Mv), 1);
-                int pi = __shfl_up_sync(FULL, LAST(Iv), 1);
+                int pm = __shfl_up_sync(FULL, LASTS(Mv), 1);
+                int pi = __shfl_up_sync(FULL, LASTS(Iv), 1);
                 int pd = __shfl_up_sync(FULL, ldRow, 1);
                 if (lane == 0) { pm = hm; pi = hi; pd = hd; }
 #endif
@@ -1460,7 +1487,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 int dcur = din;  // the last row's D, recomputed slot by slot
 #endif
 #pragma unroll
-                for (int j = 0; j < C; j++) {
+                for (int j = 0; j < CC; j++) {
                     const int4 ta = rA[j];
                     const int4 tb = rB[j];
                     const int2 e = EMIS_AT(&em[j * STRIP_EM_STRIDE]);
@@ -1477,11 +1504,9 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                     int iv = addmax(Iv[j], tb.w, wadd(Mv[j], tb.z));
                     iv = addclamp(iv, e.y);
 #endif
-#if EXTRA > 0
-                    if (j == C - 1) {
+                    if (XT && j == CC - 1) {
                         if (!isShort) xe = addmax(v, rE[j], xe);
                     } else
-#endif
                         xe = addmax(v, rE[j], xe);
 #if DDEFER
                     dcur = addmax(dcur, tb.y, src[j]);  // (the last row's source, not yet replaced)
@@ -1498,14 +1523,14 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                     Mv[j] = v;
                     Iv[j] = iv;
                 }
-                int dz[C];  // pass 0 (only its last real node's value is used)
+                int dz[CC];  // pass 0 (only its last real node's value is used)
                 {
                     int d = NEGINF;
 #pragma unroll
-                    for (int j = 0; j < C; j++) { d = addmax(d, rB[j].y, j == 0 ? addclamp(NEGINF, md0) : src[j]); dz[j] = d; }
+                    for (int j = 0; j < CC; j++) { d = addmax(d, rB[j].y, j == 0 ? addclamp(NEGINF, md0) : src[j]); dz[j] = d; }
                 }
-                const int dlast = LAST(dz);
-                const int mlast = LAST(Mv);
+                const int dlast = LASTS(dz);
+                const int mlast = LASTS(Mv);
 #if !STRIP_LC
 #pragma unroll
                 for (int o = 16; o > 0; o /= 2) xe = max(xe, __shfl_xor_sync(FULL, xe, o));
@@ -1532,14 +1557,14 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #if STRIP_PS
                 {
                     int4 o;
-                    o.x = mlast; o.y = LAST(Iv); o.z = dl;
+                    o.x = mlast; o.y = LASTS(Iv); o.z = dl;
                     o.w = STRIP_LC ? NEGINF : xe;
                     storeIf16(!last && lane == (STRIP_MUTATE == 8 ? 30 : 31), rec + i, o);
                 }
 #else
                 if (!last && lane == 31) {
                     int4 o;
-                    o.x = mlast; o.y = LAST(Iv); o.z = dl;
+                    o.x = mlast; o.y = LASTS(Iv); o.z = dl;
 #if STRIP_LC
                     o.w = NEGINF;  // (not read: no E crosses strips)
 #else
@@ -1555,7 +1580,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 {
                     int d = in;
 #pragma unroll
-                    for (int j = 0; j < C; j++) { d = addmax(d, rB[j].y, src[j]); Dv[j] = d; }
+                    for (int j = 0; j < CC; j++) { d = addmax(d, rB[j].y, src[j]); Dv[j] = d; }
                 }
 #endif
 
@@ -1583,7 +1608,19 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #if STRIP_LC
             xcs = STRIP_MUTATE == 6 ? xc : max(xcs, xc);
 #endif
+#undef LASTS
+#if STRIP_SHORT
+        };
+        for (int strip = 0; strip < W; strip++) {  // (STRIP_MUTATE 10: also the last strip with long ranks)
+            if ((strip + (STRIP_MUTATE == 10)) * 32 >= EXTRA)
+                stripRows(IntC<C - 1>{}, strip);
+            else
+                stripRows(IntC<C>{}, strip);
         }
+#else
+        }
+#endif
+#undef STRIP_SKIP
 #if STRIP_LC
         // C over the strips and lanes, the checks by one vote (mutations
         // 4 and 5: lane 0's alone).
