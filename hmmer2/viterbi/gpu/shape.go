@@ -168,9 +168,8 @@ const DefaultVariant = "auto"
 //	       strips of C = 17-18 (strip18, blocks of 8 warps) where they
 //	       save a strip and leave at most three (1024 < M <= 1152, 1536
 //	       < M <= 1728); auto3's strips of C <= 15 with sh; auto3:
-//	       reg16 for M <= 256, ostrip to 288,
-//	       ostrip2 to 448, ostrip to 512 (auto2: w1024 to 384, wscan's
-//	       one warp to 512),
+//	       reg16 for M <= 256, ostrip to 288, ostrip2 to 448, ostrip to
+//	       512 (auto2: w1024 to 384, wscan's one warp to 512),
 //	       strip.se (one warp, strips of C <= 16, C <= 15 for 3584 < M
 //	       <= 4096, the block's warps strip by strip with the strip's
 //	       emissions in shared memory; rs.nr.bs.ea.rw, lc except at C =
@@ -543,8 +542,8 @@ const (
 
 // autoShape is auto's shape: the fastest measured per M
 // (docs/hmm2search.md): auto3's, but one strip of C = 17-21 for 512 < M
-// <= 672 and strips of C = 17-18 where they save a strip and leave at
-// most three.
+// <= 672, strips of C = 17-18 where they save a strip and leave at most
+// three, and short strips (sh) on auto3's strips of C <= 15.
 func autoShape(M int) Shape {
 	switch {
 	case M > autoOneStripMax && M <= autoWideOneStripMax:

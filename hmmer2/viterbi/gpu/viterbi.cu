@@ -346,18 +346,6 @@ typedef unsigned int u32;
 // STRIP_PS: lane 31 stores a row's record by one predicated store, so
 // the warp does not branch and reconverge at every row's end (the
 // profile put 8 % of the two-strip kernel's stall samples there).
-#ifndef STRIP_SHORT  // (multi-strip: strips of short ranks run C - 1 slots)
-#define STRIP_SHORT 0
-#endif
-#if STRIP_SHORT && !(EXTRA > 0 && C > 1)
-#undef STRIP_SHORT
-#define STRIP_SHORT 0
-#endif
-// IntC<N> carries a slot count into the strip kernel's generic lambda.
-template <int N>
-struct IntC {
-    static constexpr int value = N;
-};
 #ifndef STRIP_PS
 #define STRIP_PS 0
 #endif
@@ -372,6 +360,20 @@ __device__ __forceinline__ void storeIf16(bool p, int4* dst, int4 v)
 #if STRIP_NR && !DDEFER
 #error "STRIP_NR takes the last row's D from the deferred pass"
 #endif
+// STRIP_SHORT: a strip whose ranks all hold C - 1 nodes runs C - 1 slots
+// a row (the strip kernel's stripRows, built for both counts).
+#ifndef STRIP_SHORT
+#define STRIP_SHORT 0
+#endif
+#if STRIP_SHORT && !(EXTRA > 0 && C > 1)
+#undef STRIP_SHORT
+#define STRIP_SHORT 0
+#endif
+// IntC<N> carries a slot count into the strip kernel's generic lambda.
+template <int N>
+struct IntC {
+    static constexpr int value = N;
+};
 #if (STRIP_RECSH || STRIP_EA) && !defined(STRIP_ASYNC_PLAIN)
 // copyAsync16 copies 16 bytes from global to shared memory without a
 // register (cp.async, L2 only); the copies of a commitAsync group have
