@@ -549,8 +549,8 @@ func autoShape(M int) Shape {
 	case M > autoOneStripMax && M <= autoWideOneStripMax:
 		return wideOneStripShape(M)
 	case M > autoStripMin && M <= autoWideStripsMax && stripCount(M, maxNodesPerThreadWide) < stripCount(M, maxNodesPerThreadWarp):
-		s, _ := stripShape(M, maxNodesPerThreadWide).withModifiers("se.rs.nr.bs.ea.rw.lc.ps.b256") // (about 120 KiB: no error)
-		return s
+		s, _ := stripShape(M, maxNodesPerThreadWide).withModifiers("se.b256")
+		return withAutoStripModifiers(s)
 	}
 	s := autoShape3(M)
 	if s.Strip && s.W > 1 && s.C < maxNodesPerThreadWarp {
@@ -670,6 +670,13 @@ func autoStripShape(M int) Shape {
 	if M > autoStrip15Min && M <= autoStrip16Max { // (k strips of C = 16 again, not k+1 of 13-15)
 		s, _ = stripShape(M, maxNodesPerThreadWarp).withModifiers("se")
 	}
+	return withAutoStripModifiers(s)
+}
+
+// withAutoStripModifiers gives a multi-strip shape auto's modifiers:
+// rs.nr.bs.ea.rw, lane chains except at autoStripNoLaneChainC, and
+// predicated stores from autoStripPredStoreMinC.
+func withAutoStripModifiers(s Shape) Shape {
 	mods := "rs.nr.bs.ea.rw"
 	if !autoStripNoLaneChainC[s.C] {
 		mods += ".lc"
@@ -677,7 +684,7 @@ func autoStripShape(M int) Shape {
 	if s.C >= autoStripPredStoreMinC {
 		mods += ".ps"
 	}
-	s, _ = s.withModifiers(mods) // (100 KiB of shared memory at most: no error)
+	s, _ = s.withModifiers(mods) // (at most 120 KiB of shared memory, C = 18: no error)
 	return s
 }
 
