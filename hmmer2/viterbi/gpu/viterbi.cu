@@ -392,6 +392,37 @@ __device__ __forceinline__ void copyAsync4(u32* dst, const u32* src)
     asm volatile("{ .reg .u64 s; cvta.to.shared.u64 s, %0; cp.async.ca.shared.global [s], [%1], 4; }" ::"l"(dst), "l"(src) : "memory");
 }
 #endif
+#if STRIP_RECSH
+// ringGroup starts the asynchronous copies of rows i..i+31 (i a multiple
+// of 32) into a warp's rings as one commit group: the records when
+// records (not in strip 0), and with STRIP_RW the residue words (lanes
+// 0-7, a word of four rows each).
+__device__ __forceinline__ void ringGroup(int4* ring, const int4* rec, u32* rw, const u32* words, int i, int L, int lane, bool records)
+{
+    if (records && i + lane < L) copyAsync16(ring + ((i + lane) & 63), rec + i + lane);
+#if STRIP_RW
+    if (lane < 8 && i + 4 * lane < L) copyAsync4(rw + (((i >> 2) + lane) & 15), words + (i >> 2) + lane);
+#else
+    (void)rw;
+    (void)words;
+#endif
+    commitAsync();
+}
+// ringRow keeps a warp's rings ahead at row i: every 32 rows (i > 0) it
+// copies rows i+32..i+63 into the half that rows i-32..i-1 left, then
+// waits for rows i..i+31.
+__device__ __forceinline__ void ringRow(int4* ring, const int4* rec, u32* rw, const u32* words, int i, int L, int lane, bool records)
+{
+    if ((i & 31) == 0) {
+        if (i > 0) {
+            __syncwarp();
+            ringGroup(ring, rec, rw, words, i + 32, L, lane, records);
+        }
+        waitAsync1();  // (rows i..i+31 have landed)
+        __syncwarp();
+    }
+}
+#endif
 // WAVE_MUTATE (tests only): 1 trusts the speculated B without the check,
 // 2 hands over the previous row's slot.
 #ifndef WAVE_MUTATE
@@ -1260,13 +1291,12 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
     int2* sEm = (int2*)SHARED_BASE;  // the current strip's emission scores
 #endif
 #if STRIP_RECSH
-    // This warp's ring of records, after the emissions: row i in slot i % 64.
-    int4* ring = (int4*)(SHARED_BASE + (EMIS_SHARED ? 8 * KP * C * 32 : 0)) + (threadIdx.x >> 5) * 64;
-#endif
-#if STRIP_RW
-    // This warp's ring of residues, after the record rings: row i's in
-    // byte i % 64.
-    u32* rw = (u32*)(SHARED_BASE + (EMIS_SHARED ? 8 * KP * C * 32 : 0) + BLOCK / 32 * 64 * 16) + (threadIdx.x >> 5) * 16;
+    // The warps' rings of records, after the emissions, then (STRIP_RW)
+    // their rings of residues. This warp's: row i's record in slot i % 64,
+    // its residue in byte i % 64.
+    int4* rings = (int4*)(SHARED_BASE + (EMIS_SHARED ? 8 * KP * C * 32 : 0));
+    int4* ring = rings + (threadIdx.x >> 5) * 64;
+    u32* rw = (u32*)(rings + BLOCK / 32 * 64) + (threadIdx.x >> 5) * 16;
 #endif
 
     for (;;) {
@@ -1381,19 +1411,13 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             __syncwarp();  // (the previous strip's records are stored)
 #if STRIP_RW
             // Rows 0-31 and 32-63, a group each: records (not in strip
-            // 0) and residue words (lanes 0-7, a word of four rows each).
-            if (!first && lane < L) copyAsync16(ring + lane, rec + lane);
-            if (lane < 8 && 4 * lane < L) copyAsync4(rw + lane, words + lane);
-            commitAsync();
-            if (!first && 32 + lane < L) copyAsync16(ring + 32 + lane, rec + 32 + lane);
-            if (lane < 8 && 32 + 4 * lane < L) copyAsync4(rw + 8 + lane, words + 8 + lane);
-            commitAsync();
+            // 0) and residue words (in every strip).
+            ringGroup(ring, rec, rw, words, 0, L, lane, !first);
+            ringGroup(ring, rec, rw, words, 32, L, lane, !first);
 #elif STRIP_RECSH
             if (!first) {  // rows 0-31 and 32-63, a group each
-                if (lane < L) copyAsync16(ring + lane, rec + lane);
-                commitAsync();
-                if (32 + lane < L) copyAsync16(ring + 32 + lane, rec + 32 + lane);
-                commitAsync();
+                ringGroup(ring, rec, rw, words, 0, L, lane, true);
+                ringGroup(ring, rec, rw, words, 32, L, lane, true);
             }
 #else
             if (!first && lane < L) nxt = __ldcg(rec + lane);
@@ -1403,16 +1427,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
             for (int i = 0; i < L; i++) {
 #if STRIP_RW
                 (void)four;
-                if ((i & 31) == 0) {
-                    if (i > 0) {  // rows i+32.. into the half rows i-32.. left
-                        __syncwarp();
-                        if (!first && i + 32 + lane < L) copyAsync16(ring + ((i + 32 + lane) & 63), rec + i + 32 + lane);
-                        if (lane < 8 && i + 32 + 4 * lane < L) copyAsync4(rw + ((8 + lane + (i >> 2)) & 15), words + (i >> 2) + 8 + lane);
-                        commitAsync();
-                    }
-                    waitAsync1();  // (rows i..i+31 have landed)
-                    __syncwarp();
-                }
+                ringRow(ring, rec, rw, words, i, L, lane, !first);
                 int x = ((const unsigned char*)rw)[(STRIP_MUTATE == 9 ? i + 1 : i) & 63];
 #else
                 if ((i & 3) == 0) four = words[i >> 2];
@@ -1428,15 +1443,7 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 if (!first) {
 #if STRIP_RECSH
 #if !STRIP_RW  // (STRIP_RW refilled the ring above, in every strip)
-                    if ((i & 31) == 0) {
-                        if (i > 0) {  // rows i+32.. into the half rows i-32.. left
-                            __syncwarp();
-                            if (i + 32 + lane < L) copyAsync16(ring + ((i + 32 + lane) & 63), rec + i + 32 + lane);
-                            commitAsync();
-                        }
-                        waitAsync1();  // (rows i..i+31 have landed)
-                        __syncwarp();
-                    }
+                    ringRow(ring, rec, rw, words, i, L, lane, true);
 #endif
                     const int4 h = ring[(STRIP_MUTATE == 2 ? i + 63 : i) & 63];
                     hx = h.x; hy = h.y; hz = h.z;
@@ -1556,25 +1563,16 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
 #if !STRIP_LC
                 xe = max(xe, hw);
 #endif
-#if STRIP_PS
                 {
-                    int4 o;
+                    int4 o;  // (STRIP_LC: no E crosses strips, o.w is not read)
                     o.x = mlast; o.y = LASTS(Iv); o.z = dl;
                     o.w = STRIP_LC ? NEGINF : xe;
+#if STRIP_PS
                     storeIf16(!last && lane == (STRIP_MUTATE == 8 ? 30 : 31), rec + i, o);
-                }
 #else
-                if (!last && lane == 31) {
-                    int4 o;
-                    o.x = mlast; o.y = LASTS(Iv); o.z = dl;
-#if STRIP_LC
-                    o.w = NEGINF;  // (not read: no E crosses strips)
-#else
-                    o.w = xe;
+                    if (!last && lane == 31) __stcg(rec + i, o);
 #endif
-                    __stcg(rec + i, o);
                 }
-#endif
                 src[0] = s0n;
 #if DDEFER
                 din = in;  // (the D cells follow in the next row's M loop)
