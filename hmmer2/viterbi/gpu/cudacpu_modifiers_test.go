@@ -61,11 +61,24 @@ func TestShapeModifiers(t *testing.T) {
 	if s := shapeVariant(t, 1248, "strip13.se.sh"); strings.Contains(s.Defines(), "STRIP_SHORT") {
 		t.Errorf("strip13.se.sh at M=1248 (no short ranks) defines STRIP_SHORT: %+v", s)
 	}
-	// auto's strips of C <= 15 take it (not C = 16 or wide strips).
-	for M, sh := range map[int]bool{700: true, 1000: false, 1100: false, 1250: true, 1800: true, 4000: true, 4500: false} {
+	// auto's strips of C <= 15 take it (not C = 16, or auto4's wide strips).
+	for M, sh := range map[int]bool{700: true, 1000: false, 1100: true, 1250: true, 1800: true, 4000: true, 4500: false} {
 		if s := shapeVariant(t, M, "auto"); s.StripShort != sh {
 			t.Errorf("auto at M=%d: short strips %v, want %v", M, s.StripShort, sh)
 		}
+	}
+	// Rows two an iteration (u2) on every strip of auto; the first and
+	// last strips built apart (fl) except at C = 14; neither on one
+	// strip.
+	for M, fl := range map[int]bool{673: true, 704: true, 760: true, 800: true, 890: false, 950: true, 1000: true, 1100: true, 1153: true, 1300: false,
+		1537: true, 1700: false, 1729: false, 1800: true, 3000: true, 4000: false} {
+		s := shapeVariant(t, M, "auto")
+		if !s.StripU2 || s.StripFL != fl || !strings.Contains(s.Defines(), "#define STRIP_U2 1\n") || strings.Contains(s.Defines(), "#define STRIP_FL 1\n") != fl {
+			t.Errorf("auto at M=%d: u2 %v, fl %v, want fl %v", M, s.StripU2, s.StripFL, fl)
+		}
+	}
+	if s := shapeVariant(t, 600, "ostripw.u2.fl"); strings.Contains(s.Defines(), "STRIP_U2") || strings.Contains(s.Defines(), "STRIP_FL") {
+		t.Errorf("u2 or fl on one strip: %+v", s)
 	}
 	if s := shapeVariant(t, 500, "ostrip.ps"); s.StripPS {
 		t.Errorf("ps on one strip: %+v", s)
@@ -78,18 +91,17 @@ func TestShapeModifiers(t *testing.T) {
 	}
 	// Spot checks of auto's strips: M = 2,000 four strips of C = 16 with
 	// everything, 1,300 three of C = 14 and 2,100 five of C = 14 with
-	// everything (wide strips would leave four and save none), 1,600
-	// three of C = 17 (wide), 4,000 nine of C = 14 (strip15's) and 700
-	// two of C = 11 with everything, 1,100 two of C = 18 (wide); auto3
-	// (before wide strips) 1,600 four of C = 13 without lane chains, 520
-	// two of C = 9 without predicated stores.
+	// everything, 1,600 four of C = 13 without lane chains, 4,000 nine of
+	// C = 14 (strip15's) and 700 two of C = 11 with everything, 1,100
+	// three of C = 12; auto4 1,600 three of C = 17 (wide) and 1,100 two
+	// of C = 18; auto3 520 two of C = 9 without predicated stores.
 	for _, c := range []struct {
 		v          string
 		M, W, C    int
 		lc, ps, ea bool
-	}{{"auto", 2000, 4, 16, true, true, true}, {"auto", 1300, 3, 14, true, true, true}, {"auto", 2100, 5, 14, true, true, true}, {"auto", 1600, 3, 17, true, true, true},
-		{"auto", 4000, 9, 14, true, true, true}, {"auto", 700, 2, 11, true, true, true}, {"auto", 1100, 2, 18, true, true, true},
-		{"auto3", 1600, 4, 13, false, true, true}, {"auto3", 520, 2, 9, true, false, true}} {
+	}{{"auto", 2000, 4, 16, true, true, true}, {"auto", 1300, 3, 14, true, true, true}, {"auto", 2100, 5, 14, true, true, true}, {"auto", 1600, 4, 13, false, true, true},
+		{"auto", 4000, 9, 14, true, true, true}, {"auto", 700, 2, 11, true, true, true}, {"auto", 1100, 3, 12, true, true, true},
+		{"auto4", 1600, 3, 17, true, true, true}, {"auto4", 1100, 2, 18, true, true, true}, {"auto3", 520, 2, 9, true, false, true}} {
 		s := shapeVariant(t, c.M, c.v)
 		if s.W != c.W || s.C != c.C || s.StripLC != c.lc || s.StripPS != c.ps || s.StripEA != c.ea || !s.StripRW || s.Block != map[bool]int{true: stripWideBlock, false: stripSharedBlock}[c.C > 16] {
 			t.Errorf("%s at M=%d: %+v", c.v, c.M, s)
@@ -196,7 +208,7 @@ func TestShapeModifiers(t *testing.T) {
 		if s := shapeVariant(t, c.M, "auto3"); s != want || c.M > 512 && c.M <= autoStripMax && !(s.Strip && s.StripRing && s.StripNR && s.StripBS && s.StripLC == laneChains) {
 			t.Errorf("auto3 at M=%d: %+v, want %+v", c.M, s, want)
 		}
-		// auto: auto3's, but one strip of C = 17-21 for 512 < M <= 672 and
+		// auto4: auto3's, but one strip of C = 17-21 for 512 < M <= 672 and
 		// two or three strips of C = 17-18 in blocks of 8 warps for 1024 <
 		// M <= 1152 and 1536 < M <= 1728.
 		switch {
@@ -208,6 +220,23 @@ func TestShapeModifiers(t *testing.T) {
 			var err error
 			if want, err = want.withModifiers("sh"); err != nil || !want.StripShort {
 				t.Fatalf("auto3 at M=%d with sh: %+v, %v", c.M, want, err)
+			}
+		}
+		if s := shapeVariant(t, c.M, "auto4"); s != want {
+			t.Errorf("auto4 at M=%d: %+v, want %+v", c.M, s, want)
+		}
+		// auto: one strip of C = 17-21 as auto4, else auto3's, its strips
+		// with u2, sh where C < 16, and fl except at C = 14.
+		if want = shapeVariant(t, c.M, "auto3"); c.M > 512 && c.M <= 672 {
+			want = shapeVariant(t, c.M, "ostripw")
+		} else if want.Strip && want.W > 1 {
+			mods := map[bool]string{true: "u2.fl", false: "u2"}[want.C != 14]
+			if want.C < 16 {
+				mods += ".sh"
+			}
+			want, _ = want.withModifiers(mods)
+			if !want.StripU2 {
+				t.Fatalf("auto3 at M=%d with %s: %+v", c.M, mods, want)
 			}
 		}
 		if s := shapeVariant(t, c.M, "auto"); s != want {

@@ -60,6 +60,10 @@ func TestKernelSourceOnCPUStrip(t *testing.T) {
 		{stripVariant(t, 530, "strip8.nodefer.clamp.sh"), 530, amino, 5, 40, "3 strips, C=6, strip 2 runs 5 slots, E in the records"},
 		{stripVariant(t, 1153, "strip13.se.rs.nr.bs.ps.ea.rw.sh"), 1153, amino, 5, 70, "3 strips, C=13, one long rank, strips 1 and 2 run 12 slots"},
 		{stripVariant(t, 1025, "strip18.se.rs.nr.bs.lc.ps.ea.rw.sh.b256"), 1025, dna, 5, 70, "2 strips, C=17, one long rank, strip 1 runs 16 slots"},
+		{stripVariant(t, 700, "strip11.se.rs.nr.bs.lc.ps.ea.rw.fl"), 700, amino, 5, 70, "2 strips, C=11, the first and last strips built apart"},
+		{stripVariant(t, 530, "strip8.nodefer.clamp.sh.fl"), 530, dna, 5, 40, "3 strips, C=6, first, middle and short last strip built apart, E in the records"},
+		{stripVariant(t, 900, "strip4.se.rs.nr.bs.lc.ps.ea.rw.sh.fl.u2.b64"), 900, amino, 5, 150, "8 strips, first and last apart, rows two an iteration"},
+		{stripVariant(t, 300, "strip4.u2"), 300, amino, 8, 71, "3 strips, rows two an iteration, odd lengths"},
 	}
 	// Small models in two strips or more: C <= 2 to 4.
 	small := func(M int) []Shape {

@@ -122,7 +122,7 @@ func TestGPUMatchesCPU(t *testing.T) {
 	defer protDB.Free()
 	nucDB := gpudb.New(ctx, nuc)
 	defer nucDB.Free()
-	for _, M := range []int{1, 2, 3, 15, 16, 31, 32, 33, 64, 100, 255, 256, 257, 511, 512, 513, 600, 672, 700, 1000, 1100, 1250, 1600, 2200} {
+	for _, M := range []int{1, 2, 3, 15, 16, 31, 32, 33, 64, 100, 255, 256, 257, 511, 512, 513, 600, 672, 673, 700, 800, 950, 1000, 1100, 1250, 1600, 1800, 2200} {
 		for _, mode := range modes {
 			zeros := M%2 == 1
 			compareGPU(t, ctxs, mode+" amino", randomProfile(rng, amino, M, mode, zeros), prot, protDB)
@@ -161,7 +161,7 @@ func TestGPUMatchesCPU(t *testing.T) {
 	if os.Getenv(VariantEnv) != "" {
 		return
 	}
-	for _, v := range []string{"wscan", "wscan12", "wscan8.ts", "wscanfit.wave", "wscan12.defer.wave", "auto1.wave", "auto1.wave.nb", "strip", "strip13", "strip12.nodefer", "strip.se", "strip13.se.b256", "strip18.se.rs.nr.bs.lc.ps.ea.rw.b256", "strip14.se.rs.nr.bs.lc.ps.ea.rw.sh"} {
+	for _, v := range []string{"wscan", "wscan12", "wscan8.ts", "wscanfit.wave", "wscan12.defer.wave", "auto1.wave", "auto1.wave.nb", "strip", "strip13", "strip12.nodefer", "strip.se", "strip13.se.b256", "strip18.se.rs.nr.bs.lc.ps.ea.rw.b256", "strip14.se.rs.nr.bs.lc.ps.ea.rw.sh", "strip14.se.rs.nr.bs.lc.ps.ea.rw.sh.fl.u2"} {
 		t.Setenv(VariantEnv, v)
 		for _, M := range []int{513, 1000, 1537, 3000} {
 			for i, mode := range modes {

@@ -78,6 +78,11 @@ type Shape struct {
 	// viterbi.cu's STRIP_SHORT): a strip whose ranks all hold C-1 nodes
 	// runs C-1 slots a row instead of C with its last one padding.
 	StripShort bool
+	// StripFL (modifier fl; STRIP_FL): the first and last strips built
+	// apart, without the tests of a strip's position in their rows.
+	StripFL bool
+	// StripU2 (modifier u2; STRIP_U2): the strips' rows two an iteration.
+	StripU2 bool
 }
 
 const (
@@ -164,10 +169,13 @@ const DefaultVariant = "auto"
 //	       auto before lane chains (2026-11-28 12:40 UTC)
 //	auto3  auto before wide strips (2026-11-28 17:30 UTC), for
 //	       comparisons
-//	auto   as auto3, with wide strips: ostripw for 512 < M <= 672, and
-//	       strips of C = 17-18 (strip18, blocks of 8 warps) where they
-//	       save a strip and leave at most three (1024 < M <= 1152, 1536
-//	       < M <= 1728); auto3's strips of C <= 15 with sh; auto3:
+//	auto4  auto before rows two an iteration (2026-11-28 20:00 UTC), for
+//	       comparisons: as auto3, with wide strips: ostripw for 512 < M
+//	       <= 672, and strips of C = 17-18 (strip18, blocks of 8 warps)
+//	       where they save a strip and leave at most three (1024 < M <=
+//	       1152, 1536 < M <= 1728); auto3's strips of C <= 15 with sh
+//	auto   ostripw for 512 < M <= 672, else auto3's, its strips with u2
+//	       and sh, and fl except at C = 14 (autoShape); auto3:
 //	       reg16 for M <= 256, ostrip to 288, ostrip2 to 448, ostrip to
 //	       512 (auto2: w1024 to 384, wscan's one warp to 512),
 //	       strip.se (one warp, strips of C <= 16, C <= 15 for 3584 < M
@@ -190,7 +198,7 @@ const DefaultVariant = "auto"
 // Removed on 2026-11-27 (docs/hmm2search.md, "Fewer variants"): reg,
 // mg16, fast, lean, dsm, dsm4, dsm12 and dsmx, which never won a
 // measurement with a shape that a kept variant does not have.
-var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg16", "lean64", "leanx", "dsmx1", "auto", "auto0", "auto1", "auto2", "automs", "auto3", "wscan", "wscanfit", "strip", "ostrip", "ostrip2", "ostripw"}
+var Variants = []string{"v1", "ns2", "ns4", "w1024", "reg16", "lean64", "leanx", "dsmx1", "auto", "auto0", "auto1", "auto2", "automs", "auto3", "auto4", "wscan", "wscanfit", "strip", "ostrip", "ostrip2", "ostripw"}
 
 // autoRegMax is the largest model auto gives reg16's shapes: at M = 100
 // they beat w1024 by 7 %; reg's T = 32 shapes lost at M = 300. With the
@@ -264,6 +272,8 @@ func ShapeVariant(M int, v string) (Shape, error) {
 		return autoShape2(M), nil
 	case "auto3":
 		return autoShape3(M), nil
+	case "auto4":
+		return autoShape4(M), nil
 	case "automs":
 		if M > autoStripMin && M <= autoStripMax {
 			return autoShape2(M), nil
@@ -541,10 +551,58 @@ const (
 )
 
 // autoShape is auto's shape: the fastest measured per M
-// (docs/hmm2search.md): auto3's, but one strip of C = 17-21 for 512 < M
-// <= 672, strips of C = 17-18 where they save a strip and leave at most
-// three, and short strips (sh) on auto3's strips of C <= 15.
+// (docs/hmm2search.md): one strip of C = 17-21 for 512 < M <= 672, else
+// auto3's, its strips with rows two an iteration (u2, which unrolls
+// strips of at most 14 slots only), short strips (sh) where C < 16, and
+// the first and last strips built apart (fl) except at C = 14. With u2
+// and fl, auto3's strips of C = 11-14 beat auto4's wide strips of C =
+// 17-18 (below), so auto no longer takes them.
 func autoShape(M int) Shape {
+	if M > autoOneStripMax && M <= autoWideOneStripMax {
+		return wideOneStripShape(M)
+	}
+	s := autoShape3(M)
+	if s.Strip && s.W > 1 {
+		mods := "u2"
+		if s.C < maxNodesPerThreadWarp {
+			mods += ".sh"
+		}
+		if s.C != 14 {
+			mods += ".fl"
+		}
+		s, _ = s.withModifiers(mods)
+	}
+	return s
+}
+
+// Rows two an iteration (u2) and the first and last strips built apart
+// (fl) where they measured faster. H200, 2026-11-28 19:51 UTC, 100 M
+// resident residues, kernel GCUPS (spilled bytes), auto4 / fl / u2 /
+// fl.u2: C = 11 673 969 / 961 / 1,008 / 1,051, 704 985 / 1,024 / 1,084
+// / 1,137; 12 720 1,001 / 987 / 1,099 / 1,084, 760 1,015 / 1,033 /
+// 1,086 / 1,129; 13 800 1,084 / 1,078 / 1,145 / 1,181, 1153 1,011 /
+// 1,019 / 1,048 / 1,120; 14 850 1,072 / 1,080 / 1,137 (8) / 1,144 (8),
+// 890 1,053 / 1,118 / 1,177 / 1,171, 1250 1,061 / 1,069 / 1,107 /
+// 1,118, 1300 1,082 / 1,072 / 1,140 / 1,121 (24), 1729 1,076 / 1,059 /
+// 1,126 / 1,098, 2200 1,094 / 1,073 / 1,142 / 1,106, 4000 1,104 / 1,077
+// / 1,142 / 1,097; 15 950 1,057 / 1,158 / 1,007 (48) / 1,066 (40), 1800
+// (strips 1-3 of 14 slots) 1,083 / 1,090 / 1,112 / 1,139; 16 1000 1,081
+// / 1,107 / 922 (88) / 1,014, 1500 1,080 / 1,104 / 921 / 1,036, 3000
+// 1,079 / 1,092 / 918 / 968; wide 1025 (2 x 17) 1,040 / 1,070 / 891
+// (200) / 999, 1100 (2 x 18) 1,017 / 1,029 / 874 / 952, 1537 (3 x 17)
+// 1,039 / 981 / 891 / 936, 1700 (3 x 18) 1,047 / 1,030 / 901 / 966.
+// Then auto4's wide strips with fl against auto3's strips with sh.u2.fl
+// (C = 11-13) or sh.u2 (C = 14), H200, 19:59 UTC: 1025 (2 x 17 / 3 x
+// 11) 1,069 / 1,061, 1060 (3 x 12) 1,034 / 1,087, 1100 1,029 / 1,109,
+// 1152 1,116 / 1,138, 1537 (3 x 17 / 4 x 13) 1,038 / 1,123, 1600 1,082
+// / 1,114, 1650 1,018 / 1,125, 1700 (4 x 14) 1,047 / 1,104, 1728 1,028
+// / 1,123.
+
+// autoShape4 is auto's shape before u2 and fl (variant auto4): auto3's,
+// but one strip of C = 17-21 for 512 < M <= 672, strips of C = 17-18
+// where they save a strip and leave at most three, and short strips
+// (sh) on auto3's strips of C <= 15.
+func autoShape4(M int) Shape {
 	switch {
 	case M > autoOneStripMax && M <= autoWideOneStripMax:
 		return wideOneStripShape(M)
@@ -1119,7 +1177,7 @@ func (s Shape) scanSwitches() []scanSwitch {
 // when set (a strip shape's), in the order Defines writes them.
 func (s Shape) stripSwitches() []scanSwitch {
 	on := s.Strip && s.W > 1
-	return []scanSwitch{{on && s.StripRing, "STRIP_RECSH", "h"}, {on && s.StripNR && s.DDefer, "STRIP_NR", "R"}, {on && s.StripBS, "STRIP_BS", "S"}, {on && s.StripLC, "STRIP_LC", "L"}, {on && s.StripPS, "STRIP_PS", "P"}, {on && s.StripEA && s.EmisShared, "STRIP_EA", "A"}, {on && s.StripRW && s.StripRing, "STRIP_RW", "W"}, {on && s.StripShort && s.Extra > 0 && s.C > 1, "STRIP_SHORT", "H"}}
+	return []scanSwitch{{on && s.StripRing, "STRIP_RECSH", "h"}, {on && s.StripNR && s.DDefer, "STRIP_NR", "R"}, {on && s.StripBS, "STRIP_BS", "S"}, {on && s.StripLC, "STRIP_LC", "L"}, {on && s.StripPS, "STRIP_PS", "P"}, {on && s.StripEA && s.EmisShared, "STRIP_EA", "A"}, {on && s.StripRW && s.StripRing, "STRIP_RW", "W"}, {on && s.StripShort && s.Extra > 0 && s.C > 1, "STRIP_SHORT", "H"}, {on && s.StripFL, "STRIP_FL", "F"}, {on && s.StripU2, "STRIP_U2", "U"}}
 }
 
 // stripFlag is the multi-strip kernel's switch that modifier m sets
@@ -1142,6 +1200,10 @@ func (s *Shape) stripFlag(m string) *bool {
 		return &s.StripRW
 	case "sh":
 		return &s.StripShort
+	case "fl":
+		return &s.StripFL
+	case "u2":
+		return &s.StripU2
 	}
 	return nil
 }

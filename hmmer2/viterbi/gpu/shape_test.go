@@ -207,7 +207,7 @@ func testShapeLayout(t *testing.T, v string) {
 		if strings.HasPrefix(v, "strip") { // (wscan's shapes, run strip after strip)
 			v = "wscan" + strings.TrimPrefix(v, "strip")
 		}
-		if v == "dsmx1" || v == "auto" || v == "auto0" || v == "auto1" || v == "ostrip" || v == "ostrip2" || v == "ostripw" || v == "auto2" || v == "automs" || v == "auto3" || strings.HasPrefix(v, "wscan") && M > 32*32*wscanC { // (wscan: auto's above 32 warps)
+		if v == "dsmx1" || v == "auto" || v == "auto0" || v == "auto1" || v == "ostrip" || v == "ostrip2" || v == "ostripw" || v == "auto2" || v == "automs" || v == "auto3" || v == "auto4" || strings.HasPrefix(v, "wscan") && M > 32*32*wscanC { // (wscan: auto's above 32 warps)
 			maxC, maxCBlock = maxNodesPerThreadDShared, 64
 		}
 		if strings.HasPrefix(v, "wscan") && M <= 32*32*wscanC {
