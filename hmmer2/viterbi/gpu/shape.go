@@ -81,7 +81,8 @@ type Shape struct {
 	// StripFL (modifier fl; STRIP_FL): the first and last strips built
 	// apart, without the tests of a strip's position in their rows.
 	StripFL bool
-	// StripU2 (modifier u2; STRIP_U2): the strips' rows two an iteration.
+	// StripU2 (modifier u2; STRIP_U2): the rows of strips of at most 14
+	// slots two an iteration.
 	StripU2 bool
 }
 

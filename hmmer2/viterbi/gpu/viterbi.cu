@@ -1639,11 +1639,13 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
                 stripRows(IntC<C>{}, pos, strip);
         };
         for (int strip = 0; strip < W; strip++) {
-            if (STRIP_FL && strip == 0)
+#if STRIP_FL
+            if (strip == 0)
                 runStrip(IntC<1>{}, strip);
-            else if (STRIP_FL && strip == W - 1)
+            else if (strip == W - 1)
                 runStrip(IntC<2>{}, strip);
             else
+#endif
                 runStrip(IntC<0>{}, strip);
         }
 #else
