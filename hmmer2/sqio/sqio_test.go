@@ -3,7 +3,9 @@ package sqio
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -232,5 +234,67 @@ func TestParseFormat(t *testing.T) {
 	}
 	if _, ok := ParseFormat("nonsense"); ok {
 		t.Error("nonsense")
+	}
+}
+
+// TestAddSeq checks addSeq's run copies against its definition, one
+// character at a time, on random lines of residues, digits, white space
+// and every other byte.
+func TestAddSeq(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	alphabet := "ACDEFGHIKLMNPQRSTVWYacgtu*-.~09 \t\r\n\v\f\x00\x7f\x80\xff"
+	for n := 0; n < 2000; n++ {
+		line := make([]byte, rng.Intn(90))
+		for i := range line {
+			if rng.Intn(8) == 0 {
+				line[i] = byte(rng.Intn(256))
+			} else {
+				line[i] = alphabet[rng.Intn(len(alphabet))]
+			}
+		}
+		want := []byte("prefix")
+		for _, c := range line {
+			if !(c >= '0' && c <= '9') && !isSpace(c) {
+				want = append(want, c)
+			}
+		}
+		s := Sequence{Seq: []byte("prefix")}
+		addSeq(&s, string(line))
+		if !bytes.Equal(s.Seq, want) {
+			t.Fatalf("addSeq(%q) = %q, want %q", line, s.Seq, want)
+		}
+	}
+}
+
+// BenchmarkReadFASTA reads a 20 MB FASTA file of 60-residue lines (bytes
+// a second are the file's).
+func BenchmarkReadFASTA(b *testing.B) {
+	rng := rand.New(rand.NewSource(2))
+	var buf bytes.Buffer
+	for i := 0; buf.Len() < 20<<20; i++ {
+		fmt.Fprintf(&buf, ">seq%d some description\n", i)
+		n := 50 + rng.Intn(700)
+		for j := 0; j < n; j += 60 {
+			for k := j; k < min(j+60, n); k++ {
+				buf.WriteByte("ACDEFGHIKLMNPQRSTVWY"[rng.Intn(20)])
+			}
+			buf.WriteByte('\n')
+		}
+	}
+	p := filepath.Join(b.TempDir(), "db.fa")
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(buf.Len()))
+	b.ResetTimer()
+	for range b.N {
+		rd, err := Open(p, FASTA, nil, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		var s Sequence
+		for rd.Next(&s) == nil {
+		}
+		rd.Close()
 	}
 }
