@@ -297,8 +297,8 @@ func (rd *Reader) Next(s *Sequence) error {
 
 // addSeq appends the residues of a line: every character that is not a
 // digit or white space. The runs between skipped characters are copied
-// whole (a sequence line has one, before its newline): the reader is the
-// GPU search's bound on large databases.
+// whole (a sequence line has one, before its newline): on large
+// databases the reader is what most likely bounds hmm2search --gpu.
 func addSeq(s *Sequence, line string) {
 	start := 0
 	for i := 0; i < len(line); i++ {
