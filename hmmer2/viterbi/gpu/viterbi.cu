@@ -1351,8 +1351,9 @@ h2vit_kernel(const int4* __restrict__ gA, const int4* __restrict__ gB, const int
         // A strip's rows, its ranks CC slots each: C, or with STRIP_SHORT
         // C - 1 in a strip whose ranks are all short (strip * 32 >= EXTRA),
         // which then skips the padding slot every one of its lanes has: the
-        // strip's code, a generic lambda, is built for both. Without
-        // STRIP_SHORT it is the loop's body, as measured before.
+        // strip's code, a generic lambda, is built for both (and with
+        // STRIP_FL for the first and the last strip apart). Without either
+        // it is the loop's body, as measured before.
 #if STRIP_SHORT || STRIP_FL
 #define STRIP_SKIP return
         auto stripRows = [&](auto cc, auto pos, const int strip) {  // (device code: NVRTC builds with -default-device)
