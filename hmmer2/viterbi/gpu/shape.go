@@ -377,6 +377,10 @@ func ShapeVariant(M int, v string) (Shape, error) {
 //	     bytes a warp in shared memory, filled with the records
 //	sh   multi-strip shapes with short ranks: a strip whose ranks all
 //	     hold C-1 nodes runs C-1 slots a row
+//	fl   multi-strip shapes: the first and last strips built apart,
+//	     without the tests of a strip's position in their rows
+//	u2   multi-strip shapes: the rows of strips of at most 14 slots two
+//	     an iteration
 //	ts   transitions in shared memory (or global), not in registers
 //	ecg  emissions read from global memory cached in L2 only (__ldcg)
 //	ecs  emissions read from global memory evict-first (__ldcs)
@@ -477,7 +481,7 @@ func (s Shape) withModifiers(mods string) (Shape, error) {
 				s.Carveout = n
 			}
 		default:
-			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, rN, zN, eg, se, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer, wave, nb, rs, nr, bs, lc, ps, ea, rw, sh)", m)
+			return s, fmt.Errorf("unknown hmm2 Viterbi kernel modifier %q (known: bN, mN, cN, rN, zN, eg, se, ts, ecg, ecs, iscan, dpass, noclamp, clamp, spass, nospass, defer, nodefer, wave, nb, rs, nr, bs, lc, ps, ea, rw, sh, fl, u2)", m)
 		}
 	}
 	s = s.stripChecked()
@@ -559,15 +563,9 @@ const (
 // and fl, auto3's strips of C = 11-14 beat auto4's wide strips of C =
 // 17-18 (below), so auto no longer takes them.
 func autoShape(M int) Shape {
-	if M > autoOneStripMax && M <= autoWideOneStripMax {
-		return wideOneStripShape(M)
-	}
-	s := autoShape3(M)
+	s := autoShortShape(M)
 	if s.Strip && s.W > 1 {
 		mods := "u2"
-		if s.C < maxNodesPerThreadWarp {
-			mods += ".sh"
-		}
 		if s.C != 14 {
 			mods += ".fl"
 		}
@@ -604,12 +602,19 @@ func autoShape(M int) Shape {
 // where they save a strip and leave at most three, and short strips
 // (sh) on auto3's strips of C <= 15.
 func autoShape4(M int) Shape {
-	switch {
-	case M > autoOneStripMax && M <= autoWideOneStripMax:
-		return wideOneStripShape(M)
-	case M > autoStripMin && M <= autoWideStripsMax && stripCount(M, maxNodesPerThreadWide) < stripCount(M, maxNodesPerThreadWarp):
+	if M > autoWideOneStripMax && M <= autoWideStripsMax && stripCount(M, maxNodesPerThreadWide) < stripCount(M, maxNodesPerThreadWarp) {
 		s, _ := stripShape(M, maxNodesPerThreadWide).withModifiers("se.b256")
 		return withAutoStripModifiers(s)
+	}
+	return autoShortShape(M)
+}
+
+// autoShortShape is the shape auto and auto4 share: one strip of C =
+// 17-21 for 512 < M <= 672, else auto3's, its strips of C <= 15 with
+// short strips (sh).
+func autoShortShape(M int) Shape {
+	if M > autoOneStripMax && M <= autoWideOneStripMax {
+		return wideOneStripShape(M)
 	}
 	s := autoShape3(M)
 	if s.Strip && s.W > 1 && s.C < maxNodesPerThreadWarp {
