@@ -230,14 +230,16 @@ func sameResult(a, b *Result) bool {
 // all, then Finish, against domain definition one envelope after
 // another, on every testdata model with its databases and sampled
 // multidomain homologs (the kernels of this machine: pairs with AVX2,
-// quads with AVX-512, one by one otherwise).
+// quads with AVX-512, one by one otherwise). Every other group is
+// rescored by RescoreOn with the CPU's EnvRescorer instead, as a GPU
+// would rescore it.
 func TestGroupsMatchSerial(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join(testutil.Testdata(t, "hmmer3/models"), "*.hmm.gz"))
 	if len(paths) == 0 {
 		t.Fatal("no testdata models")
 	}
 	rng := rand.New(rand.NewSource(1))
-	var targets, clustered, domains, mapped int
+	var targets, clustered, domains, mapped, flushes, onRescorer int
 	for _, path := range paths {
 		h := testmodels.ReadModel(t, path)
 		om := oprofile.Convert(profile.Config(h, profile.NewBackground(h.Alph), 100), h)
@@ -260,7 +262,14 @@ func TestGroupsMatchSerial(t *testing.T) {
 			for k := range jobs {
 				ps[k] = jobs[k].p
 			}
-			grouped.Rescore(ps)
+			if flushes++; flushes%3 == 0 {
+				if err := RescoreOn(fwdback.CPURescorer{}, ps); err != nil {
+					t.Fatal(err)
+				}
+				onRescorer += len(ps)
+			} else {
+				grouped.Rescore(ps)
+			}
 			for k, j := range jobs {
 				got, err := grouped.Finish(j.p)
 				if err != j.werr || !sameResult(got, j.want) {
@@ -296,7 +305,7 @@ func TestGroupsMatchSerial(t *testing.T) {
 		}
 		grouped.Release() // the next model's groups allocate again
 	}
-	t.Logf("%d targets, %d with clustered regions, %d domains; %d models' matrices reached huge pages", targets, clustered, domains, mapped)
+	t.Logf("%d targets (%d through RescoreOn), %d with clustered regions, %d domains; %d models' matrices reached huge pages", targets, onRescorer, clustered, domains, mapped)
 	if mapped == 0 && runtime.GOOS == "linux" {
 		t.Error("no model's matrices reached huge pages: the test covers only heap matrices")
 	}

@@ -311,13 +311,21 @@ func (d *Definer) decode(p *Pending, e *envelope, envsc float32, fwd, bck *fwdba
 	if !e.null2Done {
 		null2 = d.null2
 	}
-	om, dsq, i, j := &p.om, p.dsq, e.i, e.j
-	oasc, err := fwdback.DecodeAlign(om, fwd, bck, null2)
+	oasc, err := fwdback.DecodeAlign(&p.om, fwd, bck, null2)
 	if err != nil {
 		return false
 	}
+	fwdback.OATrace(&p.om, bck, fwd, &e.dom.Trace)
+	record(p, e, envsc, oasc, null2)
+	return true
+}
+
+// record fills envelope e's domain from its rescoring: e.dom.Trace holds
+// the optimal accuracy trace with residues numbered from the envelope's
+// start, null2 its odds ratios unless the ensemble set them.
+func record(p *Pending, e *envelope, envsc, oasc float32, null2 []float32) {
+	dsq, i, j := p.dsq, e.i, e.j
 	dom := &e.dom
-	fwdback.OATrace(om, bck, fwd, &dom.Trace)
 	for z := range dom.Trace.I {
 		if dom.Trace.I[z] > 0 {
 			dom.Trace.I[z] += i - 1
@@ -326,7 +334,7 @@ func (d *Definer) decode(p *Pending, e *envelope, envsc float32, fwd, bck *fwdba
 	n2sc := p.res.N2Sc
 	if !e.null2Done {
 		for q := i; q <= j; q++ {
-			n2sc[q] = easel.Logf(d.null2[dsq[q-1]])
+			n2sc[q] = easel.Logf(null2[dsq[q-1]])
 		}
 	}
 	var domcorrection float32
@@ -338,7 +346,47 @@ func (d *Definer) decode(p *Pending, e *envelope, envsc float32, fwd, bck *fwdba
 	dom.EnvSc = envsc
 	dom.OASc = oasc
 	dom.DomCorrection = domcorrection
-	return true
+}
+
+// RescoreOn rescores the envelopes of the prepared targets ps (all of
+// one model) with r, in one call, instead of Rescore on the cores: the
+// same bits (fwdback.EnvRescorer). On an error of r nothing is set, and
+// Rescore can still do the work.
+func RescoreOn(r fwdback.EnvRescorer, ps []*Pending) error {
+	var (
+		jobs []fwdback.EnvJob
+		refs []envRef
+		om   *oprofile.Profile
+	)
+	for _, p := range ps {
+		for k := range p.envs {
+			e := &p.envs[k]
+			jobs = append(jobs, fwdback.EnvJob{Dsq: p.dsq[e.i-1 : e.j], TargetLen: p.om.L, Null2: !e.null2Done})
+			refs = append(refs, envRef{p, k})
+			om = &p.om
+		}
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	res, err := r.RescoreEnvelopes(om, jobs)
+	if err != nil {
+		return err
+	}
+	for x, ref := range refs {
+		e, rr := ref.env(), &res[x]
+		switch {
+		case rr.Err != nil:
+			e.err = rr.Err
+		case rr.Dropped:
+			e.ok = false
+		default:
+			e.dom.Trace = rr.Trace
+			record(ref.p, e, rr.Score, rr.OASc, rr.Null2)
+			e.ok = true
+		}
+	}
+	return nil
 }
 
 // Finish returns a rescored target's result: its domains in envelope

@@ -435,8 +435,7 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	for k := 0; k < len(survivors); k += size {
 		groups = append(groups, survivors[k:min(k+size, len(survivors))])
 	}
-	found := make([][]*hits.Hit, len(groups))
-	err = forEachOf(len(groups), func(w *worker, g int) error {
+	targets := func(g int) []defTarget {
 		ts := make([]defTarget, len(groups[g]))
 		for k, j := range groups[g] {
 			ts[k] = defTarget{sq: seqs[j], idx: dbIndex(j), nullsc: st[j].nullsc, fwdsc: fwdsc[j], rows: rows[j]}
@@ -445,13 +444,25 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 				ts[k].fwd, ts[k].bck, ts[k].err = p.Fwd, p.Bck, p.Err
 			}
 		}
-		err := w.defineAll(ts)
+		return ts
+	}
+	found := make([][]*hits.Hit, len(groups))
+	hitsOf := func(g int, ts []defTarget) {
 		found[g] = make([]*hits.Hit, len(ts))
 		for k := range ts {
 			found[g][k] = ts[k].hit
 		}
-		return err
-	})
+	}
+	if ea, ok := acc.(EnvelopeAccelerator); ok && ea.EnvelopesOnDevice() {
+		err = defineOnDevice(ea, len(groups), targets, hitsOf, forEachOf)
+	} else {
+		err = forEachOf(len(groups), func(w *worker, g int) error {
+			ts := targets(g)
+			err := w.defineAll(ts)
+			hitsOf(g, ts)
+			return err
+		})
+	}
 	if err != nil {
 		return nil, nil, err
 	}

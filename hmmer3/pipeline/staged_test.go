@@ -64,6 +64,7 @@ func TestStagedEqualsSearch(t *testing.T) {
 			bulk := &bulkBias{CPUAccelerator: cpu}
 			recycler := &recycling{bulkBias: bulkBias{CPUAccelerator: cpu}}
 			accs := []pipeline.Accelerator{cpu, exactForward{cpu}, scoresOnly{exactForward{cpu}}, bulk, cpuBias{cpu}, partialForward{scoresOnly{exactForward{cpu}}}, recycler, recycler}
+			accs = append(accs, &onDevice{Accelerator: cpu}, &onDevice{Accelerator: exactForward{cpu}}, &onDevice{Accelerator: cpu, fail: true})
 			for _, b := range []boundedForward{{margin: 20, shift: -1}, {margin: 20, shift: 1}, {margin: 0.01, shift: -1}, {margin: 0.5}, {margin: 0.5, infOdd: true}} {
 				b.exactForward = exactForward{cpu}
 				accs = append(accs, b)
@@ -100,6 +101,23 @@ func TestStagedEqualsSearch(t *testing.T) {
 			}
 		}
 	}
+}
+
+// onDevice rescores domain definition's envelopes as a GPU does, in
+// one call a query (pipeline.EnvelopeAccelerator), here with the CPU's
+// rescorer; with fail every call fails and the workers must take over.
+type onDevice struct {
+	pipeline.Accelerator
+	fail bool
+}
+
+func (o *onDevice) EnvelopesOnDevice() bool { return true }
+
+func (o *onDevice) RescoreEnvelopes(om *oprofile.Profile, jobs []fwdback.EnvJob) ([]fwdback.EnvResult, error) {
+	if o.fail {
+		return nil, errors.New("device lost")
+	}
+	return fwdback.CPURescorer{}.RescoreEnvelopes(om, jobs)
 }
 
 // boundedForward gives Forward scores as a bound kernel does: each within

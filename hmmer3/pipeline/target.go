@@ -351,9 +351,19 @@ type defTarget struct {
 // error is the first one that running the targets one after another
 // would meet.
 func (w *worker) defineAll(ts []defTarget) error {
+	n, stop := w.prepareAll(ts)
+	w.def.Rescore(w.prepared)
+	return w.finishAll(ts[:n], stop)
+}
+
+// prepareAll is defineAll up to the envelopes (domaindef.Prepare, each
+// target's t.p, also listed in w.prepared): it returns how many targets
+// were prepared and the error that stopped it.
+func (w *worker) prepareAll(ts []defTarget) (int, error) {
 	w.ensureScratch()
 	w.prepared = w.prepared[:0]
 	var stop error
+	n := len(ts)
 	for k := range ts {
 		t := &ts[k]
 		fwd, bck := t.fwd, t.bck
@@ -376,7 +386,7 @@ func (w *worker) defineAll(ts []defTarget) error {
 			w.om.ReconfigLength(len(t.sq.Dsq))
 		}
 		if stop != nil {
-			ts = ts[:k]
+			n = k
 			break
 		}
 		t.p = w.def.Prepare(t.sq.Dsq, &w.om, fwd, bck)
@@ -388,7 +398,12 @@ func (w *worker) defineAll(ts []defTarget) error {
 			t.rows = nil
 		}
 	}
-	w.def.Rescore(w.prepared)
+	return n, stop
+}
+
+// finishAll is defineAll after the envelopes are rescored: each target's
+// result and hit; stop is prepareAll's error.
+func (w *worker) finishAll(ts []defTarget, stop error) error {
 	for k := range ts {
 		t := &ts[k]
 		res, err := w.def.Finish(t.p)
