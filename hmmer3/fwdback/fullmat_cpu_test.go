@@ -111,7 +111,7 @@ func TestFullMatricesOnCPU(t *testing.T) {
 					// domaindef: unihit with the whole target's length
 					// model, each envelope its own length apart.
 					om.ReconfigUnihit(om.L)
-					dsqs, lengths = envelopes(rng, h, 24)
+					dsqs, lengths = envelopes(rng, h, 40)
 				}
 				plan, err := newFwdPlan(om, lengths)
 				if err != nil {
@@ -123,7 +123,8 @@ func TestFullMatricesOnCPU(t *testing.T) {
 						idx = append(idx, i)
 					}
 				}
-				// Two blocks of two warps: the warps come back for more work.
+				// Two blocks of two warps: 32 targets at a time, so the 40
+				// envelopes make the warps come back for more work.
 				r, xoff, m := runShimMats(t, exe, plan, shimShape(plan, 2, 2, v.profShared, v.stateShared), dsqs, true, true)
 				got := finishParsers(om, plan, dsqs, lengths, idx, xoff, r)
 				for _, i := range idx {
