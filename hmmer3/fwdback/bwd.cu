@@ -23,6 +23,11 @@
 // Outputs: every row's special states (E, N, J, B, C, scale) from
 // bxrows + xoff[target], and whether Backward switched to its own scale
 // factors. The host computes the total scale and the score from them.
+// With bmat, also every row's M, D and I cells, rows 1 to L, from float
+// moff[target] on, in fwd.cu's full-matrix layout, rescaled as the CPU's
+// Backward(.., true) keeps them (row 0's cells, which the CPU never
+// writes, are not stored). bwd_run is built with and without the stores,
+// so that the parsers' code stays as it was.
 
 // from_right gives lane z the value of lane z+1 of the same target and lane
 // 3 a zero: esl_sse_leftshift_ps(v, zero).
@@ -38,13 +43,16 @@ __device__ __forceinline__ float hsum4(float v)
     return fadd(h, __shfl_xor_sync(FULL, h, 2));
 }
 
-extern "C" __global__ void __launch_bounds__(BLOCK)
-bwd_kernel(const float* __restrict__ gtrans, const float* __restrict__ godds,
-           int Q, int QS, int KP,
-           const unsigned char* __restrict__ res, const Block* __restrict__ blocks, int nblocks,
-           unsigned int* next, const float2* __restrict__ loopmove, float emove, float eloop,
-           float* gstate, const float* __restrict__ fxrows, const long long* __restrict__ xoff,
-           float* __restrict__ bxrows, int* __restrict__ ownScales)
+// bwd_run is bwd_kernel's body; FULLMAT: store the full matrices (bmat,
+// moff non-null).
+template <bool FULLMAT>
+__device__ __forceinline__ void bwd_run(const float* __restrict__ gtrans, const float* __restrict__ godds, int Q, int QS,
+                                        int KP, const unsigned char* __restrict__ res,
+                                        const Block* __restrict__ blocks, int nblocks, unsigned int* next,
+                                        const float2* __restrict__ loopmove, float emove, float eloop, float* gstate,
+                                        const float* __restrict__ fxrows, const long long* __restrict__ xoff,
+                                        float* __restrict__ bxrows, int* __restrict__ ownScales,
+                                        float* __restrict__ bmat, const long long* __restrict__ moff)
 {
     const int ntrans = Q * 32;
     const int nodds = (KP + 1) * QS * 4;
@@ -93,6 +101,7 @@ bwd_kernel(const float* __restrict__ gtrans, const float* __restrict__ godds,
         const float ploop = lm.x, pmove = lm.y;
         const float* fx = active && len > 0 ? fxrows + xoff[seq] : 0;
         float* bx = active && len > 0 && z == 0 ? bxrows + xoff[seq] : 0;
+        float* bm = FULLMAT && active && len > 0 ? bmat + moff[seq] + z : 0;  // full matrix, this lane
 
         // Row L.
         float xJ = 0.0f, xB = 0.0f, xN = 0.0f, xC = pmove;
@@ -132,6 +141,7 @@ bwd_kernel(const float* __restrict__ gtrans, const float* __restrict__ godds,
                 inv = flush64(1.0 / (double)s);
             }
             if (bx != 0) put_xrow(bx + 6 * len, xE, xN, xJ, xB, xC, s);
+            if (FULLMAT && bm != 0) put_cells(bm + 12LL * Q * len, MI, D, Q, inv);
         }
         bool own = false;
 
@@ -237,6 +247,25 @@ bwd_kernel(const float* __restrict__ gtrans, const float* __restrict__ godds,
                 inv = flush64(1.0 / (double)s);
             }
             if (bx != 0 && i >= 1) put_xrow(bx + 6 * i, xE, xN, xJ, xB, xC, s);
+            if (FULLMAT && bm != 0 && i >= 1) put_cells(bm + 12LL * Q * i, MI, D, Q, inv);
         }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK)
+bwd_kernel(const float* __restrict__ gtrans, const float* __restrict__ godds,
+           int Q, int QS, int KP,
+           const unsigned char* __restrict__ res, const Block* __restrict__ blocks, int nblocks,
+           unsigned int* next, const float2* __restrict__ loopmove, float emove, float eloop,
+           float* gstate, const float* __restrict__ fxrows, const long long* __restrict__ xoff,
+           float* __restrict__ bxrows, int* __restrict__ ownScales,
+           float* __restrict__ bmat, const long long* __restrict__ moff)
+{
+    if (bmat != 0) {
+        bwd_run<true>(gtrans, godds, Q, QS, KP, res, blocks, nblocks, next, loopmove, emove, eloop, gstate, fxrows,
+                      xoff, bxrows, ownScales, bmat, moff);
+    } else {
+        bwd_run<false>(gtrans, godds, Q, QS, KP, res, blocks, nblocks, next, loopmove, emove, eloop, gstate, fxrows,
+                       xoff, bxrows, ownScales, 0, 0);
     }
 }

@@ -64,6 +64,33 @@ func shimShape(p *fwdPlan, warps, grid int, profShared, stateShared bool) fwdSha
 // path's launch returns; with rows, Backward too and the special rows.
 func runShim(t *testing.T, exe string, p *fwdPlan, s fwdShape, dsqs [][]byte, rows bool) (*fwdRun, []int64) {
 	t.Helper()
+	r, xoff, _ := runShimMats(t, exe, p, s, dsqs, rows, false)
+	return r, xoff
+}
+
+// shimMats is what the kernels store given full-matrix buffers: every
+// target's Forward (fm) and Backward (bm) cells from moff[i] floats on.
+type shimMats struct {
+	moff   []int64
+	fm, bm []float32
+}
+
+// shimMatOffsets places each non-empty target's full matrix (L+1 rows of
+// 12*Q floats) one after another and returns the total size.
+func shimMatOffsets(dsqs [][]byte, idx []int, Q int) ([]int64, int) {
+	off := make([]int64, len(dsqs))
+	n := 0
+	for _, i := range idx {
+		off[i] = int64(n)
+		n += (len(dsqs[i]) + 1) * 12 * Q
+	}
+	return off, n
+}
+
+// runShimMats is runShim that with mats (which needs rows) also passes
+// the kernels full-matrix buffers and returns what they stored there.
+func runShimMats(t *testing.T, exe string, p *fwdPlan, s fwdShape, dsqs [][]byte, rows, mats bool) (*fwdRun, []int64, *shimMats) {
+	t.Helper()
 	var idx []int
 	residues := 0
 	for i, d := range dsqs {
@@ -77,6 +104,10 @@ func runShim(t *testing.T, exe string, p *fwdPlan, s fwdShape, dsqs [][]byte, ro
 	if !rows {
 		rowFloats = 0
 	}
+	moff, matFloats := shimMatOffsets(dsqs, idx, p.Q)
+	if !mats {
+		matFloats = 0
+	}
 	stateFloats := 0
 	if !s.StateShared {
 		stateFloats = s.grid * (s.Block / 32) * p.stateBytesPerWarp() / 4
@@ -84,12 +115,13 @@ func runShim(t *testing.T, exe string, p *fwdPlan, s fwdShape, dsqs [][]byte, ro
 	b2i := map[bool]int32{false: 0, true: 1}
 	var in cudacpu.Input
 	in.Put([]int32{int32(p.Q), int32(p.QS), int32(p.Kp), b2i[p.Check], int32(packed.NBlocks), int32(len(dsqs)),
-		int32(s.grid), int32(s.sharedBytes), int32(residues), b2i[rows]})
-	in.Put([]int64{int64(stateFloats), int64(rowFloats)})
+		int32(s.grid), int32(s.sharedBytes), int32(residues), b2i[rows], b2i[mats]})
+	in.Put([]int64{int64(stateFloats), int64(rowFloats), int64(matFloats)})
 	in.Put([]float32{p.EMove, p.ELoop})
-	xoffBytes := new(bytes.Buffer)
+	xoffBytes, moffBytes := new(bytes.Buffer), new(bytes.Buffer)
 	binary.Write(xoffBytes, binary.LittleEndian, xoff)
-	in.Arrays(bytesOf(p.Trans), bytesOf(p.Odds), packed.Res, packed.Table, bytesOf(p.LoopMove), xoffBytes.Bytes())
+	binary.Write(moffBytes, binary.LittleEndian, moff)
+	in.Arrays(bytesOf(p.Trans), bytesOf(p.Odds), packed.Res, packed.Table, bytesOf(p.LoopMove), xoffBytes.Bytes(), moffBytes.Bytes())
 	raw := cudacpu.Run(t, exe, "kernel", &in)
 	n := len(dsqs)
 	if len(raw) < 4*n+4 {
@@ -102,6 +134,8 @@ func runShim(t *testing.T, exe string, p *fwdPlan, s fwdShape, dsqs [][]byte, ro
 	if rows {
 		want += 8*rowFloats + 4*n
 	}
+	matStart := want
+	want += 8 * matFloats
 	if nrec > residues || len(raw) != want {
 		t.Fatalf("kernel output: %d records, %d bytes", nrec, len(raw))
 	}
@@ -109,11 +143,15 @@ func runShim(t *testing.T, exe string, p *fwdPlan, s fwdShape, dsqs [][]byte, ro
 	if rows {
 		r.fx = floatsOf(raw[recEnd : recEnd+4*rowFloats])
 		r.bx = floatsOf(raw[recEnd+4*rowFloats : recEnd+8*rowFloats])
-		for o := recEnd + 8*rowFloats; o < len(raw); o += 4 {
+		for o := recEnd + 8*rowFloats; o < matStart; o += 4 {
 			r.own = append(r.own, int32(binary.LittleEndian.Uint32(raw[o:])))
 		}
 	}
-	return r, xoff
+	if !mats {
+		return r, xoff, nil
+	}
+	m := &shimMats{moff: moff, fm: floatsOf(raw[matStart : matStart+4*matFloats]), bm: floatsOf(raw[matStart+4*matFloats:])}
+	return r, xoff, m
 }
 
 func floatsOf(b []byte) []float32 {

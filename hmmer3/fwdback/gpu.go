@@ -499,7 +499,8 @@ func (g *GPU) launch(plan *fwdPlan, dsqs [][]byte, idx []int, residues int, db *
 		Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).
 		Ptr(bcount.Ptr()).Buffer(blm).Float32(plan.EMove).Float32(plan.ELoop).
 		Buffer(bstate).Buffer(bc).Buffer(brec).Ptr(bcount.Ptr().Add(4)).Uint32(uint32(reccap)).
-		Ptr(ptr(bfx)).Ptr(ptr(bxoff))
+		Ptr(ptr(bfx)).Ptr(ptr(bxoff)).
+		Ptr(0).Ptr(0) // no full matrices (fmat, moff)
 	cfg := cuda.LaunchConfig{Grid: cuda.Dim3{X: s.grid}, Block: cuda.Dim3{X: s.Block}, SharedMem: s.sharedBytes}
 	d, err := gpudb.Timed(g.ctx, func() error { return fwdK.Launch(cfg, &a) })
 	if err != nil {
@@ -537,7 +538,8 @@ func (g *GPU) launch(plan *fwdPlan, dsqs [][]byte, idx []int, residues int, db *
 	a.Buffer(bt).Buffer(bo).Int32(int32(plan.Q)).Int32(int32(plan.QS)).Int32(int32(plan.Kp)).
 		Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).
 		Ptr(bcount.Ptr()).Buffer(blm).Float32(plan.EMove).Float32(plan.ELoop).
-		Buffer(bstate).Buffer(bfx).Buffer(bxoff).Buffer(bbx).Buffer(bown)
+		Buffer(bstate).Buffer(bfx).Buffer(bxoff).Buffer(bbx).Buffer(bown).
+		Ptr(0).Ptr(0) // no full matrices (bmat, moff)
 	if d, err = gpudb.Timed(g.ctx, func() error { return bwdK.Launch(cfg, &a) }); err != nil {
 		return nil, err
 	}
