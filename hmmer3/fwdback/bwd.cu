@@ -26,8 +26,7 @@
 // With bmat, also every row's M, D and I cells, rows 1 to L, from float
 // moff[target] on, in fwd.cu's full-matrix layout, rescaled as the CPU's
 // Backward(.., true) keeps them (row 0's cells, which the CPU never
-// writes, are not stored). bwd_run is built with and without the stores,
-// so that the parsers' code stays as it was.
+// writes, are not stored); only with FULL_MATS=1, as in fwd.cu.
 
 // from_right gives lane z the value of lane z+1 of the same target and lane
 // 3 a zero: esl_sse_leftshift_ps(v, zero).
@@ -261,11 +260,6 @@ bwd_kernel(const float* __restrict__ gtrans, const float* __restrict__ godds,
            float* __restrict__ bxrows, int* __restrict__ ownScales,
            float* __restrict__ bmat, const long long* __restrict__ moff)
 {
-    if (bmat != 0) {
-        bwd_run<true>(gtrans, godds, Q, QS, KP, res, blocks, nblocks, next, loopmove, emove, eloop, gstate, fxrows,
-                      xoff, bxrows, ownScales, bmat, moff);
-    } else {
-        bwd_run<false>(gtrans, godds, Q, QS, KP, res, blocks, nblocks, next, loopmove, emove, eloop, gstate, fxrows,
-                       xoff, bxrows, ownScales, 0, 0);
-    }
+    bwd_run<FULL_MATS != 0>(gtrans, godds, Q, QS, KP, res, blocks, nblocks, next, loopmove, emove, eloop, gstate, fxrows,
+                            xoff, bxrows, ownScales, bmat, moff);
 }

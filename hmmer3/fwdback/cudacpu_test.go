@@ -40,7 +40,7 @@ func buildShim(t *testing.T, cc string, s fwdShape) string {
 	b2i := map[bool]int{false: 0, true: 1}
 	cmd := exec.Command(cc, "-std=c++17", "-O1", "-ffp-contract=off", "-fno-strict-aliasing", "-msse2",
 		fmt.Sprintf("-DBLOCK=%d", s.Block), fmt.Sprintf("-DPROF_SHARED=%d", b2i[s.ProfShared]), fmt.Sprintf("-DSTATE_SHARED=%d", b2i[s.StateShared]),
-		fmt.Sprintf("-DFWD_PIPE=%d", s.Pipe), "-I", ".", "-I", filepath.Join("testdata", "cudacpu"),
+		fmt.Sprintf("-DFWD_PIPE=%d", s.Pipe), fmt.Sprintf("-DFULL_MATS=%d", b2i[s.Full]), "-I", ".", "-I", filepath.Join("testdata", "cudacpu"),
 		"-I", filepath.Join(testutil.RepoRoot(t), "internal", "cudacpu"), "-o", exe, filepath.Join("testdata", "cudacpu", "driver.cc"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("compiling fwd.cu with the CPU shim: %v\n%s", err, out)

@@ -102,6 +102,7 @@ func (g *GPU) rescoreBatch(om *oprofile.Profile, jobs []EnvJob, out []EnvResult)
 	}
 	g.mu.Lock()
 	s, err := chooseShape(g.Placement, plan, g.limits())
+	s.Full = true
 	var ks envKernels
 	if err == nil {
 		ks, err = g.envKernels(s)

@@ -100,7 +100,7 @@ func TestFullMatricesOnCPU(t *testing.T) {
 		{"shared, chunks of 4", true, true, 4, []int{6, 99}},
 		{"global, chunks of 16", false, false, 16, []int{-130, 300}},
 	} {
-		exe := buildShim(t, cc, fwdShape{Block: 64, ProfShared: v.profShared, StateShared: v.stateShared, Pipe: v.pipe})
+		exe := buildShim(t, cc, fwdShape{Block: 64, ProfShared: v.profShared, StateShared: v.stateShared, Pipe: v.pipe, Full: true})
 		for _, M := range v.Ms {
 			h, M := modelOfSize(rng, amino, M)
 			for _, unihit := range []bool{false, true} {

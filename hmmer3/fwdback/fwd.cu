@@ -55,15 +55,23 @@
 // (row r, vector q, state s, lane z at ((r*Q + q)*3 + s)*4 + z): what
 // Forward(.., true) keeps, which envelope rescoring decodes. A row is
 // stored once its D->D passes are done and its scale is known, with the
-// pending 1/xE applied as the CPU applies it. fwd_block is built twice,
-// with and without the stores, so that the parsers' code stays as it was.
+// pending 1/xE applied as the CPU applies it. The stores are compiled in
+// only with FULL_MATS=1 (a program of its own, envelope rescoring's):
+// built into the parsers' kernel beside the plain walk they cost the
+// global placement a third of its speed on an H200 (registers), even
+// with fmat null.
 //
 // Compile-time parameters: BLOCK (threads per block, a multiple of 32),
 // PROF_SHARED (copy the profile to shared memory), STATE_SHARED (keep the
 // row state in shared memory rather than in gstate), FWD_PIPE (0: the
-// plain row walk; n > 0: the pipelined walk below, n steps a chunk).
+// plain row walk; n > 0: the pipelined walk below, n steps a chunk),
+// FULL_MATS (1: fwd_kernel and bwd_kernel store the full matrices).
 
 typedef unsigned int u32;
+
+#ifndef FULL_MATS
+#define FULL_MATS 0
+#endif
 
 #define FULL 0xffffffffu
 #define TPW 8  // targets per warp: gpudb's layout for 4 threads per target
@@ -481,13 +489,8 @@ fwd_kernel(const float* __restrict__ gtrans, const float* __restrict__ godds,
         if (lane == 0) b = (int)atomicAdd(next, 1u);
         b = __shfl_sync(FULL, b, 0);
         if (b >= nblocks) return;
-        if (fmat != 0) {
-            fwd_block<true>(trans, odds, Q, QS, KP, check, res, blocks + b, loopmove, emove, eloop, MI, D, outC, rec,
-                            nrec, reccap, xrows, xoff, fmat, moff);
-        } else {
-            fwd_block<false>(trans, odds, Q, QS, KP, check, res, blocks + b, loopmove, emove, eloop, MI, D, outC, rec,
-                             nrec, reccap, xrows, xoff, 0, 0);
-        }
+        fwd_block<FULL_MATS != 0>(trans, odds, Q, QS, KP, check, res, blocks + b, loopmove, emove, eloop, MI, D, outC,
+                                  rec, nrec, reccap, xrows, xoff, fmat, moff);
     }
 }
 

@@ -70,7 +70,7 @@ type GPU struct {
 
 // shapeKernels are the kernels of one compiled program: fwd_kernel,
 // bwd_kernel, fwd_multi_kernel (nil with the profile in shared memory),
-// env_decode_kernel and env_trace_kernel.
+// and in the FULL_MATS program env_decode_kernel and env_trace_kernel.
 type shapeKernels [5]*cuda.Function
 
 // defaultMultiPipe is the chunked walk's chunk: 16 was fastest of 0
@@ -107,9 +107,12 @@ func (g *GPU) kernel(s fwdShape) (fwd, bwd *cuda.Function, err error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		names := []string{"fwd_kernel", "bwd_kernel", "fwd_multi_kernel", "env_decode_kernel", "env_trace_kernel"}
+		names := []string{"fwd_kernel", "bwd_kernel", "fwd_multi_kernel", "", ""}
 		if s.ProfShared {
 			names[2] = ""
+		}
+		if s.Full {
+			names[3], names[4] = "env_decode_kernel", "env_trace_kernel"
 		}
 		for i, name := range names {
 			if name == "" {
@@ -149,7 +152,7 @@ func program(s fwdShape) nvrtc.Program {
 		return 0
 	}
 	opts := append([]string{fmt.Sprintf("-DBLOCK=%d", s.Block), fmt.Sprintf("-DPROF_SHARED=%d", b2i(s.ProfShared)),
-		fmt.Sprintf("-DSTATE_SHARED=%d", b2i(s.StateShared)), fmt.Sprintf("-DFWD_PIPE=%d", s.Pipe)}, nvrtcOptions...)
+		fmt.Sprintf("-DSTATE_SHARED=%d", b2i(s.StateShared)), fmt.Sprintf("-DFWD_PIPE=%d", s.Pipe), fmt.Sprintf("-DFULL_MATS=%d", b2i(s.Full))}, nvrtcOptions...)
 	return nvrtc.Program{Name: "fwdback.cu", Source: cudaSource, Options: opts}
 }
 
@@ -178,7 +181,7 @@ func (g *GPU) multiKernel(s fwdShape) (*cuda.Function, error) {
 
 // key is what a compiled program depends on.
 func (s fwdShape) key() fwdShape {
-	return fwdShape{Block: s.Block, ProfShared: s.ProfShared, StateShared: s.StateShared, Pipe: s.Pipe}
+	return fwdShape{Block: s.Block, ProfShared: s.ProfShared, StateShared: s.StateShared, Pipe: s.Pipe, Full: s.Full}
 }
 
 // ForwardBatch computes the Forward filter scores of several queries'

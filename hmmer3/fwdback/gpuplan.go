@@ -226,7 +226,8 @@ type deviceLimits struct {
 type fwdShape struct {
 	Block                   int // threads per block
 	ProfShared, StateShared bool
-	Pipe                    int // fwd.cu's FWD_PIPE: 0 the plain row walk, n the pipelined one
+	Pipe                    int  // fwd.cu's FWD_PIPE: 0 the plain row walk, n the pipelined one
+	Full                    bool // fwd.cu's FULL_MATS: the full matrices stored (envelope rescoring's program)
 	place                   Placement
 	sharedBytes, grid       int
 	threads                 int // fwd_multi_kernel's threads per block when fewer than Block (chooseMultiShape)
