@@ -29,8 +29,9 @@ type EnvResult struct {
 }
 
 // EnvRescorer rescores envelopes of one model, om unihit (its length
-// model is set per job): the CPU (RescoreEnvelopeCPU) or a GPU
-// (GPU.RescoreEnvelopes), with the same bits.
+// model is set per job), each job with the bits of RescoreEnvelopeCPU:
+// CPURescorer here; a GPU's rescorer is the seam domaindef.RescoreOn and
+// the staged search's EnvelopeAccelerator are built for.
 type EnvRescorer interface {
 	RescoreEnvelopes(om *oprofile.Profile, jobs []EnvJob) ([]EnvResult, error)
 }
