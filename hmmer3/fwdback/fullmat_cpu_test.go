@@ -8,7 +8,6 @@ import (
 
 	"github.com/hmmgo/hmmgo/alphabet"
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
-	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 	"github.com/hmmgo/hmmgo/internal/testmodels"
 )
 
@@ -50,21 +49,6 @@ func envelopes(rng *rand.Rand, h *hmm.HMM, n int) (dsqs [][]byte, lengths []int)
 		lengths = append(lengths, len(target))
 	}
 	return dsqs, lengths
-}
-
-// cpuFull is Forward and Backward with full matrices under the length
-// model of L.
-func cpuFull(om *oprofile.Profile, dsq []byte, L int) Parser {
-	p := *om
-	p.ReconfigRestLength(L)
-	r := Parser{Fwd: NewMatrix(), Bck: NewMatrix()}
-	var berr error
-	r.FwdScore, r.Err = Forward(dsq, &p, r.Fwd, true)
-	r.BckScore, berr = Backward(dsq, &p, r.Fwd, r.Bck, true)
-	if r.Err == nil {
-		r.Err = berr
-	}
-	return r
 }
 
 // sameCells fails the test at the first cell of rows first..L where got
@@ -130,7 +114,7 @@ func TestFullMatricesOnCPU(t *testing.T) {
 				for _, i := range idx {
 					d := dsqs[i]
 					what := fmt.Sprintf("%s M=%d unihit=%v target %d (L=%d of %d)", v.name, M, unihit, i, len(d), lengths[i])
-					want := cpuFull(om, d, lengths[i])
+					want := cpuMatrices(om, d, lengths[i], true)
 					sameParser(t, what, got[i], want)
 					n := (len(d) + 1) * 12 * plan.Q
 					o := int(m.moff[i])

@@ -389,14 +389,18 @@ func finishParsers(om *oprofile.Profile, p *fwdPlan, dsqs [][]byte, lengths []in
 }
 
 // cpuParser is Parser computed by Forward and Backward on the CPU.
-func cpuParser(om *oprofile.Profile, dsq []byte, L int) Parser {
+func cpuParser(om *oprofile.Profile, dsq []byte, L int) Parser { return cpuMatrices(om, dsq, L, false) }
+
+// cpuMatrices is Forward and Backward on the CPU under the length model
+// of L, with full matrices or parser ones.
+func cpuMatrices(om *oprofile.Profile, dsq []byte, L int, full bool) Parser {
 	p := *om
 	p.ReconfigRestLength(L)
 	var r Parser
 	r.Fwd, r.Bck = NewMatrix(), NewMatrix()
 	var berr error
-	r.FwdScore, r.Err = Forward(dsq, &p, r.Fwd, false)
-	r.BckScore, berr = Backward(dsq, &p, r.Fwd, r.Bck, false)
+	r.FwdScore, r.Err = Forward(dsq, &p, r.Fwd, full)
+	r.BckScore, berr = Backward(dsq, &p, r.Fwd, r.Bck, full)
 	if r.Err == nil {
 		r.Err = berr
 	}
