@@ -60,6 +60,41 @@ func shimShape(p *fwdPlan, warps, grid int, profShared, stateShared bool) fwdSha
 	return s
 }
 
+// shimBuild is one of the kernel builds the shim tests cover.
+type shimBuild struct {
+	name                    string
+	profShared, stateShared bool
+	pipe                    int // FWD_PIPE: 0 the plain row walk, n the chunked one
+}
+
+// shimBuilds are the builds every shim test of the whole kernels runs:
+// the three placements, the global one with its profile in shared
+// memory, and the chunked row walk with the state shared and global.
+var shimBuilds = []shimBuild{
+	{"shared", true, true, 0},
+	{"state-shared", false, true, 0},
+	{"global", false, false, 0},
+	{"global+profile", true, false, 0},
+	{"shared, chunks of 4", true, true, 4},
+	{"global, chunks of 16", false, false, 16},
+}
+
+// shape is the build's compile-time shape (full: FULL_MATS).
+func (b shimBuild) shape(full bool) fwdShape {
+	return fwdShape{Block: 64, ProfShared: b.profShared, StateShared: b.stateShared, Pipe: b.pipe, Full: full}
+}
+
+// models returns a test's model sizes for the build (negative:
+// deletion-heavy), failing the test where it has none for it.
+func (b shimBuild) models(t *testing.T, ms map[string][]int) []int {
+	t.Helper()
+	m, ok := ms[b.name]
+	if !ok {
+		t.Fatalf("no model sizes for the %s build", b.name)
+	}
+	return m
+}
+
 // runShim runs the compiled kernels over dsqs and returns what the GPU
 // path's launch returns; with rows, Backward too and the special rows.
 func runShim(t *testing.T, exe string, p *fwdPlan, s fwdShape, dsqs [][]byte, rows bool) (*fwdRun, []int64) {
@@ -73,18 +108,6 @@ func runShim(t *testing.T, exe string, p *fwdPlan, s fwdShape, dsqs [][]byte, ro
 type shimMats struct {
 	moff   []int64
 	fm, bm []float32
-}
-
-// shimMatOffsets places each non-empty target's full matrix (L+1 rows of
-// 12*Q floats) one after another and returns the total size.
-func shimMatOffsets(dsqs [][]byte, idx []int, Q int) ([]int64, int) {
-	off := make([]int64, len(dsqs))
-	n := 0
-	for _, i := range idx {
-		off[i] = int64(n)
-		n += (len(dsqs[i]) + 1) * 12 * Q
-	}
-	return off, n
 }
 
 // runShimMats is runShim that with mats (which needs rows) also passes
@@ -104,7 +127,7 @@ func runShimMats(t *testing.T, exe string, p *fwdPlan, s fwdShape, dsqs [][]byte
 	if !rows {
 		rowFloats = 0
 	}
-	moff, matFloats := shimMatOffsets(dsqs, idx, p.Q)
+	moff, matFloats := offsetsOfRows(dsqs, idx, 12*p.Q)
 	if !mats {
 		matFloats = 0
 	}
@@ -191,22 +214,12 @@ func TestKernelSourceOnCPU(t *testing.T) {
 	cc := shimCompiler(t)
 	rng := rand.New(rand.NewSource(17))
 	amino := alphabet.New(alphabet.Amino)
-	type variant struct {
-		name                    string
-		profShared, stateShared bool
-		Ms                      []int
-		pipe                    int // FWD_PIPE: the chunked row walk, whose full chunks and tails these Ms cover
-	}
-	for _, v := range []variant{
-		{"shared", true, true, []int{1, 6, 64, -40}, 0},
-		{"state-shared", false, true, []int{120, -130}, 0},
-		{"global", false, false, []int{3, 101}, 0},
-		{"global+profile", true, false, []int{230}, 0},
-		{"shared, chunks of 4", true, true, []int{6, 64, -40}, 4},
-		{"global, chunks of 16", false, false, []int{101, -230}, 16},
-	} {
-		exe := buildShim(t, cc, fwdShape{Block: 64, ProfShared: v.profShared, StateShared: v.stateShared, Pipe: v.pipe})
-		for _, M := range v.Ms {
+	// The chunked walks' Ms cover their full chunks and their tails.
+	ms := map[string][]int{"shared": {1, 6, 64, -40}, "state-shared": {120, -130}, "global": {3, 101}, "global+profile": {230},
+		"shared, chunks of 4": {6, 64, -40}, "global, chunks of 16": {101, -230}}
+	for _, v := range shimBuilds {
+		exe := buildShim(t, cc, v.shape(false))
+		for _, M := range v.models(t, ms) {
 			h, M := modelOfSize(rng, amino, M)
 			// Two blocks of two warps: 32 targets at a time, so the 40
 			// targets make the warps come back for more work; lengths

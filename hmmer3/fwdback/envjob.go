@@ -43,12 +43,7 @@ func RescoreEnvelopeCPU(om *oprofile.Profile, job EnvJob, fwd, bck *Matrix) EnvR
 	p := *om
 	p.ReconfigRestLength(job.TargetLen)
 	var r EnvResult
-	var berr error
-	r.Score, r.Err = Forward(job.Dsq, &p, fwd, true)
-	if _, berr = Backward(job.Dsq, &p, fwd, bck, true); r.Err == nil {
-		r.Err = berr
-	}
-	if r.Err != nil {
+	if r.Score, _, r.Err = forwardBackward(job.Dsq, &p, fwd, bck, true); r.Err != nil {
 		return r
 	}
 	var null2 []float32

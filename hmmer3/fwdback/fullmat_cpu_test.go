@@ -71,21 +71,11 @@ func TestFullMatricesOnCPU(t *testing.T) {
 	rng := rand.New(rand.NewSource(29))
 	amino := alphabet.New(alphabet.Amino)
 	own, rescaled := 0, 0
-	for _, v := range []struct {
-		name                    string
-		profShared, stateShared bool
-		pipe                    int
-		Ms                      []int // negative: deletion-heavy
-	}{
-		{"shared", true, true, 0, []int{1, 3, 64}},
-		{"state-shared", false, true, 0, []int{2, 101}},
-		{"global", false, false, 0, []int{3, -100}},
-		{"global+profile", true, false, 0, []int{230}},
-		{"shared, chunks of 4", true, true, 4, []int{6, 99}},
-		{"global, chunks of 16", false, false, 16, []int{-130, 300}},
-	} {
-		exe := buildShim(t, cc, fwdShape{Block: 64, ProfShared: v.profShared, StateShared: v.stateShared, Pipe: v.pipe, Full: true})
-		for _, M := range v.Ms {
+	ms := map[string][]int{"shared": {1, 3, 64}, "state-shared": {2, 101}, "global": {3, -100}, "global+profile": {230},
+		"shared, chunks of 4": {6, 99}, "global, chunks of 16": {-130, 300}}
+	for _, v := range shimBuilds {
+		exe := buildShim(t, cc, v.shape(true))
+		for _, M := range v.models(t, ms) {
 			h, M := modelOfSize(rng, amino, M)
 			for _, unihit := range []bool{false, true} {
 				om := optimizedProfile(h)

@@ -301,12 +301,17 @@ type Parser struct {
 
 // rowOffsets places each non-empty target's special rows (L+1 rows of
 // NXCells floats) one after another and returns the total size.
-func rowOffsets(dsqs [][]byte, idx []int) ([]int64, int) {
+func rowOffsets(dsqs [][]byte, idx []int) ([]int64, int) { return offsetsOfRows(dsqs, idx, NXCells) }
+
+// offsetsOfRows places L+1 rows of perRow floats for each target idx of
+// dsqs one after another: each one's offset (by target number) and the
+// total size.
+func offsetsOfRows(dsqs [][]byte, idx []int, perRow int) ([]int64, int) {
 	off := make([]int64, len(dsqs))
 	n := 0
 	for _, i := range idx {
 		off[i] = int64(n)
-		n += (len(dsqs[i]) + 1) * NXCells
+		n += (len(dsqs[i]) + 1) * perRow
 	}
 	return off, n
 }
@@ -396,13 +401,18 @@ func cpuParser(om *oprofile.Profile, dsq []byte, L int) Parser { return cpuMatri
 func cpuMatrices(om *oprofile.Profile, dsq []byte, L int, full bool) Parser {
 	p := *om
 	p.ReconfigRestLength(L)
-	var r Parser
-	r.Fwd, r.Bck = NewMatrix(), NewMatrix()
-	var berr error
-	r.FwdScore, r.Err = Forward(dsq, &p, r.Fwd, full)
-	r.BckScore, berr = Backward(dsq, &p, r.Fwd, r.Bck, full)
-	if r.Err == nil {
-		r.Err = berr
-	}
+	r := Parser{Fwd: NewMatrix(), Bck: NewMatrix()}
+	r.FwdScore, r.BckScore, r.Err = forwardBackward(dsq, &p, r.Fwd, r.Bck, full)
 	return r
+}
+
+// forwardBackward runs Forward into fwd, then Backward into bck; the
+// error is Forward's, else Backward's.
+func forwardBackward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (fsc, bsc float32, err error) {
+	fsc, err = Forward(dsq, om, fwd, full)
+	bsc, berr := Backward(dsq, om, fwd, bck, full)
+	if err == nil {
+		err = berr
+	}
+	return fsc, bsc, err
 }
