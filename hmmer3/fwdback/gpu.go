@@ -16,13 +16,19 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 )
 
-// The program: fwd.cu, then bwd.cu, which uses fwd.cu's definitions.
+// The program: fwd.cu, then bwd.cu, which uses fwd.cu's definitions, and
+// with FULL_MATS envelope rescoring's envdecode.cu and envtrace.cu, which
+// use both files' and envdecode.cu's.
 var (
 	//go:embed fwd.cu
 	fwdSource string
 	//go:embed bwd.cu
-	bwdSource  string
-	cudaSource = fwdSource + "\n" + bwdSource
+	bwdSource string
+	//go:embed envdecode.cu
+	envDecodeSource string
+	//go:embed envtrace.cu
+	envTraceSource string
+	cudaSource     = fwdSource + "\n" + bwdSource + "\n" + envDecodeSource + "\n" + envTraceSource
 )
 
 // threadsPerTarget is the kernel's lane split: one thread per SSE lane.
@@ -38,7 +44,7 @@ var nvrtcOptions = []string{"--fmad=false", "--ftz=true", "--prec-div=true", "--
 type GPU struct {
 	ctx     *cuda.Context
 	mu      sync.Mutex
-	kernels map[fwdShape][3]*cuda.Function
+	kernels map[fwdShape]shapeKernels
 	// sharedSet is the dynamic shared memory each program's kernels are
 	// allowed so far (kernel).
 	sharedSet map[fwdShape]int
@@ -63,7 +69,15 @@ type GPU struct {
 	// launch neither waits for nor stalls the filter kernels of other
 	// queries (as the default stream, cuCtxSynchronize and cuMemFree do).
 	lanes *gpudb.Lanes
+	// envLanes are RescoreEnvelopes' streams and buffers: a query's
+	// envelopes then neither wait for nor stall the Forward batches.
+	envLanes *gpudb.Lanes
 }
+
+// shapeKernels are the kernels of one compiled program: fwd_kernel,
+// bwd_kernel, fwd_multi_kernel (nil with the profile in shared memory),
+// and in the FULL_MATS program env_decode_kernel and env_trace_kernel.
+type shapeKernels [5]*cuda.Function
 
 // defaultMultiPipe is the chunked walk's chunk: 16 was fastest of 0
 // (the plain walk), 4, 8 and 16 at every M of TestGPUBatchLatency on an
@@ -72,8 +86,8 @@ const defaultMultiPipe = 16
 
 // NewGPU prepares Forward on a device context.
 func NewGPU(ctx *cuda.Context) *GPU {
-	return &GPU{ctx: ctx, kernels: map[fwdShape][3]*cuda.Function{}, sharedSet: map[fwdShape]int{}, bufs: gpudb.NewBuffers(ctx), MultiPipe: multiPipeFromEnv(),
-		lanes: gpudb.NewLanes(ctx, 2)}
+	return &GPU{ctx: ctx, kernels: map[fwdShape]shapeKernels{}, sharedSet: map[fwdShape]int{}, bufs: gpudb.NewBuffers(ctx), MultiPipe: multiPipeFromEnv(),
+		lanes: gpudb.NewLanes(ctx, 2), envLanes: gpudb.NewLanes(ctx, envLanesPerGPU)}
 }
 
 // multiPipeFromEnv is defaultMultiPipe, or $HMMGO_FWD_PIPE (benchmarks).
@@ -99,11 +113,17 @@ func (g *GPU) kernel(s fwdShape) (fwd, bwd *cuda.Function, err error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		names := []string{"fwd_kernel", "bwd_kernel"}
-		if !s.ProfShared {
-			names = append(names, "fwd_multi_kernel")
+		names := []string{"fwd_kernel", "bwd_kernel", "fwd_multi_kernel", "", ""}
+		if s.ProfShared {
+			names[2] = ""
+		}
+		if s.Full {
+			names[3], names[4] = "env_decode_kernel", "env_trace_kernel"
 		}
 		for i, name := range names {
+			if name == "" {
+				continue
+			}
 			if fs[i], err = k.Function(name); err != nil {
 				return nil, nil, err
 			}

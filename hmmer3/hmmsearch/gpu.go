@@ -136,6 +136,10 @@ type gpuSearch struct {
 	// bias is "cpu" to leave the bias filter to the CPU workers
 	// ($HMMGO_GPU_BIAS, for benchmarks); otherwise the GPUs compute it.
 	bias string
+	// envelopes: domain definition's envelopes are rescored on the GPUs
+	// ($HMMGO_GPU_DOMAINS=gpu), each call on the next device in turn.
+	envelopes bool
+	nextEnv   atomic.Uint32
 	// split is $HMMGO_GPU_SPLIT ("db", "queries" or empty: by size; gpudeal.go).
 	split string
 	cost  forwardCost // the batched Forward's cost rule
@@ -571,6 +575,19 @@ func (g *gpuSearch) parsers(parts []*gpuPart, om *oprofile.Profile, want []bool)
 	return out, err
 }
 
+// EnvelopesOnDevice implements pipeline.EnvelopeAccelerator.
+func (g *gpuSearch) EnvelopesOnDevice() bool { return g.envelopes }
+
+// RescoreEnvelopes implements pipeline.EnvelopeAccelerator: the jobs
+// carry their residues, so any device can take them.
+func (g *gpuSearch) RescoreEnvelopes(om *oprofile.Profile, jobs []fwdback.EnvJob) ([]fwdback.EnvResult, error) {
+	if err := g.awaitKernels(); err != nil {
+		return nil, err
+	}
+	k := g.gpus[int(g.nextEnv.Add(1)-1)%len(g.gpus)]
+	return k.fwd.RescoreEnvelopes(om, jobs)
+}
+
 // free releases the device memory of the resident targets.
 func (g *gpuSearch) free() {
 	for _, p := range g.parts {
@@ -581,9 +598,10 @@ func (g *gpuSearch) free() {
 }
 
 var (
-	_ pipeline.BiasAccelerator = (*gpuSearch)(nil)
-	_ pipeline.ScoreRecycler   = (*gpuSearch)(nil)
-	_ pipeline.TargetLengths   = (*gpuSearch)(nil)
+	_ pipeline.BiasAccelerator     = (*gpuSearch)(nil)
+	_ pipeline.EnvelopeAccelerator = (*gpuSearch)(nil)
+	_ pipeline.ScoreRecycler       = (*gpuSearch)(nil)
+	_ pipeline.TargetLengths       = (*gpuSearch)(nil)
 )
 
 // readAhead reads models ahead of the search and starts compiling the GPU

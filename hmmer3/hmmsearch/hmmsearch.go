@@ -127,6 +127,10 @@ func (e *engine) run(env cli.Env, args []string) int {
 	if b := s.gpuBias; b != "" && b != "gpu" && b != "cpu" {
 		return cli.Fail(env, name, fmt.Errorf("HMMGO_GPU_BIAS is %q: say gpu or cpu, or leave it unset (gpu)", b))
 	}
+	s.gpuDomains, _ = e.lookupEnv("HMMGO_GPU_DOMAINS")
+	if d := s.gpuDomains; d != "" && d != "gpu" && d != "cpu" {
+		return cli.Fail(env, name, fmt.Errorf("HMMGO_GPU_DOMAINS is %q: say gpu or cpu, or leave it unset (cpu)", d))
+	}
 	s.gpuForwardCost, _ = e.lookupEnv("HMMGO_GPU_FORWARD_COST")
 	if _, err := parseForwardCost(s.gpuForwardCost, forwardCost{}); err != nil {
 		return cli.Fail(env, name, err)
@@ -223,6 +227,10 @@ type search struct {
 	// gpuBias ($HMMGO_GPU_BIAS=cpu) leaves the bias filter to the CPU
 	// workers in a GPU search; benchmarks use it to measure both.
 	gpuBias string
+	// gpuDomains ($HMMGO_GPU_DOMAINS=gpu) rescores domain definition's
+	// envelopes on the GPU (fwdback.GPU.RescoreEnvelopes); unset or cpu,
+	// the workers do.
+	gpuDomains string
 	// gpuForwardCost ($HMMGO_GPU_FORWARD_COST) overrides the constants of
 	// the batched Forward's cost rule (forwardCost); gpuForwardTrace
 	// ($HMMGO_FWD_TRACE set) prints one line per batch on stderr.
@@ -368,7 +376,8 @@ func (s *search) run() error {
 	}
 	s.startMark("GPUs selected")
 	if len(devs) > 0 {
-		s.gpu = &gpuSearch{devs: devs, forward: forwardMode(s.gpuForward), bias: s.gpuBias, split: s.gpuSplit}
+		s.gpu = &gpuSearch{devs: devs, forward: forwardMode(s.gpuForward), bias: s.gpuBias, split: s.gpuSplit,
+			envelopes: s.gpuDomains == "gpu"}
 		if s.stageTimes {
 			s.gpu.marks = s.startMarkAt
 		}

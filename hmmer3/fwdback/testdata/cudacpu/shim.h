@@ -27,3 +27,9 @@ static inline unsigned __float_as_uint(float f)
     std::memcpy(&u, &f, 4);
     return u;
 }
+
+// __syncwarp: every lane of the warp meets here (memory is one on the CPU).
+static inline void __syncwarp(unsigned mask = 0xffffffffu, int site = __builtin_LINE())
+{
+    (void)emu::exchange(mask, 0, 0, site);
+}

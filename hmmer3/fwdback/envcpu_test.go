@@ -1,0 +1,263 @@
+package fwdback
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/hmmgo/hmmgo/alphabet"
+	"github.com/hmmgo/hmmgo/hmmer3/hits"
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
+	"github.com/hmmgo/hmmgo/internal/cudacpu"
+	"github.com/hmmgo/hmmgo/internal/testutil"
+)
+
+// envdecode.cu's and envtrace.cu's kernels run on the CPU through the
+// shim (testdata/cudacpu/envdriver.cc), from full Forward and Backward
+// matrices the CPU computed: every cell, special row, score, null2 sum
+// and trace step bit for bit with DecodeAlign and OATrace. The kernels'
+// inputs from fwd_kernel and bwd_kernel are checked by
+// TestFullMatricesOnCPU, the chain on a GPU by TestGPUEnvelopesMatchCPU.
+
+// buildEnvShim compiles envdriver.cc.
+func buildEnvShim(t *testing.T, cc string) string {
+	t.Helper()
+	exe := filepath.Join(t.TempDir(), "envcpu")
+	cmd := exec.Command(cc, "-std=c++17", "-O1", "-ffp-contract=off", "-fno-strict-aliasing", "-msse2",
+		"-DBLOCK=128", "-DPROF_SHARED=0", "-DSTATE_SHARED=0", "-DFWD_PIPE=0", "-I", ".", "-I", filepath.Join("testdata", "cudacpu"),
+		"-I", filepath.Join(testutil.RepoRoot(t), "internal", "cudacpu"), "-o", exe, filepath.Join("testdata", "cudacpu", "envdriver.cc"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("compiling envdecode.cu and envtrace.cu with the CPU shim: %v\n%s", err, out)
+	}
+	return exe
+}
+
+// envCase is one envelope of a shim launch: its length model's profile
+// and the CPU's matrices (Forward and Backward, then what DecodeAlign
+// leaves in them).
+type envCase struct {
+	dsq      []byte
+	p        oprofile.Profile
+	fwd, bck *Matrix
+	err      error // Forward's or Backward's
+	null2    bool
+}
+
+// envLaunch is the kernels' input for a list of envelopes, packed as
+// GPU.RescoreEnvelopes packs it.
+type envLaunch struct {
+	desc           []byte
+	moff, xoff     []int64
+	toff           []int
+	fm, bm, fx, bx []float32
+	lm             []float32
+	steps          int
+}
+
+func packEnvelopes(cs []*envCase, Q, M int) *envLaunch {
+	l := &envLaunch{desc: make([]byte, envDescBytes*len(cs))}
+	mats, rows := 0, 0
+	for i, c := range cs {
+		L := len(c.dsq)
+		flags := uint32(0)
+		if c.bck.HasOwnScales {
+			flags |= envOwnScales
+		}
+		if c.null2 {
+			flags |= envNull2
+		}
+		if c.err != nil {
+			flags |= envSkip
+		}
+		l.moff, l.xoff, l.toff = append(l.moff, int64(mats)), append(l.xoff, int64(rows)), append(l.toff, l.steps)
+		putEnvDesc(l.desc[envDescBytes*i:], int64(mats), int64(rows), int64(l.steps), L, flags)
+		l.fm = append(l.fm, flat(c.fwd.dp)[:envFloats(L, Q)]...)
+		l.bm = append(l.bm, flat(c.bck.dp)[:envFloats(L, Q)]...)
+		for r := 0; r <= L; r++ {
+			l.fx = append(l.fx, c.fwd.X[r][:]...)
+			l.bx = append(l.bx, c.bck.X[r][:]...)
+		}
+		xf := &c.p.FB.XF
+		l.lm = append(l.lm, xf[profile.XN][profile.Loop], xf[profile.XN][profile.Move])
+		mats += envFloats(L, Q)
+		rows += (L + 1) * NXCells
+		l.steps += traceCap(L, M)
+	}
+	return l
+}
+
+// envShimOut is what the kernels leave.
+type envShimOut struct {
+	fm, bm, fx, bx []float32
+	dec            []byte
+	count          []int32
+	steps          []byte
+}
+
+func runEnvShim(t *testing.T, exe string, om *oprofile.Profile, l *envLaunch, n int) *envShimOut {
+	t.Helper()
+	var in cudacpu.Input
+	Q := oprofile.NumVecF(om.M)
+	in.Put([]int32{int32(n), int32(Q), int32(om.M), int32(l.steps)})
+	in.Put([]float32{om.FB.XF[profile.XE][profile.Loop], om.FB.XF[profile.XE][profile.Move]})
+	in.Arrays(l.desc, bytesOf(flat(om.FB.TF)), bytesOf(l.lm), bytesOf(l.fm), bytesOf(l.bm), bytesOf(l.fx), bytesOf(l.bx))
+	raw := cudacpu.Run(t, exe, "envelope kernels", &in)
+	sizes := []int{4 * len(l.fm), 4 * len(l.bm), 4 * len(l.fx), 4 * len(l.bx), envDecodeBytes * n, 4 * n, traceStepBytes * l.steps}
+	total := 0
+	for _, s := range sizes {
+		total += s
+	}
+	if len(raw) != total {
+		t.Fatalf("envelope kernels' output: %d bytes, want %d", len(raw), total)
+	}
+	next := func(s int) []byte { b := raw[:s]; raw = raw[s:]; return b }
+	o := &envShimOut{fm: floatsOf(next(sizes[0])), bm: floatsOf(next(sizes[1])), fx: floatsOf(next(sizes[2])), bx: floatsOf(next(sizes[3])),
+		dec: next(sizes[4])}
+	for _, c := range floatsOf(next(sizes[5])) {
+		o.count = append(o.count, int32(math.Float32bits(c)))
+	}
+	o.steps = next(sizes[6])
+	return o
+}
+
+// sameFloats fails the test at the first of got and want that differ in a bit.
+func sameFloats(t *testing.T, what string, got, want []float32) bool {
+	t.Helper()
+	for j := range want {
+		if !sameBits(got[j], want[j]) {
+			t.Errorf("%s [%d]: %v (%08x), CPU %v (%08x)", what, j, got[j], math.Float32bits(got[j]), want[j], math.Float32bits(want[j]))
+			return false
+		}
+	}
+	return true
+}
+
+func TestEnvelopeKernelsOnCPU(t *testing.T) {
+	t.Parallel() // mostly a single-threaded child process
+	cc := shimCompiler(t)
+	exe := buildEnvShim(t, cc)
+	rng := rand.New(rand.NewSource(37))
+	amino := alphabet.New(alphabet.Amino)
+	seen := map[hits.State]int{}
+	own, null2s, skipped, refused := 0, 0, 0, 0
+	for _, M := range []int{1, 2, 3, 7, 64, 101, -100, 230} {
+		h, M := modelOfSize(rng, amino, M)
+		for _, unihit := range []bool{true, false} {
+			om := optimizedProfile(h)
+			if unihit {
+				om.ReconfigUnihit(om.L) // domaindef's mode; multihit reaches J
+			}
+			Q := oprofile.NumVecF(M)
+			dsqs, lengths := envelopes(rng, h, 37)
+			cs := make([]*envCase, len(dsqs))
+			for i, d := range dsqs {
+				c := &envCase{dsq: d, p: *om, fwd: NewMatrix(), bck: NewMatrix(), null2: rng.Intn(2) == 0}
+				c.p.ReconfigRestLength(lengths[i])
+				_, _, c.err = forwardBackward(d, &c.p, c.fwd, c.bck, true)
+				cs[i] = c
+			}
+			l := packEnvelopes(cs, Q, M)
+			got := runEnvShim(t, exe, om, l, len(cs))
+			for i, c := range cs {
+				L := len(c.dsq)
+				what := fmt.Sprintf("M=%d unihit=%v envelope %d (L=%d of %d)", M, unihit, i, L, lengths[i])
+				if c.err != nil {
+					skipped++
+					if got.count[i] != 0 {
+						t.Errorf("%s: Forward/Backward failed, yet %d trace steps", what, got.count[i])
+					}
+					continue
+				}
+				var null2 []float32
+				if c.null2 {
+					null2 = make([]float32, om.Abc.Kp)
+					null2s++
+				}
+				if c.bck.HasOwnScales {
+					own++
+				}
+				oasc, err := DecodeAlign(&c.p, c.fwd, c.bck, null2)
+				d := got.dec[envDecodeBytes*i:]
+				if (binary.LittleEndian.Uint32(d[4:]) != 0) != (err != nil) {
+					t.Errorf("%s: kernel's ErrRange %d, CPU's %v", what, binary.LittleEndian.Uint32(d[4:]), err)
+					continue
+				}
+				if err != nil {
+					continue
+				}
+				n, mo := envFloats(L, Q), int(l.moff[i])
+				sameCells(t, what+" posteriors", got.bm[mo:mo+n], flat(c.bck.dp), Q, 1, L)
+				if c.null2 {
+					// pp's row 0 holds the sums null2 is made of, as the
+					// host makes it.
+					sameFloats(t, what+" null2", null2OfSums(&c.p, bytesOf(got.bm[mo:mo+12*Q]), d, L), null2)
+				}
+				sameCells(t, what+" optimal accuracy", got.fm[mo:mo+n], flat(c.fwd.dp), Q, 0, L)
+				xo := int(l.xoff[i])
+				for r := 0; r <= L; r++ {
+					x := xo + r*NXCells
+					sameFloats(t, fmt.Sprintf("%s ox.X row %d", what, r), got.fx[x:x+NXCells], c.fwd.X[r][:])
+					// The kernel keeps each row's decoding scale in pp.X's
+					// scale column, where the CPU leaves 0.
+					sameFloats(t, fmt.Sprintf("%s pp.X row %d", what, r), got.bx[x:x+XScale], c.bck.X[r][:XScale])
+				}
+				xN, xC, xJ := c.bck.X[1][XN], c.bck.X[1][XC], c.bck.X[1][XJ]
+				for r := 2; r <= L; r++ {
+					xN += c.bck.X[r][XN]
+					xC += c.bck.X[r][XC]
+					xJ += c.bck.X[r][XJ]
+				}
+				sameFloats(t, what+" oasc, sums", floatsOf(append(append([]byte{}, d[0:4]...), d[8:20]...)), []float32{oasc, xN, xC, xJ})
+
+				var want, tr hits.Trace
+				OATrace(&c.p, c.bck, c.fwd, &want)
+				cnt := int(got.count[i])
+				if cnt == -1 && !unihit && len(want.St) > traceCap(L, M) {
+					// A multihit path may outgrow the room a unihit one
+					// needs; the kernel stops rather than overrun it.
+					refused++
+					continue
+				}
+				if cnt < 2 || cnt > traceCap(L, M) {
+					t.Errorf("%s: %d trace steps", what, cnt)
+					continue
+				}
+				buildTrace(&tr, got.steps[traceStepBytes*l.toff[i]:][:traceStepBytes*cnt], M, L)
+				sameTrace(t, what, &tr, &want)
+				for _, s := range want.St {
+					seen[s]++
+				}
+			}
+		}
+	}
+	for _, s := range []hits.State{hits.StM, hits.StD, hits.StI, hits.StN, hits.StC, hits.StJ} {
+		if seen[s] == 0 {
+			t.Errorf("no trace had state %d: a path of the trace kernel went untested", s)
+		}
+	}
+	if own == 0 || null2s == 0 {
+		t.Errorf("%d envelopes with Backward's own scales, %d with null2: a path went untested", own, null2s)
+	}
+	t.Logf("%d envelopes skipped (Forward or Backward failed), %d multihit traces longer than their room", skipped, refused)
+}
+
+// sameTrace fails the test where two traces differ.
+func sameTrace(t *testing.T, what string, got, want *hits.Trace) {
+	t.Helper()
+	if len(got.St) != len(want.St) || got.M != want.M || got.L != want.L {
+		t.Errorf("%s: trace of %d states (M %d, L %d), CPU %d (M %d, L %d)", what, len(got.St), got.M, got.L, len(want.St), want.M, want.L)
+		return
+	}
+	for z := range want.St {
+		if got.St[z] != want.St[z] || got.K[z] != want.K[z] || got.I[z] != want.I[z] || math.Float32bits(got.PP[z]) != math.Float32bits(want.PP[z]) {
+			t.Errorf("%s: trace step %d: state %d k %d i %d pp %v, CPU state %d k %d i %d pp %v", what, z,
+				got.St[z], got.K[z], got.I[z], got.PP[z], want.St[z], want.K[z], want.I[z], want.PP[z])
+			return
+		}
+	}
+}

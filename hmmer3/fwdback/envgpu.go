@@ -1,0 +1,387 @@
+package fwdback
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/hmmgo/hmmgo/gpu/cuda"
+	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
+	"github.com/hmmgo/hmmgo/hmmer3/hits"
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
+	"github.com/hmmgo/hmmgo/hmmer3/profile"
+)
+
+// Envelope rescoring on the GPU: the four steps of rescore_isolated_domain
+// for many envelopes of one model in one lane of the device, nothing but
+// the results coming back.
+//
+//  1. fwd_kernel and bwd_kernel as for the parsers, also storing every
+//     row of both matrices (fmat, bmat: Matrix.dp's layout) from the
+//     envelope's offset on;
+//  2. env_decode_kernel (envdecode.cu): decoding into bmat, optimal
+//     accuracy into fmat and their special rows, null2's row sums;
+//  3. env_trace_kernel (envtrace.cu): the OA traceback, one thread an
+//     envelope;
+//  4. the host: Forward's score from the special rows (as the parsers),
+//     null2 from the sums, the trace turned around.
+//
+// The matrices take 24 bytes a cell of the batch's envelopes on the
+// device; envBatchFloats bounds a launch's.
+
+// envBatchFloats bounds the floats of one matrix over a launch's
+// envelopes (1 GiB each for Forward's and Backward's): larger calls run
+// in several launches.
+const envBatchFloats = 1 << 28
+
+// envDescBytes is envdesc.h's EnvDesc; envDecodeBytes its decode result
+// (oasc, err, the N, C and J posterior sums); traceStepBytes a TraceStep.
+const (
+	envDescBytes   = 32
+	envDecodeBytes = 20
+	traceStepBytes = 16
+)
+
+// EnvDesc flags.
+const (
+	envOwnScales = 1 << 0 // Backward used its own scale factors
+	envNull2     = 1 << 1 // null2's sums wanted
+	envSkip      = 1 << 2 // Forward or Backward failed: no decoding, no trace
+)
+
+// putEnvDesc writes envdecode.cu's EnvDesc into d.
+func putEnvDesc(d []byte, mat, xrow, trace int64, L int, flags uint32) {
+	binary.LittleEndian.PutUint64(d[0:], uint64(mat))
+	binary.LittleEndian.PutUint64(d[8:], uint64(xrow))
+	binary.LittleEndian.PutUint64(d[16:], uint64(trace))
+	binary.LittleEndian.PutUint32(d[24:], uint32(L))
+	binary.LittleEndian.PutUint32(d[28:], flags)
+}
+
+// envFloats is an envelope's matrix size: rows 0..L of 3Q vectors.
+func envFloats(L, Q int) int { return (L + 1) * 12 * Q }
+
+// traceCap is an envelope's trace room: a unihit path has at most one
+// state per residue and per node, and S, N, B, E, C, T besides.
+func traceCap(L, M int) int { return L + M + 8 }
+
+// RescoreEnvelopes rescores every job on the GPU, each with the bits of
+// RescoreEnvelopeCPU. om is unihit (domain definition's configuration);
+// each job's length model is set from its TargetLen. A profile the
+// kernels cannot reproduce (see fwdPlan.exactOnGPU) is rescored on the
+// CPU. The error is a device failure.
+func (g *GPU) RescoreEnvelopes(om *oprofile.Profile, jobs []EnvJob) ([]EnvResult, error) {
+	// Longest first: the decoding kernel's warps walk eight envelopes'
+	// rows in lock-step, so neighbours should be of a length.
+	order := make([]int, len(jobs))
+	for i := range order {
+		if len(jobs[i].Dsq) == 0 {
+			return nil, fmt.Errorf("fwdback: envelope %d is empty", i)
+		}
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return len(jobs[b].Dsq) - len(jobs[a].Dsq) })
+	sorted := make([]EnvJob, len(jobs))
+	for i, o := range order {
+		sorted[i] = jobs[o]
+	}
+	res := make([]EnvResult, len(jobs))
+	Q := oprofile.NumVecF(om.M)
+	for start := 0; start < len(sorted); {
+		end, floats := start, 0
+		for end < len(sorted) && (end == start || floats+envFloats(len(sorted[end].Dsq), Q) <= envBatchFloats) {
+			floats += envFloats(len(sorted[end].Dsq), Q)
+			end++
+		}
+		if err := g.rescoreBatch(om, sorted[start:end], res[start:end]); err != nil {
+			return nil, fmt.Errorf("envelope rescoring on GPU %d: %w", g.ctx.Device().Ordinal, err)
+		}
+		start = end
+	}
+	out := make([]EnvResult, len(jobs))
+	for i, o := range order {
+		out[o] = res[i]
+	}
+	return out, nil
+}
+
+// rescoreBatch is one launch sequence of RescoreEnvelopes.
+func (g *GPU) rescoreBatch(om *oprofile.Profile, jobs []EnvJob, out []EnvResult) error {
+	n := len(jobs)
+	dsqs, lengths, idx := make([][]byte, n), make([]int, n), make([]int, n)
+	residues := 0
+	for i, j := range jobs {
+		dsqs[i], lengths[i], idx[i] = j.Dsq, j.TargetLen, i
+		residues += len(j.Dsq)
+	}
+	plan, err := newFwdPlan(om, lengths)
+	if err != nil {
+		return err
+	}
+	if !plan.exactOnGPU() {
+		fwd, bck := NewMatrix(), NewMatrix()
+		for i, j := range jobs {
+			out[i] = RescoreEnvelopeCPU(om, j, fwd, bck)
+		}
+		return nil
+	}
+	g.mu.Lock()
+	s, err := chooseShape(g.Placement, plan, g.limits())
+	s.Full = true
+	var ks envKernels
+	if err == nil {
+		ks, err = g.envKernels(s)
+	}
+	g.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	ln, err := g.envLanes.Take()
+	if err != nil {
+		return err
+	}
+	defer g.envLanes.Give(ln)
+
+	// Offsets: special rows (rowOffsets), matrices, traces.
+	xoff, rowFloats := rowOffsets(dsqs, idx)
+	moff, toff := make([]int64, n), make([]int, n)
+	desc := make([]byte, envDescBytes*n)
+	mats, steps := 0, 0
+	for i, j := range jobs {
+		L := len(j.Dsq)
+		moff[i], toff[i] = int64(mats), steps
+		flags := uint32(0)
+		if j.Null2 {
+			flags |= envNull2
+		}
+		// envOwnScales and envSkip follow from bwd_kernel's results.
+		putEnvDesc(desc[envDescBytes*i:], int64(mats), xoff[i], int64(steps), L, flags)
+		mats += envFloats(L, plan.Q)
+		steps += traceCap(L, plan.M)
+	}
+
+	layout, err := ln.UploadPacked(gpudb.Pack(dsqs, idx, threadsPerTarget))
+	if err != nil {
+		return err
+	}
+	up := uploader(ln, &err)
+	get := func(name string, size int) *cuda.Buffer {
+		if err != nil {
+			return nil
+		}
+		var b *cuda.Buffer
+		b, err = ln.Bufs.Get(name, size)
+		return b
+	}
+	bt, bo, blm := up("etrans", cuda.Bytes(plan.Trans)), up("eodds", cuda.Bytes(plan.Odds)), up("eloopmove", cuda.Bytes(plan.LoopMove))
+	btf := up("etf", cuda.Bytes(flat(om.FB.TF)))
+	bxoff, bmoff, bdesc := up("exoff", cuda.Bytes(xoff)), up("emoff", cuda.Bytes(moff)), up("edesc", desc)
+	bcount := get("ecounters", 8)
+	bc := get("eoutc", 4*n)
+	brec := get("erecords", scaleRecordBytes*residues)
+	stateBytes := 4
+	if !s.StateShared {
+		stateBytes = s.grid * (s.Block / 32) * plan.stateBytesPerWarp()
+	}
+	bstate := get("estate", stateBytes)
+	bfx, bbx, bown := get("efx", 4*rowFloats), get("ebx", 4*rowFloats), get("eown", 4*n)
+	bfmat, bbmat := get("efmat", 4*mats), get("ebmat", 4*mats)
+	bdec, btr, btc := get("edec", envDecodeBytes*n), get("etrace", traceStepBytes*steps), get("etcount", 4*n)
+	if err != nil {
+		return err
+	}
+	st := ln.Stream
+	cfg := cuda.LaunchConfig{Grid: cuda.Dim3{X: s.grid}, Block: cuda.Dim3{X: s.Block}, SharedMem: s.sharedBytes, Stream: st}
+	check := int32(0)
+	if plan.Check {
+		check = 1
+	}
+	if err := st.Memset32(bcount.Ptr(), 0, 2); err != nil {
+		return err
+	}
+	var a cuda.Args
+	a.Buffer(bt).Buffer(bo).Int32(int32(plan.Q)).Int32(int32(plan.QS)).Int32(int32(plan.Kp)).Int32(check).
+		Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).
+		Ptr(bcount.Ptr()).Buffer(blm).Float32(plan.EMove).Float32(plan.ELoop).
+		Buffer(bstate).Buffer(bc).Buffer(brec).Ptr(bcount.Ptr().Add(4)).Uint32(uint32(residues)).
+		Buffer(bfx).Buffer(bxoff).Buffer(bfmat).Buffer(bmoff)
+	if err := ks.fwd.Launch(cfg, &a); err != nil {
+		return err
+	}
+	if err := st.Memset32(bcount.Ptr(), 0, 1); err != nil {
+		return err
+	}
+	a.Reset()
+	a.Buffer(bt).Buffer(bo).Int32(int32(plan.Q)).Int32(int32(plan.QS)).Int32(int32(plan.Kp)).
+		Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).
+		Ptr(bcount.Ptr()).Buffer(blm).Float32(plan.EMove).Float32(plan.ELoop).
+		Buffer(bstate).Buffer(bfx).Buffer(bxoff).Buffer(bbx).Buffer(bown).Buffer(bbmat).Buffer(bmoff)
+	if err := ks.bwd.Launch(cfg, &a); err != nil {
+		return err
+	}
+	// The scores need the parsers' special rows, which decoding
+	// overwrites: they come back first.
+	fx, bx, own := make([]float32, rowFloats), make([]float32, rowFloats), make([]int32, n)
+	for _, c := range []struct {
+		dst []byte
+		src *cuda.Buffer
+	}{{cuda.Bytes(own), bown}, {cuda.Bytes(fx), bfx}, {cuda.Bytes(bx), bbx}} {
+		if err := ln.CopyBack(c.dst, c.src); err != nil {
+			return err
+		}
+	}
+	parsers := assembleParsers(plan, dsqs, idx, xoff, fx, bx, own)
+	for i, o := range own {
+		d := desc[envDescBytes*i+28:]
+		flags := binary.LittleEndian.Uint32(d)
+		if o != 0 {
+			flags |= envOwnScales
+		}
+		if parsers[i].Err != nil {
+			flags |= envSkip
+		}
+		binary.LittleEndian.PutUint32(d, flags)
+	}
+	if bdesc = up("edesc", desc); err != nil {
+		return err
+	}
+
+	xf := &om.FB.XF
+	decCfg := cuda.LaunchConfig{Grid: cuda.Dim3{X: (n*threadsPerTarget + 127) / 128}, Block: cuda.Dim3{X: 128}, Stream: st}
+	a.Reset()
+	envDecodeArgs(&a, bdesc, n, plan, btf, blm, xf, bfmat, bbmat, bfx, bbx, bdec)
+	if err := ks.decode.Launch(decCfg, &a); err != nil {
+		return err
+	}
+	trCfg := cuda.LaunchConfig{Grid: cuda.Dim3{X: (n + 63) / 64}, Block: cuda.Dim3{X: 64}, Stream: st}
+	a.Reset()
+	envTraceArgs(&a, bdesc, n, plan, btf, blm, xf, bfmat, bbmat, bfx, bbx, btr, btc, bdec)
+	if err := ks.trace.Launch(trCfg, &a); err != nil {
+		return err
+	}
+
+	// null2's sums (pp row 0 of each envelope that asked) gathered
+	// behind the trace counts, so that one copy brings everything.
+	rowBytes := 12 * plan.Q * 4
+	var null2Jobs []int
+	for i, j := range jobs {
+		if j.Null2 {
+			null2Jobs = append(null2Jobs, i)
+		}
+	}
+	tail := get("etail", envDecodeBytes*n+4*n+rowBytes*len(null2Jobs))
+	if err != nil {
+		return err
+	}
+	if err := st.CopyDtoD(tail.Ptr(), bdec.Ptr(), envDecodeBytes*n); err != nil {
+		return err
+	}
+	if err := st.CopyDtoD(tail.Ptr().Add(envDecodeBytes*n), btc.Ptr(), 4*n); err != nil {
+		return err
+	}
+	for r, i := range null2Jobs {
+		if err := st.CopyDtoD(tail.Ptr().Add(envDecodeBytes*n+4*n+rowBytes*r), bbmat.Ptr().Add(4*int(moff[i])), rowBytes); err != nil {
+			return err
+		}
+	}
+	raw := make([]byte, envDecodeBytes*n+4*n+rowBytes*len(null2Jobs))
+	if err := ln.CopyBack(raw, tail); err != nil {
+		return err
+	}
+	trRaw := make([]byte, traceStepBytes*steps)
+	if err := ln.CopyBack(trRaw, btr); err != nil {
+		return err
+	}
+
+	var p oprofile.Profile
+	null2Row := 0
+	for i, j := range jobs {
+		r := &out[i]
+		r.Score, r.Err = parsers[i].FwdScore, parsers[i].Err
+		var row0 []byte
+		if j.Null2 {
+			row0 = raw[envDecodeBytes*n+4*n+rowBytes*null2Row:][:rowBytes]
+			null2Row++
+		}
+		if r.Err != nil {
+			continue
+		}
+		d := raw[envDecodeBytes*i:]
+		if binary.LittleEndian.Uint32(d[4:]) != 0 {
+			r.Dropped = true
+			continue
+		}
+		r.OASc = math.Float32frombits(binary.LittleEndian.Uint32(d[0:]))
+		if j.Null2 {
+			p = *om
+			p.ReconfigRestLength(j.TargetLen)
+			r.Null2 = null2OfSums(&p, row0, d, len(j.Dsq))
+		}
+		count := int(int32(binary.LittleEndian.Uint32(raw[envDecodeBytes*n+4*i:])))
+		if count < 2 || count > traceCap(len(j.Dsq), plan.M) {
+			return fmt.Errorf("envelope %d: the trace kernel reported %d steps", i, count)
+		}
+		buildTrace(&r.Trace, trRaw[traceStepBytes*toff[i]:][:traceStepBytes*count], plan.M, len(j.Dsq))
+	}
+	return nil
+}
+
+// null2OfSums is null2FromSums from what env_decode_kernel leaves: pp's
+// row 0 (the M and I sums of rows 1..L, raw bytes) and the envelope's
+// record dec (the N, C and J sums); p has the envelope's length model.
+func null2OfSums(p *oprofile.Profile, row0, dec []byte, L int) []float32 {
+	sums := make([]vec, 3*oprofile.NumVecF(p.M))
+	copy(cuda.Bytes(flat(sums)), row0)
+	f := func(o int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(dec[o:])) }
+	null2 := make([]float32, p.Abc.Kp)
+	null2Sum(p, sums, f(8), f(12), f(16), float32(1.0/float64(float32(L))), null2)
+	return null2
+}
+
+// buildTrace turns the trace kernel's steps (OATrace's appends, T first)
+// into a trace as OATrace leaves it.
+func buildTrace(tr *hits.Trace, raw []byte, M, L int) {
+	n := len(raw) / traceStepBytes
+	reserveTrace(tr, n)
+	for z := 0; z < n; z++ {
+		s := raw[traceStepBytes*z:]
+		traceAppend(tr, hits.State(binary.LittleEndian.Uint32(s[0:])), int(int32(binary.LittleEndian.Uint32(s[4:]))),
+			int(int32(binary.LittleEndian.Uint32(s[8:]))), math.Float32frombits(binary.LittleEndian.Uint32(s[12:])))
+	}
+	tr.M, tr.L = M, L
+	traceReverse(tr)
+}
+
+// envLanesPerGPU is how many RescoreEnvelopes calls run at once on a
+// device: about the queries in domain definition at a time.
+const envLanesPerGPU = 4
+
+// envKernels are the kernels of one envelope launch sequence.
+type envKernels struct{ fwd, bwd, decode, trace *cuda.Function }
+
+// envKernels returns shape s's kernels for RescoreEnvelopes; g.mu held.
+func (g *GPU) envKernels(s fwdShape) (envKernels, error) {
+	fwd, bwd, err := g.kernel(s)
+	if err != nil {
+		return envKernels{}, err
+	}
+	fs := g.kernels[s.key()]
+	return envKernels{fwd: fwd, bwd: bwd, decode: fs[3], trace: fs[4]}, nil
+}
+
+// envDecodeArgs are env_decode_kernel's arguments.
+func envDecodeArgs(a *cuda.Args, desc *cuda.Buffer, n int, p *fwdPlan, tf, loopmove *cuda.Buffer, xf *[4][2]float32,
+	fmat, bmat, fx, bx, dec *cuda.Buffer) {
+	a.Buffer(desc).Int32(int32(n)).Int32(int32(p.Q)).Int32(int32(p.M)).Buffer(tf).Buffer(loopmove).
+		Float32(xf[profile.XE][profile.Loop]).Float32(xf[profile.XE][profile.Move]).
+		Buffer(fmat).Buffer(bmat).Buffer(fx).Buffer(bx).Buffer(dec)
+}
+
+// envTraceArgs are env_trace_kernel's arguments.
+func envTraceArgs(a *cuda.Args, desc *cuda.Buffer, n int, p *fwdPlan, tf, loopmove *cuda.Buffer, xf *[4][2]float32,
+	fmat, bmat, fx, bx, steps, count, dec *cuda.Buffer) {
+	a.Buffer(desc).Int32(int32(n)).Int32(int32(p.Q)).Int32(int32(p.M)).Buffer(tf).Buffer(loopmove).
+		Float32(xf[profile.XE][profile.Loop]).Float32(xf[profile.XE][profile.Move]).
+		Buffer(fmat).Buffer(bmat).Buffer(fx).Buffer(bx).Buffer(steps).Buffer(count).Buffer(dec)
+}
