@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/hmmgo/hmmgo/gpu/cuda"
 	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
@@ -31,9 +32,14 @@ import (
 // device; envBatchFloats bounds a launch's.
 
 // envBatchFloats bounds the floats of one matrix over a launch's
-// envelopes (1 GiB each for Forward's and Backward's): larger calls run
-// in several launches.
-const envBatchFloats = 1 << 28
+// envelopes (4 GiB each for Forward's and Backward's): larger calls run
+// in several launches, one after another.
+const envBatchFloats = 1 << 30
+
+// envStepTimes, when set (TestGPUEnvelopeThroughput), receives the time
+// of each launch of rescoreBatch: Forward, Backward, decoding, trace,
+// each measured by waiting for the stream after it.
+var envStepTimes func(step int, d time.Duration)
 
 // envDescBytes is envdesc.h's EnvDesc; envDecodeBytes its decode result
 // (oasc, err, the N, C and J posterior sums); traceStepBytes a TraceStep.
@@ -206,7 +212,11 @@ func (g *GPU) rescoreBatch(om *oprofile.Profile, jobs []EnvJob, out []EnvResult)
 		Ptr(bcount.Ptr()).Buffer(blm).Float32(plan.EMove).Float32(plan.ELoop).
 		Buffer(bstate).Buffer(bc).Buffer(brec).Ptr(bcount.Ptr().Add(4)).Uint32(uint32(residues)).
 		Buffer(bfx).Buffer(bxoff).Buffer(bfmat).Buffer(bmoff)
+	t0 := stepStart(st)
 	if err := ks.fwd.Launch(cfg, &a); err != nil {
+		return err
+	}
+	if err := stepTime(st, 0, t0); err != nil {
 		return err
 	}
 	if err := st.Memset32(bcount.Ptr(), 0, 1); err != nil {
@@ -217,7 +227,11 @@ func (g *GPU) rescoreBatch(om *oprofile.Profile, jobs []EnvJob, out []EnvResult)
 		Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).
 		Ptr(bcount.Ptr()).Buffer(blm).Float32(plan.EMove).Float32(plan.ELoop).
 		Buffer(bstate).Buffer(bfx).Buffer(bxoff).Buffer(bbx).Buffer(bown).Buffer(bbmat).Buffer(bmoff)
+	t1 := stepStart(st)
 	if err := ks.bwd.Launch(cfg, &a); err != nil {
+		return err
+	}
+	if err := stepTime(st, 1, t1); err != nil {
 		return err
 	}
 	// The scores need the parsers' special rows, which decoding
@@ -251,13 +265,21 @@ func (g *GPU) rescoreBatch(om *oprofile.Profile, jobs []EnvJob, out []EnvResult)
 	decCfg := cuda.LaunchConfig{Grid: cuda.Dim3{X: (n*threadsPerTarget + 127) / 128}, Block: cuda.Dim3{X: 128}, Stream: st}
 	a.Reset()
 	envDecodeArgs(&a, bdesc, n, plan, btf, blm, xf, bfmat, bbmat, bfx, bbx, bdec)
+	t2 := stepStart(st)
 	if err := ks.decode.Launch(decCfg, &a); err != nil {
+		return err
+	}
+	if err := stepTime(st, 2, t2); err != nil {
 		return err
 	}
 	trCfg := cuda.LaunchConfig{Grid: cuda.Dim3{X: (n + 63) / 64}, Block: cuda.Dim3{X: 64}, Stream: st}
 	a.Reset()
 	envTraceArgs(&a, bdesc, n, plan, btf, blm, xf, bfmat, bbmat, bfx, bbx, btr, btc, bdec)
+	t3 := stepStart(st)
 	if err := ks.trace.Launch(trCfg, &a); err != nil {
+		return err
+	}
+	if err := stepTime(st, 3, t3); err != nil {
 		return err
 	}
 
@@ -351,6 +373,28 @@ func buildTrace(tr *hits.Trace, raw []byte, M, L int) {
 	}
 	tr.M, tr.L = M, L
 	traceReverse(tr)
+}
+
+// stepStart is the start of a step: with envStepTimes set, once the
+// stream has run what came before it.
+func stepStart(st *cuda.Stream) time.Time {
+	if envStepTimes != nil {
+		st.Synchronize()
+	}
+	return time.Now()
+}
+
+// stepTime reports a step to envStepTimes, if set, once the stream has
+// run it.
+func stepTime(st *cuda.Stream, step int, start time.Time) error {
+	if envStepTimes == nil {
+		return nil
+	}
+	if err := st.Synchronize(); err != nil {
+		return err
+	}
+	envStepTimes(step, time.Since(start))
+	return nil
 }
 
 // envLanesPerGPU is how many RescoreEnvelopes calls run at once on a

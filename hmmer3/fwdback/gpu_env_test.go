@@ -177,6 +177,10 @@ func TestGPUEnvelopeThroughput(t *testing.T) {
 	g := NewGPU(ctx)
 	rng := rand.New(rand.NewSource(43))
 	var gpuT, cpuT time.Duration
+	var steps [4]time.Duration // Forward, Backward, decoding, trace
+	var mu sync.Mutex
+	envStepTimes = func(step int, d time.Duration) { mu.Lock(); steps[step] += d; mu.Unlock() }
+	defer func() { envStepTimes = nil }()
 	var cells int64
 	for _, h := range testmodels.ReadModels(t, filepath.Join(testutil.GPUData(t, "CUDAMPF/query_models"), "*.hmm.gz")) {
 		om := optimizedProfile(h)
@@ -208,6 +212,8 @@ func TestGPUEnvelopeThroughput(t *testing.T) {
 		fmt.Printf("%-24s M=%5d %3d envelopes %6.1f Mcells: GPU %7.1f ms, CPU (%d cores) %7.1f ms\n",
 			h.Name, h.M, len(jobs), float64(c)/1e6, ms(t1.Sub(t0)), runtime.NumCPU(), ms(t2.Sub(t1)))
 	}
+	fmt.Printf("GPU steps: Forward %.0f ms, Backward %.0f ms, decoding and optimal accuracy %.0f ms, trace %.0f ms\n",
+		ms(steps[0]), ms(steps[1]), ms(steps[2]), ms(steps[3]))
 	fmt.Printf("all: %.0f Mcells: GPU %.0f ms (%.2f GCUPS), CPU %d cores %.0f ms (%.2f GCUPS)\n", float64(cells)/1e6,
 		ms(gpuT), float64(cells)/gpuT.Seconds()/1e9, runtime.NumCPU(), ms(cpuT), float64(cells)/cpuT.Seconds()/1e9)
 }
