@@ -11,9 +11,11 @@ import (
 
 	"github.com/hmmgo/hmmgo/alphabet"
 	"github.com/hmmgo/hmmgo/hmmer3/hits"
+	"github.com/hmmgo/hmmgo/hmmer3/hmm"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 	"github.com/hmmgo/hmmgo/hmmer3/profile"
 	"github.com/hmmgo/hmmgo/internal/cudacpu"
+	"github.com/hmmgo/hmmgo/internal/testmodels"
 	"github.com/hmmgo/hmmgo/internal/testutil"
 )
 
@@ -145,8 +147,13 @@ func TestEnvelopeKernelsOnCPU(t *testing.T) {
 	amino := alphabet.New(alphabet.Amino)
 	seen := map[hits.State]int{}
 	own, null2s, skipped, refused := 0, 0, 0, 0
-	for _, M := range []int{1, 2, 3, 7, 64, 101, -100, 230} {
-		h, M := modelOfSize(rng, amino, M)
+	for _, M := range []int{1, 2, 3, 7, 64, 101, -100, 230, 0} {
+		var h *hmm.HMM
+		if M == 0 {
+			h, M = brokenChains(testmodels.RandomHMM(rng, amino, 300)), 300
+		} else {
+			h, M = modelOfSize(rng, amino, M)
+		}
 		for _, unihit := range []bool{true, false} {
 			om := optimizedProfile(h)
 			if unihit {
@@ -244,6 +251,18 @@ func TestEnvelopeKernelsOnCPU(t *testing.T) {
 		t.Errorf("%d envelopes with Backward's own scales, %d with null2: a path went untested", own, null2s)
 	}
 	t.Logf("%d envelopes skipped (Forward or Backward failed), %d multihit traces longer than their room", skipped, refused)
+}
+
+// brokenChains is deletionHeavy with every seventh node's D->D
+// transition zero: D->D masks off in the middle of SSE lanes, which the
+// optimal accuracy's D chains must stop at.
+func brokenChains(h *hmm.HMM) *hmm.HMM {
+	h = deletionHeavy(h)
+	for k := 3; k < h.M; k += 7 {
+		h.T[k][hmm.TDM], h.T[k][hmm.TDD] = 1, 0
+	}
+	h.Name = "broken deletion chains"
+	return h
 }
 
 // sameTrace fails the test where two traces differ.

@@ -4,31 +4,32 @@
 // bwd_kernel have just stored (FULL_MATS). The trace kernel (envtrace.cu)
 // runs next on what this one leaves.
 //
-// Why four threads an envelope. As in fwd.cu, HMMER's four SSE lanes act
-// on their own cells except where a value crosses from vector Q-1 of lane
-// z-1 into vector 0 of lane z: the previous row's M, D and I entering a
-// row, the M->D carry entering the first D->D pass, and the carries of
-// passes two to four; and the row's E maximum. Thread z of a group does
-// lane z's cells in HMMER's order and the crossings are shuffles within
-// the group, so each cell sees the same operations as on the CPU. Decoding
-// (F*B)*scale and null2's sums never cross lanes. The D->D passes run as
-// oaRowGo runs them: the first over the D cells once the M->D carry of
-// lane z-1 is known, then the start values of passes two to four, which
-// never read a D cell, and one sweep applying them.
+// Why a warp an envelope. A query has tens to hundreds of envelopes, too
+// few to fill a GPU at a few threads each, and a thread walking a lane of
+// every row of a long envelope alone is bound by the latency of its
+// loads (docs/BENCHMARKS.md). So each of HMMER's four SSE lanes is cut
+// into eight stretches of vectors, one thread each. Decoding and null2's
+// sums are elementwise. Optimal accuracy is maxima and one addition a
+// cell: the M and I cells need only the previous row; the first D->D
+// pass is a chain of maxima and masks along the lane, which each thread
+// folds over its stretch into a map of the carry entering it (DMap), so
+// the carry entering every stretch is known after one exchange; passes two
+// to four carry a value that only masks change. Where the CPU's lanes
+// meet (vector Q-1 of lane z-1 into vector 0 of lane z) the values are
+// exchanged as in oaRowGo, and every cell gets the value the serial code
+// gives, bit for bit.
 //
 // The special states' posteriors and each row's scale are serial over the
-// rows and cheap: thread 0 of a group computes them first, into the
+// rows and cheap: thread 0 of the warp computes them first, into the
 // envelope's Backward special rows (pp.X, as DecodeAlign leaves them),
 // keeping each row's decoding scale in the scale column, where the CPU
 // leaves 0 and nothing reads it. Posteriors go into bmat (pp), optimal
 // accuracy into fmat and its specials into the Forward special rows (ox,
 // ox.X), null2's sums into pp's row 0, where DecodeAlign puts them.
 //
-// A warp holds eight envelopes, which walk their rows in lock-step up to
-// the longest (the host sorts envelopes by length); shuffles always have
-// every lane of the warp, as the CPU shim checks. An envelope whose scale
-// overflows (ErrRange: HMMER drops it) or that the host marks ENV_SKIP
-// (Forward or Backward failed) only gets its record.
+// Shuffles always have every lane of the warp, as the CPU shim checks. An
+// envelope whose scale overflows (ErrRange: HMMER drops it) or that the
+// host marks ENV_SKIP (Forward or Backward failed) only gets its record.
 #if FULL_MATS
 
 // EnvDesc.flags bits.
@@ -76,13 +77,6 @@ __device__ __forceinline__ bool is_inf(float x) { return (__float_as_uint(x) & 0
 
 __device__ __forceinline__ float prod4(float a, float b, float c, float d) { return fmul(fmul(fmul(a, b), c), d); }
 
-// from_left_inf is esl_sse_rightshift_ps(v, -inf) within a group of four.
-__device__ __forceinline__ float from_left_inf(float v, int z)
-{
-    float w = __shfl_up_sync(FULL, v, 1, 4);
-    return z == 0 ? NEG_INF : w;
-}
-
 // decode_specials is decodeSpecials for one envelope: pp.X into bx (the
 // scale column holding each row's cell scale totr) over Backward's rows;
 // returns ErrRange as true, with the N, C and J sums.
@@ -118,15 +112,43 @@ __device__ bool decode_specials(const float* fx, float* bx, int L, bool own, flo
     return is_inf(sp);
 }
 
-// decode_row is decodeRowsGo for lane z of one row: (F*B)*t into p.
-__device__ __forceinline__ void decode_row(const float* f, float* p, int Q, int z, float t)
+// decode_row is decodeRowsGo for lane z of vectors [qa, qb) of one row:
+// (F*B)*t into p.
+__device__ __forceinline__ void decode_row(const float* f, float* p, int qa, int qb, int z, float t)
 {
-    for (int q = 0; q < Q; q++) {
+    for (int q = qa; q < qb; q++) {
         const int j = 12 * q + z;
         p[j] = fmul(fmul(f[j], p[j]), t);
         p[j + 4] = 0.0f;
         p[j + 8] = fmul(fmul(f[j + 8], p[j + 8]), t);
     }
+}
+
+// ENV_PARTS is how many threads share a lane's vectors: a warp an
+// envelope, each thread a stretch of one lane's vectors.
+#define ENV_PARTS 8
+
+// DMap is the first D->D pass over a stretch of vectors, as a function of
+// the carry entering it: c -> keep ? vmax(c, a) : b. One vector's step is
+// c -> mask ? vmax(c, D) : 0, and such maps compose into one of the same
+// form; vmax is exact and the values are -inf or non-negative (never -0),
+// so any grouping gives the carry the serial pass gives, bit for bit.
+struct DMap {
+    bool keep;
+    float a, b;
+};
+
+__device__ __forceinline__ float dmap_apply(const DMap& f, float c) { return f.keep ? vmax(c, f.a) : f.b; }
+
+// dmap_then is g after f.
+__device__ __forceinline__ DMap dmap_then(const DMap& f, const DMap& g)
+{
+    if (!g.keep) return g;
+    DMap r;
+    r.keep = f.keep;
+    r.a = vmax(f.a, g.a);
+    r.b = vmax(f.b, g.a);
+    return r;
 }
 
 extern "C" __global__ void __launch_bounds__(128)
@@ -136,62 +158,75 @@ env_decode_kernel(const EnvDesc* __restrict__ desc, int n, int Q, int M, const f
                   EnvDecoded* __restrict__ out)
 {
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
-    const int e = t >> 2, z = t & 3;
-    if (((t & ~31) >> 2) >= n) return;  // the whole warp has no envelope
+    const int e = t >> 5, lane = t & 31, z = lane & 3, part = lane >> 2;
+    if (e >= n) return;  // the whole warp: one envelope a warp
     (void)M;
-    const bool real = e < n;
-    EnvDesc d = {0, 0, 0, 0, ENV_SKIP};
-    if (real) d = desc[e];
-    const float2 lm = real ? loopmove[e] : make_float2(0.0f, 0.0f);
+    const EnvDesc d = desc[e];
+    const float2 lm = loopmove[e];
     float* fx = fxrows + d.xrow;
     float* bx = bxrows + d.xrow;
     float* fm = fmat + d.mat;
     float* bm = bmat + d.mat;
     const long long rowFloats = 12LL * Q;
+    // This thread's vectors [qa, qb) of lane z; the stretches after the
+    // last one are empty.
+    const int chunk = (Q + ENV_PARTS - 1) / ENV_PARTS;
+    const int qa = min(Q, part * chunk), qb = min(Q, qa + chunk);
+    const int lastPart = (Q - 1) / chunk;
 
     int err = 0;
     float sN = 0.0f, sC = 0.0f, sJ = 0.0f;
-    if (real && z == 0 && !(d.flags & ENV_SKIP))
+    if (lane == 0 && !(d.flags & ENV_SKIP))
         err = decode_specials(fx, bx, d.L, (d.flags & ENV_OWN_SCALES) != 0, lm.x, &sN, &sC, &sJ) ? 1 : 0;
-    err = __shfl_sync(FULL, err, 0, 4);
-    __syncwarp();  // pp.X, with the row scales, is in memory for the group
-    const int L = (real && !err && !(d.flags & ENV_SKIP)) ? d.L : 0;
-    int maxL = L;
-    for (int o = 16; o >= 4; o >>= 1) maxL = max(maxL, __shfl_xor_sync(FULL, maxL, o));
+    err = __shfl_sync(FULL, err, 0);
+    __syncwarp();  // pp.X, with the row scales, is in memory for the warp
+    const int L = (!err && !(d.flags & ENV_SKIP)) ? d.L : 0;
 
-    // The D->D masks of this lane, ANDed (ddAll).
+    // The D->D masks of lane z: all of them ANDed (ddAll), and those of
+    // the vectors before this thread's.
     const float* dd = tf + 28 * Q;
-    bool ddAll = true;
-    for (int q = 0; q < Q; q++) ddAll = ddAll && dd[4 * q + z] > 0.0f;
+    bool ddAll = true, before = true;
+    for (int q = 0; q < Q; q++) {
+        const bool m = dd[4 * q + z] > 0.0f;
+        ddAll = ddAll && m;
+        if (q < qa) before = before && m;
+    }
 
     if (L > 0) {
-        for (int q = 0; q < Q; q++)
+        for (int q = qa; q < qb; q++)
             for (int s = 0; s < 3; s++) fm[12 * q + 4 * s + z] = NEG_INF;
-        decode_row(fm + rowFloats, bm + rowFloats, Q, z, bx[6 + 5]);
+        decode_row(fm + rowFloats, bm + rowFloats, qa, qb, z, bx[6 + 5]);
         if (d.flags & ENV_NULL2)
-            for (int q = 0; q < Q; q++)
+            for (int q = qa; q < qb; q++)
                 for (int s = 0; s < 3; s++) bm[12 * q + 4 * s + z] = bm[rowFloats + 12 * q + 4 * s + z];
-        if (z == 0) {
+        if (lane == 0) {
             fx[0] = NEG_INF, fx[1] = 0.0f, fx[2] = NEG_INF, fx[3] = 0.0f, fx[4] = NEG_INF, fx[5] = 0.0f;
         }
     }
+    __syncwarp();
     const bool jLoop = lm.x != 0.0f, cLoop = jLoop, nLoop = jLoop;
     const bool nMove = lm.y != 0.0f, jMove = nMove;
     const bool eLoop = eloop != 0.0f, eMove = emove != 0.0f;
+    const int left = lastPart * 4 + ((z + 3) & 3); // the thread ending lane z-1
 
-    // The previous row's vector Q-1 of this lane, and its specials.
-    float lastM = NEG_INF, lastD = NEG_INF, lastI = NEG_INF;
     float xB = 0.0f, pxN = 0.0f, pxJ = NEG_INF, pxC = NEG_INF, oasc = 0.0f;
-    for (int i = 1; i <= maxL; i++) {
-        const bool act = i <= L;
+    for (int i = 1; i <= L; i++) {
         const float* pr = fm + rowFloats * (i - 1);
         float* cr = fm + rowFloats * i;
         const float* pp = bm + rowFloats * i;
-        float mp = from_left_inf(lastM, z), dp = from_left_inf(lastD, z), ip = from_left_inf(lastI, z);
+        // M, I, and D as the M->D value from the vector before, which for
+        // this stretch's first vector comes from the thread before.
         float xe = NEG_INF, dc = NEG_INF;
-        if (act) {
-            // M, I, and D as the M->D value from the vector before.
-            for (int q = 0; q < Q; q++) {
+        if (qa < qb) {
+            float mp = NEG_INF, dp = NEG_INF, ip = NEG_INF;
+            if (qa > 0) {
+                const int j = 12 * (qa - 1) + z;
+                mp = pr[j], dp = pr[j + 4], ip = pr[j + 8];
+            } else if (z > 0) {
+                const int j = 12 * (Q - 1) + z - 1;
+                mp = pr[j], dp = pr[j + 4], ip = pr[j + 8];
+            }
+            for (int q = qa; q < qb; q++) {
                 const float* tq = tf + 28 * q + z;
                 const int j = 12 * q + z;
                 float sv = band(tq[4 * TBM], xB);
@@ -202,30 +237,50 @@ env_decode_kernel(const EnvDesc* __restrict__ desc, int n, int Q, int M, const f
                 xe = vmax(xe, sv);
                 mp = pr[j], dp = pr[j + 4], ip = pr[j + 8];
                 cr[j] = sv;
-                cr[j + 4] = dc;
+                if (q > qa) cr[j + 4] = dc;
                 dc = band(tq[4 * TMD], sv);
                 cr[j + 8] = fadd(vmax(band(tq[4 * TMI], mp), band(tq[4 * TII], ip)), pp[j + 8]);
             }
-            lastM = cr[12 * (Q - 1) + z];
-            lastI = cr[12 * (Q - 1) + 8 + z];
         }
-        // The first D->D pass, from the M->D carry of lane z-1.
-        float c = from_left_inf(dc, z);
-        if (act) {
-            for (int q = 0; q < Q; q++) {
-                const int j = 12 * q + 4 + z;
-                const float v = vmax(c, cr[j]);
-                cr[j] = v;
-                c = band(dd[4 * q + z], v);
-            }
+        const float dcUp = __shfl_up_sync(FULL, dc, 4);
+        const float dcIn = part == 0 ? NEG_INF : dcUp;      // D's first value in this stretch
+        const float dcLeft = __shfl_sync(FULL, dc, left);
+        const float c0 = z == 0 ? NEG_INF : dcLeft;          // the carry entering lane z
+
+        // The first D->D pass: this stretch as a map, the maps of the
+        // stretches before it composed, then the pass itself.
+        DMap f = {true, NEG_INF, NEG_INF};
+        for (int q = qa; q < qb; q++) {
+            const float dv = q == qa ? dcIn : cr[12 * q + 4 + z];
+            const DMap step = {dd[4 * q + z] > 0.0f, dv, 0.0f};
+            f = dmap_then(f, step);
         }
-        // Passes two to four only carry a value along.
-        const float c2 = from_left_inf(c, z);
-        const float c3 = from_left_inf(ddAll ? c2 : 0.0f, z);
-        const float c4 = from_left_inf(ddAll ? c3 : 0.0f, z);
-        if (act) {
-            float a = c2, b = c3, cc = c4;
-            for (int q = 0; q < Q; q++) {
+        DMap pre = {true, NEG_INF, NEG_INF};
+        for (int r = 0; r < ENV_PARTS; r++) {
+            DMap g;
+            g.keep = __shfl_sync(FULL, (int)f.keep, 4 * r + z) != 0;
+            g.a = __shfl_sync(FULL, f.a, 4 * r + z);
+            g.b = __shfl_sync(FULL, f.b, 4 * r + z);
+            if (r < part) pre = dmap_then(pre, g);
+        }
+        float c = dmap_apply(pre, c0);
+        for (int q = qa; q < qb; q++) {
+            const int j = 12 * q + 4 + z;
+            const float v = vmax(c, q == qa ? dcIn : cr[j]);
+            cr[j] = v;
+            c = band(dd[4 * q + z], v);
+        }
+        // Passes two to four only carry a value along: their starts, then
+        // one sweep. A stretch's carries enter masked by the vectors before.
+        const float c1Left = __shfl_sync(FULL, c, left);
+        const float c2 = z == 0 ? NEG_INF : c1Left;
+        const float c2Left = __shfl_sync(FULL, ddAll ? c2 : 0.0f, (z + 3) & 3);
+        const float c3 = z == 0 ? NEG_INF : c2Left;
+        const float c3Left = __shfl_sync(FULL, ddAll ? c3 : 0.0f, (z + 3) & 3);
+        const float c4 = z == 0 ? NEG_INF : c3Left;
+        {
+            float a = before ? c2 : 0.0f, b = before ? c3 : 0.0f, cc = before ? c4 : 0.0f;
+            for (int q = qa; q < qb; q++) {
                 const int j = 12 * q + 4 + z;
                 float v = vmax(a, cr[j]);
                 v = vmax(b, v);
@@ -235,39 +290,33 @@ env_decode_kernel(const EnvDesc* __restrict__ desc, int n, int Q, int M, const f
                 const float m = dd[4 * q + z];
                 a = band(m, a), b = band(m, b), cc = band(m, cc);
             }
-            lastD = cr[12 * (Q - 1) + 4 + z];
         }
-        // The row's specials, in every thread of the group; thread 0 stores them.
-        const float x0 = __shfl_sync(FULL, xe, 0, 4), x1 = __shfl_sync(FULL, xe, 1, 4);
-        const float x2 = __shfl_sync(FULL, xe, 2, 4), x3 = __shfl_sync(FULL, xe, 3, 4);
-        if (act) {
-            float xE = x0;
-            if (x1 > xE) xE = x1;
-            if (x2 > xE) xE = x2;
-            if (x3 > xE) xE = x3;
-            const float* cx = bx + 6 * i;
-            const float xJ = vmax(jLoop ? fadd(pxJ, cx[2]) : 0.0f, eLoop ? xE : 0.0f);
-            const float xC = vmax(cLoop ? fadd(pxC, cx[4]) : 0.0f, eMove ? xE : 0.0f);
-            const float xN = nLoop ? fadd(pxN, cx[1]) : 0.0f;
-            xB = vmax(nMove ? xN : 0.0f, jMove ? xJ : 0.0f);
-            if (z == 0) {
-                float* x = fx + 6 * i;
-                x[0] = xE, x[1] = xN, x[2] = xJ, x[3] = xB, x[4] = xC;
-            }
-            pxN = xN, pxJ = xJ, pxC = xC;
-            if (i == L) oasc = xC;
-            // null2: row i added into the sums (row 1 was copied there).
-            if ((d.flags & ENV_NULL2) && i > 1) {
-                for (int q = 0; q < Q; q++) {
-                    const int j = 12 * q + z;
-                    bm[j] = fadd(pp[j], bm[j]);
-                    bm[j + 8] = fadd(pp[j + 8], bm[j + 8]);
-                }
-            }
-            if (i < L) decode_row(fm + rowFloats * (i + 1), bm + rowFloats * (i + 1), Q, z, bx[6 * (i + 1) + 5]);
+        // The row's E: the maximum of every M and D cell, in any order.
+        for (int o = 16; o >= 1; o >>= 1) xe = vmax(xe, __shfl_xor_sync(FULL, xe, o));
+        const float xE = xe;
+        const float* cx = bx + 6 * i;
+        const float xJ = vmax(jLoop ? fadd(pxJ, cx[2]) : 0.0f, eLoop ? xE : 0.0f);
+        const float xC = vmax(cLoop ? fadd(pxC, cx[4]) : 0.0f, eMove ? xE : 0.0f);
+        const float xN = nLoop ? fadd(pxN, cx[1]) : 0.0f;
+        xB = vmax(nMove ? xN : 0.0f, jMove ? xJ : 0.0f);
+        if (lane == 0) {
+            float* x = fx + 6 * i;
+            x[0] = xE, x[1] = xN, x[2] = xJ, x[3] = xB, x[4] = xC;
         }
+        pxN = xN, pxJ = xJ, pxC = xC;
+        if (i == L) oasc = xC;
+        // null2: row i added into the sums (row 1 was copied there).
+        if ((d.flags & ENV_NULL2) && i > 1) {
+            for (int q = qa; q < qb; q++) {
+                const int j = 12 * q + z;
+                bm[j] = fadd(pp[j], bm[j]);
+                bm[j + 8] = fadd(pp[j + 8], bm[j + 8]);
+            }
+        }
+        if (i < L) decode_row(fm + rowFloats * (i + 1), bm + rowFloats * (i + 1), qa, qb, z, bx[6 * (i + 1) + 5]);
+        __syncwarp();  // row i is whole before row i+1 reads it
     }
-    if (real && z == 0) {
+    if (lane == 0) {
         EnvDecoded r;
         r.oasc = err ? 0.0f : oasc;
         r.err = err;

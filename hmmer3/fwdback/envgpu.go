@@ -41,6 +41,9 @@ const envBatchFloats = 1 << 30
 // each measured by waiting for the stream after it.
 var envStepTimes func(step int, d time.Duration)
 
+// envDecodeThreads is env_decode_kernel's threads an envelope: a warp.
+const envDecodeThreads = 32
+
 // envDescBytes is envdesc.h's EnvDesc; envDecodeBytes its decode result
 // (oasc, err, the N, C and J posterior sums); traceStepBytes a TraceStep.
 const (
@@ -135,6 +138,9 @@ func (g *GPU) rescoreBatch(om *oprofile.Profile, jobs []EnvJob, out []EnvResult)
 	g.mu.Lock()
 	s, err := chooseShape(g.Placement, plan, g.limits())
 	s.Full = true
+	// The chunked row walk: a launch has few envelopes, each thread's
+	// loads are the wait (as for ForwardBatch's small batches).
+	s.Pipe = g.MultiPipe
 	var ks envKernels
 	if err == nil {
 		ks, err = g.envKernels(s)
@@ -262,7 +268,7 @@ func (g *GPU) rescoreBatch(om *oprofile.Profile, jobs []EnvJob, out []EnvResult)
 	}
 
 	xf := &om.FB.XF
-	decCfg := cuda.LaunchConfig{Grid: cuda.Dim3{X: (n*threadsPerTarget + 127) / 128}, Block: cuda.Dim3{X: 128}, Stream: st}
+	decCfg := cuda.LaunchConfig{Grid: cuda.Dim3{X: (n*envDecodeThreads + 127) / 128}, Block: cuda.Dim3{X: 128}, Stream: st}
 	a.Reset()
 	envDecodeArgs(&a, bdesc, n, plan, btf, blm, xf, bfmat, bbmat, bfx, bbx, bdec)
 	t2 := stepStart(st)

@@ -35,7 +35,7 @@ int main(int argc, char** argv)
     std::vector<TraceStep> steps(room > 0 ? room : 1, TraceStep{-1, -1, -1, -1.0f});
 
     _mm_setcsr(_mm_getcsr() | 0x8000);  // flush-to-zero on, denormals-are-zero off
-    emu::launch((4 * n + 127) / 128, 128, 0, [&] {
+    emu::launch((32 * n + 127) / 128, 128, 0, [&] {
         env_decode_kernel((const EnvDesc*)desc.data(), n, Q, M, (const float*)tf.data(), (const float2*)lm.data(),
                           ex[0], ex[1], (float*)fm.data(), (float*)bm.data(), (float*)fx.data(), (float*)bx.data(),
                           dec.data());
