@@ -21,8 +21,9 @@ import (
 //  1. fwd_kernel and bwd_kernel as for the parsers, also storing every
 //     row of both matrices (fmat, bmat: Matrix.dp's layout) from the
 //     envelope's offset on;
-//  2. env_decode_kernel (envdecode.cu): decoding into bmat, optimal
-//     accuracy into fmat and their special rows, null2's row sums;
+//  2. env_decode_kernel (envdecode.cu), a warp an envelope: decoding
+//     into bmat, optimal accuracy into fmat and their special rows,
+//     null2's row sums;
 //  3. env_trace_kernel (envtrace.cu): the OA traceback, one thread an
 //     envelope;
 //  4. the host: Forward's score from the special rows (as the parsers),
@@ -44,7 +45,7 @@ var envStepTimes func(step int, d time.Duration)
 // envDecodeThreads is env_decode_kernel's threads an envelope: a warp.
 const envDecodeThreads = 32
 
-// envDescBytes is envdesc.h's EnvDesc; envDecodeBytes its decode result
+// envDescBytes is envdecode.cu's EnvDesc; envDecodeBytes its decode result
 // (oasc, err, the N, C and J posterior sums); traceStepBytes a TraceStep.
 const (
 	envDescBytes   = 32
@@ -81,8 +82,8 @@ func traceCap(L, M int) int { return L + M + 8 }
 // kernels cannot reproduce (see fwdPlan.exactOnGPU) is rescored on the
 // CPU. The error is a device failure.
 func (g *GPU) RescoreEnvelopes(om *oprofile.Profile, jobs []EnvJob) ([]EnvResult, error) {
-	// Longest first: the decoding kernel's warps walk eight envelopes'
-	// rows in lock-step, so neighbours should be of a length.
+	// Longest first: a batch then holds envelopes of similar lengths,
+	// which the Forward and Backward kernels' warps walk in lock-step.
 	order := make([]int, len(jobs))
 	for i := range order {
 		if len(jobs[i].Dsq) == 0 {
