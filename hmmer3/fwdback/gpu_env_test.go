@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -62,16 +61,7 @@ func sameEnvResult(got, want *EnvResult) string {
 			return fmt.Sprintf("null2[%d] %v, CPU %v", x, got.Null2[x], want.Null2[x])
 		}
 	}
-	g, w := &got.Trace, &want.Trace
-	if g.M != w.M || g.L != w.L || !slices.Equal(g.St, w.St) || !slices.Equal(g.K, w.K) || !slices.Equal(g.I, w.I) {
-		return fmt.Sprintf("trace %v/%v/%v, CPU %v/%v/%v", g.St, g.K, g.I, w.St, w.K, w.I)
-	}
-	for z := range w.PP {
-		if bits(g.PP[z]) != bits(w.PP[z]) {
-			return fmt.Sprintf("trace pp[%d] %v, CPU %v", z, g.PP[z], w.PP[z])
-		}
-	}
-	return ""
+	return traceDiff(&got.Trace, &want.Trace)
 }
 
 // compareEnvelopes rescores jobs on the GPU and the CPU and checks every
