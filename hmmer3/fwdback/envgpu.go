@@ -18,9 +18,10 @@ import (
 // for many envelopes of one model in one lane of the device, nothing but
 // the results coming back.
 //
-//  1. fwd_kernel and bwd_kernel as for the parsers, also storing every
-//     row of both matrices (fmat, bmat: Matrix.dp's layout) from the
-//     envelope's offset on;
+//  1. fwd_kernel as for the parsers, also storing every row (fmat:
+//     Matrix.dp's layout) from the envelope's offset on, then
+//     env_bwd_kernel (envbwd.cu), a warp an envelope, Backward's rows
+//     into bmat;
 //  2. env_decode_kernel (envdecode.cu), a warp an envelope: decoding
 //     into bmat, optimal accuracy into fmat and their special rows,
 //     null2's row sums;
@@ -129,7 +130,7 @@ func (g *GPU) rescoreBatch(om *oprofile.Profile, jobs []EnvJob, out []EnvResult)
 	if err != nil {
 		return err
 	}
-	if !plan.exactOnGPU() {
+	if !plan.exactOnGPU() || envBwdShared(plan.Q) > envBwdSharedMax {
 		fwd, bck := NewMatrix(), NewMatrix()
 		for i, j := range jobs {
 			out[i] = RescoreEnvelopeCPU(om, j, fwd, bck)
@@ -190,6 +191,12 @@ func (g *GPU) rescoreBatch(om *oprofile.Profile, jobs []EnvJob, out []EnvResult)
 	bt, bo, blm := up("etrans", cuda.Bytes(plan.Trans)), up("eodds", cuda.Bytes(plan.Odds)), up("eloopmove", cuda.Bytes(plan.LoopMove))
 	btf := up("etf", cuda.Bytes(flat(om.FB.TF)))
 	bxoff, bmoff, bdesc := up("exoff", cuda.Bytes(xoff)), up("emoff", cuda.Bytes(moff)), up("edesc", desc)
+	roff, flatRes := make([]int64, n), make([]byte, 0, residues)
+	for i, d := range dsqs {
+		roff[i] = int64(len(flatRes))
+		flatRes = append(flatRes, d...)
+	}
+	bres, broff := up("eres", flatRes), up("eroff", cuda.Bytes(roff))
 	bcount := get("ecounters", 8)
 	bc := get("eoutc", 4*n)
 	brec := get("erecords", scaleRecordBytes*residues)
@@ -226,16 +233,15 @@ func (g *GPU) rescoreBatch(om *oprofile.Profile, jobs []EnvJob, out []EnvResult)
 	if err := stepTime(st, 0, t0); err != nil {
 		return err
 	}
-	if err := st.Memset32(bcount.Ptr(), 0, 1); err != nil {
-		return err
-	}
+	// Backward a warp an envelope (envbwd.cu), from the residues laid
+	// end to end.
 	a.Reset()
-	a.Buffer(bt).Buffer(bo).Int32(int32(plan.Q)).Int32(int32(plan.QS)).Int32(int32(plan.Kp)).
-		Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).
-		Ptr(bcount.Ptr()).Buffer(blm).Float32(plan.EMove).Float32(plan.ELoop).
-		Buffer(bstate).Buffer(bfx).Buffer(bxoff).Buffer(bbx).Buffer(bown).Buffer(bbmat).Buffer(bmoff)
+	a.Buffer(bdesc).Int32(int32(n)).Buffer(bt).Buffer(bo).Int32(int32(plan.Q)).Int32(int32(plan.QS)).Int32(int32(plan.Kp)).
+		Buffer(bres).Buffer(broff).Buffer(blm).Float32(plan.EMove).Float32(plan.ELoop).
+		Buffer(bfx).Buffer(bbx).Buffer(bown).Buffer(bbmat)
+	bwdCfg := cuda.LaunchConfig{Grid: cuda.Dim3{X: n}, Block: cuda.Dim3{X: 32}, SharedMem: envBwdShared(plan.Q), Stream: st}
 	t1 := stepStart(st)
-	if err := ks.bwd.Launch(cfg, &a); err != nil {
+	if err := ks.bwd.Launch(bwdCfg, &a); err != nil {
 		return err
 	}
 	if err := stepTime(st, 1, t1); err != nil {
@@ -408,17 +414,24 @@ func stepTime(st *cuda.Stream, step int, start time.Time) error {
 // device: about the queries in domain definition at a time.
 const envLanesPerGPU = 4
 
+// envBwdShared is env_bwd_kernel's shared memory: the B sum's 4Q terms.
+func envBwdShared(Q int) int { return 16 * Q }
+
+// envBwdSharedMax is the shared memory a block gets without asking:
+// models of more than 12,288 nodes are rescored on the cores.
+const envBwdSharedMax = 48 << 10
+
 // envKernels are the kernels of one envelope launch sequence.
 type envKernels struct{ fwd, bwd, decode, trace *cuda.Function }
 
 // envKernels returns shape s's kernels for RescoreEnvelopes; g.mu held.
 func (g *GPU) envKernels(s fwdShape) (envKernels, error) {
-	fwd, bwd, err := g.kernel(s)
+	fwd, _, err := g.kernel(s)
 	if err != nil {
 		return envKernels{}, err
 	}
 	fs := g.kernels[s.key()]
-	return envKernels{fwd: fwd, bwd: bwd, decode: fs[3], trace: fs[4]}, nil
+	return envKernels{fwd: fwd, bwd: fs[5], decode: fs[3], trace: fs[4]}, nil
 }
 
 // envDecodeArgs are env_decode_kernel's arguments.

@@ -17,8 +17,8 @@ import (
 )
 
 // The program: fwd.cu, then bwd.cu, which uses fwd.cu's definitions, and
-// with FULL_MATS envelope rescoring's envdecode.cu and envtrace.cu, which
-// use both files' and envdecode.cu's.
+// with FULL_MATS envelope rescoring's envdecode.cu, envbwd.cu and
+// envtrace.cu, which use the files' before them.
 var (
 	//go:embed fwd.cu
 	fwdSource string
@@ -26,9 +26,11 @@ var (
 	bwdSource string
 	//go:embed envdecode.cu
 	envDecodeSource string
+	//go:embed envbwd.cu
+	envBwdSource string
 	//go:embed envtrace.cu
 	envTraceSource string
-	cudaSource     = fwdSource + "\n" + bwdSource + "\n" + envDecodeSource + "\n" + envTraceSource
+	cudaSource     = fwdSource + "\n" + bwdSource + "\n" + envDecodeSource + "\n" + envBwdSource + "\n" + envTraceSource
 )
 
 // threadsPerTarget is the kernel's lane split: one thread per SSE lane.
@@ -76,8 +78,9 @@ type GPU struct {
 
 // shapeKernels are the kernels of one compiled program: fwd_kernel,
 // bwd_kernel, fwd_multi_kernel (nil with the profile in shared memory),
-// and in the FULL_MATS program env_decode_kernel and env_trace_kernel.
-type shapeKernels [5]*cuda.Function
+// and in the FULL_MATS program env_decode_kernel, env_trace_kernel and
+// env_bwd_kernel.
+type shapeKernels [6]*cuda.Function
 
 // defaultMultiPipe is the chunked walk's chunk: 16 was fastest of 0
 // (the plain walk), 4, 8 and 16 at every M of TestGPUBatchLatency on an
@@ -113,12 +116,12 @@ func (g *GPU) kernel(s fwdShape) (fwd, bwd *cuda.Function, err error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		names := []string{"fwd_kernel", "bwd_kernel", "fwd_multi_kernel", "", ""}
+		names := []string{"fwd_kernel", "bwd_kernel", "fwd_multi_kernel", "", "", ""}
 		if s.ProfShared {
 			names[2] = ""
 		}
 		if s.Full {
-			names[3], names[4] = "env_decode_kernel", "env_trace_kernel"
+			names[3], names[4], names[5] = "env_decode_kernel", "env_trace_kernel", "env_bwd_kernel"
 		}
 		for i, name := range names {
 			if name == "" {
