@@ -21,22 +21,23 @@
 // fwd_kernel) give the scale factors until Backward switches to its own.
 #if FULL_MATS
 
-// EnvBwd is what one envelope's Backward reads and writes.
-struct EnvBwd {
+// EnvRows is what one envelope's Forward (envfwd.cu) or Backward reads
+// and writes.
+struct EnvRows {
     const float* trans;  // the plan's [Q][4][8] transitions
     const float* odds;   // [KP+1][QS][4] match odds
     const float* fx;     // Forward's special rows
-    float* bx;           // Backward's special rows
-    float* bm;           // Backward's full matrix
-    float* terms;        // the B sum's terms, 4*Q floats of shared memory
+    float* bx;           // Backward's special rows (Forward's, in envfwd.cu)
+    float* bm;           // Backward's full matrix (Forward's)
+    float* terms;        // 4*Q floats of shared memory: the B sum's terms (the M->D values)
     int Q, QS, KP;
 };
 
 // tr is transition t (0..7: BM MM IM DM MD MI II DD) of vector q, lane z.
-__device__ __forceinline__ float tr(const EnvBwd& b, int q, int z, int t) { return b.trans[q * 32 + z * 8 + t]; }
+__device__ __forceinline__ float tr(const EnvRows& b, int q, int z, int t) { return b.trans[q * 32 + z * 8 + t]; }
 
 // rf is the match odds of residue x at vector q, lane z.
-__device__ __forceinline__ float rf(const EnvBwd& b, int x, int q, int z) { return b.odds[((long long)x * b.QS + q) * 4 + z]; }
+__device__ __forceinline__ float rf(const EnvRows& b, int x, int q, int z) { return b.odds[((long long)x * b.QS + q) * 4 + z]; }
 
 // env_bwd_kernel runs in blocks of one warp, with 16*Q bytes of dynamic
 // shared memory.
@@ -53,7 +54,7 @@ env_bwd_kernel(const EnvDesc* __restrict__ desc, int n, const float* __restrict_
     const EnvDesc d = desc[e];
     const float2 lm = loopmove[e];
     const float ploop = lm.x, pmove = lm.y;
-    EnvBwd b;
+    EnvRows b;
     b.trans = trans, b.odds = odds, b.Q = Q, b.QS = QS, b.KP = KP;
     b.fx = fxrows + d.xrow;
     b.bx = bxrows + d.xrow;

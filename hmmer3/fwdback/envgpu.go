@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/hmmgo/hmmgo/gpu/cuda"
-	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
 	"github.com/hmmgo/hmmgo/hmmer3/hits"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 	"github.com/hmmgo/hmmgo/hmmer3/profile"
@@ -18,10 +17,10 @@ import (
 // for many envelopes of one model in one lane of the device, nothing but
 // the results coming back.
 //
-//  1. fwd_kernel as for the parsers, also storing every row (fmat:
-//     Matrix.dp's layout) from the envelope's offset on, then
-//     env_bwd_kernel (envbwd.cu), a warp an envelope, Backward's rows
-//     into bmat;
+//  1. env_fwd_kernel and env_bwd_kernel (envfwd.cu, envbwd.cu), a warp
+//     an envelope: Forward's and Backward's rows and special rows, full
+//     matrices in Matrix.dp's layout (fmat, bmat) from the envelope's
+//     offset on;
 //  2. env_decode_kernel (envdecode.cu), a warp an envelope: decoding
 //     into bmat, optimal accuracy into fmat and their special rows,
 //     null2's row sums;
@@ -130,7 +129,7 @@ func (g *GPU) rescoreBatch(om *oprofile.Profile, jobs []EnvJob, out []EnvResult)
 	if err != nil {
 		return err
 	}
-	if !plan.exactOnGPU() || envBwdShared(plan.Q) > envBwdSharedMax {
+	if !plan.exactOnGPU() || envFBShared(plan.Q) > envFBSharedMax {
 		fwd, bck := NewMatrix(), NewMatrix()
 		for i, j := range jobs {
 			out[i] = RescoreEnvelopeCPU(om, j, fwd, bck)
@@ -138,15 +137,7 @@ func (g *GPU) rescoreBatch(om *oprofile.Profile, jobs []EnvJob, out []EnvResult)
 		return nil
 	}
 	g.mu.Lock()
-	s, err := chooseShape(g.Placement, plan, g.limits())
-	s.Full = true
-	// The chunked row walk: a launch has few envelopes, each thread's
-	// loads are the wait (as for ForwardBatch's small batches).
-	s.Pipe = g.MultiPipe
-	var ks envKernels
-	if err == nil {
-		ks, err = g.envKernels(s)
-	}
+	ks, err := g.envKernels()
 	g.mu.Unlock()
 	if err != nil {
 		return err
@@ -169,16 +160,12 @@ func (g *GPU) rescoreBatch(om *oprofile.Profile, jobs []EnvJob, out []EnvResult)
 		if j.Null2 {
 			flags |= envNull2
 		}
-		// envOwnScales and envSkip follow from bwd_kernel's results.
+		// envOwnScales and envSkip follow from Backward's results.
 		putEnvDesc(desc[envDescBytes*i:], int64(mats), xoff[i], int64(steps), L, flags)
 		mats += envFloats(L, plan.Q)
 		steps += traceCap(L, plan.M)
 	}
 
-	layout, err := ln.UploadPacked(gpudb.Pack(dsqs, idx, threadsPerTarget))
-	if err != nil {
-		return err
-	}
 	up := uploader(ln, &err)
 	get := func(name string, size int) *cuda.Buffer {
 		if err != nil {
@@ -190,21 +177,14 @@ func (g *GPU) rescoreBatch(om *oprofile.Profile, jobs []EnvJob, out []EnvResult)
 	}
 	bt, bo, blm := up("etrans", cuda.Bytes(plan.Trans)), up("eodds", cuda.Bytes(plan.Odds)), up("eloopmove", cuda.Bytes(plan.LoopMove))
 	btf := up("etf", cuda.Bytes(flat(om.FB.TF)))
-	bxoff, bmoff, bdesc := up("exoff", cuda.Bytes(xoff)), up("emoff", cuda.Bytes(moff)), up("edesc", desc)
+	bdesc := up("edesc", desc)
+	// The residues end to end.
 	roff, flatRes := make([]int64, n), make([]byte, 0, residues)
 	for i, d := range dsqs {
 		roff[i] = int64(len(flatRes))
 		flatRes = append(flatRes, d...)
 	}
 	bres, broff := up("eres", flatRes), up("eroff", cuda.Bytes(roff))
-	bcount := get("ecounters", 8)
-	bc := get("eoutc", 4*n)
-	brec := get("erecords", scaleRecordBytes*residues)
-	stateBytes := 4
-	if !s.StateShared {
-		stateBytes = s.grid * (s.Block / 32) * plan.stateBytesPerWarp()
-	}
-	bstate := get("estate", stateBytes)
 	bfx, bbx, bown := get("efx", 4*rowFloats), get("ebx", 4*rowFloats), get("eown", 4*n)
 	bfmat, bbmat := get("efmat", 4*mats), get("ebmat", 4*mats)
 	bdec, btr, btc := get("edec", envDecodeBytes*n), get("etrace", traceStepBytes*steps), get("etcount", 4*n)
@@ -212,36 +192,29 @@ func (g *GPU) rescoreBatch(om *oprofile.Profile, jobs []EnvJob, out []EnvResult)
 		return err
 	}
 	st := ln.Stream
-	cfg := cuda.LaunchConfig{Grid: cuda.Dim3{X: s.grid}, Block: cuda.Dim3{X: s.Block}, SharedMem: s.sharedBytes, Stream: st}
+	// Forward, then Backward, a warp an envelope (envfwd.cu, envbwd.cu).
 	check := int32(0)
 	if plan.Check {
 		check = 1
 	}
-	if err := st.Memset32(bcount.Ptr(), 0, 2); err != nil {
-		return err
-	}
+	fbCfg := cuda.LaunchConfig{Grid: cuda.Dim3{X: n}, Block: cuda.Dim3{X: 32}, SharedMem: envFBShared(plan.Q), Stream: st}
 	var a cuda.Args
-	a.Buffer(bt).Buffer(bo).Int32(int32(plan.Q)).Int32(int32(plan.QS)).Int32(int32(plan.Kp)).Int32(check).
-		Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).
-		Ptr(bcount.Ptr()).Buffer(blm).Float32(plan.EMove).Float32(plan.ELoop).
-		Buffer(bstate).Buffer(bc).Buffer(brec).Ptr(bcount.Ptr().Add(4)).Uint32(uint32(residues)).
-		Buffer(bfx).Buffer(bxoff).Buffer(bfmat).Buffer(bmoff)
+	a.Buffer(bdesc).Int32(int32(n)).Buffer(bt).Buffer(bo).Int32(int32(plan.Q)).Int32(int32(plan.QS)).Int32(int32(plan.Kp)).
+		Int32(check).Buffer(bres).Buffer(broff).Buffer(blm).Float32(plan.EMove).Float32(plan.ELoop).
+		Buffer(bfx).Buffer(bfmat)
 	t0 := stepStart(st)
-	if err := ks.fwd.Launch(cfg, &a); err != nil {
+	if err := ks.fwd.Launch(fbCfg, &a); err != nil {
 		return err
 	}
 	if err := stepTime(st, 0, t0); err != nil {
 		return err
 	}
-	// Backward a warp an envelope (envbwd.cu), from the residues laid
-	// end to end.
 	a.Reset()
 	a.Buffer(bdesc).Int32(int32(n)).Buffer(bt).Buffer(bo).Int32(int32(plan.Q)).Int32(int32(plan.QS)).Int32(int32(plan.Kp)).
 		Buffer(bres).Buffer(broff).Buffer(blm).Float32(plan.EMove).Float32(plan.ELoop).
 		Buffer(bfx).Buffer(bbx).Buffer(bown).Buffer(bbmat)
-	bwdCfg := cuda.LaunchConfig{Grid: cuda.Dim3{X: n}, Block: cuda.Dim3{X: 32}, SharedMem: envBwdShared(plan.Q), Stream: st}
 	t1 := stepStart(st)
-	if err := ks.bwd.Launch(bwdCfg, &a); err != nil {
+	if err := ks.bwd.Launch(fbCfg, &a); err != nil {
 		return err
 	}
 	if err := stepTime(st, 1, t1); err != nil {
@@ -414,24 +387,28 @@ func stepTime(st *cuda.Stream, step int, start time.Time) error {
 // device: about the queries in domain definition at a time.
 const envLanesPerGPU = 4
 
-// envBwdShared is env_bwd_kernel's shared memory: the B sum's 4Q terms.
-func envBwdShared(Q int) int { return 16 * Q }
+// envFBShared is env_fwd_kernel's and env_bwd_kernel's shared memory:
+// 4Q terms.
+func envFBShared(Q int) int { return 16 * Q }
 
-// envBwdSharedMax is the shared memory a block gets without asking:
+// envFBSharedMax is the shared memory a block gets without asking:
 // models of more than 12,288 nodes are rescored on the cores.
-const envBwdSharedMax = 48 << 10
+const envFBSharedMax = 48 << 10
 
 // envKernels are the kernels of one envelope launch sequence.
 type envKernels struct{ fwd, bwd, decode, trace *cuda.Function }
 
-// envKernels returns shape s's kernels for RescoreEnvelopes; g.mu held.
-func (g *GPU) envKernels(s fwdShape) (envKernels, error) {
-	fwd, _, err := g.kernel(s)
-	if err != nil {
+// envShape is the program of envelope rescoring's kernels: FULL_MATS
+// (the parsers' kernels in it, compiled alongside, go unused).
+var envShape = fwdShape{Block: 32, Full: true}
+
+// envKernels returns RescoreEnvelopes' kernels; g.mu held.
+func (g *GPU) envKernels() (envKernels, error) {
+	if _, _, err := g.kernel(envShape); err != nil {
 		return envKernels{}, err
 	}
-	fs := g.kernels[s.key()]
-	return envKernels{fwd: fwd, bwd: fs[5], decode: fs[3], trace: fs[4]}, nil
+	fs := g.kernels[envShape.key()]
+	return envKernels{fwd: fs[6], bwd: fs[5], decode: fs[3], trace: fs[4]}, nil
 }
 
 // envDecodeArgs are env_decode_kernel's arguments.

@@ -17,8 +17,8 @@ import (
 )
 
 // The program: fwd.cu, then bwd.cu, which uses fwd.cu's definitions, and
-// with FULL_MATS envelope rescoring's envdecode.cu, envbwd.cu and
-// envtrace.cu, which use the files' before them.
+// with FULL_MATS envelope rescoring's envdecode.cu, envbwd.cu, envfwd.cu
+// and envtrace.cu, which use the files' before them.
 var (
 	//go:embed fwd.cu
 	fwdSource string
@@ -28,9 +28,11 @@ var (
 	envDecodeSource string
 	//go:embed envbwd.cu
 	envBwdSource string
+	//go:embed envfwd.cu
+	envFwdSource string
 	//go:embed envtrace.cu
 	envTraceSource string
-	cudaSource     = fwdSource + "\n" + bwdSource + "\n" + envDecodeSource + "\n" + envBwdSource + "\n" + envTraceSource
+	cudaSource     = fwdSource + "\n" + bwdSource + "\n" + envDecodeSource + "\n" + envBwdSource + "\n" + envFwdSource + "\n" + envTraceSource
 )
 
 // threadsPerTarget is the kernel's lane split: one thread per SSE lane.
@@ -78,9 +80,9 @@ type GPU struct {
 
 // shapeKernels are the kernels of one compiled program: fwd_kernel,
 // bwd_kernel, fwd_multi_kernel (nil with the profile in shared memory),
-// and in the FULL_MATS program env_decode_kernel, env_trace_kernel and
-// env_bwd_kernel.
-type shapeKernels [6]*cuda.Function
+// and in the FULL_MATS program env_decode_kernel, env_trace_kernel,
+// env_bwd_kernel and env_fwd_kernel.
+type shapeKernels [7]*cuda.Function
 
 // defaultMultiPipe is the chunked walk's chunk: 16 was fastest of 0
 // (the plain walk), 4, 8 and 16 at every M of TestGPUBatchLatency on an
@@ -116,12 +118,12 @@ func (g *GPU) kernel(s fwdShape) (fwd, bwd *cuda.Function, err error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		names := []string{"fwd_kernel", "bwd_kernel", "fwd_multi_kernel", "", "", ""}
+		names := []string{"fwd_kernel", "bwd_kernel", "fwd_multi_kernel", "", "", "", ""}
 		if s.ProfShared {
 			names[2] = ""
 		}
 		if s.Full {
-			names[3], names[4], names[5] = "env_decode_kernel", "env_trace_kernel", "env_bwd_kernel"
+			names[3], names[4], names[5], names[6] = "env_decode_kernel", "env_trace_kernel", "env_bwd_kernel", "env_fwd_kernel"
 		}
 		for i, name := range names {
 			if name == "" {

@@ -16,20 +16,21 @@ import (
 	"github.com/hmmgo/hmmgo/internal/testutil"
 )
 
-// envbwd.cu's kernel (Backward a warp an envelope) on the CPU shim
-// (testdata/cudacpu/envbwd.cc), from Forward's special rows the CPU
-// computed: every cell of rows 1..L, every special row and the own-scale
-// flag bit for bit with Backward(.., true).
+// envfwd.cu's and envbwd.cu's kernels (Forward and Backward a warp an
+// envelope) on the CPU shim (testdata/cudacpu/envfb.cc), Backward from
+// the kernel's Forward rows as on the GPU: every cell of Forward's rows
+// 0..L and Backward's rows 1..L, every special row and the own-scale flag
+// bit for bit with Forward(.., true) and Backward(.., true).
 
-func TestEnvelopeBackwardOnCPU(t *testing.T) {
+func TestEnvelopeForwardBackwardOnCPU(t *testing.T) {
 	t.Parallel() // mostly a single-threaded child process
 	cc := shimCompiler(t)
-	exe := filepath.Join(t.TempDir(), "envbwd")
+	exe := filepath.Join(t.TempDir(), "envfb")
 	cmd := exec.Command(cc, "-std=c++17", "-O1", "-ffp-contract=off", "-fno-strict-aliasing", "-msse2",
 		"-DBLOCK=128", "-DPROF_SHARED=0", "-DSTATE_SHARED=0", "-DFWD_PIPE=0", "-I", ".", "-I", filepath.Join("testdata", "cudacpu"),
-		"-I", filepath.Join(testutil.RepoRoot(t), "internal", "cudacpu"), "-o", exe, filepath.Join("testdata", "cudacpu", "envbwd.cc"))
+		"-I", filepath.Join(testutil.RepoRoot(t), "internal", "cudacpu"), "-o", exe, filepath.Join("testdata", "cudacpu", "envfb.cc"))
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("compiling envbwd.cu with the CPU shim: %v\n%s", err, out)
+		t.Fatalf("compiling envfwd.cu and envbwd.cu with the CPU shim: %v\n%s", err, out)
 	}
 	rng := rand.New(rand.NewSource(47))
 	amino := alphabet.New(alphabet.Amino)
@@ -54,55 +55,58 @@ func TestEnvelopeBackwardOnCPU(t *testing.T) {
 			Q := plan.Q
 			n := len(dsqs)
 			desc := make([]byte, envDescBytes*n)
-			var fx []float32
 			var res []byte
 			roff := make([]int64, n)
 			mats, rows := 0, 0
-			bcks := make([]*Matrix, n)
+			fwds, bcks := make([]*Matrix, n), make([]*Matrix, n)
 			for i, d := range dsqs {
 				p := *om
 				p.ReconfigRestLength(lengths[i])
 				fwd, bck := NewMatrix(), NewMatrix()
 				forwardBackward(d, &p, fwd, bck, true)
-				bcks[i] = bck
+				fwds[i], bcks[i] = fwd, bck
 				putEnvDesc(desc[envDescBytes*i:], int64(mats), int64(rows), 0, len(d), 0)
-				for r := range fwd.X {
-					fx = append(fx, fwd.X[r][:]...)
-				}
 				roff[i] = int64(len(res))
 				res = append(res, d...)
 				mats += envFloats(len(d), Q)
 				rows += (len(d) + 1) * NXCells
 			}
 			var in cudacpu.Input
-			in.Put([]int32{int32(n), int32(Q), int32(plan.QS), int32(plan.Kp)})
+			check := int32(0)
+			if plan.Check {
+				check = 1
+			}
+			in.Put([]int32{int32(n), int32(Q), int32(plan.QS), int32(plan.Kp), check})
 			in.Put([]float32{plan.EMove, plan.ELoop})
 			in.Put([]int64{int64(rows), int64(mats)})
 			var ro bytes.Buffer
 			binary.Write(&ro, binary.LittleEndian, roff)
-			in.Arrays(desc, bytesOf(plan.Trans), bytesOf(plan.Odds), res, ro.Bytes(), bytesOf(plan.LoopMove), bytesOf(fx))
-			raw := cudacpu.Run(t, exe, "env_bwd_kernel", &in)
-			if len(raw) != 4*(rows+mats+n) {
-				t.Fatalf("env_bwd_kernel's output: %d bytes, want %d", len(raw), 4*(rows+mats+n))
+			in.Arrays(desc, bytesOf(plan.Trans), bytesOf(plan.Odds), res, ro.Bytes(), bytesOf(plan.LoopMove))
+			raw := cudacpu.Run(t, exe, "env_fwd_kernel and env_bwd_kernel", &in)
+			if len(raw) != 4*(2*rows+2*mats+n) {
+				t.Fatalf("the kernels' output: %d bytes, want %d", len(raw), 4*(2*rows+2*mats+n))
 			}
-			bx, bm := floatsOf(raw[:4*rows]), floatsOf(raw[4*rows:4*(rows+mats)])
+			next := func(k int) []float32 { f := floatsOf(raw[:4*k]); raw = raw[4*k:]; return f }
+			fx, fm, bx, bm := next(rows), next(mats), next(rows), next(mats)
 			mo, xo := 0, 0
 			for i, d := range dsqs {
 				L := len(d)
-				bck := bcks[i]
+				fwd, bck := fwds[i], bcks[i]
 				what := fmt.Sprintf("M=%d unihit=%v envelope %d (L=%d of %d)", M, unihit, i, L, lengths[i])
+				sameCells(t, what+" forward", fm[mo:mo+envFloats(L, Q)], flat(fwd.dp), Q, 0, L)
 				sameCells(t, what+" backward", bm[mo:mo+envFloats(L, Q)], flat(bck.dp), Q, 1, L)
 				for r := 0; r <= L; r++ {
+					sameFloats(t, fmt.Sprintf("%s forward X row %d", what, r), fx[xo+r*NXCells:xo+(r+1)*NXCells], fwd.X[r][:])
 					sameFloats(t, fmt.Sprintf("%s backward X row %d", what, r), bx[xo+r*NXCells:xo+(r+1)*NXCells], bck.X[r][:])
 				}
-				gotOwn := int32(binary.LittleEndian.Uint32(raw[4*(rows+mats+i):]))
+				gotOwn := int32(binary.LittleEndian.Uint32(raw[4*i:]))
 				if (gotOwn != 0) != bck.HasOwnScales {
 					t.Errorf("%s: own scales %d, CPU %v", what, gotOwn, bck.HasOwnScales)
 				}
 				if bck.HasOwnScales {
 					own++
 				}
-				for _, x := range bck.X[1:] {
+				for _, x := range fwd.X[1:] {
 					if x[XScale] > 1 {
 						rescaled++
 						break

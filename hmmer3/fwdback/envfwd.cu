@@ -1,0 +1,139 @@
+// Envelope rescoring's Forward on the GPU: fwdback.Forward(.., true) of
+// many envelopes, bit for bit, a warp an envelope, as envbwd.cu does
+// Backward (and for the same reason: a query's few envelopes leave
+// fwd_kernel's four threads a target waiting on their loads). Compiled
+// after envbwd.cu (FULL_MATS only), whose EnvRows and helpers it uses.
+//
+// Each lane's vectors are cut into eight stretches, a thread each, for
+// what is independent across a row: the M and I cells (from the previous
+// row and B), the M->D values, and the rescaling. What HMMER does
+// serially along a lane stays serial on one thread a lane, in its order:
+// the E sum over the M cells, then the first D->D pass (run in the same
+// loop: two independent chains), the passes that carry a value along
+// (stopping as fwdback.forwardRowGo does), and the E sum over the D
+// cells. Rows are stored rescaled, as Forward(.., true) keeps them; the
+// host takes the score from the special rows (assembleParsers).
+#if FULL_MATS
+
+// env_fwd_kernel runs in blocks of one warp, with 16*Q bytes of dynamic
+// shared memory. check: the D->D passes after the second stop once no D
+// cell grows (HMMER's M >= 100), else all four run while a carry is left.
+extern "C" __global__ void __launch_bounds__(32)
+env_fwd_kernel(const EnvDesc* __restrict__ desc, int n, const float* __restrict__ trans,
+               const float* __restrict__ odds, int Q, int QS, int KP, int check, const unsigned char* __restrict__ res,
+               const long long* __restrict__ roff, const float2* __restrict__ loopmove, float emove, float eloop,
+               float* __restrict__ fxrows, float* __restrict__ fmat)
+{
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    const int e = t >> 5, lane = t & 31, z = lane & 3, part = lane >> 2;
+    if (e >= n) return;  // the whole warp: one envelope a warp
+    const EnvDesc d = desc[e];
+    const float2 lm = loopmove[e];
+    const float ploop = lm.x, pmove = lm.y;
+    EnvRows b;
+    b.trans = trans, b.odds = odds, b.Q = Q, b.QS = QS, b.KP = KP;
+    b.fx = 0;
+    b.bx = fxrows + d.xrow;
+    b.bm = fmat + d.mat;
+    b.terms = (float*)SHARED_BASE;  // a block is one warp
+    const unsigned char* dsq = res + roff[e];
+    const int L = d.L;
+    const long long rowFloats = 12LL * Q;
+    const int chunk = (Q + ENV_PARTS - 1) / ENV_PARTS;
+    const int qa = min(Q, part * chunk), qb = min(Q, qa + chunk);
+    const bool chain = part == 0;  // this lane's serial work
+
+    // Row 0.
+    for (int q = qa; q < qb; q++)
+        for (int c = 0; c < 3; c++) b.bm[12 * q + 4 * c + z] = 0.0f;
+    float xE = 0.0f, xN = 1.0f, xJ = 0.0f, xC = 0.0f, xB = pmove;
+    if (lane == 0) put_xrow(b.bx, xE, xN, xJ, xB, xC, 1.0f);
+    __syncwarp();
+
+    for (int i = 1; i <= L; i++) {
+        const float* pr = b.bm + rowFloats * (i - 1);
+        float* cr = b.bm + rowFloats * i;
+        const int x = min((int)dsq[i - 1], KP);  // residue i
+        // M and I, and the M->D value of each vector.
+        if (qa < qb) {
+            float mp = 0.0f, dp = 0.0f, ip = 0.0f;
+            if (qa > 0) {
+                const int j = 12 * (qa - 1) + z;
+                mp = pr[j], dp = pr[j + 4], ip = pr[j + 8];
+            } else if (z > 0) {
+                const int j = 12 * (Q - 1) + z - 1;
+                mp = pr[j], dp = pr[j + 4], ip = pr[j + 8];
+            }
+            for (int q = qa; q < qb; q++) {
+                const int j = 12 * q + z;
+                float sv = fmul(xB, tr(b, q, z, 0));
+                sv = fadd(sv, fmul(mp, tr(b, q, z, 1)));
+                sv = fadd(sv, fmul(ip, tr(b, q, z, 2)));
+                sv = fadd(sv, fmul(dp, tr(b, q, z, 3)));
+                sv = fmul(sv, rf(b, x, q, z));
+                mp = pr[j], dp = pr[j + 4], ip = pr[j + 8];
+                cr[j] = sv;
+                cr[j + 8] = fadd(fmul(mp, tr(b, q, z, 5)), fmul(ip, tr(b, q, z, 6)));
+                b.terms[4 * q + z] = fmul(sv, tr(b, q, z, 4));
+            }
+        }
+        __syncwarp();
+        // The E sum over the M cells and the first D->D pass, which
+        // starts with the M->D value leaving lane z-1.
+        float xe = 0.0f, c = z == 0 ? 0.0f : b.terms[4 * (Q - 1) + z - 1];
+        if (chain) {
+            float dc = 0.0f;
+            for (int q = 0; q < Q; q++) {
+                xe = fadd(xe, cr[12 * q + z]);
+                const float v = fadd(c, dc);
+                cr[12 * q + 4 + z] = v;
+                c = fmul(v, tr(b, q, z, 7));
+                dc = b.terms[4 * q + z];
+            }
+        }
+        // Up to three passes that only carry a value along (see
+        // forwardRowGo), each lane stopping once its carry is zero.
+        for (int p = 1; p < 4; p++) {
+            const float w = __shfl_up_sync(FULL, c, 1, 4);
+            c = z == 0 ? 0.0f : w;
+            bool changed = false;
+            if (chain) {
+                for (int q = 0; q < Q && c != 0.0f; q++) {
+                    const int j = 12 * q + 4 + z;
+                    const float v = fadd(c, cr[j]);
+                    if (v > cr[j]) changed = true;
+                    cr[j] = v;
+                    c = fmul(c, tr(b, q, z, 7));
+                }
+            }
+            const bool left = __any_sync(FULL, chain && c != 0.0f);
+            const bool grew = __any_sync(FULL, changed);
+            if (!left || (check && !grew)) break;
+        }
+        if (chain)
+            for (int q = 0; q < Q; q++) xe = fadd(cr[12 * q + 4 + z], xe);
+        {
+            const float v0 = __shfl_sync(FULL, xe, 0), v1 = __shfl_sync(FULL, xe, 1);
+            const float v2 = __shfl_sync(FULL, xe, 2), v3 = __shfl_sync(FULL, xe, 3);
+            xE = fadd(fadd(v0, v1), fadd(v2, v3));
+        }
+        xN = fmul(xN, ploop);
+        xC = fadd(fmul(xC, ploop), fmul(xE, emove));
+        xJ = fadd(fmul(xJ, ploop), fmul(xE, eloop));
+        xB = fadd(fmul(xJ, pmove), fmul(xN, pmove));
+        float scale = 1.0f;
+        __syncwarp();  // the D cells the lane threads wrote
+        if (xE > 1.0e4f) {
+            xN = fdiv(xN, xE), xC = fdiv(xC, xE), xJ = fdiv(xJ, xE), xB = fdiv(xB, xE);
+            const float inv = flush64(1.0 / (double)xE);
+            for (int q = qa; q < qb; q++)
+                for (int k = 0; k < 3; k++) cr[12 * q + 4 * k + z] = fmul(cr[12 * q + 4 * k + z], inv);
+            scale = xE;
+            xE = 1.0f;
+        }
+        if (lane == 0) put_xrow(b.bx + 6 * i, xE, xN, xJ, xB, xC, scale);
+        __syncwarp();  // row i is whole before row i+1 reads it
+    }
+}
+
+#endif
