@@ -23,10 +23,6 @@
 // Outputs: every row's special states (E, N, J, B, C, scale) from
 // bxrows + xoff[target], and whether Backward switched to its own scale
 // factors. The host computes the total scale and the score from them.
-// With bmat, also every row's M, D and I cells, rows 1 to L, from float
-// moff[target] on, in fwd.cu's full-matrix layout, rescaled as the CPU's
-// Backward(.., true) keeps them (row 0's cells, which the CPU never
-// writes, are not stored); only with FULL_MATS=1, as in fwd.cu.
 
 // from_right gives lane z the value of lane z+1 of the same target and lane
 // 3 a zero: esl_sse_leftshift_ps(v, zero).
@@ -42,16 +38,13 @@ __device__ __forceinline__ float hsum4(float v)
     return fadd(h, __shfl_xor_sync(FULL, h, 2));
 }
 
-// bwd_run is bwd_kernel's body; FULLMAT: store the full matrices (bmat,
-// moff non-null).
-template <bool FULLMAT>
-__device__ __forceinline__ void bwd_run(const float* __restrict__ gtrans, const float* __restrict__ godds, int Q, int QS,
-                                        int KP, const unsigned char* __restrict__ res,
-                                        const Block* __restrict__ blocks, int nblocks, unsigned int* next,
-                                        const float2* __restrict__ loopmove, float emove, float eloop, float* gstate,
-                                        const float* __restrict__ fxrows, const long long* __restrict__ xoff,
-                                        float* __restrict__ bxrows, int* __restrict__ ownScales,
-                                        float* __restrict__ bmat, const long long* __restrict__ moff)
+extern "C" __global__ void __launch_bounds__(BLOCK)
+bwd_kernel(const float* __restrict__ gtrans, const float* __restrict__ godds,
+           int Q, int QS, int KP,
+           const unsigned char* __restrict__ res, const Block* __restrict__ blocks, int nblocks,
+           unsigned int* next, const float2* __restrict__ loopmove, float emove, float eloop,
+           float* gstate, const float* __restrict__ fxrows, const long long* __restrict__ xoff,
+           float* __restrict__ bxrows, int* __restrict__ ownScales)
 {
     const int ntrans = Q * 32;
     const int nodds = (KP + 1) * QS * 4;
@@ -100,7 +93,6 @@ __device__ __forceinline__ void bwd_run(const float* __restrict__ gtrans, const 
         const float ploop = lm.x, pmove = lm.y;
         const float* fx = active && len > 0 ? fxrows + xoff[seq] : 0;
         float* bx = active && len > 0 && z == 0 ? bxrows + xoff[seq] : 0;
-        float* bm = FULLMAT && active && len > 0 ? bmat + moff[seq] + z : 0;  // full matrix, this lane
 
         // Row L.
         float xJ = 0.0f, xB = 0.0f, xN = 0.0f, xC = pmove;
@@ -140,7 +132,6 @@ __device__ __forceinline__ void bwd_run(const float* __restrict__ gtrans, const 
                 inv = flush64(1.0 / (double)s);
             }
             if (bx != 0) put_xrow(bx + 6 * len, xE, xN, xJ, xB, xC, s);
-            if (FULLMAT && bm != 0) put_cells(bm + 12LL * Q * len, MI, D, Q, inv);
         }
         bool own = false;
 
@@ -246,20 +237,6 @@ __device__ __forceinline__ void bwd_run(const float* __restrict__ gtrans, const 
                 inv = flush64(1.0 / (double)s);
             }
             if (bx != 0 && i >= 1) put_xrow(bx + 6 * i, xE, xN, xJ, xB, xC, s);
-            if (FULLMAT && bm != 0 && i >= 1) put_cells(bm + 12LL * Q * i, MI, D, Q, inv);
         }
     }
-}
-
-extern "C" __global__ void __launch_bounds__(BLOCK)
-bwd_kernel(const float* __restrict__ gtrans, const float* __restrict__ godds,
-           int Q, int QS, int KP,
-           const unsigned char* __restrict__ res, const Block* __restrict__ blocks, int nblocks,
-           unsigned int* next, const float2* __restrict__ loopmove, float emove, float eloop,
-           float* gstate, const float* __restrict__ fxrows, const long long* __restrict__ xoff,
-           float* __restrict__ bxrows, int* __restrict__ ownScales,
-           float* __restrict__ bmat, const long long* __restrict__ moff)
-{
-    bwd_run<FULL_MATS != 0>(gtrans, godds, Q, QS, KP, res, blocks, nblocks, next, loopmove, emove, eloop, gstate, fxrows,
-                            xoff, bxrows, ownScales, bmat, moff);
 }

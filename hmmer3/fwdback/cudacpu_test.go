@@ -40,7 +40,7 @@ func buildShim(t *testing.T, cc string, s fwdShape) string {
 	b2i := map[bool]int{false: 0, true: 1}
 	cmd := exec.Command(cc, "-std=c++17", "-O1", "-ffp-contract=off", "-fno-strict-aliasing", "-msse2",
 		fmt.Sprintf("-DBLOCK=%d", s.Block), fmt.Sprintf("-DPROF_SHARED=%d", b2i[s.ProfShared]), fmt.Sprintf("-DSTATE_SHARED=%d", b2i[s.StateShared]),
-		fmt.Sprintf("-DFWD_PIPE=%d", s.Pipe), fmt.Sprintf("-DFULL_MATS=%d", b2i[s.Full]), "-I", ".", "-I", filepath.Join("testdata", "cudacpu"),
+		fmt.Sprintf("-DFWD_PIPE=%d", s.Pipe), "-I", ".", "-I", filepath.Join("testdata", "cudacpu"),
 		"-I", filepath.Join(testutil.RepoRoot(t), "internal", "cudacpu"), "-o", exe, filepath.Join("testdata", "cudacpu", "driver.cc"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("compiling fwd.cu with the CPU shim: %v\n%s", err, out)
@@ -60,59 +60,9 @@ func shimShape(p *fwdPlan, warps, grid int, profShared, stateShared bool) fwdSha
 	return s
 }
 
-// shimBuild is one of the kernel builds the shim tests cover.
-type shimBuild struct {
-	name                    string
-	profShared, stateShared bool
-	pipe                    int // FWD_PIPE: 0 the plain row walk, n the chunked one
-}
-
-// shimBuilds are the builds every shim test of the whole kernels runs:
-// the three placements, the global one with its profile in shared
-// memory, and the chunked row walk with the state shared and global.
-var shimBuilds = []shimBuild{
-	{"shared", true, true, 0},
-	{"state-shared", false, true, 0},
-	{"global", false, false, 0},
-	{"global+profile", true, false, 0},
-	{"shared, chunks of 4", true, true, 4},
-	{"global, chunks of 16", false, false, 16},
-}
-
-// shape is the build's compile-time shape (full: FULL_MATS).
-func (b shimBuild) shape(full bool) fwdShape {
-	return fwdShape{Block: 64, ProfShared: b.profShared, StateShared: b.stateShared, Pipe: b.pipe, Full: full}
-}
-
-// models returns a test's model sizes for the build (negative:
-// deletion-heavy), failing the test where it has none for it.
-func (b shimBuild) models(t *testing.T, ms map[string][]int) []int {
-	t.Helper()
-	m, ok := ms[b.name]
-	if !ok {
-		t.Fatalf("no model sizes for the %s build", b.name)
-	}
-	return m
-}
-
 // runShim runs the compiled kernels over dsqs and returns what the GPU
 // path's launch returns; with rows, Backward too and the special rows.
 func runShim(t *testing.T, exe string, p *fwdPlan, s fwdShape, dsqs [][]byte, rows bool) (*fwdRun, []int64) {
-	t.Helper()
-	r, xoff, _ := runShimMats(t, exe, p, s, dsqs, rows, false)
-	return r, xoff
-}
-
-// shimMats is what the kernels store given full-matrix buffers: every
-// target's Forward (fm) and Backward (bm) cells from moff[i] floats on.
-type shimMats struct {
-	moff   []int64
-	fm, bm []float32
-}
-
-// runShimMats is runShim that with mats (which needs rows) also passes
-// the kernels full-matrix buffers and returns what they stored there.
-func runShimMats(t *testing.T, exe string, p *fwdPlan, s fwdShape, dsqs [][]byte, rows, mats bool) (*fwdRun, []int64, *shimMats) {
 	t.Helper()
 	var idx []int
 	residues := 0
@@ -127,10 +77,6 @@ func runShimMats(t *testing.T, exe string, p *fwdPlan, s fwdShape, dsqs [][]byte
 	if !rows {
 		rowFloats = 0
 	}
-	moff, matFloats := offsetsOfRows(dsqs, idx, 12*p.Q)
-	if !mats {
-		matFloats = 0
-	}
 	stateFloats := 0
 	if !s.StateShared {
 		stateFloats = s.grid * (s.Block / 32) * p.stateBytesPerWarp() / 4
@@ -138,13 +84,12 @@ func runShimMats(t *testing.T, exe string, p *fwdPlan, s fwdShape, dsqs [][]byte
 	b2i := map[bool]int32{false: 0, true: 1}
 	var in cudacpu.Input
 	in.Put([]int32{int32(p.Q), int32(p.QS), int32(p.Kp), b2i[p.Check], int32(packed.NBlocks), int32(len(dsqs)),
-		int32(s.grid), int32(s.sharedBytes), int32(residues), b2i[rows], b2i[mats]})
-	in.Put([]int64{int64(stateFloats), int64(rowFloats), int64(matFloats)})
+		int32(s.grid), int32(s.sharedBytes), int32(residues), b2i[rows]})
+	in.Put([]int64{int64(stateFloats), int64(rowFloats)})
 	in.Put([]float32{p.EMove, p.ELoop})
-	xoffBytes, moffBytes := new(bytes.Buffer), new(bytes.Buffer)
+	xoffBytes := new(bytes.Buffer)
 	binary.Write(xoffBytes, binary.LittleEndian, xoff)
-	binary.Write(moffBytes, binary.LittleEndian, moff)
-	in.Arrays(bytesOf(p.Trans), bytesOf(p.Odds), packed.Res, packed.Table, bytesOf(p.LoopMove), xoffBytes.Bytes(), moffBytes.Bytes())
+	in.Arrays(bytesOf(p.Trans), bytesOf(p.Odds), packed.Res, packed.Table, bytesOf(p.LoopMove), xoffBytes.Bytes())
 	raw := cudacpu.Run(t, exe, "kernel", &in)
 	n := len(dsqs)
 	if len(raw) < 4*n+4 {
@@ -157,8 +102,6 @@ func runShimMats(t *testing.T, exe string, p *fwdPlan, s fwdShape, dsqs [][]byte
 	if rows {
 		want += 8*rowFloats + 4*n
 	}
-	matStart := want
-	want += 8 * matFloats
 	if nrec > residues || len(raw) != want {
 		t.Fatalf("kernel output: %d records, %d bytes", nrec, len(raw))
 	}
@@ -166,15 +109,11 @@ func runShimMats(t *testing.T, exe string, p *fwdPlan, s fwdShape, dsqs [][]byte
 	if rows {
 		r.fx = floatsOf(raw[recEnd : recEnd+4*rowFloats])
 		r.bx = floatsOf(raw[recEnd+4*rowFloats : recEnd+8*rowFloats])
-		for o := recEnd + 8*rowFloats; o < matStart; o += 4 {
+		for o := recEnd + 8*rowFloats; o < len(raw); o += 4 {
 			r.own = append(r.own, int32(binary.LittleEndian.Uint32(raw[o:])))
 		}
 	}
-	if !mats {
-		return r, xoff, nil
-	}
-	m := &shimMats{moff: moff, fm: floatsOf(raw[matStart : matStart+4*matFloats]), bm: floatsOf(raw[matStart+4*matFloats:])}
-	return r, xoff, m
+	return r, xoff
 }
 
 func floatsOf(b []byte) []float32 {
@@ -214,12 +153,22 @@ func TestKernelSourceOnCPU(t *testing.T) {
 	cc := shimCompiler(t)
 	rng := rand.New(rand.NewSource(17))
 	amino := alphabet.New(alphabet.Amino)
-	// The chunked walks' Ms cover their full chunks and their tails.
-	ms := map[string][]int{"shared": {1, 6, 64, -40}, "state-shared": {120, -130}, "global": {3, 101}, "global+profile": {230},
-		"shared, chunks of 4": {6, 64, -40}, "global, chunks of 16": {101, -230}}
-	for _, v := range shimBuilds {
-		exe := buildShim(t, cc, v.shape(false))
-		for _, M := range v.models(t, ms) {
+	type variant struct {
+		name                    string
+		profShared, stateShared bool
+		Ms                      []int
+		pipe                    int // FWD_PIPE: the chunked row walk, whose full chunks and tails these Ms cover
+	}
+	for _, v := range []variant{
+		{"shared", true, true, []int{1, 6, 64, -40}, 0},
+		{"state-shared", false, true, []int{120, -130}, 0},
+		{"global", false, false, []int{3, 101}, 0},
+		{"global+profile", true, false, []int{230}, 0},
+		{"shared, chunks of 4", true, true, []int{6, 64, -40}, 4},
+		{"global, chunks of 16", false, false, []int{101, -230}, 16},
+	} {
+		exe := buildShim(t, cc, fwdShape{Block: 64, ProfShared: v.profShared, StateShared: v.stateShared, Pipe: v.pipe})
+		for _, M := range v.Ms {
 			h, M := modelOfSize(rng, amino, M)
 			// Two blocks of two warps: 32 targets at a time, so the 40
 			// targets make the warps come back for more work; lengths

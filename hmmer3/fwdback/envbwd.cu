@@ -1,6 +1,6 @@
 // Envelope rescoring's Backward on the GPU: fwdback.Backward(.., true) of
 // many envelopes, bit for bit, a warp an envelope. Compiled after fwd.cu,
-// bwd.cu and envdecode.cu (FULL_MATS only), whose helpers, profile
+// bwd.cu and envdecode.cu (ENV_KERNELS only), whose helpers, profile
 // layout and EnvDesc it uses.
 //
 // bwd_kernel gives each target four threads, one per SSE lane; a query
@@ -18,8 +18,8 @@
 // Rows are stored rescaled, as Backward(.., true) keeps them, and the
 // next row reads the stored values: the same float products bwd.cu's
 // deferred rescaling computes. The Forward's special rows (fxrows, from
-// fwd_kernel) give the scale factors until Backward switches to its own.
-#if FULL_MATS
+// env_fwd_kernel) give the scale factors until Backward switches to its own.
+#if ENV_KERNELS
 
 // EnvRows is what one envelope's Forward (envfwd.cu) or Backward reads
 // and writes.

@@ -26,6 +26,51 @@ import (
 // inputs from fwd_kernel and bwd_kernel are checked by
 // TestFullMatricesOnCPU, the chain on a GPU by TestGPUEnvelopesMatchCPU.
 
+// envelopes cuts n stretches out of targets of h, and gives each the
+// length of the target it comes from. Homologous targets rescale rows in
+// both directions and make Backward switch to its own scale factors.
+func envelopes(rng *rand.Rand, h *hmm.HMM, n int) (dsqs [][]byte, lengths []int) {
+	for len(dsqs) < n {
+		var target []byte
+		if rng.Intn(2) == 0 {
+			target = homolog(rng, h, 1+rng.Intn(6))
+		} else {
+			target = testmodels.RandomDsq(rng, h.Alph, 1+rng.Intn(300))
+		}
+		if len(target) == 0 {
+			continue
+		}
+		var a, b int
+		switch rng.Intn(4) {
+		case 0: // one residue
+			a = rng.Intn(len(target))
+			b = a + 1
+		case 1: // the whole target
+			a, b = 0, len(target)
+		default:
+			a = rng.Intn(len(target))
+			b = a + 1 + rng.Intn(len(target)-a)
+		}
+		dsqs = append(dsqs, target[a:b])
+		lengths = append(lengths, len(target))
+	}
+	return dsqs, lengths
+}
+
+// sameCells fails the test at the first cell of rows first..L where got
+// (a kernel's matrix) and want (the CPU's) differ in a bit.
+func sameCells(t *testing.T, what string, got, want []float32, Q, first, L int) {
+	t.Helper()
+	for j := first * 12 * Q; j < (L+1)*12*Q; j++ {
+		if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
+			row, q, s, z := j/(12*Q), j/12%Q, j/4%3, j%4
+			t.Errorf("%s: row %d node %d state %d: %v (%08x), CPU %v (%08x)", what, row, z*Q+q+1, s,
+				got[j], math.Float32bits(got[j]), want[j], math.Float32bits(want[j]))
+			return
+		}
+	}
+}
+
 // buildEnvShim compiles envdriver.cc.
 func buildEnvShim(t *testing.T, cc string) string {
 	t.Helper()

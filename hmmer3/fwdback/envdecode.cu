@@ -1,8 +1,9 @@
 // Envelope rescoring's posterior decoding, optimal accuracy and null2 row
 // sums on the GPU (fwdback.DecodeAlign), bit for bit, for many envelopes
-// of one model whose full Forward and Backward matrices fwd_kernel and
-// bwd_kernel have just stored (FULL_MATS). The trace kernel (envtrace.cu)
-// runs next on what this one leaves.
+// of one model whose full Forward and Backward matrices env_fwd_kernel
+// and env_bwd_kernel (envfwd.cu, envbwd.cu) have just stored. The trace
+// kernel (envtrace.cu) runs next on what this one leaves. Compiled with
+// ENV_KERNELS only, as are the other envelope kernels.
 //
 // Why a warp an envelope. A query has tens to hundreds of envelopes, too
 // few to fill a GPU at a few threads each, and a thread walking a lane of
@@ -30,7 +31,7 @@
 // Shuffles always have every lane of the warp, as the CPU shim checks. An
 // envelope whose scale overflows (ErrRange: HMMER drops it) or that the
 // host marks ENV_SKIP (Forward or Backward failed) only gets its record.
-#if FULL_MATS
+#if ENV_KERNELS
 
 // EnvDesc.flags bits.
 #define ENV_OWN_SCALES 1 // Backward used its own scale factors

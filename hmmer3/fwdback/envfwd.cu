@@ -2,7 +2,7 @@
 // many envelopes, bit for bit, a warp an envelope, as envbwd.cu does
 // Backward (and for the same reason: a query's few envelopes leave
 // fwd_kernel's four threads a target waiting on their loads). Compiled
-// after envbwd.cu (FULL_MATS only), whose EnvRows and helpers it uses.
+// after envbwd.cu (ENV_KERNELS only), whose EnvRows and helpers it uses.
 //
 // Each lane's vectors are cut into eight stretches, a thread each, for
 // what is independent across a row: the M and I cells (from the previous
@@ -13,7 +13,7 @@
 // (stopping as fwdback.forwardRowGo does), and the E sum over the D
 // cells. Rows are stored rescaled, as Forward(.., true) keeps them; the
 // host takes the score from the special rows (assembleParsers).
-#if FULL_MATS
+#if ENV_KERNELS
 
 // env_fwd_kernel runs in blocks of one warp, with 16*Q bytes of dynamic
 // shared memory. check: the D->D passes after the second stop once no D

@@ -398,9 +398,9 @@ const envFBSharedMax = 48 << 10
 // envKernels are the kernels of one envelope launch sequence.
 type envKernels struct{ fwd, bwd, decode, trace *cuda.Function }
 
-// envShape is the program of envelope rescoring's kernels: FULL_MATS
-// (the parsers' kernels in it, compiled alongside, go unused).
-var envShape = fwdShape{Block: 32, Full: true}
+// envShape is the program of envelope rescoring's kernels (the parsers'
+// kernels in it, compiled alongside, go unused).
+var envShape = fwdShape{Block: 32, Env: true}
 
 // envKernels returns RescoreEnvelopes' kernels; g.mu held.
 func (g *GPU) envKernels() (envKernels, error) {

@@ -9,7 +9,7 @@
 // T first, S last); the host replays them through traceAppend and
 // traceReverse, so the trace is built by the CPU's own code. Ties break as
 // in HMMER: the comparisons below are OATrace's, operand for operand.
-#if FULL_MATS
+#if ENV_KERNELS
 
 // hits.State's numbers.
 #define ST_BOGUS 0

@@ -50,28 +50,12 @@
 // B, C, scale: fwdback.Matrix's X) from float xoff[target] on, which the
 // Backward kernel (bwd.cu) and posterior decoding need.
 //
-// With fmat, the kernel also stores every row's M, D and I cells, rows 0
-// to L, from float moff[target] on, laid out as fwdback.Matrix's cells
-// (row r, vector q, state s, lane z at ((r*Q + q)*3 + s)*4 + z): what
-// Forward(.., true) keeps, which envelope rescoring decodes. A row is
-// stored once its D->D passes are done and its scale is known, with the
-// pending 1/xE applied as the CPU applies it. The stores are compiled in
-// only with FULL_MATS=1 (a program of its own, envelope rescoring's):
-// built into the parsers' kernel beside the plain walk they cost the
-// global placement a third of its speed on an H200 (registers), even
-// with fmat null.
-//
 // Compile-time parameters: BLOCK (threads per block, a multiple of 32),
 // PROF_SHARED (copy the profile to shared memory), STATE_SHARED (keep the
 // row state in shared memory rather than in gstate), FWD_PIPE (0: the
-// plain row walk; n > 0: the pipelined walk below, n steps a chunk),
-// FULL_MATS (1: fwd_kernel and bwd_kernel store the full matrices).
+// plain row walk; n > 0: the pipelined walk below, n steps a chunk).
 
 typedef unsigned int u32;
-
-#ifndef FULL_MATS
-#define FULL_MATS 0
-#endif
 
 #define FULL 0xffffffffu
 #define TPW 8  // targets per warp: gpudb's layout for 4 threads per target
@@ -131,18 +115,6 @@ __device__ __forceinline__ void put_xrow(float* r, float e, float n, float j, fl
     r[3] = b;
     r[4] = c;
     r[5] = scale;
-}
-
-// put_cells stores one row of the row state (this thread's lane) into a
-// full matrix row r, rescaled by inv: the values the CPU's row holds.
-__device__ __forceinline__ void put_cells(float* r, const float2* MI, const float* D, int Q, float inv)
-{
-    for (int q = 0; q < Q; q++) {
-        const float2 mi = MI[q * 32];
-        r[12 * q] = fmul(mi.x, inv);
-        r[12 * q + 4] = fmul(D[q * 32], inv);
-        r[12 * q + 8] = fmul(mi.y, inv);
-    }
 }
 
 // Profile layout (fwdPlan): trans[q][lane z][8] = BM MM IM DM MD MI II DD
@@ -251,17 +223,14 @@ __device__ __forceinline__ void load_d_chunk(const float* __restrict__ tz, const
 
 // fwd_block runs one block of targets (a warp's 8, of one profile) through
 // Forward. MI and D are this thread's column of the warp's row state; the
-// other arguments are fwd_kernel's. FULLMAT: store the full matrix
-// (fmat, moff non-null).
-template <bool FULLMAT>
+// other arguments are fwd_kernel's.
 __device__ __forceinline__ void fwd_block(const float* __restrict__ trans, const float* __restrict__ odds, int Q, int QS,
                                           int KP, int check, const unsigned char* __restrict__ res,
                                           const Block* __restrict__ blk, const float2* __restrict__ loopmove,
                                           float emove, float eloop, float2* FWD_STATE MI, float* FWD_STATE D,
                                           float* __restrict__ outC,
                                           ScaleRecord* __restrict__ rec, unsigned int* nrec, unsigned int reccap,
-                                          float* __restrict__ xrows, const long long* __restrict__ xoff,
-                                          float* __restrict__ fmat, const long long* __restrict__ moff)
+                                          float* __restrict__ xrows, const long long* __restrict__ xoff)
 {
     const int lane = threadIdx.x & 31;
     const int g = lane >> 2;  // target within the warp
@@ -286,11 +255,6 @@ __device__ __forceinline__ void fwd_block(const float* __restrict__ trans, const
     if (xrows != 0 && z == 0 && len > 0) {
         xr = xrows + xoff[seq];
         put_xrow(xr, 0.0f, xN, xJ, xB, xC, 1.0f);
-    }
-    float* fm = 0;  // this target's full matrix and lane, when asked for
-    if (FULLMAT && len > 0) {
-        fm = fmat + moff[seq] + z;
-        put_cells(fm, MI, D, Q, 1.0f);  // row 0: the zeros just set
     }
 
     for (int i = 0; i < maxLen; i++) {
@@ -444,7 +408,6 @@ __device__ __forceinline__ void fwd_block(const float* __restrict__ trans, const
             }
         }
         if (xr != 0 && i < len) put_xrow(xr + 6 * (i + 1), xEr, xN, xJ, xB, xC, scale);
-        if (FULLMAT && fm != 0 && i < len) put_cells(fm + 12LL * Q * (i + 1), MI, D, Q, inv);
         if (z == 0 && i == len - 1) outC[seq] = xC;
     }
 }
@@ -456,8 +419,7 @@ fwd_kernel(const float* __restrict__ gtrans, const float* __restrict__ godds,
            unsigned int* next, const float2* __restrict__ loopmove, float emove, float eloop,
            float* gstate, float* __restrict__ outC,
            ScaleRecord* __restrict__ rec, unsigned int* nrec, unsigned int reccap,
-           float* __restrict__ xrows, const long long* __restrict__ xoff,
-           float* __restrict__ fmat, const long long* __restrict__ moff)
+           float* __restrict__ xrows, const long long* __restrict__ xoff)
 {
     const int ntrans = Q * 32;
     const int nodds = (KP + 1) * QS * 4;
@@ -489,8 +451,8 @@ fwd_kernel(const float* __restrict__ gtrans, const float* __restrict__ godds,
         if (lane == 0) b = (int)atomicAdd(next, 1u);
         b = __shfl_sync(FULL, b, 0);
         if (b >= nblocks) return;
-        fwd_block<FULL_MATS != 0>(trans, odds, Q, QS, KP, check, res, blocks + b, loopmove, emove, eloop, MI, D, outC,
-                                  rec, nrec, reccap, xrows, xoff, fmat, moff);
+        fwd_block(trans, odds, Q, QS, KP, check, res, blocks + b, loopmove, emove, eloop, MI, D, outC, rec, nrec,
+                  reccap, xrows, xoff);
     }
 }
 
@@ -533,8 +495,8 @@ fwd_multi_kernel(const FwdJob* __restrict__ jobs, const int* __restrict__ bjob, 
         const FwdJob j = jobs[bjob[b]];
         float2* MI = (float2*)st + lane;
         float* D = st + 2LL * j.Q * 32 + lane;
-        fwd_block<false>(gtrans + j.trans, godds + j.odds, j.Q, j.QS, j.KP, j.check, res, blocks + b, loopmove,
-                         j.emove, j.eloop, MI, D, outC, rec, nrec, reccap, 0, 0, 0, 0);
+        fwd_block(gtrans + j.trans, godds + j.odds, j.Q, j.QS, j.KP, j.check, res, blocks + b, loopmove, j.emove,
+                  j.eloop, MI, D, outC, rec, nrec, reccap, 0, 0);
     }
 }
 #endif

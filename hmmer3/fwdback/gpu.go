@@ -17,8 +17,9 @@ import (
 )
 
 // The program: fwd.cu, then bwd.cu, which uses fwd.cu's definitions, and
-// with FULL_MATS envelope rescoring's envdecode.cu, envbwd.cu, envfwd.cu
-// and envtrace.cu, which use the files' before them.
+// envelope rescoring's envdecode.cu, envbwd.cu, envfwd.cu and
+// envtrace.cu, which use the files' before them and are compiled only
+// with ENV_KERNELS (fwdShape.Env).
 var (
 	//go:embed fwd.cu
 	fwdSource string
@@ -80,7 +81,7 @@ type GPU struct {
 
 // shapeKernels are the kernels of one compiled program: fwd_kernel,
 // bwd_kernel, fwd_multi_kernel (nil with the profile in shared memory),
-// and in the FULL_MATS program env_decode_kernel, env_trace_kernel,
+// and with ENV_KERNELS env_decode_kernel, env_trace_kernel,
 // env_bwd_kernel and env_fwd_kernel.
 type shapeKernels [7]*cuda.Function
 
@@ -122,7 +123,7 @@ func (g *GPU) kernel(s fwdShape) (fwd, bwd *cuda.Function, err error) {
 		if s.ProfShared {
 			names[2] = ""
 		}
-		if s.Full {
+		if s.Env {
 			names[3], names[4], names[5], names[6] = "env_decode_kernel", "env_trace_kernel", "env_bwd_kernel", "env_fwd_kernel"
 		}
 		for i, name := range names {
@@ -163,7 +164,7 @@ func program(s fwdShape) nvrtc.Program {
 		return 0
 	}
 	opts := append([]string{fmt.Sprintf("-DBLOCK=%d", s.Block), fmt.Sprintf("-DPROF_SHARED=%d", b2i(s.ProfShared)),
-		fmt.Sprintf("-DSTATE_SHARED=%d", b2i(s.StateShared)), fmt.Sprintf("-DFWD_PIPE=%d", s.Pipe), fmt.Sprintf("-DFULL_MATS=%d", b2i(s.Full))}, nvrtcOptions...)
+		fmt.Sprintf("-DSTATE_SHARED=%d", b2i(s.StateShared)), fmt.Sprintf("-DFWD_PIPE=%d", s.Pipe), fmt.Sprintf("-DENV_KERNELS=%d", b2i(s.Env))}, nvrtcOptions...)
 	return nvrtc.Program{Name: "fwdback.cu", Source: cudaSource, Options: opts}
 }
 
@@ -192,7 +193,7 @@ func (g *GPU) multiKernel(s fwdShape) (*cuda.Function, error) {
 
 // key is what a compiled program depends on.
 func (s fwdShape) key() fwdShape {
-	return fwdShape{Block: s.Block, ProfShared: s.ProfShared, StateShared: s.StateShared, Pipe: s.Pipe, Full: s.Full}
+	return fwdShape{Block: s.Block, ProfShared: s.ProfShared, StateShared: s.StateShared, Pipe: s.Pipe, Env: s.Env}
 }
 
 // ForwardBatch computes the Forward filter scores of several queries'
@@ -513,8 +514,7 @@ func (g *GPU) launch(plan *fwdPlan, dsqs [][]byte, idx []int, residues int, db *
 		Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).
 		Ptr(bcount.Ptr()).Buffer(blm).Float32(plan.EMove).Float32(plan.ELoop).
 		Buffer(bstate).Buffer(bc).Buffer(brec).Ptr(bcount.Ptr().Add(4)).Uint32(uint32(reccap)).
-		Ptr(ptr(bfx)).Ptr(ptr(bxoff)).
-		Ptr(0).Ptr(0) // no full matrices (fmat, moff)
+		Ptr(ptr(bfx)).Ptr(ptr(bxoff))
 	cfg := cuda.LaunchConfig{Grid: cuda.Dim3{X: s.grid}, Block: cuda.Dim3{X: s.Block}, SharedMem: s.sharedBytes}
 	d, err := gpudb.Timed(g.ctx, func() error { return fwdK.Launch(cfg, &a) })
 	if err != nil {
@@ -552,8 +552,7 @@ func (g *GPU) launch(plan *fwdPlan, dsqs [][]byte, idx []int, residues int, db *
 	a.Buffer(bt).Buffer(bo).Int32(int32(plan.Q)).Int32(int32(plan.QS)).Int32(int32(plan.Kp)).
 		Buffer(layout.Res).Buffer(layout.Table).Int32(int32(layout.NBlocks)).
 		Ptr(bcount.Ptr()).Buffer(blm).Float32(plan.EMove).Float32(plan.ELoop).
-		Buffer(bstate).Buffer(bfx).Buffer(bxoff).Buffer(bbx).Buffer(bown).
-		Ptr(0).Ptr(0) // no full matrices (bmat, moff)
+		Buffer(bstate).Buffer(bfx).Buffer(bxoff).Buffer(bbx).Buffer(bown)
 	if d, err = gpudb.Timed(g.ctx, func() error { return bwdK.Launch(cfg, &a) }); err != nil {
 		return nil, err
 	}

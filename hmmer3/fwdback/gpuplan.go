@@ -227,7 +227,7 @@ type fwdShape struct {
 	Block                   int // threads per block
 	ProfShared, StateShared bool
 	Pipe                    int  // fwd.cu's FWD_PIPE: 0 the plain row walk, n the pipelined one
-	Full                    bool // fwd.cu's FULL_MATS: the full matrices stored (envelope rescoring's program)
+	Env                     bool // ENV_KERNELS: the program also holds envelope rescoring's kernels
 	place                   Placement
 	sharedBytes, grid       int
 	threads                 int // fwd_multi_kernel's threads per block when fewer than Block (chooseMultiShape)
@@ -301,17 +301,12 @@ type Parser struct {
 
 // rowOffsets places each non-empty target's special rows (L+1 rows of
 // NXCells floats) one after another and returns the total size.
-func rowOffsets(dsqs [][]byte, idx []int) ([]int64, int) { return offsetsOfRows(dsqs, idx, NXCells) }
-
-// offsetsOfRows places L+1 rows of perRow floats for each target idx of
-// dsqs one after another: each one's offset (by target number) and the
-// total size.
-func offsetsOfRows(dsqs [][]byte, idx []int, perRow int) ([]int64, int) {
+func rowOffsets(dsqs [][]byte, idx []int) ([]int64, int) {
 	off := make([]int64, len(dsqs))
 	n := 0
 	for _, i := range idx {
 		off[i] = int64(n)
-		n += (len(dsqs[i]) + 1) * perRow
+		n += (len(dsqs[i]) + 1) * NXCells
 	}
 	return off, n
 }
@@ -394,15 +389,11 @@ func finishParsers(om *oprofile.Profile, p *fwdPlan, dsqs [][]byte, lengths []in
 }
 
 // cpuParser is Parser computed by Forward and Backward on the CPU.
-func cpuParser(om *oprofile.Profile, dsq []byte, L int) Parser { return cpuMatrices(om, dsq, L, false) }
-
-// cpuMatrices is Forward and Backward on the CPU under the length model
-// of L, with full matrices or parser ones.
-func cpuMatrices(om *oprofile.Profile, dsq []byte, L int, full bool) Parser {
+func cpuParser(om *oprofile.Profile, dsq []byte, L int) Parser {
 	p := *om
 	p.ReconfigRestLength(L)
 	r := Parser{Fwd: NewMatrix(), Bck: NewMatrix()}
-	r.FwdScore, r.BckScore, r.Err = forwardBackward(dsq, &p, r.Fwd, r.Bck, full)
+	r.FwdScore, r.BckScore, r.Err = forwardBackward(dsq, &p, r.Fwd, r.Bck, false)
 	return r
 }
 

@@ -1,17 +1,14 @@
 // Runs fwd.cu's and bwd.cu's kernels on the CPU through shim.h (see
 // cudacpu_test.go, which writes the input and reads the output).
 //
-// Input, little-endian: 11 int32 (Q, QS, KP, check, nblocks, ntargets,
-// grid, shared bytes, record capacity, special rows wanted, full matrices
-// wanted), int64 state floats, int64 special-row floats, int64 matrix
-// floats, 2 float32 (emove, eloop), then seven arrays, each an int64 byte
-// count and the bytes: trans, odds, residues, block table, loop/move
-// pairs, special-row offsets, matrix offsets (int64 per target each).
+// Input, little-endian: 10 int32 (Q, QS, KP, check, nblocks, ntargets,
+// grid, shared bytes, record capacity, special rows wanted), int64 state
+// floats, int64 special-row floats, 2 float32 (emove, eloop), then six
+// arrays, each an int64 byte count and the bytes: trans, odds, residues,
+// block table, loop/move pairs, special-row offsets (int64 per target).
 // Output: ntargets float32 (final C), uint32 record count, the records;
 // with special rows, then Forward's rows, Backward's rows and ntargets
-// int32 own-scale flags (Backward runs after Forward, as on the GPU);
-// with full matrices (which need special rows), then Forward's matrices
-// and Backward's.
+// int32 own-scale flags (Backward runs after Forward, as on the GPU).
 #include "shim.h"
 #include "driver.h"
 
@@ -23,19 +20,18 @@ int main(int argc, char** argv)
     need(argc == 3, "usage: driver input output");
     FILE* in = std::fopen(argv[1], "rb");
     need(in != nullptr, "cannot open input");
-    int h[11];
-    long long stateFloats = 0, rowFloats = 0, matFloats = 0;
+    int h[10];
+    long long stateFloats = 0, rowFloats = 0;
     float ex[2];
-    need(std::fread(h, 4, 11, in) == 11 && std::fread(&stateFloats, 8, 1, in) == 1 && std::fread(&rowFloats, 8, 1, in) == 1 &&
-             std::fread(&matFloats, 8, 1, in) == 1 && std::fread(ex, 4, 2, in) == 2,
+    need(std::fread(h, 4, 10, in) == 10 && std::fread(&stateFloats, 8, 1, in) == 1 && std::fread(&rowFloats, 8, 1, in) == 1 &&
+             std::fread(ex, 4, 2, in) == 2,
          "header");
     const int Q = h[0], QS = h[1], KP = h[2], check = h[3], nblocks = h[4], ntargets = h[5], grid = h[6];
     const size_t sharedBytes = (size_t)h[7];
     const unsigned reccap = (unsigned)h[8];
-    const bool rows = h[9] != 0, mats = h[10] != 0;
-    need(rows || !mats, "full matrices without special rows");
+    const bool rows = h[9] != 0;
     std::vector<unsigned char> trans = array(in), odds = array(in), res = array(in), table = array(in), lm = array(in),
-                               xoff = array(in), moff = array(in);
+                               xoff = array(in);
     std::fclose(in);
 
     std::vector<float> outC(ntargets > 0 ? ntargets : 1);
@@ -43,9 +39,6 @@ int main(int argc, char** argv)
     std::vector<float> state(stateFloats > 0 ? stateFloats : 1);
     std::vector<float> fx(rowFloats + 1), bx(rowFloats + 1);
     std::vector<int> own(ntargets > 0 ? ntargets : 1);
-    // -1 is no DP value: a cell the kernels skip shows.
-    std::vector<float> fm(matFloats + 1, -1.0f), bm(matFloats + 1, -1.0f);
-    const long long* mo = mats ? (const long long*)moff.data() : nullptr;
     unsigned next = 0, nrec = 0;
 
     _mm_setcsr(_mm_getcsr() | 0x8000);  // flush-to-zero on, denormals-are-zero off
@@ -53,15 +46,14 @@ int main(int argc, char** argv)
         fwd_kernel((const float*)trans.data(), (const float*)odds.data(), Q, QS, KP, check, res.data(),
                    (const Block*)table.data(), nblocks, &next, (const float2*)lm.data(), ex[0], ex[1], state.data(),
                    outC.data(), rec.data(), &nrec, reccap, rows ? fx.data() : nullptr,
-                   rows ? (const long long*)xoff.data() : nullptr, mats ? fm.data() : nullptr, mo);
+                   rows ? (const long long*)xoff.data() : nullptr);
     });
     if (rows) {
         next = 0;
         emu::launch(grid, BLOCK, sharedBytes, [&] {
             bwd_kernel((const float*)trans.data(), (const float*)odds.data(), Q, QS, KP, res.data(),
                        (const Block*)table.data(), nblocks, &next, (const float2*)lm.data(), ex[0], ex[1],
-                       state.data(), fx.data(), (const long long*)xoff.data(), bx.data(), own.data(),
-                       mats ? bm.data() : nullptr, mo);
+                       state.data(), fx.data(), (const long long*)xoff.data(), bx.data(), own.data());
         });
     }
 
@@ -74,10 +66,6 @@ int main(int argc, char** argv)
         std::fwrite(fx.data(), 4, (size_t)rowFloats, out);
         std::fwrite(bx.data(), 4, (size_t)rowFloats, out);
         std::fwrite(own.data(), 4, (size_t)ntargets, out);
-    }
-    if (mats) {
-        std::fwrite(fm.data(), 4, (size_t)matFloats, out);
-        std::fwrite(bm.data(), 4, (size_t)matFloats, out);
     }
     need(std::fclose(out) == 0, "writing output");
     return 0;

@@ -7,7 +7,7 @@
 // and Backward's full matrices, Forward's and Backward's special rows.
 // Output: the four matrix and row arrays as the kernels leave them, then
 // EnvDecoded[n], int32 tcount[n] and the trace steps.
-#define FULL_MATS 1
+#define ENV_KERNELS 1
 #include "shim.h"
 #include "driver.h"
 

@@ -8,7 +8,7 @@
 // the plan's transitions and match odds, the residues, int64 residue
 // offsets, the loop/move pairs. Output: Forward's special rows and full
 // matrices, Backward's, and int32 own-scale flags.
-#define FULL_MATS 1
+#define ENV_KERNELS 1
 #include "shim.h"
 #include "driver.h"
 
