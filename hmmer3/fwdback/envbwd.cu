@@ -33,6 +33,18 @@ struct EnvRows {
     int Q, QS, KP;
 };
 
+// env_rows is an envelope's EnvRows; a block is one warp, so the shared
+// memory is the warp's.
+__device__ __forceinline__ EnvRows env_rows(const float* trans, const float* odds, int Q, int QS, int KP, const float* fx,
+                                            float* x, float* m)
+{
+    EnvRows b;
+    b.trans = trans, b.odds = odds, b.Q = Q, b.QS = QS, b.KP = KP;
+    b.fx = fx, b.bx = x, b.bm = m;
+    b.terms = (float*)SHARED_BASE;
+    return b;
+}
+
 // tr is transition t (0..7: BM MM IM DM MD MI II DD) of vector q, lane z.
 __device__ __forceinline__ float tr(const EnvRows& b, int q, int z, int t) { return b.trans[q * 32 + z * 8 + t]; }
 
@@ -54,17 +66,12 @@ env_bwd_kernel(const EnvDesc* __restrict__ desc, int n, const float* __restrict_
     const EnvDesc d = desc[e];
     const float2 lm = loopmove[e];
     const float ploop = lm.x, pmove = lm.y;
-    EnvRows b;
-    b.trans = trans, b.odds = odds, b.Q = Q, b.QS = QS, b.KP = KP;
-    b.fx = fxrows + d.xrow;
-    b.bx = bxrows + d.xrow;
-    b.bm = bmat + d.mat;
-    b.terms = (float*)SHARED_BASE;  // a block is one warp
+    const EnvRows b = env_rows(trans, odds, Q, QS, KP, fxrows + d.xrow, bxrows + d.xrow, bmat + d.mat);
     const unsigned char* dsq = res + roff[e];
     const int L = d.L;
     const long long rowFloats = 12LL * Q;
-    const int chunk = (Q + ENV_PARTS - 1) / ENV_PARTS;
-    const int qa = min(Q, part * chunk), qb = min(Q, qa + chunk);
+    const Stretch sp = stretch_of(part, Q);
+    const int qa = sp.qa, qb = sp.qb;
     const bool chain = part == 0;  // this lane's serial work
     float* row = b.bm + rowFloats * L;
 

@@ -192,18 +192,10 @@ func TestEnvelopeKernelsOnCPU(t *testing.T) {
 	amino := alphabet.New(alphabet.Amino)
 	seen := map[hits.State]int{}
 	own, null2s, skipped, refused := 0, 0, 0, 0
-	for _, M := range []int{1, 2, 3, 7, 64, 101, -100, 230, 0} {
-		var h *hmm.HMM
-		if M == 0 {
-			h, M = brokenChains(testmodels.RandomHMM(rng, amino, 300)), 300
-		} else {
-			h, M = modelOfSize(rng, amino, M)
-		}
+	for _, h := range envModels(rng, amino, 1, 2, 3, 7, 64, 101, -100, 230) {
+		M := h.M
 		for _, unihit := range []bool{true, false} {
-			om := optimizedProfile(h)
-			if unihit {
-				om.ReconfigUnihit(om.L) // domaindef's mode; multihit reaches J
-			}
+			om := envProfile(h, unihit)
 			Q := oprofile.NumVecF(M)
 			dsqs, lengths := envelopes(rng, h, 37)
 			cs := make([]*envCase, len(dsqs))
@@ -298,6 +290,28 @@ func TestEnvelopeKernelsOnCPU(t *testing.T) {
 		t.Errorf("%d envelopes with Backward's own scales, %d with null2: a path went untested", own, null2s)
 	}
 	t.Logf("%d envelopes skipped (Forward or Backward failed), %d multihit traces longer than their room", skipped, refused)
+}
+
+// envModels are the envelope kernels' shim-test models: one of each size
+// (negative: deletion-heavy), then one of 300 nodes with D->D chains
+// broken mid-lane.
+func envModels(rng *rand.Rand, abc *alphabet.Alphabet, sizes ...int) []*hmm.HMM {
+	var hs []*hmm.HMM
+	for _, M := range sizes {
+		h, _ := modelOfSize(rng, abc, M)
+		hs = append(hs, h)
+	}
+	return append(hs, brokenChains(testmodels.RandomHMM(rng, abc, 300)))
+}
+
+// envProfile is h's profile, unihit with its own length as domain
+// definition configures it, or multihit (which reaches J).
+func envProfile(h *hmm.HMM, unihit bool) *oprofile.Profile {
+	om := optimizedProfile(h)
+	if unihit {
+		om.ReconfigUnihit(om.L)
+	}
+	return om
 }
 
 // brokenChains is deletionHeavy with every seventh node's D->D

@@ -129,6 +129,22 @@ __device__ __forceinline__ void decode_row(const float* f, float* p, int qa, int
 // envelope, each thread a stretch of one lane's vectors.
 #define ENV_PARTS 8
 
+// Stretch is thread part's vectors [qa, qb) of its lane (the stretches
+// after the last are empty), and the part holding the lane's last vector.
+struct Stretch {
+    int qa, qb, last;
+};
+
+__device__ __forceinline__ Stretch stretch_of(int part, int Q)
+{
+    const int chunk = (Q + ENV_PARTS - 1) / ENV_PARTS;
+    Stretch s;
+    s.qa = min(Q, part * chunk);
+    s.qb = min(Q, s.qa + chunk);
+    s.last = (Q - 1) / chunk;
+    return s;
+}
+
 // DMap is the first D->D pass over a stretch of vectors, as a function of
 // the carry entering it: c -> keep ? vmax(c, a) : b. One vector's step is
 // c -> mask ? vmax(c, D) : 0, and such maps compose into one of the same
@@ -169,11 +185,8 @@ env_decode_kernel(const EnvDesc* __restrict__ desc, int n, int Q, int M, const f
     float* fm = fmat + d.mat;
     float* bm = bmat + d.mat;
     const long long rowFloats = 12LL * Q;
-    // This thread's vectors [qa, qb) of lane z; the stretches after the
-    // last one are empty.
-    const int chunk = (Q + ENV_PARTS - 1) / ENV_PARTS;
-    const int qa = min(Q, part * chunk), qb = min(Q, qa + chunk);
-    const int lastPart = (Q - 1) / chunk;
+    const Stretch sp = stretch_of(part, Q);
+    const int qa = sp.qa, qb = sp.qb, lastPart = sp.last;
 
     int err = 0;
     float sN = 0.0f, sC = 0.0f, sJ = 0.0f;

@@ -10,9 +10,7 @@ import (
 	"testing"
 
 	"github.com/hmmgo/hmmgo/alphabet"
-	"github.com/hmmgo/hmmgo/hmmer3/hmm"
 	"github.com/hmmgo/hmmgo/internal/cudacpu"
-	"github.com/hmmgo/hmmgo/internal/testmodels"
 	"github.com/hmmgo/hmmgo/internal/testutil"
 )
 
@@ -35,18 +33,10 @@ func TestEnvelopeForwardBackwardOnCPU(t *testing.T) {
 	rng := rand.New(rand.NewSource(47))
 	amino := alphabet.New(alphabet.Amino)
 	own, rescaled := 0, 0
-	for _, M := range []int{1, 2, 3, 7, 33, 64, 101, -100, 230, 0} {
-		var h *hmm.HMM
-		if M == 0 {
-			h, M = brokenChains(testmodels.RandomHMM(rng, amino, 300)), 300
-		} else {
-			h, M = modelOfSize(rng, amino, M)
-		}
+	for _, h := range envModels(rng, amino, 1, 2, 3, 7, 33, 64, 101, -100, 230) {
+		M := h.M
 		for _, unihit := range []bool{true, false} {
-			om := optimizedProfile(h)
-			if unihit {
-				om.ReconfigUnihit(om.L)
-			}
+			om := envProfile(h, unihit)
 			dsqs, lengths := envelopes(rng, h, 29)
 			plan, err := newFwdPlan(om, lengths)
 			if err != nil {

@@ -30,17 +30,12 @@ env_fwd_kernel(const EnvDesc* __restrict__ desc, int n, const float* __restrict_
     const EnvDesc d = desc[e];
     const float2 lm = loopmove[e];
     const float ploop = lm.x, pmove = lm.y;
-    EnvRows b;
-    b.trans = trans, b.odds = odds, b.Q = Q, b.QS = QS, b.KP = KP;
-    b.fx = 0;
-    b.bx = fxrows + d.xrow;
-    b.bm = fmat + d.mat;
-    b.terms = (float*)SHARED_BASE;  // a block is one warp
+    const EnvRows b = env_rows(trans, odds, Q, QS, KP, 0, fxrows + d.xrow, fmat + d.mat);
     const unsigned char* dsq = res + roff[e];
     const int L = d.L;
     const long long rowFloats = 12LL * Q;
-    const int chunk = (Q + ENV_PARTS - 1) / ENV_PARTS;
-    const int qa = min(Q, part * chunk), qb = min(Q, qa + chunk);
+    const Stretch sp = stretch_of(part, Q);
+    const int qa = sp.qa, qb = sp.qb;
     const bool chain = part == 0;  // this lane's serial work
 
     // Row 0.
