@@ -53,6 +53,35 @@ __device__ __forceinline__ float rf(const EnvRows& b, int x, int q, int z) { ret
 
 // env_bwd_kernel runs in blocks of one warp, with 16*Q bytes of dynamic
 // shared memory.
+// lane_sum is the sum of the four lanes' values v held by threads 0 to 3
+// (HMMER's horizontal sum, (x0+x1)+(x2+x3)), in every thread.
+__device__ __forceinline__ float lane_sum(float v)
+{
+    const float v0 = __shfl_sync(FULL, v, 0), v1 = __shfl_sync(FULL, v, 1);
+    const float v2 = __shfl_sync(FULL, v, 2), v3 = __shfl_sync(FULL, v, 3);
+    return fadd(fadd(v0, v1), fadd(v2, v3));
+}
+
+// scale_stretch multiplies this thread's cells of row r by inv.
+__device__ __forceinline__ void scale_stretch(float* r, int qa, int qb, int z, float inv)
+{
+    for (int q = qa; q < qb; q++)
+        for (int c = 0; c < 3; c++) r[12 * q + 4 * c + z] = fmul(r[12 * q + 4 * c + z], inv);
+}
+
+// md_paths is Backward's M->D paths of row r, this thread's stretch:
+// M(q) += D(q+1) * MD(q), lane z+1's D(0) after the lane's last vector
+// (lane 3: none). Every thread of the warp calls it.
+__device__ __forceinline__ void md_paths(const EnvRows& b, float* r, int qa, int qb, int z)
+{
+    const float w = __shfl_down_sync(FULL, r[4 + z], 1, 4);
+    const float dNext = z == 3 ? 0.0f : w;
+    for (int q = qa; q < qb; q++) {
+        const float dn = q == b.Q - 1 ? dNext : r[12 * (q + 1) + 4 + z];
+        r[12 * q + z] = fadd(r[12 * q + z], fmul(dn, tr(b, q, z, 4)));
+    }
+}
+
 extern "C" __global__ void __launch_bounds__(32)
 env_bwd_kernel(const EnvDesc* __restrict__ desc, int n, const float* __restrict__ trans,
                const float* __restrict__ odds, int Q, int QS, int KP, const unsigned char* __restrict__ res,
@@ -108,16 +137,7 @@ env_bwd_kernel(const EnvDesc* __restrict__ desc, int n, const float* __restrict_
         }
     }
     __syncwarp();
-    // M->D paths of row L: M(q) += D(q+1) * MD(q), lane z+1's D(0) after
-    // the last vector.
-    {
-        const float w = __shfl_down_sync(FULL, row[4 + z], 1, 4);
-        const float dNext = z == 3 ? 0.0f : w;
-        for (int q = qa; q < qb; q++) {
-            const float dn = q == Q - 1 ? dNext : row[12 * (q + 1) + 4 + z];
-            row[12 * q + z] = fadd(row[12 * q + z], fmul(dn, tr(b, q, z, 4)));
-        }
-    }
+    md_paths(b, row, qa, qb, z);
     float s = b.fx[6 * L + 5];
     float inv = 1.0f;
     if (s > 1.0f) {
@@ -125,8 +145,7 @@ env_bwd_kernel(const EnvDesc* __restrict__ desc, int n, const float* __restrict_
         inv = flush64(1.0 / (double)s);
     }
     __syncwarp();
-    for (int q = qa; q < qb; q++)
-        for (int c = 0; c < 3; c++) row[12 * q + 4 * c + z] = fmul(row[12 * q + 4 * c + z], inv);
+    scale_stretch(row, qa, qb, z, inv);
     if (lane == 0) put_xrow(b.bx + 6 * L, xE, xN, xJ, xB, xC, s);
     __syncwarp();
 
@@ -172,11 +191,7 @@ env_bwd_kernel(const EnvDesc* __restrict__ desc, int n, const float* __restrict_
             for (int q = Q - 1; q >= 0; q--) xBv = fadd(xBv, b.terms[4 * q + z]);
 
         // Phase 2: specials (lane z's sums are on thread z).
-        {
-            const float v0 = __shfl_sync(FULL, xBv, 0), v1 = __shfl_sync(FULL, xBv, 1);
-            const float v2 = __shfl_sync(FULL, xBv, 2), v3 = __shfl_sync(FULL, xBv, 3);
-            xB = fadd(fadd(v0, v1), fadd(v2, v3));
-        }
+        xB = lane_sum(xBv);
         xC = fmul(xC, ploop);
         xJ = fadd(fmul(xB, pmove), fmul(xJ, ploop));
         xN = fadd(fmul(xB, pmove), fmul(xN, ploop));
@@ -212,14 +227,7 @@ env_bwd_kernel(const EnvDesc* __restrict__ desc, int n, const float* __restrict_
         }
         __syncwarp();
         // Phase 5: M->D paths.
-        {
-            const float w = __shfl_down_sync(FULL, cr[4 + z], 1, 4);
-            const float dNext = z == 3 ? 0.0f : w;
-            for (int q = qa; q < qb; q++) {
-                const float dn = q == Q - 1 ? dNext : cr[12 * (q + 1) + 4 + z];
-                cr[12 * q + z] = fadd(cr[12 * q + z], fmul(dn, tr(b, q, z, 4)));
-            }
-        }
+        md_paths(b, cr, qa, qb, z);
         // Rescaling: the Forward's factor of the row until B grows past
         // 1e16 (compared in double), then B itself when it exceeds 1e4.
         if ((double)xB > 1.0e16) own = true;
@@ -234,9 +242,7 @@ env_bwd_kernel(const EnvDesc* __restrict__ desc, int n, const float* __restrict_
             inv = flush64(1.0 / (double)s);
         }
         __syncwarp();  // phase 5 read D(q+1) of other threads' stretches
-        if (s > 1.0f)
-            for (int q = qa; q < qb; q++)
-                for (int c = 0; c < 3; c++) cr[12 * q + 4 * c + z] = fmul(cr[12 * q + 4 * c + z], inv);
+        if (s > 1.0f) scale_stretch(cr, qa, qb, z, inv);
         if (lane == 0) put_xrow(b.bx + 6 * i, xE, xN, xJ, xB, xC, s);
         __syncwarp();
     }
@@ -250,9 +256,7 @@ env_bwd_kernel(const EnvDesc* __restrict__ desc, int n, const float* __restrict_
         float xBv = 0.0f;
         if (chain)
             for (int q = 0; q < Q; q++) xBv = fadd(xBv, b.terms[4 * q + z]);
-        const float v0 = __shfl_sync(FULL, xBv, 0), v1 = __shfl_sync(FULL, xBv, 1);
-        const float v2 = __shfl_sync(FULL, xBv, 2), v3 = __shfl_sync(FULL, xBv, 3);
-        const float xB0 = fadd(fadd(v0, v1), fadd(v2, v3));
+        const float xB0 = lane_sum(xBv);
         const float xN0 = fadd(fmul(xB0, pmove), fmul(xN, ploop));
         if (lane == 0) {
             put_xrow(b.bx, 0.0f, xN0, 0.0f, xB0, 0.0f, 1.0f);

@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/alphabet"
@@ -71,15 +72,16 @@ func sameCells(t *testing.T, what string, got, want []float32, Q, first, L int) 
 	}
 }
 
-// buildEnvShim compiles envdriver.cc.
-func buildEnvShim(t *testing.T, cc string) string {
+// buildEnvShim compiles an envelope kernels' driver (testdata/cudacpu/
+// driver.cc) with the CPU shim.
+func buildEnvShim(t *testing.T, cc, driver string) string {
 	t.Helper()
-	exe := filepath.Join(t.TempDir(), "envcpu")
+	exe := filepath.Join(t.TempDir(), strings.TrimSuffix(driver, ".cc"))
 	cmd := exec.Command(cc, "-std=c++17", "-O1", "-ffp-contract=off", "-fno-strict-aliasing", "-msse2",
 		"-DBLOCK=128", "-DPROF_SHARED=0", "-DSTATE_SHARED=0", "-DFWD_PIPE=0", "-I", ".", "-I", filepath.Join("testdata", "cudacpu"),
-		"-I", filepath.Join(testutil.RepoRoot(t), "internal", "cudacpu"), "-o", exe, filepath.Join("testdata", "cudacpu", "envdriver.cc"))
+		"-I", filepath.Join(testutil.RepoRoot(t), "internal", "cudacpu"), "-o", exe, filepath.Join("testdata", "cudacpu", driver))
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("compiling envdecode.cu and envtrace.cu with the CPU shim: %v\n%s", err, out)
+		t.Fatalf("compiling %s with the CPU shim: %v\n%s", driver, err, out)
 	}
 	return exe
 }
@@ -187,7 +189,7 @@ func sameFloats(t *testing.T, what string, got, want []float32) bool {
 func TestEnvelopeKernelsOnCPU(t *testing.T) {
 	t.Parallel() // mostly a single-threaded child process
 	cc := shimCompiler(t)
-	exe := buildEnvShim(t, cc)
+	exe := buildEnvShim(t, cc, "envdriver.cc")
 	rng := rand.New(rand.NewSource(37))
 	amino := alphabet.New(alphabet.Amino)
 	seen := map[hits.State]int{}

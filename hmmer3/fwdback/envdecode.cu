@@ -145,6 +145,17 @@ __device__ __forceinline__ Stretch stretch_of(int part, int Q)
     return s;
 }
 
+// stretch_entry is what enters vector qa of lane z from row pr: vector
+// qa-1, or for the lane's first vector vector Q-1 of lane z-1 (HMMER's
+// shift), or fill for lane 0's.
+__device__ __forceinline__ void stretch_entry(const float* pr, int qa, int Q, int z, float fill, float* mp, float* dp,
+                                              float* ip)
+{
+    *mp = *dp = *ip = fill;
+    const int j = qa > 0 ? 12 * (qa - 1) + z : z > 0 ? 12 * (Q - 1) + z - 1 : -1;
+    if (j >= 0) *mp = pr[j], *dp = pr[j + 4], *ip = pr[j + 8];
+}
+
 // DMap is the first D->D pass over a stretch of vectors, as a function of
 // the carry entering it: c -> keep ? vmax(c, a) : b. One vector's step is
 // c -> mask ? vmax(c, D) : 0, and such maps compose into one of the same
@@ -232,14 +243,8 @@ env_decode_kernel(const EnvDesc* __restrict__ desc, int n, int Q, int M, const f
         // this stretch's first vector comes from the thread before.
         float xe = NEG_INF, dc = NEG_INF;
         if (qa < qb) {
-            float mp = NEG_INF, dp = NEG_INF, ip = NEG_INF;
-            if (qa > 0) {
-                const int j = 12 * (qa - 1) + z;
-                mp = pr[j], dp = pr[j + 4], ip = pr[j + 8];
-            } else if (z > 0) {
-                const int j = 12 * (Q - 1) + z - 1;
-                mp = pr[j], dp = pr[j + 4], ip = pr[j + 8];
-            }
+            float mp, dp, ip;
+            stretch_entry(pr, qa, Q, z, NEG_INF, &mp, &dp, &ip);
             for (int q = qa; q < qb; q++) {
                 const float* tq = tf + 28 * q + z;
                 const int j = 12 * q + z;

@@ -5,13 +5,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/alphabet"
 	"github.com/hmmgo/hmmgo/internal/cudacpu"
-	"github.com/hmmgo/hmmgo/internal/testutil"
 )
 
 // envfwd.cu's and envbwd.cu's kernels (Forward and Backward a warp an
@@ -23,13 +20,7 @@ import (
 func TestEnvelopeForwardBackwardOnCPU(t *testing.T) {
 	t.Parallel() // mostly a single-threaded child process
 	cc := shimCompiler(t)
-	exe := filepath.Join(t.TempDir(), "envfb")
-	cmd := exec.Command(cc, "-std=c++17", "-O1", "-ffp-contract=off", "-fno-strict-aliasing", "-msse2",
-		"-DBLOCK=128", "-DPROF_SHARED=0", "-DSTATE_SHARED=0", "-DFWD_PIPE=0", "-I", ".", "-I", filepath.Join("testdata", "cudacpu"),
-		"-I", filepath.Join(testutil.RepoRoot(t), "internal", "cudacpu"), "-o", exe, filepath.Join("testdata", "cudacpu", "envfb.cc"))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("compiling envfwd.cu and envbwd.cu with the CPU shim: %v\n%s", err, out)
-	}
+	exe := buildEnvShim(t, cc, "envfb.cc")
 	rng := rand.New(rand.NewSource(47))
 	amino := alphabet.New(alphabet.Amino)
 	own, rescaled := 0, 0

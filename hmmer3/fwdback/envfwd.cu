@@ -51,14 +51,8 @@ env_fwd_kernel(const EnvDesc* __restrict__ desc, int n, const float* __restrict_
         const int x = min((int)dsq[i - 1], KP);  // residue i
         // M and I, and the M->D value of each vector.
         if (qa < qb) {
-            float mp = 0.0f, dp = 0.0f, ip = 0.0f;
-            if (qa > 0) {
-                const int j = 12 * (qa - 1) + z;
-                mp = pr[j], dp = pr[j + 4], ip = pr[j + 8];
-            } else if (z > 0) {
-                const int j = 12 * (Q - 1) + z - 1;
-                mp = pr[j], dp = pr[j + 4], ip = pr[j + 8];
-            }
+            float mp, dp, ip;
+            stretch_entry(pr, qa, Q, z, 0.0f, &mp, &dp, &ip);
             for (int q = qa; q < qb; q++) {
                 const int j = 12 * q + z;
                 float sv = fmul(xB, tr(b, q, z, 0));
@@ -107,11 +101,7 @@ env_fwd_kernel(const EnvDesc* __restrict__ desc, int n, const float* __restrict_
         }
         if (chain)
             for (int q = 0; q < Q; q++) xe = fadd(cr[12 * q + 4 + z], xe);
-        {
-            const float v0 = __shfl_sync(FULL, xe, 0), v1 = __shfl_sync(FULL, xe, 1);
-            const float v2 = __shfl_sync(FULL, xe, 2), v3 = __shfl_sync(FULL, xe, 3);
-            xE = fadd(fadd(v0, v1), fadd(v2, v3));
-        }
+        xE = lane_sum(xe);
         xN = fmul(xN, ploop);
         xC = fadd(fmul(xC, ploop), fmul(xE, emove));
         xJ = fadd(fmul(xJ, ploop), fmul(xE, eloop));
@@ -121,8 +111,7 @@ env_fwd_kernel(const EnvDesc* __restrict__ desc, int n, const float* __restrict_
         if (xE > 1.0e4f) {
             xN = fdiv(xN, xE), xC = fdiv(xC, xE), xJ = fdiv(xJ, xE), xB = fdiv(xB, xE);
             const float inv = flush64(1.0 / (double)xE);
-            for (int q = qa; q < qb; q++)
-                for (int k = 0; k < 3; k++) cr[12 * q + 4 * k + z] = fmul(cr[12 * q + 4 * k + z], inv);
+            scale_stretch(cr, qa, qb, z, inv);
             scale = xE;
             xE = 1.0f;
         }
