@@ -39,6 +39,9 @@ type driverAPI struct {
 	cuStreamWaitEvent                                                                 dl.Proc
 	cuEventCreate, cuEventDestroy, cuEventRecord, cuEventSynchronize, cuEventQuery    dl.Proc
 	cuEventElapsedTime                                                                dl.Proc
+	// Optional (CUDA 11.2): stream-ordered allocation; without them
+	// Stream.Alloc falls back to cuMemAlloc.
+	cuMemAllocAsync, cuMemFreeAsync dl.Proc
 }
 
 // symbols maps each slot to the exported names to try, newest first.
@@ -163,6 +166,8 @@ func openDriver(candidates []string) (*driverAPI, error) {
 		}
 		*s.slot = p
 	}
+	d.cuMemAllocAsync, _ = lib.Sym("cuMemAllocAsync")
+	d.cuMemFreeAsync, _ = lib.Sym("cuMemFreeAsync")
 	if len(missing) > 0 {
 		if !d.cuInit.Found() {
 			return nil, &loadError{ErrNoDriver, fmt.Sprintf("%s is not an NVIDIA driver library: it lacks cuInit", lib.Path)}

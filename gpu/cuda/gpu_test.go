@@ -410,6 +410,43 @@ func TestGPUStreamsEventsPinned(t *testing.T) {
 	}
 }
 
+// Stream.Alloc's buffers take copies and kernels on their stream and on
+// others, and Free releases them in the stream's order: a buffer freed
+// while its stream still has work queued must not disturb that work, and
+// the memory can be had again at once.
+func TestGPUStreamAlloc(t *testing.T) {
+	ctx := context(t, 0)
+	f := function(t, module(t, ctx), "slow_increment")
+	s, err := ctx.NewStream()
+	check(t, err)
+	defer s.Destroy()
+	const n = 1 << 16
+	rng := rand.New(rand.NewPCG(6, 7))
+	for round := range 3 {
+		in := randomFloats(rng, n)
+		a, err := s.Alloc(4 * n)
+		check(t, err)
+		b, err := s.Alloc(4 * n)
+		check(t, err)
+		check(t, a.CopyFromHost(0, cuda.Bytes(in))) // the default stream's copy sees the memory
+		check(t, s.CopyDtoD(b.Ptr(), a.Ptr(), 4*n))
+		var args cuda.Args
+		args.Buffer(b).Int32(n).Int64(1 << 20)
+		check(t, f.Launch(cuda.LaunchConfig{Grid: cuda.Dim3{X: n / 256}, Block: cuda.Dim3{X: 256}, Stream: s}, &args))
+		check(t, a.Free()) // queued behind the copy that reads it
+		out := make([]float32, n)
+		check(t, s.CopyDtoH(cuda.Bytes(out), b.Ptr()))
+		check(t, s.Synchronize())
+		check(t, b.Free())
+		for j := range out {
+			if out[j] != in[j]+1 {
+				t.Fatalf("round %d element %d: %v, want %v", round, j, out[j], in[j]+1)
+			}
+		}
+	}
+	check(t, ctx.Synchronize())
+}
+
 // Many goroutines share contexts (of every device) without arranging
 // threads; each context method must make its context current itself.
 func TestGPUConcurrentGoroutines(t *testing.T) {

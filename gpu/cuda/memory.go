@@ -20,6 +20,9 @@ type Buffer struct {
 	ctx  *Context
 	ptr  DevicePtr
 	size int
+	// stream, for a buffer from Stream.Alloc, is the stream Free frees
+	// it on.
+	stream *Stream
 }
 
 // Alloc reserves bytes of device memory (not cleared).
@@ -55,9 +58,44 @@ func (b *Buffer) Free() error {
 		return err
 	}
 	defer unbind()
-	err = result(drv.cuMemFree.Call(uintptr(b.ptr)), "cuMemFree")
+	if b.stream != nil {
+		err = result(drv.cuMemFreeAsync.Call(uintptr(b.ptr), b.stream.h()), "cuMemFreeAsync")
+	} else {
+		err = result(drv.cuMemFree.Call(uintptr(b.ptr)), "cuMemFree")
+	}
 	b.ptr = 0
 	return err
+}
+
+// Alloc reserves bytes of device memory in the stream's order, where the
+// driver can (cuMemAllocAsync; else as Context.Alloc), and returns once
+// the memory is ready for any stream. Its Free then frees it after the
+// work queued on the stream so far, without waiting for the device:
+// cuMemFree waits for every stream of the device, so a stream whose
+// buffers grow would otherwise stall all the others.
+func (s *Stream) Alloc(bytes int) (*Buffer, error) {
+	if !drv.cuMemAllocAsync.Found() || !drv.cuMemFreeAsync.Found() {
+		return s.ctx.Alloc(bytes)
+	}
+	if bytes <= 0 {
+		return nil, fmt.Errorf("cuda: Alloc of %d bytes", bytes)
+	}
+	unbind, err := s.ctx.bind()
+	if err != nil {
+		return nil, err
+	}
+	defer unbind()
+	var p DevicePtr
+	if err := result(drv.cuMemAllocAsync.Call(uintptr(unsafe.Pointer(&p)), uintptr(bytes), s.h()),
+		"cuMemAllocAsync(%d bytes on GPU %d)", bytes, s.ctx.dev.Ordinal); err != nil {
+		return nil, err
+	}
+	b := &Buffer{ctx: s.ctx, ptr: p, size: bytes, stream: s}
+	if err := result(drv.cuStreamSynchronize.Call(s.h()), "cuStreamSynchronize"); err != nil {
+		b.Free()
+		return nil, err
+	}
+	return b, nil
 }
 
 // completeDefaultStream waits for the default stream. The driver's

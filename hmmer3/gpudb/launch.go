@@ -14,6 +14,10 @@ import (
 type Buffers struct {
 	ctx  *cuda.Context
 	bufs map[string]*cuda.Buffer
+	// stream, when set (a lane's), allocates and frees the buffers in
+	// its order (cuda.Stream.Alloc): a lane's buffers growing then never
+	// wait for the other lanes' work.
+	stream *cuda.Stream
 }
 
 // NewBuffers returns an empty set on ctx.
@@ -29,7 +33,11 @@ func (b *Buffers) Get(name string, n int) (*cuda.Buffer, error) {
 	if buf := b.bufs[name]; buf != nil {
 		buf.Free()
 	}
-	buf, err := b.ctx.Alloc(max(n, 4096))
+	alloc := b.ctx.Alloc
+	if b.stream != nil {
+		alloc = b.stream.Alloc
+	}
+	buf, err := alloc(max(n, 4096))
 	if err != nil {
 		return nil, err
 	}
@@ -108,11 +116,12 @@ func lanesFromEnv(def int) int {
 // another; each lane is a stream of its own with its own buffers, so
 // their kernels overlap.
 type Lanes struct {
-	ctx  *cuda.Context
-	n    int
-	once sync.Once
-	free chan *Lane
-	err  error
+	ctx     *cuda.Context
+	n       int
+	ordered bool // NewOrderedLanes
+	once    sync.Once
+	free    chan *Lane
+	err     error
 }
 
 // Lane is one stream and the buffers its launches use.
@@ -134,6 +143,13 @@ type Lane struct {
 // NewLanes makes n lanes on ctx (streams are created on first use).
 func NewLanes(ctx *cuda.Context, n int) *Lanes { return &Lanes{ctx: ctx, n: max(1, n)} }
 
+// NewOrderedLanes is NewLanes whose buffers are allocated and freed in
+// their lane's stream order (cuda.Stream.Alloc), for lanes whose buffers
+// only their own stream uses and whose growth must not stall the device.
+func NewOrderedLanes(ctx *cuda.Context, n int) *Lanes {
+	return &Lanes{ctx: ctx, n: max(1, n), ordered: true}
+}
+
 // Take waits for a free lane; Give returns it.
 func (l *Lanes) Take() (*Lane, error) {
 	l.once.Do(func() {
@@ -142,6 +158,9 @@ func (l *Lanes) Take() (*Lane, error) {
 			ln := &Lane{Bufs: NewBuffers(l.ctx), pinnedOff: !pinnedLanes}
 			var err error
 			if ln.Stream, err = l.ctx.NewStream(); err == nil {
+				if l.ordered {
+					ln.Bufs.stream = ln.Stream
+				}
 				if ln.start, err = l.ctx.NewEvent(true); err == nil {
 					ln.end, err = l.ctx.NewEvent(true)
 				}

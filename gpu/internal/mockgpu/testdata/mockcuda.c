@@ -209,6 +209,17 @@ CUresult cuMemFree_v2(CUdeviceptr p) {
   return OK;
 }
 
+/* Stream-ordered allocation: the mock's streams run everything at once. */
+CUresult cuMemAllocAsync(CUdeviceptr *p, size_t size, void *stream) {
+  (void)stream;
+  return cuMemAlloc_v2(p, size);
+}
+
+CUresult cuMemFreeAsync(CUdeviceptr p, void *stream) {
+  (void)stream;
+  return cuMemFree_v2(p);
+}
+
 CUresult cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n) { NEED_CTX(); memset((void *)p, v, n); return OK; }
 
 CUresult cuMemsetD32_v2(CUdeviceptr p, unsigned v, size_t n) {
