@@ -48,6 +48,20 @@ __device__ __forceinline__ EnvRows env_rows(const float* trans, const float* odd
 // tr is transition t (0..7: BM MM IM DM MD MI II DD) of vector q, lane z.
 __device__ __forceinline__ float tr(const EnvRows& b, int q, int z, int t) { return b.trans[q * 32 + z * 8 + t]; }
 
+// Tr8 is vector q's eight transitions of lane z in tr's order, two
+// 16-byte loads (the plan's rows of 8 floats sit 32-byte aligned).
+struct Tr8 {
+    float t[8];
+};
+
+__device__ __forceinline__ Tr8 tr8(const EnvRows& b, int q, int z)
+{
+    const float4* p = (const float4*)(b.trans + q * 32 + z * 8);
+    const float4 u = p[0], v = p[1];
+    Tr8 r = {{u.x, u.y, u.z, u.w, v.x, v.y, v.z, v.w}};
+    return r;
+}
+
 // rf is the match odds of residue x at vector q, lane z.
 __device__ __forceinline__ float rf(const EnvRows& b, int x, int q, int z) { return b.odds[((long long)x * b.QS + q) * 4 + z]; }
 
@@ -65,8 +79,12 @@ __device__ __forceinline__ float lane_sum(float v)
 // scale_stretch multiplies this thread's cells of row r by inv.
 __device__ __forceinline__ void scale_stretch(float* r, int qa, int qb, int z, float inv)
 {
-    for (int q = qa; q < qb; q++)
-        for (int c = 0; c < 3; c++) r[12 * q + 4 * c + z] = fmul(r[12 * q + 4 * c + z], inv);
+    sweep<ENV_AHEAD>(
+        qa, qb, 1, [&](int q) { return float3{r[12 * q + z], r[12 * q + 4 + z], r[12 * q + 8 + z]}; },
+        [&](int q, const float3& v) {
+            r[12 * q + z] = fmul(v.x, inv), r[12 * q + 4 + z] = fmul(v.y, inv), r[12 * q + 8 + z] = fmul(v.z, inv);
+            return true;
+        });
 }
 
 // md_paths is Backward's M->D paths of row r, this thread's stretch:
@@ -76,10 +94,12 @@ __device__ __forceinline__ void md_paths(const EnvRows& b, float* r, int qa, int
 {
     const float w = __shfl_down_sync(FULL, r[4 + z], 1, 4);
     const float dNext = z == 3 ? 0.0f : w;
-    for (int q = qa; q < qb; q++) {
-        const float dn = q == b.Q - 1 ? dNext : r[12 * (q + 1) + 4 + z];
-        r[12 * q + z] = fadd(r[12 * q + z], fmul(dn, tr(b, q, z, 4)));
-    }
+    sweep<ENV_AHEAD>(
+        qa, qb, 1, [&](int q) { return float3{r[12 * q + z], q == b.Q - 1 ? dNext : r[12 * (q + 1) + 4 + z], tr(b, q, z, 4)}; },
+        [&](int q, const float3& v) {
+            r[12 * q + z] = fadd(v.x, fmul(v.y, v.z));
+            return true;
+        });
 }
 
 extern "C" __global__ void __launch_bounds__(32)
@@ -173,17 +193,27 @@ env_bwd_kernel(const EnvDesc* __restrict__ desc, int n, const float* __restrict_
             } else {
                 mpv = tmmv = timv = tdmv = 0.0f;
             }
-            for (int q = qb - 1; q >= qa; q--) {
-                const int j = 12 * q + z;
-                const float ipv = pr[j + 8];
-                cr[j + 8] = fadd(fmul(ipv, tr(b, q, z, 6)), fmul(mpv, timv));
-                cr[j + 4] = fmul(mpv, tdmv);
-                const float mcv = fadd(fmul(ipv, tr(b, q, z, 5)), fmul(mpv, tmmv));
-                mpv = fmul(pr[j], rf(b, x, q, z));
-                cr[j] = mcv;
-                tdmv = tr(b, q, z, 3), timv = tr(b, q, z, 2), tmmv = tr(b, q, z, 1);
-                b.terms[4 * q + z] = fmul(mpv, tr(b, q, z, 0));
-            }
+            struct In {
+                float i, m, o;
+                Tr8 t;
+            };
+            sweep<ENV_AHEAD>(
+                qb - 1, qa - 1, -1,
+                [&](int q) {
+                    const int j = 12 * q + z;
+                    return In{pr[j + 8], pr[j], rf(b, x, q, z), tr8(b, q, z)};
+                },
+                [&](int q, const In& v) {
+                    const int j = 12 * q + z;
+                    cr[j + 8] = fadd(fmul(v.i, v.t.t[6]), fmul(mpv, timv));
+                    cr[j + 4] = fmul(mpv, tdmv);
+                    const float mcv = fadd(fmul(v.i, v.t.t[5]), fmul(mpv, tmmv));
+                    mpv = fmul(v.m, v.o);
+                    cr[j] = mcv;
+                    tdmv = v.t.t[3], timv = v.t.t[2], tmmv = v.t.t[1];
+                    b.terms[4 * q + z] = fmul(mpv, v.t.t[0]);
+                    return true;
+                });
         }
         __syncwarp();
         float xBv = 0.0f;
@@ -203,14 +233,21 @@ env_bwd_kernel(const EnvDesc* __restrict__ desc, int n, const float* __restrict_
             const float w = __shfl_down_sync(FULL, fadd(cr[4 + z], xE), 1, 4);
             float dpv = z == 3 ? 0.0f : w;
             if (chain) {
-                for (int q = Q - 1; q >= 0; q--) {
-                    dcv = fmul(dpv, tr(b, q, z, 7));
-                    const float v = fadd(cr[12 * q + 4 + z], fadd(dcv, xE));
-                    cr[12 * q + 4 + z] = v;
-                    dpv = v;
-                }
+                sweep<ENV_CHAIN>(
+                    Q - 1, -1, -1, [&](int q) { return float2{cr[12 * q + 4 + z], tr(b, q, z, 7)}; },
+                    [&](int q, const float2& v) {
+                        dcv = fmul(dpv, v.y);
+                        dpv = fadd(v.x, fadd(dcv, xE));
+                        cr[12 * q + 4 + z] = dpv;
+                        return true;
+                    });
             }
-            for (int q = qa; q < qb; q++) cr[12 * q + z] = fadd(cr[12 * q + z], xE);
+            sweep<ENV_AHEAD>(
+                qa, qb, 1, [&](int q) { return cr[12 * q + z]; },
+                [&](int q, float m) {
+                    cr[12 * q + z] = fadd(m, xE);
+                    return true;
+                });
         }
         // Phase 4: three more D->D passes, each lane's carry stopping once
         // it is zero (it would add +0 to the D cells after: zeroCarry).
@@ -218,11 +255,15 @@ env_bwd_kernel(const EnvDesc* __restrict__ desc, int n, const float* __restrict_
             const float w = __shfl_down_sync(FULL, dcv, 1, 4);
             dcv = z == 3 ? 0.0f : w;
             if (chain) {
-                for (int q = Q - 1; q >= 0 && dcv != 0.0f; q--) {
-                    dcv = fmul(dcv, tr(b, q, z, 7));
-                    if (dcv == 0.0f) break;
-                    cr[12 * q + 4 + z] = fadd(cr[12 * q + 4 + z], dcv);
-                }
+                sweep<ENV_CHAIN>(
+                    Q - 1, -1, -1, [&](int q) { return float2{cr[12 * q + 4 + z], tr(b, q, z, 7)}; },
+                    [&](int q, const float2& v) {
+                        if (dcv == 0.0f) return false;
+                        dcv = fmul(dcv, v.y);
+                        if (dcv == 0.0f) return false;
+                        cr[12 * q + 4 + z] = fadd(v.x, dcv);
+                        return true;
+                    });
             }
         }
         __syncwarp();

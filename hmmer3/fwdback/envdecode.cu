@@ -113,18 +113,6 @@ __device__ bool decode_specials(const float* fx, float* bx, int L, bool own, flo
     return is_inf(sp);
 }
 
-// decode_row is decodeRowsGo for lane z of vectors [qa, qb) of one row:
-// (F*B)*t into p.
-__device__ __forceinline__ void decode_row(const float* f, float* p, int qa, int qb, int z, float t)
-{
-    for (int q = qa; q < qb; q++) {
-        const int j = 12 * q + z;
-        p[j] = fmul(fmul(f[j], p[j]), t);
-        p[j + 4] = 0.0f;
-        p[j + 8] = fmul(fmul(f[j + 8], p[j + 8]), t);
-    }
-}
-
 // ENV_PARTS is how many threads share a lane's vectors: a warp an
 // envelope, each thread a stretch of one lane's vectors.
 #define ENV_PARTS 8
@@ -154,6 +142,63 @@ __device__ __forceinline__ void stretch_entry(const float* pr, int qa, int Q, in
     *mp = *dp = *ip = fill;
     const int j = qa > 0 ? 12 * (qa - 1) + z : z > 0 ? 12 * (Q - 1) + z - 1 : -1;
     if (j >= 0) *mp = pr[j], *dp = pr[j + 4], *ip = pr[j + 8];
+}
+
+// sweep runs work(q, v) for q = from, from+dir, ... up to but not
+// including to (dir 1 or -1), where v = load(q), the loads of each run of
+// R vectors issued before the run's work; work returns false to end the
+// sweep there. Why: these loops store into global memory that, for all
+// the compiler knows, their next loads may read, so a loop that loads and
+// stores a vector at a time waits out a load's latency at every vector
+// (the warp has little else to run). Loading a run first waits once a
+// run. The caller sees to it that a run's work never writes what the
+// run's later loads read.
+#define ENV_AHEAD 8   // a stretch's run: vectors of up to a dozen loads each
+#define ENV_CHAIN 16  // a serial chain's run: vectors of two or three loads
+
+template <int R, class Load, class Work>
+__device__ __forceinline__ void sweep(int from, int to, int dir, Load load, Work work)
+{
+    using V = decltype(load(from));
+    const int n = (to - from) * dir;
+    int k = 0;
+    for (; k + R <= n; k += R) {  // whole runs, without a bound check a vector
+        V v[R];
+#pragma unroll
+        for (int u = 0; u < R; u++) v[u] = load(from + dir * (k + u));
+#pragma unroll
+        for (int u = 0; u < R; u++)
+            if (!work(from + dir * (k + u), v[u])) return;
+    }
+    if (k < n) {
+        V v[R];
+#pragma unroll
+        for (int u = 0; u < R; u++)
+            if (k + u < n) v[u] = load(from + dir * (k + u));
+#pragma unroll
+        for (int u = 0; u < R; u++)
+            if (k + u < n && !work(from + dir * (k + u), v[u])) return;
+    }
+}
+
+// decode_row is decodeRowsGo for lane z of vectors [qa, qb) of one row:
+// (F*B)*t into p.
+__device__ __forceinline__ void decode_row(const float* f, float* p, int qa, int qb, int z, float t)
+{
+    // A vector writes only its own cells.
+    sweep<ENV_AHEAD>(
+        qa, qb, 1,
+        [&](int q) {
+            const int j = 12 * q + z;
+            return float4{f[j], p[j], f[j + 8], p[j + 8]};
+        },
+        [&](int q, const float4& v) {
+            const int j = 12 * q + z;
+            p[j] = fmul(fmul(v.x, v.y), t);
+            p[j + 4] = 0.0f;
+            p[j + 8] = fmul(fmul(v.z, v.w), t);
+            return true;
+        });
 }
 
 // DMap is the first D->D pass over a stretch of vectors, as a function of
@@ -245,21 +290,33 @@ env_decode_kernel(const EnvDesc* __restrict__ desc, int n, int Q, int M, const f
         if (qa < qb) {
             float mp, dp, ip;
             stretch_entry(pr, qa, Q, z, NEG_INF, &mp, &dp, &ip);
-            for (int q = qa; q < qb; q++) {
-                const float* tq = tf + 28 * q + z;
-                const int j = 12 * q + z;
-                float sv = band(tq[4 * TBM], xB);
-                sv = vmax(sv, band(tq[4 * TMM], mp));
-                sv = vmax(sv, band(tq[4 * TIM], ip));
-                sv = vmax(sv, band(tq[4 * TDM], dp));
-                sv = fadd(sv, pp[j]);
-                xe = vmax(xe, sv);
-                mp = pr[j], dp = pr[j + 4], ip = pr[j + 8];
-                cr[j] = sv;
-                if (q > qa) cr[j + 4] = dc;
-                dc = band(tq[4 * TMD], sv);
-                cr[j + 8] = fadd(vmax(band(tq[4 * TMI], mp), band(tq[4 * TII], ip)), pp[j + 8]);
-            }
+            // Writes go to row i of fm only; loads read tf, pp and row i-1.
+            struct In {
+                float bm, mm, im, dm, md, mi, ii, pm, pi, m, d, i;
+            };
+            sweep<ENV_AHEAD>(
+                qa, qb, 1,
+                [&](int q) {
+                    const float* tq = tf + 28 * q + z;
+                    const int j = 12 * q + z;
+                    return In{tq[4 * TBM], tq[4 * TMM], tq[4 * TIM], tq[4 * TDM], tq[4 * TMD], tq[4 * TMI],
+                              tq[4 * TII], pp[j],       pp[j + 8],   pr[j],       pr[j + 4],   pr[j + 8]};
+                },
+                [&](int q, const In& v) {
+                    const int j = 12 * q + z;
+                    float sv = band(v.bm, xB);
+                    sv = vmax(sv, band(v.mm, mp));
+                    sv = vmax(sv, band(v.im, ip));
+                    sv = vmax(sv, band(v.dm, dp));
+                    sv = fadd(sv, v.pm);
+                    xe = vmax(xe, sv);
+                    mp = v.m, dp = v.d, ip = v.i;
+                    cr[j] = sv;
+                    if (q > qa) cr[j + 4] = dc;
+                    dc = band(v.md, sv);
+                    cr[j + 8] = fadd(vmax(band(v.mi, mp), band(v.ii, ip)), v.pi);
+                    return true;
+                });
         }
         const float dcUp = __shfl_up_sync(FULL, dc, 4);
         const float dcIn = part == 0 ? NEG_INF : dcUp;      // D's first value in this stretch
@@ -267,13 +324,16 @@ env_decode_kernel(const EnvDesc* __restrict__ desc, int n, int Q, int M, const f
         const float c0 = z == 0 ? NEG_INF : dcLeft;          // the carry entering lane z
 
         // The first D->D pass: this stretch as a map, the maps of the
-        // stretches before it composed, then the pass itself.
+        // stretches before it composed, then the pass itself. Both sweeps
+        // load a vector's D (dcIn for the first) and D->D mask; the pass
+        // writes only the vector's own D.
+        const auto loadD = [&](int q) { return float2{q == qa ? dcIn : cr[12 * q + 4 + z], dd[4 * q + z]}; };
         DMap f = {true, NEG_INF, NEG_INF};
-        for (int q = qa; q < qb; q++) {
-            const float dv = q == qa ? dcIn : cr[12 * q + 4 + z];
-            const DMap step = {dd[4 * q + z] > 0.0f, dv, 0.0f};
+        sweep<ENV_AHEAD>(qa, qb, 1, loadD, [&](int, const float2& v) {
+            const DMap step = {v.y > 0.0f, v.x, 0.0f};
             f = dmap_then(f, step);
-        }
+            return true;
+        });
         DMap pre = {true, NEG_INF, NEG_INF};
         for (int r = 0; r < ENV_PARTS; r++) {
             DMap g;
@@ -283,12 +343,12 @@ env_decode_kernel(const EnvDesc* __restrict__ desc, int n, int Q, int M, const f
             if (r < part) pre = dmap_then(pre, g);
         }
         float c = dmap_apply(pre, c0);
-        for (int q = qa; q < qb; q++) {
-            const int j = 12 * q + 4 + z;
-            const float v = vmax(c, q == qa ? dcIn : cr[j]);
-            cr[j] = v;
-            c = band(dd[4 * q + z], v);
-        }
+        sweep<ENV_AHEAD>(qa, qb, 1, loadD, [&](int q, const float2& w) {
+            const float v = vmax(c, w.x);
+            cr[12 * q + 4 + z] = v;
+            c = band(w.y, v);
+            return true;
+        });
         // Passes two to four only carry a value along: their starts, then
         // one sweep. A stretch's carries enter masked by the vectors before.
         const float c1Left = __shfl_sync(FULL, c, left);
@@ -299,16 +359,19 @@ env_decode_kernel(const EnvDesc* __restrict__ desc, int n, int Q, int M, const f
         const float c4 = z == 0 ? NEG_INF : c3Left;
         {
             float a = before ? c2 : 0.0f, b = before ? c3 : 0.0f, cc = before ? c4 : 0.0f;
-            for (int q = qa; q < qb; q++) {
-                const int j = 12 * q + 4 + z;
-                float v = vmax(a, cr[j]);
-                v = vmax(b, v);
-                v = vmax(cc, v);
-                cr[j] = v;
-                xe = vmax(xe, v);
-                const float m = dd[4 * q + z];
-                a = band(m, a), b = band(m, b), cc = band(m, cc);
-            }
+            // A vector writes only its own D.
+            sweep<ENV_AHEAD>(
+                qa, qb, 1, [&](int q) { return float2{cr[12 * q + 4 + z], dd[4 * q + z]}; },
+                [&](int q, const float2& w) {
+                    float v = vmax(a, w.x);
+                    v = vmax(b, v);
+                    v = vmax(cc, v);
+                    cr[12 * q + 4 + z] = v;
+                    xe = vmax(xe, v);
+                    const float m = w.y;
+                    a = band(m, a), b = band(m, b), cc = band(m, cc);
+                    return true;
+                });
         }
         // The row's E: the maximum of every M and D cell, in any order.
         for (int o = 16; o >= 1; o >>= 1) xe = vmax(xe, __shfl_xor_sync(FULL, xe, o));
@@ -325,12 +388,20 @@ env_decode_kernel(const EnvDesc* __restrict__ desc, int n, int Q, int M, const f
         pxN = xN, pxJ = xJ, pxC = xC;
         if (i == L) oasc = xC;
         // null2: row i added into the sums (row 1 was copied there).
+        // Row 0's cells of a vector are the only ones its work writes.
         if ((d.flags & ENV_NULL2) && i > 1) {
-            for (int q = qa; q < qb; q++) {
-                const int j = 12 * q + z;
-                bm[j] = fadd(pp[j], bm[j]);
-                bm[j + 8] = fadd(pp[j + 8], bm[j + 8]);
-            }
+            sweep<ENV_AHEAD>(
+                qa, qb, 1,
+                [&](int q) {
+                    const int j = 12 * q + z;
+                    return float4{pp[j], bm[j], pp[j + 8], bm[j + 8]};
+                },
+                [&](int q, const float4& v) {
+                    const int j = 12 * q + z;
+                    bm[j] = fadd(v.x, v.y);
+                    bm[j + 8] = fadd(v.z, v.w);
+                    return true;
+                });
         }
         if (i < L) decode_row(fm + rowFloats * (i + 1), bm + rowFloats * (i + 1), qa, qb, z, bx[6 * (i + 1) + 5]);
         __syncwarp();  // row i is whole before row i+1 reads it

@@ -51,20 +51,31 @@ env_fwd_kernel(const EnvDesc* __restrict__ desc, int n, const float* __restrict_
         const int x = min((int)dsq[i - 1], KP);  // residue i
         // M and I, and the M->D value of each vector.
         if (qa < qb) {
+            struct In {
+                float m, d, i, o;
+                Tr8 t;
+            };
             float mp, dp, ip;
             stretch_entry(pr, qa, Q, z, 0.0f, &mp, &dp, &ip);
-            for (int q = qa; q < qb; q++) {
-                const int j = 12 * q + z;
-                float sv = fmul(xB, tr(b, q, z, 0));
-                sv = fadd(sv, fmul(mp, tr(b, q, z, 1)));
-                sv = fadd(sv, fmul(ip, tr(b, q, z, 2)));
-                sv = fadd(sv, fmul(dp, tr(b, q, z, 3)));
-                sv = fmul(sv, rf(b, x, q, z));
-                mp = pr[j], dp = pr[j + 4], ip = pr[j + 8];
-                cr[j] = sv;
-                cr[j + 8] = fadd(fmul(mp, tr(b, q, z, 5)), fmul(ip, tr(b, q, z, 6)));
-                b.terms[4 * q + z] = fmul(sv, tr(b, q, z, 4));
-            }
+            sweep<ENV_AHEAD>(
+                qa, qb, 1,
+                [&](int q) {
+                    const int j = 12 * q + z;
+                    return In{pr[j], pr[j + 4], pr[j + 8], rf(b, x, q, z), tr8(b, q, z)};
+                },
+                [&](int q, const In& v) {
+                    const int j = 12 * q + z;
+                    float sv = fmul(xB, v.t.t[0]);
+                    sv = fadd(sv, fmul(mp, v.t.t[1]));
+                    sv = fadd(sv, fmul(ip, v.t.t[2]));
+                    sv = fadd(sv, fmul(dp, v.t.t[3]));
+                    sv = fmul(sv, v.o);
+                    mp = v.m, dp = v.d, ip = v.i;
+                    cr[j] = sv;
+                    cr[j + 8] = fadd(fmul(mp, v.t.t[5]), fmul(ip, v.t.t[6]));
+                    b.terms[4 * q + z] = fmul(sv, v.t.t[4]);
+                    return true;
+                });
         }
         __syncwarp();
         // The E sum over the M cells and the first D->D pass, which
@@ -72,13 +83,16 @@ env_fwd_kernel(const EnvDesc* __restrict__ desc, int n, const float* __restrict_
         float xe = 0.0f, c = z == 0 ? 0.0f : b.terms[4 * (Q - 1) + z - 1];
         if (chain) {
             float dc = 0.0f;
-            for (int q = 0; q < Q; q++) {
-                xe = fadd(xe, cr[12 * q + z]);
-                const float v = fadd(c, dc);
-                cr[12 * q + 4 + z] = v;
-                c = fmul(v, tr(b, q, z, 7));
-                dc = b.terms[4 * q + z];
-            }
+            sweep<ENV_CHAIN>(
+                0, Q, 1, [&](int q) { return float3{cr[12 * q + z], tr(b, q, z, 7), b.terms[4 * q + z]}; },
+                [&](int q, const float3& v) {
+                    xe = fadd(xe, v.x);
+                    const float d = fadd(c, dc);
+                    cr[12 * q + 4 + z] = d;
+                    c = fmul(d, v.y);
+                    dc = v.z;
+                    return true;
+                });
         }
         // Up to three passes that only carry a value along (see
         // forwardRowGo), each lane stopping once its carry is zero.
@@ -87,20 +101,28 @@ env_fwd_kernel(const EnvDesc* __restrict__ desc, int n, const float* __restrict_
             c = z == 0 ? 0.0f : w;
             bool changed = false;
             if (chain) {
-                for (int q = 0; q < Q && c != 0.0f; q++) {
-                    const int j = 12 * q + 4 + z;
-                    const float v = fadd(c, cr[j]);
-                    if (v > cr[j]) changed = true;
-                    cr[j] = v;
-                    c = fmul(c, tr(b, q, z, 7));
-                }
+                sweep<ENV_CHAIN>(
+                    0, Q, 1, [&](int q) { return float2{cr[12 * q + 4 + z], tr(b, q, z, 7)}; },
+                    [&](int q, const float2& v) {
+                        if (c == 0.0f) return false;
+                        const float d = fadd(c, v.x);
+                        if (d > v.x) changed = true;
+                        cr[12 * q + 4 + z] = d;
+                        c = fmul(c, v.y);
+                        return true;
+                    });
             }
             const bool left = __any_sync(FULL, chain && c != 0.0f);
             const bool grew = __any_sync(FULL, changed);
             if (!left || (check && !grew)) break;
         }
         if (chain)
-            for (int q = 0; q < Q; q++) xe = fadd(cr[12 * q + 4 + z], xe);
+            sweep<ENV_CHAIN>(
+                0, Q, 1, [&](int q) { return cr[12 * q + 4 + z]; },
+                [&](int, float v) {
+                    xe = fadd(v, xe);
+                    return true;
+                });
         xE = lane_sum(xe);
         xN = fmul(xN, ploop);
         xC = fadd(fmul(xC, ploop), fmul(xE, emove));

@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/hmmgo/hmmgo/gpu/cuda"
@@ -33,9 +35,10 @@ import (
 // device; envBatchFloats bounds a launch's.
 
 // envBatchFloats bounds the floats of one matrix over a launch's
-// envelopes (4 GiB each for Forward's and Backward's): larger calls run
-// in several launches, one after another.
-const envBatchFloats = 1 << 30
+// envelopes (512 MiB each for Forward's and Backward's, so that a
+// device's lanes hold at most 1 GiB each of matrices, 32 GiB in all):
+// larger calls run in several launches, on several lanes at once.
+const envBatchFloats = 1 << 27
 
 // envStepTimes, when set (TestGPUEnvelopeThroughput), receives the time
 // of each launch of rescoreBatch: Forward, Backward, decoding, trace,
@@ -98,16 +101,36 @@ func (g *GPU) RescoreEnvelopes(om *oprofile.Profile, jobs []EnvJob) ([]EnvResult
 	}
 	res := make([]EnvResult, len(jobs))
 	Q := oprofile.NumVecF(om.M)
+	// The batches run at once, each on a lane of its own: a launch is
+	// as slow as its longest envelope whatever its width, so a call's
+	// batches, like the calls of the queries in flight, overlap.
+	var (
+		wg    sync.WaitGroup
+		errMu sync.Mutex
+		first error
+	)
 	for start := 0; start < len(sorted); {
 		end, floats := start, 0
 		for end < len(sorted) && (end == start || floats+envFloats(len(sorted[end].Dsq), Q) <= envBatchFloats) {
 			floats += envFloats(len(sorted[end].Dsq), Q)
 			end++
 		}
-		if err := g.rescoreBatch(om, sorted[start:end], res[start:end]); err != nil {
-			return nil, fmt.Errorf("envelope rescoring on GPU %d: %w", g.ctx.Device().Ordinal, err)
-		}
+		wg.Add(1)
+		go func(start, end int) {
+			defer wg.Done()
+			if err := g.rescoreBatch(om, sorted[start:end], res[start:end]); err != nil {
+				errMu.Lock()
+				if first == nil {
+					first = fmt.Errorf("envelope rescoring on GPU %d: %w", g.ctx.Device().Ordinal, err)
+				}
+				errMu.Unlock()
+			}
+		}(start, end)
 		start = end
+	}
+	wg.Wait()
+	if first != nil {
+		return nil, first
 	}
 	out := make([]EnvResult, len(jobs))
 	for i, o := range order {
@@ -167,12 +190,15 @@ func (g *GPU) rescoreBatch(om *oprofile.Profile, jobs []EnvJob, out []EnvResult)
 	}
 
 	up := uploader(ln, &err)
+	// Sizes round up to a power of two: a lane's buffers grow a few
+	// times and are then reused, as freeing device memory waits for the
+	// whole device, every lane and the filters' launches too.
 	get := func(name string, size int) *cuda.Buffer {
 		if err != nil {
 			return nil
 		}
 		var b *cuda.Buffer
-		b, err = ln.Bufs.Get(name, size)
+		b, err = ln.Bufs.Get(name, 1<<bits.Len(uint(max(size, 1)-1)))
 		return b
 	}
 	bt, bo, blm := up("etrans", cuda.Bytes(plan.Trans)), up("eodds", cuda.Bytes(plan.Odds)), up("eloopmove", cuda.Bytes(plan.LoopMove))
@@ -383,9 +409,12 @@ func stepTime(st *cuda.Stream, step int, start time.Time) error {
 	return nil
 }
 
-// envLanesPerGPU is how many RescoreEnvelopes calls run at once on a
-// device: about the queries in domain definition at a time.
-const envLanesPerGPU = 4
+// envLanesPerGPU is how many envelope launches run at once on a device:
+// the batches of the queries in domain definition at a time. Each is
+// latency-bound (a warp an envelope, a few dozen of them), so more lanes
+// fill the device: 32 lanes ran the 24 CUDAMPF models' envelopes in 0.62
+// the time of 4 (docs/BENCHMARKS.md).
+var envLanesPerGPU = 32
 
 // envFBShared is env_fwd_kernel's and env_bwd_kernel's shared memory:
 // 4Q terms.

@@ -93,7 +93,7 @@ const defaultMultiPipe = 16
 // NewGPU prepares Forward on a device context.
 func NewGPU(ctx *cuda.Context) *GPU {
 	return &GPU{ctx: ctx, kernels: map[fwdShape]shapeKernels{}, sharedSet: map[fwdShape]int{}, bufs: gpudb.NewBuffers(ctx), MultiPipe: multiPipeFromEnv(),
-		lanes: gpudb.NewLanes(ctx, 2), envLanes: gpudb.NewLanes(ctx, envLanesPerGPU)}
+		lanes: gpudb.NewLanes(ctx, 2), envLanes: gpudb.NewOrderedLanes(ctx, envLanesPerGPU)}
 }
 
 // multiPipeFromEnv is defaultMultiPipe, or $HMMGO_FWD_PIPE (benchmarks).

@@ -172,6 +172,12 @@ func TestGPUEnvelopeThroughput(t *testing.T) {
 	envStepTimes = func(step int, d time.Duration) { mu.Lock(); steps[step] += d; mu.Unlock() }
 	defer func() { envStepTimes = nil }()
 	var cells int64
+	type call struct {
+		om        *oprofile.Profile
+		jobs      []EnvJob
+		want, got []EnvResult
+	}
+	var calls []call
 	for _, h := range testmodels.ReadModels(t, filepath.Join(testutil.GPUData(t, "CUDAMPF/query_models"), "*.hmm.gz")) {
 		om := optimizedProfile(h)
 		om.ReconfigUnihit(om.L)
@@ -198,6 +204,7 @@ func TestGPUEnvelopeThroughput(t *testing.T) {
 				t.Fatalf("%s envelope %d: %s", h.Name, i, d)
 			}
 		}
+		calls = append(calls, call{om: om, jobs: jobs, want: want})
 		gpuT, cpuT, cells = gpuT+t1.Sub(t0), cpuT+t2.Sub(t1), cells+c
 		fmt.Printf("%-24s M=%5d %3d envelopes %6.1f Mcells: GPU %7.1f ms, CPU (%d cores) %7.1f ms\n",
 			h.Name, h.M, len(jobs), float64(c)/1e6, ms(t1.Sub(t0)), runtime.NumCPU(), ms(t2.Sub(t1)))
@@ -206,6 +213,44 @@ func TestGPUEnvelopeThroughput(t *testing.T) {
 		ms(steps[0]), ms(steps[1]), ms(steps[2]), ms(steps[3]))
 	fmt.Printf("all: %.0f Mcells: GPU %.0f ms (%.2f GCUPS), CPU %d cores %.0f ms (%.2f GCUPS)\n", float64(cells)/1e6,
 		ms(gpuT), float64(cells)/gpuT.Seconds()/1e9, runtime.NumCPU(), ms(cpuT), float64(cells)/cpuT.Seconds()/1e9)
+
+	// All the models' calls at once, as the queries in flight make
+	// them, on devices of 4 and of 16 envelope lanes.
+	envStepTimes = nil
+	defer func(n int) { envLanesPerGPU = n }(envLanesPerGPU)
+	for _, lanes := range []int{4, 16, 32} {
+		envLanesPerGPU = lanes
+		g := NewGPU(ctx)
+		if _, err := g.RescoreEnvelopes(calls[0].om, calls[0].jobs[:1]); err != nil {
+			t.Fatal(err)
+		}
+		for pass := 1; pass <= 2; pass++ {
+			t0 := time.Now()
+			var wg sync.WaitGroup
+			errs := make([]error, len(calls))
+			for i := range calls {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					calls[i].got, errs[i] = g.RescoreEnvelopes(calls[i].om, calls[i].jobs)
+				}()
+			}
+			wg.Wait()
+			d := time.Since(t0)
+			for i, c := range calls {
+				if errs[i] != nil {
+					t.Fatal(errs[i])
+				}
+				for k := range c.jobs {
+					if diff := sameEnvResult(&c.got[k], &c.want[k]); diff != "" {
+						t.Fatalf("all at once, model %d envelope %d: %s", i, k, diff)
+					}
+				}
+			}
+			fmt.Printf("all %d models at once, %d lanes, pass %d: GPU %.0f ms (%.2f GCUPS)\n", len(calls), lanes, pass, ms(d),
+				float64(cells)/d.Seconds()/1e9)
+		}
+	}
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }

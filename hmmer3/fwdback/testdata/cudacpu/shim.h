@@ -13,6 +13,9 @@
 struct __attribute__((aligned(8))) float2 {
     float x, y;
 };
+struct float3 {
+    float x, y, z;
+};
 struct __attribute__((aligned(16))) float4 {
     float x, y, z, w;
 };
