@@ -144,6 +144,9 @@ func (e *engine) run(env cli.Env, args []string) int {
 		s.gpuFwdLaunches = n
 	}
 	s.gpuQueries = gpuSearchQueriesAtOnce
+	if s.gpuDomains == "gpu" {
+		s.gpuQueries = gpuDomainsQueriesAtOnce
+	}
 	if v, ok := e.lookupEnv("HMMGO_GPU_QUERIES"); ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
@@ -241,7 +244,8 @@ type search struct {
 	// time went on stderr (queueTrace).
 	queueTrace bool
 	// gpuQueries is how many queries a GPU search keeps in flight
-	// (gpuSearchQueriesAtOnce; $HMMGO_GPU_QUERIES for benchmarks).
+	// (gpuSearchQueriesAtOnce, or gpuDomainsQueriesAtOnce;
+	// $HMMGO_GPU_QUERIES for benchmarks).
 	gpuQueries    int
 	gpuQueriesSet bool   // by $HMMGO_GPU_QUERIES: the run's total, however many GPUs
 	gpuSplit      string // $HMMGO_GPU_SPLIT (gpudeal.go)
