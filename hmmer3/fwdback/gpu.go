@@ -574,24 +574,35 @@ func (g *GPU) launch(plan *fwdPlan, dsqs [][]byte, idx []int, residues int, db *
 func cpuForwardScores(om *oprofile.Profile, dsqs [][]byte, lengths []int, selected func(int) bool) ([]float32, []error) {
 	scores := make([]float32, len(dsqs))
 	errs := make([]error, len(dsqs))
+	type scratch struct {
+		p  oprofile.Profile
+		mx *Matrix
+	}
+	onEveryCore(len(dsqs), func() *scratch { return &scratch{*om, NewMatrix()} }, func(s *scratch, i int) {
+		if selected(i) {
+			s.p.ReconfigRestLength(lengths[i])
+			scores[i], errs[i] = Forward(dsqs[i], &s.p, s.mx, false)
+		}
+	})
+	return scores, errs
+}
+
+// onEveryCore runs work(s, i) for i in [0, n), items dealt in turn to one
+// goroutine a core, each with its own scratch s from newScratch.
+func onEveryCore[S any](n int, newScratch func() S, work func(s S, i int)) {
 	var wg sync.WaitGroup
-	n := runtime.NumCPU()
-	for w := 0; w < n; w++ {
+	cores := runtime.NumCPU()
+	for w := 0; w < cores; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			p := *om
-			mx := NewMatrix()
-			for i := w; i < len(dsqs); i += n {
-				if selected(i) {
-					p.ReconfigRestLength(lengths[i])
-					scores[i], errs[i] = Forward(dsqs[i], &p, mx, false)
-				}
+			s := newScratch()
+			for i := w; i < n; i += cores {
+				work(s, i)
 			}
 		}(w)
 	}
 	wg.Wait()
-	return scores, errs
 }
 
 // uploader returns an upload to ln's named buffers that does nothing once

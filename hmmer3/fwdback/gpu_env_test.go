@@ -22,19 +22,9 @@ import (
 // rescoreCPU is RescoreEnvelopeCPU of every job, on every core.
 func rescoreCPU(om *oprofile.Profile, jobs []EnvJob) []EnvResult {
 	out := make([]EnvResult, len(jobs))
-	var wg sync.WaitGroup
-	n := runtime.NumCPU()
-	for w := 0; w < n; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			fwd, bck := NewMatrix(), NewMatrix()
-			for i := w; i < len(jobs); i += n {
-				out[i] = RescoreEnvelopeCPU(om, jobs[i], fwd, bck)
-			}
-		}(w)
-	}
-	wg.Wait()
+	onEveryCore(len(jobs), func() [2]*Matrix { return [2]*Matrix{NewMatrix(), NewMatrix()} }, func(m [2]*Matrix, i int) {
+		out[i] = RescoreEnvelopeCPU(om, jobs[i], m[0], m[1])
+	})
 	return out
 }
 
