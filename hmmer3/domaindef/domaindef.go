@@ -145,6 +145,28 @@ type Pending struct {
 	err  error // Prepare's error, after envs
 }
 
+// Cells is the DP cells of rescoring p's envelopes (residues times model
+// nodes): a measure of the work, for dividing it.
+func (p *Pending) Cells() int {
+	n := 0
+	for k := range p.envs {
+		n += envRef{p, k}.cells()
+	}
+	return n
+}
+
+// Envelopes is how many envelopes p has to rescore.
+func (p *Pending) Envelopes() int { return len(p.envs) }
+
+// LongestCells is the DP cells of p's longest envelope (0 without one).
+func (p *Pending) LongestCells() int {
+	n := 0
+	for k := range p.envs {
+		n = max(n, envRef{p, k}.cells())
+	}
+	return n
+}
+
 // envelope is one envelope to rescore and, after Rescore, its outcome.
 type envelope struct {
 	i, j      int
@@ -168,10 +190,7 @@ func (d *Definer) Prepare(dsq []byte, om *oprofile.Profile, oxf, oxb *fwdback.Ma
 	}
 	res := &Result{N2Sc: make([]float32, L+1)}
 	p.res = res
-	if cap(d.null2) < om.Abc.Kp {
-		d.null2 = make([]float32, om.Abc.Kp)
-	}
-	d.null2 = d.null2[:om.Abc.Kp] // a reused Definer may have served another alphabet
+	d.sizeNull2(om.Abc.Kp)
 	btot, etot, mocc := d.post.BTot, d.post.ETot, d.post.MOcc
 	res.NExpected = btot[L]
 	saveL := om.L
@@ -309,7 +328,7 @@ func (d *Definer) rescoreGroup(rs []envRef) {
 func (d *Definer) decode(p *Pending, e *envelope, envsc float32, fwd, bck *fwdback.Matrix) bool {
 	var null2 []float32
 	if !e.null2Done {
-		null2 = d.null2
+		null2 = d.sizeNull2(p.om.Abc.Kp)
 	}
 	oasc, err := fwdback.DecodeAlign(&p.om, fwd, bck, null2)
 	if err != nil {
@@ -318,6 +337,17 @@ func (d *Definer) decode(p *Pending, e *envelope, envsc float32, fwd, bck *fwdba
 	fwdback.OATrace(&p.om, bck, fwd, &e.dom.Trace)
 	record(p, e, envsc, oasc, null2)
 	return true
+}
+
+// sizeNull2 returns d's null2 buffer sized for an alphabet of kp
+// symbols: the Definer that rescores a target need not be the one that
+// prepared it, and a reused one may have served another alphabet.
+func (d *Definer) sizeNull2(kp int) []float32 {
+	if cap(d.null2) < kp {
+		d.null2 = make([]float32, kp)
+	}
+	d.null2 = d.null2[:kp]
+	return d.null2
 }
 
 // record fills envelope e's domain from its rescoring: e.dom.Trace holds
