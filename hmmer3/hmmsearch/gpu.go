@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -136,9 +137,10 @@ type gpuSearch struct {
 	// bias is "cpu" to leave the bias filter to the CPU workers
 	// ($HMMGO_GPU_BIAS, for benchmarks); otherwise the GPUs compute it.
 	bias string
-	// envelopes: domain definition's envelopes are rescored on the GPUs
-	// ($HMMGO_GPU_DOMAINS=gpu), each call on the next device in turn.
-	envelopes bool
+	// envelopes divides domain definition's envelopes between the GPUs
+	// and the cores ($HMMGO_GPU_DOMAINS=gpu or a share), each GPU call on
+	// the next device in turn; nil: the cores rescore them all.
+	envelopes *pipeline.EnvelopeShare
 	nextEnv   atomic.Uint32
 	// split is $HMMGO_GPU_SPLIT ("db", "queries" or empty: by size; gpudeal.go).
 	split string
@@ -183,6 +185,7 @@ func (g *gpuSearch) forwardOnGPU(want []bool) bool {
 
 type gpuPart struct {
 	k     *gpuKernels
+	gates filterGates
 	db    *gpudb.DB
 	index []int   // database number of each of this device's targets
 	lens  []int32 // their lengths, read per query without touching the sequences
@@ -323,7 +326,7 @@ func (g *gpuSearch) splitTargets(seqs []*seqio.Sequence, stored *gpudb.StoredPla
 	}
 	g.parts = make([]*gpuPart, n)
 	for d, k := range g.gpus {
-		p := &gpuPart{k: k}
+		p := &gpuPart{k: k, gates: newFilterGates()}
 		var dsqs [][]byte
 		first := d
 		if deal {
@@ -379,11 +382,12 @@ func eachPart(parts []*gpuPart, fn func(d int, p *gpuPart) error) error {
 func (g *gpuSearch) Lengths() []int32 { return g.lens }
 
 // MSV implements pipeline.Accelerator: every target's MSV filter score.
-func (g *gpuSearch) MSV(om *oprofile.Profile) ([]float32, error) { return g.msv(g.parts, om) }
+func (g *gpuSearch) MSV(om *oprofile.Profile) ([]float32, error) { return g.msv(g.parts, om, 0) }
 
-func (g *gpuSearch) msv(parts []*gpuPart, om *oprofile.Profile) ([]float32, error) {
+func (g *gpuSearch) msv(parts []*gpuPart, om *oprofile.Profile, rank int64) ([]float32, error) {
 	scores := dbScores.Get(len(g.seqs)) // every element is set below
 	err := eachPart(parts, func(d int, p *gpuPart) error {
+		defer p.gates.enter(msvGate, rank)()
 		out := partScores.Get(len(p.index))
 		defer partScores.Put(out)
 		if err := p.k.filter.Scores(&om.MSV, g.abc.Kp, p.db, out); err != nil {
@@ -417,12 +421,13 @@ func selectedScores(parts []*gpuPart, want []bool, scores []float32, run func(p 
 
 // Viterbi implements pipeline.Accelerator for the targets with want[i].
 func (g *gpuSearch) Viterbi(om *oprofile.Profile, want []bool) ([]float32, error) {
-	return g.viterbi(g.parts, om, want)
+	return g.viterbi(g.parts, om, want, 0)
 }
 
-func (g *gpuSearch) viterbi(parts []*gpuPart, om *oprofile.Profile, want []bool) ([]float32, error) {
+func (g *gpuSearch) viterbi(parts []*gpuPart, om *oprofile.Profile, want []bool, rank int64) ([]float32, error) {
 	scores := dbScores.Get(len(g.seqs))
 	err := selectedScores(parts, want, scores, func(p *gpuPart, sel []bool, out []float32) error {
+		defer p.gates.enter(vitGate, rank)()
 		return p.k.vit.Scores(&om.Vit, g.abc.Kp, p.db, sel, out)
 	})
 	return scores, err
@@ -431,15 +436,16 @@ func (g *gpuSearch) viterbi(parts []*gpuPart, om *oprofile.Profile, want []bool)
 // Bias implements pipeline.BiasAccelerator: the bias filter scores of the
 // targets with want[i] (the MSV survivors), or nil with $HMMGO_GPU_BIAS=cpu.
 func (g *gpuSearch) Bias(bg *profile.Background, want []bool) ([]float32, error) {
-	return g.biasScores(g.parts, bg, want)
+	return g.biasScores(g.parts, bg, want, 0)
 }
 
-func (g *gpuSearch) biasScores(parts []*gpuPart, bg *profile.Background, want []bool) ([]float32, error) {
+func (g *gpuSearch) biasScores(parts []*gpuPart, bg *profile.Background, want []bool, rank int64) ([]float32, error) {
 	if g.bias == "cpu" {
 		return nil, nil
 	}
 	scores := dbScores.Get(len(g.seqs))
 	err := selectedScores(parts, want, scores, func(p *gpuPart, sel []bool, out []float32) error {
+		defer p.gates.enter(biasGate, rank)()
 		return p.k.bias.Scores(bg, p.db, sel, out)
 	})
 	return scores, err
@@ -575,8 +581,8 @@ func (g *gpuSearch) parsers(parts []*gpuPart, om *oprofile.Profile, want []bool)
 	return out, err
 }
 
-// EnvelopesOnDevice implements pipeline.EnvelopeAccelerator.
-func (g *gpuSearch) EnvelopesOnDevice() bool { return g.envelopes }
+// EnvelopeShare implements pipeline.EnvelopeAccelerator.
+func (g *gpuSearch) EnvelopeShare() *pipeline.EnvelopeShare { return g.envelopes }
 
 // RescoreEnvelopes implements pipeline.EnvelopeAccelerator: the jobs
 // carry their residues, so any device can take them.
@@ -682,4 +688,22 @@ func precompileFor(devs []*cuda.Device, h *hmm.HMM) {
 			vitfilter.Precompile(h.M, h.Alph.Kp, t)
 		}
 	}
+}
+
+// envelopeShare reads $HMMGO_GPU_DOMAINS, who rescores domain
+// definition's envelopes in a GPU search: "gpu" the GPUs
+// (fwdback.GPU.RescoreEnvelopes), a number from 0 to 1 the GPUs and the
+// workers at once, that fraction of the cells for the workers
+// (pipeline.EnvelopeShare), and unset or "cpu" (nil) the workers alone.
+func envelopeShare(v string) (*pipeline.EnvelopeShare, error) {
+	switch v {
+	case "", "cpu":
+		return nil, nil
+	case "gpu":
+		return pipeline.NewEnvelopeShare(0), nil
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 && f <= 1 {
+		return pipeline.NewEnvelopeShare(f), nil
+	}
+	return nil, fmt.Errorf("HMMGO_GPU_DOMAINS is %q: say gpu, cpu or the cores' share of the envelopes (0 to 1), or leave it unset (cpu)", v)
 }

@@ -59,12 +59,14 @@ type dealState struct {
 	running []atomic.Int32 // queries running on each device
 }
 
-// forQuery is the accelerator one query runs on and the function that
-// ends its use. Split, that is g; dealt, g on the device with the fewest
-// queries running (the lowest number among equals).
-func (g *gpuSearch) forQuery() (pipeline.Accelerator, func()) {
+// forQuery is the accelerator one query of the given rank runs on
+// (queryRank: its filter launches wait for a lane in that order) and the
+// function that ends its use. Split, that is g on every device; dealt, g
+// on the device with the fewest queries running (the lowest number among
+// equals).
+func (g *gpuSearch) forQuery(rank int64) (pipeline.Accelerator, func()) {
 	if g.deal == nil {
-		return g, func() {}
+		return gpuOn{g, g.parts, rank}, func() {}
 	}
 	run := g.deal.running
 	best := 0
@@ -74,24 +76,25 @@ func (g *gpuSearch) forQuery() (pipeline.Accelerator, func()) {
 		}
 	}
 	run[best].Add(1)
-	return gpuOn{g, g.parts[best : best+1]}, func() { run[best].Add(-1) }
+	return gpuOn{g, g.parts[best : best+1], rank}, func() { run[best].Add(-1) }
 }
 
-// gpuOn is g on some of its devices (the lengths and the recycled
-// scores are g's).
+// gpuOn is g on some of its devices for a query of a rank (the lengths
+// and the recycled scores are g's).
 type gpuOn struct {
 	*gpuSearch
-	use []*gpuPart
+	use  []*gpuPart
+	rank int64
 }
 
-func (v gpuOn) MSV(om *oprofile.Profile) ([]float32, error) { return v.msv(v.use, om) }
+func (v gpuOn) MSV(om *oprofile.Profile) ([]float32, error) { return v.msv(v.use, om, v.rank) }
 
 func (v gpuOn) Viterbi(om *oprofile.Profile, want []bool) ([]float32, error) {
-	return v.viterbi(v.use, om, want)
+	return v.viterbi(v.use, om, want, v.rank)
 }
 
 func (v gpuOn) Bias(bg *profile.Background, want []bool) ([]float32, error) {
-	return v.biasScores(v.use, bg, want)
+	return v.biasScores(v.use, bg, want, v.rank)
 }
 
 func (v gpuOn) Forward(om *oprofile.Profile, want []bool) (pipeline.ForwardResult, error) {

@@ -107,15 +107,15 @@ func TestDealQueries(t *testing.T) {
 		}
 		return v.use[0]
 	}
-	a, doneA := g.forQuery()
-	b, doneB := g.forQuery()
-	c, doneC := g.forQuery()
+	a, doneA := g.forQuery(0)
+	b, doneB := g.forQuery(0)
+	c, doneC := g.forQuery(0)
 	if on(a) != g.parts[0] || on(b) != g.parts[1] || on(c) != g.parts[0] {
 		t.Fatal("three queries were not dealt to devices 0, 1, 0")
 	}
 	doneA()
 	doneC()
-	if d, doneD := g.forQuery(); on(d) != g.parts[0] {
+	if d, doneD := g.forQuery(0); on(d) != g.parts[0] {
 		t.Fatal("a query did not go to the idle device 0")
 	} else {
 		doneD()
@@ -123,7 +123,7 @@ func TestDealQueries(t *testing.T) {
 	doneB()
 	split := &gpuSearch{gpus: []*gpuKernels{{}, {}}}
 	split.splitTargets(nil, nil, false)
-	if acc, done := split.forQuery(); acc != pipeline.Accelerator(split) {
+	if acc, done := split.forQuery(0); len(acc.(gpuOn).use) != 2 {
 		t.Fatal("a split search's query did not run on every device")
 	} else {
 		done()

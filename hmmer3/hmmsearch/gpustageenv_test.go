@@ -8,10 +8,11 @@ import (
 	"github.com/hmmgo/hmmgo/internal/cli"
 )
 
-// $HMMGO_GPU_BIAS and $HMMGO_GPU_DOMAINS take gpu or cpu; anything else
-// fails before any work, naming the variable.
+// $HMMGO_GPU_BIAS takes gpu or cpu, $HMMGO_GPU_DOMAINS also a fraction,
+// $HMMGO_GPU_RANK on or off; anything else fails before any work, naming
+// the variable.
 func TestGPUStageEnvironment(t *testing.T) {
-	for _, name := range []string{"HMMGO_GPU_BIAS", "HMMGO_GPU_DOMAINS"} {
+	for _, name := range []string{"HMMGO_GPU_BIAS", "HMMGO_GPU_DOMAINS", "HMMGO_GPU_RANK"} {
 		e := defaultEngine()
 		e.lookupEnv = func(k string) (string, bool) {
 			if k == name {

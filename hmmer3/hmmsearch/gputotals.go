@@ -28,6 +28,9 @@ func (g *gpuSearch) printTotals(w io.Writer, wall time.Duration) {
 			k.dev.Ordinal, wall.Seconds(), line("MSV", &k.filter.Stats, k.filter.KernelTime),
 			line("bias", &k.bias.Stats, k.bias.KernelTime), line("Viterbi", &k.vit.Stats, k.vit.KernelTime), k.fwd.KernelTime.Seconds())
 	}
+	if g.envelopes != nil {
+		fmt.Fprintf(w, "hmmgo hmmsearch: envelopes: %v\n", g.envelopes)
+	}
 	lt := &gpudb.LaneTimes
 	var parts []string
 	for _, p := range []struct {

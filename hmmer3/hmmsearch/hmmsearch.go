@@ -127,10 +127,17 @@ func (e *engine) run(env cli.Env, args []string) int {
 	if b := s.gpuBias; b != "" && b != "gpu" && b != "cpu" {
 		return cli.Fail(env, name, fmt.Errorf("HMMGO_GPU_BIAS is %q: say gpu or cpu, or leave it unset (gpu)", b))
 	}
-	s.gpuDomains, _ = e.lookupEnv("HMMGO_GPU_DOMAINS")
-	if d := s.gpuDomains; d != "" && d != "gpu" && d != "cpu" {
-		return cli.Fail(env, name, fmt.Errorf("HMMGO_GPU_DOMAINS is %q: say gpu or cpu, or leave it unset (cpu)", d))
+	domains, _ := e.lookupEnv("HMMGO_GPU_DOMAINS")
+	if s.envelopes, err = envelopeShare(domains); err != nil {
+		return cli.Fail(env, name, err)
 	}
+	rank, _ := e.lookupEnv("HMMGO_GPU_RANK")
+	if rank != "" && rank != "off" && rank != "on" {
+		return cli.Fail(env, name, fmt.Errorf("HMMGO_GPU_RANK is %q: say on or off, or leave it unset (on)", rank))
+	}
+	// Ranked, the envelopes all on the GPU took 3.6-5.6 s against
+	// 3.0-4.2 unranked (docs/BENCHMARKS.md): there it is off unless asked.
+	s.gpuRankOff = rank == "off" || rank == "" && domains == "gpu"
 	s.gpuForwardCost, _ = e.lookupEnv("HMMGO_GPU_FORWARD_COST")
 	if _, err := parseForwardCost(s.gpuForwardCost, forwardCost{}); err != nil {
 		return cli.Fail(env, name, err)
@@ -144,7 +151,7 @@ func (e *engine) run(env cli.Env, args []string) int {
 		s.gpuFwdLaunches = n
 	}
 	s.gpuQueries = gpuSearchQueriesAtOnce
-	if s.gpuDomains == "gpu" {
+	if s.envelopes != nil {
 		s.gpuQueries = gpuDomainsQueriesAtOnce
 	}
 	if v, ok := e.lookupEnv("HMMGO_GPU_QUERIES"); ok {
@@ -230,10 +237,14 @@ type search struct {
 	// gpuBias ($HMMGO_GPU_BIAS=cpu) leaves the bias filter to the CPU
 	// workers in a GPU search; benchmarks use it to measure both.
 	gpuBias string
-	// gpuDomains ($HMMGO_GPU_DOMAINS=gpu) rescores domain definition's
-	// envelopes on the GPU (fwdback.GPU.RescoreEnvelopes); unset or cpu,
-	// the workers do.
-	gpuDomains string
+	// envelopes ($HMMGO_GPU_DOMAINS, envelopeShare) divides domain
+	// definition's envelopes between the GPUs and the workers; nil: the
+	// workers rescore them all.
+	envelopes *pipeline.EnvelopeShare
+	// gpuRankOff ($HMMGO_GPU_RANK=off, or unset with
+	// $HMMGO_GPU_DOMAINS=gpu) ranks the queries in flight alike
+	// (gpurank.go).
+	gpuRankOff bool
 	// gpuForwardCost ($HMMGO_GPU_FORWARD_COST) overrides the constants of
 	// the batched Forward's cost rule (forwardCost); gpuForwardTrace
 	// ($HMMGO_FWD_TRACE set) prints one line per batch on stderr.
@@ -381,7 +392,7 @@ func (s *search) run() error {
 	s.startMark("GPUs selected")
 	if len(devs) > 0 {
 		s.gpu = &gpuSearch{devs: devs, forward: forwardMode(s.gpuForward), bias: s.gpuBias, split: s.gpuSplit,
-			envelopes: s.gpuDomains == "gpu"}
+			envelopes: s.envelopes}
 		if s.stageTimes {
 			s.gpu.marks = s.startMarkAt
 		}
@@ -544,7 +555,10 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config) (*queryResu
 		if s.shard != nil {
 			indices = s.shard.keep
 		}
-		acc, done := s.gpu.forQuery()
+		if !s.gpuRankOff {
+			cfg.Rank = queryRank(h.M, nquery)
+		}
+		acc, done := s.gpu.forQuery(cfg.Rank)
 		list, st, err = pipeline.SearchStaged(m, s.gpu.seqs, indices, &cfg, acc)
 		done()
 		gpuTime = time.Since(tg)

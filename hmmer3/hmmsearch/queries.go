@@ -97,9 +97,9 @@ const gpuQueriesAtOnce = 6
 const gpuSearchQueriesAtOnce = 12
 
 // gpuDomainsQueriesAtOnce replaces it when the envelopes are rescored on
-// the GPU ($HMMGO_GPU_DOMAINS=gpu): the workers then wait on the device
-// more than they compute, and the device takes many queries' envelopes
-// at once. The 24 CUDAMPF models on an H200 with 16 cores: 2.8-3.6 s
+// the GPU ($HMMGO_GPU_DOMAINS=gpu, or a share): the workers then wait on
+// the device more than they compute, and the device takes many queries'
+// envelopes at once. The 24 CUDAMPF models on an H200 with 16 cores: 2.8-3.6 s
 // with 24 in flight, 4.2-5.0 s with 12, 3.7-4.0 s with 36
 // (docs/BENCHMARKS.md).
 const gpuDomainsQueriesAtOnce = 24

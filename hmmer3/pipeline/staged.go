@@ -453,8 +453,8 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 			found[g][k] = ts[k].hit
 		}
 	}
-	if ea, ok := acc.(EnvelopeAccelerator); ok && ea.EnvelopesOnDevice() {
-		err = defineOnDevice(ea, len(groups), targets, hitsOf, forEachOf)
+	if ea, ok := acc.(EnvelopeAccelerator); ok && ea.EnvelopeShare() != nil {
+		err = defineOnDevice(ea, ncpu, len(groups), targets, hitsOf, forEachOf)
 	} else {
 		err = forEachOf(len(groups), func(w *worker, g int) error {
 			ts := targets(g)

@@ -64,7 +64,18 @@ func TestStagedEqualsSearch(t *testing.T) {
 			bulk := &bulkBias{CPUAccelerator: cpu}
 			recycler := &recycling{bulkBias: bulkBias{CPUAccelerator: cpu}}
 			accs := []pipeline.Accelerator{cpu, exactForward{cpu}, scoresOnly{exactForward{cpu}}, bulk, cpuBias{cpu}, partialForward{scoresOnly{exactForward{cpu}}}, recycler, recycler}
-			accs = append(accs, &onDevice{Accelerator: cpu}, &onDevice{Accelerator: exactForward{cpu}}, &onDevice{Accelerator: cpu, fail: true})
+			devices := []*onDevice{
+				{Accelerator: cpu, fraction: 0},
+				{Accelerator: exactForward{cpu}, fraction: 0},
+				{Accelerator: cpu, fraction: 0.5},
+				{Accelerator: cpu, fraction: 1},
+				{Accelerator: exactForward{cpu}, fraction: 0.3},
+				{Accelerator: cpu, fraction: 0, fail: true},
+				{Accelerator: cpu, fraction: 0.5, fail: true},
+			}
+			for _, d := range devices {
+				accs = append(accs, d)
+			}
 			for _, b := range []boundedForward{{margin: 20, shift: -1}, {margin: 20, shift: 1}, {margin: 0.01, shift: -1}, {margin: 0.5}, {margin: 0.5, infOdd: true}} {
 				b.exactForward = exactForward{cpu}
 				accs = append(accs, b)
@@ -86,6 +97,13 @@ func TestStagedEqualsSearch(t *testing.T) {
 						t.Errorf("%s %s: bias accelerator asked for %d targets, %d passed MSV", model, opt, bulk.asked, wantAsked)
 					}
 				}
+				if d, ok := acc.(*onDevice); ok {
+					domains := 0
+					for _, x := range got {
+						domains += len(x.Domains)
+					}
+					d.check(t, model+" "+opt, domains)
+				}
 				if acc == pipeline.Accelerator(recycler) && len(recycler.free) < 2 {
 					t.Errorf("%s %s: %d score slices given back, want MSV's and Viterbi's at least", model, opt, len(recycler.free))
 				}
@@ -105,19 +123,44 @@ func TestStagedEqualsSearch(t *testing.T) {
 
 // onDevice rescores domain definition's envelopes as a GPU does, in
 // one call a query (pipeline.EnvelopeAccelerator), here with the CPU's
-// rescorer; with fail every call fails and the workers must take over.
+// rescorer, the cores taking their share; with fail every call fails and
+// the workers must take over. It counts the envelopes it was asked for.
 type onDevice struct {
 	pipeline.Accelerator
-	fail bool
+	fraction float64 // the cores' share of the cells
+	fail     bool
+	asked    int
+	share    *pipeline.EnvelopeShare
 }
 
-func (o *onDevice) EnvelopesOnDevice() bool { return true }
+func (o *onDevice) EnvelopeShare() *pipeline.EnvelopeShare {
+	if o.share == nil {
+		o.share = pipeline.NewEnvelopeShare(o.fraction)
+	}
+	return o.share
+}
 
 func (o *onDevice) RescoreEnvelopes(om *oprofile.Profile, jobs []fwdback.EnvJob) ([]fwdback.EnvResult, error) {
+	o.asked += len(jobs)
 	if o.fail {
 		return nil, errors.New("device lost")
 	}
 	return fwdback.CPURescorer{}.RescoreEnvelopes(om, jobs)
+}
+
+// check says whether the device was asked for the envelopes its share
+// gives it, after a search that found domains: all of them (at least one
+// for each domain) with a share of 0, none with a share of 1, and its
+// count starts again.
+func (o *onDevice) check(t *testing.T, what string, domains int) {
+	t.Helper()
+	switch f := o.fraction; {
+	case f == 0 && o.asked < domains:
+		t.Errorf("%s: device asked for %d envelopes with a share of 0, but %d domains were found", what, o.asked, domains)
+	case f == 1 && o.asked != 0:
+		t.Errorf("%s: device asked for %d envelopes with a share of 1", what, o.asked)
+	}
+	o.asked = 0
 }
 
 // boundedForward gives Forward scores as a bound kernel does: each within
