@@ -19,9 +19,9 @@ import (
 // envelope on the device ranking made the run slower.
 //
 // Measured on an H200 with 16 cores (docs/BENCHMARKS.md, 2026-11-29):
-// the 24 CUDAMPF models 2.7 % faster ranked (10 of 11 pairs), the
-// 1,000-model run within its noise (0.05-0.3 s slower in 4 pairs of
-// 9-10 s).
+// the 24 CUDAMPF models 2.6 % faster ranked at the median (12 of 14
+// pairs), the 1,000-model run within its noise (0.05-0.3 s slower in 3
+// pairs of 9-10 s).
 
 // queryRank is the rank of query number nquery, a model of m nodes.
 func queryRank(m, nquery int) int64 { return int64(m)<<32 - int64(nquery) }
