@@ -437,7 +437,7 @@ func (g *GPU) envKernels() (envKernels, error) {
 		return envKernels{}, err
 	}
 	fs := g.kernels[envShape.key()]
-	return envKernels{fwd: fs[6], bwd: fs[5], decode: fs[3], trace: fs[4]}, nil
+	return envKernels{fwd: fs[kEnvFwd], bwd: fs[kEnvBwd], decode: fs[kEnvDecode], trace: fs[kEnvTrace]}, nil
 }
 
 // envDecodeArgs are env_decode_kernel's arguments.

@@ -79,11 +79,23 @@ type GPU struct {
 	envLanes *gpudb.Lanes
 }
 
-// shapeKernels are the kernels of one compiled program: fwd_kernel,
-// bwd_kernel, fwd_multi_kernel (nil with the profile in shared memory),
-// and with ENV_KERNELS env_decode_kernel, env_trace_kernel,
-// env_bwd_kernel and env_fwd_kernel.
-type shapeKernels [7]*cuda.Function
+// shapeKernels are the kernels of one compiled program, by the places
+// below; kernelNames names them.
+type shapeKernels [nKernels]*cuda.Function
+
+const (
+	kFwd = iota
+	kBwd
+	kFwdMulti  // none with the profile in shared memory
+	kEnvDecode // this and the rest only with ENV_KERNELS
+	kEnvTrace
+	kEnvBwd
+	kEnvFwd
+	nKernels
+)
+
+var kernelNames = [nKernels]string{"fwd_kernel", "bwd_kernel", "fwd_multi_kernel",
+	"env_decode_kernel", "env_trace_kernel", "env_bwd_kernel", "env_fwd_kernel"}
 
 // defaultMultiPipe is the chunked walk's chunk: 16 was fastest of 0
 // (the plain walk), 4, 8 and 16 at every M of TestGPUBatchLatency on an
@@ -119,15 +131,8 @@ func (g *GPU) kernel(s fwdShape) (fwd, bwd *cuda.Function, err error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		names := []string{"fwd_kernel", "bwd_kernel", "fwd_multi_kernel", "", "", "", ""}
-		if s.ProfShared {
-			names[2] = ""
-		}
-		if s.Env {
-			names[3], names[4], names[5], names[6] = "env_decode_kernel", "env_trace_kernel", "env_bwd_kernel", "env_fwd_kernel"
-		}
-		for i, name := range names {
-			if name == "" {
+		for i, name := range kernelNames {
+			if i == kFwdMulti && s.ProfShared || i >= kEnvDecode && !s.Env {
 				continue
 			}
 			if fs[i], err = k.Function(name); err != nil {
@@ -152,7 +157,7 @@ func (g *GPU) kernel(s fwdShape) (fwd, bwd *cuda.Function, err error) {
 		}
 		g.sharedSet[key] = s.sharedBytes
 	}
-	return fs[0], fs[1], nil
+	return fs[kFwd], fs[kBwd], nil
 }
 
 // program is the source and options of a shape's kernels.
@@ -188,7 +193,7 @@ func (g *GPU) multiKernel(s fwdShape) (*cuda.Function, error) {
 	if _, _, err := g.kernel(s); err != nil {
 		return nil, err
 	}
-	return g.kernels[s.key()][2], nil
+	return g.kernels[s.key()][kFwdMulti], nil
 }
 
 // key is what a compiled program depends on.
