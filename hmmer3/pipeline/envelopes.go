@@ -18,12 +18,12 @@ type EnvelopeAccelerator interface {
 
 // defineOnDevice is the staged search's domain definition with the
 // envelopes of all the query's groups rescored at once, by acc and by
-// the workers, as acc's EnvelopeShare divides them: the workers prepare every group
-// (domaindef.Prepare), then acc rescores its part in one call while the
-// workers rescore theirs, then the workers finish each group. Should acc
-// fail, the workers rescore its part too, so a device error costs time,
-// not hits. hitsOf records a group's targets once finished; the error is
-// the first in group order.
+// the workers as acc's EnvelopeShare divides them: the workers prepare
+// every group (domaindef.Prepare), then acc rescores its part in one call
+// while the workers rescore theirs, then the workers finish each group.
+// Should acc fail, the workers rescore its part too, so a device error
+// costs time, not hits. hitsOf records a group's targets once finished;
+// the error is the first in group order.
 func defineOnDevice(acc EnvelopeAccelerator, workers, groups int, targets func(g int) []defTarget, hitsOf func(g int, ts []defTarget),
 	forEachOf func(count int, fn func(w *worker, k int) error) error) error {
 	type prepared struct {

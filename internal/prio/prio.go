@@ -1,12 +1,8 @@
 // Package prio is a counting semaphore that hands each freed slot to the
-// waiter of the highest priority, the earliest among equals.
-//
-// A GPU search keeps many queries in flight, and they share the device's
-// lanes and the cores. Handed out first come, first served, every query
-// advances a little at a time: all of them finish their MSV filter late
-// and together, so the cores idle until then, and the largest model, the
-// last to finish, starts its long host work late too. Ranking the queries
-// (largest model first) lets each take its resources in turn instead.
+// waiter of the highest rank, the earliest among equals: the queries a
+// GPU search keeps in flight take the cores and the device's lanes in
+// turn, largest model first, instead of all advancing a little at a time
+// (hmmer3/hmmsearch/gpurank.go).
 package prio
 
 import (
@@ -31,7 +27,7 @@ func New(n int) *Slots { return &Slots{free: max(1, n)} }
 // equal ranks.
 func (s *Slots) Acquire(rank int64) {
 	s.mu.Lock()
-	if s.free > 0 && len(s.waiting) == 0 {
+	if s.free > 0 { // then no one waits: Release hands slots to waiters first
 		s.free--
 		s.mu.Unlock()
 		return
