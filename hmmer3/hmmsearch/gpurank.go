@@ -6,22 +6,20 @@ import (
 )
 
 // A GPU search keeps many queries in flight (gpuSearchQueriesAtOnce).
-// Served first come, first served, at every launch and every group of
-// host work, they all advance a little at a time: every query's MSV
-// filter ends late and together, the cores idle until then, and the
-// largest model, which has the most host work after its filters, starts
-// that work as late as the smallest. So the queries are ranked, the
-// largest model first (the first in the file among equals): their filter
-// launches wait for a device's lanes in that order (filterGates), and
-// their groups of host work for the cores (pipeline.Config.Rank).
+// Served first come, first served, at every launch, they all advance a
+// little at a time: every query's MSV filter ends late and together, the
+// cores idle until then, and the largest model, which has the most host
+// work after its filters, starts that work as late as the smallest. So
+// their filter launches wait for a device's lanes by rank (filterGates),
+// the largest model first, the first in the file among equals.
 // $HMMGO_GPU_RANK=off ranks them all alike, for A/B runs; so does
 // $HMMGO_GPU_DOMAINS=gpu unless $HMMGO_GPU_RANK=on, since with every
 // envelope on the device ranking made the run slower.
 //
 // Measured on an H200 with 16 cores (docs/BENCHMARKS.md, 2026-11-29):
-// the 24 CUDAMPF models 2.6 % faster ranked at the median (12 of 14
-// pairs), the 1,000-model run within its noise (0.05-0.3 s slower in 3
-// pairs of 9-10 s).
+// the 24 CUDAMPF models 0.02-0.19 s faster in 3 of 3 pairs (of about
+// 3 s). Ranking the queries' host work for the cores too was as fast on
+// the 24 models but slower on the 1,000-model run in 5 of 5 pairs.
 
 // queryRank is the rank of query number nquery, a model of m nodes.
 func queryRank(m, nquery int) int64 { return int64(m)<<32 - int64(nquery) }

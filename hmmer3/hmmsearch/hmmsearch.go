@@ -555,10 +555,11 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config) (*queryResu
 		if s.shard != nil {
 			indices = s.shard.keep
 		}
+		var rank int64
 		if !s.gpuRankOff {
-			cfg.Rank = queryRank(h.M, nquery)
+			rank = queryRank(h.M, nquery)
 		}
-		acc, done := s.gpu.forQuery(cfg.Rank)
+		acc, done := s.gpu.forQuery(rank)
 		list, st, err = pipeline.SearchStaged(m, s.gpu.seqs, indices, &cfg, acc)
 		done()
 		gpuTime = time.Since(tg)

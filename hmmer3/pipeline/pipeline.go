@@ -26,10 +26,6 @@ type Config struct {
 	Seed       uint32 // --seed; 0 means an arbitrary seed, never reset
 	Thresholds hits.Thresholds
 	CPUs       int // worker goroutines; results do not depend on it
-	// Rank orders the staged searches in flight for the cores: a group
-	// of a higher-ranked search takes the next free core first (ties:
-	// first come). Results do not depend on it.
-	Rank int64
 
 	// TimeStages records the time of each stage in Stats.StageTime.
 	TimeStages bool

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-
-	"github.com/hmmgo/hmmgo/internal/prio"
 )
 
 // A staged search makes a worker per --cpu for every query in flight
@@ -22,19 +20,18 @@ import (
 // process and hand their scratch back after each group, so the scratch in
 // use is at most one per core, whatever the queries in flight; the cores
 // could not run more of those tasks at once anyway.
-// The slots go to the groups of the highest-ranked search first
-// (Config.Rank), so that the queries in flight advance one after another
-// rather than all a little at a time.
-var scratchSlots = sync.OnceValue(func() *prio.Slots { return prio.New(runtime.GOMAXPROCS(0)) })
+var scratchSlots = sync.OnceValue(func() chan struct{} {
+	return make(chan struct{}, runtime.GOMAXPROCS(0))
+})
 
 // withScratchSlot runs fn on w in a slot and gives w's scratch back to
 // the pool afterwards (the next group's worker takes it, reset).
 func withScratchSlot(w *worker, fn func() error) error {
 	slots := scratchSlots()
-	slots.Acquire(w.cfg.Rank)
+	slots <- struct{}{}
 	defer func() {
 		w.release()
-		slots.Release()
+		<-slots
 	}()
 	return fn()
 }

@@ -1,7 +1,7 @@
 // Package prio is a counting semaphore that hands each freed slot to the
 // waiter of the highest rank, the earliest among equals: the queries a
-// GPU search keeps in flight take the cores and the device's lanes in
-// turn, largest model first, instead of all advancing a little at a time
+// GPU search keeps in flight take the device's lanes in turn, largest
+// model first, instead of all advancing a little at a time
 // (hmmer3/hmmsearch/gpurank.go).
 package prio
 
