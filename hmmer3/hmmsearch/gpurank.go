@@ -17,9 +17,10 @@ import (
 // envelope on the device ranking made the run slower.
 //
 // Measured on an H200 with 16 cores (docs/BENCHMARKS.md, 2026-11-29):
-// the 24 CUDAMPF models 0.02-0.19 s faster in 3 of 3 pairs (of about
-// 3 s). Ranking the queries' host work for the cores too was as fast on
-// the 24 models but slower on the 1,000-model run in 5 of 5 pairs.
+// the 24 CUDAMPF models 0.02-0.19 s faster in 4 of 5 pairs (of about
+// 3 s; the fifth a tie). Ranking the queries' host work for the cores
+// too was as fast on the 24 models but slower on the 1,000-model run in
+// 5 of 5 pairs.
 
 // queryRank is the rank of query number nquery, a model of m nodes.
 func queryRank(m, nquery int) int64 { return int64(m)<<32 - int64(nquery) }
