@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -341,4 +342,33 @@ func traceDiff(got, want *hits.Trace) string {
 		}
 	}
 	return ""
+}
+
+// TestEnvBatches: RescoreEnvelopes' batches are runs of neighbours, each
+// within the bound unless one job alone exceeds it, each as long as the
+// bound lets it be, and together they cover every job once.
+func TestEnvBatches(t *testing.T) {
+	const Q = 2 // a residue row is 24 floats; a job of L residues (L+1)*24
+	var jobs []EnvJob
+	for _, L := range []int{9, 9, 4, 3, 3, 1, 0, 0} {
+		jobs = append(jobs, EnvJob{Dsq: make([]byte, L)})
+	}
+	for _, c := range []struct {
+		bound int
+		want  []int
+	}{
+		{1 << 20, []int{0, 8}},                 // all in one
+		{240, []int{0, 1, 2, 4, 8}},            // 240 | 240 | 120+96 | 96+48+24+24
+		{216, []int{0, 1, 2, 4, 8}},            // 120+96 fills the bound exactly
+		{100, []int{0, 1, 2, 3, 4, 5, 8}},      // the first three alone, over it; 96 | 96 | 48+24+24
+		{24, []int{0, 1, 2, 3, 4, 5, 6, 7, 8}}, // every job alone
+	} {
+		got := envBatches(jobs, Q, c.bound)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("bound %d: batches start at %v, want %v", c.bound, got, c.want)
+		}
+	}
+	if got := envBatches(nil, Q, 100); !slices.Equal(got, []int{0}) {
+		t.Errorf("no jobs: %v, want [0]", got)
+	}
 }

@@ -104,39 +104,41 @@ func (g *GPU) RescoreEnvelopes(om *oprofile.Profile, jobs []EnvJob) ([]EnvResult
 	// The batches run at once, each on a lane of its own: a launch is
 	// as slow as its longest envelope whatever its width, so a call's
 	// batches, like the calls of the queries in flight, overlap.
-	var (
-		wg    sync.WaitGroup
-		errMu sync.Mutex
-		first error
-	)
-	for start := 0; start < len(sorted); {
-		end, floats := start, 0
-		for end < len(sorted) && (end == start || floats+envFloats(len(sorted[end].Dsq), Q) <= envBatchFloats) {
-			floats += envFloats(len(sorted[end].Dsq), Q)
-			end++
-		}
+	starts := envBatches(sorted, Q, envBatchFloats)
+	errs := make([]error, len(starts)-1)
+	var wg sync.WaitGroup
+	for k := range errs {
 		wg.Add(1)
-		go func(start, end int) {
+		go func(lo, hi int) {
 			defer wg.Done()
-			if err := g.rescoreBatch(om, sorted[start:end], res[start:end]); err != nil {
-				errMu.Lock()
-				if first == nil {
-					first = fmt.Errorf("envelope rescoring on GPU %d: %w", g.ctx.Device().Ordinal, err)
-				}
-				errMu.Unlock()
-			}
-		}(start, end)
-		start = end
+			errs[k] = g.rescoreBatch(om, sorted[lo:hi], res[lo:hi])
+		}(starts[k], starts[k+1])
 	}
 	wg.Wait()
-	if first != nil {
-		return nil, first
+	for _, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("envelope rescoring on GPU %d: %w", g.ctx.Device().Ordinal, err)
+		}
 	}
 	out := make([]EnvResult, len(jobs))
 	for i, o := range order {
 		out[o] = res[i]
 	}
 	return out, nil
+}
+
+// envBatches cuts jobs into batches of neighbours whose matrices hold at
+// most bound floats each (a job larger than that alone): batch k is
+// jobs[starts[k]:starts[k+1]].
+func envBatches(jobs []EnvJob, Q, bound int) (starts []int) {
+	for start := 0; start < len(jobs); {
+		starts = append(starts, start)
+		floats := envFloats(len(jobs[start].Dsq), Q)
+		for start++; start < len(jobs) && floats+envFloats(len(jobs[start].Dsq), Q) <= bound; start++ {
+			floats += envFloats(len(jobs[start].Dsq), Q)
+		}
+	}
+	return append(starts, len(jobs))
 }
 
 // rescoreBatch is one launch sequence of RescoreEnvelopes.
