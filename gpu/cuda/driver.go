@@ -125,6 +125,14 @@ func Load() error {
 	return loadErr
 }
 
+// DriverPresent reports whether the driver library loads, without
+// starting the driver (cuInit is most of Load's time): a cheap hint that
+// Load may succeed, for work worth starting only when a GPU may be used.
+func DriverPresent() bool {
+	_, err := dl.Open(driverCandidates())
+	return err == nil
+}
+
 // driverCandidates lists where libcuda.so.1 may be: the loader's own search
 // first (LD_LIBRARY_PATH, ld.so.cache), then the places drivers and
 // container runtimes put it when the cache does not know it.

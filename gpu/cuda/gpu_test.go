@@ -112,6 +112,11 @@ func TestChildLoadError(t *testing.T) {
 	if !mockgpu.InChild() || want == "" {
 		t.Skip("helper of TestMockLoadFailures")
 	}
+	// The library is absent in the first case only: DriverPresent tells
+	// that case from the ones where it loads and the driver then fails.
+	if present := cuda.DriverPresent(); present == strings.Contains(want, "not found") {
+		t.Errorf("DriverPresent() = %v where Load says %q", present, want)
+	}
 	err := cuda.Load()
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("Load() = %v, want an error containing %q", err, want)

@@ -3,6 +3,7 @@ package gpudb
 import (
 	_ "embed"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -112,6 +113,9 @@ func (db *DB) packer() (*devicePacker, error) {
 	if db.onDevice != nil {
 		return db.onDevice, nil
 	}
+	if db.freed {
+		return nil, errors.New("the database was freed")
+	}
 	k, fn, err := loadPackKernel(db.ctx)
 	if err != nil {
 		return nil, err
@@ -147,6 +151,18 @@ func (db *DB) packer() (*devicePacker, error) {
 	}
 	db.onDevice = p
 	return p, nil
+}
+
+// UploadResidues copies the residues to the device now, as the first
+// layout or subset would otherwise do, so that a search can overlap the
+// copy with planning its first layouts on the host. A failure is not
+// kept: the first layout tries again and reports it.
+func (db *DB) UploadResidues() error {
+	if hostPacking() {
+		return nil
+	}
+	_, err := db.packer()
+	return err
 }
 
 // packOnDevice makes the layout pl on the device.

@@ -13,7 +13,9 @@ import (
 // byte for byte with Pack's: random targets of every length modulo four,
 // empty ones, and enough blocks that the kernel's CUDA blocks take
 // several warp blocks each; then the same targets cut into windows.
-// Skipped without a GPU.
+// The residues of the first and last databases go up early
+// (UploadResidues), as a search's do; none go up again once a database
+// is freed. Skipped without a GPU.
 func TestDevicePackMatchesHost(t *testing.T) {
 	ctx := testutil.GPUContext(t)
 	rng := rand.New(rand.NewPCG(7, 11))
@@ -24,6 +26,11 @@ func TestDevicePackMatchesHost(t *testing.T) {
 			all[i] = i
 		}
 		db := New(ctx, dsqs)
+		if n != 37 {
+			if err := db.UploadResidues(); err != nil {
+				t.Fatal(err)
+			}
+		}
 		for _, T := range []int{1, 2, 4, 8, 16, 32} {
 			want := Pack(dsqs, all, T)
 			d, err := db.Layout(T)
@@ -39,6 +46,9 @@ func TestDevicePackMatchesHost(t *testing.T) {
 			sameLayout(t, fmt.Sprintf("n=%d T=%d windows", n, T), d, want)
 		}
 		db.Free()
+		if err := db.UploadResidues(); err == nil {
+			t.Fatalf("n=%d: the residues went up again after Free", n)
+		}
 	}
 }
 

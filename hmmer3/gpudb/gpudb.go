@@ -198,11 +198,14 @@ type DB struct {
 	// in flight make the layouts of different shapes at once.
 	mu      sync.Mutex
 	layouts map[layoutKey]*layout
-	// packMu guards onDevice and packBuf.
+	// packMu guards onDevice, freed and packBuf.
 	packMu sync.Mutex
 	// onDevice holds the residues for layouts packed on the device
 	// (devicepack.go), uploaded with the first layout.
 	onDevice *devicePacker
+	// freed is set by Free: an upload begun early (UploadResidues) that
+	// comes after it must not make the residues resident again.
+	freed bool
 	// packBuf is reused by every layout packed on the host: a run makes
 	// one per threads-per-target shape, each as large as the database,
 	// and fresh memory for each cost more in page faults (taken by all
@@ -353,6 +356,7 @@ func (db *DB) Free() {
 	}
 	db.packMu.Lock()
 	defer db.packMu.Unlock()
+	db.freed = true
 	if db.onDevice != nil {
 		db.onDevice.free()
 		db.onDevice = nil

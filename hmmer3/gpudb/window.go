@@ -29,7 +29,17 @@ package gpudb
 // whose own rows [a, a+step) tile it, each starting overlap residues
 // before a (at 0 for the first).
 func windows(dsqs [][]byte, idx []int, step, overlap int) []entry {
-	var es []entry
+	// Counted first: a database of half a million targets otherwise grows
+	// the slice ~30 times while the first queries wait for their layout.
+	n := 0
+	for _, i := range idx {
+		if L := len(dsqs[i]); L <= step+overlap {
+			n++
+		} else {
+			n += (L + step - 1) / step
+		}
+	}
+	es := make([]entry, 0, n)
 	for _, i := range idx {
 		L := len(dsqs[i])
 		if L <= step+overlap {

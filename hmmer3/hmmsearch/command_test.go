@@ -68,10 +68,11 @@ func (r *recorded) engine() *engine {
 		search: r.search,
 		// The recorded results stand in for the CPU pipeline; a GPU on
 		// the test host must not take the run past them.
-		selectGPUs: func(io.Writer, string, devices.Request, devices.Needs) ([]*cuda.Device, error) { return nil, nil },
-		lookupEnv:  func(string) (string, bool) { return "", false },
-		now:        time.Now,
-		getwd:      os.Getwd,
+		selectGPUs:    func(io.Writer, string, devices.Request, devices.Needs) ([]*cuda.Device, error) { return nil, nil },
+		driverPresent: func() bool { return false },
+		lookupEnv:     func(string) (string, bool) { return "", false },
+		now:           time.Now,
+		getwd:         os.Getwd,
 	}
 }
 

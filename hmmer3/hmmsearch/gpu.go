@@ -220,26 +220,40 @@ func (g *gpuSearch) awaitKernels() error {
 // load reads the whole database (in the query's alphabet) and makes it
 // resident.
 func (g *gpuSearch) load(src pipeline.SequenceSource, abc *alphabet.Alphabet) error {
-	seqs, stored, err := readTargets(src)
+	seqs, stored, err := readTargets(src, nil)
 	if err != nil {
 		return err
 	}
 	g.mark("database read", time.Now())
+	return g.place(seqs, stored, abc)
+}
+
+// place makes seqs resident once the contexts are made: the split over
+// the devices, host work only, goes first, beside the driver.
+func (g *gpuSearch) place(seqs []*seqio.Sequence, stored *gpudb.StoredPlan, abc *alphabet.Alphabet) error {
+	g.seqs, g.abc = seqs, abc
+	g.lens = make([]int32, len(seqs))
+	for i, sq := range seqs {
+		g.lens[i] = int32(len(sq.Dsq))
+	}
+	split := planSplit(seqs, stored, g.dealMode(seqs), len(g.devices()))
 	if err := g.awaitKernels(); err != nil {
 		return err
 	}
 	if g.kernelsReady != nil {
 		g.mark("contexts and kernels ready (made beside the reading)", g.kernelsAt)
 	}
-	g.resident(seqs, abc, stored)
+	g.attach(split)
+	g.precompileShared()
 	g.mark("database split over the GPUs", time.Now())
 	return nil
 }
 
 // readTargets reads every target of src, and the layouts' plan makedb
 // stored when src reads a database whole, in order (a shard's subset
-// does not).
-func readTargets(src pipeline.SequenceSource) ([]*seqio.Sequence, *gpudb.StoredPlan, error) {
+// does not). Closing stop (nil: never) ends the read with
+// errReadStopped.
+func readTargets(src pipeline.SequenceSource, stop <-chan struct{}) ([]*seqio.Sequence, *gpudb.StoredPlan, error) {
 	var stored *gpudb.StoredPlan
 	if s, ok := src.(*seqdb.Source); ok {
 		sp, err := gpudb.LoadStoredPlan(s.DB())
@@ -258,6 +272,9 @@ func readTargets(src pipeline.SequenceSource) ([]*seqio.Sequence, *gpudb.StoredP
 			return nil, nil, err
 		}
 		seqs = append(seqs, sq)
+		if len(seqs)%4096 == 0 && stopped(stop) {
+			return nil, nil, errReadStopped
+		}
 	}
 	if stored != nil && len(stored.Order) != len(seqs) {
 		stored = nil // a source already part read
@@ -272,19 +289,20 @@ func (g *gpuSearch) mark(step string, at time.Time) {
 	}
 }
 
-// resident splits seqs across the devices in a length-balanced way.
-// Nothing is copied yet: each device's layouts are made (gpudb.DB.Layout)
-// the first time a kernel needs them, then stay until free. stored, when
-// not nil, is the plan makedb stored for exactly these sequences.
-func (g *gpuSearch) resident(seqs []*seqio.Sequence, abc *alphabet.Alphabet, stored *gpudb.StoredPlan) {
-	g.seqs, g.abc = seqs, abc
-	g.lens = make([]int32, len(seqs))
-	for i, sq := range seqs {
-		g.lens[i] = int32(len(sq.Dsq))
+// uploadResidues starts copying every device's residues, which the
+// first query's layouts need, while that query plans them on the host.
+func (g *gpuSearch) uploadResidues() {
+	for _, p := range g.parts {
+		if p.k.ctx != nil { // (tests place targets without devices)
+			go p.db.UploadResidues()
+		}
 	}
-	g.splitTargets(seqs, stored, g.dealMode(seqs))
-	// The packing kernel (for the first layout) and the one bias kernel
-	// serve every model: compile them while the first query is prepared.
+}
+
+// precompileShared compiles the kernels every model uses while the
+// first query is prepared: the packing kernel (for the first layout) and
+// the bias and Forward kernels.
+func (g *gpuSearch) precompileShared() {
 	done := map[nvrtc.Target]bool{}
 	for _, k := range g.gpus {
 		if t := (nvrtc.Target{Major: k.dev.Major, Minor: k.dev.Minor}); !done[t] {
@@ -304,14 +322,24 @@ func (g *gpuSearch) resident(seqs []*seqio.Sequence, abc *alphabet.Alphabet, sto
 	}
 }
 
-// splitTargets deals the targets out to the devices round-robin in length
+// splitPlan is the database dealt out to n devices, on the host: each
+// part's targets and their residues, and the stored plan where it
+// serves every part.
+type splitPlan struct {
+	parts  []*gpuPart
+	dsqs   [][][]byte
+	stored *gpudb.StoredPlan
+	deal   bool
+}
+
+// planSplit deals the targets out to n devices round-robin in length
 // order, so every device gets the same mix of lengths (ClawHMMER's
 // interleaved partitions): each device's targets are longest first. The
 // order is the stored plan's when there is one (no sort here). One device
 // holds the whole database in that order, which is what the stored block
 // tables number; several hold other sets, and plan their own layouts.
 // With deal, every device holds the whole database (gpudeal.go).
-func (g *gpuSearch) splitTargets(seqs []*seqio.Sequence, stored *gpudb.StoredPlan, deal bool) {
+func planSplit(seqs []*seqio.Sequence, stored *gpudb.StoredPlan, deal bool, n int) *splitPlan {
 	var order []int
 	if stored != nil && len(stored.Order) == len(seqs) {
 		order = stored.Order
@@ -319,31 +347,67 @@ func (g *gpuSearch) splitTargets(seqs []*seqio.Sequence, stored *gpudb.StoredPla
 		stored = nil
 		order = lenorder.LongestFirst(len(seqs), func(i int) int { return len(seqs[i].Dsq) })
 	}
-	n, stride := len(g.gpus), len(g.gpus)
+	stride := n
 	if deal {
 		stride = 1
-		g.deal = &dealState{running: make([]atomic.Int32, n)}
 	}
-	g.parts = make([]*gpuPart, n)
-	for d, k := range g.gpus {
-		p := &gpuPart{k: k, gates: newFilterGates()}
-		var dsqs [][]byte
+	if stride != 1 {
+		stored = nil
+	}
+	sp := &splitPlan{parts: make([]*gpuPart, n), dsqs: make([][][]byte, n), stored: stored, deal: deal}
+	for d := range n {
 		first := d
 		if deal {
 			first = 0
 		}
+		// Sized up front: appending half a million targets one at a time
+		// grew these slices ~30 times over, on the start-up's critical
+		// path (docs/BENCHMARKS.md).
+		size := (len(order) - first + stride - 1) / stride
+		p := &gpuPart{gates: newFilterGates(), index: make([]int, 0, size), lens: make([]int32, 0, size)}
+		dsqs := make([][]byte, 0, size)
 		for r := first; r < len(order); r += stride {
 			p.index = append(p.index, order[r])
 			p.lens = append(p.lens, int32(len(seqs[order[r]].Dsq)))
 			dsqs = append(dsqs, seqs[order[r]].Dsq)
 		}
 		p.setPositions(len(seqs))
-		p.db = gpudb.New(k.ctx, dsqs)
-		if stride == 1 && stored != nil {
-			p.db.UseStoredPlan(stored)
-		}
-		g.parts[d] = p
+		sp.parts[d], sp.dsqs[d] = p, dsqs
 	}
+	return sp
+}
+
+// attach gives the planned parts their devices' kernels and databases.
+func (g *gpuSearch) attach(sp *splitPlan) {
+	if sp.deal {
+		g.deal = &dealState{running: make([]atomic.Int32, len(sp.parts))}
+	}
+	for d, p := range sp.parts {
+		p.k = g.gpus[d]
+		p.db = gpudb.New(p.k.ctx, sp.dsqs[d])
+		if sp.stored != nil {
+			p.db.UseStoredPlan(sp.stored)
+		}
+	}
+	g.parts = sp.parts
+}
+
+// splitTargets is planSplit over g's devices, attached.
+func (g *gpuSearch) splitTargets(seqs []*seqio.Sequence, stored *gpudb.StoredPlan, deal bool) {
+	g.attach(planSplit(seqs, stored, deal, len(g.gpus)))
+}
+
+// devices are the devices of the search: those selected, or those of its
+// kernels.
+func (g *gpuSearch) devices() []*cuda.Device {
+	if g.devs != nil {
+		return g.devs
+	}
+	devs := make([]*cuda.Device, len(g.gpus))
+	for i, k := range g.gpus {
+		devs[i] = k.dev
+	}
+	return devs
 }
 
 // eachPart runs fn on every device of parts at once and returns the
@@ -627,12 +691,7 @@ type readModel struct {
 const modelsAhead = 64
 
 func (g *gpuSearch) readAhead(r ModelReader) *readAhead {
-	devs := g.devs
-	if devs == nil {
-		for _, k := range g.gpus {
-			devs = append(devs, k.dev)
-		}
-	}
+	devs := g.devices()
 	ra := &readAhead{models: make(chan readModel, modelsAhead), stop: make(chan struct{})}
 	go func() {
 		defer close(ra.models)

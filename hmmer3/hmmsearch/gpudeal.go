@@ -34,7 +34,8 @@ const dealMaxShare = 32
 
 // dealMode reports whether the queries of a run over seqs are dealt.
 func (g *gpuSearch) dealMode(seqs []*seqio.Sequence) bool {
-	if len(g.gpus) < 2 {
+	devs := g.devices()
+	if len(devs) < 2 {
 		return false
 	}
 	switch g.split {
@@ -47,8 +48,8 @@ func (g *gpuSearch) dealMode(seqs []*seqio.Sequence) bool {
 	for _, sq := range seqs {
 		residues += uint64(len(sq.Dsq))
 	}
-	for _, k := range g.gpus {
-		if residues > k.dev.TotalMemory/dealMaxShare {
+	for _, d := range devs {
+		if residues > d.TotalMemory/dealMaxShare {
 			return false
 		}
 	}

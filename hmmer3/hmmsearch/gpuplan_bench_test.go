@@ -23,7 +23,7 @@ func BenchmarkLoadAndSplit(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		seqs, stored, err := readTargets(src)
+		seqs, stored, err := readTargets(src, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

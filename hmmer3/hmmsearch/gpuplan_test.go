@@ -54,7 +54,7 @@ func TestStoredPlanOnlyServesTheWholeDatabase(t *testing.T) {
 		if c.shard {
 			src = &pipeline.SubsetSource{Src: src, Keep: []int64{0, 2, 4, 6, 8}}
 		}
-		seqs, stored, err := readTargets(src)
+		seqs, stored, err := readTargets(src, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

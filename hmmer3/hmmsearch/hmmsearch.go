@@ -61,9 +61,11 @@ type engine struct {
 	// selectGPUs picks the devices a run uses (none: the CPU pipeline,
 	// through search).
 	selectGPUs func(stderr io.Writer, cmd string, r devices.Request, need devices.Needs) ([]*cuda.Device, error)
-	lookupEnv  func(string) (string, bool)
-	now        func() time.Time
-	getwd      func() (string, error)
+	// driverPresent hints, before selectGPUs, whether a GPU may be found.
+	driverPresent func() bool
+	lookupEnv     func(string) (string, bool)
+	now           func() time.Time
+	getwd         func() (string, error)
 }
 
 func defaultEngine() *engine {
@@ -73,6 +75,7 @@ func defaultEngine() *engine {
 		newModel:      pipeline.NewModel,
 		search:        pipeline.Search,
 		selectGPUs:    devices.Select,
+		driverPresent: cuda.DriverPresent,
 		lookupEnv:     os.LookupEnv,
 		now:           time.Now,
 		getwd:         os.Getwd,
@@ -260,8 +263,13 @@ type search struct {
 	gpuQueries    int
 	gpuQueriesSet bool   // by $HMMGO_GPU_QUERIES: the run's total, however many GPUs
 	gpuSplit      string // $HMMGO_GPU_SPLIT (gpudeal.go)
-	// startOrder is "serial" ($HMMGO_START, for benchmarks) to create the
-	// contexts before reading the database instead of beside it.
+	// early is the database read begun before the GPUs were selected
+	// (earlyread.go); nil when none was.
+	early *earlyRead
+	// startOrder ($HMMGO_START, for benchmarks) is "serial" to create the
+	// contexts before reading the database instead of beside it, "late"
+	// to begin reading it after the GPUs are selected instead of before
+	// (earlyread.go).
 	startOrder string
 	// started is when the run began: stage-time lines say when each query
 	// ran relative to it, a timeline of the run.
@@ -385,11 +393,23 @@ func (s *search) run() error {
 	if err != nil {
 		return err
 	}
+	if s.readEarlyFor(req) {
+		pm := peekModels(models)
+		models = pm
+		if pm.err == nil {
+			s.early = s.readEarly(pm.first.Alph)
+			defer s.early.cancel()
+		}
+	}
 	devs, err := s.selectGPUs(s.env.Stderr, name, req, devices.Needs{})
 	if err != nil {
 		return err
 	}
 	s.startMark("GPUs selected")
+	if len(devs) == 0 && s.early != nil {
+		s.early.cancel() // the CPU pipeline streams the targets
+		s.early = nil
+	}
 	if len(devs) > 0 {
 		s.gpu = &gpuSearch{devs: devs, forward: forwardMode(s.gpuForward), bias: s.gpuBias, split: s.gpuSplit,
 			envelopes: s.envelopes}
@@ -503,6 +523,18 @@ func (s *search) reportOptions() report.Options {
 // on the GPUs, before the first query (a query loads it itself when the
 // targets come from stdin).
 func (s *search) loadGPU(abc *alphabet.Alphabet) error {
+	if e := s.early; e != nil && e.abc.Type == abc.Type {
+		seqs, stored, err := e.result()
+		if err != nil {
+			return err
+		}
+		s.gpu.mark("database read (begun beside the GPUs' start)", e.at)
+		if err := s.gpu.place(seqs, stored, abc); err != nil {
+			return err
+		}
+		s.gpu.uploadResidues()
+		return nil
+	}
 	src, err := s.openTargets(abc)
 	if err != nil {
 		return err

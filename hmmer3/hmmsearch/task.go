@@ -96,7 +96,10 @@ func NewTaskRunner(sources []TargetSource, opt RunnerOptions) (*TaskRunner, erro
 		t.blocks = newResidentCache(budget, func(seqs []*seqio.Sequence, abc *alphabet.Alphabet) (blockAccel, error) {
 			// (Split: a task's block runs on all the worker's GPUs.)
 			g := &gpuSearch{gpus: t.gpus, cost: defaultForwardCost(t.cpus), split: "db"}
-			g.resident(seqs, abc, nil) // a block of the database: no stored plan
+			// A block of the database: no stored plan.
+			if err := g.place(seqs, nil, abc); err != nil {
+				return nil, err
+			}
 			return g, nil
 		})
 	case opt.StagedOnCPU:
