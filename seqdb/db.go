@@ -338,6 +338,10 @@ func (db *DB) Residues(i int) []byte {
 	return db.res[a:b:b]
 }
 
+// ResidueSection is every sequence's residues back to back, each
+// followed by one separator byte: the mapped bytes Residues slices.
+func (db *DB) ResidueSection() []byte { return db.res }
+
 // Name, Acc and Desc return sequence i's name, accession and description
 // ("" when absent), sharing the file's bytes.
 func (db *DB) Name(i int) string { return db.names.get(i) }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"unsafe"
 
 	"github.com/hmmgo/hmmgo/gpu/cuda"
 	"github.com/hmmgo/hmmgo/gpu/nvrtc"
@@ -120,19 +121,10 @@ func (db *DB) packer() (*devicePacker, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := len(db.Dsqs)
-	start := make([]uint64, n)
-	total := 0
-	for i, d := range db.Dsqs {
-		start[i] = uint64(total)
-		total += len(d)
+	raw, start := inSection(db.section, db.Dsqs)
+	if raw == nil {
+		raw, start = concatenate(db.Dsqs)
 	}
-	raw := make([]byte, total)
-	ForChunks(n, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			copy(raw[start[i]:], db.Dsqs[i])
-		}
-	})
 	p := &devicePacker{kernels: k, fn: fn, start: start}
 	if p.stream, err = db.ctx.NewStream(); err != nil {
 		return nil, err
@@ -151,6 +143,57 @@ func (db *DB) packer() (*devicePacker, error) {
 	}
 	db.onDevice = p
 	return p, nil
+}
+
+// UseResidues tells the database that every target's residues lie in
+// section, a makedb file's residues as mapped for the run: the device
+// copy then takes the section as it is instead of a packed copy of the
+// targets, which for 175M residues cost an allocation and a copy of as
+// many bytes before the first layout. A target outside it (or section
+// nil) falls back to the copy.
+func (db *DB) UseResidues(section []byte) {
+	db.packMu.Lock()
+	db.section = section
+	db.packMu.Unlock()
+}
+
+// inSection returns section and each target's offset in it when every
+// target lies inside it; nil otherwise.
+func inSection(section []byte, dsqs [][]byte) ([]byte, []uint64) {
+	if len(section) == 0 {
+		return nil, nil
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(section)))
+	start := make([]uint64, len(dsqs))
+	for i, d := range dsqs {
+		if len(d) == 0 {
+			continue // read as nothing: any offset
+		}
+		off := uintptr(unsafe.Pointer(unsafe.SliceData(d))) - base // huge if below
+		if off > uintptr(len(section)) || uintptr(len(d)) > uintptr(len(section))-off {
+			return nil, nil
+		}
+		start[i] = uint64(off)
+	}
+	return section, start
+}
+
+// concatenate copies the targets back to back and returns each one's
+// offset.
+func concatenate(dsqs [][]byte) ([]byte, []uint64) {
+	start := make([]uint64, len(dsqs))
+	total := 0
+	for i, d := range dsqs {
+		start[i] = uint64(total)
+		total += len(d)
+	}
+	raw := make([]byte, total)
+	ForChunks(len(dsqs), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			copy(raw[start[i]:], dsqs[i])
+		}
+	})
+	return raw, start
 }
 
 // UploadResidues copies the residues to the device now, as the first

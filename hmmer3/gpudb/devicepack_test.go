@@ -14,8 +14,9 @@ import (
 // empty ones, and enough blocks that the kernel's CUDA blocks take
 // several warp blocks each; then the same targets cut into windows.
 // The residues of the first and last databases go up early
-// (UploadResidues), as a search's do; none go up again once a database
-// is freed. Skipped without a GPU.
+// (UploadResidues), as a search's do, the last from one section as a
+// makedb file holds them (UseResidues); none go up again once a
+// database is freed. Skipped without a GPU.
 func TestDevicePackMatchesHost(t *testing.T) {
 	ctx := testutil.GPUContext(t)
 	rng := rand.New(rand.NewPCG(7, 11))
@@ -25,7 +26,16 @@ func TestDevicePackMatchesHost(t *testing.T) {
 		for i := range all {
 			all[i] = i
 		}
+		var section []byte
+		if n == 200_000 {
+			// As a makedb file's targets lie: in one section, which the
+			// device copy takes as it is (UseResidues).
+			section, dsqs = asSection(dsqs)
+		}
 		db := New(ctx, dsqs)
+		if section != nil {
+			db.UseResidues(section)
+		}
 		if n != 37 {
 			if err := db.UploadResidues(); err != nil {
 				t.Fatal(err)
@@ -44,6 +54,9 @@ func TestDevicePackMatchesHost(t *testing.T) {
 				t.Fatal(err)
 			}
 			sameLayout(t, fmt.Sprintf("n=%d T=%d windows", n, T), d, want)
+		}
+		if section != nil && db.onDevice.raw.Size() != len(section) {
+			t.Errorf("n=%d: %d residue bytes on the device, want the section's %d", n, db.onDevice.raw.Size(), len(section))
 		}
 		db.Free()
 		if err := db.UploadResidues(); err == nil {

@@ -206,6 +206,8 @@ type DB struct {
 	// freed is set by Free: an upload begun early (UploadResidues) that
 	// comes after it must not make the residues resident again.
 	freed bool
+	// section, when set (UseResidues), holds every target's residues.
+	section []byte
 	// packBuf is reused by every layout packed on the host: a run makes
 	// one per threads-per-target shape, each as large as the database,
 	// and fresh memory for each cost more in page faults (taken by all

@@ -8,9 +8,7 @@ import (
 
 	"github.com/hmmgo/hmmgo/alphabet"
 	"github.com/hmmgo/hmmgo/gpu/devices"
-	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
-	"github.com/hmmgo/hmmgo/seqio"
 )
 
 // A GPU search reads the whole database before its first query. The
@@ -21,14 +19,13 @@ import (
 
 // earlyRead is the database read started before the GPUs are selected.
 type earlyRead struct {
-	abc    *alphabet.Alphabet
-	stop   chan struct{}
-	once   sync.Once
-	done   chan struct{}
-	seqs   []*seqio.Sequence
-	stored *gpudb.StoredPlan
-	err    error
-	at     time.Time // when the read ended
+	abc  *alphabet.Alphabet
+	stop chan struct{}
+	once sync.Once
+	done chan struct{}
+	read *loaded
+	err  error
+	at   time.Time // when the read ended
 }
 
 var errReadStopped = errors.New("hmmsearch: database read stopped")
@@ -58,15 +55,15 @@ func (s *search) readEarly(abc *alphabet.Alphabet) *earlyRead {
 		if c, ok := src.(io.Closer); ok {
 			defer c.Close()
 		}
-		e.seqs, e.stored, e.err = readTargets(src, e.stop)
+		e.read, e.err = readTargets(src, e.stop)
 	}()
 	return e
 }
 
 // result waits for the read.
-func (e *earlyRead) result() ([]*seqio.Sequence, *gpudb.StoredPlan, error) {
+func (e *earlyRead) result() (*loaded, error) {
 	<-e.done
-	return e.seqs, e.stored, e.err
+	return e.read, e.err
 }
 
 // cancel stops the read if it is still going and waits for it to close

@@ -32,14 +32,15 @@ func TestEarlyReadFeedsTheLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _, err := readTargets(src, nil)
+	plain, err := readTargets(src, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	want := plain.seqs
 	s := &search{engine: defaultEngine(), seqfile: db}
 	s.gpu = &gpuSearch{gpus: []*gpuKernels{{dev: &cuda.Device{Major: 9}}}, forward: "cpu", bias: "cpu"}
 	s.early = s.readEarly(abc)
-	if _, _, err := s.early.result(); err != nil {
+	if _, err := s.early.result(); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Remove(db); err != nil {
@@ -84,12 +85,12 @@ func TestReadTargetsStops(t *testing.T) {
 		if stop {
 			close(ch)
 		}
-		seqs, _, err := readTargets(src, ch)
+		l, err := readTargets(src, ch)
 		switch {
 		case stop && !errors.Is(err, errReadStopped):
-			t.Errorf("stopped read: %d targets, error %v; want errReadStopped", len(seqs), err)
-		case !stop && (err != nil || len(seqs) != n):
-			t.Errorf("read: %d targets, error %v; want %d", len(seqs), err, n)
+			t.Errorf("stopped read: error %v; want errReadStopped", err)
+		case !stop && (err != nil || len(l.seqs) != n):
+			t.Fatalf("read: error %v; want %d targets", err, n)
 		}
 	}
 }

@@ -220,23 +220,25 @@ func (g *gpuSearch) awaitKernels() error {
 // load reads the whole database (in the query's alphabet) and makes it
 // resident.
 func (g *gpuSearch) load(src pipeline.SequenceSource, abc *alphabet.Alphabet) error {
-	seqs, stored, err := readTargets(src, nil)
+	l, err := readTargets(src, nil)
 	if err != nil {
 		return err
 	}
 	g.mark("database read", time.Now())
-	return g.place(seqs, stored, abc)
+	return g.place(l, abc)
 }
 
-// place makes seqs resident once the contexts are made: the split over
-// the devices, host work only, goes first, beside the driver.
-func (g *gpuSearch) place(seqs []*seqio.Sequence, stored *gpudb.StoredPlan, abc *alphabet.Alphabet) error {
+// place makes the targets resident once the contexts are made: the split
+// over the devices, host work only, goes first, beside the driver.
+func (g *gpuSearch) place(l *loaded, abc *alphabet.Alphabet) error {
+	seqs := l.seqs
 	g.seqs, g.abc = seqs, abc
 	g.lens = make([]int32, len(seqs))
 	for i, sq := range seqs {
 		g.lens[i] = int32(len(sq.Dsq))
 	}
-	split := planSplit(seqs, stored, g.dealMode(seqs), len(g.devices()))
+	split := planSplit(seqs, l.stored, g.dealMode(seqs), len(g.devices()))
+	split.residues = l.residues
 	if err := g.awaitKernels(); err != nil {
 		return err
 	}
@@ -249,37 +251,44 @@ func (g *gpuSearch) place(seqs []*seqio.Sequence, stored *gpudb.StoredPlan, abc 
 	return nil
 }
 
-// readTargets reads every target of src, and the layouts' plan makedb
-// stored when src reads a database whole, in order (a shard's subset
-// does not). Closing stop (nil: never) ends the read with
-// errReadStopped.
-func readTargets(src pipeline.SequenceSource, stop <-chan struct{}) ([]*seqio.Sequence, *gpudb.StoredPlan, error) {
-	var stored *gpudb.StoredPlan
+// loaded is a database read whole for the devices: its targets and,
+// from a makedb file, the layouts' plan it stores and its residues as
+// mapped, which a device copy can take as they are.
+type loaded struct {
+	seqs     []*seqio.Sequence
+	stored   *gpudb.StoredPlan
+	residues []byte
+}
+
+// readTargets reads every target of src, and from a makedb file read
+// whole, in order (a shard's subset is not), its plan and residues.
+// Closing stop (nil: never) ends the read with errReadStopped.
+func readTargets(src pipeline.SequenceSource, stop <-chan struct{}) (*loaded, error) {
+	l := &loaded{}
 	if s, ok := src.(*seqdb.Source); ok {
 		sp, err := gpudb.LoadStoredPlan(s.DB())
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		stored = sp
+		l.stored, l.residues = sp, s.DB().ResidueSection()
 	}
-	var seqs []*seqio.Sequence
 	for {
 		sq, err := src.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		seqs = append(seqs, sq)
-		if len(seqs)%4096 == 0 && stopped(stop) {
-			return nil, nil, errReadStopped
+		l.seqs = append(l.seqs, sq)
+		if len(l.seqs)%4096 == 0 && stopped(stop) {
+			return nil, errReadStopped
 		}
 	}
-	if stored != nil && len(stored.Order) != len(seqs) {
-		stored = nil // a source already part read
+	if l.stored != nil && len(l.stored.Order) != len(l.seqs) {
+		l.stored = nil // a source already part read
 	}
-	return seqs, stored, nil
+	return l, nil
 }
 
 // mark notes when a start-up step ended on the run's timeline, if kept.
@@ -326,10 +335,11 @@ func (g *gpuSearch) precompileShared() {
 // part's targets and their residues, and the stored plan where it
 // serves every part.
 type splitPlan struct {
-	parts  []*gpuPart
-	dsqs   [][][]byte
-	stored *gpudb.StoredPlan
-	deal   bool
+	parts    []*gpuPart
+	dsqs     [][][]byte
+	stored   *gpudb.StoredPlan
+	residues []byte // see loaded
+	deal     bool
 }
 
 // planSplit deals the targets out to n devices round-robin in length
@@ -388,13 +398,11 @@ func (g *gpuSearch) attach(sp *splitPlan) {
 		if sp.stored != nil {
 			p.db.UseStoredPlan(sp.stored)
 		}
+		if sp.residues != nil {
+			p.db.UseResidues(sp.residues)
+		}
 	}
 	g.parts = sp.parts
-}
-
-// splitTargets is planSplit over g's devices, attached.
-func (g *gpuSearch) splitTargets(seqs []*seqio.Sequence, stored *gpudb.StoredPlan, deal bool) {
-	g.attach(planSplit(seqs, stored, deal, len(g.gpus)))
 }
 
 // devices are the devices of the search: those selected, or those of its

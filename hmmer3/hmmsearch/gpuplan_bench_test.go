@@ -23,11 +23,11 @@ func BenchmarkLoadAndSplit(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		seqs, stored, err := readTargets(src, nil)
+		l, err := readTargets(src, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
 		g := &gpuSearch{gpus: []*gpuKernels{{}}}
-		g.splitTargets(seqs, stored, false)
+		g.splitTargets(l.seqs, l.stored, false)
 	}
 }

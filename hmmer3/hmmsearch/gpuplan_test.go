@@ -6,11 +6,13 @@ import (
 	"testing"
 
 	"github.com/hmmgo/hmmgo/alphabet"
+	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
 	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
 	"github.com/hmmgo/hmmgo/internal/cli"
 	"github.com/hmmgo/hmmgo/internal/lenorder"
 	"github.com/hmmgo/hmmgo/internal/makedb"
 	"github.com/hmmgo/hmmgo/internal/testutil"
+	"github.com/hmmgo/hmmgo/seqio"
 )
 
 // TestStoredPlanOnlyServesTheWholeDatabase: a makedb database read
@@ -54,15 +56,16 @@ func TestStoredPlanOnlyServesTheWholeDatabase(t *testing.T) {
 		if c.shard {
 			src = &pipeline.SubsetSource{Src: src, Keep: []int64{0, 2, 4, 6, 8}}
 		}
-		seqs, stored, err := readTargets(src, nil)
+		l, err := readTargets(src, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
+		seqs := l.seqs
 		g := &gpuSearch{}
 		for range c.devices {
 			g.gpus = append(g.gpus, &gpuKernels{})
 		}
-		g.splitTargets(seqs, stored, c.deal)
+		g.splitTargets(seqs, l.stored, c.deal)
 		if (g.deal != nil) != c.deal {
 			t.Errorf("%s: queries dealt: %v, want %v", c.name, g.deal != nil, c.deal)
 		}
@@ -128,4 +131,10 @@ func TestDealQueries(t *testing.T) {
 	} else {
 		done()
 	}
+}
+
+// splitTargets is planSplit over g's devices, attached, as a search
+// makes them (tests build searches without devices).
+func (g *gpuSearch) splitTargets(seqs []*seqio.Sequence, stored *gpudb.StoredPlan, deal bool) {
+	g.attach(planSplit(seqs, stored, deal, len(g.gpus)))
 }

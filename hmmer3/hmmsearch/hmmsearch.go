@@ -524,12 +524,12 @@ func (s *search) reportOptions() report.Options {
 // targets come from stdin).
 func (s *search) loadGPU(abc *alphabet.Alphabet) error {
 	if e := s.early; e != nil && e.abc.Type == abc.Type {
-		seqs, stored, err := e.result()
+		l, err := e.result()
 		if err != nil {
 			return err
 		}
 		s.gpu.mark("database read (begun beside the GPUs' start)", e.at)
-		if err := s.gpu.place(seqs, stored, abc); err != nil {
+		if err := s.gpu.place(l, abc); err != nil {
 			return err
 		}
 		s.gpu.uploadResidues()

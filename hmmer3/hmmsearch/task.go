@@ -97,7 +97,7 @@ func NewTaskRunner(sources []TargetSource, opt RunnerOptions) (*TaskRunner, erro
 			// (Split: a task's block runs on all the worker's GPUs.)
 			g := &gpuSearch{gpus: t.gpus, cost: defaultForwardCost(t.cpus), split: "db"}
 			// A block of the database: no stored plan.
-			if err := g.place(seqs, nil, abc); err != nil {
+			if err := g.place(&loaded{seqs: seqs}, abc); err != nil {
 				return nil, err
 			}
 			return g, nil

@@ -532,8 +532,8 @@ func defineGroupSize(survivors, workers int) int {
 	return max(2, min(16, survivors/(8*workers)))
 }
 
-// defineGroups deals the survivors (database numbers) into groups of at
-// most size, longest target first and round robin: group 0 takes the
+// defineGroups deals the survivors (positions in the search's targets)
+// into groups of at most size, longest target first and round robin: group 0 takes the
 // longest, group 1 the next, and so on, then again from group 0. The
 // workers take the groups in order, so the longest targets start first
 // and no group holds two of them (as neighbours in database order, or
