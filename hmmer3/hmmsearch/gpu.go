@@ -120,8 +120,13 @@ type gpuSearch struct {
 	seqs         []*seqio.Sequence
 	abc          *alphabet.Alphabet
 	parts        []*gpuPart
-	deal         *dealState // queries dealt to devices that each hold every target (gpudeal.go); nil: split
-	lens         []int32    // each target's length, database order (Lengths)
+	// launches is how many filter launches of a family a device admits
+	// at once (filterGates): filterLaunchesAtOnce for a search of the
+	// whole database; 0, as many as it has lanes (a worker's blocks,
+	// whose kernels are latency-bound and overlap).
+	launches int
+	deal     *dealState // queries dealt to devices that each hold every target (gpudeal.go); nil: split
+	lens     []int32    // each target's length, database order (Lengths)
 	// forward says where Forward and the parsers run ($HMMGO_GPU_FORWARD
 	// through forwardMode, unset "bound"): "gpu", "cpu", or the exact
 	// kernel by the cost rule and the parsers by batch size when empty;
@@ -374,7 +379,7 @@ func planSplit(seqs []*seqio.Sequence, stored *gpudb.StoredPlan, deal bool, n in
 		// grew these slices ~30 times over, on the start-up's critical
 		// path (docs/BENCHMARKS.md).
 		size := (len(order) - first + stride - 1) / stride
-		p := &gpuPart{gates: newFilterGates(), index: make([]int, 0, size), lens: make([]int32, 0, size)}
+		p := &gpuPart{index: make([]int, 0, size), lens: make([]int32, 0, size)}
 		dsqs := make([][]byte, 0, size)
 		for r := first; r < len(order); r += stride {
 			p.index = append(p.index, order[r])
@@ -393,7 +398,7 @@ func (g *gpuSearch) attach(sp *splitPlan) {
 		g.deal = &dealState{running: make([]atomic.Int32, len(sp.parts))}
 	}
 	for d, p := range sp.parts {
-		p.k = g.gpus[d]
+		p.k, p.gates = g.gpus[d], newFilterGates(g.launches)
 		p.db = gpudb.New(p.k.ctx, sp.dsqs[d])
 		if sp.stored != nil {
 			p.db.UseStoredPlan(sp.stored)

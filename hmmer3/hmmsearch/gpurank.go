@@ -33,14 +33,31 @@ const (
 	nGates
 )
 
-// filterGates admit a device's filter launches, as many of a family at
-// once as it has lanes (gpudb.LanesPerKernel), by rank.
+// filterGates admit a device's filter launches by rank, a number of a
+// family at once: no more than it has lanes (gpudb.LanesPerKernel).
 type filterGates [nGates]*prio.Slots
 
-func newFilterGates() filterGates {
+// filterLaunchesAtOnce is two: a launch over the whole database fills
+// the device by itself (a persistent grid), so more at once only share
+// it, and every query's filters end later while the cores wait for
+// their first survivors. The second overlaps one launch's host passes
+// with the other's kernel. Measured on H200 hosts with 16 cores, the 24
+// CUDAMPF models (docs/BENCHMARKS.md): with four the cores were 3 of 16
+// busy until +0.8-1.0 s; two lanes a family ($HMMGO_GPU_LANES=2) took
+// 2.63-2.69 s against 2.86-2.90 s, and these gates alone at two 2.69-
+// 2.89 s against 2.75-2.90 s, faster in 4 of 4 pairs; the 1,000-model
+// run was unchanged. A worker's blocks keep all their lanes
+// (gpuSearch.launches).
+const filterLaunchesAtOnce = 2
+
+// newFilterGates admits n launches of a family at once (0: one per lane).
+func newFilterGates(n int) filterGates {
+	if n <= 0 || n > gpudb.LanesPerKernel {
+		n = gpudb.LanesPerKernel
+	}
 	var g filterGates
 	for k := range g {
-		g[k] = prio.New(gpudb.LanesPerKernel)
+		g[k] = prio.New(n)
 	}
 	return g
 }

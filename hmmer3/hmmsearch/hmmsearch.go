@@ -411,7 +411,7 @@ func (s *search) run() error {
 		s.early = nil
 	}
 	if len(devs) > 0 {
-		s.gpu = &gpuSearch{devs: devs, forward: forwardMode(s.gpuForward), bias: s.gpuBias, split: s.gpuSplit,
+		s.gpu = &gpuSearch{devs: devs, launches: filterLaunchesAtOnce, forward: forwardMode(s.gpuForward), bias: s.gpuBias, split: s.gpuSplit,
 			envelopes: s.envelopes}
 		if s.stageTimes {
 			s.gpu.marks = s.startMarkAt
