@@ -443,11 +443,12 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		}
 		return ts
 	}
-	found := make([][]*hits.Hit, len(groups))
+	// found holds each survivor's hit, in database order as survivors
+	// are; the groups are not.
+	found := make([]*hits.Hit, len(survivors))
 	hitsOf := func(g int, ts []defTarget) {
-		found[g] = make([]*hits.Hit, len(ts))
 		for k := range ts {
-			found[g][k] = ts[k].hit
+			found[sort.SearchInts(survivors, groups[g][k])] = ts[k].hit
 		}
 	}
 	if ea, ok := acc.(EnvelopeAccelerator); ok && ea.EnvelopeShare() != nil {
@@ -464,23 +465,11 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		return nil, nil, err
 	}
 	lap(hits.StageDomains)
-	// The hits in database order.
-	type targetHit struct {
-		j int
-		h *hits.Hit
-	}
-	var byTarget []targetHit
-	for g, hs := range found {
-		for k, h := range hs {
-			if h != nil {
-				byTarget = append(byTarget, targetHit{groups[g][k], h})
-			}
+	var list []*hits.Hit
+	for _, h := range found {
+		if h != nil {
+			list = append(list, h)
 		}
-	}
-	slices.SortFunc(byTarget, func(a, b targetHit) int { return a.j - b.j })
-	list := make([]*hits.Hit, len(byTarget))
-	for k, t := range byTarget {
-		list[k] = t.h
 	}
 	stats := &hits.Stats{NModels: 1, NNodes: int64(m.HMM.M)}
 	stats.F1, stats.F2, stats.F3 = cfg.filterThresholds()
@@ -533,8 +522,9 @@ func defineGroupSize(survivors, workers int) int {
 }
 
 // defineGroups deals the survivors (positions in the search's targets)
-// into groups of at most size, longest target first and round robin: group 0 takes the
-// longest, group 1 the next, and so on, then again from group 0. The
+// into groups of at most size, longest target first and round robin:
+// group 0 takes the longest, group 1 the next, and so on, then again
+// from group 0. The
 // workers take the groups in order, so the longest targets start first
 // and no group holds two of them (as neighbours in database order, or
 // in length order, could), which left one worker defining the query's
