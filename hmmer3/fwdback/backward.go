@@ -13,7 +13,7 @@ import (
 // it switches to its own, as HMMER does), and returns the score in nats.
 func Backward(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) (float32, error) {
 	var r bckRun
-	r.start(dsq, om, fwd, bck, full)
+	r.start(dsq, om, fwd, bck, full, true)
 	for i := len(dsq) - 1; i >= 1; i-- {
 		r.rowAlone(i)
 	}
@@ -33,10 +33,12 @@ type bckRun struct {
 	tw, dd             []vec
 	xE, xN, xJ, xB, xC float32
 	guessE             bool
+	stream             bool // rows computed in bck's ring (Matrix.streams)
 }
 
-// start sizes bck and computes row L.
-func (r *bckRun) start(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full bool) {
+// start sizes bck and computes row L; with mayStream, in bck's ring
+// when bck streams.
+func (r *bckRun) start(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full, mayStream bool) {
 	fb := &om.FB
 	L := len(dsq)
 	bck.grow(om.M, L, full)
@@ -46,10 +48,10 @@ func (r *bckRun) start(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full 
 	dd := tf[7*Q:]
 	tw := bck.wide(tf, Q)
 	xfC, xfE := fb.XF[profile.XC], fb.XF[profile.XE]
-	*r = bckRun{dsq: dsq, fb: fb, fwd: fwd, bck: bck, Q: Q, tw: tw, dd: dd}
+	*r = bckRun{dsq: dsq, fb: fb, fwd: fwd, bck: bck, Q: Q, tw: tw, dd: dd, stream: mayStream && bck.streams()}
 
 	// Row L.
-	dpc := bck.row(L)
+	dpc := r.row(L)
 	xJ, xB, xN := float32(0), float32(0), float32(0)
 	xC := xfC[profile.Move]
 	xE := fmul(xC, xfE[profile.Move])
@@ -87,6 +89,9 @@ func (r *bckRun) start(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full 
 		scaleRow(dpc, ftz64(1.0/float64(s)))
 	}
 	bck.X[L] = [NXCells]float32{XE: xE, XN: xN, XJ: xJ, XB: xB, XC: xC, XScale: fwd.X[L][XScale]}
+	if r.stream {
+		bck.put(L, dpc)
+	}
 	bck.TotScale = float32(easel.Log(float64(fwd.X[L][XScale])))
 	r.xE, r.xN, r.xJ, r.xB, r.xC = xE, xN, xJ, xB, xC
 
@@ -99,12 +104,21 @@ func (r *bckRun) start(dsq []byte, om *oprofile.Profile, fwd, bck *Matrix, full 
 	r.guessE = tw != nil && full && xfE[profile.Loop] == 0
 }
 
+// row returns the row in which row i is computed: the matrix's, or the
+// ring's when streaming.
+func (r *bckRun) row(i int) []vec {
+	if r.stream {
+		return r.bck.ringRow(i)
+	}
+	return r.bck.row(i)
+}
+
 // rowAlone computes row i on one target's kernels.
 func (r *bckRun) rowAlone(i int) {
-	fb, bck, Q, tf, tw, dd := r.fb, r.bck, r.Q, r.fb.TF, r.tw, r.dd
+	fb, Q, tf, tw, dd := r.fb, r.Q, r.fb.TF, r.tw, r.dd
 	xfC, xfE := fb.XF[profile.XC], fb.XF[profile.XE]
-	dpc := bck.row(i)
-	dpp := bck.row(i + 1)
+	dpc := r.row(i)
+	dpp := r.row(i + 1)
 	rf := fb.RF[r.dsq[i]] // residue i+1
 
 	// Phase 1: B(i) collected; complete I(i,k), partial M and D.
@@ -129,6 +143,9 @@ func (r *bckRun) rowAlone(i int) {
 		backwardRowOutW(dpc, tf, tw, Q, xE)
 	}
 	r.rescale(i, dpc)
+	if r.stream {
+		r.bck.put(i, dpc)
+	}
 }
 
 // specials is phase 2 of a row: the special states from the row's B
@@ -180,7 +197,10 @@ func (r *bckRun) finish() (float32, error) {
 	xfN := fb.XF[profile.XN]
 	dpp := bck.row(0) // a full matrix of an empty target has no row 1
 	if L > 0 {
-		dpp = bck.row(1)
+		dpp = r.row(1)
+	}
+	if r.stream {
+		storeFence()
 	}
 	rp := fb.RF[0]
 	if L > 0 {

@@ -154,6 +154,19 @@ func BenchmarkDomainKernels(b *testing.B) {
 					})
 				})
 			}
+			// Rescoring's whole sequence on one envelope, from fresh
+			// matrices: Forward and Backward with their matrices stored,
+			// then DecodeAlign reading them back.
+			rf, rb := NewMatrix(), NewMatrix()
+			b.Run(name+"/rescore/"+l.String(), func(b *testing.B) {
+				timed(b, l, nil, func() {
+					Forward(dsq, om, rf, true)
+					Backward(dsq, om, rf, rb, true)
+					if _, err := DecodeAlign(om, rf, rb, null2); err != nil {
+						b.Fatal(err)
+					}
+				})
+			})
 			b.Run(name+"/decoding/"+l.String(), func(b *testing.B) {
 				timed(b, l, nil, func() { Decoding(om, fwd, bck, pp) })
 			})

@@ -207,7 +207,7 @@ func BackwardGroup(ds [][]byte, oms []*oprofile.Profile, fwds, bcks []*Matrix, s
 	Q := fb.Q
 	var rs [4]bckRun
 	for j := range ds {
-		rs[j].start(ds[j], oms[j], fwds[j], bcks[j], true)
+		rs[j].start(ds[j], oms[j], fwds[j], bcks[j], true, false)
 	}
 	idle := asVec4(w.zeroRows(Q))
 	// In unihit mode (E->J zero, as rescoring runs), phase 3 runs inside

@@ -22,9 +22,14 @@ func Forward(dsq []byte, om *oprofile.Profile, ox *Matrix, full bool) (float32, 
 	ox.grow(om.M, L, full)
 	Q := ox.Q
 	ox.HasOwnScales = true
+	stream := ox.streams()
 	dpc := ox.row(0)
 	for q := range dpc {
 		dpc[q] = vec{}
+	}
+	if stream {
+		dpc = ox.ringRow(0)
+		clear(dpc)
 	}
 	xE, xN, xJ, xC := float32(0), float32(1), float32(0), float32(0)
 	xB := fb.XF[profile.XN][profile.Move]
@@ -35,7 +40,11 @@ func Forward(dsq []byte, om *oprofile.Profile, ox *Matrix, full bool) (float32, 
 	tw := ox.wide(fb.TF, Q)
 	for i := 1; i <= L; i++ {
 		dpp := dpc
-		dpc = ox.row(i)
+		if stream {
+			dpc = ox.ringRow(i)
+		} else {
+			dpc = ox.row(i)
+		}
 		xEv := forwardRowW(dpp, dpc, fb.TF, tw, fb.RF[dsq[i-1]], Q, xB, om.M < 100)
 		xE = hsum(xEv)
 
@@ -56,6 +65,12 @@ func Forward(dsq []byte, om *oprofile.Profile, ox *Matrix, full bool) (float32, 
 			xE = 1.0
 		}
 		ox.X[i] = [NXCells]float32{XE: xE, XN: xN, XJ: xJ, XB: xB, XC: xC, XScale: scale}
+		if stream {
+			ox.put(i, dpc)
+		}
+	}
+	if stream {
+		storeFence()
 	}
 
 	switch {

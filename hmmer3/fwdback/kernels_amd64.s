@@ -719,6 +719,52 @@ scale_done:
 	LDMXCSR (SP)
 	RET
 
+// func streamRowSSE(dst *[4]float32, src *[4]float32, n int)
+// Requires: SSE
+TEXT ·streamRowSSE(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), AX
+	MOVQ src+8(FP), CX
+	MOVQ n+16(FP), DX
+	MOVQ DX, BX
+	ANDQ $0x03, BX
+	SHRQ $0x02, DX
+	JZ   stream_tail
+
+stream_lines:
+	MOVUPS  (CX), X0
+	MOVUPS  16(CX), X1
+	MOVUPS  32(CX), X2
+	MOVUPS  48(CX), X3
+	MOVNTPS X0, (AX)
+	MOVNTPS X1, 16(AX)
+	MOVNTPS X2, 32(AX)
+	MOVNTPS X3, 48(AX)
+	ADDQ    $0x40, CX
+	ADDQ    $0x40, AX
+	DECQ    DX
+	JNZ     stream_lines
+
+stream_tail:
+	TESTQ BX, BX
+	JZ    stream_done
+
+stream_vec:
+	MOVUPS  (CX), X0
+	MOVNTPS X0, (AX)
+	ADDQ    $0x10, CX
+	ADDQ    $0x10, AX
+	DECQ    BX
+	JNZ     stream_vec
+
+stream_done:
+	RET
+
+// func storeFence()
+// Requires: MMX+
+TEXT ·storeFence(SB), NOSPLIT, $0
+	SFENCE
+	RET
+
 // func fwdRowAVX2(dpp *[4]float32, dpc *[4]float32, tw *[4]float32, dd *[4]float32, rf *[4]float32, q int, xB float32, all4 bool, xEv *[4]float32)
 // Requires: AVX, AVX2, SSE
 TEXT ·fwdRowAVX2(SB), NOSPLIT, $8-64

@@ -30,6 +30,8 @@ func bckRowInSSE(dpp, dpc, tf, rf *[4]float32, q int, xBv *[4]float32) {
 }
 func bckRowOutSSE(dpc, tf *[4]float32, q int, xE float32) { panic("fwdback: no SSE kernels") }
 func scaleRowSSE(dp *[4]float32, n int, inv float32)      { panic("fwdback: no SSE kernels") }
+func streamRowSSE(dst, src *[4]float32, n int)            { panic("fwdback: no SSE kernels") }
+func storeFence()                                         { panic("fwdback: no SSE kernels") }
 func fwdRowPairAVX2(dpp, dpc *[8]float32, tf *[4]float32, rf *[2]*[4]float32, q int, xB *[8]float32, all4 bool, xEv *[8]float32) {
 	panic("fwdback: no AVX2 kernels")
 }

@@ -42,6 +42,14 @@ func bckRowOutSSE(dpc *[4]float32, tf *[4]float32, q int, xE float32)
 //go:noescape
 func scaleRowSSE(dp *[4]float32, n int, inv float32)
 
+// streamRowSSE copies n vectors from src to dst, which must be 16-byte aligned, with non-temporal stores; storeFence orders them before later stores.
+//
+//go:noescape
+func streamRowSSE(dst *[4]float32, src *[4]float32, n int)
+
+// storeFence is SFENCE: the non-temporal stores before it are globally visible before any store after it.
+func storeFence()
+
 // fwdRowAVX2 computes Forward row dpc from row dpp (which may be the same memory) as fwdRowSSE does, two vectors at a time; tw is the paired transition table, dd the D->D vectors.
 //
 //go:noescape

@@ -6,10 +6,13 @@
 package fwdback
 
 import (
+	"os"
+	"strconv"
 	"unsafe"
 
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 	"github.com/hmmgo/hmmgo/internal/hugemem"
+	"github.com/hmmgo/hmmgo/internal/simd"
 )
 
 // Special-state cells of a row, HMMER's p7X order.
@@ -50,6 +53,10 @@ type Matrix struct {
 
 	// The transitions in the wide row kernels' layout (wideTransitions).
 	tw []vec
+
+	// Two rows in which Forward and Backward compute a streamed matrix's
+	// rows (streams).
+	ring []vec
 
 	// Where dp lives when it is large, for matrices made by
 	// NewHugePageMatrix; nil: the Go heap.
@@ -136,6 +143,46 @@ func (mx *Matrix) cells(need int) []vec {
 // matrices so filled. HMMER's own matrices are reused uncleared as well.
 func withHeadroom(n int) int { return n + n/4 }
 
+// streamMin is the size from which a full matrix is streamed: Forward
+// and Backward compute each row in a two-row ring (ringRow) and copy it
+// into place with non-temporal stores (put). Such a matrix does not fit
+// a core's caches and is read back only after the whole pass, and
+// ordinary stores would first read every line they overwrite. On the
+// Intel hosts of the GPU benchmarks that made a 2,405 x 2,445 envelope's
+// Forward a third faster, and the 24-model search 5-9 %; on the AMD dev
+// machine it was 10-15 % slower, so the default is 2 MiB (a core's L2
+// there) on Intel CPUs and never elsewhere. HMMGO_STREAM_MIN=bytes sets
+// it (0: never).
+var streamMin = envBytes("HMMGO_STREAM_MIN", defaultStreamMin())
+
+func defaultStreamMin() int {
+	if simd.Intel {
+		return 2 << 20
+	}
+	return 0
+}
+
+// streams reports whether Forward and Backward stream mx's rows.
+func (mx *Matrix) streams() bool {
+	return useAsm() && mx.full && streamMin > 0 && len(mx.dp)*int(unsafe.Sizeof(vec{})) >= streamMin
+}
+
+// ringRow returns the ring row in which row i is computed.
+func (mx *Matrix) ringRow(i int) []vec {
+	n := mx.Q * 3
+	if cap(mx.ring) < 2*n {
+		mx.ring = make([]vec, 2*n)
+	}
+	mx.ring = mx.ring[:2*n]
+	return mx.ring[(i&1)*n : (i&1+1)*n]
+}
+
+// put copies row i, computed in ring row r, into the matrix with
+// non-temporal stores; the pass ends with storeFence.
+func (mx *Matrix) put(i int, r []vec) {
+	streamRowSSE(asVec4(mx.row(i)), asVec4(r), len(r))
+}
+
 // row returns row i's vector triples (row 0 for parser matrices).
 func (mx *Matrix) row(i int) []vec {
 	if !mx.full {
@@ -196,4 +243,13 @@ func wideTransitions(tf []vec, Q int, dst []vec) []vec {
 		}
 	}
 	return dst
+}
+
+// envBytes reads a size in bytes from environment variable name, or
+// returns def when it is unset or not a number (a benchmark knob).
+func envBytes(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return n
+	}
+	return def
 }

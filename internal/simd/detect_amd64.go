@@ -27,3 +27,9 @@ func detect() Level {
 	}
 	return AVX2
 }
+
+// intel reports whether CPUID's vendor string is GenuineIntel.
+func intel() bool {
+	_, b, c, d := cpuid(0, 0)
+	return b == 0x756e6547 && d == 0x49656e69 && c == 0x6c65746e // "Genu" "ineI" "ntel"
+}

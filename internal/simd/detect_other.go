@@ -3,3 +3,5 @@
 package simd
 
 func detect() Level { return Generic }
+
+func intel() bool { return false }

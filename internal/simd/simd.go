@@ -43,6 +43,10 @@ func Parse(s string) (Level, error) {
 // Best is the highest level this machine supports.
 var Best = detect()
 
+// Intel reports an Intel CPU: some memory tactics pay off there and not
+// on others (fwdback's streamed matrices).
+var Intel = intel()
+
 // Available lists the levels this machine can run, lowest first.
 func Available() []Level {
 	var ls []Level

@@ -3,6 +3,7 @@ package simd
 import (
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -59,5 +60,17 @@ func TestEnvironment(t *testing.T) {
 		if (c.warn == "") != (stderr.Len() == 0) || !strings.Contains(stderr.String(), c.warn) {
 			t.Errorf("%s=%s: stderr %q, want it to say %q", EnvVar, c.env, stderr.String(), c.warn)
 		}
+	}
+}
+
+// TestIntel checks the CPUID vendor against the kernel's /proc/cpuinfo.
+func TestIntel(t *testing.T) {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil || runtime.GOARCH != "amd64" {
+		t.Skip("no /proc/cpuinfo of an amd64 machine to check against")
+	}
+	want := strings.Contains(string(b), "GenuineIntel")
+	if Intel != want {
+		t.Fatalf("Intel = %v; /proc/cpuinfo says GenuineIntel: %v", Intel, want)
 	}
 }

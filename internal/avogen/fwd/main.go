@@ -42,6 +42,7 @@ func main() {
 	bckRowIn()
 	bckRowOut()
 	scaleRow()
+	streamRow()
 	wideMain()
 	envMain()
 	Generate()
@@ -448,5 +449,55 @@ func scaleRow() {
 	JNZ(LabelRef("scale_loop"))
 	Label("scale_done")
 	ftzOff(slot)
+	RET()
+}
+
+// streamRow emits streamRowSSE, which copies a finished row into a full
+// matrix with non-temporal stores, and storeFence. A full matrix is
+// written once and read back only after a whole pass over the target;
+// on a long model it does not fit the caches, and ordinary stores read
+// every line before overwriting it (docs/BENCHMARKS.md).
+func streamRow() {
+	TEXT("streamRowSSE", NOSPLIT, "func(dst, src *[4]float32, n int)")
+	Pragma("noescape")
+	Doc("streamRowSSE copies n vectors from src to dst, which must be 16-byte aligned, with non-temporal stores; storeFence orders them before later stores.")
+	dst := Load(Param("dst"), GP64())
+	src := Load(Param("src"), GP64())
+	n := Load(Param("n"), GP64())
+	// Four vectors (a cache line) an iteration, then the rest.
+	rest := GP64()
+	MOVQ(n, rest)
+	ANDQ(U8(3), rest)
+	SHRQ(U8(2), n)
+	JZ(LabelRef("stream_tail"))
+	Label("stream_lines")
+	v := []reg.VecVirtual{XMM(), XMM(), XMM(), XMM()}
+	for j, x := range v {
+		MOVUPS(Mem{Base: src, Disp: j * vb}, x)
+	}
+	for j, x := range v {
+		MOVNTPS(x, Mem{Base: dst, Disp: j * vb})
+	}
+	ADDQ(U8(4*vb), src)
+	ADDQ(U8(4*vb), dst)
+	DECQ(n)
+	JNZ(LabelRef("stream_lines"))
+	Label("stream_tail")
+	TESTQ(rest, rest)
+	JZ(LabelRef("stream_done"))
+	Label("stream_vec")
+	t := XMM()
+	MOVUPS(Mem{Base: src}, t)
+	MOVNTPS(t, Mem{Base: dst})
+	ADDQ(U8(vb), src)
+	ADDQ(U8(vb), dst)
+	DECQ(rest)
+	JNZ(LabelRef("stream_vec"))
+	Label("stream_done")
+	RET()
+
+	TEXT("storeFence", NOSPLIT, "func()")
+	Doc("storeFence is SFENCE: the non-temporal stores before it are globally visible before any store after it.")
+	SFENCE()
 	RET()
 }
