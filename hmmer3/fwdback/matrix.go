@@ -149,10 +149,10 @@ func withHeadroom(n int) int { return n + n/4 }
 // a core's caches and is read back only after the whole pass, and
 // ordinary stores would first read every line they overwrite. On the
 // Intel hosts of the GPU benchmarks that made a 2,405 x 2,445 envelope's
-// Forward a third faster, and the 24-model search 5-9 %; on the AMD dev
-// machine it was 10-15 % slower, so the default is 2 MiB (a core's L2
-// there) on Intel CPUs and never elsewhere. HMMGO_STREAM_MIN=bytes sets
-// it (0: never).
+// Forward a third faster and the 24-model search about 7 % faster; on
+// the AMD dev machine one envelope was 10-15 % slower (docs/BENCHMARKS.md).
+// So the default is 2 MiB, a core's L2 on those Intel hosts, on Intel
+// CPUs, and never elsewhere. HMMGO_STREAM_MIN=bytes sets it (0: never).
 var streamMin = envBytes("HMMGO_STREAM_MIN", defaultStreamMin())
 
 func defaultStreamMin() int {
