@@ -178,9 +178,17 @@ func (mx *Matrix) ringRow(i int) []vec {
 }
 
 // put copies row i, computed in ring row r, into the matrix with
-// non-temporal stores; the pass ends with storeFence.
+// non-temporal stores; the pass ends with storeFence. Those stores fault
+// on an address that is not 16-byte aligned, which Go's allocator does
+// not promise for a []vec (its size classes give it, and huge-page
+// mappings are page-aligned): such a row is copied plainly.
 func (mx *Matrix) put(i int, r []vec) {
-	streamRowSSE(asVec4(mx.row(i)), asVec4(r), len(r))
+	row := mx.row(i)
+	if uintptr(unsafe.Pointer(&row[0]))%16 != 0 {
+		copy(row, r)
+		return
+	}
+	streamRowSSE(asVec4(row), asVec4(r), len(r))
 }
 
 // row returns row i's vector triples (row 0 for parser matrices).

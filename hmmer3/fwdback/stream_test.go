@@ -3,6 +3,7 @@ package fwdback
 import (
 	"math/rand"
 	"testing"
+	"unsafe"
 
 	"github.com/hmmgo/hmmgo/hmmer3/profile"
 	"github.com/hmmgo/hmmgo/internal/simd"
@@ -81,4 +82,24 @@ func TestStreamedMatrices(t *testing.T) {
 			t.Fatal("no matrix was streamed")
 		}
 	})
+}
+
+// TestPutMisaligned: a matrix whose cells are not 16-byte aligned gets
+// its rows copied plainly (non-temporal stores would fault).
+func TestPutMisaligned(t *testing.T) {
+	const Q, rows = 3, 4
+	n := 3 * Q * rows
+	f := make([]float32, 4*n+1)
+	mx := &Matrix{M: 12, Q: Q, L: rows - 1, full: true}
+	mx.dp = unsafe.Slice((*vec)(unsafe.Pointer(&f[1])), n)
+	src := mx.ringRow(2)
+	for j := range src {
+		src[j] = vec{float32(j), 2, 3, 4}
+	}
+	mx.put(2, src)
+	for j, v := range mx.row(2) {
+		if v != src[j] {
+			t.Fatalf("vector %d is %v, want %v", j, v, src[j])
+		}
+	}
 }
