@@ -209,22 +209,29 @@ func TestRowKernelsRandom(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(4))
 	for trial := 0; trial < 400; trial++ {
-		M := 1 + rng.Intn(40)
-		if trial%8 == 0 {
-			M = 100 + rng.Intn(400) // M >= 100: the early-stopping D->D passes
-		}
-		om := randomOdds(rng, M, 5)
-		if trial%3 == 0 {
-			// Unihit's E: full matrices then run Backward's phase 3 on a
-			// guess of E (wide kernels), which huge odds sometimes make wrong.
-			om.FB.XF[profile.XE][profile.Loop] = 0
-		}
-		dsq := make([]byte, rng.Intn(60))
-		for i := range dsq {
-			dsq[i] = byte(rng.Intn(5))
-		}
+		om, dsq := randomRowCase(rng, trial)
 		compareLevels(t, "random", dsq, om)
 	}
+}
+
+// randomRowCase is trial's random odds profile and target: mostly small
+// models, every eighth of M = 100..499 (the early-stopping D->D passes),
+// every third in unihit mode (full matrices then run Backward's phase 3
+// on a guess of E, which huge odds sometimes make wrong).
+func randomRowCase(rng *rand.Rand, trial int) (*oprofile.Profile, []byte) {
+	M := 1 + rng.Intn(40)
+	if trial%8 == 0 {
+		M = 100 + rng.Intn(400)
+	}
+	om := randomOdds(rng, M, 5)
+	if trial%3 == 0 {
+		om.FB.XF[profile.XE][profile.Loop] = 0
+	}
+	dsq := make([]byte, rng.Intn(60))
+	for i := range dsq {
+		dsq[i] = byte(rng.Intn(5))
+	}
+	return om, dsq
 }
 
 func FuzzRowKernels(f *testing.F) {

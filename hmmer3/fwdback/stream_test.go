@@ -5,7 +5,6 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/hmmgo/hmmgo/hmmer3/profile"
 	"github.com/hmmgo/hmmgo/internal/simd"
 )
 
@@ -59,21 +58,10 @@ func TestStreamedMatrices(t *testing.T) {
 		rng := rand.New(rand.NewSource(5))
 		streamed := 0
 		for trial := 0; trial < 200; trial++ {
-			M := 1 + rng.Intn(40)
-			if trial%8 == 0 {
-				M = 100 + rng.Intn(400)
-			}
-			om := randomOdds(rng, M, 5)
-			if trial%3 == 0 {
-				om.FB.XF[profile.XE][profile.Loop] = 0
-			}
-			dsq := make([]byte, rng.Intn(60))
-			for i := range dsq {
-				dsq[i] = byte(rng.Intn(5))
-			}
+			om, dsq := randomRowCase(rng, trial)
 			compareLevels(t, "random, streamed", dsq, om)
 			mx := NewMatrix()
-			mx.grow(M, len(dsq), true)
+			mx.grow(om.M, len(dsq), true)
 			if mx.streams() {
 				streamed++
 			}
