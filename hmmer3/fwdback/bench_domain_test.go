@@ -54,7 +54,8 @@ func consensusEnvelope(tb testing.TB, path string) (*oprofile.Profile, []byte) {
 // BenchmarkDomainKernels times the per-envelope steps of domain
 // definition: Forward and Backward (full matrices as rescoring uses them,
 // and parsers for comparison), posterior decoding, optimal accuracy, its
-// traceback and null2 by expectation, per model and kernel level. Mcells/s counts M x L cells per second (one core).
+// traceback and null2 by expectation, and rescoring's whole sequence from
+// fresh matrices ("rescore"), per model and kernel level. Mcells/s counts M x L cells per second (one core).
 func BenchmarkDomainKernels(b *testing.B) {
 	models := map[string]string{}
 	for _, name := range []string{"fn3", "Pkinase", "SMC_N"} {
