@@ -524,13 +524,12 @@ func defineGroupSize(survivors, workers int) int {
 // defineGroups deals the survivors (positions in the search's targets)
 // into groups of at most size, longest target first and round robin:
 // group 0 takes the longest, group 1 the next, and so on, then again
-// from group 0. The
-// workers take the groups in order, so the longest targets start first
-// and no group holds two of them (as neighbours in database order, or
-// in length order, could), which left one worker defining the query's
-// longest targets one after the other while the others idled: a single
-// 2,405-node query's domains took 0.52 s on an H200 host's 16 cores in
-// database order, 0.40 s so (docs/BENCHMARKS.md).
+// from group 0. The workers take the groups in order, so the longest
+// targets start first and no group holds two of them (as neighbours in
+// database order, or in length order, could), which left one worker
+// defining the query's longest targets one after the other while the
+// others idled: a single 2,405-node query's domains took 0.52 s on an
+// H200 host's 16 cores in database order, 0.40 s so (docs/BENCHMARKS.md).
 func defineGroups(survivors []int, length func(j int) int, size int) [][]int {
 	order := slices.Clone(survivors)
 	slices.SortStableFunc(order, func(a, b int) int { return length(b) - length(a) })
