@@ -1,6 +1,7 @@
 package fwdback
 
 import (
+	"fmt"
 	"math/rand"
 	"testing"
 	"unsafe"
@@ -70,6 +71,58 @@ func TestStreamedMatrices(t *testing.T) {
 			t.Fatal("no matrix was streamed")
 		}
 	})
+}
+
+// TestStreamedMatricesReused: one pair of matrices, streamed, serves
+// targets and models of changing sizes in turn, as domain definition's
+// pair does, and must hold what fresh, unstreamed matrices hold, bit for
+// bit. It guards the ring: rows computed in it must survive its reuse at
+// another row width (a ring regrown between two rows of a pass loses the
+// row before).
+func TestStreamedMatricesReused(t *testing.T) {
+	if !useAsm() {
+		t.Skip("no assembly kernels on this machine; nothing is streamed")
+	}
+	rng := rand.New(rand.NewSource(8))
+	fwd, bck := NewMatrix(), NewMatrix()
+	streamed := 0
+	for trial := 0; trial < 300; trial++ {
+		om, dsq := randomRowCase(rng, trial)
+		var want, got fbResult
+		withStreamMin(0, func() { want = runFB(level, dsq, om, true) })
+		withStreamMin(1, func() {
+			got = fbResult{fwd: fwd, bck: bck}
+			got.fsc, got.ferr = Forward(dsq, om, fwd, true)
+			if got.ferr == nil {
+				got.bsc, got.berr = Backward(dsq, om, fwd, bck, true)
+			}
+			if fwd.streams() {
+				streamed++
+			}
+		})
+		what := fmt.Sprintf("trial %d (M=%d L=%d)", trial, om.M, len(dsq))
+		if !sameBits(got.fsc, want.fsc) || (got.ferr == nil) != (want.ferr == nil) {
+			t.Fatalf("%s: Forward %v (%v), fresh %v (%v)", what, got.fsc, got.ferr, want.fsc, want.ferr)
+		}
+		if where, ok := sameMatrix(fwd, want.fwd); !ok {
+			t.Fatalf("%s: Forward matrix differs (%s)", what, where)
+		}
+		if want.ferr != nil {
+			continue
+		}
+		if !sameBits(got.bsc, want.bsc) || (got.berr == nil) != (want.berr == nil) {
+			t.Fatalf("%s: Backward %v (%v), fresh %v (%v)", what, got.bsc, got.berr, want.bsc, want.berr)
+		}
+		if len(dsq) > 0 {
+			clear(bck.row(0)) // Backward neither writes nor reads row 0 (but row L): a reused one keeps old cells
+		}
+		if where, ok := sameMatrix(bck, want.bck); !ok {
+			t.Fatalf("%s: Backward matrix differs (%s)", what, where)
+		}
+	}
+	if streamed == 0 {
+		t.Fatal("no matrix was streamed")
+	}
 }
 
 // TestPutMisaligned: a matrix whose cells are not 16-byte aligned gets
