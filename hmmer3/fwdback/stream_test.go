@@ -91,7 +91,6 @@ func TestStreamedMatricesReused(t *testing.T) {
 		var want, got fbResult
 		withStreamMin(0, func() { want = runFB(level, dsq, om, true) })
 		withStreamMin(1, func() {
-			got = fbResult{fwd: fwd, bck: bck}
 			got.fsc, got.ferr = Forward(dsq, om, fwd, true)
 			if got.ferr == nil {
 				got.bsc, got.berr = Backward(dsq, om, fwd, bck, true)
@@ -114,7 +113,9 @@ func TestStreamedMatricesReused(t *testing.T) {
 			t.Fatalf("%s: Backward %v (%v), fresh %v (%v)", what, got.bsc, got.berr, want.bsc, want.berr)
 		}
 		if len(dsq) > 0 {
-			clear(bck.row(0)) // Backward neither writes nor reads row 0 (but row L): a reused one keeps old cells
+			// Backward leaves row 0 alone unless it is row L, so a reused
+			// matrix keeps old cells there.
+			clear(bck.row(0))
 		}
 		if where, ok := sameMatrix(bck, want.bck); !ok {
 			t.Fatalf("%s: Backward matrix differs (%s)", what, where)
