@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hmmgo/hmmgo/gpu/cuda"
 	"github.com/hmmgo/hmmgo/gpu/nvrtc"
 	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
 )
@@ -14,7 +15,10 @@ import (
 // with the device's share of the wall time: each kernel family's launches,
 // the time they held the device's buffers and the kernels' own time
 // (CUDA events; launches on different streams overlap, so the sum may
-// exceed the wall), the layouts, and NVRTC's compilations.
+// exceed the wall), the layouts, NVRTC's compilations, and the driver
+// and NVRTC functions that took longest in all (cuda.CallTimes, timed
+// from the start when stage times are on), such as cuMemFree, which
+// waits for every stream of the device.
 func (g *gpuSearch) printTotals(w io.Writer, wall time.Duration) {
 	if g.awaitKernels() != nil {
 		return
@@ -45,4 +49,12 @@ func (g *gpuSearch) printTotals(w io.Writer, wall time.Duration) {
 	b := nvrtc.Stats()
 	fmt.Fprintf(w, "hmmgo hmmsearch: device totals: %d layouts made in %.3f (%d planned by makedb); NVRTC %d compiles in %.3f (summed), %d from the disk cache, %d builds waited %.3f (summed)\n",
 		n, held.Seconds(), gpudb.StoredLayouts.Load(), b.Compiles, b.CompileTime.Seconds(), b.CacheHits, b.Builds, b.BuildTime.Seconds())
+	var calls []string
+	for i, c := range cuda.CallTimes() {
+		if i == 12 || c.Total < time.Millisecond {
+			break
+		}
+		calls = append(calls, fmt.Sprintf("%s %.3f (%d)", c.Name, c.Total.Seconds(), c.Calls))
+	}
+	fmt.Fprintf(w, "hmmgo hmmsearch: slowest driver and NVRTC calls, seconds summed (calls): %s\n", strings.Join(calls, "; "))
 }

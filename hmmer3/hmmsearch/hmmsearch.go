@@ -121,7 +121,9 @@ func (e *engine) run(env cli.Env, args []string) int {
 		}
 	}
 	s := &search{engine: e, env: env, g: g, hmmfile: g.args[0], seqfile: g.args[1], started: time.Now()}
-	_, s.stageTimes = e.lookupEnv("HMMGO_STAGE_TIMES")
+	if _, s.stageTimes = e.lookupEnv("HMMGO_STAGE_TIMES"); s.stageTimes {
+		cuda.EnableCallTimes() // before the driver loads, so that its start is counted too
+	}
 	s.gpuForward, _ = e.lookupEnv("HMMGO_GPU_FORWARD")
 	if f := s.gpuForward; f != "" && f != "gpu" && f != "cpu" && f != "filter" && f != "bound" && f != "exact" {
 		return cli.Fail(env, name, fmt.Errorf("HMMGO_GPU_FORWARD is %q: say bound, exact, filter, gpu or cpu, or leave it unset (bound)", f))
