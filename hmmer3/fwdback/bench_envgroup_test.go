@@ -17,7 +17,9 @@ import (
 // 0-19 residues cut from its end, each profile unihit with its own
 // length. "single" is Forward/Backward one envelope at a time (the wide
 // AVX2 rows), "pair" ForwardGroup/BackwardGroup two at a time (AVX2),
-// "quad" four at a time (AVX-512).
+// "quad" four at a time (AVX-512). "par" is the Backward parser of the
+// same four (BackwardParsers), each profile multihit with its own
+// length, as domain definition runs it on whole targets.
 func BenchmarkEnvelopeGroup(b *testing.B) {
 	paths := map[string]string{}
 	for _, name := range []string{"fn3", "Pkinase", "SMC_N"} {
@@ -32,6 +34,7 @@ func BenchmarkEnvelopeGroup(b *testing.B) {
 		rng := rand.New(rand.NewSource(1))
 		ds, oms := make([][]byte, 4), make([]*oprofile.Profile, 4)
 		fwds, bcks := make([]*Matrix, 4), make([]*Matrix, 4)
+		pms, pfs := make([]*oprofile.Profile, 4), make([]*Matrix, 4)
 		cellsPer := 0
 		for j := range ds {
 			d := append([]byte(nil), cons[:len(cons)-rng.Intn(20)]...)
@@ -40,10 +43,12 @@ func BenchmarkEnvelopeGroup(b *testing.B) {
 					d[i] = byte(rng.Intn(om.Abc.K))
 				}
 			}
-			c := *om
+			c, m := *om, *om
 			c.ReconfigUnihit(len(d))
-			ds[j], oms[j] = d, &c
-			fwds[j], bcks[j] = NewMatrix(), NewMatrix()
+			m.ReconfigLength(len(d))
+			ds[j], oms[j], pms[j] = d, &c, &m
+			fwds[j], bcks[j], pfs[j] = NewMatrix(), NewMatrix(), NewMatrix()
+			Forward(d, &m, pfs[j], false)
 			cellsPer += len(d) * om.M
 		}
 		sc, errs := make([]float32, 4), make([]error, 4)
@@ -54,7 +59,7 @@ func BenchmarkEnvelopeGroup(b *testing.B) {
 				continue
 			}
 			size := map[string]int{"single": 1, "pair": 2, "quad": 4}[kind]
-			for _, dir := range []string{"fwd", "bck"} {
+			for _, dir := range []string{"fwd", "bck", "par"} {
 				b.Run(name+"/"+dir+"/"+kind, func(b *testing.B) {
 					withLevel(l, func() {
 						ForwardGroup(ds[:2], oms[:2], fwds[:2], sc, errs, w)
@@ -64,9 +69,12 @@ func BenchmarkEnvelopeGroup(b *testing.B) {
 						b.ResetTimer()
 						for i := 0; i < b.N; i++ {
 							for j := 0; j < 4; j += size {
-								if dir == "fwd" {
+								switch dir {
+								case "fwd":
 									ForwardGroup(ds[j:j+size], oms[j:j+size], fwds[j:j+size], sc, errs, w)
-								} else {
+								case "par":
+									BackwardParsers(ds[j:j+size], pms[j:j+size], pfs[j:j+size], bcks[j:j+size], sc, errs, w)
+								default:
 									BackwardGroup(ds[j:j+size], oms[j:j+size], fwds[j:j+size], bcks[j:j+size], sc, errs, w)
 								}
 							}

@@ -46,6 +46,7 @@ var (
 	envQuadOut   = bckEnvOutQuadAVX512
 	envQuadIn3   = bckEnvIn3QuadAVX512
 	envQuadOut45 = bckEnvOut45QuadAVX512
+	parQuadIn    = bckParInQuadAVX512
 )
 
 // envParts is how many parts the kernels for n targets have (0: run
@@ -191,6 +192,21 @@ func (s *fwdSpecials) fullRow(ox *Matrix, i int, xE float32, xf *[4][2]float32) 
 // Each target's rows run from its row L-1 down: row L-1-t of every
 // target that has one runs together.
 func BackwardGroup(ds [][]byte, oms []*oprofile.Profile, fwds, bcks []*Matrix, sc []float32, errs []error, w *EnvWork) {
+	backwardGroup(ds, oms, fwds, bcks, sc, errs, w, true)
+}
+
+// BackwardParsers is BackwardGroup for parser matrices: what
+// Backward(ds[j], oms[j], fwds[j], bcks[j], false) does, bit for bit,
+// for up to EnvGroup() targets of one model, fwds[j] their Forward
+// parsers (only their special rows are read). A parser's row is
+// computed in place, so the group rows read row i+1 where they write row
+// i (bckParIn*), and no E is guessed (a wrong guess redoes its row from
+// row i+1, which a parser no longer holds).
+func BackwardParsers(ds [][]byte, oms []*oprofile.Profile, fwds, bcks []*Matrix, sc []float32, errs []error, w *EnvWork) {
+	backwardGroup(ds, oms, fwds, bcks, sc, errs, w, false)
+}
+
+func backwardGroup(ds [][]byte, oms []*oprofile.Profile, fwds, bcks []*Matrix, sc []float32, errs []error, w *EnvWork, full bool) {
 	n := len(ds)
 	parts := envParts(n)
 	if n > 4 || (parts != 0 && n > parts) {
@@ -198,7 +214,7 @@ func BackwardGroup(ds [][]byte, oms []*oprofile.Profile, fwds, bcks []*Matrix, s
 	}
 	if parts == 0 {
 		for j := range ds {
-			sc[j], errs[j] = Backward(ds[j], oms[j], fwds[j], bcks[j], true)
+			sc[j], errs[j] = Backward(ds[j], oms[j], fwds[j], bcks[j], full)
 		}
 		return
 	}
@@ -207,12 +223,12 @@ func BackwardGroup(ds [][]byte, oms []*oprofile.Profile, fwds, bcks []*Matrix, s
 	Q := fb.Q
 	var rs [4]bckRun
 	for j := range ds {
-		rs[j].start(ds[j], oms[j], fwds[j], bcks[j], true, false)
+		rs[j].start(ds[j], oms[j], fwds[j], bcks[j], full, false)
 	}
 	idle := asVec4(w.zeroRows(Q))
 	// In unihit mode (E->J zero, as rescoring runs), phase 3 runs inside
 	// phase 1 on a guess of each E, as Backward's rowAlone does.
-	guess := true
+	guess := full
 	for _, om := range oms {
 		guess = guess && om.FB.XF[profile.XE][profile.Loop] == 0
 	}
@@ -238,7 +254,7 @@ func BackwardGroup(ds [][]byte, oms []*oprofile.Profile, fwds, bcks []*Matrix, s
 		if guess {
 			w.guessedRows(ds, rs[:n], t, parts, idle)
 		} else {
-			w.rows(ds, rs[:n], t, parts)
+			w.rows(ds, rs[:n], t, parts, !full)
 		}
 		for j := range ds {
 			if i := envRow(ds, j, t); i >= 1 {
@@ -261,12 +277,17 @@ func BackwardGroup(ds [][]byte, oms []*oprofile.Profile, fwds, bcks []*Matrix, s
 func envRow(ds [][]byte, j, t int) int { return len(ds[j]) - 1 - t }
 
 // rows runs phases 1 to 5 of step t's rows (w.dc, w.rf set; rs the
-// targets' runs) on the grouped kernels.
-func (w *EnvWork) rows(ds [][]byte, rs []bckRun, t, parts int) {
+// targets' runs) on the grouped kernels; inPlace for parser matrices.
+func (w *EnvWork) rows(ds [][]byte, rs []bckRun, t, parts int, inPlace bool) {
 	tf, Q := asVec4(rs[0].fb.TF), rs[0].Q
-	if parts == 2 {
+	switch {
+	case parts == 2 && inPlace:
+		bckParInPairAVX2((*[2]*[4]float32)(w.dc[:2]), tf, (*[2]*[4]float32)(w.rf[:2]), Q, (*[8]float32)(w.out[:8]))
+	case parts == 2:
 		bckEnvInPairAVX2((*[2]*[4]float32)(w.dc[:2]), tf, (*[2]*[4]float32)(w.rf[:2]), Q, (*[8]float32)(w.out[:8]))
-	} else {
+	case inPlace:
+		parQuadIn(&w.dc, tf, &w.rf, Q, &w.out)
+	default:
 		envQuadIn(&w.dc, tf, &w.rf, Q, &w.out)
 	}
 	for p := 0; p < parts; p++ {

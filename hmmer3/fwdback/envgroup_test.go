@@ -45,6 +45,31 @@ func sameGroup(t *testing.T, what string, ds [][]byte, oms []*oprofile.Profile, 
 	}
 }
 
+// sameParsers checks BackwardParsers against Backward on parser
+// matrices, target by target: scores, errors, the row left in the
+// matrix and every special, bit for bit.
+func sameParsers(t *testing.T, what string, ds [][]byte, oms []*oprofile.Profile, w *EnvWork) {
+	t.Helper()
+	n := len(ds)
+	fwds, bcks := make([]*Matrix, n), make([]*Matrix, n)
+	for j := range fwds {
+		fwds[j], bcks[j] = NewMatrix(), NewMatrix()
+		Forward(ds[j], oms[j], fwds[j], false)
+	}
+	bsc, berr := make([]float32, n), make([]error, n)
+	BackwardParsers(ds, oms, fwds, bcks, bsc, berr, w)
+	for j := range ds {
+		want := NewMatrix()
+		wsc, werr := Backward(ds[j], oms[j], fwds[j], want, false)
+		if !sameBits(bsc[j], wsc) || berr[j] != werr {
+			t.Fatalf("%s (M=%d, n=%d) target %d (L=%d): group parser %v/%v; alone %v/%v", what, oms[0].M, n, j, len(ds[j]), bsc[j], berr[j], wsc, werr)
+		}
+		if where, ok := sameMatrix(bcks[j], want); !ok {
+			t.Fatalf("%s (M=%d, n=%d) target %d (L=%d): Backward parser differs (%s)", what, oms[0].M, n, j, len(ds[j]), where)
+		}
+	}
+}
+
 // envLengths draws n envelope lengths related as the trial says: equal,
 // one much longer, one of length 1, random.
 func envLengths(rng *rand.Rand, trial, n int) []int {
@@ -103,6 +128,7 @@ func randomGroups(t *testing.T, seed int64, n, trials int) {
 			}
 		}
 		sameGroup(t, "random", ds, oms, w)
+		sameParsers(t, "random", ds, oms, w)
 	}
 }
 
@@ -138,6 +164,13 @@ func envQuadInBySSE(dc *[4]*[4]float32, tf *[4]float32, rf *[4]*[4]float32, q in
 	for p := range dc {
 		next := (*[4]float32)(unsafe.Add(unsafe.Pointer(dc[p]), q*48))
 		bckRowInSSE(next, dc[p], tf, rf[p], q, (*[4]float32)(xBv[4*p:4*p+4]))
+	}
+}
+
+// parQuadInBySSE is envQuadInBySSE on parser rows: row i+1 is row i.
+func parQuadInBySSE(dc *[4]*[4]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xBv *qvec) {
+	for p := range dc {
+		bckRowInSSE(dc[p], dc[p], tf, rf[p], q, (*[4]float32)(xBv[4*p:4*p+4]))
 	}
 }
 
@@ -197,11 +230,11 @@ func envQuadOut45BySSE(dc *[4]*[4]float32, tf *[4]float32, q int, carry *qvec) {
 // does (the one-target rows are the wide ones).
 func TestEnvQuadBookkeeping(t *testing.T) {
 	needPair(t)
-	oldFwd, oldIn, oldOut, oldIn3, oldOut45 := envQuadFwd, envQuadIn, envQuadOut, envQuadIn3, envQuadOut45
+	oldFwd, oldIn, oldOut, oldIn3, oldOut45, oldPar := envQuadFwd, envQuadIn, envQuadOut, envQuadIn3, envQuadOut45, parQuadIn
 	envQuadFwd, envQuadIn, envQuadOut = envQuadFwdBySSE, envQuadInBySSE, envQuadOutBySSE
-	envQuadIn3, envQuadOut45 = envQuadIn3BySSE, envQuadOut45BySSE
+	envQuadIn3, envQuadOut45, parQuadIn = envQuadIn3BySSE, envQuadOut45BySSE, parQuadInBySSE
 	defer func() {
-		envQuadFwd, envQuadIn, envQuadOut, envQuadIn3, envQuadOut45 = oldFwd, oldIn, oldOut, oldIn3, oldOut45
+		envQuadFwd, envQuadIn, envQuadOut, envQuadIn3, envQuadOut45, parQuadIn = oldFwd, oldIn, oldOut, oldIn3, oldOut45, oldPar
 	}()
 	withLevel(simd.AVX512, func() {
 		for n := 2; n <= 4; n++ {

@@ -2003,6 +2003,86 @@ envpbo45_p5:
 	LDMXCSR        (SP)
 	RET
 
+// func bckParInPairAVX2(dc *[2]*[4]float32, tf *[4]float32, rf *[2]*[4]float32, q int, xBv *[8]float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·bckParInPairAVX2(SB), NOSPLIT, $8-40
+	STMXCSR        (SP)
+	MOVL           (SP), AX
+	ORL            $0x00008040, AX
+	MOVL           AX, 4(SP)
+	LDMXCSR        4(SP)
+	MOVQ           dc+0(FP), AX
+	MOVQ           (AX), CX
+	MOVQ           8(AX), AX
+	MOVQ           tf+8(FP), DX
+	MOVQ           rf+16(FP), BX
+	MOVQ           (BX), SI
+	MOVQ           8(BX), BX
+	MOVQ           q+24(FP), DI
+	XORQ           R8, R8
+	VBROADCASTF128 16(DX), Y0
+	VBROADCASTF128 32(DX), Y1
+	VBROADCASTF128 48(DX), Y2
+	VPSRLDQ        $0x04, Y0, Y0
+	VPSRLDQ        $0x04, Y1, Y1
+	VPSRLDQ        $0x04, Y2, Y2
+	VMOVUPS        (CX)(R8*1), X3
+	VINSERTF128    $0x01, (AX)(R8*1), Y3, Y3
+	VMOVUPS        (SI), X4
+	VINSERTF128    $0x01, (BX), Y4, Y4
+	VMULPS         Y4, Y3, Y3
+	VPSRLDQ        $0x04, Y3, Y3
+	VXORPS         Y4, Y4, Y4
+	IMUL3Q         $0x00000030, DI, R9
+	SUBQ           $0x30, R9
+	LEAQ           (R9)(R8*1), R8
+	IMUL3Q         $0x00000070, DI, R10
+	ADDQ           DX, R10
+	SUBQ           $0x70, R10
+	MOVQ           DI, DX
+	SHLQ           $0x04, DX
+	SUBQ           $0x10, DX
+
+envpbp_cell:
+	VMOVUPS        32(CX)(R8*1), X5
+	VINSERTF128    $0x01, 32(AX)(R8*1), Y5, Y5
+	VBROADCASTF128 96(R10), Y8
+	VMULPS         Y8, Y5, Y8
+	VMULPS         Y1, Y3, Y1
+	VADDPS         Y1, Y8, Y8
+	VMOVUPS        X8, 32(CX)(R9*1)
+	VEXTRACTF128   $0x01, Y8, 32(AX)(R9*1)
+	VMULPS         Y2, Y3, Y8
+	VMOVUPS        X8, 16(CX)(R9*1)
+	VEXTRACTF128   $0x01, Y8, 16(AX)(R9*1)
+	VBROADCASTF128 80(R10), Y1
+	VMULPS         Y1, Y5, Y2
+	VMULPS         Y0, Y3, Y1
+	VADDPS         Y1, Y2, Y2
+	VMOVUPS        (CX)(R8*1), X6
+	VINSERTF128    $0x01, (AX)(R8*1), Y6, Y6
+	VMOVUPS        (SI)(DX*1), X7
+	VINSERTF128    $0x01, (BX)(DX*1), Y7, Y7
+	VMULPS         Y7, Y6, Y3
+	VMOVUPS        X2, (CX)(R9*1)
+	VEXTRACTF128   $0x01, Y2, (AX)(R9*1)
+	VBROADCASTF128 48(R10), Y2
+	VBROADCASTF128 32(R10), Y1
+	VBROADCASTF128 16(R10), Y0
+	VBROADCASTF128 (R10), Y8
+	VMULPS         Y8, Y3, Y8
+	VADDPS         Y8, Y4, Y4
+	SUBQ           $0x70, R10
+	SUBQ           $0x10, DX
+	SUBQ           $0x30, R8
+	SUBQ           $0x30, R9
+	JGE            envpbp_cell
+	MOVQ           xBv+32(FP), AX
+	VMOVUPS        Y4, (AX)
+	VZEROUPPER
+	LDMXCSR        (SP)
+	RET
+
 // func fwdEnvQuadAVX512(dc *[4]*[4]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xB *[16]float32, all4 bool, xEv *[16]float32)
 // Requires: AVX, AVX512BW, AVX512DQ, AVX512F, SSE
 TEXT ·fwdEnvQuadAVX512(SB), NOSPLIT, $8-56
@@ -2667,6 +2747,106 @@ envqbo45_p5:
 	SUBQ            $0x70, DI
 	SUBQ            $0x30, R10
 	JGE             envqbo45_p5
+	VZEROUPPER
+	LDMXCSR         (SP)
+	RET
+
+// func bckParInQuadAVX512(dc *[4]*[4]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xBv *[16]float32)
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, SSE
+TEXT ·bckParInQuadAVX512(SB), NOSPLIT, $8-40
+	STMXCSR         (SP)
+	MOVL            (SP), AX
+	ORL             $0x00008040, AX
+	MOVL            AX, 4(SP)
+	LDMXCSR         4(SP)
+	MOVQ            dc+0(FP), AX
+	MOVQ            (AX), CX
+	MOVQ            8(AX), DX
+	MOVQ            16(AX), BX
+	MOVQ            24(AX), AX
+	MOVQ            tf+8(FP), SI
+	MOVQ            rf+16(FP), DI
+	MOVQ            (DI), R8
+	MOVQ            8(DI), R9
+	MOVQ            16(DI), R10
+	MOVQ            24(DI), DI
+	MOVQ            q+24(FP), R11
+	XORQ            R12, R12
+	VBROADCASTF32X4 16(SI), Z0
+	VBROADCASTF32X4 32(SI), Z1
+	VBROADCASTF32X4 48(SI), Z2
+	VPSRLDQ         $0x04, Z0, Z0
+	VPSRLDQ         $0x04, Z1, Z1
+	VPSRLDQ         $0x04, Z2, Z2
+	VMOVUPS         (CX)(R12*1), X3
+	VINSERTF32X4    $0x01, (DX)(R12*1), Z3, Z3
+	VINSERTF32X4    $0x02, (BX)(R12*1), Z3, Z3
+	VINSERTF32X4    $0x03, (AX)(R12*1), Z3, Z3
+	VMOVUPS         (R8), X4
+	VINSERTF32X4    $0x01, (R9), Z4, Z4
+	VINSERTF32X4    $0x02, (R10), Z4, Z4
+	VINSERTF32X4    $0x03, (DI), Z4, Z4
+	VMULPS          Z4, Z3, Z3
+	VPSRLDQ         $0x04, Z3, Z3
+	VXORPS          Z4, Z4, Z4
+	IMUL3Q          $0x00000030, R11, R13
+	SUBQ            $0x30, R13
+	LEAQ            (R13)(R12*1), R12
+	IMUL3Q          $0x00000070, R11, R14
+	ADDQ            SI, R14
+	SUBQ            $0x70, R14
+	MOVQ            R11, SI
+	SHLQ            $0x04, SI
+	SUBQ            $0x10, SI
+
+envqbp_cell:
+	VMOVUPS         32(CX)(R12*1), X5
+	VINSERTF32X4    $0x01, 32(DX)(R12*1), Z5, Z5
+	VINSERTF32X4    $0x02, 32(BX)(R12*1), Z5, Z5
+	VINSERTF32X4    $0x03, 32(AX)(R12*1), Z5, Z5
+	VBROADCASTF32X4 96(R14), Z8
+	VMULPS          Z8, Z5, Z8
+	VMULPS          Z1, Z3, Z1
+	VADDPS          Z1, Z8, Z8
+	VMOVUPS         X8, 32(CX)(R13*1)
+	VEXTRACTF32X4   $0x01, Z8, 32(DX)(R13*1)
+	VEXTRACTF32X4   $0x02, Z8, 32(BX)(R13*1)
+	VEXTRACTF32X4   $0x03, Z8, 32(AX)(R13*1)
+	VMULPS          Z2, Z3, Z8
+	VMOVUPS         X8, 16(CX)(R13*1)
+	VEXTRACTF32X4   $0x01, Z8, 16(DX)(R13*1)
+	VEXTRACTF32X4   $0x02, Z8, 16(BX)(R13*1)
+	VEXTRACTF32X4   $0x03, Z8, 16(AX)(R13*1)
+	VBROADCASTF32X4 80(R14), Z1
+	VMULPS          Z1, Z5, Z2
+	VMULPS          Z0, Z3, Z1
+	VADDPS          Z1, Z2, Z2
+	VMOVUPS         (CX)(R12*1), X6
+	VINSERTF32X4    $0x01, (DX)(R12*1), Z6, Z6
+	VINSERTF32X4    $0x02, (BX)(R12*1), Z6, Z6
+	VINSERTF32X4    $0x03, (AX)(R12*1), Z6, Z6
+	VMOVUPS         (R8)(SI*1), X7
+	VINSERTF32X4    $0x01, (R9)(SI*1), Z7, Z7
+	VINSERTF32X4    $0x02, (R10)(SI*1), Z7, Z7
+	VINSERTF32X4    $0x03, (DI)(SI*1), Z7, Z7
+	VMULPS          Z7, Z6, Z3
+	VMOVUPS         X2, (CX)(R13*1)
+	VEXTRACTF32X4   $0x01, Z2, (DX)(R13*1)
+	VEXTRACTF32X4   $0x02, Z2, (BX)(R13*1)
+	VEXTRACTF32X4   $0x03, Z2, (AX)(R13*1)
+	VBROADCASTF32X4 48(R14), Z2
+	VBROADCASTF32X4 32(R14), Z1
+	VBROADCASTF32X4 16(R14), Z0
+	VBROADCASTF32X4 (R14), Z8
+	VMULPS          Z8, Z3, Z8
+	VADDPS          Z8, Z4, Z4
+	SUBQ            $0x70, R14
+	SUBQ            $0x10, SI
+	SUBQ            $0x30, R12
+	SUBQ            $0x30, R13
+	JGE             envqbp_cell
+	MOVQ            xBv+32(FP), AX
+	VMOVUPS         Z4, (AX)
 	VZEROUPPER
 	LDMXCSR         (SP)
 	RET

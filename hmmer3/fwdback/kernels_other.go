@@ -77,3 +77,9 @@ func bckEnvIn3QuadAVX512(dc *[4]*[4]float32, tf *[4]float32, rf *[4]*[4]float32,
 func bckEnvOut45QuadAVX512(dc *[4]*[4]float32, tf *[4]float32, q int, carry *[16]float32) {
 	panic("fwdback: no AVX-512 kernels")
 }
+func bckParInPairAVX2(dc *[2]*[4]float32, tf *[4]float32, rf *[2]*[4]float32, q int, xBv *[8]float32) {
+	panic("fwdback: no AVX2 kernels")
+}
+func bckParInQuadAVX512(dc *[4]*[4]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xBv *[16]float32) {
+	panic("fwdback: no AVX-512 kernels")
+}

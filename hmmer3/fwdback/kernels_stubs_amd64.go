@@ -100,6 +100,11 @@ func bckEnvIn3PairAVX2(dc *[2]*[4]float32, tf *[4]float32, rf *[2]*[4]float32, q
 //go:noescape
 func bckEnvOut45PairAVX2(dc *[2]*[4]float32, tf *[4]float32, q int, carry *[8]float32)
 
+// bckParInPairAVX2 is bckEnvInPairAVX2 on parser matrices: dc[j] is target j's one row, row i+1 read and row i written in its place.
+//
+//go:noescape
+func bckParInPairAVX2(dc *[2]*[4]float32, tf *[4]float32, rf *[2]*[4]float32, q int, xBv *[8]float32)
+
 // fwdEnvQuadAVX512 computes Forward row i of each part's target into its full matrix (dc[j] at row i, row i-1 just before): fwdRowSSE per 128-bit part, its match odds at rf[j].
 //
 //go:noescape
@@ -124,3 +129,8 @@ func bckEnvIn3QuadAVX512(dc *[4]*[4]float32, tf *[4]float32, rf *[4]*[4]float32,
 //
 //go:noescape
 func bckEnvOut45QuadAVX512(dc *[4]*[4]float32, tf *[4]float32, q int, carry *[16]float32)
+
+// bckParInQuadAVX512 is bckEnvInQuadAVX512 on parser matrices: dc[j] is target j's one row, row i+1 read and row i written in its place.
+//
+//go:noescape
+func bckParInQuadAVX512(dc *[4]*[4]float32, tf *[4]float32, rf *[4]*[4]float32, q int, xBv *[16]float32)

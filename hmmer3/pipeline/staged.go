@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"math"
 	"runtime"
 	"slices"
@@ -385,18 +386,13 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 			}
 		}
 		sort.SliceStable(order, func(a, b int) bool { return len(seqs[order[a]].Dsq) < len(seqs[order[b]].Dsq) })
-		var groups [][]int
-		for k, g := 0, fwdback.Group(); k < len(order); {
-			size := groupSize(len(order)-k, g)
-			groups = append(groups, order[k:k+size])
-			k += size
-		}
+		groups := kernelGroups(order)
 		target := func(k int) []byte { return seqs[k].Dsq }
 		filtersc := func(k int) float32 { return st[k].filtersc }
 		err = forEachOf(len(groups), func(w *worker, k int) error {
 			return w.forwardGroup(target, filtersc, groups[k], fwdsc, func(i int, rows *fwdback.Matrix) {
 				passFwd[i] = true
-				w.kept = append(w.kept, keptRows{i, rows})
+				w.kept = append(w.kept, keptRows{i, keptParsers{fwd: rows}})
 			})
 		})
 		if err != nil {
@@ -415,13 +411,32 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	if err != nil {
 		return nil, nil, err
 	}
-	// The Forward parser rows the workers kept, by database index.
-	rows := map[int]*fwdback.Matrix{}
+	// The parsers the workers kept, by database index, and without the
+	// accelerator's their Backward parsers, run together in groups of
+	// neighbours in length (backwardGroup).
+	kept := map[int]*keptParsers{}
+	var order []int
 	for _, w := range workers {
-		for _, k := range w.kept {
-			rows[k.i] = k.rows
+		for k := range w.kept {
+			kept[w.kept[k].i] = &w.kept[k].p
+			order = append(order, w.kept[k].i)
 		}
-		w.kept = nil
+	}
+	if parsers == nil {
+		slices.SortFunc(order, func(a, b int) int { return cmp.Or(len(seqs[a].Dsq)-len(seqs[b].Dsq), a-b) })
+		groups := kernelGroups(order)
+		err := forEachOf(len(groups), func(w *worker, g int) error {
+			var ds [4][]byte
+			var ps [4]*keptParsers
+			for j, i := range groups[g] {
+				ds[j], ps[j] = seqs[i].Dsq, kept[i]
+			}
+			w.backwardGroup(ds[:len(groups[g])], ps[:len(groups[g])])
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
 	}
 	// Domain definition in groups, whose envelopes are rescored together
 	// (worker.defineAll).
@@ -435,7 +450,10 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	targets := func(g int) []defTarget {
 		ts := make([]defTarget, len(groups[g]))
 		for k, j := range groups[g] {
-			ts[k] = defTarget{sq: seqs[j], idx: dbIndex(j), nullsc: st[j].nullsc, fwdsc: fwdsc[j], rows: rows[j]}
+			ts[k] = defTarget{sq: seqs[j], idx: dbIndex(j), nullsc: st[j].nullsc, fwdsc: fwdsc[j]}
+			if p := kept[j]; p != nil {
+				ts[k].kept = *p
+			}
 			if parsers != nil {
 				p := &parsers[j]
 				ts[k].fwd, ts[k].bck, ts[k].err = p.Fwd, p.Bck, p.Err

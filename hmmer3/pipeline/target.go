@@ -32,6 +32,7 @@ type worker struct {
 	om         oprofile.Profile
 	others     [3]oprofile.Profile // the other targets' length configurations in forwardGroup
 	pair       *fwdback.PairMatrix
+	ew         *fwdback.EnvWork
 	bg         profile.Background
 	oxf, oxb   *fwdback.Matrix
 	def        *domaindef.Definer
@@ -39,15 +40,15 @@ type worker struct {
 
 	// One batch's filter survivors, their Viterbi filter jobs and scores,
 	// and the survivors of the Viterbi filter with their Forward scores.
-	cands []candidate
-	jobs  []vitfilter.Job
-	vfsc  []float32
-	surv  []*candidate
-	order []int // w.pending's indices in length order
-	fwdsc []float32
-	rows  []*fwdback.Matrix // flush's Forward survivors' parser rows, by pending index
+	cands   []candidate
+	jobs    []vitfilter.Job
+	vfsc    []float32
+	surv    []*candidate
+	order   []int // w.pending's indices in length order
+	fwdsc   []float32
+	parsers []keptParsers // flush's Forward survivors' parsers, by pending index
 	// The staged search's Forward survivors that this worker scored, with
-	// their parser rows.
+	// their parsers.
 	kept []keptRows
 	// Viterbi survivors of this and earlier batches waiting for the
 	// Forward filter, which scores them in groups of neighbours in length
@@ -57,7 +58,7 @@ type worker struct {
 	defs     []defTarget
 	prepared []*domaindef.Pending
 
-	scratch *scratch // where oxf, oxb, pair and def came from; nil until ensureScratch
+	scratch *scratch // where oxf, oxb, pair, ew and def came from; nil until ensureScratch
 	seed    uint32   // domain definition's seed when cfg.Seed is 0
 }
 
@@ -73,6 +74,7 @@ const pendingForward = 32
 type scratch struct {
 	oxf, oxb *fwdback.Matrix
 	pair     *fwdback.PairMatrix
+	ew       *fwdback.EnvWork // backwardGroup's
 	def      *domaindef.Definer
 }
 
@@ -143,14 +145,14 @@ func (w *worker) ensureScratch() {
 	s := getScratch()
 	if s == nil {
 		s = &scratch{oxf: fwdback.NewMatrix(), oxb: fwdback.NewMatrix(), pair: fwdback.NewPairMatrix(),
-			def: domaindef.NewInHugePages(w.cfg.Seed, w.seed)}
+			ew: fwdback.NewEnvWork(), def: domaindef.NewInHugePages(w.cfg.Seed, w.seed)}
 		for j := range s.pair.Keep {
 			s.pair.Keep[j] = fwdback.NewMatrix()
 		}
 	} else {
 		s.def.Reset(w.cfg.Seed, w.seed)
 	}
-	w.oxf, w.oxb, w.pair, w.def, w.scratch = s.oxf, s.oxb, s.pair, s.def, s
+	w.oxf, w.oxb, w.pair, w.ew, w.def, w.scratch = s.oxf, s.oxb, s.pair, s.ew, s.def, s
 	n := scratchOut.Add(1)
 	for p := scratchPeak.Load(); n > p && !scratchPeak.CompareAndSwap(p, n); p = scratchPeak.Load() {
 	}
@@ -163,7 +165,7 @@ func (w *worker) release() {
 		putScratch(w.scratch)
 		scratchOut.Add(-1)
 	}
-	w.scratch, w.oxf, w.oxb, w.pair, w.def = nil, nil, nil, nil, nil
+	w.scratch, w.oxf, w.oxb, w.pair, w.ew, w.def = nil, nil, nil, nil, nil, nil
 }
 
 // nullOne is bg.NullOne(L) after bg.SetLength(L), which depends on L
@@ -292,27 +294,39 @@ func (w *worker) flush() ([]*hits.Hit, error) {
 		w.fwdsc = make([]float32, len(pending))
 	}
 	w.fwdsc = w.fwdsc[:len(pending)] // every entry is set below
-	if cap(w.rows) < len(pending) {
-		w.rows = make([]*fwdback.Matrix, len(pending))
+	if cap(w.parsers) < len(pending) {
+		w.parsers = make([]keptParsers, len(pending))
 	}
-	w.rows = w.rows[:len(pending)]
-	clear(w.rows) // keep sets the survivors' entries
+	w.parsers = w.parsers[:len(pending)]
+	clear(w.parsers) // keep sets the survivors' entries
 	target := func(k int) []byte { return pending[k].sq.Dsq }
 	filtersc := func(k int) float32 { return pending[k].filtersc }
-	keep := func(k int, rows *fwdback.Matrix) { w.rows[k] = rows }
-	for k, g := 0, fwdback.Group(); k < len(w.order); {
-		n := groupSize(len(w.order)-k, g)
-		if err := w.forwardGroup(target, filtersc, w.order[k:k+n], w.fwdsc, keep); err != nil {
+	keep := func(k int, rows *fwdback.Matrix) { w.parsers[k].fwd = rows }
+	for _, g := range kernelGroups(w.order) {
+		if err := w.forwardGroup(target, filtersc, g, w.fwdsc, keep); err != nil {
 			return nil, err
 		}
-		k += n
 	}
 	lap(hits.StageFwd)
+	var survivors []int // in length order
+	for _, k := range w.order {
+		if w.parsers[k].fwd != nil {
+			survivors = append(survivors, k)
+		}
+	}
+	for _, g := range kernelGroups(survivors) {
+		var ds [4][]byte
+		var ps [4]*keptParsers
+		for j, k := range g {
+			ds[j], ps[j] = pending[k].sq.Dsq, &w.parsers[k]
+		}
+		w.backwardGroup(ds[:len(g)], ps[:len(g)])
+	}
 	w.defs = w.defs[:0]
 	for k := range pending {
-		if rows := w.rows[k]; rows != nil {
+		if p := w.parsers[k]; p.fwd != nil {
 			c := &pending[k]
-			w.defs = append(w.defs, defTarget{sq: c.sq, idx: c.idx, nullsc: c.nullsc, fwdsc: w.fwdsc[k], rows: rows})
+			w.defs = append(w.defs, defTarget{sq: c.sq, idx: c.idx, nullsc: c.nullsc, fwdsc: w.fwdsc[k], kept: p})
 		}
 	}
 	err := w.defineAll(w.defs)
@@ -340,10 +354,9 @@ type defTarget struct {
 	p             *domaindef.Pending
 	hit           *hits.Hit // the result: nil when none is reportable
 
-	// rows, when fwd is nil, is its Forward parser's special rows, kept by
-	// the Forward filter (forwardGroup): only Backward runs here. defineAll
-	// gives them back to parserRows.
-	rows *fwdback.Matrix
+	// kept, when fwd is nil, is its parsers as the Forward filter left
+	// them (forwardGroup). defineAll gives them back to parserRows.
+	kept keptParsers
 }
 
 // defineAll runs domain definition and scoring on ts, their envelopes
@@ -370,10 +383,9 @@ func (w *worker) prepareAll(ts []defTarget) (int, error) {
 		switch {
 		case t.err != nil:
 			stop = t.err
-		case fwd == nil && t.rows != nil:
+		case fwd == nil && t.kept.fwd != nil:
 			w.om.ReconfigLength(len(t.sq.Dsq))
-			_, stop = fwdback.Backward(t.sq.Dsq, &w.om, t.rows, w.oxb, false)
-			fwd, bck = t.rows, w.oxb
+			fwd, bck, stop = t.kept.fwd, t.kept.bck, t.kept.err
 		case fwd == nil:
 			// Forward again, for its whole matrix: only where the
 			// accelerator scored the target and gave no parsers.
@@ -393,9 +405,12 @@ func (w *worker) prepareAll(ts []defTarget) (int, error) {
 		w.prepared = append(w.prepared, t.p)
 	}
 	for k := range ts {
-		if t := &ts[k]; t.rows != nil {
-			parserRows.Put(t.rows)
-			t.rows = nil
+		if t := &ts[k]; t.kept.fwd != nil {
+			parserRows.Put(t.kept.fwd)
+			if t.kept.bck != nil { // none where the accelerator gave parsers
+				parserRows.Put(t.kept.bck)
+			}
+			t.kept = keptParsers{}
 		}
 	}
 	return n, stop
@@ -529,6 +544,18 @@ func (w *worker) forward(dsq []byte) (float32, error) {
 	return fwdback.Forward(dsq, &w.om, w.oxf, false)
 }
 
+// kernelGroups cuts order (targets in length order) into the groups the
+// grouped Forward and Backward kernels take (groupSize).
+func kernelGroups(order []int) [][]int {
+	var groups [][]int
+	for k, g := 0, fwdback.Group(); k < len(order); {
+		n := groupSize(len(order)-k, g)
+		groups = append(groups, order[k:k+n])
+		k += n
+	}
+	return groups
+}
+
 // groupSize is how many of the left targets the next Forward group
 // takes, the kernels taking g (fwdback.Group) at once: g, or two of
 // three, or what is left.
@@ -545,9 +572,9 @@ func groupSize(left, g int) int {
 // fwdback.ForwardPair's or ForwardQuad's kernel where it runs, and tests
 // it against F3 (filtersc(k) the target's filter score): for each target
 // that passes, counted in NPastFwd, keep(k, rows) takes its Forward
-// parser's special rows, from parserRows, for domain definition. It
-// returns the first error in idx's order (then keeps nothing) and leaves
-// no matrix in w.oxf.
+// parser's special rows, from parserRows, for backwardGroup and domain
+// definition. It returns the first error in idx's order (then keeps
+// nothing) and leaves no matrix in w.oxf.
 func (w *worker) forwardGroup(target func(k int) []byte, filtersc func(k int) float32, idx []int, sc []float32,
 	keep func(k int, rows *fwdback.Matrix)) error {
 	w.ensureScratch()
@@ -593,15 +620,56 @@ func (w *worker) forwardGroup(target func(k int) []byte, filtersc func(k int) fl
 	return nil
 }
 
-// keptRows is a Forward survivor's parser rows, by database index.
-type keptRows struct {
-	i    int
-	rows *fwdback.Matrix
+// keptParsers is a Forward survivor's parsers between the Forward filter
+// and domain definition: the Forward parser's special rows, which
+// forwardGroup keeps, and the Backward parser (its special rows and
+// last row), which backwardGroup runs, or that parser's error
+// (ErrRange), which domain definition meets in its turn. Both matrices
+// come from parserRows.
+type keptParsers struct {
+	fwd, bck *fwdback.Matrix
+	err      error
 }
 
-// parserRows holds the special-row matrices that carry Forward survivors'
-// parser rows from the Forward filter to domain definition (24 bytes a
-// residue, on the heap), for the next survivors to reuse.
+// backwardGroup runs the Backward parsers of up to fwdback.Group()
+// Forward survivors of one query at once (fwdback.BackwardParsers, 1.4-1.9
+// times the rate of one at a time on an AVX-512 core; docs/cpu-kernels.md),
+// each in its own length configuration: target ds[j] with the Forward
+// rows of ps[j], which gets the Backward parser.
+func (w *worker) backwardGroup(ds [][]byte, ps []*keptParsers) {
+	w.ensureScratch()
+	var (
+		oms        [4]*oprofile.Profile
+		fwds, bcks [4]*fwdback.Matrix
+		sc         [4]float32
+		errs       [4]error
+	)
+	n := len(ps)
+	for j, p := range ps {
+		om := &w.om
+		if j > 0 {
+			om = &w.others[j-1]
+		}
+		om.ReconfigLength(len(ds[j]))
+		p.bck = parserRows.Get().(*fwdback.Matrix)
+		oms[j], fwds[j], bcks[j] = om, p.fwd, p.bck
+	}
+	fwdback.BackwardParsers(ds, oms[:n], fwds[:n], bcks[:n], sc[:n], errs[:n], w.ew)
+	for j, p := range ps {
+		p.err = errs[j]
+	}
+}
+
+// keptRows is a Forward survivor's parsers, by database index.
+type keptRows struct {
+	i int
+	p keptParsers
+}
+
+// parserRows holds the parser matrices that carry Forward survivors'
+// parsers from the Forward filter to domain definition (24 bytes a
+// residue each, and the Backward parser's row, on the heap), for the next
+// survivors to reuse.
 var parserRows = sync.Pool{New: func() any { return fwdback.NewMatrix() }}
 
 // passesForward tests a Forward score against F3 and counts it.

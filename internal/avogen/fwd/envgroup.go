@@ -34,10 +34,11 @@ var (
 func envMain() {
 	for _, g := range []groupRow{envPair, envQuad} {
 		g.envForward()
-		g.envBckIn(false)
+		g.envBckIn(false, false)
 		g.envBckOut(false)
-		g.envBckIn(true)
+		g.envBckIn(true, false)
 		g.envBckOut(true)
+		g.envBckIn(false, true)
 	}
 }
 
@@ -271,11 +272,22 @@ func (g groupRow) envForward() {
 // It starts from D1(0), which depends only on row i+1 and is computed
 // first with phase 1's operations at q = 0 (on vector 1, as Q >= 2).
 // The chain's last carry goes to carry, for bckEnvOut45.
-func (g groupRow) envBckIn(in3 bool) {
+//
+// With inPlace (bckParIn), each target's matrix is a parser's, whose one
+// row holds row i+1 and is overwritten with row i, as bckRowInSSE runs
+// there: every cell of row i+1 is read before its place is written (the
+// loop reads I and M of row i+1 at q before storing row i's at q; it
+// never reads D of row i+1). Phases 3 to 5 (bckEnvOut) read and write
+// row i alone, so they serve parsers as they are.
+func (g groupRow) envBckIn(in3, inPlace bool) {
 	name, lp := "bckEnvIn"+g.name, g.lp+"bi"
 	w := 4 * g.parts
 	sig := fmt.Sprintf("func(dc *[%d]*[4]float32, tf *[4]float32, rf *[%d]*[4]float32, q int, xBv *[%d]float32)", g.parts, g.parts, w)
 	doc := name + " is phase 1 of Backward row i of each part's target in its full matrix (dc[j] at row i, row i+1 just after): bckRowInSSE per 128-bit part, its match odds at rf[j]."
+	if inPlace {
+		name, lp = "bckParIn"+g.name, g.lp+"bp"
+		doc = name + " is bckEnvIn" + g.name + " on parser matrices: dc[j] is target j's one row, row i+1 read and row i written in its place."
+	}
 	if in3 {
 		name, lp = "bckEnvIn3"+g.name, g.lp+"bi3"
 		sig = fmt.Sprintf("func(dc *[%d]*[4]float32, tf *[4]float32, rf *[%d]*[4]float32, q int, xE *[%d]float32, xBv *[%d]float32, carry *[%d]float32)", g.parts, g.parts, w, w, w)
@@ -290,8 +302,12 @@ func (g groupRow) envBckIn(in3 bool) {
 	tf := Load(Param("tf"), GP64())
 	rf := g.ptrs("rf")
 	Q := Load(Param("q"), GP64())
-	n := GP64()
-	IMUL3Q(U32(3*vb), Q, n)
+	n := GP64() // row i+1 from row i
+	if inPlace {
+		XORQ(n, n)
+	} else {
+		IMUL3Q(U32(3*vb), Q, n)
+	}
 
 	tmmv, timv, tdmv := g.bcast(Mem{Base: tf, Disp: fMM * vb}), g.bcast(Mem{Base: tf, Disp: fIM * vb}), g.bcast(Mem{Base: tf, Disp: fDM * vb})
 	VPSRLDQ(U8(4), tmmv, tmmv)
