@@ -425,13 +425,10 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	if parsers == nil {
 		slices.SortFunc(order, func(a, b int) int { return cmp.Or(len(seqs[a].Dsq)-len(seqs[b].Dsq), a-b) })
 		groups := kernelGroups(order)
+		target := func(i int) []byte { return seqs[i].Dsq }
+		keptOf := func(i int) *keptParsers { return kept[i] }
 		err := forEachOf(len(groups), func(w *worker, g int) error {
-			var ds [4][]byte
-			var ps [4]*keptParsers
-			for j, i := range groups[g] {
-				ds[j], ps[j] = seqs[i].Dsq, kept[i]
-			}
-			w.backwardGroup(ds[:len(groups[g])], ps[:len(groups[g])])
+			w.backwardGroup(target, keptOf, groups[g])
 			return nil
 		})
 		if err != nil {

@@ -314,13 +314,9 @@ func (w *worker) flush() ([]*hits.Hit, error) {
 			survivors = append(survivors, k)
 		}
 	}
+	keptOf := func(k int) *keptParsers { return &w.parsers[k] }
 	for _, g := range kernelGroups(survivors) {
-		var ds [4][]byte
-		var ps [4]*keptParsers
-		for j, k := range g {
-			ds[j], ps[j] = pending[k].sq.Dsq, &w.parsers[k]
-		}
-		w.backwardGroup(ds[:len(g)], ps[:len(g)])
+		w.backwardGroup(target, keptOf, g)
 	}
 	w.defs = w.defs[:0]
 	for k := range pending {
@@ -631,32 +627,36 @@ type keptParsers struct {
 	err      error
 }
 
-// backwardGroup runs the Backward parsers of up to fwdback.Group()
-// Forward survivors of one query at once (fwdback.BackwardParsers, 1.4-1.9
-// times the rate of one at a time on an AVX-512 core; docs/cpu-kernels.md),
-// each in its own length configuration: target ds[j] with the Forward
-// rows of ps[j], which gets the Backward parser.
-func (w *worker) backwardGroup(ds [][]byte, ps []*keptParsers) {
+// backwardGroup runs the Backward parsers of the Forward survivors idx
+// (up to fwdback.Group() of one query) at once (fwdback.BackwardParsers,
+// 1.4-1.9 times the rate of one at a time on an AVX-512 core;
+// docs/cpu-kernels.md), each target(k) in its own length configuration,
+// from the Forward rows keptOf(k) holds, into which it puts the
+// Backward parser.
+func (w *worker) backwardGroup(target func(k int) []byte, keptOf func(k int) *keptParsers, idx []int) {
 	w.ensureScratch()
 	var (
+		ds         [4][]byte
 		oms        [4]*oprofile.Profile
 		fwds, bcks [4]*fwdback.Matrix
 		sc         [4]float32
 		errs       [4]error
 	)
-	n := len(ps)
-	for j, p := range ps {
+	n := len(idx)
+	for j, k := range idx {
 		om := &w.om
 		if j > 0 {
 			om = &w.others[j-1]
 		}
+		ds[j] = target(k)
 		om.ReconfigLength(len(ds[j]))
+		p := keptOf(k)
 		p.bck = parserRows.Get().(*fwdback.Matrix)
 		oms[j], fwds[j], bcks[j] = om, p.fwd, p.bck
 	}
-	fwdback.BackwardParsers(ds, oms[:n], fwds[:n], bcks[:n], sc[:n], errs[:n], w.ew)
-	for j, p := range ps {
-		p.err = errs[j]
+	fwdback.BackwardParsers(ds[:n], oms[:n], fwds[:n], bcks[:n], sc[:n], errs[:n], w.ew)
+	for j, k := range idx {
+		keptOf(k).err = errs[j]
 	}
 }
 
