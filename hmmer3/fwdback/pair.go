@@ -111,9 +111,10 @@ func (mx *Matrix) sizeSpecials(M, L int) {
 	mx.HasOwnScales, mx.TotScale = true, 0
 }
 
-// KeepSpecials makes mx a parser matrix holding src's special rows and
-// TotScale (src a Forward matrix, parser or full), without a cell row:
-// what Backward and DomainDecoding read of a Forward parser matrix.
+// KeepSpecials makes mx a parser matrix holding src's special rows,
+// TotScale and HasOwnScales (src a Forward or Backward matrix, parser or
+// full), without a cell row: what Backward and DomainDecoding read of a
+// Forward parser, and what DomainDecoding reads of a Backward one.
 func (mx *Matrix) KeepSpecials(src *Matrix) {
 	mx.sizeSpecials(src.M, src.L)
 	copy(mx.X, src.X[:src.L+1])

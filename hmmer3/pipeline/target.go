@@ -74,7 +74,8 @@ const pendingForward = 32
 type scratch struct {
 	oxf, oxb *fwdback.Matrix
 	pair     *fwdback.PairMatrix
-	ew       *fwdback.EnvWork // backwardGroup's
+	ew       *fwdback.EnvWork   // backwardGroup's kernels' workspace
+	bck      [4]*fwdback.Matrix // backwardGroup's Backward parsers
 	def      *domaindef.Definer
 }
 
@@ -147,7 +148,7 @@ func (w *worker) ensureScratch() {
 		s = &scratch{oxf: fwdback.NewMatrix(), oxb: fwdback.NewMatrix(), pair: fwdback.NewPairMatrix(),
 			ew: fwdback.NewEnvWork(), def: domaindef.NewInHugePages(w.cfg.Seed, w.seed)}
 		for j := range s.pair.Keep {
-			s.pair.Keep[j] = fwdback.NewMatrix()
+			s.pair.Keep[j], s.bck[j] = fwdback.NewMatrix(), fwdback.NewMatrix()
 		}
 	} else {
 		s.def.Reset(w.cfg.Seed, w.seed)
@@ -631,8 +632,10 @@ type keptParsers struct {
 // (up to fwdback.Group() of one query) at once (fwdback.BackwardParsers,
 // 1.4-1.9 times the rate of one at a time on an AVX-512 core;
 // docs/cpu-kernels.md), each target(k) in its own length configuration,
-// from the Forward rows keptOf(k) holds, into which it puts the
-// Backward parser.
+// from the Forward rows keptOf(k) holds, and keeps there what domain
+// definition reads of the Backward parser: its special rows, from
+// parserRows, as for Forward (the cell row stays in the worker's
+// scratch).
 func (w *worker) backwardGroup(target func(k int) []byte, keptOf func(k int) *keptParsers, idx []int) {
 	w.ensureScratch()
 	var (
@@ -650,13 +653,13 @@ func (w *worker) backwardGroup(target func(k int) []byte, keptOf func(k int) *ke
 		}
 		ds[j] = target(k)
 		om.ReconfigLength(len(ds[j]))
-		p := keptOf(k)
-		p.bck = parserRows.Get().(*fwdback.Matrix)
-		oms[j], fwds[j], bcks[j] = om, p.fwd, p.bck
+		oms[j], fwds[j], bcks[j] = om, keptOf(k).fwd, w.scratch.bck[j]
 	}
 	fwdback.BackwardParsers(ds[:n], oms[:n], fwds[:n], bcks[:n], sc[:n], errs[:n], w.ew)
 	for j, k := range idx {
-		keptOf(k).err = errs[j]
+		p := keptOf(k)
+		p.bck, p.err = parserRows.Get().(*fwdback.Matrix), errs[j]
+		p.bck.KeepSpecials(bcks[j])
 	}
 }
 
