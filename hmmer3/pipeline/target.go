@@ -32,7 +32,6 @@ type worker struct {
 	om         oprofile.Profile
 	others     [3]oprofile.Profile // the other targets' length configurations in forwardGroup
 	pair       *fwdback.PairMatrix
-	ew         *fwdback.EnvWork
 	bg         profile.Background
 	oxf, oxb   *fwdback.Matrix
 	def        *domaindef.Definer
@@ -58,7 +57,7 @@ type worker struct {
 	defs     []defTarget
 	prepared []*domaindef.Pending
 
-	scratch *scratch // where oxf, oxb, pair, ew and def came from; nil until ensureScratch
+	scratch *scratch // where oxf, oxb, pair and def came from; nil until ensureScratch
 	seed    uint32   // domain definition's seed when cfg.Seed is 0
 }
 
@@ -153,7 +152,7 @@ func (w *worker) ensureScratch() {
 	} else {
 		s.def.Reset(w.cfg.Seed, w.seed)
 	}
-	w.oxf, w.oxb, w.pair, w.ew, w.def, w.scratch = s.oxf, s.oxb, s.pair, s.ew, s.def, s
+	w.oxf, w.oxb, w.pair, w.def, w.scratch = s.oxf, s.oxb, s.pair, s.def, s
 	n := scratchOut.Add(1)
 	for p := scratchPeak.Load(); n > p && !scratchPeak.CompareAndSwap(p, n); p = scratchPeak.Load() {
 	}
@@ -166,7 +165,7 @@ func (w *worker) release() {
 		putScratch(w.scratch)
 		scratchOut.Add(-1)
 	}
-	w.scratch, w.oxf, w.oxb, w.pair, w.ew, w.def = nil, nil, nil, nil, nil, nil
+	w.scratch, w.oxf, w.oxb, w.pair, w.def = nil, nil, nil, nil, nil
 }
 
 // nullOne is bg.NullOne(L) after bg.SetLength(L), which depends on L
@@ -619,10 +618,9 @@ func (w *worker) forwardGroup(target func(k int) []byte, filtersc func(k int) fl
 
 // keptParsers is a Forward survivor's parsers between the Forward filter
 // and domain definition: the Forward parser's special rows, which
-// forwardGroup keeps, and the Backward parser (its special rows and
-// last row), which backwardGroup runs, or that parser's error
-// (ErrRange), which domain definition meets in its turn. Both matrices
-// come from parserRows.
+// forwardGroup keeps, and the Backward parser's, which backwardGroup
+// keeps, or that parser's error (ErrRange), which domain definition
+// meets in its turn. Both come from parserRows.
 type keptParsers struct {
 	fwd, bck *fwdback.Matrix
 	err      error
@@ -655,7 +653,7 @@ func (w *worker) backwardGroup(target func(k int) []byte, keptOf func(k int) *ke
 		om.ReconfigLength(len(ds[j]))
 		oms[j], fwds[j], bcks[j] = om, keptOf(k).fwd, w.scratch.bck[j]
 	}
-	fwdback.BackwardParsers(ds[:n], oms[:n], fwds[:n], bcks[:n], sc[:n], errs[:n], w.ew)
+	fwdback.BackwardParsers(ds[:n], oms[:n], fwds[:n], bcks[:n], sc[:n], errs[:n], w.scratch.ew)
 	for j, k := range idx {
 		p := keptOf(k)
 		p.bck, p.err = parserRows.Get().(*fwdback.Matrix), errs[j]
@@ -669,10 +667,9 @@ type keptRows struct {
 	p keptParsers
 }
 
-// parserRows holds the parser matrices that carry Forward survivors'
-// parsers from the Forward filter to domain definition (24 bytes a
-// residue each, and the Backward parser's row, on the heap), for the next
-// survivors to reuse.
+// parserRows holds the special-row matrices that carry Forward
+// survivors' parsers from the Forward filter to domain definition (24
+// bytes a residue each, on the heap), for the next survivors to reuse.
 var parserRows = sync.Pool{New: func() any { return fwdback.NewMatrix() }}
 
 // passesForward tests a Forward score against F3 and counts it.
