@@ -374,6 +374,7 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		})
 	}
 	passFwd := bufs.passFwd
+	target := func(i int) []byte { return seqs[i].Dsq }
 	if onCPU != nil {
 		// Targets in groups (forwardGroup): lead[i] marks a group's first
 		// target, group[i] its members. Members are neighbours in length
@@ -387,7 +388,6 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		}
 		sort.SliceStable(order, func(a, b int) bool { return len(seqs[order[a]].Dsq) < len(seqs[order[b]].Dsq) })
 		groups := kernelGroups(order)
-		target := func(k int) []byte { return seqs[k].Dsq }
 		filtersc := func(k int) float32 { return st[k].filtersc }
 		err = forEachOf(len(groups), func(w *worker, k int) error {
 			return w.forwardGroup(target, filtersc, groups[k], fwdsc, func(i int, rows *fwdback.Matrix) {
@@ -425,7 +425,6 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	if parsers == nil {
 		slices.SortFunc(order, func(a, b int) int { return cmp.Or(len(seqs[a].Dsq)-len(seqs[b].Dsq), a-b) })
 		groups := kernelGroups(order)
-		target := func(i int) []byte { return seqs[i].Dsq }
 		keptOf := func(i int) *keptParsers { return kept[i] }
 		err := forEachOf(len(groups), func(w *worker, g int) error {
 			w.backwardGroup(target, keptOf, groups[g])

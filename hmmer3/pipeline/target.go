@@ -30,7 +30,7 @@ type worker struct {
 	f1, f2, f3 float64
 	bias       bool
 	om         oprofile.Profile
-	others     [3]oprofile.Profile // the other targets' length configurations in forwardGroup
+	others     [3]oprofile.Profile // the other targets' length configurations in a kernel group (groupProfile)
 	pair       *fwdback.PairMatrix
 	bg         profile.Background
 	oxf, oxb   *fwdback.Matrix
@@ -583,14 +583,13 @@ func (w *worker) forwardGroup(target func(k int) []byte, filtersc func(k int) fl
 	case 1:
 		s4[0], errs[0] = w.forward(dsq(0))
 	case 2:
-		w.om.ReconfigLength(len(dsq(0)))
-		w.others[0].ReconfigLength(len(dsq(1)))
-		s4[0], errs[0], s4[1], errs[1] = fwdback.ForwardPair(dsq(0), dsq(1), &w.om, &w.others[0], w.pair)
+		s4[0], errs[0], s4[1], errs[1] = fwdback.ForwardPair(dsq(0), dsq(1), w.groupProfile(0, len(dsq(0))), w.groupProfile(1, len(dsq(1))), w.pair)
 	case 4:
-		ds := [4][]byte{dsq(0), dsq(1), dsq(2), dsq(3)}
-		oms := [4]*oprofile.Profile{&w.om, &w.others[0], &w.others[1], &w.others[2]}
-		for j, om := range oms {
-			om.ReconfigLength(len(ds[j]))
+		var ds [4][]byte
+		var oms [4]*oprofile.Profile
+		for j := range ds {
+			ds[j] = dsq(j)
+			oms[j] = w.groupProfile(j, len(ds[j]))
 		}
 		fwdback.ForwardQuad(&ds, &oms, w.pair, &s4, &errs)
 	default:
@@ -614,6 +613,18 @@ func (w *worker) forwardGroup(target func(k int) []byte, filtersc func(k int) fl
 		}
 	}
 	return nil
+}
+
+// groupProfile is the profile of target j of a group of the grouped
+// kernels (forwardGroup, backwardGroup), configured for length L: the
+// worker's own for the first, w.others for the rest.
+func (w *worker) groupProfile(j, L int) *oprofile.Profile {
+	om := &w.om
+	if j > 0 {
+		om = &w.others[j-1]
+	}
+	om.ReconfigLength(L)
+	return om
 }
 
 // keptParsers is a Forward survivor's parsers between the Forward filter
@@ -645,13 +656,8 @@ func (w *worker) backwardGroup(target func(k int) []byte, keptOf func(k int) *ke
 	)
 	n := len(idx)
 	for j, k := range idx {
-		om := &w.om
-		if j > 0 {
-			om = &w.others[j-1]
-		}
 		ds[j] = target(k)
-		om.ReconfigLength(len(ds[j]))
-		oms[j], fwds[j], bcks[j] = om, keptOf(k).fwd, w.scratch.bck[j]
+		oms[j], fwds[j], bcks[j] = w.groupProfile(j, len(ds[j])), keptOf(k).fwd, w.scratch.bck[j]
 	}
 	fwdback.BackwardParsers(ds[:n], oms[:n], fwds[:n], bcks[:n], sc[:n], errs[:n], w.scratch.ew)
 	for j, k := range idx {
