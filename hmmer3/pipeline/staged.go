@@ -386,7 +386,7 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 				order = append(order, i)
 			}
 		}
-		sort.SliceStable(order, func(a, b int) bool { return len(seqs[order[a]].Dsq) < len(seqs[order[b]].Dsq) })
+		inLengthOrder(order, seqs)
 		groups := kernelGroups(order)
 		filtersc := func(k int) float32 { return st[k].filtersc }
 		err = forEachOf(len(groups), func(w *worker, k int) error {
@@ -423,7 +423,7 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		}
 	}
 	if parsers == nil {
-		slices.SortFunc(order, func(a, b int) int { return cmp.Or(len(seqs[a].Dsq)-len(seqs[b].Dsq), a-b) })
+		inLengthOrder(order, seqs)
 		groups := kernelGroups(order)
 		keptOf := func(i int) *keptParsers { return kept[i] }
 		err := forEachOf(len(groups), func(w *worker, g int) error {
@@ -654,4 +654,11 @@ func (c CPUAccelerator) Forward(*oprofile.Profile, []bool) (ForwardResult, error
 // survivors' rows and run Backward on them.
 func (c CPUAccelerator) Parsers(*oprofile.Profile, []bool) ([]fwdback.Parser, error) {
 	return nil, nil
+}
+
+// inLengthOrder sorts order (target numbers of seqs) shortest first, ties
+// by number: the order the grouped kernels take their targets in
+// (kernelGroups).
+func inLengthOrder(order []int, seqs []*seqio.Sequence) {
+	slices.SortFunc(order, func(a, b int) int { return cmp.Or(len(seqs[a].Dsq)-len(seqs[b].Dsq), a-b) })
 }
