@@ -150,7 +150,11 @@ func (b *forwardBatcher) run(batch []*fwdRequest) {
 			}
 			r.scores, r.onGPU = make([]float32, len(r.want)), make([]bool, len(r.want))
 			for j, i := range sel[k] {
-				r.scores[i], r.onGPU[i] = scores[k][j], true
+				// NaN: not computed (no bound, or a device out of the
+				// run), so the workers score it.
+				if sc := scores[k][j]; !math.IsNaN(float64(sc)) {
+					r.scores[i], r.onGPU[i] = sc, true
+				}
 			}
 		}
 		wall = time.Since(start)

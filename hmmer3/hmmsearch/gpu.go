@@ -1,6 +1,7 @@
 package hmmsearch
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -156,6 +157,15 @@ type gpuSearch struct {
 	trace       io.Writer // one line per Forward batch, when set
 	batchMu     sync.Mutex
 	batchers    map[*gpuPart]*forwardBatcher // by device when queries are dealt; nil key: all devices
+	// failures makes devices fail on purpose ($HMMGO_GPU_FAIL, gpufail.go):
+	// the call that fails, by ordinal.
+	failures map[int]failure
+	// handBack: a device that fails leaves the run and its work goes on
+	// without it (hmmsearch --gpu, gpufail.go); otherwise a failed call's
+	// error is the caller's (a worker's task frees its other blocks and
+	// tries again).
+	handBack bool
+	warn     func(string) // says on stderr that a device left the run
 }
 
 // gpuForwardMinTargets is the smallest batch of Forward survivors whose
@@ -195,6 +205,7 @@ type gpuPart struct {
 	index []int   // database number of each of this device's targets
 	lens  []int32 // their lengths, read per query without touching the sequences
 	pos   []int32 // each database target's place in index, -1 on another device
+	partHealth
 }
 
 // openKernels makes the kernels of g.devs now.
@@ -399,6 +410,11 @@ func (g *gpuSearch) attach(sp *splitPlan) {
 	}
 	for d, p := range sp.parts {
 		p.k, p.gates = g.gpus[d], newFilterGates(g.launches)
+		p.ordinal = d
+		if p.k.dev != nil {
+			p.ordinal = p.k.dev.Ordinal
+		}
+		p.failure = g.failures[p.ordinal]
 		p.db = gpudb.New(p.k.ctx, sp.dsqs[d])
 		if sp.stored != nil {
 			p.db.UseStoredPlan(sp.stored)
@@ -428,9 +444,12 @@ func (g *gpuSearch) devices() []*cuda.Device {
 func eachPart(parts []*gpuPart, fn func(d int, p *gpuPart) error) error {
 	errs := make([]error, len(parts))
 	one := func(d int, p *gpuPart) {
-		if err := fn(d, p); err != nil {
-			errs[d] = fmt.Errorf("GPU %d: %w", p.k.dev.Ordinal, err)
+		err := fn(d, p)
+		var de *deviceError
+		if err != nil && !errors.As(err, &de) {
+			err = fmt.Errorf("GPU %d: %w", p.ordinal, err)
 		}
+		errs[d] = err
 	}
 	// The last part runs on the caller: with one GPU, no goroutine to
 	// start and wait for on each filter stage of each query.
@@ -464,10 +483,17 @@ func (g *gpuSearch) MSV(om *oprofile.Profile) ([]float32, error) { return g.msv(
 func (g *gpuSearch) msv(parts []*gpuPart, om *oprofile.Profile, rank int64) ([]float32, error) {
 	scores := dbScores.Get(len(g.seqs)) // every element is set below
 	err := eachPart(parts, func(d int, p *gpuPart) error {
-		defer p.gates.enter(msvGate, rank)()
 		out := partScores.Get(len(p.index))
 		defer partScores.Put(out)
-		if err := p.k.filter.Scores(&om.MSV, g.abc.Kp, p.db, out); err != nil {
+		err := g.call(p, func() error {
+			defer p.gates.enter(msvGate, rank)()
+			return p.k.filter.Scores(&om.MSV, g.abc.Kp, p.db, out)
+		}, func() error {
+			sc, err := g.host(p).MSV(om)
+			copy(out, sc)
+			return err
+		})
+		if err != nil {
 			return err
 		}
 		p.scatter(out, nil, scores)
@@ -478,8 +504,9 @@ func (g *gpuSearch) msv(parts []*gpuPart, om *oprofile.Profile, rank int64) ([]f
 
 // selectedScores runs one device's filter over the targets with want[i]
 // (database order) and puts their scores into scores; the others keep
-// what they held, which the pipeline never reads.
-func selectedScores(parts []*gpuPart, want []bool, scores []float32, run func(p *gpuPart, sel []bool, out []float32) error) error {
+// what they held, which the pipeline never reads. host computes the
+// same scores on the cores, for a device out of the run.
+func (g *gpuSearch) selectedScores(parts []*gpuPart, want []bool, scores []float32, run, host func(p *gpuPart, sel []bool, out []float32) error) error {
 	return eachPart(parts, func(d int, p *gpuPart) error {
 		sel := partSel.Get(len(p.index))
 		defer partSel.Put(sel)
@@ -488,7 +515,8 @@ func selectedScores(parts []*gpuPart, want []bool, scores []float32, run func(p 
 		}
 		out := partScores.Get(len(p.index))
 		defer partScores.Put(out)
-		if err := run(p, sel, out); err != nil {
+		err := g.call(p, func() error { return run(p, sel, out) }, func() error { return host(p, sel, out) })
+		if err != nil {
 			return err
 		}
 		p.scatter(out, want, scores)
@@ -503,9 +531,13 @@ func (g *gpuSearch) Viterbi(om *oprofile.Profile, want []bool) ([]float32, error
 
 func (g *gpuSearch) viterbi(parts []*gpuPart, om *oprofile.Profile, want []bool, rank int64) ([]float32, error) {
 	scores := dbScores.Get(len(g.seqs))
-	err := selectedScores(parts, want, scores, func(p *gpuPart, sel []bool, out []float32) error {
+	err := g.selectedScores(parts, want, scores, func(p *gpuPart, sel []bool, out []float32) error {
 		defer p.gates.enter(vitGate, rank)()
 		return p.k.vit.Scores(&om.Vit, g.abc.Kp, p.db, sel, out)
+	}, func(p *gpuPart, sel []bool, out []float32) error {
+		sc, err := g.host(p).Viterbi(om, sel)
+		copy(out, sc)
+		return err
 	})
 	return scores, err
 }
@@ -521,9 +553,12 @@ func (g *gpuSearch) biasScores(parts []*gpuPart, bg *profile.Background, want []
 		return nil, nil
 	}
 	scores := dbScores.Get(len(g.seqs))
-	err := selectedScores(parts, want, scores, func(p *gpuPart, sel []bool, out []float32) error {
+	err := g.selectedScores(parts, want, scores, func(p *gpuPart, sel []bool, out []float32) error {
 		defer p.gates.enter(biasGate, rank)()
 		return p.k.bias.Scores(bg, p.db, sel, out)
+	}, func(p *gpuPart, sel []bool, out []float32) error {
+		g.hostBias(p, bg, sel, out)
+		return nil
 	})
 	return scores, err
 }
@@ -594,12 +629,25 @@ func (g *gpuSearch) launchForward(parts []*gpuPart, reqs []*fwdRequest, sel [][]
 			}
 			jobs[k] = fwdback.BatchJob{OM: r.om, Targets: p.db.Dsqs, Index: index}
 		}
-		batch := p.k.fwd.ForwardBatch
-		if bound {
-			batch = p.k.fwd.ForwardBoundBatch
-		}
-		res, err := batch(jobs)
-		if err != nil {
+		var res []fwdback.BatchResult
+		err := g.call(p, func() error {
+			batch := p.k.fwd.ForwardBatch
+			if bound {
+				batch = p.k.fwd.ForwardBoundBatch
+			}
+			var err error
+			res, err = batch(jobs)
+			return err
+		}, func() error {
+			// Not computed: the workers score these targets.
+			for k := range reqs {
+				for _, j := range slots[k] {
+					scores[k][j] = float32(math.NaN())
+				}
+			}
+			return nil
+		})
+		if err != nil || res == nil {
 			return err
 		}
 		if g.trace != nil {
@@ -646,14 +694,17 @@ func (g *gpuSearch) parsers(parts []*gpuPart, om *oprofile.Profile, want []bool)
 		if len(dsqs) == 0 {
 			return nil
 		}
-		ps, err := p.k.fwd.Parsers(om, dsqs, nil)
-		if err != nil {
-			return err
-		}
-		for j, db := range which {
-			out[db] = ps[j]
-		}
-		return nil
+		// Out of the run, the parsers stay zero: the workers compute them.
+		return g.call(p, func() error {
+			ps, err := p.k.fwd.Parsers(om, dsqs, nil)
+			if err != nil {
+				return err
+			}
+			for j, db := range which {
+				out[db] = ps[j]
+			}
+			return nil
+		}, func() error { return nil })
 	})
 	return out, err
 }
@@ -662,13 +713,27 @@ func (g *gpuSearch) parsers(parts []*gpuPart, om *oprofile.Profile, want []bool)
 func (g *gpuSearch) EnvelopeShare() *pipeline.EnvelopeShare { return g.envelopes }
 
 // RescoreEnvelopes implements pipeline.EnvelopeAccelerator: the jobs
-// carry their residues, so any device can take them.
+// carry their residues, so any device still in the run can take them.
+// An error leaves them to the cores.
 func (g *gpuSearch) RescoreEnvelopes(om *oprofile.Profile, jobs []fwdback.EnvJob) ([]fwdback.EnvResult, error) {
 	if err := g.awaitKernels(); err != nil {
 		return nil, err
 	}
-	k := g.gpus[int(g.nextEnv.Add(1)-1)%len(g.gpus)]
-	return k.fwd.RescoreEnvelopes(om, jobs)
+	next := int(g.nextEnv.Add(1) - 1)
+	for t := range g.parts {
+		p := g.parts[(next+t)%len(g.parts)]
+		if p.down.Load() {
+			continue
+		}
+		var res []fwdback.EnvResult
+		err := g.call(p, func() error {
+			var err error
+			res, err = p.k.fwd.RescoreEnvelopes(om, jobs)
+			return err
+		}, func() error { return errNoDevice })
+		return res, err
+	}
+	return nil, errNoDevice
 }
 
 // free releases the device memory of the resident targets.

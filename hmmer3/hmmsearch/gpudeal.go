@@ -63,19 +63,21 @@ type dealState struct {
 // forQuery is the accelerator one query of the given rank runs on
 // (queryRank: its filter launches wait for a lane in that order) and the
 // function that ends its use. Split, that is g on every device; dealt, g
-// on the device with the fewest queries running (the lowest number among
-// equals).
+// on the device still in the run with the fewest queries running (the
+// lowest number among equals), or on device 0, whose calls then go to the
+// cores, when none is left.
 func (g *gpuSearch) forQuery(rank int64) (pipeline.Accelerator, func()) {
 	if g.deal == nil {
 		return gpuOn{g, g.parts, rank}, func() {}
 	}
 	run := g.deal.running
-	best := 0
+	best := -1
 	for d := range run {
-		if run[d].Load() < run[best].Load() {
+		if !g.parts[d].down.Load() && (best < 0 || run[d].Load() < run[best].Load()) {
 			best = d
 		}
 	}
+	best = max(best, 0)
 	run[best].Add(1)
 	return gpuOn{g, g.parts[best : best+1], rank}, func() { run[best].Add(-1) }
 }

@@ -170,6 +170,13 @@ func (e *engine) run(env cli.Env, args []string) int {
 	if v := s.gpuSplit; v != "" && v != "db" && v != "queries" {
 		return cli.Fail(env, name, fmt.Errorf("%s is %q: say db (each GPU a share of the targets) or queries (each GPU all of them, a query on one), or leave it unset", splitEnv, v))
 	}
+	if v, ok := e.lookupEnv(failEnv); ok {
+		f, err := parseFailures(v)
+		if err != nil {
+			return cli.Fail(env, name, err)
+		}
+		s.gpuFailures = f
+	}
 	_, s.queueTrace = e.lookupEnv("HMMGO_QUEUE_TRACE")
 	s.startOrder, _ = e.lookupEnv("HMMGO_START")
 	if err := s.run(); err != nil {
@@ -263,8 +270,9 @@ type search struct {
 	// (gpuSearchQueriesAtOnce, or gpuDomainsQueriesAtOnce;
 	// $HMMGO_GPU_QUERIES for benchmarks).
 	gpuQueries    int
-	gpuQueriesSet bool   // by $HMMGO_GPU_QUERIES: the run's total, however many GPUs
-	gpuSplit      string // $HMMGO_GPU_SPLIT (gpudeal.go)
+	gpuQueriesSet bool            // by $HMMGO_GPU_QUERIES: the run's total, however many GPUs
+	gpuSplit      string          // $HMMGO_GPU_SPLIT (gpudeal.go)
+	gpuFailures   map[int]failure // $HMMGO_GPU_FAIL (gpufail.go)
 	// early is the database read begun before the GPUs were selected
 	// (earlyread.go); nil when none was.
 	early *earlyRead
@@ -414,7 +422,7 @@ func (s *search) run() error {
 	}
 	if len(devs) > 0 {
 		s.gpu = &gpuSearch{devs: devs, launches: filterLaunchesAtOnce, forward: forwardMode(s.gpuForward), bias: s.gpuBias, split: s.gpuSplit,
-			envelopes: s.envelopes}
+			envelopes: s.envelopes, failures: s.gpuFailures, handBack: true, warn: func(msg string) { fmt.Fprintf(s.env.Stderr, "%s: %s\n", prog, msg) }}
 		if s.stageTimes {
 			s.gpu.marks = s.startMarkAt
 		}
@@ -593,9 +601,7 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config) (*queryResu
 		if !s.gpuRankOff {
 			rank = queryRank(h.M, nquery)
 		}
-		acc, done := s.gpu.forQuery(rank)
-		list, st, err = pipeline.SearchStaged(m, s.gpu.seqs, indices, &cfg, acc)
-		done()
+		list, st, err = s.gpu.searchQuery(m, indices, &cfg, rank)
 		gpuTime = time.Since(tg)
 	} else {
 		list, st, err = s.search(m, src, &cfg)

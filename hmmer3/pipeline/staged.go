@@ -36,7 +36,8 @@ type Accelerator interface {
 	Forward(om *oprofile.Profile, want []bool) (ForwardResult, error)
 	// Parsers returns the Forward and Backward parsers of the targets with
 	// want[i], as Forward configures om; the others are zero. nil, as for
-	// Forward, leaves them to the CPU.
+	// Forward, leaves them to the CPU, and so does a zero entry of a wanted
+	// target (a device that left the run).
 	Parsers(om *oprofile.Profile, want []bool) ([]fwdback.Parser, error)
 }
 
@@ -411,18 +412,21 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	if err != nil {
 		return nil, nil, err
 	}
-	// The parsers the workers kept, by database index, and without the
-	// accelerator's their Backward parsers, run together in groups of
-	// neighbours in length (backwardGroup).
+	// The parsers the workers kept, by database index, and where the
+	// accelerator gave none their Backward parsers, run together in
+	// groups of neighbours in length (backwardGroup).
 	kept := map[int]*keptParsers{}
 	var order []int
 	for _, w := range workers {
 		for k := range w.kept {
-			kept[w.kept[k].i] = &w.kept[k].p
-			order = append(order, w.kept[k].i)
+			i := w.kept[k].i
+			kept[i] = &w.kept[k].p
+			if parsers == nil || parsers[i].Fwd == nil {
+				order = append(order, i)
+			}
 		}
 	}
-	if parsers == nil {
+	if len(order) > 0 {
 		inLengthOrder(order, seqs)
 		groups := kernelGroups(order)
 		keptOf := func(i int) *keptParsers { return kept[i] }
