@@ -18,10 +18,14 @@ type Context struct {
 	handle uintptr
 }
 
-// Context retains the device's primary context (once; it then lives as
-// long as the process).
+// Context retains the device's primary context. Every call takes a
+// reference, which Release gives back; a context none gives back lives as
+// long as the process. All references share one Context until the last
+// is given back; the next call then retains a new one.
 func (d *Device) Context() (*Context, error) {
-	d.ctxOnce.Do(func() {
+	d.ctxMu.Lock()
+	defer d.ctxMu.Unlock()
+	if d.ctx == nil {
 		// Threads waiting for the device sleep instead of spinning: the
 		// host runs half of hmmsearch's pipeline beside the GPU and needs
 		// every core. A context some other library already started keeps
@@ -29,18 +33,37 @@ func (d *Device) Context() (*Context, error) {
 		const schedBlockingSync = 0x04
 		drv.cuDevicePrimaryCtxSetFlags.Call(uintptr(d.handle), schedBlockingSync)
 		var h uintptr
-		d.ctxErr = result(drv.cuDevicePrimaryCtxRetain.Call(uintptr(unsafe.Pointer(&h)), uintptr(d.handle)),
-			"cuDevicePrimaryCtxRetain(GPU %d)", d.Ordinal)
+		if err := result(drv.cuDevicePrimaryCtxRetain.Call(uintptr(unsafe.Pointer(&h)), uintptr(d.handle)),
+			"cuDevicePrimaryCtxRetain(GPU %d)", d.Ordinal); err != nil {
+			return nil, err
+		}
 		d.ctx = &Context{dev: d, handle: h}
-	})
-	if d.ctxErr != nil {
-		return nil, d.ctxErr
 	}
+	d.ctxRefs++
 	return d.ctx, nil
 }
 
 // Device returns the context's GPU.
 func (c *Context) Device() *Device { return c.dev }
+
+// Release gives back the reference of one Context call. When it was the
+// last, the driver tears the context down now (about 0.1 s), beside what
+// the host has left to do, instead of in the process's exit; nothing made
+// in it (memory, streams, modules, pinned host memory) may be used
+// afterwards. A Context already torn down is left alone.
+func (c *Context) Release() error {
+	d := c.dev
+	d.ctxMu.Lock()
+	defer d.ctxMu.Unlock()
+	if d.ctx != c {
+		return nil
+	}
+	if d.ctxRefs--; d.ctxRefs > 0 {
+		return nil
+	}
+	d.ctx = nil
+	return result(drv.cuDevicePrimaryCtxRelease.Call(uintptr(d.handle)), "cuDevicePrimaryCtxRelease(GPU %d)", d.Ordinal)
+}
 
 // bind locks the calling goroutine to its OS thread and makes c current
 // there. The caller must call the returned function when done.

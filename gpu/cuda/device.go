@@ -54,9 +54,9 @@ type Device struct {
 
 	handle int32
 
-	ctxOnce sync.Once
-	ctx     *Context
-	ctxErr  error
+	ctxMu   sync.Mutex
+	ctx     *Context // the primary context while retained
+	ctxRefs int      // Context calls not yet given back by Release
 }
 
 // Arch is the compute capability as NVRTC and nvcc spell it ("sm_90").

@@ -533,3 +533,49 @@ func addOnDevice(d *cuda.Device, m *cuda.Module, seed int) error {
 	}
 	return nil
 }
+
+// TestGPUContextRelease: each Context call takes a reference to the
+// shared primary context; Release gives one back, and the last tears the
+// context down, after which Context retains a new one that works. The
+// test gives back every reference the package's tests took, so the next
+// test starts from a fresh context.
+func TestGPUContextRelease(t *testing.T) {
+	ctx := context(t, 0)
+	d := ctx.Device()
+	again, err := d.Context()
+	check(t, err)
+	if again != ctx {
+		t.Fatal("two references to the primary context are two contexts")
+	}
+	n := cuda.ContextRefs(d)
+	if n < 2 {
+		t.Fatalf("%d references after two Context calls", n)
+	}
+	check(t, again.Release())
+	if got := cuda.ContextRefs(d); got != n-1 {
+		t.Fatalf("%d references after giving one of %d back", got, n)
+	}
+	b, err := ctx.Alloc(1 << 20) // still usable
+	check(t, err)
+	check(t, b.Memset8(1))
+	check(t, b.Free())
+	for i := 1; i < n; i++ {
+		check(t, ctx.Release())
+	}
+	if got := cuda.ContextRefs(d); got != 0 {
+		t.Fatalf("%d references after giving all back", got)
+	}
+	check(t, ctx.Release()) // torn down already: nothing to do
+	fresh, err := d.Context()
+	check(t, err)
+	if fresh == ctx {
+		t.Fatal("a context torn down was handed out again")
+	}
+	b2 := alloc(t, fresh, 1<<20)
+	check(t, b2.Memset8(7))
+	got := make([]byte, 1<<20)
+	check(t, b2.CopyToHost(got, 0))
+	if got[0] != 7 || got[len(got)-1] != 7 {
+		t.Fatalf("the new context's memory holds %d..%d after Memset8(7)", got[0], got[len(got)-1])
+	}
+}

@@ -166,6 +166,15 @@ type gpuSearch struct {
 	// tries again).
 	handBack bool
 	warn     func(string) // says on stderr that a device left the run
+
+	// The contexts are given back once the last query has started and
+	// every query's device calls are done (gpurelease.go).
+	inflight    atomic.Int64 // queries started and not done with the devices
+	allStarted  atomic.Bool
+	releaseOnce sync.Once
+	releasing   atomic.Pointer[chan struct{}] // closed when released
+	releaseFrom time.Time
+	releaseTo   time.Time // set before releasing closes
 }
 
 // gpuForwardMinTargets is the smallest batch of Forward survivors whose
@@ -736,8 +745,12 @@ func (g *gpuSearch) RescoreEnvelopes(om *oprofile.Profile, jobs []fwdback.EnvJob
 	return nil, errNoDevice
 }
 
-// free releases the device memory of the resident targets.
+// free releases the device memory of the resident targets, unless the
+// contexts are being given back already.
 func (g *gpuSearch) free() {
+	if g.releaseStarted() {
+		return
+	}
 	for _, p := range g.parts {
 		if p != nil {
 			p.db.Free()

@@ -68,7 +68,7 @@ type dealState struct {
 // cores, when none is left.
 func (g *gpuSearch) forQuery(rank int64) (pipeline.Accelerator, func()) {
 	if g.deal == nil {
-		return gpuOn{g, g.parts, rank}, func() {}
+		return gpuOn{gpuSearch: g, use: g.parts, rank: rank}, func() {}
 	}
 	run := g.deal.running
 	best := -1
@@ -79,15 +79,23 @@ func (g *gpuSearch) forQuery(rank int64) (pipeline.Accelerator, func()) {
 	}
 	best = max(best, 0)
 	run[best].Add(1)
-	return gpuOn{g, g.parts[best : best+1], rank}, func() { run[best].Add(-1) }
+	return gpuOn{gpuSearch: g, use: g.parts[best : best+1], rank: rank}, func() { run[best].Add(-1) }
 }
 
 // gpuOn is g on some of its devices for a query of a rank (the lengths
 // and the recycled scores are g's).
 type gpuOn struct {
 	*gpuSearch
-	use  []*gpuPart
-	rank int64
+	use       []*gpuPart
+	rank      int64
+	callsDone func() // nil: not told
+}
+
+// CallsDone implements pipeline.CallsDone.
+func (v gpuOn) CallsDone() {
+	if v.callsDone != nil {
+		v.callsDone()
+	}
 }
 
 func (v gpuOn) MSV(om *oprofile.Profile) ([]float32, error) { return v.msv(v.use, om, v.rank) }
@@ -110,6 +118,7 @@ func (v gpuOn) Parsers(om *oprofile.Profile, want []bool) ([]fwdback.Parser, err
 
 var (
 	_ pipeline.BiasAccelerator = gpuOn{}
+	_ pipeline.CallsDone       = gpuOn{}
 	_ pipeline.ScoreRecycler   = gpuOn{}
 	_ pipeline.TargetLengths   = gpuOn{}
 )

@@ -190,10 +190,18 @@ func (g *gpuSearch) alive() bool {
 // searched again, on what is left. An attempt fails only on a device
 // that was in the run when it began and is out when it ends, so there
 // are at most as many attempts as devices, and one.
-func (g *gpuSearch) searchQuery(m *pipeline.Model, indices []int64, cfg *pipeline.Config, rank int64) ([]*hits.Hit, *hits.Stats, error) {
+// A query counted by queryStarts says when it is done with the devices.
+func (g *gpuSearch) searchQuery(m *pipeline.Model, indices []int64, cfg *pipeline.Config, rank int64, counted bool) ([]*hits.Hit, *hits.Stats, error) {
+	callsDone := func() {}
+	if counted {
+		callsDone = g.callsDoneOnce()
+		defer callsDone()
+	}
 	for attempt := 0; ; attempt++ {
 		acc, done := g.forQuery(rank)
-		list, st, err := pipeline.SearchStaged(m, g.seqs, indices, cfg, acc)
+		on := acc.(gpuOn)
+		on.callsDone = callsDone
+		list, st, err := pipeline.SearchStaged(m, g.seqs, indices, cfg, on)
 		done()
 		var de *deviceError
 		if err == nil || !errors.As(err, &de) || attempt >= len(g.parts) {

@@ -85,7 +85,7 @@ func TestFailedDeviceHandsBack(t *testing.T) {
 				for round := 0; round < len(models); round += 3 {
 					for q := round; q < round+3; q++ {
 						wg.Go(func() {
-							got[q].list, got[q].st, errs[q] = g.searchQuery(models[q], nil, &cfg, 0)
+							got[q].list, got[q].st, errs[q] = g.searchQuery(models[q], nil, &cfg, 0, false)
 						})
 					}
 					wg.Wait()
@@ -142,7 +142,7 @@ func TestFailedDeviceWithoutHandBack(t *testing.T) {
 	g := &gpuSearch{gpus: []*gpuKernels{{}}, failures: map[int]failure{0: {at: 1}}}
 	g.seqs = seqs
 	g.splitTargets(seqs, nil, false)
-	_, _, err = g.searchQuery(m, nil, &cfg, 0)
+	_, _, err = g.searchQuery(m, nil, &cfg, 0, false)
 	if !errors.Is(err, errInjected) {
 		t.Fatalf("error %v, want the injected failure", err)
 	}

@@ -188,6 +188,9 @@ func (e *engine) run(env cli.Env, args []string) int {
 		// start and exit (the driver tearing contexts down, the kernel
 		// unmapping the heap): the Unix time lets a script measure it.
 		fmt.Fprintf(env.Stderr, "hmmgo hmmsearch: run done at +%.3f (outputs written, GPUs freed), Unix time %d ns\n", time.Since(s.started).Seconds(), time.Now().UnixNano())
+		if g := s.gpu; g != nil && g.releasedWithin(0) {
+			fmt.Fprintf(env.Stderr, "hmmgo hmmsearch: GPU contexts given back from +%.3f to +%.3f, beside the last domains\n", g.releaseFrom.Sub(s.started).Seconds(), g.releaseTo.Sub(s.started).Seconds())
+		}
 		s.exitReport()
 	}
 	return 0
@@ -478,9 +481,15 @@ func (s *search) run() error {
 		} else if h.Alph.Type != abc.Type {
 			return fmt.Errorf("HMM file %s contains different alphabets", s.hmmfile)
 		}
+		if s.gpu != nil {
+			s.gpu.queryStarts()
+		}
 		if err := queries.add(h, nquery); err != nil {
 			return err
 		}
+	}
+	if s.gpu != nil {
+		s.gpu.lastQueryStarted()
 	}
 	if err := queries.flush(); err != nil {
 		return err
@@ -601,7 +610,7 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config) (*queryResu
 		if !s.gpuRankOff {
 			rank = queryRank(h.M, nquery)
 		}
-		list, st, err = s.gpu.searchQuery(m, indices, &cfg, rank)
+		list, st, err = s.gpu.searchQuery(m, indices, &cfg, rank, true)
 		gpuTime = time.Since(tg)
 	} else {
 		list, st, err = s.search(m, src, &cfg)

@@ -75,6 +75,15 @@ type ScoreRecycler interface {
 	Recycle(scores []float32)
 }
 
+// CallsDone is an Accelerator told when SearchStaged will make no more
+// calls on it (after the parsers, or after the envelopes where it
+// rescores them), so that the devices can be given back while the
+// workers finish: hmmsearch releases its GPUs once the last query's
+// calls are done.
+type CallsDone interface {
+	CallsDone()
+}
+
 // TargetLengths is an Accelerator that keeps its targets' lengths (in
 // the order of SearchStaged's seqs): the staged search's first pass then
 // reads them in order instead of each target's Sequence, a cache miss
@@ -412,6 +421,11 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	if err != nil {
 		return nil, nil, err
 	}
+	ea, envelopesOnDevice := acc.(EnvelopeAccelerator)
+	envelopesOnDevice = envelopesOnDevice && ea.EnvelopeShare() != nil
+	if cd, ok := acc.(CallsDone); ok && !envelopesOnDevice {
+		cd.CallsDone()
+	}
 	// The parsers the workers kept, by database index, and where the
 	// accelerator gave none their Backward parsers, run together in
 	// groups of neighbours in length (backwardGroup).
@@ -469,8 +483,11 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 			found[sort.SearchInts(survivors, groups[g][k])] = ts[k].hit
 		}
 	}
-	if ea, ok := acc.(EnvelopeAccelerator); ok && ea.EnvelopeShare() != nil {
+	if envelopesOnDevice {
 		err = defineOnDevice(ea, ncpu, len(groups), targets, hitsOf, forEachOf)
+		if cd, ok := acc.(CallsDone); ok {
+			cd.CallsDone()
+		}
 	} else {
 		err = forEachOf(len(groups), func(w *worker, g int) error {
 			ts := targets(g)
