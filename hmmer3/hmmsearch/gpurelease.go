@@ -1,6 +1,9 @@
 package hmmsearch
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
 // The GPUs are given back before the run ends. The driver takes about
 // 0.1 s to tear a context down (docs/BENCHMARKS.md), and at the
@@ -43,11 +46,13 @@ func (g *gpuSearch) release() {
 		g.releaseFrom = time.Now()
 		go func() {
 			defer close(done)
+			var wg sync.WaitGroup
 			for _, k := range g.gpus {
 				if k.ctx != nil { // (tests have parts without devices)
-					k.ctx.Release() // an error leaves the teardown to the exit
+					wg.Go(func() { k.ctx.Release() }) // an error leaves the teardown to the exit
 				}
 			}
+			wg.Wait()
 			g.releaseTo = time.Now()
 		}()
 	})
