@@ -42,8 +42,8 @@ func (g *gpuSearch) lastQueryStarted() {
 func (g *gpuSearch) release() {
 	g.releaseOnce.Do(func() {
 		done := make(chan struct{})
+		g.releaseFrom = time.Now() // before the Store that publishes it
 		g.releasing.Store(&done)
-		g.releaseFrom = time.Now()
 		go func() {
 			defer close(done)
 			var wg sync.WaitGroup

@@ -188,8 +188,12 @@ func (e *engine) run(env cli.Env, args []string) int {
 		// start and exit (the driver tearing contexts down, the kernel
 		// unmapping the heap): the Unix time lets a script measure it.
 		fmt.Fprintf(env.Stderr, "hmmgo hmmsearch: run done at +%.3f (outputs written, GPUs freed), Unix time %d ns\n", time.Since(s.started).Seconds(), time.Now().UnixNano())
-		if g := s.gpu; g != nil && g.releasedWithin(0) {
-			fmt.Fprintf(env.Stderr, "hmmgo hmmsearch: GPU contexts given back from +%.3f to +%.3f, beside the last domains\n", g.releaseFrom.Sub(s.started).Seconds(), g.releaseTo.Sub(s.started).Seconds())
+		if g := s.gpu; g != nil && g.releaseStarted() {
+			to := "not done: the exit finishes it"
+			if g.releasedWithin(0) {
+				to = fmt.Sprintf("done at +%.3f", g.releaseTo.Sub(s.started).Seconds())
+			}
+			fmt.Fprintf(env.Stderr, "hmmgo hmmsearch: GPU contexts given back from +%.3f, beside the last domains; %s\n", g.releaseFrom.Sub(s.started).Seconds(), to)
 		}
 		s.exitReport()
 	}
