@@ -86,8 +86,8 @@ func badFailures(v string) error {
 type partHealth struct {
 	ordinal int
 	down    atomic.Bool
-	calls   atomic.Int64
-	failure failure // set by $HMMGO_GPU_FAIL; at 0: none
+	calls   atomic.Int64 // device calls so far, counted for $HMMGO_GPU_FAIL
+	failure failure      // set by $HMMGO_GPU_FAIL; at 0: none
 
 	hostOnce sync.Once
 	hostSeqs []*seqio.Sequence // the part's targets in its order, for the cores

@@ -187,7 +187,7 @@ func (e *engine) run(env cli.Env, args []string) int {
 		// What a benchmark's wall time has beyond this is the process's
 		// start and exit (the driver tearing contexts down, the kernel
 		// unmapping the heap): the Unix time lets a script measure it.
-		fmt.Fprintf(env.Stderr, "hmmgo hmmsearch: run done at +%.3f (outputs written, GPUs freed), Unix time %d ns\n", time.Since(s.started).Seconds(), time.Now().UnixNano())
+		fmt.Fprintf(env.Stderr, "hmmgo hmmsearch: run done at +%.3f (outputs written, GPUs freed or being given back), Unix time %d ns\n", time.Since(s.started).Seconds(), time.Now().UnixNano())
 		if g := s.gpu; g != nil && g.releaseStarted() {
 			to := "not done: the exit finishes it"
 			if g.releasedWithin(0) {
