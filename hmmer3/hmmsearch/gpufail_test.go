@@ -13,6 +13,7 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
 	"github.com/hmmgo/hmmgo/internal/testmodels"
 	"github.com/hmmgo/hmmgo/internal/testutil"
+	"github.com/hmmgo/hmmgo/seqio"
 )
 
 // TestFailedDeviceHandsBack: a device that fails mid-run leaves the run;
@@ -23,32 +24,17 @@ import (
 // cores as a device would; the failures are $HMMGO_GPU_FAIL's, at each
 // stage of the first queries and later, with three queries in flight.
 func TestFailedDeviceHandsBack(t *testing.T) {
-	dir := testutil.Testdata(t, "hmmer3")
-	var models []*pipeline.Model
-	cfg := pipeline.DefaultConfig()
-	cfg.CPUs = 2
 	// Two rounds of three models: six queries, three in flight, so each
 	// device of two takes a few calls even with the queries dealt.
 	names := []string{"fn3", "globins4", "Pkinase", "fn3", "globins4", "Pkinase"}
-	for _, name := range names {
-		m, err := pipeline.NewModel(testmodels.ReadModel(t, filepath.Join(dir, "models", name+".hmm.gz")), &cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		models = append(models, m)
-	}
-	seqs := testmodels.ReadSequences(t, filepath.Join(dir, "prot.fa"), models[0].HMM.Alph)
-	lens := make([]int32, len(seqs))
-	for i, sq := range seqs {
-		lens[i] = int32(len(sq.Dsq))
-	}
+	models, cfg, seqs := testQueries(t, names...)
 	type result struct {
 		list []*hits.Hit
 		st   *hits.Stats
 	}
 	want := make([]result, len(models))
 	for q, m := range models {
-		list, st, err := pipeline.Search(m, &pipeline.SliceSource{Seqs: seqs}, &cfg)
+		list, st, err := pipeline.Search(m, &pipeline.SliceSource{Seqs: seqs}, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,17 +61,16 @@ func TestFailedDeviceHandsBack(t *testing.T) {
 			for _, c := range cases {
 				var mu sync.Mutex
 				var warned []string
-				g := &gpuSearch{gpus: []*gpuKernels{{}, {}}, forward: forward, failures: c.failures, handBack: true,
-					warn: func(msg string) { mu.Lock(); warned = append(warned, msg); mu.Unlock() }}
-				g.seqs, g.lens = seqs, lens
-				g.splitTargets(seqs, nil, deal)
+				g := devicelessSearch(seqs, 2, deal, c.failures)
+				g.forward, g.handBack = forward, true
+				g.warn = func(msg string) { mu.Lock(); warned = append(warned, msg); mu.Unlock() }
 				var wg sync.WaitGroup
 				got := make([]result, len(models))
 				errs := make([]error, len(models))
 				for round := 0; round < len(models); round += 3 {
 					for q := round; q < round+3; q++ {
 						wg.Go(func() {
-							got[q].list, got[q].st, errs[q] = g.searchQuery(models[q], nil, &cfg, 0, false)
+							got[q].list, got[q].st, errs[q] = g.searchQuery(models[q], nil, cfg, 0, false)
 						})
 					}
 					wg.Wait()
@@ -131,18 +116,9 @@ func TestFailedDeviceHandsBack(t *testing.T) {
 // worker's task), a failed call is returned as it is and the device
 // stays in the run.
 func TestFailedDeviceWithoutHandBack(t *testing.T) {
-	dir := testutil.Testdata(t, "hmmer3")
-	cfg := pipeline.DefaultConfig()
-	cfg.CPUs = 2
-	m, err := pipeline.NewModel(testmodels.ReadModel(t, filepath.Join(dir, "models", "globins4.hmm.gz")), &cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seqs := testmodels.ReadSequences(t, filepath.Join(dir, "prot.fa"), m.HMM.Alph)
-	g := &gpuSearch{gpus: []*gpuKernels{{}}, failures: map[int]failure{0: {at: 1}}}
-	g.seqs = seqs
-	g.splitTargets(seqs, nil, false)
-	_, _, err = g.searchQuery(m, nil, &cfg, 0, false)
+	models, cfg, seqs := testQueries(t, "globins4")
+	g := devicelessSearch(seqs, 1, false, map[int]failure{0: {at: 1}})
+	_, _, err := g.searchQuery(models[0], nil, cfg, 0, false)
 	if !errors.Is(err, errInjected) {
 		t.Fatalf("error %v, want the injected failure", err)
 	}
@@ -161,4 +137,38 @@ func TestParseFailures(t *testing.T) {
 			t.Errorf("parseFailures(%q): error %v, want one naming %s", bad, err, failEnv)
 		}
 	}
+}
+
+// testQueries reads the named testdata models and the protein targets
+// they are searched against, with a configuration of two workers.
+func testQueries(t *testing.T, names ...string) ([]*pipeline.Model, *pipeline.Config, []*seqio.Sequence) {
+	t.Helper()
+	dir := testutil.Testdata(t, "hmmer3")
+	cfg := pipeline.DefaultConfig()
+	cfg.CPUs = 2
+	var models []*pipeline.Model
+	for _, name := range names {
+		m, err := pipeline.NewModel(testmodels.ReadModel(t, filepath.Join(dir, "models", name+".hmm.gz")), &cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		models = append(models, m)
+	}
+	return models, &cfg, testmodels.ReadSequences(t, filepath.Join(dir, "prot.fa"), models[0].HMM.Alph)
+}
+
+// devicelessSearch is a GPU search of seqs on parts without devices,
+// whose calls compute on the cores as a device would: split over them,
+// or dealt to them; failures as $HMMGO_GPU_FAIL sets them.
+func devicelessSearch(seqs []*seqio.Sequence, parts int, deal bool, failures map[int]failure) *gpuSearch {
+	g := &gpuSearch{gpus: make([]*gpuKernels, parts), failures: failures}
+	for d := range g.gpus {
+		g.gpus[d] = &gpuKernels{}
+	}
+	g.seqs, g.lens = seqs, make([]int32, len(seqs))
+	for i, sq := range seqs {
+		g.lens[i] = int32(len(sq.Dsq))
+	}
+	g.splitTargets(seqs, nil, deal)
+	return g
 }

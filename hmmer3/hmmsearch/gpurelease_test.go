@@ -1,14 +1,9 @@
 package hmmsearch
 
 import (
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
-	"github.com/hmmgo/hmmgo/internal/testmodels"
-	"github.com/hmmgo/hmmgo/internal/testutil"
 )
 
 // TestDevicesReleasedAfterLastQuery: the contexts are given back only
@@ -16,33 +11,16 @@ import (
 // devices, and then before that query's search returns (its domains are
 // defined after its last device call).
 func TestDevicesReleasedAfterLastQuery(t *testing.T) {
-	dir := testutil.Testdata(t, "hmmer3")
-	cfg := pipeline.DefaultConfig()
-	cfg.CPUs = 2
-	var models []*pipeline.Model
-	for _, name := range []string{"fn3", "globins4", "Pkinase"} {
-		m, err := pipeline.NewModel(testmodels.ReadModel(t, filepath.Join(dir, "models", name+".hmm.gz")), &cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		models = append(models, m)
-	}
-	seqs := testmodels.ReadSequences(t, filepath.Join(dir, "prot.fa"), models[0].HMM.Alph)
-	lens := make([]int32, len(seqs))
-	for i, sq := range seqs {
-		lens[i] = int32(len(sq.Dsq))
-	}
+	models, cfg, seqs := testQueries(t, "fn3", "globins4", "Pkinase")
 	search := func(lastFirst bool) (*gpuSearch, time.Time) {
-		g := &gpuSearch{gpus: []*gpuKernels{{}, {}}}
-		g.seqs, g.lens = seqs, lens
-		g.splitTargets(seqs, nil, true)
+		g := devicelessSearch(seqs, 2, true, nil)
 		var mu sync.Mutex
 		var last time.Time
 		var wg sync.WaitGroup
 		for _, m := range models {
 			g.queryStarts()
 			wg.Go(func() {
-				if _, _, err := g.searchQuery(m, nil, &cfg, 0, true); err != nil {
+				if _, _, err := g.searchQuery(m, nil, cfg, 0, true); err != nil {
 					t.Error(err)
 				}
 				mu.Lock()
