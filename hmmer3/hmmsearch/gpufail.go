@@ -3,6 +3,7 @@ package hmmsearch
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,7 +18,7 @@ import (
 )
 
 // A device that fails mid-run hands its work back. Its first failed call
-// takes it out of the run (gpuPart.fail): from then on each of its calls
+// takes it out of the run (gpuSearch.fail): from then on each of its calls
 // computes the same scores on the cores instead (gpuSearch.call), and
 // dealt queries go to the devices still running. The query whose call
 // failed, and any other query a failed call reached, is searched again
@@ -160,7 +161,7 @@ func (g *gpuSearch) host(p *gpuPart) pipeline.CPUAccelerator {
 func (g *gpuSearch) hostBias(p *gpuPart, bg *profile.Background, sel []bool, out []float32) {
 	seqs := g.host(p).Seqs
 	var wg sync.WaitGroup
-	n := max(1, min(len(seqs), 64))
+	n := max(1, min(len(seqs), runtime.GOMAXPROCS(0)))
 	for w := 0; w < n; w++ {
 		wg.Go(func() {
 			b := *bg // SetLength writes the copy
@@ -173,16 +174,6 @@ func (g *gpuSearch) hostBias(p *gpuPart, bg *profile.Background, sel []bool, out
 		})
 	}
 	wg.Wait()
-}
-
-// alive reports whether any device is still in the run.
-func (g *gpuSearch) alive() bool {
-	for _, p := range g.parts {
-		if !p.down.Load() {
-			return true
-		}
-	}
-	return false
 }
 
 // searchQuery runs one query's staged search on the devices. A device
