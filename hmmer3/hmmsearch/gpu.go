@@ -1,7 +1,6 @@
 package hmmsearch
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -454,8 +453,7 @@ func eachPart(parts []*gpuPart, fn func(d int, p *gpuPart) error) error {
 	errs := make([]error, len(parts))
 	one := func(d int, p *gpuPart) {
 		err := fn(d, p)
-		var de *deviceError
-		if err != nil && !errors.As(err, &de) {
+		if err != nil && !isDeviceError(err) {
 			err = fmt.Errorf("GPU %d: %w", p.ordinal, err)
 		}
 		errs[d] = err

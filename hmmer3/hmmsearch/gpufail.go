@@ -97,8 +97,8 @@ type partHealth struct {
 // call runs one device call of part p: gpu on its device, or host (the
 // same scores, computed on the cores) once the device is out of the run.
 // A part with no device (tests) computes on the cores as if it had one.
-// A failed call takes the device out of the run and returns a
-// *deviceError.
+// A failed call returns a *deviceError and, with hand-back, takes the
+// device out of the run.
 func (g *gpuSearch) call(p *gpuPart, gpu, host func() error) error {
 	if p.down.Load() {
 		return host()
@@ -118,10 +118,12 @@ func (g *gpuSearch) call(p *gpuPart, gpu, host func() error) error {
 	default:
 		err = gpu()
 	}
-	if err == nil || !g.handBack {
-		return err
+	if err == nil {
+		return nil
 	}
-	g.fail(p, err)
+	if g.handBack {
+		g.fail(p, err)
+	}
 	return &deviceError{p.ordinal, err}
 }
 
@@ -194,8 +196,7 @@ func (g *gpuSearch) searchQuery(m *pipeline.Model, indices []int64, cfg *pipelin
 		on.callsDone = callsDone
 		list, st, err := pipeline.SearchStaged(m, g.seqs, indices, cfg, on)
 		done()
-		var de *deviceError
-		if err == nil || !errors.As(err, &de) || attempt >= len(g.parts) {
+		if !isDeviceError(err) || attempt >= len(g.parts) {
 			return list, st, err
 		}
 	}
@@ -217,4 +218,10 @@ func trap(ctx *cuda.Context) error {
 		return err
 	}
 	return ctx.Synchronize()
+}
+
+// isDeviceError reports whether err is a failed device call.
+func isDeviceError(err error) bool {
+	var de *deviceError
+	return errors.As(err, &de)
 }

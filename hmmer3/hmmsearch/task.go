@@ -43,6 +43,10 @@ type TaskRunner struct {
 	// once (eachQuery).
 	queriesAtOnce int
 	trace         io.Writer // a line per task, when set
+	// warn says once that a device failed and its queries ran on the
+	// cores; failOnce guards it.
+	warn     func(string)
+	failOnce sync.Once
 }
 
 // RunnerOptions say how a TaskRunner computes.
@@ -62,12 +66,15 @@ type RunnerOptions struct {
 	QueriesAtOnce int
 	// Trace, if set, receives a line per task: where its time went.
 	Trace io.Writer
+	// Warn, if set, is told (once) that a device failed and the task's
+	// queries went to the cores.
+	Warn func(string)
 }
 
 // NewTaskRunner serves the given databases.
 func NewTaskRunner(sources []TargetSource, opt RunnerOptions) (*TaskRunner, error) {
 	t := &TaskRunner{cpus: max(1, opt.CPUs), sources: make(map[string]TargetSource), jobs: make(map[string]*remoteJob),
-		queriesAtOnce: opt.QueriesAtOnce, trace: opt.Trace}
+		queriesAtOnce: opt.QueriesAtOnce, trace: opt.Trace, warn: opt.Warn}
 	if t.queriesAtOnce <= 0 {
 		t.queriesAtOnce = gpuQueriesAtOnce
 	}
@@ -165,7 +172,7 @@ func (t *TaskRunner) Run(ctx context.Context, id string, specBytes, taskBytes []
 		}
 	}
 	abc := j.models[0].Alph
-	var search func(q int, cfg *pipeline.Config) ([]*hits.Hit, *hits.Stats, error)
+	var search, onCores func(q int, cfg *pipeline.Config) ([]*hits.Hit, *hits.Stats, error)
 	var residues int64
 	var blk *residentBlock
 	if t.blocks != nil {
@@ -176,6 +183,9 @@ func (t *TaskRunner) Run(ctx context.Context, id string, specBytes, taskBytes []
 		residues = blk.residues
 		search = func(q int, cfg *pipeline.Config) ([]*hits.Hit, *hits.Stats, error) {
 			return pipeline.SearchStaged(j.ready[q], blk.seqs, blk.indices, cfg, blk.acc)
+		}
+		onCores = func(q int, cfg *pipeline.Config) ([]*hits.Hit, *hits.Stats, error) {
+			return pipeline.SearchStaged(j.ready[q], blk.seqs, blk.indices, cfg, pipeline.CPUAccelerator{Seqs: blk.seqs})
 		}
 	} else {
 		seqs, err := src.Targets(ctx, task.TargetFirst, task.TargetEnd, task.ByteStart, task.ByteEnd, abc)
@@ -195,8 +205,14 @@ func (t *TaskRunner) Run(ctx context.Context, id string, specBytes, taskBytes []
 	n := task.ModelEnd - task.ModelFirst
 	res := &taskResult{Task: task, Queries: make([]*queryResult, n)}
 	errs := make([]error, n)
-	one := func(k int) {
+	// one searches query k of the task, on the cores' accelerator
+	// instead of the block's when cores is set.
+	one := func(k int, cores bool) {
 		q := task.ModelFirst + k
+		search := search
+		if cores {
+			search = onCores
+		}
 		if err := ctx.Err(); err != nil {
 			errs[k] = err
 			return
@@ -221,7 +237,7 @@ func (t *TaskRunner) Run(ctx context.Context, id string, specBytes, taskBytes []
 			Thr: cfg.Thresholds, Hits: list, Stats: *st,
 			Timing: report.Timing{User: user - userStart, Sys: sys - sysStart, Elapsed: time.Since(start).Seconds()}}
 	}
-	t.eachQuery(n, blk != nil, one)
+	t.eachQuery(n, blk != nil, func(k int) { one(k, false) })
 	if blk != nil && slices.ContainsFunc(errs, func(e error) bool { return e != nil }) && ctx.Err() == nil &&
 		t.blocks.dropOthers(blk) > 0 {
 		// Perhaps out of device memory: the other resident blocks are
@@ -229,7 +245,23 @@ func (t *TaskRunner) Run(ctx context.Context, id string, specBytes, taskBytes []
 		for k, e := range errs {
 			if e != nil {
 				errs[k] = nil
-				one(k)
+				one(k, false)
+			}
+		}
+	}
+	if blk != nil && ctx.Err() == nil && slices.ContainsFunc(errs, isDeviceError) {
+		// The device failed (a fault breaks every context of the
+		// process): those queries run on the cores, with the same
+		// numbers, and the task completes.
+		for k, e := range errs {
+			if isDeviceError(e) {
+				t.failOnce.Do(func() {
+					if t.warn != nil {
+						t.warn(fmt.Sprintf("%v; the queries it failed run on the cores (the results are the same), and each later task tries the GPU first", e))
+					}
+				})
+				errs[k] = nil
+				one(k, true)
 			}
 		}
 	}

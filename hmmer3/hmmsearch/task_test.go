@@ -336,3 +336,32 @@ func TestPlanTail(t *testing.T) {
 		}
 	}
 }
+
+// A worker whose GPU fails (here a part without a device whose calls
+// fail from the second on, as after a fault) runs the failed queries on
+// its cores: every task completes with the CPU pipeline's results, and
+// the worker says so once.
+func TestWorkerDeviceFailureOnCores(t *testing.T) {
+	hmmFile, dbFile := taskInputs(t)
+	j := planJob(t, hmmFile, dbFile, 2e5)
+	want := runAll(t, newRunner(t, dbFile, RunnerOptions{CPUs: 2}), "job", j)
+	var warned []string
+	var mu sync.Mutex
+	r := newRunner(t, dbFile, RunnerOptions{CPUs: 2, StagedOnCPU: true, Warn: func(msg string) {
+		mu.Lock()
+		warned = append(warned, msg)
+		mu.Unlock()
+	}})
+	r.blocks = newResidentCache(1<<30, func(seqs []*seqio.Sequence, abc *alphabet.Alphabet) (blockAccel, error) {
+		return devicelessSearch(seqs, 1, false, map[int]failure{0: {at: 2}}), nil
+	})
+	got := runAll(t, r, "job", j)
+	for i := range want {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Fatalf("task %d: the result after the device failed differs from the CPU pipeline's", i+1)
+		}
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], errInjected.Error()) || !strings.Contains(warned[0], "on the cores") {
+		t.Fatalf("warnings %q, want one naming the failure and the cores", warned)
+	}
+}

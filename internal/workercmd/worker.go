@@ -155,7 +155,8 @@ func run(env cli.Env, args []string) int {
 	// A test hook: the GPU code path (staged search, resident blocks) with
 	// the CPU's kernels, for machines without a GPU.
 	_, staged := os.LookupEnv("HMMGO_TEST_STAGED_CPU")
-	ropt := hmmsearch.RunnerOptions{CPUs: cli.Threads(*cpus), GPUs: devs, StagedOnCPU: staged && len(devs) == 0}
+	ropt := hmmsearch.RunnerOptions{CPUs: cli.Threads(*cpus), GPUs: devs, StagedOnCPU: staged && len(devs) == 0,
+		Warn: func(msg string) { fmt.Fprintf(env.Stderr, "hmmgo worker: %s\n", msg) }}
 	// For benchmarks: $HMMGO_TASK_TRACE prints where each task's time went;
 	// $HMMGO_TASK_QUERIES sets the queries of a task searched at once.
 	if _, ok := os.LookupEnv("HMMGO_TASK_TRACE"); ok {
