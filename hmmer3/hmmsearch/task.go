@@ -227,7 +227,7 @@ func (t *TaskRunner) Run(ctx context.Context, id string, specBytes, taskBytes []
 		list, st, err := search(q, &cfg)
 		if err != nil {
 			if h.Alph.Type != alphabet.Amino {
-				err = fmt.Errorf("%v (query %s is a %s model, so targets are read as %s)", err, h.Name, h.Alph.Type, h.Alph.Type)
+				err = fmt.Errorf("%w (query %s is a %s model, so targets are read as %s)", err, h.Name, h.Alph.Type, h.Alph.Type)
 			}
 			errs[k] = err
 			return
