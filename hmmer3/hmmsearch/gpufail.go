@@ -57,8 +57,11 @@ type failure struct {
 // rescore.
 var errNoDevice = errors.New("no GPU left in the run")
 
-// parseFailures reads $HMMGO_GPU_FAIL, by ordinal.
+// parseFailures reads $HMMGO_GPU_FAIL, by ordinal; empty, none.
 func parseFailures(v string) (map[int]failure, error) {
+	if strings.TrimSpace(v) == "" {
+		return nil, nil
+	}
 	out := map[int]failure{}
 	for _, f := range strings.Split(v, ",") {
 		fields := strings.Split(strings.TrimSpace(f), ":")

@@ -132,7 +132,10 @@ func TestParseFailures(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(f, map[int]failure{0: {at: 3}, 2: {at: 1, trap: true}}) {
 		t.Fatalf("parseFailures: %v, %v", f, err)
 	}
-	for _, bad := range []string{"", "1", "1:0", "-1:2", "a:2", "1:2,", "1:x", "1:2:3", "1:2:trap:4"} {
+	if f, err := parseFailures(" "); f != nil || err != nil {
+		t.Fatalf("parseFailures of a blank: %v, %v; want none", f, err)
+	}
+	for _, bad := range []string{"1", "1:0", "-1:2", "a:2", "1:2,", "1:x", "1:2:3", "1:2:trap:4"} {
 		if _, err := parseFailures(bad); err == nil || !strings.Contains(err.Error(), failEnv) {
 			t.Errorf("parseFailures(%q): error %v, want one naming %s", bad, err, failEnv)
 		}
