@@ -16,8 +16,9 @@ import (
 // calls it before the query starts.
 func (g *gpuSearch) queryStarts() { g.inflight.Add(1) }
 
-// callsDoneOnce is the function a query started by queryStarts calls
-// when it will make no more device calls; the second call does nothing.
+// callsDoneOnce is the function a query started by queryStarts calls,
+// on its own goroutine, when it will make no more device calls; the
+// second call does nothing.
 func (g *gpuSearch) callsDoneOnce() func() {
 	done := false
 	return func() {
