@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -94,6 +95,28 @@ func TestErrorMessages(t *testing.T) {
 	}
 	if got := Result(12345).Error(); got != "CUresult 12345" {
 		t.Errorf("unknown code reads %q", got)
+	}
+}
+
+// IsFault: the codes of a kernel's fault, wrapped or not, and nothing
+// else.
+func TestIsFault(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{result(int32(ErrorLaunchFailed), "cuCtxSynchronize"), true},
+		{fmt.Errorf("GPU 1: %w", result(int32(ErrorIllegalAddress), "cuMemcpy")), true},
+		{result(715, "cuStreamSynchronize"), true},
+		{result(int32(ErrorOutOfMemory), "cuMemAlloc"), false},
+		{result(int32(ErrorInvalidValue), "cuMemAlloc"), false},
+		{ErrorLaunchFailed, false}, // a bare code, not a failed call
+		{errors.New("unspecified launch failure"), false},
+		{nil, false},
+	} {
+		if got := IsFault(c.err); got != c.want {
+			t.Errorf("IsFault(%v) = %v, want %v", c.err, got, c.want)
+		}
 	}
 }
 

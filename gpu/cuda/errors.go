@@ -115,6 +115,25 @@ func result(r int32, call string, args ...any) error {
 	return &Error{Call: call, Code: code, Name: name, Message: msg, Hint: hintFor(code)}
 }
 
+// IsFault reports whether err is a kernel's fault (an illegal address or
+// instruction, a failed launch). The driver then fails every later call
+// of the process, on every device, and cannot make a new context:
+// measured on H200s with a trapping kernel (docs/BENCHMARKS.md).
+func IsFault(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Code {
+	case ErrorIllegalAddress, ErrorLaunchFailed, 702, 714, 715, 716, 717, 718:
+		// 702 launch timeout; 714 hardware stack error, 715 illegal
+		// instruction, 716 misaligned address, 717 invalid address
+		// space, 718 invalid program counter.
+		return true
+	}
+	return false
+}
+
 // hintFor suggests a remedy for codes whose cause is usually outside hmmgo.
 func hintFor(code Result) string {
 	switch code {

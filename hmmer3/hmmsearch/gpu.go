@@ -165,6 +165,7 @@ type gpuSearch struct {
 	// tries again).
 	handBack bool
 	warn     func(string) // says on stderr that a device left the run
+	fault    atomic.Bool  // a fault took every device out (gpuSearch.fail)
 
 	// The contexts are given back once the last query has started and
 	// every query's device calls are done (gpurelease.go).

@@ -110,11 +110,14 @@ func (g *gpuSearch) call(p *gpuPart, gpu, host func() error) error {
 	switch {
 	case p.failure.at > 0 && p.calls.Add(1) >= p.failure.at:
 		err = errInjected
-		if p.failure.trap && p.k != nil && p.k.ctx != nil {
+		switch {
+		case p.failure.trap && p.k != nil && p.k.ctx != nil:
 			err = trap(p.k.ctx)
 			if err == nil {
 				err = gpu() // on a context the trap broke
 			}
+		case p.failure.trap: // no device (tests): the error a fault gives
+			err = &cuda.Error{Call: "a trapping kernel (" + failEnv + ")", Code: cuda.ErrorLaunchFailed, Name: "CUDA_ERROR_LAUNCH_FAILED", Message: "unspecified launch failure"}
 		}
 	case p.k == nil || p.k.ctx == nil:
 		return host()
@@ -130,8 +133,22 @@ func (g *gpuSearch) call(p *gpuPart, gpu, host func() error) error {
 	return &deviceError{p.ordinal, err}
 }
 
-// fail takes p's device out of the run and says so once on stderr.
+// fail takes p's device out of the run and says so once on stderr. A
+// fault takes every device out: the driver fails every later call of the
+// process (cuda.IsFault).
 func (g *gpuSearch) fail(p *gpuPart, err error) {
+	if cuda.IsFault(err) {
+		if g.fault.Swap(true) {
+			return
+		}
+		for _, q := range g.parts {
+			q.down.Store(true)
+		}
+		if g.warn != nil {
+			g.warn(fmt.Sprintf("GPU %d failed (%v); a fault breaks every GPU of the process, so all leave the run and their work goes to the CPU cores: the results are the same", p.ordinal, err))
+		}
+		return
+	}
 	if p.down.Swap(true) || g.warn == nil {
 		return
 	}

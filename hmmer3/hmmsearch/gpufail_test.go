@@ -44,17 +44,21 @@ func TestFailedDeviceHandsBack(t *testing.T) {
 		want[q] = result{list, st}
 	}
 
+	// A fault (trap) takes both devices out, with one warning.
 	cases := []struct {
 		failures map[int]failure
 		down     []bool
+		warnings int
+		says     string
 	}{
-		{map[int]failure{1: {at: 1}}, []bool{false, true}},
-		{map[int]failure{1: {at: 2}}, []bool{false, true}},
-		{map[int]failure{1: {at: 3}}, []bool{false, true}},
-		{map[int]failure{1: {at: 4}}, []bool{false, true}}, // dealt: device 1's last call
-		{map[int]failure{0: {at: 4}}, []bool{true, false}},
-		{map[int]failure{0: {at: 2}, 1: {at: 3}}, []bool{true, true}},
-		{map[int]failure{1: {at: 1000}}, []bool{false, false}}, // never reached
+		{map[int]failure{1: {at: 1}}, []bool{false, true}, 1, errInjected.Error()},
+		{map[int]failure{1: {at: 2}}, []bool{false, true}, 1, errInjected.Error()},
+		{map[int]failure{1: {at: 3}}, []bool{false, true}, 1, errInjected.Error()},
+		{map[int]failure{1: {at: 4}}, []bool{false, true}, 1, errInjected.Error()}, // dealt: device 1's last call
+		{map[int]failure{0: {at: 4}}, []bool{true, false}, 1, errInjected.Error()},
+		{map[int]failure{0: {at: 2}, 1: {at: 3}}, []bool{true, true}, 2, errInjected.Error()},
+		{map[int]failure{1: {at: 1000}}, []bool{false, false}, 0, ""}, // never reached
+		{map[int]failure{1: {at: 2, trap: true}}, []bool{true, true}, 1, "a fault breaks every GPU"},
 	}
 	for _, deal := range []bool{false, true} {
 		for _, forward := range []string{"", "gpu"} {
@@ -90,20 +94,16 @@ func TestFailedDeviceHandsBack(t *testing.T) {
 						t.Errorf("%s: %s: hits or counters differ from a search without the failure", what(), names[q])
 					}
 				}
-				nDown := 0
 				for d, p := range g.parts {
 					if p.down.Load() != c.down[d] {
 						t.Errorf("%s: device %d out of the run: %v, want %v", what(), d, p.down.Load(), c.down[d])
 					}
-					if c.down[d] {
-						nDown++
-					}
 				}
-				if len(warned) != nDown {
-					t.Errorf("%s: %d warnings for %d failed devices: %q", what(), len(warned), nDown, warned)
+				if len(warned) != c.warnings {
+					t.Errorf("%s: %d warnings, want %d: %q", what(), len(warned), c.warnings, warned)
 				}
 				for _, w := range warned {
-					if !strings.Contains(w, errInjected.Error()) || !strings.Contains(w, "leaves the run") {
+					if !strings.Contains(w, c.says) || !strings.Contains(w, "the run") {
 						t.Errorf("%s: warning %q does not say which failure took which device out", what(), w)
 					}
 				}
