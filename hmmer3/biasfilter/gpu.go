@@ -110,12 +110,12 @@ func (g *GPU) Scores(bg *profile.Background, db *gpudb.DB, want []bool, out []fl
 	if !ok {
 		return fmt.Errorf("bias filter on GPU: the background has no filter (SetFilter not called)")
 	}
-	dsqs := db.Dsqs
+	lens := db.Lengths()
 	var idx []int
-	for i := range dsqs {
+	for i := range lens {
 		// want first: a query wants a few percent of the targets, and
 		// reading every target's length costs a pass over the database.
-		if (want == nil || want[i]) && len(dsqs[i]) > 0 {
+		if (want == nil || want[i]) && lens[i] > 0 {
 			idx = append(idx, i)
 		}
 	}
@@ -137,7 +137,7 @@ func (g *GPU) Scores(bg *profile.Background, db *gpudb.DB, want []bool, out []fl
 	// layout.
 	var layout *gpudb.Device
 	var subset *gpudb.Subset
-	if wholeLayout(len(idx), len(dsqs)) {
+	if wholeLayout(len(idx), len(lens)) {
 		if layout, err = db.Layout(threadsPerTarget); err != nil {
 			return err
 		}
@@ -152,7 +152,7 @@ func (g *GPU) Scores(bg *profile.Background, db *gpudb.DB, want []bool, out []fl
 	par, odds := paramBytes(p)
 	// The result array is taken before the launch takes its lane, so
 	// that the lane is held for device work alone.
-	raw := rawArrays.Get(4 * len(dsqs))
+	raw := rawArrays.Get(4 * len(lens))
 	defer rawArrays.Put(raw)
 	if err := g.launch(f, layout, subset, par, odds, len(p.Odds), raw); err != nil {
 		return err

@@ -220,6 +220,9 @@ type DB struct {
 	// targets cost ~0.9 ms a query on its chain (docs/BENCHMARKS.md).
 	residuesOnce sync.Once
 	residues     int64
+	// lens caches Lengths.
+	lensOnce sync.Once
+	lens     []int32
 	// stored is the plan makedb stored for these targets (UseStoredPlan).
 	stored *StoredPlan
 }
@@ -373,4 +376,17 @@ func (db *DB) Residues() int64 {
 		}
 	})
 	return db.residues
+}
+
+// Lengths are the targets' lengths, in their order: a pass over every
+// target's result reads 4 bytes a target from them instead of a 24-byte
+// slice header.
+func (db *DB) Lengths() []int32 {
+	db.lensOnce.Do(func() {
+		db.lens = make([]int32, len(db.Dsqs))
+		for i, d := range db.Dsqs {
+			db.lens[i] = int32(len(d))
+		}
+	})
+	return db.lens
 }

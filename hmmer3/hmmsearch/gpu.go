@@ -215,6 +215,7 @@ type gpuPart struct {
 	lens  []int32 // their lengths, read per query without touching the sequences
 	pos   []int32 // each database target's place in index, -1 on another device
 	partHealth
+	partTargets
 }
 
 // openKernels makes the kernels of g.devs now.
@@ -486,13 +487,20 @@ func eachPart(parts []*gpuPart, fn func(d int, p *gpuPart) error) error {
 func (g *gpuSearch) Lengths() []int32 { return g.lens }
 
 // MSV implements pipeline.Accelerator: every target's MSV filter score.
-func (g *gpuSearch) MSV(om *oprofile.Profile) ([]float32, error) { return g.msv(g.parts, om, 0) }
+func (g *gpuSearch) MSV(om *oprofile.Profile) ([]float32, error) {
+	return g.msv(g.parts, om, 0, false)
+}
 
-func (g *gpuSearch) msv(parts []*gpuPart, om *oprofile.Profile, rank int64) ([]float32, error) {
+// msv is MSV on some devices; own: in the order of the one device of
+// parts (gpuorder.go), so its scores are the query's as they are.
+func (g *gpuSearch) msv(parts []*gpuPart, om *oprofile.Profile, rank int64, own bool) ([]float32, error) {
 	scores := dbScores.Get(len(g.seqs)) // every element is set below
 	err := eachPart(parts, func(d int, p *gpuPart) error {
-		out := partScores.Get(len(p.index))
-		defer partScores.Put(out)
+		out := scores
+		if !own {
+			out = partScores.Get(len(p.index))
+			defer partScores.Put(out)
+		}
 		err := g.call(p, func() error {
 			defer p.gates.enter(msvGate, rank)()
 			return p.k.filter.Scores(&om.MSV, g.abc.Kp, p.db, out)
@@ -501,7 +509,7 @@ func (g *gpuSearch) msv(parts []*gpuPart, om *oprofile.Profile, rank int64) ([]f
 			copy(out, sc)
 			return err
 		})
-		if err != nil {
+		if err != nil || own {
 			return err
 		}
 		p.scatter(out, nil, scores)
@@ -511,20 +519,28 @@ func (g *gpuSearch) msv(parts []*gpuPart, om *oprofile.Profile, rank int64) ([]f
 }
 
 // selectedScores runs one device's filter over the targets with want[i]
-// (database order) and puts their scores into scores; the others keep
-// what they held, which the pipeline never reads. host computes the
-// same scores on the cores, for a device out of the run.
-func (g *gpuSearch) selectedScores(parts []*gpuPart, want []bool, scores []float32, run, host func(p *gpuPart, sel []bool, out []float32) error) error {
+// (database order, or with own the order of the one device of parts)
+// and puts their scores into scores; the others keep what they held,
+// which the pipeline never reads. host computes the same scores on the
+// cores, for a device out of the run.
+func (g *gpuSearch) selectedScores(parts []*gpuPart, want []bool, scores []float32, own bool, run, host func(p *gpuPart, sel []bool, out []float32) error) error {
 	return eachPart(parts, func(d int, p *gpuPart) error {
-		sel := partSel.Get(len(p.index))
-		defer partSel.Put(sel)
-		if !p.selectPart(want, sel) {
-			return nil
+		sel, out := want, scores
+		if own {
+			if !anyWanted(want) {
+				return nil
+			}
+		} else {
+			sel = partSel.Get(len(p.index))
+			defer partSel.Put(sel)
+			if !p.selectPart(want, sel) {
+				return nil
+			}
+			out = partScores.Get(len(p.index))
+			defer partScores.Put(out)
 		}
-		out := partScores.Get(len(p.index))
-		defer partScores.Put(out)
 		err := g.call(p, func() error { return run(p, sel, out) }, func() error { return host(p, sel, out) })
-		if err != nil {
+		if err != nil || own {
 			return err
 		}
 		p.scatter(out, want, scores)
@@ -534,12 +550,12 @@ func (g *gpuSearch) selectedScores(parts []*gpuPart, want []bool, scores []float
 
 // Viterbi implements pipeline.Accelerator for the targets with want[i].
 func (g *gpuSearch) Viterbi(om *oprofile.Profile, want []bool) ([]float32, error) {
-	return g.viterbi(g.parts, om, want, 0)
+	return g.viterbi(g.parts, om, want, 0, false)
 }
 
-func (g *gpuSearch) viterbi(parts []*gpuPart, om *oprofile.Profile, want []bool, rank int64) ([]float32, error) {
+func (g *gpuSearch) viterbi(parts []*gpuPart, om *oprofile.Profile, want []bool, rank int64, own bool) ([]float32, error) {
 	scores := dbScores.Get(len(g.seqs))
-	err := g.selectedScores(parts, want, scores, func(p *gpuPart, sel []bool, out []float32) error {
+	err := g.selectedScores(parts, want, scores, own, func(p *gpuPart, sel []bool, out []float32) error {
 		defer p.gates.enter(vitGate, rank)()
 		return p.k.vit.Scores(&om.Vit, g.abc.Kp, p.db, sel, out)
 	}, func(p *gpuPart, sel []bool, out []float32) error {
@@ -553,15 +569,15 @@ func (g *gpuSearch) viterbi(parts []*gpuPart, om *oprofile.Profile, want []bool,
 // Bias implements pipeline.BiasAccelerator: the bias filter scores of the
 // targets with want[i] (the MSV survivors), or nil with $HMMGO_GPU_BIAS=cpu.
 func (g *gpuSearch) Bias(bg *profile.Background, want []bool) ([]float32, error) {
-	return g.biasScores(g.parts, bg, want, 0)
+	return g.biasScores(g.parts, bg, want, 0, false)
 }
 
-func (g *gpuSearch) biasScores(parts []*gpuPart, bg *profile.Background, want []bool, rank int64) ([]float32, error) {
+func (g *gpuSearch) biasScores(parts []*gpuPart, bg *profile.Background, want []bool, rank int64, own bool) ([]float32, error) {
 	if g.bias == "cpu" {
 		return nil, nil
 	}
 	scores := dbScores.Get(len(g.seqs))
-	err := g.selectedScores(parts, want, scores, func(p *gpuPart, sel []bool, out []float32) error {
+	err := g.selectedScores(parts, want, scores, own, func(p *gpuPart, sel []bool, out []float32) error {
 		defer p.gates.enter(biasGate, rank)()
 		return p.k.bias.Scores(bg, p.db, sel, out)
 	}, func(p *gpuPart, sel []bool, out []float32) error {
@@ -575,12 +591,15 @@ func (g *gpuSearch) biasScores(parts []*gpuPart, bg *profile.Background, want []
 // the request joins the batch of the queries in flight (forwardBatcher),
 // and the scores come back for the targets the cost rule gave the device.
 func (g *gpuSearch) Forward(om *oprofile.Profile, want []bool) (pipeline.ForwardResult, error) {
-	return g.forwardOn(g.parts, om, want)
+	return g.forwardOn(g.parts, om, want, false)
 }
 
 // forwardOn is Forward on some devices: their own batcher, so that
 // queries dealt to different devices batch and launch independently.
-func (g *gpuSearch) forwardOn(parts []*gpuPart, om *oprofile.Profile, want []bool) (pipeline.ForwardResult, error) {
+// With own, want is in the order of the one device of parts: a search
+// makes its queries all in that order or all in the database's
+// (gpuSearch.ownOrder), so a batcher sees only one of them.
+func (g *gpuSearch) forwardOn(parts []*gpuPart, om *oprofile.Profile, want []bool, own bool) (pipeline.ForwardResult, error) {
 	if g.forward == "cpu" {
 		return pipeline.ForwardResult{}, nil
 	}
@@ -597,9 +616,13 @@ func (g *gpuSearch) forwardOn(parts []*gpuPart, om *oprofile.Profile, want []boo
 			force = "gpu"
 		}
 		launch := func(reqs []*fwdRequest, sel [][]int) ([][]float32, error) {
-			return g.launchForward(parts, reqs, sel, bound)
+			return g.launchForward(parts, reqs, sel, bound, own)
 		}
-		b = &forwardBatcher{launch: launch, cost: g.cost, lengths: g.lens, force: force, trace: g.trace, runnable: runnableGoroutines, launches: g.fwdLaunches}
+		lengths := g.lens
+		if own {
+			lengths = parts[0].lens
+		}
+		b = &forwardBatcher{launch: launch, cost: g.cost, lengths: lengths, force: force, trace: g.trace, runnable: runnableGoroutines, launches: g.fwdLaunches}
 		if g.batchers == nil {
 			g.batchers = map[*gpuPart]*forwardBatcher{}
 		}
@@ -616,10 +639,11 @@ func (g *gpuSearch) forwardOn(parts []*gpuPart, om *oprofile.Profile, want []boo
 }
 
 // launchForward is a batcher's launch: each of its devices takes its
-// share of every request's selected targets (sel[k], database numbers),
-// all requests in one kernel launch. The scores come back indexed like
-// sel[k]: exact, or from the bound kernel (fwdback.ForwardBoundBatch).
-func (g *gpuSearch) launchForward(parts []*gpuPart, reqs []*fwdRequest, sel [][]int, bound bool) ([][]float32, error) {
+// share of every request's selected targets (sel[k], database numbers,
+// or with own places on the one device of parts), all requests in one
+// kernel launch. The scores come back indexed like sel[k]: exact, or
+// from the bound kernel (fwdback.ForwardBoundBatch).
+func (g *gpuSearch) launchForward(parts []*gpuPart, reqs []*fwdRequest, sel [][]int, bound, own bool) ([][]float32, error) {
 	scores := make([][]float32, len(reqs))
 	for k := range reqs {
 		scores[k] = make([]float32, len(sel[k]))
@@ -630,8 +654,12 @@ func (g *gpuSearch) launchForward(parts []*gpuPart, reqs []*fwdRequest, sel [][]
 		for k, r := range reqs {
 			index := make([]int, 0, len(sel[k]))
 			for j, db := range sel[k] {
-				if i := p.pos[db]; i >= 0 {
-					index = append(index, int(i))
+				i := db
+				if !own {
+					i = int(p.pos[db])
+				}
+				if i >= 0 {
+					index = append(index, i)
 					slots[k] = append(slots[k], j)
 				}
 			}
@@ -670,7 +698,7 @@ func (g *gpuSearch) launchForward(parts []*gpuPart, reqs []*fwdRequest, sel [][]
 						scores[k][j] = float32(math.NaN())
 						continue
 					}
-					return fmt.Errorf("%s: %w", g.seqs[sel[k][j]].Name, e)
+					return fmt.Errorf("%s: %w", g.partSeqs(p)[jobs[k].Index[n]].Name, e)
 				}
 				scores[k][j] = res[k].Scores[n]
 			}
@@ -682,10 +710,12 @@ func (g *gpuSearch) launchForward(parts []*gpuPart, reqs []*fwdRequest, sel [][]
 
 // Parsers implements pipeline.Accelerator for the targets with want[i].
 func (g *gpuSearch) Parsers(om *oprofile.Profile, want []bool) ([]fwdback.Parser, error) {
-	return g.parsers(g.parts, om, want)
+	return g.parsers(g.parts, om, want, false)
 }
 
-func (g *gpuSearch) parsers(parts []*gpuPart, om *oprofile.Profile, want []bool) ([]fwdback.Parser, error) {
+// parsers is Parsers on some devices; with own, want and the parsers
+// are in the order of the one device of parts.
+func (g *gpuSearch) parsers(parts []*gpuPart, om *oprofile.Profile, want []bool, own bool) ([]fwdback.Parser, error) {
 	if !g.forwardOnGPU(want) {
 		return nil, nil
 	}
@@ -693,9 +723,12 @@ func (g *gpuSearch) parsers(parts []*gpuPart, om *oprofile.Profile, want []bool)
 	err := eachPart(parts, func(d int, p *gpuPart) error {
 		var dsqs [][]byte
 		var which []int
-		for _, db := range p.index {
+		for k, db := range p.index {
+			if own {
+				db = k
+			}
 			if want[db] {
-				dsqs = append(dsqs, g.seqs[db].Dsq)
+				dsqs = append(dsqs, g.partSeqs(p)[k].Dsq)
 				which = append(which, db)
 			}
 		}

@@ -68,7 +68,7 @@ type dealState struct {
 // cores, when none is left.
 func (g *gpuSearch) forQuery(rank int64) (pipeline.Accelerator, func()) {
 	if g.deal == nil {
-		return gpuOn{gpuSearch: g, use: g.parts, rank: rank}, func() {}
+		return gpuOn{gpuSearch: g, use: g.parts, rank: rank, own: g.ownOrder(g.parts)}, func() {}
 	}
 	run := g.deal.running
 	best := -1
@@ -79,16 +79,27 @@ func (g *gpuSearch) forQuery(rank int64) (pipeline.Accelerator, func()) {
 	}
 	best = max(best, 0)
 	run[best].Add(1)
-	return gpuOn{gpuSearch: g, use: g.parts[best : best+1], rank: rank}, func() { run[best].Add(-1) }
+	use := g.parts[best : best+1]
+	return gpuOn{gpuSearch: g, use: use, rank: rank, own: g.ownOrder(use)}, func() { run[best].Add(-1) }
 }
 
-// gpuOn is g on some of its devices for a query of a rank (the lengths
-// and the recycled scores are g's).
+// gpuOn is g on some of its devices for a query of a rank (the recycled
+// scores are g's). With own the query's targets are in the order of its
+// one device (gpuorder.go).
 type gpuOn struct {
 	*gpuSearch
 	use       []*gpuPart
 	rank      int64
+	own       bool
 	callsDone func() // nil: not told
+}
+
+// Lengths implements pipeline.TargetLengths.
+func (v gpuOn) Lengths() []int32 {
+	if v.own {
+		return v.use[0].lens
+	}
+	return v.lens
 }
 
 // CallsDone implements pipeline.CallsDone.
@@ -98,22 +109,22 @@ func (v gpuOn) CallsDone() {
 	}
 }
 
-func (v gpuOn) MSV(om *oprofile.Profile) ([]float32, error) { return v.msv(v.use, om, v.rank) }
+func (v gpuOn) MSV(om *oprofile.Profile) ([]float32, error) { return v.msv(v.use, om, v.rank, v.own) }
 
 func (v gpuOn) Viterbi(om *oprofile.Profile, want []bool) ([]float32, error) {
-	return v.viterbi(v.use, om, want, v.rank)
+	return v.viterbi(v.use, om, want, v.rank, v.own)
 }
 
 func (v gpuOn) Bias(bg *profile.Background, want []bool) ([]float32, error) {
-	return v.biasScores(v.use, bg, want, v.rank)
+	return v.biasScores(v.use, bg, want, v.rank, v.own)
 }
 
 func (v gpuOn) Forward(om *oprofile.Profile, want []bool) (pipeline.ForwardResult, error) {
-	return v.forwardOn(v.use, om, want)
+	return v.forwardOn(v.use, om, want, v.own)
 }
 
 func (v gpuOn) Parsers(om *oprofile.Profile, want []bool) ([]fwdback.Parser, error) {
-	return v.parsers(v.use, om, want)
+	return v.parsers(v.use, om, want, v.own)
 }
 
 var (

@@ -14,7 +14,6 @@ import (
 	"github.com/hmmgo/hmmgo/hmmer3/hits"
 	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
 	"github.com/hmmgo/hmmgo/hmmer3/profile"
-	"github.com/hmmgo/hmmgo/seqio"
 )
 
 // A device that fails mid-run hands its work back. Its first failed call
@@ -92,9 +91,6 @@ type partHealth struct {
 	down    atomic.Bool
 	calls   atomic.Int64 // device calls so far, counted for $HMMGO_GPU_FAIL
 	failure failure      // set by $HMMGO_GPU_FAIL; at 0: none
-
-	hostOnce sync.Once
-	hostSeqs []*seqio.Sequence // the part's targets in its order, for the cores
 }
 
 // call runs one device call of part p: gpu on its device, or host (the
@@ -168,13 +164,7 @@ func (g *gpuSearch) fail(p *gpuPart, err error) {
 // host is the CPU accelerator over p's targets, in p's order: its scores
 // are indexed as the device's are.
 func (g *gpuSearch) host(p *gpuPart) pipeline.CPUAccelerator {
-	p.hostOnce.Do(func() {
-		p.hostSeqs = make([]*seqio.Sequence, len(p.index))
-		for k, db := range p.index {
-			p.hostSeqs[k] = g.seqs[db]
-		}
-	})
-	return pipeline.CPUAccelerator{Seqs: p.hostSeqs}
+	return pipeline.CPUAccelerator{Seqs: g.partSeqs(p)}
 }
 
 // hostBias is the bias filter of p's targets with sel[k] on the cores,
@@ -214,7 +204,11 @@ func (g *gpuSearch) searchQuery(m *pipeline.Model, indices []int64, cfg *pipelin
 		acc, done := g.forQuery(rank)
 		on := acc.(gpuOn)
 		on.callsDone = callsDone
-		list, st, err := pipeline.SearchStaged(m, g.seqs, indices, cfg, on)
+		seqs, numbers := g.seqs, indices
+		if on.own {
+			seqs, numbers = g.partSeqs(on.use[0]), g.partNumbers(on.use[0], indices)
+		}
+		list, st, err := pipeline.SearchStaged(m, seqs, numbers, cfg, on)
 		done()
 		if !isDeviceError(err) || attempt >= len(g.parts) {
 			return list, st, err

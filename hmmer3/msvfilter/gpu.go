@@ -526,7 +526,7 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 		maxw := hostArrays.Get(4 * n)
 		err = g.launch(k, s, "ssv_kernel", prof, layout, nil, n, nil, maxw)
 		if err == nil {
-			rest = ssvScores(om, dsqs, maxw, out)
+			rest = ssvScores(om, db.Lengths(), maxw, out)
 		}
 		hostArrays.Put(maxw)
 		if err != nil {
@@ -582,12 +582,13 @@ func msvScores(om *oprofile.MSVProfile, dsqs [][]byte, idx []int, raw []byte, ou
 }
 
 // ssvScores turns the SSV kernel's best diagonal of each target into its
-// score where SSV decides it (maxw: the kernel's 32-bit results as copied
-// back, 4 bytes a target), and returns the others, in database order,
+// score where SSV decides it (lens: the targets' lengths; maxw: the
+// kernel's 32-bit results as copied back, 4 bytes a target), and returns the others, in database order,
 // for the full MSV program. It runs on all cores, with the length costs
-// from tjbTable and no copy of the profile per target: at 485,000
-// targets per query this pass is host time every query pays.
-func ssvScores(om *oprofile.MSVProfile, dsqs [][]byte, maxw []byte, out []float32) []int {
+// from tjbTable and each length cost's decisions in a table
+// (ssvDecisions): at 485,000 targets per query this pass is host time
+// every query pays.
+func ssvScores(om *oprofile.MSVProfile, lens []int32, maxw []byte, out []float32) []int {
 	table := tjbTable(om)
 	type chunk struct {
 		lo   int
@@ -595,21 +596,27 @@ func ssvScores(om *oprofile.MSVProfile, dsqs [][]byte, maxw []byte, out []float3
 	}
 	var mu sync.Mutex
 	var chunks []chunk
-	gpudb.ForChunks(len(dsqs), func(lo, hi int) {
-		p := *om
+	gpudb.ForChunks(len(lens), func(lo, hi int) {
 		var rest []int
+		var d ssvDecisions
 		for i := lo; i < hi; i++ {
-			L := len(dsqs[i])
-			p.TJB = tjbOf(table, om, L)
-			if L > 0 && ssvApplies(&p) {
-				w := binary.LittleEndian.Uint32(maxw[4*i:])
-				cell := uint8(255)
-				if int(w) < 127-int(p.Bias) {
-					cell = uint8(w) + 128
+			L := int(lens[i])
+			if L > 0 {
+				// A device holds its targets longest first, so the
+				// length cost changes rarely from one target to the next.
+				if tjb := tjbOf(table, om, L); !d.filled || d.tjb != tjb {
+					d.fill(om, tjb)
 				}
-				if sc, ok := ssvDecide(cell, &p); ok {
-					out[i] = sc
-					continue
+				if d.applies {
+					w := binary.LittleEndian.Uint32(maxw[4*i:])
+					cell := uint8(255)
+					if int(w) < 127-int(om.Bias) {
+						cell = uint8(w) + 128
+					}
+					if d.ok[cell] {
+						out[i] = d.score[cell]
+						continue
+					}
 				}
 			}
 			rest = append(rest, i)
@@ -624,6 +631,29 @@ func ssvScores(om *oprofile.MSVProfile, dsqs [][]byte, maxw []byte, out []float3
 		rest = append(rest, c.rest...)
 	}
 	return rest
+}
+
+// ssvDecisions is ssvDecide of every largest cell at one length cost
+// (TJB): per target, a table lookup instead of the score's arithmetic.
+type ssvDecisions struct {
+	filled  bool
+	tjb     uint8
+	applies bool // ssvApplies at this cost
+	ok      [256]bool
+	score   [256]float32
+}
+
+// fill makes d the decisions at length cost tjb.
+func (d *ssvDecisions) fill(om *oprofile.MSVProfile, tjb uint8) {
+	p := *om
+	p.TJB = tjb
+	d.filled, d.tjb, d.applies = true, tjb, ssvApplies(&p)
+	if !d.applies {
+		return
+	}
+	for c := range d.score {
+		d.score[c], d.ok[c] = ssvDecide(uint8(c), &p)
+	}
 }
 
 // launch runs one kernel over a resident layout (or subset, laid out on

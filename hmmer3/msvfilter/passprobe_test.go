@@ -64,7 +64,7 @@ func probePass(t *testing.T, g *GPU, om *oprofile.MSVProfile, Kp int, db *gpudb.
 	if err := g.launch(k, s, "ssv_kernel", ssvProfileWords(s, Kp, om), layout, nil, n, nil, maxw); err != nil {
 		t.Fatal(err)
 	}
-	rest := ssvScores(om, dsqs, maxw, out)
+	rest := ssvScores(om, lensOf(dsqs), maxw, out)
 	byLen := slices.Clone(rest)
 	slices.SortStableFunc(byLen, func(a, b int) int { return len(dsqs[b]) - len(dsqs[a]) })
 	ps := passSize(dsqs, rest)

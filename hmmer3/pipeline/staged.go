@@ -103,8 +103,9 @@ type targetState struct {
 // parsers come from acc in bulk, the rest (null and bias models, P-values,
 // domain definition, scores) runs on cfg.CPUs workers. Hits, counters and
 // every number are those of Search. indices, when not nil, gives each
-// target's index in the whole database (seqs is one shard of it), as an
-// IndexedSource does for Search.
+// target's index in the whole database (seqs is one shard of it, or the
+// database in another order), as an IndexedSource does for Search; the
+// hits come back in database order.
 func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config, acc Accelerator) ([]*hits.Hit, *hits.Stats, error) {
 	n := len(seqs)
 	dbIndex := func(i int) int64 {
@@ -177,12 +178,14 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		})
 	}
 
-	// forEach runs fn on each target with want[i] (every target with a
-	// nil want), in chunks.
-	forEach := func(want []bool, fn func(w *worker, i int) error) error {
-		return eachItem(chunks, func(w *worker, k int) error {
-			for i := k * chunk; i < min(k*chunk+chunk, n); i++ {
-				if want == nil || want[i] {
+	// forEach runs fn on each target of list with want[i], in pieces.
+	// After the MSV filter the passes walk its survivors' list (a few
+	// percent of the targets) instead of every target's flags.
+	forEach := func(list []int, want []bool, fn func(w *worker, i int) error) error {
+		const piece = 1024
+		return eachItem((len(list)+piece-1)/piece, func(w *worker, k int) error {
+			for _, i := range list[k*piece : min(k*piece+piece, len(list))] {
+				if want[i] {
 					if err := fn(w, i); err != nil {
 						return err
 					}
@@ -266,8 +269,11 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 			lens = l
 		}
 	}
+	// pastMSV lists the MSV survivors, by chunk and then in order.
+	pastMSV := make([][]int, chunks)
 	forEachChunk(func(w *worker, lo, hi int) {
 		var nseqs, nres int64
+		var past []int
 		for i := lo; i < hi; i++ {
 			var L int
 			if lens != nil {
@@ -296,6 +302,7 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 				continue
 			}
 			w.stats.NPastMSV++
+			past = append(past, i)
 			s.filtersc = s.nullsc
 			if needBias != nil {
 				needBias[i] = true
@@ -312,14 +319,16 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		}
 		w.stats.NSeqs += nseqs
 		w.stats.NRes += nres
+		pastMSV[lo/chunk] = past
 	})
+	msvSurvivors := slices.Concat(pastMSV...)
 	if needBias != nil {
 		fsc, err := biasAcc.Bias(m.BG, needBias)
 		recycle(fsc)
 		if err != nil {
 			return nil, nil, err
 		}
-		forEach(needBias, func(w *worker, i int) error {
+		forEach(msvSurvivors, needBias, func(w *worker, i int) error {
 			s := &st[i]
 			if fsc != nil {
 				s.filtersc = fsc[i]
@@ -340,20 +349,20 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	if err != nil {
 		return nil, nil, err
 	}
-	forEachChunk(func(w *worker, lo, hi int) {
-		var past int64
-		for i := lo; i < hi; i++ {
-			if needVit[i] {
-				s := &st[i]
-				s.P = easel.GumbelSurv(float64(bits(vfsc[i], s.filtersc)), float64(ev[hmm.VitMu]), float64(ev[hmm.VitLambda]))
-				passVit[i] = s.P <= w.f2
-			}
-			if passVit[i] {
-				past++
-			}
-		}
-		w.stats.NPastVit += past
+	forEach(msvSurvivors, needVit, func(w *worker, i int) error {
+		s := &st[i]
+		s.P = easel.GumbelSurv(float64(bits(vfsc[i], s.filtersc)), float64(ev[hmm.VitMu]), float64(ev[hmm.VitLambda]))
+		passVit[i] = s.P <= w.f2
+		return nil
 	})
+	// pastVit lists the Viterbi survivors, in order.
+	var pastVit []int
+	for _, i := range msvSurvivors {
+		if passVit[i] {
+			pastVit = append(pastVit, i)
+		}
+	}
+	workers[0].stats.NPastVit += int64(len(pastVit))
 	lap(hits.StageVit)
 	om := *m.OM
 	om.ReconfigMultihit(om.L)
@@ -368,12 +377,12 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		fwdsc, onCPU = bufs.fwdsc, passVit
 	case computed != nil || fres.Margin != nil:
 		onCPU = make([]bool, n)
-		for i := range onCPU {
-			onCPU[i] = passVit[i] && computed != nil && !computed[i]
+		for _, i := range pastVit {
+			onCPU[i] = computed != nil && !computed[i]
 		}
 	}
 	if fwdsc != nil && fres.Margin != nil {
-		forEach(passVit, func(w *worker, i int) error {
+		forEach(pastVit, passVit, func(w *worker, i int) error {
 			if !onCPU[i] {
 				onCPU[i] = w.mayPassForward(fwdsc[i], fres.Margin, len(seqs[i].Dsq), st[i].filtersc)
 				if !onCPU[i] {
@@ -391,8 +400,8 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		// order: the kernels share rows only while the targets last, the
 		// longest one's tail runs alone.
 		var order []int
-		for i, ok := range onCPU {
-			if ok {
+		for _, i := range pastVit {
+			if onCPU[i] {
 				order = append(order, i)
 			}
 		}
@@ -410,7 +419,7 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		}
 	}
 	// The workers decided F3 for the targets they scored (forwardGroup).
-	forEach(passVit, func(w *worker, i int) error {
+	forEach(pastVit, passVit, func(w *worker, i int) error {
 		if onCPU == nil || !onCPU[i] {
 			passFwd[i] = w.passesForward(fwdsc[i], st[i].filtersc)
 		}
@@ -455,8 +464,8 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	// Domain definition in groups, whose envelopes are rescored together
 	// (worker.defineAll).
 	var survivors []int
-	for i, ok := range passFwd {
-		if ok {
+	for _, i := range pastVit {
+		if passFwd[i] {
 			survivors = append(survivors, i)
 		}
 	}
@@ -505,6 +514,11 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		if h != nil {
 			list = append(list, h)
 		}
+	}
+	if indices != nil {
+		// found is in the order of seqs, which may be another than the
+		// database's (a GPU's own, hmmsearch --gpu).
+		slices.SortFunc(list, func(a, b *hits.Hit) int { return cmp.Compare(a.SeqIdx, b.SeqIdx) })
 	}
 	stats := &hits.Stats{NModels: 1, NNodes: int64(m.HMM.M)}
 	stats.F1, stats.F2, stats.F3 = cfg.filterThresholds()

@@ -10,11 +10,20 @@ package lenorder
 // plans a layout per kernel shape.
 func LongestFirst(n int, length func(i int) int) []int {
 	key := make([]uint32, n)
-	src, dst := make([]int, n), make([]int, n)
+	src := make([]int, n)
+	sorted := true
 	for i := range src {
 		src[i] = i
 		key[i] = ^uint32(length(i)) // ascending key = descending length
+		sorted = sorted && (i == 0 || key[i] >= key[i-1])
 	}
+	if sorted {
+		// A GPU's subsets are some of its targets, which it holds longest
+		// first: the counting passes (two tables of 65,536 counts) cost
+		// more than a subset of a few thousand targets.
+		return src
+	}
+	dst := make([]int, n)
 	for shift := 0; shift < 32 && n > 1; shift += 16 {
 		var count [1<<16 + 1]int
 		for _, k := range key {
