@@ -237,7 +237,13 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	}
 	lap(hits.StageMSV)
 	bufs := getStagedBufs(n)
-	defer stagedPool.Put(bufs)
+	// Only the MSV survivors' flags are ever set: those are cleared for
+	// the next query, not the whole arrays.
+	var msvSurvivors []int
+	defer func() {
+		bufs.clear(msvSurvivors)
+		stagedPool.Put(bufs)
+	}()
 	st := bufs.st
 	f1, _, _ := cfg.filterThresholds()
 	msvFloor := gumbelFloor(f1, float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
@@ -321,7 +327,7 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		w.stats.NRes += nres
 		pastMSV[lo/chunk] = past
 	})
-	msvSurvivors := slices.Concat(pastMSV...)
+	msvSurvivors = slices.Concat(pastMSV...)
 	if needBias != nil {
 		fsc, err := biasAcc.Bias(m.BG, needBias)
 		recycle(fsc)
@@ -533,10 +539,10 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 
 // stagedBufs are SearchStaged's per-target arrays, kept for the next
 // query: a many-model search otherwise allocates and clears tens of
-// megabytes per query. The flags come back cleared; st and fwdsc are
-// not cleared, since every element the search reads it wrote first
-// (nullsc for every target above the MSV floor, P and filtersc for the
-// MSV survivors, fwdsc for the Viterbi survivors).
+// megabytes per query. The flags go back to the pool cleared (clear);
+// st and fwdsc are not cleared, since every element the search reads it
+// wrote first (nullsc for every target above the MSV floor, P and
+// filtersc for the MSV survivors, fwdsc for the Viterbi survivors).
 type stagedBufs struct {
 	st                                  []targetState
 	needVit, passVit, needBias, passFwd []bool
@@ -545,12 +551,15 @@ type stagedBufs struct {
 
 var stagedPool sync.Pool
 
+// clear unsets the flags of the targets set, the only ones a search sets.
+func (b *stagedBufs) clear(set []int) {
+	for _, i := range set {
+		b.needVit[i], b.passVit[i], b.needBias[i], b.passFwd[i] = false, false, false, false
+	}
+}
+
 func getStagedBufs(n int) *stagedBufs {
 	if b, ok := stagedPool.Get().(*stagedBufs); ok && len(b.st) == n {
-		clear(b.needVit)
-		clear(b.passVit)
-		clear(b.needBias)
-		clear(b.passFwd)
 		return b
 	}
 	return &stagedBufs{st: make([]targetState, n), needVit: make([]bool, n), passVit: make([]bool, n),
