@@ -583,11 +583,11 @@ func msvScores(om *oprofile.MSVProfile, dsqs [][]byte, idx []int, raw []byte, ou
 
 // ssvScores turns the SSV kernel's best diagonal of each target into its
 // score where SSV decides it (lens: the targets' lengths; maxw: the
-// kernel's 32-bit results as copied back, 4 bytes a target), and returns the others, in database order,
-// for the full MSV program. It runs on all cores, with the length costs
-// from tjbTable and each length cost's decisions in a table
-// (ssvDecisions): at 485,000 targets per query this pass is host time
-// every query pays.
+// kernel's 32-bit results as copied back, 4 bytes a target), and returns
+// the others, in the database's order on the device, for the full MSV
+// program. It runs on all cores, with the length costs from tjbTable and
+// each length cost's decisions in a table (ssvDecisions): at 485,000
+// targets per query this pass is host time every query pays.
 func ssvScores(om *oprofile.MSVProfile, lens []int32, maxw []byte, out []float32) []int {
 	table := tjbTable(om)
 	type chunk struct {

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand"
-	"sort"
+	"slices"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/alphabet"
@@ -158,21 +158,18 @@ func BenchmarkSSVScores(b *testing.B) {
 	h := testmodels.RandomHMM(rng, abc, 200)
 	om := &oprofile.Convert(profile.Config(h, profile.NewBackground(abc), 100), h).MSV
 	n := 485_000
-	lens := make([]int, n)
-	for i := range lens {
-		lens[i] = 30 + int(rng.ExpFloat64()*330)
-	}
-	sort.Sort(sort.Reverse(sort.IntSlice(lens)))
-	dsqs := make([][]byte, n)
+	lens := make([]int32, n)
 	maxw := make([]uint32, n)
-	for i := range dsqs {
-		dsqs[i] = make([]byte, lens[i])
+	for i := range lens {
+		lens[i] = 30 + int32(rng.ExpFloat64()*330)
 		maxw[i] = uint32(rng.Intn(40))
 	}
-	raw, out, lens32 := le32(maxw), make([]float32, n), lensOf(dsqs)
+	slices.Sort(lens)
+	slices.Reverse(lens)
+	raw, out := le32(maxw), make([]float32, n)
 	b.ResetTimer()
 	for range b.N {
-		ssvScores(om, lens32, raw, out)
+		ssvScores(om, lens, raw, out)
 	}
 }
 
