@@ -488,13 +488,17 @@ func (g *gpuSearch) Lengths() []int32 { return g.lens }
 
 // MSV implements pipeline.Accelerator: every target's MSV filter score.
 func (g *gpuSearch) MSV(om *oprofile.Profile) ([]float32, error) {
-	return g.msv(g.parts, om, 0, false)
+	sc, _, err := g.msv(g.parts, om, 0, false, nil)
+	return sc, err
 }
 
 // msv is MSV on some devices; own: in the order of the one device of
-// parts (gpuorder.go), so its scores are the query's as they are.
-func (g *gpuSearch) msv(parts []*gpuPart, om *oprofile.Profile, rank int64, own bool) ([]float32, error) {
+// parts (gpuorder.go), so its scores are the query's as they are, and
+// with least its device lists the targets at or above it
+// (pipeline.MSVCandidates; not when the cores compute them).
+func (g *gpuSearch) msv(parts []*gpuPart, om *oprofile.Profile, rank int64, own bool, least func(L int) float32) ([]float32, []int, error) {
 	scores := dbScores.Get(len(g.seqs)) // every element is set below
+	var above []int
 	err := eachPart(parts, func(d int, p *gpuPart) error {
 		out := scores
 		if !own {
@@ -503,8 +507,16 @@ func (g *gpuSearch) msv(parts []*gpuPart, om *oprofile.Profile, rank int64, own 
 		}
 		err := g.call(p, func() error {
 			defer p.gates.enter(msvGate, rank)()
+			if own && least != nil {
+				var err error
+				above, err = p.k.filter.ScoresAbove(&om.MSV, g.abc.Kp, p.db, out, least)
+				return err
+			}
 			return p.k.filter.Scores(&om.MSV, g.abc.Kp, p.db, out)
 		}, func() error {
+			if own {
+				above = nil // the cores make no list
+			}
 			sc, err := g.host(p).MSV(om)
 			copy(out, sc)
 			return err
@@ -515,7 +527,7 @@ func (g *gpuSearch) msv(parts []*gpuPart, om *oprofile.Profile, rank int64, own 
 		p.scatter(out, nil, scores)
 		return nil
 	})
-	return scores, err
+	return scores, above, err
 }
 
 // selectedScores runs one device's filter over the targets with want[i]

@@ -109,7 +109,16 @@ func (v gpuOn) CallsDone() {
 	}
 }
 
-func (v gpuOn) MSV(om *oprofile.Profile) ([]float32, error) { return v.msv(v.use, om, v.rank, v.own) }
+func (v gpuOn) MSV(om *oprofile.Profile) ([]float32, error) {
+	sc, _, err := v.msv(v.use, om, v.rank, v.own, nil)
+	return sc, err
+}
+
+// MSVAbove implements pipeline.MSVCandidates: the list comes from a
+// query in its device's order (gpuorder.go).
+func (v gpuOn) MSVAbove(om *oprofile.Profile, least func(L int) float32) ([]float32, []int, error) {
+	return v.msv(v.use, om, v.rank, v.own, least)
+}
 
 func (v gpuOn) Viterbi(om *oprofile.Profile, want []bool) ([]float32, error) {
 	return v.viterbi(v.use, om, want, v.rank, v.own)
@@ -130,6 +139,7 @@ func (v gpuOn) Parsers(om *oprofile.Profile, want []bool) ([]fwdback.Parser, err
 var (
 	_ pipeline.BiasAccelerator = gpuOn{}
 	_ pipeline.CallsDone       = gpuOn{}
+	_ pipeline.MSVCandidates   = gpuOn{}
 	_ pipeline.ScoreRecycler   = gpuOn{}
 	_ pipeline.TargetLengths   = gpuOn{}
 )

@@ -489,6 +489,20 @@ func (g *GPU) msvOptions(s gpuShape) gpuShape {
 
 // Scores sets out[i] to the MSV filter score of db.Dsqs[i] (Score's value).
 func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float32) error {
+	_, err := g.scores(om, Kp, db, out, nil)
+	return err
+}
+
+// ScoresAbove is Scores, and lists in order the targets whose score is
+// at least least(L) for their length L, found as each score is made:
+// the staged search tests those alone (pipeline.MSVCandidates). Empty
+// targets are not listed.
+func (g *GPU) ScoresAbove(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float32, least func(L int) float32) ([]int, error) {
+	return g.scores(om, Kp, db, out, least)
+}
+
+// scores is Scores, and with least ScoresAbove's list.
+func (g *GPU) scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float32, least func(L int) float32) ([]int, error) {
 	dsqs := db.Dsqs
 	s := shapeForNodes(om.M, Kp, g.nodes(om.M))
 	if r := g.rows(s); r != s.Rows {
@@ -507,10 +521,10 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 	}
 	k, err := g.kernel(s)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	n := len(dsqs)
-	var rest []int
+	var rest, above []int
 	if g.ForceMSV {
 		rest = make([]int, n)
 		for i := range rest {
@@ -520,17 +534,17 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 		step, overlap := g.ssvWindows(s, om.M, db)
 		layout, err := db.WindowLayout(s.T, step, overlap)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		prof := ssvProfileWords(s, Kp, om)
 		maxw := hostArrays.Get(4 * n)
 		err = g.launch(k, s, "ssv_kernel", prof, layout, nil, n, nil, maxw)
 		if err == nil {
-			rest = ssvScores(om, db.Lengths(), maxw, out)
+			rest, above = ssvScores(om, db.Lengths(), maxw, out, least)
 		}
 		hostArrays.Put(maxw)
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
 	ps := passSize(dsqs, rest)
@@ -538,7 +552,7 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 	g.Pass = ps
 	g.mu.Unlock()
 	if len(rest) == 0 {
-		return nil
+		return above, nil
 	}
 	// The MSV pass's shape: the SSV pass's (one program) unless it has
 	// other threads a target (M = 25..32 and 48..150: ssvNodesFor,
@@ -550,10 +564,42 @@ func (g *GPU) Scores(om *oprofile.MSVProfile, Kp int, db *gpudb.DB, out []float3
 		ms.PF = g.Prefetch
 		ms = g.msvOptions(ms)
 		if k, err = g.kernel(ms); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return g.msvPass(k, ms, om, Kp, db, rest, out)
+	if err := g.msvPass(k, ms, om, Kp, db, rest, out); err != nil {
+		return nil, err
+	}
+	if least == nil {
+		return nil, nil
+	}
+	return mergeAbove(above, listAbove(rest, db.Lengths(), out, least)), nil
+}
+
+// listAbove is the targets of idx (in order) whose score in out is at
+// least least(L) for their length L > 0.
+func listAbove(idx []int, lens []int32, out []float32, least func(L int) float32) []int {
+	var above []int
+	for _, i := range idx {
+		if L := int(lens[i]); L > 0 && out[i] >= least(L) {
+			above = append(above, i)
+		}
+	}
+	return above
+}
+
+// mergeAbove merges two increasing lists of targets, the SSV pass's and
+// the MSV pass's (disjoint).
+func mergeAbove(a, b []int) []int {
+	out := make([]int, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0] < b[0] {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // hostArrays keeps the wrapper's per-target host arrays (SSV maxima
@@ -587,23 +633,27 @@ func msvScores(om *oprofile.MSVProfile, dsqs [][]byte, idx []int, raw []byte, ou
 // the others, in the database's order on the device, for the full MSV
 // program. It runs on all cores, with the length costs from tjbTable and
 // each length cost's decisions in a table (ssvDecisions): at 485,000
-// targets per query this pass is host time every query pays.
-func ssvScores(om *oprofile.MSVProfile, lens []int32, maxw []byte, out []float32) []int {
+// targets per query this pass is host time every query pays. With least
+// it also lists, in order, the decided targets whose score is at least
+// least(L) (ScoresAbove).
+func ssvScores(om *oprofile.MSVProfile, lens []int32, maxw []byte, out []float32, least func(L int) float32) (rest, above []int) {
 	table := tjbTable(om)
 	type chunk struct {
-		lo   int
-		rest []int
+		lo          int
+		rest, above []int
 	}
 	var mu sync.Mutex
 	var chunks []chunk
 	gpudb.ForChunks(len(lens), func(lo, hi int) {
-		var rest []int
+		var c chunk
 		var d ssvDecisions
+		lastL, leastL := -1, float32(0)
 		for i := lo; i < hi; i++ {
 			L := int(lens[i])
 			if L > 0 {
 				// A device holds its targets longest first, so the
-				// length cost changes rarely from one target to the next.
+				// length cost and the least score change rarely from
+				// one target to the next.
 				if tjb := tjbOf(table, om, L); !d.filled || d.tjb != tjb {
 					d.fill(om, tjb)
 				}
@@ -615,22 +665,34 @@ func ssvScores(om *oprofile.MSVProfile, lens []int32, maxw []byte, out []float32
 					}
 					if d.ok[cell] {
 						out[i] = d.score[cell]
+						if least != nil {
+							if L != lastL {
+								lastL, leastL = L, least(L)
+							}
+							if out[i] >= leastL {
+								c.above = append(c.above, i)
+							}
+						}
 						continue
 					}
 				}
 			}
-			rest = append(rest, i)
+			c.rest = append(c.rest, i)
 		}
+		c.lo = lo
 		mu.Lock()
-		chunks = append(chunks, chunk{lo, rest})
+		chunks = append(chunks, c)
 		mu.Unlock()
 	})
 	sort.Slice(chunks, func(a, b int) bool { return chunks[a].lo < chunks[b].lo })
-	var rest []int
 	for _, c := range chunks {
 		rest = append(rest, c.rest...)
+		above = append(above, c.above...)
 	}
-	return rest
+	if least != nil && above == nil {
+		above = []int{} // a list, empty
+	}
+	return rest, above
 }
 
 // ssvDecisions is ssvDecide of every largest cell at one length cost

@@ -40,24 +40,7 @@ func compareGPU(t *testing.T, g *msvfilter.GPU, h *hmm.HMM, db *gpudb.DB) {
 	if err := g.Scores(&om.MSV, h.Alph.Kp, db, got); err != nil {
 		t.Fatalf("%s (M=%d): %v", h.Name, h.M, err)
 	}
-	want := make([]float32, len(dsqs))
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.NumCPU(); w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := w; i < len(dsqs); i += runtime.NumCPU() {
-				p := om.MSV
-				p.TJB = p.TJBFor(len(dsqs[i]))
-				if g.ForceMSV {
-					want[i] = msvfilter.DPScore(dsqs[i], &p)
-				} else {
-					want[i] = msvfilter.Score(dsqs[i], &p)
-				}
-			}
-		}(w)
-	}
-	wg.Wait()
+	want := cpuScores(g, &om.MSV, dsqs)
 	bad := 0
 	for i, d := range dsqs {
 		if len(d) == 0 {
@@ -100,6 +83,83 @@ func TestGPUMatchesCPUSegmented(t *testing.T) {
 			g.ForceMSV = force
 			for _, M := range []int{1, 10, 16, 20, 24, 25, 32, 40, 47, 100} {
 				compareGPU(t, g, testmodels.RandomHMM(rng, amino, M), db)
+			}
+		}
+	}
+}
+
+// cpuScores is each target's score on the CPU, as g computes it.
+func cpuScores(g *msvfilter.GPU, om *oprofile.MSVProfile, dsqs [][]byte) []float32 {
+	want := make([]float32, len(dsqs))
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.NumCPU(); w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < len(dsqs); i += runtime.NumCPU() {
+				p := *om
+				p.TJB = p.TJBFor(len(dsqs[i]))
+				if g.ForceMSV {
+					want[i] = msvfilter.DPScore(dsqs[i], &p)
+				} else {
+					want[i] = msvfilter.Score(dsqs[i], &p)
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	return want
+}
+
+// TestGPUScoresAboveMatchesCPU: ScoresAbove's scores are Scores', and
+// its list is every non-empty target whose CPU score is at least the
+// bound for its length, with SSV deciding most targets and with every
+// target through the MSV pass.
+func TestGPUScoresAboveMatchesCPU(t *testing.T) {
+	ctx := testutil.GPUContext(t)
+	g := msvfilter.NewGPU(ctx)
+	dir := testutil.Testdata(t, "hmmer3")
+	amino := alphabet.New(alphabet.Amino)
+	prot := testmodels.ReadDsqs(t, filepath.Join(dir, "prot.fa"), amino)
+	rng := rand.New(rand.NewSource(11))
+	for _, L := range []int{0, 1, 5, 1000, 20000} {
+		prot = append(prot, testmodels.RandomDsq(rng, amino, L))
+	}
+	db := gpudb.New(ctx, prot)
+	defer db.Free()
+	for _, force := range []bool{false, true} {
+		g.ForceMSV = force
+		for _, M := range []int{10, 50, 200, 800} {
+			h := testmodels.RandomHMM(rng, amino, M)
+			om := msvProfile(h)
+			want := cpuScores(g, &om.MSV, prot)
+			// A bound about the median score, moving with the length.
+			sorted := slices.Clone(want)
+			slices.Sort(sorted)
+			median := sorted[len(sorted)/2]
+			least := func(L int) float32 { return median + float32(L%9-4)/4 }
+			got := make([]float32, len(prot))
+			above, err := g.ScoresAbove(&om.MSV, h.Alph.Kp, db, got, least)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wantAbove []int
+			for i, d := range prot {
+				if len(d) == 0 {
+					continue
+				}
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("M=%d, MSV forced %v, target %d: GPU %v, CPU %v", M, force, i, got[i], want[i])
+				}
+				if want[i] >= least(len(d)) {
+					wantAbove = append(wantAbove, i)
+				}
+			}
+			if !slices.Equal(above, wantAbove) {
+				t.Errorf("M=%d, MSV forced %v: %d targets listed, want %d (first %v, want %v)", M, force, len(above), len(wantAbove), above[:min(5, len(above))], wantAbove[:min(5, len(wantAbove))])
+			}
+			if len(wantAbove) == 0 || len(wantAbove) == len(prot)-1 {
+				t.Errorf("M=%d: %d of %d targets listed at the bound: the test compares little", M, len(wantAbove), len(prot))
 			}
 		}
 	}

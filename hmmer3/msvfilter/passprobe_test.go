@@ -64,7 +64,7 @@ func probePass(t *testing.T, g *GPU, om *oprofile.MSVProfile, Kp int, db *gpudb.
 	if err := g.launch(k, s, "ssv_kernel", ssvProfileWords(s, Kp, om), layout, nil, n, nil, maxw); err != nil {
 		t.Fatal(err)
 	}
-	rest := ssvScores(om, lensOf(dsqs), maxw, out)
+	rest, _ := ssvScores(om, lensOf(dsqs), maxw, out, nil)
 	byLen := slices.Clone(rest)
 	slices.SortStableFunc(byLen, func(a, b int) int { return len(dsqs[b]) - len(dsqs[a]) })
 	ps := passSize(dsqs, rest)

@@ -39,8 +39,13 @@ func TestSSVScoresMatchesPerTarget(t *testing.T) {
 			maxw[i] = uint32(rng.Intn(160))
 		}
 		got := make([]float32, n)
-		rest := ssvScores(om, lensOf(dsqs), le32(maxw), got)
-		var wantRest []int
+		// least: a bound that lists some of the decided targets.
+		least := func(L int) float32 { return float32(L%7) - 1 }
+		rest, above := ssvScores(om, lensOf(dsqs), le32(maxw), got, least)
+		if again, none := ssvScores(om, lensOf(dsqs), le32(maxw), make([]float32, n), nil); none != nil || !slices.Equal(again, rest) {
+			t.Fatalf("M=%d: without a bound, a list (%d) or other targets left to MSV", M, len(none))
+		}
+		var wantRest, wantAbove []int
 		for i := range dsqs {
 			p := *om
 			p.TJB = om.TJBFor(len(dsqs[i]))
@@ -52,6 +57,9 @@ func TestSSVScoresMatchesPerTarget(t *testing.T) {
 				if sc, ok := ssvDecide(cell, &p); ok {
 					if math.Float32bits(sc) != math.Float32bits(got[i]) {
 						t.Fatalf("M=%d target %d (L=%d): score %v, want %v", M, i, len(dsqs[i]), got[i], sc)
+					}
+					if sc >= least(len(dsqs[i])) {
+						wantAbove = append(wantAbove, i)
 					}
 					continue
 				}
@@ -65,6 +73,12 @@ func TestSSVScoresMatchesPerTarget(t *testing.T) {
 			if rest[k] != wantRest[k] {
 				t.Fatalf("M=%d: left to MSV #%d is %d, want %d", M, k, rest[k], wantRest[k])
 			}
+		}
+		if !slices.Equal(above, wantAbove) {
+			t.Fatalf("M=%d: %d targets listed at or above the bound, want %d", M, len(above), len(wantAbove))
+		}
+		if len(wantAbove) == 0 || len(wantAbove) == n-len(rest) {
+			t.Fatalf("M=%d: %d of %d decided targets above the bound: the test would compare nothing", M, len(wantAbove), n-len(rest))
 		}
 		if len(rest) == 0 || len(rest) == n {
 			t.Logf("M=%d: %d of %d left to MSV: the case mix is one-sided", M, len(rest), n)
@@ -169,7 +183,7 @@ func BenchmarkSSVScores(b *testing.B) {
 	raw, out := le32(maxw), make([]float32, n)
 	b.ResetTimer()
 	for range b.N {
-		ssvScores(om, lens, raw, out)
+		ssvScores(om, lens, raw, out, nil)
 	}
 }
 

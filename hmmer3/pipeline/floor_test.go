@@ -88,3 +88,39 @@ func TestNullTable(t *testing.T) {
 		}
 	}
 }
+
+// leastMSV may only leave out scores that fail the MSV pass's floor
+// test, float64(score-nullsc) < floorNats, for scores at the bound, near
+// it and far from it, and must sit close under the bound.
+func TestLeastMSV(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for _, floor := range []float64{-999, -20, 0, 1.7, 12.25, 999, math.Inf(-1)} {
+		floorNats := msvFloorNats(floor)
+		for range 20_000 {
+			null := float32(-rng.ExpFloat64() * 20)
+			least := leastMSV(floorNats, null)
+			bound := floorNats + float64(null)
+			var u float32
+			switch rng.Intn(3) {
+			case 0: // within a few float32 steps of the bound
+				u = float32(bound)
+				for range rng.Intn(8) {
+					u = math.Nextafter32(u, float32(math.Inf(rng.Intn(2)*2-1)))
+				}
+			case 1:
+				u = float32(bound + rng.NormFloat64()*1e-3)
+			default:
+				u = float32(rng.NormFloat64() * 1e4)
+			}
+			if !(float64(u-null) < floorNats) && !(u >= least) {
+				t.Fatalf("floor %v, null %v: score %v passes the floor test but is under the least %v", floor, null, u, least)
+			}
+			if !math.IsInf(floorNats, -1) && float64(least) < bound-0.01*(1+math.Abs(bound)) {
+				t.Fatalf("floor %v, null %v: least %v is far under the bound %v", floor, null, least, bound)
+			}
+		}
+	}
+	if least := leastMSV(math.Inf(-1), -3); !math.IsInf(float64(least), -1) {
+		t.Errorf("with no floor every score must be listed; least %v", least)
+	}
+}

@@ -84,6 +84,27 @@ type CallsDone interface {
 	CallsDone()
 }
 
+// MSVCandidates is an Accelerator whose MSV scores can come with a list
+// of the targets that may pass the MSV filter, made while it turns its
+// results into scores: the staged search then tests those alone, where
+// testing every target was a pass over the database's worth of scores in
+// every query (docs/BENCHMARKS.md, 2026-11-29).
+type MSVCandidates interface {
+	// MSVAbove is MSV, and the places, in order, of every target whose
+	// score is at least least(L) for its length L (others may be listed
+	// too); above is nil when it made no list.
+	MSVAbove(om *oprofile.Profile, least func(L int) float32) (scores []float32, above []int, err error)
+}
+
+// leastMSV is a score below which a target whose null score is nullsc
+// fails the MSV pass's floor test, float64(score-nullsc) < floorNats,
+// for certain: the crossing, less a margin far wider than the float32
+// rounding of the difference and of the bound itself.
+func leastMSV(floorNats float64, nullsc float32) float32 {
+	x := floorNats + float64(nullsc)
+	return math.Nextafter32(float32(x-1e-3*(1+math.Abs(x))), float32(math.Inf(-1)))
+}
+
 // TargetLengths is an Accelerator that keeps its targets' lengths (in
 // the order of SearchStaged's seqs): the staged search's first pass then
 // reads them in order instead of each target's Sequence, a cache miss
@@ -230,7 +251,17 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		}
 	}
 	ev := &m.OM.EvParam
-	usc, err := acc.MSV(m.OM)
+	f1, _, _ := cfg.filterThresholds()
+	msvFloor := gumbelFloor(f1, float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
+	floorNats := msvFloorNats(msvFloor)
+	var usc []float32
+	var above []int // nil: every target's score is tested
+	var err error
+	if mc, ok := acc.(MSVCandidates); ok {
+		usc, above, err = mc.MSVAbove(m.OM, func(L int) float32 { return leastMSV(floorNats, nullOne(L)) })
+	} else {
+		usc, err = acc.MSV(m.OM)
+	}
 	recycle(usc)
 	if err != nil {
 		return nil, nil, err
@@ -245,8 +276,6 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		stagedPool.Put(bufs)
 	}()
 	st := bufs.st
-	f1, _, _ := cfg.filterThresholds()
-	msvFloor := gumbelFloor(f1, float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
 	needVit, passVit := bufs.needVit, bufs.passVit
 	// With a BiasAccelerator the MSV survivors' bias scores come from it
 	// in bulk, between the MSV and the bias P-value passes.
@@ -266,67 +295,101 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		}
 	}
 	// Null model, MSV and bias P-values. Every target of every query comes
-	// through this loop, so it runs in chunks with its counts kept locally,
-	// and tests the floor in nats, without bits' division (msvFloorNats).
-	floorNats := msvFloorNats(msvFloor)
+	// through this test, so it runs in chunks with its counts kept
+	// locally, and tests the floor in nats, without bits' division
+	// (msvFloorNats); with a list of the targets above the floor from
+	// the accelerator, only those.
 	var lens []int32
 	if tl, ok := acc.(TargetLengths); ok {
 		if l := tl.Lengths(); len(l) == n {
 			lens = l
 		}
 	}
-	// pastMSV lists the MSV survivors, by chunk and then in order.
-	pastMSV := make([][]int, chunks)
-	forEachChunk(func(w *worker, lo, hi int) {
-		var nseqs, nres int64
-		var past []int
-		for i := lo; i < hi; i++ {
-			var L int
-			if lens != nil {
-				L = int(lens[i])
-			} else {
-				L = len(seqs[i].Dsq)
-			}
-			nseqs++
-			nres += int64(L)
-			if L == 0 {
-				continue
-			}
-			nullsc := w.nullOne(L)
-			if float64(usc[i]-nullsc) < floorNats {
-				continue // P > F1 for certain: most targets end here
-			}
-			s := &st[i] // written only for the targets that may pass
-			s.nullsc = nullsc
-			sc := float64(bits(usc[i], s.nullsc))
-			if sc < msvFloor {
-				continue
-			}
-			w.bg.SetLength(L)
-			s.P = easel.GumbelSurv(sc, float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
+	length := func(i int) int {
+		if lens != nil {
+			return int(lens[i])
+		}
+		return len(seqs[i].Dsq)
+	}
+	// msvTest takes target i of length L > 0 through the MSV filter and,
+	// past it, on to the bias filter, and lists it in past.
+	msvTest := func(w *worker, i, L int, past []int) []int {
+		nullsc := w.nullOne(L)
+		if float64(usc[i]-nullsc) < floorNats {
+			return past // P > F1 for certain: most targets end here
+		}
+		s := &st[i] // written only for the targets that may pass
+		s.nullsc = nullsc
+		sc := float64(bits(usc[i], s.nullsc))
+		if sc < msvFloor {
+			return past
+		}
+		w.bg.SetLength(L)
+		s.P = easel.GumbelSurv(sc, float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
+		if s.P > w.f1 {
+			return past
+		}
+		w.stats.NPastMSV++
+		past = append(past, i)
+		s.filtersc = s.nullsc
+		if needBias != nil {
+			needBias[i] = true
+			return past
+		}
+		if w.bias {
+			s.filtersc = w.bg.FilterScore(seqs[i].Dsq)
+			s.P = easel.GumbelSurv(float64(bits(usc[i], s.filtersc)), float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
 			if s.P > w.f1 {
-				continue
+				return past
 			}
-			w.stats.NPastMSV++
-			past = append(past, i)
-			s.filtersc = s.nullsc
-			if needBias != nil {
-				needBias[i] = true
-				continue
-			}
-			if w.bias {
-				s.filtersc = w.bg.FilterScore(seqs[i].Dsq)
-				s.P = easel.GumbelSurv(float64(bits(usc[i], s.filtersc)), float64(ev[hmm.MSVMu]), float64(ev[hmm.MSVLambda]))
-				if s.P > w.f1 {
-					continue
+		}
+		afterBias(w, i)
+		return past
+	}
+	// pastMSV lists the MSV survivors, by piece and then in order.
+	var pastMSV [][]int
+	if above == nil {
+		pastMSV = make([][]int, chunks)
+		forEachChunk(func(w *worker, lo, hi int) {
+			var nseqs, nres int64
+			var past []int
+			for i := lo; i < hi; i++ {
+				L := length(i)
+				nseqs++
+				nres += int64(L)
+				if L > 0 {
+					past = msvTest(w, i, L, past)
 				}
 			}
-			afterBias(w, i)
+			w.stats.NSeqs += nseqs
+			w.stats.NRes += nres
+			pastMSV[lo/chunk] = past
+		})
+	} else {
+		const piece = 1024
+		pastMSV = make([][]int, (len(above)+piece-1)/piece)
+		eachItem(len(pastMSV), func(w *worker, k int) error {
+			var past []int
+			for _, i := range above[k*piece : min(k*piece+piece, len(above))] {
+				if L := length(i); L > 0 {
+					past = msvTest(w, i, L, past)
+				}
+			}
+			pastMSV[k] = past
+			return nil
+		})
+		w := workers[0]
+		w.stats.NSeqs += int64(n)
+		if lens != nil {
+			for _, L := range lens {
+				w.stats.NRes += int64(L)
+			}
+		} else {
+			for _, sq := range seqs {
+				w.stats.NRes += int64(len(sq.Dsq))
+			}
 		}
-		w.stats.NSeqs += nseqs
-		w.stats.NRes += nres
-		pastMSV[lo/chunk] = past
-	})
+	}
 	msvSurvivors = slices.Concat(pastMSV...)
 	if needBias != nil {
 		fsc, err := biasAcc.Bias(m.BG, needBias)

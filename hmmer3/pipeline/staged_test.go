@@ -80,6 +80,7 @@ func TestStagedEqualsSearch(t *testing.T) {
 				b.exactForward = exactForward{cpu}
 				accs = append(accs, b)
 			}
+			accs = append(accs, listsAbove{CPUAccelerator: cpu}, listsAbove{CPUAccelerator: cpu, extra: 5}, listsAbove{CPUAccelerator: cpu, none: true})
 			for _, acc := range accs {
 				bulk.asked = -1
 				got, gst, err := pipeline.SearchStaged(m, targets, idx, &cfg, acc)
@@ -119,6 +120,29 @@ func TestStagedEqualsSearch(t *testing.T) {
 			}
 		}
 	}
+}
+
+// listsAbove lists the targets whose MSV score is at least least(L)
+// (pipeline.MSVCandidates), and every extra-th other target too; with
+// none it makes no list.
+type listsAbove struct {
+	pipeline.CPUAccelerator
+	extra int
+	none  bool
+}
+
+func (l listsAbove) MSVAbove(om *oprofile.Profile, least func(L int) float32) ([]float32, []int, error) {
+	sc, err := l.MSV(om)
+	if err != nil || l.none {
+		return sc, nil, err
+	}
+	above := []int{}
+	for i, s := range sc {
+		if s >= least(len(l.Seqs[i].Dsq)) || (l.extra > 0 && i%l.extra == 0) {
+			above = append(above, i)
+		}
+	}
+	return sc, above, nil
 }
 
 // onDevice rescores domain definition's envelopes as a GPU does, in

@@ -172,7 +172,9 @@ func (w *worker) release() {
 // alone: the staged search asks for it for every target of every query,
 // so the values are kept by length for the whole process (nullTable).
 // It leaves w.bg alone.
-func (w *worker) nullOne(L int) float32 {
+func (w *worker) nullOne(L int) float32 { return nullOne(L) }
+
+func nullOne(L int) float32 {
 	if t := *nullTable.Load(); L < len(t) {
 		return t[L]
 	}
