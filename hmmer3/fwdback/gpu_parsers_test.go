@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math/rand"
 	"path/filepath"
-	"runtime"
-	"sync"
 	"testing"
 
 	"github.com/hmmgo/hmmgo/alphabet"
@@ -24,17 +22,7 @@ func compareParsers(t *testing.T, g *GPU, what string, om *oprofile.Profile, dsq
 		t.Fatalf("%s (M=%d): %v", what, om.M, err)
 	}
 	want := make([]Parser, len(dsqs))
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.NumCPU(); w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := w; i < len(dsqs); i += runtime.NumCPU() {
-				want[i] = cpuParser(om, dsqs[i], len(dsqs[i]))
-			}
-		}(w)
-	}
-	wg.Wait()
+	testutil.Each(len(dsqs), func(i int) { want[i] = cpuParser(om, dsqs[i], len(dsqs[i])) })
 	own := 0
 	for i := range dsqs {
 		sameParser(t, fmt.Sprintf("%s (M=%d, %s) target %d (L=%d)", what, om.M, g.LastShape, i, len(dsqs[i])), got[i], want[i])

@@ -6,7 +6,6 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,23 +90,15 @@ func TestGPUMatchesCPUSegmented(t *testing.T) {
 // cpuScores is each target's score on the CPU, as g computes it.
 func cpuScores(g *msvfilter.GPU, om *oprofile.MSVProfile, dsqs [][]byte) []float32 {
 	want := make([]float32, len(dsqs))
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.NumCPU(); w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := w; i < len(dsqs); i += runtime.NumCPU() {
-				p := *om
-				p.TJB = p.TJBFor(len(dsqs[i]))
-				if g.ForceMSV {
-					want[i] = msvfilter.DPScore(dsqs[i], &p)
-				} else {
-					want[i] = msvfilter.Score(dsqs[i], &p)
-				}
-			}
-		}(w)
-	}
-	wg.Wait()
+	testutil.Each(len(dsqs), func(i int) {
+		p := *om
+		p.TJB = p.TJBFor(len(dsqs[i]))
+		if g.ForceMSV {
+			want[i] = msvfilter.DPScore(dsqs[i], &p)
+		} else {
+			want[i] = msvfilter.Score(dsqs[i], &p)
+		}
+	})
 	return want
 }
 
