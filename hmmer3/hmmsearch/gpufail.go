@@ -193,13 +193,21 @@ func (g *gpuSearch) hostBias(p *gpuPart, bg *profile.Background, sel []bool, out
 // searched again, on what is left. An attempt fails only on a device
 // that was in the run when it began and is out when it ends, so there
 // are at most as many attempts as devices, and one.
-// A query counted by queryStarts says when it is done with the devices.
-func (g *gpuSearch) searchQuery(m *pipeline.Model, indices []int64, cfg *pipeline.Config, rank int64, counted bool) ([]*hits.Hit, *hits.Stats, error) {
-	callsDone := func() {}
-	if counted {
-		callsDone = g.callsDoneOnce()
-		defer callsDone()
+// A query counted by queryStarts says when it is done with the devices;
+// so does leaveDevices, when not nil.
+func (g *gpuSearch) searchQuery(m *pipeline.Model, indices []int64, cfg *pipeline.Config, rank int64, counted bool, leaveDevices func()) ([]*hits.Hit, *hits.Stats, error) {
+	var once sync.Once
+	callsDone := func() {
+		once.Do(func() {
+			if counted {
+				g.queryCallsDone()
+			}
+			if leaveDevices != nil {
+				leaveDevices()
+			}
+		})
 	}
+	defer callsDone()
 	for attempt := 0; ; attempt++ {
 		acc, done := g.forQuery(rank)
 		on := acc.(gpuOn)

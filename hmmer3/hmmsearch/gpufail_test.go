@@ -74,7 +74,7 @@ func TestFailedDeviceHandsBack(t *testing.T) {
 				for round := 0; round < len(models); round += 3 {
 					for q := round; q < round+3; q++ {
 						wg.Go(func() {
-							got[q].list, got[q].st, errs[q] = g.searchQuery(models[q], nil, cfg, 0, false)
+							got[q].list, got[q].st, errs[q] = g.searchQuery(models[q], nil, cfg, 0, false, nil)
 						})
 					}
 					wg.Wait()
@@ -118,7 +118,7 @@ func TestFailedDeviceHandsBack(t *testing.T) {
 func TestFailedDeviceWithoutHandBack(t *testing.T) {
 	models, cfg, seqs := testQueries(t, "globins4")
 	g := devicelessSearch(seqs, 1, false, map[int]failure{0: {at: 1}})
-	_, _, err := g.searchQuery(models[0], nil, cfg, 0, false)
+	_, _, err := g.searchQuery(models[0], nil, cfg, 0, false, nil)
 	if !errors.Is(err, errInjected) {
 		t.Fatalf("error %v, want the injected failure", err)
 	}

@@ -59,7 +59,7 @@ func TestOwnOrderMatchesDatabaseOrder(t *testing.T) {
 				if len(wantList) < 2 {
 					t.Fatalf("%s finds %d targets: the test needs two to order", names[q], len(wantList))
 				}
-				list, st, err := g.searchQuery(m, c.indices, cfg, 0, false)
+				list, st, err := g.searchQuery(m, c.indices, cfg, 0, false, nil)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -16,18 +16,11 @@ import (
 // calls it before the query starts.
 func (g *gpuSearch) queryStarts() { g.inflight.Add(1) }
 
-// callsDoneOnce is the function a query started by queryStarts calls,
-// on its own goroutine, when it will make no more device calls; the
-// second call does nothing.
-func (g *gpuSearch) callsDoneOnce() func() {
-	done := false
-	return func() {
-		if !done {
-			done = true
-			if g.inflight.Add(-1) == 0 && g.allStarted.Load() {
-				g.release()
-			}
-		}
+// queryCallsDone is called once by a query started by queryStarts when
+// it will make no more device calls.
+func (g *gpuSearch) queryCallsDone() {
+	if g.inflight.Add(-1) == 0 && g.allStarted.Load() {
+		g.release()
 	}
 }
 

@@ -20,7 +20,7 @@ func TestDevicesReleasedAfterLastQuery(t *testing.T) {
 		for _, m := range models {
 			g.queryStarts()
 			wg.Go(func() {
-				if _, _, err := g.searchQuery(m, nil, cfg, 0, true); err != nil {
+				if _, _, err := g.searchQuery(m, nil, cfg, 0, true, nil); err != nil {
 					t.Error(err)
 				}
 				mu.Lock()
@@ -46,5 +46,42 @@ func TestDevicesReleasedAfterLastQuery(t *testing.T) {
 	g.free()
 	if !g.releasedWithin(10*time.Second) || !g.releaseFrom.Before(last) {
 		t.Fatalf("contexts given back at %v, the last search returned at %v: not beside its domains", g.releaseFrom, last)
+	}
+}
+
+// TestLeaveDevicesOnce: a query gives its place on the devices back once,
+// at its last device call, also when a device failed under it and it was
+// searched again on the other.
+func TestLeaveDevicesOnce(t *testing.T) {
+	models, cfg, seqs := testQueries(t, "fn3", "globins4")
+	for _, failures := range []map[int]failure{nil, {0: {at: 1}}} {
+		g := devicelessSearch(seqs, 2, true, failures)
+		g.handBack, g.warn = true, func(string) {}
+		for _, m := range models {
+			left := 0
+			if _, _, err := g.searchQuery(m, nil, cfg, 0, false, func() { left++ }); err != nil {
+				t.Fatal(err)
+			}
+			if left != 1 {
+				t.Errorf("failures %v, %s: left the devices %d times, want 1", failures, m.HMM.Name, left)
+			}
+		}
+	}
+}
+
+// TestRunningQueries: a GPU search runs up to eight times its places in
+// queries, fewer when their per-target arrays would pass runningBytes,
+// never fewer than its places.
+func TestRunningQueries(t *testing.T) {
+	for _, c := range []struct{ places, targets, want int }{
+		{12, 485_000, 96},
+		{24, 485_000, 192},
+		{24, 0, 192},
+		{12, 50_000_000, 12},
+		{12, runningBytes / (40 * 50), 50},
+	} {
+		if got := runningQueries(c.places, c.targets); got != c.want {
+			t.Errorf("runningQueries(%d, %d) = %d, want %d", c.places, c.targets, got, c.want)
+		}
 	}
 }

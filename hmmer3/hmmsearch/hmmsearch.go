@@ -487,6 +487,12 @@ func (s *search) run() error {
 		}
 		if s.gpu != nil {
 			s.gpu.queryStarts()
+			if nquery == 2 {
+				// More may follow: the scratch slots keep cores for the
+				// filters of the queries on the devices.
+				pipeline.QueriesToStart(true)
+				defer pipeline.QueriesToStart(false)
+			}
 		}
 		if err := queries.add(h, nquery); err != nil {
 			return err
@@ -494,6 +500,7 @@ func (s *search) run() error {
 	}
 	if s.gpu != nil {
 		s.gpu.lastQueryStarted()
+		pipeline.QueriesToStart(false)
 	}
 	if err := queries.flush(); err != nil {
 		return err
@@ -568,8 +575,9 @@ func (s *search) loadGPU(abc *alphabet.Alphabet) error {
 	return s.gpu.load(src, abc)
 }
 
-// query searches the database with one model.
-func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config) (*queryResult, error) {
+// query searches the database with one model. On GPUs it calls
+// leaveDevices (when not nil) once it makes no more device calls.
+func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config, leaveDevices func()) (*queryResult, error) {
 	userStart, sysStart := cpuTimes()
 	start := time.Now()
 	if nquery > 1 && s.seqfile == "-" {
@@ -614,7 +622,7 @@ func (s *search) query(h *hmm.HMM, nquery int, base pipeline.Config) (*queryResu
 		if !s.gpuRankOff {
 			rank = queryRank(h.M, nquery)
 		}
-		list, st, err = s.gpu.searchQuery(m, indices, &cfg, rank, true)
+		list, st, err = s.gpu.searchQuery(m, indices, &cfg, rank, true, leaveDevices)
 		gpuTime = time.Since(tg)
 	} else {
 		list, st, err = s.search(m, src, &cfg)

@@ -1,6 +1,8 @@
 package hmmsearch
 
 import (
+	"sync"
+
 	"github.com/hmmgo/hmmgo/hmmer3/hmm"
 	"github.com/hmmgo/hmmgo/hmmer3/pipeline"
 	"github.com/hmmgo/hmmgo/hmmer3/report"
@@ -20,8 +22,11 @@ type queryRunner struct {
 	base     pipeline.Config
 	opts     report.Options
 	planned  bool
-	parallel int           // queries searched at once
-	slots    chan struct{} // one per query running
+	parallel int           // queries searched at once (a GPU search: on the devices)
+	slots    chan struct{} // one per query running (a GPU search: on the devices)
+	// running bounds a GPU search's queries, on the devices or past them
+	// (runningQueries); nil otherwise.
+	running  chan struct{}
 	pending  []*pendingQuery
 	progress *progress // nil unless stderr is a terminal
 }
@@ -62,7 +67,7 @@ func (q *queryRunner) add(h *hmm.HMM, nquery int) error {
 		}
 	}
 	if q.parallel == 1 {
-		r, err := q.s.query(h, nquery, q.base)
+		r, err := q.s.query(h, nquery, q.base, nil)
 		if err != nil {
 			return err
 		}
@@ -72,11 +77,26 @@ func (q *queryRunner) add(h *hmm.HMM, nquery int) error {
 		return q.emit(r, nquery)
 	}
 	p := &pendingQuery{nquery: nquery, done: make(chan struct{})}
+	if q.s.gpu != nil && q.running == nil {
+		q.running = make(chan struct{}, runningQueries(q.parallel, len(q.s.gpu.seqs)))
+	}
+	if q.running != nil {
+		q.running <- struct{}{}
+	}
 	q.slots <- struct{}{}
+	// A GPU search's query gives its place back after its last device
+	// call, and the next query starts while it defines its domains.
+	var once sync.Once
+	leaveDevices := func() { once.Do(func() { <-q.slots }) }
 	go func() {
 		defer close(p.done)
-		defer func() { <-q.slots }()
-		p.r, p.err = q.s.query(h, nquery, q.base)
+		defer func() {
+			leaveDevices()
+			if q.running != nil {
+				<-q.running
+			}
+		}()
+		p.r, p.err = q.s.query(h, nquery, q.base, leaveDevices)
 	}()
 	q.pending = append(q.pending, p)
 	return q.drain(false)
@@ -103,6 +123,24 @@ const gpuSearchQueriesAtOnce = 12
 // with 24 in flight, 4.2-5.0 s with 12, 3.7-4.0 s with 36
 // (docs/BENCHMARKS.md).
 const gpuDomainsQueriesAtOnce = 24
+
+// runningQueries is how many queries a GPU search with places on the
+// devices runs at once, on the devices or past them, over a database of
+// targets: eight times the places, as long as their per-target arrays
+// (about 40 bytes a target a query: the staged search's, the filters'
+// scores) stay within runningBytes. A query past the devices waits for
+// its domains; with large models first in the file (the 1,000-model
+// benchmark) the small ones behind them finish theirs first (pipeline's
+// slotQueue).
+func runningQueries(places, targets int) int {
+	const perTarget = 40
+	byMemory := runningBytes / max(1, perTarget*targets)
+	return max(places, min(8*places, byMemory))
+}
+
+// runningBytes is the host memory the per-target arrays of a GPU search's
+// running queries may take.
+const runningBytes = 4 << 30
 
 // plan chooses the number of queries at once from the first query's
 // database: as many as leave each at least one batch per worker. A GPU

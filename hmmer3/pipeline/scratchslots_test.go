@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hmmgo/hmmgo/hmmer3/hits"
+	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
 	"github.com/hmmgo/hmmgo/internal/testmodels"
 	"github.com/hmmgo/hmmgo/internal/testutil"
 	"github.com/hmmgo/hmmgo/seqio"
@@ -85,5 +87,71 @@ func atOnce(t *testing.T, models []*Model, seqs []*seqio.Sequence, cfg *Config, 
 	}
 	if scratchOut.Load() != 0 {
 		t.Errorf("%d scratches not given back", scratchOut.Load())
+	}
+}
+
+// stagesAcc is a CallsDone accelerator that records how many queries the
+// scratch slots count on the devices at its calls; failVit makes its
+// Viterbi filter fail.
+type stagesAcc struct {
+	CPUAccelerator
+	failVit        bool
+	atMSV, atCalls int
+	callsDone      int
+}
+
+func (a *stagesAcc) MSV(om *oprofile.Profile) ([]float32, error) {
+	a.atMSV = onDeviceNow()
+	return a.CPUAccelerator.MSV(om)
+}
+
+func (a *stagesAcc) Viterbi(om *oprofile.Profile, want []bool) ([]float32, error) {
+	if a.failVit {
+		return nil, errors.New("injected")
+	}
+	return a.CPUAccelerator.Viterbi(om, want)
+}
+
+func (a *stagesAcc) CallsDone() {
+	a.callsDone++
+	a.atCalls = onDeviceNow()
+}
+
+func onDeviceNow() int {
+	q := scratchSlots()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.onDevice
+}
+
+// TestDeviceStagesCounted: a staged search with a CallsDone accelerator
+// counts as on the devices from its start until it tells the accelerator
+// (its later tasks are then served after the urgent ones), or until it
+// fails, when the accelerator is not told.
+func TestDeviceStagesCounted(t *testing.T) {
+	dir := testutil.Testdata(t, "hmmer3")
+	h := testmodels.ReadModel(t, filepath.Join(dir, "models", "globins4.hmm.gz"))
+	seqs := testmodels.ReadSequences(t, filepath.Join(dir, "prot.fa"), h.Alph)
+	cfg := DefaultConfig()
+	cfg.CPUs = 2
+	m, err := NewModel(h, &cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := onDeviceNow()
+	ok := &stagesAcc{CPUAccelerator: CPUAccelerator{Seqs: seqs}}
+	if _, _, err := SearchStaged(m, seqs, nil, &cfg, ok); err != nil {
+		t.Fatal(err)
+	}
+	if ok.atMSV != base+1 || ok.atCalls != base || ok.callsDone != 1 || onDeviceNow() != base {
+		t.Errorf("counted %d at MSV, %d at CallsDone (told %d times), %d after; want %d, %d, 1, %d",
+			ok.atMSV, ok.atCalls, ok.callsDone, onDeviceNow(), base+1, base, base)
+	}
+	failing := &stagesAcc{CPUAccelerator: CPUAccelerator{Seqs: seqs}, failVit: true}
+	if _, _, err := SearchStaged(m, seqs, nil, &cfg, failing); err == nil {
+		t.Fatal("the failing Viterbi filter's error was lost")
+	}
+	if failing.callsDone != 0 || onDeviceNow() != base {
+		t.Errorf("after a failure: told %d times, %d counted; want 0 and %d", failing.callsDone, onDeviceNow(), base)
 	}
 }

@@ -216,11 +216,36 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 		})
 	}
 
+	// A search that tells its accelerator when it has made its last call
+	// (CallsDone) counts as on the devices until then: the scratch slots
+	// serve its tasks first, and keep a reserve for the host passes of
+	// the searches on the devices (slotQueue).
+	// A search that fails is out of them too, but its accelerator is not
+	// told: the caller may search again on the devices.
+	cd, onDevice := acc.(CallsDone)
+	if onDevice {
+		scratchSlots().deviceStages(1)
+	}
+	leaveDevices := func() {
+		if onDevice {
+			onDevice = false
+			scratchSlots().deviceStages(-1)
+		}
+	}
+	defer leaveDevices()
+	callsDone := func() {
+		if onDevice {
+			leaveDevices()
+			cd.CallsDone()
+		}
+	}
+
 	// forEachOf runs fn on items 0..count-1 (groups of targets, which
 	// need DP scratch), one at a time per worker, each in a scratch slot.
 	forEachOf := func(count int, fn func(w *worker, k int) error) error {
+		urgent := onDevice || cd == nil
 		return eachItem(count, func(w *worker, k int) error {
-			return withScratchSlot(w, func() error { return fn(w, k) })
+			return withScratchSlot(w, urgent, func() error { return fn(w, k) })
 		})
 	}
 
@@ -501,8 +526,8 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	}
 	ea, envelopesOnDevice := acc.(EnvelopeAccelerator)
 	envelopesOnDevice = envelopesOnDevice && ea.EnvelopeShare() != nil
-	if cd, ok := acc.(CallsDone); ok && !envelopesOnDevice {
-		cd.CallsDone()
+	if !envelopesOnDevice {
+		callsDone()
 	}
 	// The parsers the workers kept, by database index, and where the
 	// accelerator gave none their Backward parsers, run together in
@@ -563,9 +588,7 @@ func SearchStaged(m *Model, seqs []*seqio.Sequence, indices []int64, cfg *Config
 	}
 	if envelopesOnDevice {
 		err = defineOnDevice(ea, ncpu, len(groups), targets, hitsOf, forEachOf)
-		if cd, ok := acc.(CallsDone); ok {
-			cd.CallsDone()
-		}
+		callsDone()
 	} else {
 		err = forEachOf(len(groups), func(w *worker, g int) error {
 			ts := targets(g)
