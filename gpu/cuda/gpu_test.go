@@ -579,3 +579,24 @@ func TestGPUContextRelease(t *testing.T) {
 		t.Fatalf("the new context's memory holds %d..%d after Memset8(7)", got[0], got[len(got)-1])
 	}
 }
+
+// TestGPUFunctionLookedUpOnce: a module looks each kernel up in the driver
+// once and hands the same function back after that; a missing kernel is
+// not remembered, and an unloaded module's functions are gone.
+func TestGPUFunctionLookedUpOnce(t *testing.T) {
+	ctx := context(t, 0)
+	m := module(t, ctx)
+	a, b := function(t, m, "vecadd"), function(t, m, "vecadd")
+	if a != b {
+		t.Error("vecadd looked up twice: two functions")
+	}
+	for range 2 {
+		if _, err := m.Function("no_such_kernel"); !errors.Is(err, cuda.ErrorNotFound) {
+			t.Errorf("missing kernel: %v", err)
+		}
+	}
+	check(t, m.Unload())
+	if _, err := m.Function("vecadd"); err == nil {
+		t.Error("a function of an unloaded module")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/hmmgo/hmmgo/gpu/internal/dl"
@@ -16,6 +17,11 @@ import (
 type Module struct {
 	ctx    *Context
 	handle uintptr
+	// funcs keeps the functions looked up, by name: the filters look
+	// their kernel up at every launch, and cuModuleGetFunction took 0.36
+	// ms a call on average in a two-GPU search (docs/BENCHMARKS.md,
+	// issue 5).
+	funcs sync.Map
 }
 
 // JIT options (CUjit_option) used to capture the PTX compiler's messages.
@@ -82,12 +88,16 @@ func (m *Module) Unload() error {
 	defer unbind()
 	err = result(drv.cuModuleUnload.Call(m.handle), "cuModuleUnload")
 	m.handle = 0
+	m.funcs.Clear()
 	return err
 }
 
 // Function looks up a kernel by its symbol name: the plain name for
 // extern "C" kernels, else the lowered (mangled) name NVRTC reports.
 func (m *Module) Function(name string) (*Function, error) {
+	if f, ok := m.funcs.Load(name); ok {
+		return f.(*Function), nil
+	}
 	unbind, err := m.ctx.bind()
 	if err != nil {
 		return nil, err
@@ -98,7 +108,8 @@ func (m *Module) Function(name string) (*Function, error) {
 		"cuModuleGetFunction(%q)", name); err != nil {
 		return nil, err
 	}
-	return f, nil
+	got, _ := m.funcs.LoadOrStore(name, f)
+	return got.(*Function), nil
 }
 
 // Global returns the address and size of a __device__ or __constant__
