@@ -1,6 +1,9 @@
 package pipeline
 
-import "sync"
+import (
+	"container/heap"
+	"sync"
+)
 
 // slotQueue hands out the process's scratch slots (scratchslots.go) in an
 // order that keeps the GPUs fed when queries of very different cost run
@@ -34,13 +37,30 @@ type slotQueue struct {
 	toStart   bool // queries are still to start (QueriesToStart)
 	seq       int64
 	urgent    []slotWaiter // in arrival order
-	later     []slotWaiter // served smallest key first, then by seq
+	later     laterWaiters // served smallest key first, then by seq
 }
 
 type slotWaiter struct {
 	key int
 	seq int64
 	ch  chan struct{}
+}
+
+// laterWaiters is a heap of the later tasks' waiters: a query's domain
+// definition may have a waiter for each of its workers.
+type laterWaiters []slotWaiter
+
+func (h laterWaiters) Len() int { return len(h) }
+func (h laterWaiters) Less(i, j int) bool {
+	return h[i].key < h[j].key || (h[i].key == h[j].key && h[i].seq < h[j].seq)
+}
+func (h laterWaiters) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *laterWaiters) Push(x any)   { *h = append(*h, x.(slotWaiter)) }
+func (h *laterWaiters) Pop() any {
+	old := *h
+	w := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return w
 }
 
 func newSlotQueue(size, reserve int) *slotQueue {
@@ -56,7 +76,7 @@ func (q *slotQueue) take(urgent bool, key int) {
 	if urgent {
 		q.urgent = append(q.urgent, w)
 	} else {
-		q.later = append(q.later, w)
+		heap.Push(&q.later, w)
 	}
 	q.dispatch()
 	q.mu.Unlock()
@@ -102,14 +122,7 @@ func (q *slotQueue) dispatch() {
 		limit -= q.reserve
 	}
 	for q.held < q.size && q.heldLater < limit && len(q.later) > 0 {
-		k := 0
-		for j, w := range q.later {
-			if w.key < q.later[k].key || (w.key == q.later[k].key && w.seq < q.later[k].seq) {
-				k = j
-			}
-		}
-		close(q.later[k].ch)
-		q.later = append(q.later[:k], q.later[k+1:]...)
+		close(heap.Pop(&q.later).(slotWaiter).ch)
 		q.held++
 		q.heldLater++
 	}
