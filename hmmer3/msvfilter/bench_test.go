@@ -27,8 +27,13 @@ func loadModel(tb testing.TB, name string) *oprofile.Profile {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	bg := profile.NewBackground(h.Alph)
-	return oprofile.Convert(profile.Config(h, bg, 100), h)
+	return profileOf(h)
+}
+
+// profileOf is h configured as hmmsearch configures a query (L = 100)
+// and converted to the vector profile.
+func profileOf(h *hmm.HMM) *oprofile.Profile {
+	return oprofile.Convert(profile.Config(h, profile.NewBackground(h.Alph), 100), h)
 }
 
 // randomTargets draws n sequences of length L, residues uniform over the
@@ -69,7 +74,7 @@ func benchModels(b *testing.B) []benchModel {
 			continue
 		}
 		h := testmodels.ReadModel(b, path)
-		ms = append(ms, benchModel{"c" + n, oprofile.Convert(profile.Config(h, profile.NewBackground(h.Alph), 100), h)})
+		ms = append(ms, benchModel{"c" + n, profileOf(h)})
 	}
 	for _, m := range ms {
 		m.om.ReconfigLength(350)

@@ -11,7 +11,6 @@ import (
 	"github.com/hmmgo/hmmgo/alphabet"
 	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
-	"github.com/hmmgo/hmmgo/hmmer3/profile"
 	"github.com/hmmgo/hmmgo/internal/cudacpu"
 	"github.com/hmmgo/hmmgo/internal/testmodels"
 )
@@ -118,7 +117,7 @@ func ssvWindowsOnCPU(t *testing.T, rng *rand.Rand, amino *alphabet.Alphabet, ext
 		om = randomProfile(rng, M, Kp)
 	} else {
 		h := testmodels.RandomHMM(rng, amino, M)
-		o := oprofile.Convert(profile.Config(h, profile.NewBackground(amino), 100), h)
+		o := profileOf(h)
 		om = &o.MSV
 	}
 	s := ssvShapeFor(M, Kp)
@@ -230,7 +229,7 @@ func TestMSVOnCPU(t *testing.T) {
 				om = randomProfile(rng, M, amino.Kp)
 			} else {
 				h := testmodels.RandomHMM(rng, amino, M)
-				o := oprofile.Convert(profile.Config(h, profile.NewBackground(amino), 100), h)
+				o := profileOf(h)
 				om = &o.MSV
 			}
 			high := highBiasProfile(rng, M, amino.Kp)

@@ -17,7 +17,6 @@ import (
 	"github.com/hmmgo/hmmgo/gpu/nvrtc"
 	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
-	"github.com/hmmgo/hmmgo/hmmer3/profile"
 	"github.com/hmmgo/hmmgo/internal/testmodels"
 	"github.com/hmmgo/hmmgo/internal/testutil"
 )
@@ -53,7 +52,7 @@ func TestSSVLaunchFloor(t *testing.T) {
 		rng := rand.New(rand.NewSource(3))
 		for _, M := range Ms {
 			h := testmodels.RandomHMM(rng, amino, M)
-			o := oprofile.Convert(profile.Config(h, profile.NewBackground(amino), 100), h)
+			o := profileOf(h)
 			p.model(t, &o.MSV, amino.Kp, db, ncu)
 		}
 		db.Free()

@@ -13,7 +13,6 @@ import (
 	"github.com/hmmgo/hmmgo/alphabet"
 	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
-	"github.com/hmmgo/hmmgo/hmmer3/profile"
 	"github.com/hmmgo/hmmgo/internal/testmodels"
 	"github.com/hmmgo/hmmgo/internal/testutil"
 )
@@ -40,7 +39,7 @@ func TestMSVPassProbe(t *testing.T) {
 	defer db.Free()
 	for _, M := range intList(t, os.Getenv("HMMGO_MSVPASS_M"), []int{10, 16, 25, 32}) {
 		h := testmodels.RandomHMM(rng, amino, M)
-		o := oprofile.Convert(profile.Config(h, profile.NewBackground(amino), 100), h)
+		o := profileOf(h)
 		probePass(t, g, &o.MSV, amino.Kp, db)
 	}
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/hmmgo/hmmgo/alphabet"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
-	"github.com/hmmgo/hmmgo/hmmer3/profile"
 	"github.com/hmmgo/hmmgo/internal/testmodels"
 )
 
@@ -29,7 +28,7 @@ func TestMSVRiseSimulation(t *testing.T) {
 	dsqs, _ := testmodels.RandomDatabase(rng, amino, n)
 	for _, M := range intList(t, os.Getenv("HMMGO_MSVSEG_M"), []int{10, 16, 25, 32, 40}) {
 		h := testmodels.RandomHMM(rng, amino, M)
-		o := oprofile.Convert(profile.Config(h, profile.NewBackground(amino), 100), h)
+		o := profileOf(h)
 		om := &o.MSV
 		rest := undecidedBySSV(om, dsqs)
 		rises := make([][]int, len(rest))

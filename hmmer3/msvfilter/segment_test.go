@@ -9,7 +9,6 @@ import (
 	"github.com/hmmgo/hmmgo/alphabet"
 	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
-	"github.com/hmmgo/hmmgo/hmmer3/profile"
 	"github.com/hmmgo/hmmgo/internal/testmodels"
 )
 
@@ -39,11 +38,11 @@ func TestMSVSegmentedOnCPU(t *testing.T) {
 				om = randomProfile(rng, M, Kp)
 			} else {
 				h := testmodels.RandomHMM(rng, amino, M)
-				o := oprofile.Convert(profile.Config(h, profile.NewBackground(amino), 100), h)
+				o := profileOf(h)
 				om = &o.MSV
 			}
 			h := testmodels.RandomHMM(rng, amino, M)
-			real := &oprofile.Convert(profile.Config(h, profile.NewBackground(amino), 100), h).MSV
+			real := &profileOf(h).MSV
 			high := highBiasProfile(rng, M, Kp)
 			chain, chainDsqs := chainProfile(rng, M, Kp)
 			s := shapeForNodes(M, Kp, M)

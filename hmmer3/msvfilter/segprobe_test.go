@@ -15,7 +15,6 @@ import (
 	"github.com/hmmgo/hmmgo/gpu/cuda"
 	"github.com/hmmgo/hmmgo/hmmer3/gpudb"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
-	"github.com/hmmgo/hmmgo/hmmer3/profile"
 	"github.com/hmmgo/hmmgo/internal/testmodels"
 	"github.com/hmmgo/hmmgo/internal/testutil"
 )
@@ -63,7 +62,7 @@ func TestSegmentedMSVProbe(t *testing.T) {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.4f", d.Seconds()*1e3) }
 	for _, M := range intList(t, os.Getenv("HMMGO_MSVSEG_M"), []int{10, 25, 40}) {
 		h := testmodels.RandomHMM(rng, amino, M)
-		o := oprofile.Convert(profile.Config(h, profile.NewBackground(amino), 100), h)
+		o := profileOf(h)
 		om := &o.MSV
 		out := make([]float32, len(dsqs))
 		var total, ssv time.Duration = math.MaxInt64, 0

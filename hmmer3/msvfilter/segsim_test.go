@@ -14,7 +14,6 @@ import (
 
 	"github.com/hmmgo/hmmgo/alphabet"
 	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
-	"github.com/hmmgo/hmmgo/hmmer3/profile"
 	"github.com/hmmgo/hmmgo/internal/testmodels"
 )
 
@@ -48,7 +47,7 @@ func TestSegmentedMSVSimulation(t *testing.T) {
 			if seed > 0 {
 				h = testmodels.RandomHMM(rand.New(rand.NewSource(int64(100*M+seed))), amino, M)
 			}
-			o := oprofile.Convert(profile.Config(h, profile.NewBackground(amino), 100), h)
+			o := profileOf(h)
 			om := &o.MSV
 			rest := undecidedBySSV(om, dsqs)
 			res, longest := 0, 0

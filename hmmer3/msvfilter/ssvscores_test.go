@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/hmmgo/hmmgo/alphabet"
-	"github.com/hmmgo/hmmgo/hmmer3/oprofile"
-	"github.com/hmmgo/hmmgo/hmmer3/profile"
 	"github.com/hmmgo/hmmgo/internal/testmodels"
 )
 
@@ -22,8 +20,7 @@ func TestSSVScoresMatchesPerTarget(t *testing.T) {
 	abc := alphabet.New(alphabet.Amino)
 	for _, M := range []int{20, 150, 900} {
 		h := testmodels.RandomHMM(rng, abc, M)
-		bg := profile.NewBackground(abc)
-		om := &oprofile.Convert(profile.Config(h, bg, 100), h).MSV
+		om := &profileOf(h).MSV
 		n := 50_000
 		dsqs := make([][]byte, n)
 		maxw := make([]uint32, n)
@@ -88,7 +85,7 @@ func TestSSVScoresMatchesPerTarget(t *testing.T) {
 
 func TestTJBTable(t *testing.T) {
 	h := testmodels.RandomHMM(rand.New(rand.NewSource(1)), alphabet.New(alphabet.Amino), 50)
-	om := &oprofile.Convert(profile.Config(h, profile.NewBackground(h.Alph), 100), h).MSV
+	om := &profileOf(h).MSV
 	table := tjbTable(om)
 	for _, L := range []int{0, 1, 2, 100, 4097, tjbTableLen - 1, tjbTableLen, 1 << 20} {
 		if got, want := tjbOf(table, om, L), om.TJBFor(L); got != want {
@@ -114,7 +111,7 @@ func TestMSVScoresMatchesPerTarget(t *testing.T) {
 	rng := rand.New(rand.NewSource(9))
 	abc := alphabet.New(alphabet.Amino)
 	h := testmodels.RandomHMM(rng, abc, 120)
-	om := &oprofile.Convert(profile.Config(h, profile.NewBackground(abc), 100), h).MSV
+	om := &profileOf(h).MSV
 	n := 40_000
 	dsqs := make([][]byte, n)
 	raw := make([]byte, 2*n)
@@ -170,7 +167,7 @@ func BenchmarkSSVScores(b *testing.B) {
 	rng := rand.New(rand.NewSource(7))
 	abc := alphabet.New(alphabet.Amino)
 	h := testmodels.RandomHMM(rng, abc, 200)
-	om := &oprofile.Convert(profile.Config(h, profile.NewBackground(abc), 100), h).MSV
+	om := &profileOf(h).MSV
 	n := 485_000
 	lens := make([]int32, n)
 	maxw := make([]uint32, n)
